@@ -1,0 +1,58 @@
+package cmd
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/spf13/cobra"
+)
+
+// GCOptions are the settings of `review gc`.
+type GCOptions struct {
+	IO        *IOStreams
+	Getenv    func(string) string
+	Dir       string
+	Now       func() time.Time
+	Store     string
+	OlderThan string
+}
+
+// NewCmdGC builds `review gc`.
+func NewCmdGC(f *Factory, runF func(*GCOptions) error) *cobra.Command {
+	opts := &GCOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir, Now: f.Now}
+	c := &cobra.Command{
+		Use:     "gc",
+		Short:   "Drop old runs and their stored outputs, and reclaim the space",
+		Example: "  review gc --older-than 30d",
+		Args:    usageArgs(cobra.NoArgs),
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runGC(opts)
+		},
+	}
+	c.Flags().StringVar(&opts.OlderThan, "older-than", "30d", "drop runs started longer ago than this (e.g. 30d, 2w, 12h)")
+	c.Flags().StringVar(&opts.Store, "store", "", "tool memory directory (default $REVIEW_STORE or <git dir>/review)")
+	return c
+}
+
+func runGC(opts *GCOptions) error {
+	age, err := parseAge(opts.OlderThan)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	st, err := openStore(opts.Store, opts.Getenv, opts.Dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	stats, err := st.GC(opts.Now().Add(-age))
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(opts.IO.Out, "dropped %d runs and %d outputs; store %s → %s\n",
+		stats.Runs, stats.Outputs, humanize.IBytes(uint64(stats.BytesBefore)), humanize.IBytes(uint64(stats.BytesAfter)))
+	return err
+}

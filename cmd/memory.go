@@ -1,0 +1,152 @@
+package cmd
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+// MemoryOptions are the settings of `review memory`.
+type MemoryOptions struct {
+	IO     *IOStreams
+	Getenv func(string) string
+	Dir    string
+	Store  string
+
+	Ref       string
+	StartLine int
+	Lines     int
+	Grep      string
+	Run       string
+}
+
+// NewCmdMemory builds `review memory` and its subcommands.
+func NewCmdMemory(f *Factory) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "memory",
+		Short: "Inspect tool outputs stored in tool memory",
+		Args:  usageArgs(cobra.NoArgs),
+	}
+	c.AddCommand(NewCmdMemoryShow(f, nil), NewCmdMemoryList(f, nil))
+	return c
+}
+
+// NewCmdMemoryShow builds `review memory show <ref>`.
+func NewCmdMemoryShow(f *Factory, runF func(*MemoryOptions) error) *cobra.Command {
+	opts := &MemoryOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir}
+	c := &cobra.Command{
+		Use:   "show <ref>",
+		Short: "Print a stored tool output: whole (byte-exact), a range of lines, or grep matches",
+		Example: `  review memory show k3f9a2c01b
+  review memory show k3f9a2c01b --start-line 41 --lines 80
+  review memory show k3f9a2c01b --grep 'panic|FAIL'`,
+		Args: usageArgs(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			paging := c.Flags().Changed("start-line") || c.Flags().Changed("lines")
+			if paging && opts.Grep != "" {
+				return usageErrorf("--grep cannot be combined with --start-line/--lines: choose one")
+			}
+			if paging && (opts.StartLine < 1 || opts.Lines < 1) {
+				return usageErrorf("--start-line and --lines must be at least 1")
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runMemoryShow(opts, paging)
+		},
+	}
+	c.Flags().IntVar(&opts.StartLine, "start-line", 1, "first line to print (1-based)")
+	c.Flags().IntVar(&opts.Lines, "lines", 80, "number of lines to print from --start-line")
+	c.Flags().StringVar(&opts.Grep, "grep", "", "print the lines matching this regular expression (RE2), numbered")
+	c.Flags().StringVar(&opts.Store, "store", "", "tool memory directory (default $REVIEW_STORE or <git dir>/review)")
+	return c
+}
+
+func runMemoryShow(opts *MemoryOptions, paging bool) error {
+	st, err := openStore(opts.Store, opts.Getenv, opts.Dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	switch {
+	case opts.Grep != "":
+		g, err := st.Grep(opts.Ref, opts.Grep, 1000)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprint(opts.IO.Out, g.Text)
+		return err
+	case paging:
+		p, err := st.Page(opts.Ref, opts.StartLine, opts.Lines)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprint(opts.IO.Out, p.Text)
+		return err
+	}
+	data, err := st.Get(opts.Ref)
+	if err != nil {
+		return err
+	}
+	_, err = opts.IO.Out.Write(data)
+	return err
+}
+
+// NewCmdMemoryList builds `review memory list`.
+func NewCmdMemoryList(f *Factory, runF func(*MemoryOptions) error) *cobra.Command {
+	opts := &MemoryOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir}
+	c := &cobra.Command{
+		Use:   "list",
+		Short: "List stored tool outputs, optionally of one run",
+		Args:  usageArgs(cobra.NoArgs),
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runMemoryList(opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Run, "run", "", "only the outputs of this run")
+	c.Flags().StringVar(&opts.Store, "store", "", "tool memory directory (default $REVIEW_STORE or <git dir>/review)")
+	return c
+}
+
+func runMemoryList(opts *MemoryOptions) error {
+	st, err := openStore(opts.Store, opts.Getenv, opts.Dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	run := opts.Run
+	if run != "" {
+		r, err := st.Run(run)
+		if err != nil {
+			return err
+		}
+		run = r.ID
+	}
+	outs, err := st.List(run)
+	if err != nil {
+		return err
+	}
+	if len(outs) == 0 {
+		fmt.Fprintln(opts.IO.ErrOut, "no stored outputs")
+		return nil
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REF\tRUN\tSTEP\tTOOL\tLINES\tBYTES\tARGS")
+	for _, o := range outs {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%d\t%s\n", o.Ref, o.Run, o.Step, o.Tool, o.Lines, o.Bytes, clip(o.Args, 60))
+	}
+	return tw.Flush()
+}
+
+// clip shortens s to n runes for a table cell.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

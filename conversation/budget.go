@@ -1,0 +1,123 @@
+package conversation
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DefaultContextWindow is used for models we do not know.
+const DefaultContextWindow = 128000
+
+// contextWindows maps model name prefixes to context windows in tokens. The
+// longest matching prefix wins, so "gpt-4o-mini" is not taken for "gpt-4".
+var contextWindows = map[string]int{
+	"gpt-5":             400000,
+	"gpt-4.1":           1047576,
+	"gpt-4o":            128000,
+	"chatgpt-4o":        128000,
+	"gpt-4-turbo":       128000,
+	"gpt-4":             8192,
+	"gpt-3.5-turbo":     16385,
+	"o1":                200000,
+	"o3":                200000,
+	"o4-mini":           200000,
+	"deepseek-chat":     128000,
+	"deepseek-reasoner": 128000,
+	"moonshot-v1-8k":    8192,
+	"moonshot-v1-32k":   32768,
+	"moonshot-v1-128k":  131072,
+	"kimi-k2":           131072,
+	"llama3.1":          131072,
+	"llama3.2":          131072,
+	"llama3.3":          131072,
+	"qwen2.5-coder":     32768,
+	"qwen3":             40960,
+	"mistral":           32768,
+	"codestral":         262144,
+}
+
+// ContextWindowFor returns the context window of a known model, or
+// DefaultContextWindow.
+func ContextWindowFor(model string) int {
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	best, n := "", DefaultContextWindow
+	for p, w := range contextWindows {
+		if strings.HasPrefix(m, p) && len(p) > len(best) {
+			best, n = p, w
+		}
+	}
+	return n
+}
+
+// Budget bounds what a conversation may send. Every field is configuration:
+// call sites read it from here, never from constants of their own.
+type Budget struct {
+	// ContextWindow is the model's window in tokens.
+	ContextWindow int `json:"context_window"`
+	// AnswerReserve is kept free for the model's answer, in tokens.
+	AnswerReserve int `json:"answer_reserve"`
+	// StaticShare is the fraction of the input budget given to the static
+	// diff context.
+	StaticShare float64 `json:"static_share"`
+	// PreviewChars and PreviewLines bound a tool output's preview.
+	PreviewChars int `json:"preview_chars"`
+	PreviewLines int `json:"preview_lines"`
+	// HistoryTurns and HistoryChars bound the earlier turns kept before a
+	// loop starts.
+	HistoryTurns int `json:"history_turns"`
+	HistoryChars int `json:"history_chars"`
+	// MessageCap truncates a single oversized history message, in chars.
+	MessageCap int `json:"message_cap"`
+	// MaxSteps bounds the model requests of one tool loop.
+	MaxSteps int `json:"max_steps"`
+}
+
+// DefaultBudget returns the defaults for model.
+func DefaultBudget(model string) Budget {
+	b := Budget{
+		ContextWindow: ContextWindowFor(model),
+		StaticShare:   0.5,
+		PreviewChars:  2000,
+		PreviewLines:  40,
+		HistoryTurns:  4,
+		HistoryChars:  24000,
+		MessageCap:    8000,
+		MaxSteps:      20,
+	}
+	b.AnswerReserve = DefaultReserve(b.ContextWindow)
+	return b
+}
+
+// DefaultReserve is the answer reserve for a window: 8192 tokens, but never
+// more than a quarter of a small window.
+func DefaultReserve(window int) int {
+	return min(8192, window/4)
+}
+
+// Input is the number of tokens a request may carry.
+func (b Budget) Input() int { return b.ContextWindow - b.AnswerReserve }
+
+// Static is the token budget of the static diff context.
+func (b Budget) Static() int { return int(float64(b.Input()) * b.StaticShare) }
+
+// Validate reports the first setting that cannot work.
+func (b Budget) Validate() error {
+	switch {
+	case b.ContextWindow <= 0:
+		return fmt.Errorf("context window must be positive, got %d", b.ContextWindow)
+	case b.AnswerReserve < 0 || b.AnswerReserve >= b.ContextWindow:
+		return fmt.Errorf("answer reserve %d must be between 0 and the context window %d", b.AnswerReserve, b.ContextWindow)
+	case b.StaticShare <= 0 || b.StaticShare > 1:
+		return fmt.Errorf("static share must be in (0, 1], got %g", b.StaticShare)
+	case b.PreviewChars < 200:
+		return fmt.Errorf("preview size must be at least 200 characters, got %d", b.PreviewChars)
+	case b.HistoryTurns < 0 || b.HistoryChars < 0:
+		return fmt.Errorf("history limits must not be negative")
+	case b.MaxSteps < 1:
+		return fmt.Errorf("max steps must be at least 1, got %d", b.MaxSteps)
+	}
+	return nil
+}

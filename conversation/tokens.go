@@ -1,0 +1,139 @@
+package conversation
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/pkoukk/tiktoken-go"
+	loader "github.com/pkoukk/tiktoken-go-loader"
+)
+
+// Tokenizer modes accepted by NewCounter.
+const (
+	Tiktoken = "tiktoken"
+	Estimate = "estimate"
+)
+
+// Encodings used for counting.
+const (
+	O200k  = "o200k_base"
+	CL100k = "cl100k_base"
+)
+
+// messageOverhead approximates the per-message framing tokens that
+// chat-completion APIs add around role and content.
+const messageOverhead = 4
+
+// The offline loader is installed once for the whole process: tiktoken-go's
+// default loader would download encodings, and the binary must never do that.
+var setLoader sync.Once
+
+// Counter counts tokens for one model. The encoder is built on first use and
+// only once, because loading a BPE table costs tens of milliseconds.
+type Counter struct {
+	mode     string
+	encoding string
+
+	once sync.Once
+	enc  *tiktoken.Tiktoken
+	err  error
+}
+
+// NewCounter returns a counter for model. mode is Tiktoken (the default when
+// empty) or Estimate.
+func NewCounter(model, mode string) (*Counter, error) {
+	switch mode {
+	case "", Tiktoken:
+		mode = Tiktoken
+	case Estimate:
+	default:
+		return nil, fmt.Errorf("unknown tokenizer %q: use %q or %q", mode, Tiktoken, Estimate)
+	}
+	return &Counter{mode: mode, encoding: EncodingFor(model)}, nil
+}
+
+// Mode reports how the counter counts: Tiktoken or Estimate.
+func (c *Counter) Mode() string { return c.mode }
+
+// Encoding is the tiktoken encoding used for the model.
+func (c *Counter) Encoding() string { return c.encoding }
+
+// Count returns the number of tokens in s. If the encoder cannot be built it
+// falls back to the estimate rather than failing a review over a count.
+func (c *Counter) Count(s string) int {
+	if s == "" {
+		return 0
+	}
+	if c == nil || c.mode == Estimate {
+		return EstimateTokens(s)
+	}
+	c.once.Do(func() {
+		setLoader.Do(func() { tiktoken.SetBpeLoader(loader.NewOfflineLoader()) })
+		c.enc, c.err = tiktoken.GetEncoding(c.encoding)
+	})
+	if c.err != nil {
+		return EstimateTokens(s)
+	}
+	return len(c.enc.EncodeOrdinary(s))
+}
+
+// CountMessage counts a message as sent: content, tool calls and framing.
+func (c *Counter) CountMessage(m Message) int {
+	n := messageOverhead + c.Count(m.Content)
+	for _, tc := range m.ToolCalls {
+		n += messageOverhead + c.Count(tc.Name) + c.Count(tc.Arguments)
+	}
+	return n
+}
+
+// CountMessages sums CountMessage over msgs.
+func (c *Counter) CountMessages(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += c.CountMessage(m)
+	}
+	return n
+}
+
+// EstimateTokens is a script-aware estimate: ASCII text runs about four
+// characters a token, while CJK and most other scripts run about one token a
+// character.
+func EstimateTokens(s string) int {
+	ascii, other := 0, 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r < utf8.RuneSelf:
+			ascii++
+		case unicode.IsSpace(r):
+			ascii++
+		default:
+			other++
+		}
+	}
+	return (ascii+3)/4 + other
+}
+
+// EncodingFor maps a model name to its tiktoken encoding: o200k_base for
+// current OpenAI models and unknown names, cl100k_base for older ones.
+func EncodingFor(model string) string {
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	for _, p := range []string{"gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4"} {
+		if strings.HasPrefix(m, p) {
+			return O200k
+		}
+	}
+	for _, p := range []string{"gpt-4", "gpt-3.5", "text-embedding-", "davinci-002", "babbage-002"} {
+		if strings.HasPrefix(m, p) {
+			return CL100k
+		}
+	}
+	return O200k
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/reviewdev/review/cmd"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"review": func() { os.Exit(cmd.Main()) },
+	})
+}
+
+// TestScript runs the end-to-end scripts in testdata/script against the real
+// review binary, real git repositories and a scripted model server.
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup:               setupScript,
+		Cmds:                scriptCmds(),
+	})
+}
+
+// setupScript isolates each script from the machine: git reads a config file
+// of the script's own, and no variable of the user's reaches review.
+func setupScript(env *testscript.Env) error {
+	home := filepath.Join(env.WorkDir, ".home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	gitconfig := filepath.Join(home, ".gitconfig")
+	cfg := "[user]\n\tname = Test\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n"
+	if err := os.WriteFile(gitconfig, []byte(cfg), 0o644); err != nil {
+		return err
+	}
+	for k, v := range map[string]string{
+		"HOME":                home,
+		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
+		"GIT_CONFIG_GLOBAL":   gitconfig,
+		"GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_DATE":     "2026-01-01T00:00:00Z",
+		"GIT_COMMITTER_DATE":  "2026-01-01T00:00:00Z",
+		"SCHEMAS":             schemasDir(),
+	} {
+		env.Setenv(k, v)
+	}
+	return nil
+}
+
+// schemasDir finds the shared schemas beside the repository checkout.
+func schemasDir() string {
+	wd, _ := os.Getwd()
+	for d := wd; ; d = filepath.Dir(d) {
+		p := filepath.Join(d, "shared", "schemas")
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Join(wd, "..", "shared", "schemas")
+		}
+	}
+}

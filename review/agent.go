@@ -1,0 +1,301 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/toolmem"
+	"github.com/reviewdev/review/tools"
+)
+
+// Agent runs tool loops against a model and records them.
+type Agent struct {
+	Model     Model
+	ModelName string
+	Store     *toolmem.Store
+	Tools     *tools.Set
+	Counter   *conversation.Counter
+	Budget    conversation.Budget
+	// OffDiff decides what happens to findings outside the changed hunks.
+	OffDiff     OffDiff
+	Temperature *float32
+	// Progress, if set, is told about each step (for a terminal's progress line).
+	Progress func(Progress)
+	Now      func() time.Time
+}
+
+// Progress is the state of a running loop.
+type Progress struct {
+	Step      int
+	ToolCalls int
+	// Tokens is the prompt tokens sent so far, as the server reported them
+	// (our own count where it reported none).
+	Tokens int
+}
+
+// RunUsage totals a run's model usage.
+type RunUsage struct {
+	Requests   int `json:"requests"`
+	Prompt     int `json:"prompt_tokens"`
+	Completion int `json:"completion_tokens"`
+	Cached     int `json:"cached_tokens"`
+	// Own is our tiktoken count of every prompt sent, for comparison with
+	// what the server reported.
+	Own int `json:"own_prompt_tokens"`
+}
+
+func (u *RunUsage) add(r Usage, own int) {
+	u.Requests++
+	u.Prompt += r.Prompt
+	u.Completion += r.Completion
+	u.Cached += r.Cached
+	u.Own += own
+}
+
+// Result is the outcome of a review.
+type Result struct {
+	RunID     string    `json:"run_id"`
+	Base      string    `json:"base"`
+	Head      string    `json:"head"`
+	BaseSHA   string    `json:"base_sha"`
+	HeadSHA   string    `json:"head_sha"`
+	MergeBase string    `json:"merge_base"`
+	Model     string    `json:"model"`
+	Summary   string    `json:"summary"`
+	Findings  []Finding `json:"findings"`
+	Dropped   []Dropped `json:"dropped,omitempty"`
+	Usage     RunUsage  `json:"usage"`
+	Steps     int       `json:"steps"`
+	// Submitted is false when the model never called submit_review and its
+	// last text became the summary.
+	Submitted bool `json:"submitted"`
+}
+
+// Session is a run in progress: its record, conversation and usage.
+type Session struct {
+	*Agent
+	Run   toolmem.Run
+	Conv  *conversation.Conversation
+	Diff  *diffctx.Diff
+	Usage RunUsage
+	// Steps is the number of the last recorded step; steps are numbered
+	// across all turns of a run.
+	Steps int
+}
+
+// loop is the state of one tool loop.
+type loop struct {
+	a    *Session
+	conv *conversation.Conversation
+	turn int
+	// sent is the request history: the static layer and the window, then
+	// this loop's messages, appended only.
+	sent  []conversation.Message
+	step  int // requests made by this loop
+	calls int
+
+	submitted *submission
+	lastText  string
+}
+
+// errStop ends a loop early without an error of its own.
+var errStop = errors.New("stop")
+
+// nudge asks a model that answered in prose for the structured review.
+const nudge = "Please finish now: call submit_review with your summary and findings (an empty list if there are none)."
+
+// final asks for the review when the loop's budget is spent.
+const final = "The exploration budget for this review is spent. Do not call any other tool: call submit_review now with your summary and findings based on what you have seen."
+
+// loop runs one tool loop for the conversation's latest user turn. history is
+// what precedes the turn in each request (the static layer, the summary and
+// the window, already pruned); the turn's messages are appended to it and to
+// the conversation. It returns the submission (nil if the model never made
+// one) and the model's last text.
+func (s *Session) loop(ctx context.Context, history []conversation.Message) (*submission, string, error) {
+	l := &loop{a: s, conv: s.Conv, turn: s.Conv.Turns(), sent: append([]conversation.Message(nil), history...)}
+	for _, m := range s.Conv.Messages {
+		if m.Layer == conversation.Loop && m.Turn == l.turn {
+			l.sent = append(l.sent, m)
+		}
+	}
+	err := l.run(ctx)
+	return l.submitted, l.lastText, err
+}
+
+func (l *loop) run(ctx context.Context) error {
+	nudged := false
+	forced := false
+	for {
+		l.step++
+		choice := "auto"
+		if !forced && (l.step > l.a.Budget.MaxSteps || l.overBudget()) {
+			forced = true
+			l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
+		}
+		if forced {
+			choice = SubmitTool
+		}
+		reply, err := l.send(ctx, choice)
+		if err != nil {
+			return err
+		}
+		msg := reply.Message
+		msg.Role = conversation.Assistant
+		l.appendMsg(msg)
+		if strings.TrimSpace(msg.Content) != "" {
+			l.lastText = msg.Content
+		}
+		if len(msg.ToolCalls) == 0 {
+			if nudged || forced {
+				return nil
+			}
+			nudged = true
+			l.appendMsg(conversation.Message{Role: conversation.User, Content: nudge})
+			continue
+		}
+		if err := l.answer(ctx, msg.ToolCalls); err != nil {
+			return err
+		}
+		if l.submitted != nil {
+			return nil
+		}
+		if forced {
+			// The model ignored the forced choice; asking again would loop.
+			return nil
+		}
+	}
+}
+
+// overBudget reports whether the next request would not leave the answer
+// reserve free.
+func (l *loop) overBudget() bool {
+	return l.a.Counter.CountMessages(l.sent) > l.a.Budget.Input()
+}
+
+func (l *loop) appendMsg(m conversation.Message) {
+	m.Layer = conversation.Loop
+	m.Turn = l.turn
+	m = l.conv.Append(m)
+	l.sent = append(l.sent, m)
+}
+
+// send makes one model request from the messages sent so far and records it:
+// the request bytes as they go out, then the response.
+func (l *loop) send(ctx context.Context, choice string) (*Reply, error) {
+	if err := conversation.Validate(l.sent); err != nil {
+		return nil, fmt.Errorf("internal error: refusing to send a malformed conversation: %w", err)
+	}
+	defs := append(l.a.Tools.Definitions(), submitDefinition())
+	req := Request{Model: l.a.ModelName, Messages: l.sent, Tools: defs, ToolChoice: choice, Temperature: l.a.Temperature}
+	l.a.Steps++
+	st := toolmem.Step{Run: l.a.Run.ID, N: l.a.Steps, Turn: l.turn, Started: l.a.now()}
+	if err := l.a.Store.AddEvent(st.Run, st.N, requestEvent(l.sent)); err != nil {
+		return nil, err
+	}
+	var putErr error
+	sendCtx := WithSendHook(ctx, func(body []byte) {
+		st.Request = append(json.RawMessage(nil), body...)
+		putErr = l.a.Store.PutStep(st)
+	})
+	reply, err := l.a.Model.Complete(sendCtx, req)
+	if putErr != nil {
+		return nil, fmt.Errorf("recording step %d: %w", st.N, putErr)
+	}
+	st.Ended = l.a.now()
+	if reply != nil {
+		st.Request = reply.Request
+		st.Response = reply.Response
+	}
+	if err != nil {
+		st.Error = err.Error()
+	}
+	if perr := l.a.Store.PutStep(st); perr != nil && err == nil {
+		err = fmt.Errorf("recording step %d: %w", st.N, perr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	own := l.a.Counter.CountMessages(l.sent)
+	l.a.Usage.add(reply.Usage, own)
+	if l.a.Progress != nil {
+		tok := l.a.Usage.Prompt
+		if tok == 0 {
+			tok = l.a.Usage.Own
+		}
+		l.a.Progress(Progress{Step: st.N, ToolCalls: l.calls, Tokens: tok})
+	}
+	return reply, nil
+}
+
+// answer runs every tool call of one reply, in order, and appends a result
+// for each: a call is never left unanswered.
+func (l *loop) answer(ctx context.Context, calls []conversation.ToolCall) error {
+	step := l.a.Steps
+	for _, tc := range calls {
+		l.calls++
+		res := conversation.Message{Role: conversation.Tool, ToolCallID: tc.ID, Name: tc.Name}
+		if tc.Name == SubmitTool {
+			sub, err := parseSubmission(tc.Arguments)
+			if err != nil {
+				res.Content = "Error: " + err.Error()
+			} else {
+				l.submitted = &sub
+				res.Content = fmt.Sprintf("Review received: %d findings.", len(sub.Findings))
+			}
+			l.appendMsg(res)
+			continue
+		}
+		out := l.a.Tools.Call(ctx, tc.Name, tc.Arguments)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		content := out.Output
+		if strings.TrimSpace(content) == "" {
+			content = "(no output)"
+		}
+		if !out.Paged {
+			ref, err := l.a.Store.Put(l.a.Run.ID, step, tc.ID, tc.Name, tc.Arguments, []byte(content))
+			if err != nil {
+				return fmt.Errorf("storing the output of %s: %w", tc.Name, err)
+			}
+			res.Ref = ref
+			content = toolmem.Preview(ref, []byte(content), toolmem.Limits{Chars: l.a.Budget.PreviewChars, Lines: l.a.Budget.PreviewLines})
+		}
+		res.Content = content
+		l.appendMsg(res)
+	}
+	return nil
+}
+
+// requestEvent names the messages of a request and their layers, so replay
+// can show which layer each message came from.
+func requestEvent(msgs []conversation.Message) json.RawMessage {
+	type ref struct {
+		ID    string             `json:"id"`
+		Layer conversation.Layer `json:"layer"`
+		Ref   string             `json:"ref,omitempty"`
+	}
+	ev := struct {
+		Kind     string `json:"kind"`
+		Messages []ref  `json:"messages"`
+	}{Kind: "request"}
+	for _, m := range msgs {
+		ev.Messages = append(ev.Messages, ref{m.ID, m.Layer, m.Ref})
+	}
+	b, _ := json.Marshal(ev)
+	return b
+}
+
+func (a *Agent) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}

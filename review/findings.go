@@ -1,0 +1,249 @@
+package review
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/tools"
+)
+
+// Severity of a finding, from least to most severe.
+type Severity string
+
+// Severities in ascending order.
+const (
+	Info     Severity = "info"
+	Low      Severity = "low"
+	Medium   Severity = "medium"
+	High     Severity = "high"
+	Critical Severity = "critical"
+)
+
+var severityRank = map[Severity]int{Info: 1, Low: 2, Medium: 3, High: 4, Critical: 5}
+
+// Rank orders severities; unknown ones rank 0.
+func (s Severity) Rank() int { return severityRank[s] }
+
+// ParseSeverity accepts a severity name in any case.
+func ParseSeverity(s string) (Severity, error) {
+	v := Severity(strings.ToLower(strings.TrimSpace(s)))
+	if v.Rank() == 0 {
+		return "", fmt.Errorf("unknown severity %q: use info, low, medium, high or critical", s)
+	}
+	return v, nil
+}
+
+// Finding is one problem the model reported.
+type Finding struct {
+	Path       string   `json:"path"`
+	Line       int      `json:"line"` // 0: the finding is about the file, not a line
+	EndLine    int      `json:"end_line,omitempty"`
+	Severity   Severity `json:"severity"`
+	Category   string   `json:"category"`
+	Title      string   `json:"title"`
+	Body       string   `json:"body"`
+	Suggestion string   `json:"suggestion,omitempty"`
+	// Note says how the finding was adjusted against the diff, if it was.
+	Note string `json:"note,omitempty"`
+}
+
+// Dropped is a finding left out of the review, with the reason.
+type Dropped struct {
+	Finding Finding `json:"finding"`
+	Reason  string  `json:"reason"`
+}
+
+// submission is the argument of submit_review.
+type submission struct {
+	Summary  string    `json:"summary"`
+	Findings []Finding `json:"findings"`
+}
+
+// SubmitTool is the name of the tool that ends a review.
+const SubmitTool = "submit_review"
+
+// submitDefinition is offered with the repository tools. It is strict: the
+// model must give every field, with null for the optional ones.
+func submitDefinition() tools.Definition {
+	return tools.Definition{
+		Name:        SubmitTool,
+		Description: "Finish the review: give a short summary and verdict, and every finding (an empty list if the change is fine). Call it exactly once, at the end.",
+		Strict:      true,
+		Parameters: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "summary": {"type": "string", "description": "What the change does and your verdict, in a few sentences."},
+    "findings": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "path": {"type": "string", "description": "Repository-relative path of the file."},
+          "line": {"type": "integer", "description": "Line in the new version of the file (as numbered in the diff context)."},
+          "end_line": {"type": ["integer", "null"], "description": "Last line of a multi-line finding, or null."},
+          "severity": {"type": "string", "enum": ["info", "low", "medium", "high", "critical"]},
+          "category": {"type": "string", "description": "One word: correctness, security, concurrency, error-handling, performance, tests, maintainability."},
+          "title": {"type": "string", "description": "One line naming the problem."},
+          "body": {"type": "string", "description": "What goes wrong, when, and why; cite the code."},
+          "suggestion": {"type": ["string", "null"], "description": "How to fix it, or null."}
+        },
+        "required": ["path", "line", "end_line", "severity", "category", "title", "body", "suggestion"],
+        "additionalProperties": false
+      }
+    }
+  },
+  "required": ["summary", "findings"],
+  "additionalProperties": false
+}`),
+	}
+}
+
+// parseSubmission decodes submit_review's arguments, tolerating the nulls
+// strict mode asks for and the small slips models make (a severity in
+// capitals, a missing category). It returns an error text the model can act
+// on when the arguments cannot be used at all.
+func parseSubmission(args string) (submission, error) {
+	var raw struct {
+		Summary  string `json:"summary"`
+		Findings []struct {
+			Path       string  `json:"path"`
+			Line       *int    `json:"line"`
+			EndLine    *int    `json:"end_line"`
+			Severity   string  `json:"severity"`
+			Category   string  `json:"category"`
+			Title      string  `json:"title"`
+			Body       string  `json:"body"`
+			Suggestion *string `json:"suggestion"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(args), &raw); err != nil {
+		return submission{}, fmt.Errorf("submit_review arguments are not valid JSON (%v): send {\"summary\": \"...\", \"findings\": [...]}", err)
+	}
+	s := submission{Summary: strings.TrimSpace(raw.Summary), Findings: []Finding{}}
+	for i, f := range raw.Findings {
+		sev, err := ParseSeverity(f.Severity)
+		if err != nil {
+			return submission{}, fmt.Errorf("finding %d: %v", i+1, err)
+		}
+		path := strings.TrimPrefix(strings.TrimSpace(f.Path), "./")
+		if path == "" {
+			return submission{}, fmt.Errorf("finding %d has no path: give the repository-relative file path", i+1)
+		}
+		n := Finding{
+			Path: path, Severity: sev,
+			Category: strings.ToLower(strings.TrimSpace(f.Category)),
+			Title:    strings.TrimSpace(f.Title), Body: strings.TrimSpace(f.Body),
+		}
+		if n.Category == "" {
+			n.Category = "general"
+		}
+		if n.Title == "" {
+			n.Title = firstLine(n.Body)
+		}
+		if f.Line != nil && *f.Line > 0 {
+			n.Line = *f.Line
+		}
+		if f.EndLine != nil && *f.EndLine > n.Line && n.Line > 0 {
+			n.EndLine = *f.EndLine
+		}
+		if f.Suggestion != nil {
+			n.Suggestion = strings.TrimSpace(*f.Suggestion)
+		}
+		s.Findings = append(s.Findings, n)
+	}
+	return s, nil
+}
+
+// OffDiff says what happens to a finding on a line the change did not touch.
+type OffDiff string
+
+// OffDiff policies.
+const (
+	// KeepFileLevel keeps the finding on its file, without a line.
+	KeepFileLevel OffDiff = "file"
+	// DropOffDiff drops it, recording why.
+	DropOffDiff OffDiff = "drop"
+)
+
+// checkFindings holds findings against the diff: a finding must be on a file
+// the change touched, and on a line of one of its hunks; a finding elsewhere
+// in a changed file is kept at file level or dropped, as policy says.
+// Duplicates (same file, line and title or category) are merged, keeping the
+// higher severity. The result is sorted by severity, then path and line.
+func checkFindings(d *diffctx.Diff, fs []Finding, policy OffDiff) ([]Finding, []Dropped) {
+	var kept []Finding
+	var dropped []Dropped
+	for _, f := range fs {
+		file := d.File(f.Path)
+		switch {
+		case file == nil:
+			dropped = append(dropped, Dropped{f, "the change does not touch " + f.Path})
+			continue
+		case f.Line > 0 && !d.InHunk(f.Path, f.Line):
+			if policy == DropOffDiff {
+				dropped = append(dropped, Dropped{f, fmt.Sprintf("line %d of %s is outside the changed hunks", f.Line, f.Path)})
+				continue
+			}
+			f.Note = fmt.Sprintf("reported at line %d, outside the changed hunks; kept for the file", f.Line)
+			f.Line, f.EndLine = 0, 0
+		}
+		kept = append(kept, f)
+	}
+	kept, merged := dedupe(kept)
+	dropped = append(dropped, merged...)
+	sort.SliceStable(kept, func(i, j int) bool {
+		a, b := kept[i], kept[j]
+		if a.Severity.Rank() != b.Severity.Rank() {
+			return a.Severity.Rank() > b.Severity.Rank()
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.Line < b.Line
+	})
+	return kept, dropped
+}
+
+// dedupe merges findings on the same file and line that share a title or a
+// category, keeping the more severe and joining distinct bodies.
+func dedupe(fs []Finding) ([]Finding, []Dropped) {
+	var out []Finding
+	var dropped []Dropped
+	for _, f := range fs {
+		dup := -1
+		for i, o := range out {
+			if o.Path == f.Path && o.Line == f.Line &&
+				(strings.EqualFold(o.Title, f.Title) || o.Category == f.Category) {
+				dup = i
+				break
+			}
+		}
+		if dup < 0 {
+			out = append(out, f)
+			continue
+		}
+		o := &out[dup]
+		if f.Severity.Rank() > o.Severity.Rank() {
+			o.Severity = f.Severity
+		}
+		if f.Body != o.Body && !strings.Contains(o.Body, f.Body) {
+			o.Body += "\n\n" + f.Body
+		}
+		if o.Suggestion == "" {
+			o.Suggestion = f.Suggestion
+		}
+		dropped = append(dropped, Dropped{f, fmt.Sprintf("merged into %q at %s:%d", o.Title, o.Path, o.Line)})
+	}
+	return out, dropped
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(s); len(r) > 100 {
+		s = string(r[:100])
+	}
+	return s
+}

@@ -1,0 +1,62 @@
+package review
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown renders a result for people: summary, findings by severity,
+// usage, and how to replay the run.
+func WriteMarkdown(w io.Writer, r *Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Review of %s against %s\n\n", r.Head, r.Base)
+	if r.Summary != "" {
+		b.WriteString(strings.TrimSpace(r.Summary) + "\n\n")
+	}
+	if !r.Submitted {
+		b.WriteString("_The model did not submit a structured review; its last message is shown above._\n\n")
+	}
+	if len(r.Findings) == 0 {
+		b.WriteString("No findings.\n\n")
+	} else {
+		fmt.Fprintf(&b, "## Findings (%d)\n\n", len(r.Findings))
+		for i, f := range r.Findings {
+			fmt.Fprintf(&b, "### %d. [%s] %s\n\n", i+1, f.Severity, f.Title)
+			fmt.Fprintf(&b, "`%s` · %s\n\n", location(f), f.Category)
+			if f.Body != "" {
+				b.WriteString(f.Body + "\n\n")
+			}
+			if f.Suggestion != "" {
+				b.WriteString("**Suggestion:** " + f.Suggestion + "\n\n")
+			}
+			if f.Note != "" {
+				b.WriteString("_" + f.Note + "_\n\n")
+			}
+		}
+	}
+	if len(r.Dropped) > 0 {
+		fmt.Fprintf(&b, "<details><summary>%d findings left out</summary>\n\n", len(r.Dropped))
+		for _, d := range r.Dropped {
+			fmt.Fprintf(&b, "- %s (`%s`): %s\n", d.Finding.Title, location(d.Finding), d.Reason)
+		}
+		b.WriteString("\n</details>\n\n")
+	}
+	u := r.Usage
+	fmt.Fprintf(&b, "---\nRun `%s` · model %s · %d requests · %d prompt tokens (%d cached) · %d completion tokens · our count %d\n",
+		r.RunID, r.Model, u.Requests, u.Prompt, u.Cached, u.Completion, u.Own)
+	fmt.Fprintf(&b, "See what the model saw: `review replay %s`\n", r.RunID)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// location is path:line, path:line-end, or the path for file-level findings.
+func location(f Finding) string {
+	switch {
+	case f.Line == 0:
+		return f.Path
+	case f.EndLine > f.Line:
+		return fmt.Sprintf("%s:%d-%d", f.Path, f.Line, f.EndLine)
+	}
+	return fmt.Sprintf("%s:%d", f.Path, f.Line)
+}
