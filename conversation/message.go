@@ -41,6 +41,13 @@ type Message struct {
 	// Ref is the tool-memory reference of the full output behind a tool
 	// result's preview, if it was stored.
 	Ref string `json:"ref,omitempty"`
+
+	// Pruning marks. The pruner changes earlier turns only by stubbing a
+	// tool result, capping an oversized message, or dropping a whole turn
+	// (which then lives on in the summary); each is recorded in an event.
+	Stubbed bool `json:"stubbed,omitempty"`
+	Capped  bool `json:"capped,omitempty"`
+	Dropped bool `json:"dropped,omitempty"`
 }
 
 // ToolCall is a model's request to run a tool.

@@ -1,0 +1,102 @@
+package conversation
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// DigestHeader starts every rule-based summary.
+const DigestHeader = "Summary of earlier turns pruned from this conversation (their tool outputs stay available with read_tool_output and the refs below):"
+
+// Digest is the rule-based summary of dropped turns: per turn, what was
+// asked, which tools ran (with refs), which files were read, which findings
+// were made and what was concluded. It extends prev, the summary so far.
+func Digest(prev string, dropped []Message) string {
+	var b strings.Builder
+	b.WriteString(DigestHeader)
+	if body, ok := strings.CutPrefix(prev, DigestHeader); ok {
+		b.WriteString(strings.TrimRight(body, "\n"))
+	} else if strings.TrimSpace(prev) != "" {
+		b.WriteString("\n" + strings.TrimSpace(prev))
+	}
+	byTurn := map[int][]Message{}
+	var turns []int
+	for _, m := range dropped {
+		if _, ok := byTurn[m.Turn]; !ok {
+			turns = append(turns, m.Turn)
+		}
+		byTurn[m.Turn] = append(byTurn[m.Turn], m)
+	}
+	sort.Ints(turns)
+	for _, t := range turns {
+		writeTurnDigest(&b, t, byTurn[t])
+	}
+	return b.String()
+}
+
+func writeTurnDigest(b *strings.Builder, turn int, msgs []Message) {
+	var asked, concluded string
+	var tools, files, findings []string
+	refs := map[string]string{}
+	for _, m := range msgs {
+		if m.Role == Tool && m.Ref != "" {
+			refs[m.ToolCallID] = m.Ref
+		}
+	}
+	seenFile := map[string]bool{}
+	for _, m := range msgs {
+		switch m.Role {
+		case User:
+			if asked == "" {
+				asked = oneLine(m.Content, 200)
+			}
+		case Assistant:
+			if strings.TrimSpace(m.Content) != "" {
+				concluded = oneLine(m.Content, 300)
+			}
+			for _, tc := range m.ToolCalls {
+				var args struct {
+					Path     string `json:"path"`
+					Summary  string `json:"summary"`
+					Findings []struct {
+						Path     string `json:"path"`
+						Line     int    `json:"line"`
+						Severity string `json:"severity"`
+						Title    string `json:"title"`
+					} `json:"findings"`
+				}
+				_ = json.Unmarshal([]byte(tc.Arguments), &args)
+				if args.Path != "" && !seenFile[args.Path] {
+					seenFile[args.Path] = true
+					files = append(files, args.Path)
+				}
+				for _, f := range args.Findings {
+					findings = append(findings, fmt.Sprintf("[%s] %s:%d %s", f.Severity, f.Path, f.Line, oneLine(f.Title, 100)))
+				}
+				if args.Summary != "" {
+					concluded = oneLine(args.Summary, 300)
+				}
+				call := tc.Name + " " + oneLine(tc.Arguments, 80)
+				if ref := refs[tc.ID]; ref != "" {
+					call += " → ref " + ref
+				}
+				tools = append(tools, call)
+			}
+		}
+	}
+	fmt.Fprintf(b, "\n- Turn %d asked: %s", turn, asked)
+	if len(tools) > 0 {
+		fmt.Fprintf(b, "\n  - tools: %s", strings.Join(tools, "; "))
+	}
+	if len(files) > 0 {
+		fmt.Fprintf(b, "\n  - files read: %s", strings.Join(files, ", "))
+	}
+	if len(findings) > 0 {
+		fmt.Fprintf(b, "\n  - findings: %s", strings.Join(findings, "; "))
+	}
+	if concluded != "" {
+		fmt.Fprintf(b, "\n  - concluded: %s", concluded)
+	}
+}
