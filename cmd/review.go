@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
 
@@ -26,17 +26,7 @@ type ReviewOptions struct {
 	DryRun bool
 	Format string
 	Output string
-
-	Model         string
-	BaseURL       string
-	Store         string
-	OffDiff       string
-	Tokenizer     string
-	ContextWindow int
-	AnswerReserve int
-	StaticShare   float64
-	PreviewChars  int
-	MaxSteps      int
+	agentFlags
 }
 
 // NewCmdReview builds the root command, which reviews the current branch.
@@ -54,6 +44,7 @@ The model endpoint is configured with OPENAI_API_KEY, OPENAI_BASE_URL and
 --model (or REVIEW_MODEL). --dry-run prints what the model would be sent
 without calling it.`,
 		Example: `  review --base main --dry-run
+  review --base main
   review --base origin/main --format json --output review.json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -63,7 +54,7 @@ without calling it.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			return runReview(c, opts)
+			return runReview(c.Context(), opts)
 		},
 	}
 	fl := c.Flags()
@@ -72,133 +63,57 @@ without calling it.`,
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the messages the first request would carry, with token counts, and call no model")
 	fl.StringVar(&opts.Format, "format", "", "output format: markdown or json (default markdown)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the output to this file instead of standard output")
-	fl.StringVar(&opts.Model, "model", "", "model name (default $REVIEW_MODEL or "+DefaultModel+")")
-	fl.StringVar(&opts.BaseURL, "base-url", "", "OpenAI-compatible endpoint, including /v1 for Ollama, vLLM or llama.cpp (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
-	fl.StringVar(&opts.Store, "store", "", "tool memory directory (default $REVIEW_STORE or <git dir>/review)")
-	fl.StringVar(&opts.OffDiff, "off-diff", "file", "findings on lines the change did not touch: file (keep them at file level) or drop (record why)")
-	fl.StringVar(&opts.Tokenizer, "tokenizer", conversation.Tiktoken, "token counting: tiktoken (exact, offline) or estimate")
-	fl.IntVar(&opts.ContextWindow, "context-window", 0, "model context window in tokens (default: known per model, else 128000)")
-	fl.IntVar(&opts.AnswerReserve, "answer-reserve", 0, "tokens kept free for the model's answer (default: 8192, at most a quarter of the window)")
-	fl.Float64Var(&opts.StaticShare, "static-share", 0, "share of the input budget for the static diff context (default 0.5)")
-	fl.IntVar(&opts.PreviewChars, "preview-chars", 0, "characters of a tool output shown to the model before it must page (default 2000)")
-	fl.IntVar(&opts.MaxSteps, "max-steps", 0, "model requests per tool loop before the final review is asked for (default 20)")
+	opts.agentFlags.register(fl)
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"markdown", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions([]string{"tiktoken", "estimate"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("off-diff", cobra.FixedCompletions([]string{"file", "drop"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
-// model resolves the model name: flag, then environment, then default.
-func (o *ReviewOptions) model() string {
-	if o.Model != "" {
-		return o.Model
+func runReview(ctx context.Context, opts *ReviewOptions) error {
+	format, err := checkFormat(opts.Format, "markdown", "json")
+	if err != nil {
+		return err
 	}
-	if m := o.Getenv("REVIEW_MODEL"); m != "" {
-		return m
+	if err := opts.check(); err != nil {
+		return err
 	}
-	return DefaultModel
-}
-
-// budget resolves the budget from the model's defaults and the flags.
-func (o *ReviewOptions) budget() conversation.Budget {
-	b := conversation.DefaultBudget(o.model())
-	if o.ContextWindow > 0 {
-		b.ContextWindow = o.ContextWindow
-		b.AnswerReserve = conversation.DefaultReserve(b.ContextWindow)
+	model := opts.model(opts.Getenv)
+	b, err := opts.budget(model)
+	if err != nil {
+		return err
 	}
-	if o.AnswerReserve > 0 {
-		b.AnswerReserve = o.AnswerReserve
-	}
-	if o.StaticShare > 0 {
-		b.StaticShare = o.StaticShare
-	}
-	if o.PreviewChars > 0 {
-		b.PreviewChars = o.PreviewChars
-	}
-	if o.MaxSteps > 0 {
-		b.MaxSteps = o.MaxSteps
-	}
-	return b
-}
-
-func runReview(c *cobra.Command, opts *ReviewOptions) error {
-	format := opts.Format
-	if format == "" {
-		format = "markdown"
-	}
-	if format != "markdown" && format != "json" {
-		return usageErrorf("unknown --format %q: use markdown or json", opts.Format)
-	}
-	b := opts.budget()
-	if err := b.Validate(); err != nil {
-		return &UsageError{Err: err}
-	}
-	if opts.OffDiff != string(review.KeepFileLevel) && opts.OffDiff != string(review.DropOffDiff) {
-		return usageErrorf("unknown --off-diff %q: use file or drop", opts.OffDiff)
-	}
-	if opts.Tokenizer != conversation.Tiktoken && opts.Tokenizer != conversation.Estimate {
-		return usageErrorf("unknown --tokenizer %q: use tiktoken or estimate", opts.Tokenizer)
-	}
-	plan, err := review.Prepare(c.Context(), review.Options{
+	plan, err := review.Prepare(ctx, review.Options{
 		Dir: opts.Dir, Base: opts.Base, Head: opts.Head,
-		Model: opts.model(), Tokenizer: opts.Tokenizer, Budget: b,
+		Model: model, Tokenizer: opts.Tokenizer, Budget: b,
 	})
 	if err != nil {
 		return err
 	}
 	if len(plan.Diff.Files) == 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "review: nothing to review: %s and %s have no differences since their merge base\n", opts.Base, opts.Head)
+		fmt.Fprintf(opts.IO.ErrOut, "review: nothing to review: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)
 		return nil
 	}
-	if !opts.DryRun {
-		return runAgent(c.Context(), opts, plan, format)
+	if opts.DryRun {
+		return writeOutput(opts.IO, opts.Output, func(w io.Writer) error {
+			if format == "json" {
+				return writeJSON(w, plan.DryRun(model))
+			}
+			return plan.WriteDryRun(w, model)
+		})
 	}
-	return writeOutput(opts.IO, opts.Output, func(w io.Writer) error {
-		if format == "json" {
-			return writeJSON(w, plan.DryRun(opts.model()))
-		}
-		return plan.WriteDryRun(w, opts.model())
-	})
-}
-
-// baseURL resolves the endpoint: flag, then environment, then OpenAI.
-func (o *ReviewOptions) baseURL() string {
-	if o.BaseURL != "" {
-		return o.BaseURL
-	}
-	if u := o.Getenv("OPENAI_BASE_URL"); u != "" {
-		return u
-	}
-	return review.DefaultBaseURL
-}
-
-// runAgent runs the review against the model and writes the findings.
-func runAgent(ctx context.Context, opts *ReviewOptions, plan *review.Plan, format string) error {
 	st, err := openStore(opts.Store, opts.Getenv, plan.Diff.Root)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	prog := newProgress(opts.IO)
-	client := review.NewClient(review.ClientConfig{
-		BaseURL: opts.baseURL(),
-		APIKey:  opts.Getenv("OPENAI_API_KEY"),
-		OnRetry: prog.retry,
-	})
-	agent := &review.Agent{
-		Model:     client,
-		ModelName: opts.model(),
-		Store:     st,
-		Tools:     tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st}),
-		Counter:   plan.Counter,
-		Budget:    plan.Budget,
-		OffDiff:   review.OffDiff(opts.OffDiff),
-		Progress:  prog.step,
-	}
-	sess, err := agent.Start(plan, review.Settings{BaseURL: opts.baseURL(), Tokenizer: opts.Tokenizer, Budget: plan.Budget, OffDiff: agent.OffDiff})
+	agent := newAgent(opts.Getenv, &opts.agentFlags, model, st, plan, prog)
+	sess, err := agent.Start(plan, review.Settings{BaseURL: opts.baseURL(opts.Getenv), Tokenizer: opts.Tokenizer, Budget: plan.Budget, OffDiff: agent.OffDiff})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %d files · model %s\n", sess.Run.ID, len(plan.Diff.Files), agent.ModelName)
+	fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %d files · model %s\n", sess.Run.ID, len(plan.Diff.Files), model)
 	res, err := sess.Review(ctx)
 	prog.done()
 	if err != nil {
@@ -210,4 +125,24 @@ func runAgent(ctx context.Context, opts *ReviewOptions, plan *review.Plan, forma
 		}
 		return review.WriteMarkdown(w, res)
 	})
+}
+
+// newAgent wires the model client, tools and store into an agent for the
+// plan's diff.
+func newAgent(getenv func(string) string, fl *agentFlags, model string, st *toolmem.Store, plan *review.Plan, prog *progress) *review.Agent {
+	client := review.NewClient(review.ClientConfig{
+		BaseURL: fl.baseURL(getenv),
+		APIKey:  getenv("OPENAI_API_KEY"),
+		OnRetry: prog.retry,
+	})
+	return &review.Agent{
+		Model:     client,
+		ModelName: model,
+		Store:     st,
+		Tools:     tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st}),
+		Counter:   plan.Counter,
+		Budget:    plan.Budget,
+		OffDiff:   review.OffDiff(fl.OffDiff),
+		Progress:  prog.step,
+	}
 }

@@ -102,6 +102,9 @@ type loop struct {
 
 	submitted *submission
 	lastText  string
+	// ask is set for follow-up questions: a prose answer ends the loop,
+	// with no nudge towards submit_review.
+	ask bool
 }
 
 // errStop ends a loop early without an error of its own.
@@ -118,8 +121,8 @@ const final = "The exploration budget for this review is spent. Do not call any 
 // the window, already pruned); the turn's messages are appended to it and to
 // the conversation. It returns the submission (nil if the model never made
 // one) and the model's last text.
-func (s *Session) loop(ctx context.Context, history []conversation.Message) (*submission, string, error) {
-	l := &loop{a: s, conv: s.Conv, turn: s.Conv.Turns(), sent: append([]conversation.Message(nil), history...)}
+func (s *Session) loop(ctx context.Context, history []conversation.Message, ask bool) (*submission, string, error) {
+	l := &loop{a: s, conv: s.Conv, turn: s.Conv.Turns(), sent: append([]conversation.Message(nil), history...), ask: ask}
 	for _, m := range s.Conv.Messages {
 		if m.Layer == conversation.Loop && m.Turn == l.turn {
 			l.sent = append(l.sent, m)
@@ -153,7 +156,7 @@ func (l *loop) run(ctx context.Context) error {
 			l.lastText = msg.Content
 		}
 		if len(msg.ToolCalls) == 0 {
-			if nudged || forced {
+			if nudged || forced || l.ask {
 				return nil
 			}
 			nudged = true
@@ -186,29 +189,46 @@ func (l *loop) appendMsg(m conversation.Message) {
 	l.sent = append(l.sent, m)
 }
 
-// send makes one model request from the messages sent so far and records it:
-// the request bytes as they go out, then the response.
+// send makes one model request from the messages sent so far.
 func (l *loop) send(ctx context.Context, choice string) (*Reply, error) {
 	if err := conversation.Validate(l.sent); err != nil {
 		return nil, fmt.Errorf("internal error: refusing to send a malformed conversation: %w", err)
 	}
 	defs := append(l.a.Tools.Definitions(), submitDefinition())
 	req := Request{Model: l.a.ModelName, Messages: l.sent, Tools: defs, ToolChoice: choice, Temperature: l.a.Temperature}
-	l.a.Steps++
-	st := toolmem.Step{Run: l.a.Run.ID, N: l.a.Steps, Turn: l.turn, Started: l.a.now()}
-	if err := l.a.Store.AddEvent(st.Run, st.N, requestEvent(l.sent)); err != nil {
+	reply, err := l.a.record(ctx, req, l.turn, l.sent)
+	if err != nil {
+		return nil, err
+	}
+	if l.a.Progress != nil {
+		tok := l.a.Usage.Prompt
+		if tok == 0 {
+			tok = l.a.Usage.Own
+		}
+		l.a.Progress(Progress{Step: l.a.Steps, ToolCalls: l.calls, Tokens: tok})
+	}
+	return reply, nil
+}
+
+// record makes one model request as a new step of the run: the layers of its
+// messages first, the request bytes as they go out (so a crash loses nothing
+// already sent), then the response.
+func (s *Session) record(ctx context.Context, req Request, turn int, msgs []conversation.Message) (*Reply, error) {
+	s.Steps++
+	st := toolmem.Step{Run: s.Run.ID, N: s.Steps, Turn: turn, Started: s.now()}
+	if err := s.Store.AddEvent(st.Run, st.N, requestEvent(msgs)); err != nil {
 		return nil, err
 	}
 	var putErr error
 	sendCtx := WithSendHook(ctx, func(body []byte) {
 		st.Request = append(json.RawMessage(nil), body...)
-		putErr = l.a.Store.PutStep(st)
+		putErr = s.Store.PutStep(st)
 	})
-	reply, err := l.a.Model.Complete(sendCtx, req)
+	reply, err := s.Model.Complete(sendCtx, req)
 	if putErr != nil {
 		return nil, fmt.Errorf("recording step %d: %w", st.N, putErr)
 	}
-	st.Ended = l.a.now()
+	st.Ended = s.now()
 	if reply != nil {
 		st.Request = reply.Request
 		st.Response = reply.Response
@@ -216,21 +236,13 @@ func (l *loop) send(ctx context.Context, choice string) (*Reply, error) {
 	if err != nil {
 		st.Error = err.Error()
 	}
-	if perr := l.a.Store.PutStep(st); perr != nil && err == nil {
+	if perr := s.Store.PutStep(st); perr != nil && err == nil {
 		err = fmt.Errorf("recording step %d: %w", st.N, perr)
 	}
 	if err != nil {
 		return nil, err
 	}
-	own := l.a.Counter.CountMessages(l.sent)
-	l.a.Usage.add(reply.Usage, own)
-	if l.a.Progress != nil {
-		tok := l.a.Usage.Prompt
-		if tok == 0 {
-			tok = l.a.Usage.Own
-		}
-		l.a.Progress(Progress{Step: st.N, ToolCalls: l.calls, Tokens: tok})
-	}
+	s.Usage.add(reply.Usage, s.Counter.CountMessages(msgs))
 	return reply, nil
 }
 

@@ -26,6 +26,8 @@ type Options struct {
 	Instructions string
 	// Ignore globs leave files out of the diff context and the tools.
 	Ignore []string
+	// Question, if set, is the first turn instead of the review task.
+	Question string
 }
 
 // Plan is everything the first request of a review is built from: the diff,
@@ -61,7 +63,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		return p, nil
 	}
 	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Ignore: opts.Ignore})
-	p.Tools = set.Definitions()
+	p.Tools = append(set.Definitions(), submitDefinition())
 	defs, err := json.Marshal(p.Tools)
 	if err != nil {
 		return nil, fmt.Errorf("encoding tool definitions: %w", err)
@@ -73,10 +75,14 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	// the system prompt and tool definitions already take of it.
 	room := opts.Budget.Static() - counter.CountMessage(sys) - p.ToolTokens
 	p.Context = diffctx.Render(d, max(room, 0), counter)
+	task := taskPrompt(d.Base, d.Head)
+	if opts.Question != "" {
+		task = opts.Question
+	}
 	p.Messages = []conversation.Message{
 		sys,
 		{ID: "m2", Role: conversation.User, Content: p.Context.Markdown, Layer: conversation.Static},
-		{ID: "m3", Role: conversation.User, Content: taskPrompt(d.Base, d.Head), Layer: conversation.Loop, Turn: 1},
+		{ID: "m3", Role: conversation.User, Content: task, Layer: conversation.Loop, Turn: 1},
 	}
 	return p, nil
 }

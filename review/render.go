@@ -60,3 +60,22 @@ func location(f Finding) string {
 	}
 	return fmt.Sprintf("%s:%d", f.Path, f.Line)
 }
+
+// WriteAnswer renders a follow-up turn's answer for people.
+func WriteAnswer(w io.Writer, a *Answer) error {
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(a.Answer) + "\n\n")
+	if len(a.Findings) > 0 {
+		fmt.Fprintf(&b, "## New findings (%d)\n\n", len(a.Findings))
+		for i, f := range a.Findings {
+			fmt.Fprintf(&b, "%d. [%s] `%s` %s\n", i+1, f.Severity, location(f), f.Title)
+		}
+		b.WriteString("\n")
+	}
+	u := a.Usage
+	fmt.Fprintf(&b, "---\nRun `%s` turn %d · model %s · %d requests · %d prompt tokens (%d cached) · %d completion tokens\n",
+		a.RunID, a.Turn, a.Model, u.Requests, u.Prompt, u.Cached, u.Completion)
+	fmt.Fprintf(&b, "Ask again: `review ask %s \"...\"` · see what the model saw: `review replay %s`\n", a.RunID, a.RunID)
+	_, err := io.WriteString(w, b.String())
+	return err
+}

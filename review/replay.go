@@ -199,7 +199,7 @@ func (r *Replay) writeStep(b *strings.Builder, c *conversation.Counter, s Replay
 		}
 		kind := ""
 		switch {
-		case ref != "" && toolmem.IsPreview(content):
+		case ref != "" && isPreview(content):
 			kind = " preview of " + ref
 		case ref != "":
 			kind = " whole, ref " + ref
@@ -275,4 +275,11 @@ func oneLine(s string, n int) string {
 
 func indent(s string) string {
 	return "     " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n     ")
+}
+
+// isPreview reports whether a tool message carries a preview rather than the
+// whole output: previews open with tool memory's header line.
+func isPreview(content string) bool {
+	first, _, _ := strings.Cut(content, "\n")
+	return strings.HasPrefix(first, "[output ") && strings.Contains(first, toolmem.PagingTool)
 }

@@ -86,7 +86,7 @@ func (s *Session) Review(ctx context.Context) (*Result, error) {
 			static = append(static, m)
 		}
 	}
-	sub, text, err := s.loop(ctx, static)
+	sub, text, err := s.loop(ctx, static, false)
 	if ferr := s.finish(err); ferr != nil && err == nil {
 		err = ferr
 	}

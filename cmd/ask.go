@@ -1,0 +1,159 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/tools"
+)
+
+// AskOptions are the settings of `review ask`.
+type AskOptions struct {
+	IO     *IOStreams
+	Getenv func(string) string
+	Dir    string
+
+	RunID     string
+	Question  string
+	Base      string
+	Head      string
+	Summarize string
+	Format    string
+	Output    string
+	agentFlags
+}
+
+// NewCmdAsk builds `review ask`.
+func NewCmdAsk(f *Factory, runF func(*AskOptions) error) *cobra.Command {
+	opts := &AskOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir}
+	c := &cobra.Command{
+		Use:   `ask (<run-id> | --base <ref>) "question"`,
+		Short: "Ask a follow-up question in a recorded review's conversation",
+		Long: `ask adds a turn to a recorded run: same diff context, same tools, same tool
+memory. The model answers with a fresh tool loop. Before the loop starts, the
+earlier turns are fitted into the history budget (--history-turns,
+--history-chars): old tool previews become one-line stubs that keep their ref,
+then the oldest turns are dropped into a summary. The current loop is never
+pruned. With --base instead of a run ID, a new run starts with the question as
+its first turn.`,
+		Example: `  review ask 20261122-153012-k3f9 "why is this a race?"
+  review ask --base main "what could break for callers of Parse?"`,
+		Args: usageArgs(cobra.RangeArgs(1, 2)),
+		RunE: func(c *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 2 && opts.Base != "":
+				return usageErrorf("give a run ID or --base, not both")
+			case len(args) == 2:
+				opts.RunID, opts.Question = args[0], args[1]
+			case opts.Base == "":
+				return usageErrorf(`ask needs a run ID and a question, or --base and a question: review ask <run-id> "question"`)
+			default:
+				opts.Question = args[0]
+			}
+			if strings.TrimSpace(opts.Question) == "" {
+				return usageErrorf("the question is empty")
+			}
+			if opts.Summarize != "rules" && opts.Summarize != "model" {
+				return usageErrorf("unknown --summarize %q: use rules or model", opts.Summarize)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runAsk(c.Context(), opts)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&opts.Base, "base", "", "start a new run against this base instead of continuing one")
+	fl.StringVar(&opts.Head, "head", "HEAD", "commit to review, with --base")
+	fl.StringVar(&opts.Summarize, "summarize", "rules", "who writes the summary of dropped turns: rules or model (falls back to rules on error)")
+	fl.StringVar(&opts.Format, "format", "", "output format: markdown or json (default markdown)")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write the output to this file instead of standard output")
+	opts.agentFlags.register(fl)
+	return c
+}
+
+func runAsk(ctx context.Context, opts *AskOptions) error {
+	format, err := checkFormat(opts.Format, "markdown", "json")
+	if err != nil {
+		return err
+	}
+	if err := opts.check(); err != nil {
+		return err
+	}
+	model := opts.model(opts.Getenv)
+	b, err := opts.budget(model)
+	if err != nil {
+		return err
+	}
+	askOpts := review.AskOptions{Limits: conversation.LimitsFrom(b), SummarizeWithModel: opts.Summarize == "model"}
+	prog := newProgress(opts.IO)
+	var ans *review.Answer
+	if opts.RunID == "" {
+		plan, err := review.Prepare(ctx, review.Options{
+			Dir: opts.Dir, Base: opts.Base, Head: opts.Head,
+			Model: model, Tokenizer: opts.Tokenizer, Budget: b, Question: opts.Question,
+		})
+		if err != nil {
+			return err
+		}
+		if len(plan.Diff.Files) == 0 {
+			fmt.Fprintf(opts.IO.ErrOut, "review: nothing to ask about: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)
+			return nil
+		}
+		st, err := openStore(opts.Store, opts.Getenv, plan.Diff.Root)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		agent := newAgent(opts.Getenv, &opts.agentFlags, model, st, plan, prog)
+		sess, err := agent.Start(plan, review.Settings{BaseURL: opts.baseURL(opts.Getenv), Tokenizer: opts.Tokenizer, Budget: b, OffDiff: agent.OffDiff})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · model %s\n", sess.Run.ID, model)
+		ans, err = sess.Answer(ctx, askOpts)
+		prog.done()
+		if err != nil {
+			return fmt.Errorf("run %s: %w", sess.Run.ID, err)
+		}
+	} else {
+		st, err := openStore(opts.Store, opts.Getenv, opts.Dir)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		counter, err := conversation.NewCounter(model, opts.Tokenizer)
+		if err != nil {
+			return err
+		}
+		agent := &review.Agent{
+			Model:     review.NewClient(review.ClientConfig{BaseURL: opts.baseURL(opts.Getenv), APIKey: opts.Getenv("OPENAI_API_KEY"), OnRetry: prog.retry}),
+			ModelName: model, Store: st, Counter: counter, Budget: b,
+			OffDiff: review.OffDiff(opts.OffDiff), Progress: prog.step,
+		}
+		sess, err := agent.Resume(ctx, opts.RunID, nil)
+		if err != nil {
+			return err
+		}
+		d := sess.Diff
+		sess.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st})
+		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", sess.Run.ID, sess.Conv.Turns()+1, model)
+		ans, err = sess.Ask(ctx, opts.Question, askOpts)
+		prog.done()
+		if err != nil {
+			return fmt.Errorf("run %s: %w", sess.Run.ID, err)
+		}
+	}
+	return writeOutput(opts.IO, opts.Output, func(w io.Writer) error {
+		if format == "json" {
+			return writeJSON(w, ans)
+		}
+		return review.WriteAnswer(w, ans)
+	})
+}
