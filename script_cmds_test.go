@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +25,9 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"modelserver": cmdModelServer,
 		"waitreq":     cmdWaitReq,
 		"schema":      cmdSchema,
+		"appendonly":  cmdAppendOnly,
+		"nosecret":    cmdNoSecret,
+		"replaymatch": cmdReplayMatch,
 	}
 }
 
@@ -136,6 +143,128 @@ func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s: %v", f, err)
 		case err == nil && neg:
 			ts.Fatalf("%s: valid, want invalid", f)
+		}
+	}
+}
+
+// requestFiles lists the recorded request bodies in dir, in order.
+func requestFiles(ts *testscript.TestScript, dir string) []string {
+	files, err := filepath.Glob(filepath.Join(ts.MkAbs(dir), "req-*.json"))
+	ts.Check(err)
+	return files
+}
+
+type wireMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCalls  json.RawMessage `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+}
+
+func wireMessages(ts *testscript.TestScript, file string) []wireMessage {
+	data, err := os.ReadFile(file)
+	ts.Check(err)
+	var body struct {
+		Messages []wireMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(data, &body); err != nil {
+		ts.Fatalf("%s: %v", file, err)
+	}
+	return body.Messages
+}
+
+// appendonly checks that each recorded request of a tool loop starts with
+// every message of the request before it, byte for byte:
+// `appendonly dir [first last]` (request numbers, default all).
+func cmdAppendOnly(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 && len(args) != 3 {
+		ts.Fatalf("usage: appendonly dir [first last]")
+	}
+	files := requestFiles(ts, args[0])
+	first, last := 1, len(files)
+	if len(args) == 3 {
+		var err error
+		first, err = strconv.Atoi(args[1])
+		ts.Check(err)
+		last, err = strconv.Atoi(args[2])
+		ts.Check(err)
+	}
+	var failure string
+	for i := first; i < last && failure == ""; i++ {
+		prev, next := wireMessages(ts, files[i-1]), wireMessages(ts, files[i])
+		if len(next) <= len(prev) {
+			failure = fmt.Sprintf("request %d has %d messages, request %d had %d", i+1, len(next), i, len(prev))
+			break
+		}
+		for j := range prev {
+			a, _ := json.Marshal(prev[j])
+			b, _ := json.Marshal(next[j])
+			if !bytes.Equal(a, b) {
+				failure = fmt.Sprintf("request %d rewrote message %d of request %d:\n%s\n%s", i+1, j+1, i, a, b)
+				break
+			}
+		}
+	}
+	switch {
+	case failure != "" && !neg:
+		ts.Fatalf("%s", failure)
+	case failure == "" && neg:
+		ts.Fatalf("requests %d to %d are append-only", first, last)
+	}
+}
+
+// nosecret fails if any file under dir contains the secret:
+// `nosecret dir secret`.
+func cmdNoSecret(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: nosecret dir secret")
+	}
+	secret := []byte(args[1])
+	files := 0
+	err := filepath.WalkDir(ts.MkAbs(args[0]), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(data, secret) {
+			ts.Fatalf("%s contains the secret", p)
+		}
+		return nil
+	})
+	ts.Check(err)
+	if files == 0 {
+		ts.Fatalf("no files under %s", args[0])
+	}
+}
+
+// replaymatch checks that `review replay --json` output holds, for every
+// step, the request body the server received, byte for byte:
+// `replaymatch replay.json dir`.
+func cmdReplayMatch(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: replaymatch replay.json dir")
+	}
+	var r struct {
+		Steps []struct {
+			Request json.RawMessage `json:"request"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &r); err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+	files := requestFiles(ts, args[1])
+	if len(r.Steps) != len(files) {
+		ts.Fatalf("replay has %d steps, the server received %d requests", len(r.Steps), len(files))
+	}
+	for i, f := range files {
+		got, err := os.ReadFile(f)
+		ts.Check(err)
+		if !bytes.Equal(got, r.Steps[i].Request) {
+			ts.Fatalf("step %d: replay request differs from what the server received", i+1)
 		}
 	}
 }

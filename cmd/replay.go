@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"encoding/json"
+
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/conversation"
@@ -61,7 +63,11 @@ func runReplay(opts *ReplayOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, r)
+		// Compact and unescaped, so each request appears byte for byte as
+		// the endpoint received it.
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(r)
 	}
 	counter, err := conversation.NewCounter(r.Run.Model, conversation.Tiktoken)
 	if err != nil {

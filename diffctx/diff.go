@@ -1,0 +1,172 @@
+package diffctx
+
+import "strings"
+
+// Status is what happened to a file between the merge base and head.
+type Status string
+
+// File statuses. A change of mode only, or of type (say a symlink replaced by
+// a regular file), is Modified; File records the modes.
+const (
+	Added    Status = "added"
+	Deleted  Status = "deleted"
+	Modified Status = "modified"
+	Renamed  Status = "renamed"
+	Copied   Status = "copied"
+)
+
+// Tags classify a changed file for prioritising and summarising it.
+const (
+	TagSecurity  = "security"
+	TagConfig    = "config"
+	TagTest      = "test"
+	TagDocs      = "docs"
+	TagGenerated = "generated"
+	TagLockfile  = "lockfile"
+	TagBinary    = "binary"
+)
+
+// File is one changed file.
+type File struct {
+	// Path is the file's path relative to the repository root: the new
+	// path, or for a deleted file the path it had.
+	Path string `json:"path"`
+	// OldPath is the path on the base side: the source of a rename or
+	// copy, the same as Path for modified and deleted files, and empty for
+	// added files, which have no base side.
+	OldPath string `json:"old_path"`
+	Status  Status `json:"status"`
+	// OldMode and NewMode are git file modes such as "100644"; a side that
+	// does not exist has none.
+	OldMode string `json:"old_mode,omitempty"`
+	NewMode string `json:"new_mode,omitempty"`
+	// Similarity is git's similarity index, in percent, of a rename or copy.
+	Similarity int `json:"similarity,omitempty"`
+	// Additions and Deletions count added and deleted lines; they equal
+	// git diff --numstat, and are zero for binary files.
+	Additions int  `json:"additions"`
+	Deletions int  `json:"deletions"`
+	Binary    bool `json:"binary"`
+	// Symlink and Submodule report a symbolic link (mode 120000) or a
+	// submodule (mode 160000) on either side.
+	Symlink   bool `json:"symlink,omitempty"`
+	Submodule bool `json:"submodule,omitempty"`
+	// TypeChange reports that the path changed type, e.g. from a symbolic
+	// link to a regular file. Git prints such a change as a deletion and an
+	// addition of the same path; File merges them.
+	TypeChange bool `json:"type_change,omitempty"`
+	// Tags are drawn from the Tag constants, in the order they are declared.
+	Tags  []string `json:"tags"`
+	Hunks []Hunk   `json:"-"`
+}
+
+// Hunk is one hunk of a file's diff.
+type Hunk struct {
+	OldStart int    `json:"old_start"`
+	OldLines int    `json:"old_lines"`
+	NewStart int    `json:"new_start"`
+	NewLines int    `json:"new_lines"`
+	Section  string `json:"section,omitempty"` // the text after the second "@@", trimmed
+	// Body is the hunk's lines as git printed them, each ending in "\n": a
+	// space for context, "-" for a deleted line, "+" for an added one, and
+	// "\ No newline at end of file" after a last line that lacks one.
+	// Carriage returns of CRLF content are kept.
+	Body string `json:"body"`
+}
+
+// HasTag reports whether f carries tag.
+func (f *File) HasTag(tag string) bool {
+	for _, t := range f.Tags {
+		if t == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// Diff is the change of a branch: head compared with the merge base of base
+// and head.
+type Diff struct {
+	Root      string  `json:"root"` // work tree top level (absolute)
+	Base      string  `json:"base"` // as given
+	Head      string  `json:"head"` // as given
+	BaseSHA   string  `json:"base_sha"`
+	HeadSHA   string  `json:"head_sha"`
+	MergeBase string  `json:"merge_base"`
+	Files     []*File `json:"files"`
+}
+
+// File returns the changed file at path (its new path), or nil.
+func (d *Diff) File(path string) *File {
+	for _, f := range d.Files {
+		if f.Path == path {
+			return f
+		}
+	}
+	return nil
+}
+
+// Changed reports whether line (1-based, new side) of path is an added line.
+func (d *Diff) Changed(path string, line int) bool {
+	f := d.File(path)
+	if f == nil {
+		return false
+	}
+	for i := range f.Hunks {
+		h := &f.Hunks[i]
+		if line < h.NewStart || line >= h.NewStart+h.NewLines {
+			continue
+		}
+		found := false
+		h.walk(func(op byte, _ string, newLine int) bool {
+			if newLine == line && op == '+' {
+				found = true
+			}
+			return newLine < line
+		})
+		return found
+	}
+	return false
+}
+
+// InHunk reports whether line (1-based, new side) of path falls inside the
+// new range of one of its hunks, context lines included.
+func (d *Diff) InHunk(path string, line int) bool {
+	f := d.File(path)
+	if f == nil {
+		return false
+	}
+	for _, h := range f.Hunks {
+		if line >= h.NewStart && line < h.NewStart+h.NewLines {
+			return true
+		}
+	}
+	return false
+}
+
+// walk calls fn for each line of h's body with the line's operation (' ',
+// '-', '+' or '\\'), its text without the operation, and its new-side line
+// number (0 for deleted lines and markers). It stops when fn returns false.
+func (h *Hunk) walk(fn func(op byte, text string, newLine int) bool) {
+	n := h.NewStart
+	body := h.Body
+	for body != "" {
+		line := body
+		if i := strings.IndexByte(body, '\n'); i >= 0 {
+			line, body = body[:i], body[i+1:]
+		} else {
+			body = ""
+		}
+		if line == "" {
+			continue
+		}
+		op, newLine := line[0], 0
+		if op == ' ' || op == '+' {
+			newLine = n
+			n++
+		}
+		if !fn(op, line[1:], newLine) {
+			return
+		}
+	}
+}

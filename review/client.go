@@ -1,0 +1,399 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/tools"
+)
+
+// Model is a chat-completion endpoint. The agent depends on this interface
+// because a second implementation is real: other providers, and a scripted
+// model in benchmarks.
+type Model interface {
+	Complete(ctx context.Context, req Request) (*Reply, error)
+}
+
+// Request is one chat-completion request.
+type Request struct {
+	Model    string
+	Messages []conversation.Message
+	Tools    []tools.Definition
+	// ToolChoice is "auto" (the default when empty), "none", "required",
+	// or the name of an offered tool to force that tool.
+	ToolChoice string
+	// Temperature is left to the server when nil; a 0 is sent as 0.
+	// Reasoning models (o1, o3, o4, gpt-5) accept only their default, so
+	// it is never sent to them.
+	Temperature *float32
+	// MaxTokens bounds the answer; 0 leaves it to the server. Reasoning
+	// models receive it as max_completion_tokens.
+	MaxTokens int
+}
+
+// Usage is the token usage the server reported for one request.
+type Usage struct {
+	Prompt     int `json:"prompt"`
+	Completion int `json:"completion"`
+	// Cached is the part of Prompt served from the provider's prompt
+	// cache (prompt_tokens_details.cached_tokens).
+	Cached int `json:"cached"`
+	Total  int `json:"total"`
+}
+
+// Reply is the outcome of a request.
+type Reply struct {
+	// Message is the assistant message. Layer and Turn are the caller's.
+	Message      conversation.Message
+	FinishReason string
+	Usage        Usage
+	// Request is the HTTP request body exactly as sent (the same bytes on
+	// every attempt); Response is the raw body of the last response. Neither
+	// holds the API key: should a server echo it, it is masked.
+	Request  []byte
+	Response []byte
+	// Attempts counts the HTTP requests made, retries included.
+	Attempts int
+}
+
+// Defaults for a ClientConfig's zero fields.
+const (
+	DefaultBaseURL     = "https://api.openai.com/v1"
+	DefaultTimeout     = 5 * time.Minute
+	DefaultMaxAttempts = 4
+	DefaultBaseDelay   = time.Second
+	DefaultMaxDelay    = 30 * time.Second
+)
+
+// ClientConfig configures a Client. Zero fields take the defaults above.
+type ClientConfig struct {
+	// BaseURL is the API root including the version, as in
+	// OPENAI_BASE_URL: "http://localhost:11434/v1" for Ollama.
+	BaseURL string
+	// APIKey is sent as a bearer token; empty sends no Authorization
+	// header (local servers). It never appears in replies, errors or
+	// formatted output.
+	APIKey string
+	// Timeout bounds each attempt, reading the response included.
+	Timeout time.Duration
+	// MaxAttempts bounds the attempts of one request; 1 disables retries.
+	MaxAttempts int
+	// BaseDelay and MaxDelay shape the backoff between attempts: a random
+	// wait up to BaseDelay·2^(n-1), capped at MaxDelay.
+	BaseDelay, MaxDelay time.Duration
+	// OnRetry, if set, is called before waiting to retry, with the attempt
+	// that failed, the wait, and why it failed.
+	OnRetry func(attempt int, wait time.Duration, err error)
+	// HTTPClient sends the requests; nil uses a client of its own.
+	HTTPClient *http.Client
+}
+
+// Format prints the configuration without the API key, so a config that
+// ends up in a log or an error does not leak it.
+func (c ClientConfig) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "{BaseURL:%s APIKey:%s Timeout:%s MaxAttempts:%d}",
+		displayURL(c.BaseURL), keyState(c.APIKey), c.Timeout, c.MaxAttempts)
+}
+
+func keyState(key string) string {
+	if key == "" {
+		return "unset"
+	}
+	return "[redacted]"
+}
+
+// Client is a Model speaking the OpenAI chat-completions protocol, which
+// OpenAI, Azure-compatible gateways, Ollama, vLLM, llama.cpp and others
+// serve. It is safe for concurrent use.
+type Client struct {
+	cfg      ClientConfig
+	http     *http.Client
+	endpoint string // full URL of the chat-completions resource
+	site     string // the base URL as shown in messages: no credentials, no query
+	header   http.Header
+	urlErr   error
+}
+
+// NewClient returns a client for cfg. A malformed base URL is reported by
+// the first Complete.
+func NewClient(cfg ClientConfig) *Client {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = DefaultMaxAttempts
+	}
+	if cfg.BaseDelay <= 0 {
+		cfg.BaseDelay = DefaultBaseDelay
+	}
+	if cfg.MaxDelay <= 0 {
+		cfg.MaxDelay = DefaultMaxDelay
+	}
+	if cfg.MaxDelay < cfg.BaseDelay {
+		cfg.MaxDelay = cfg.BaseDelay
+	}
+	c := &Client{cfg: cfg, http: cfg.HTTPClient}
+	if c.http == nil {
+		c.http = &http.Client{}
+	}
+	c.endpoint, c.site, c.urlErr = endpointURL(cfg.BaseURL)
+	c.header = http.Header{
+		"Content-Type": {"application/json"},
+		"Accept":       {"application/json"},
+	}
+	if cfg.APIKey != "" {
+		c.header.Set("Authorization", "Bearer "+cfg.APIKey)
+	}
+	return c
+}
+
+// String describes the client without its credentials.
+func (c *Client) String() string { return "model client for " + c.site }
+
+// Complete sends req and returns the assistant's reply. When the request
+// was sent but failed, the returned Reply still carries Request, the last
+// Response and Attempts so the failed exchange can be recorded.
+func (c *Client) Complete(ctx context.Context, req Request) (*Reply, error) {
+	if c.urlErr != nil {
+		return nil, c.urlErr
+	}
+	body, err := encodeRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	if hook, _ := ctx.Value(sendHookKey{}).(func([]byte)); hook != nil {
+		hook(body)
+	}
+	ex, err := c.send(ctx, body)
+	if err == nil {
+		var r *Reply
+		if r, err = decodeReply(ex.status, ex.body); err == nil {
+			r.Request, r.Response, r.Attempts = body, ex.body, ex.attempts
+			return r, nil
+		}
+	}
+	return &Reply{Request: body, Response: ex.body, Attempts: ex.attempts}, err
+}
+
+type sendHookKey struct{}
+
+// WithSendHook returns a context under which Complete calls hook with the
+// request body just before it is first sent (once, however many attempts
+// follow), so a caller can record what went out even if the process dies
+// before the reply arrives. hook must not modify or keep the slice beyond
+// copying it.
+func WithSendHook(ctx context.Context, hook func(body []byte)) context.Context {
+	return context.WithValue(ctx, sendHookKey{}, hook)
+}
+
+// endpointURL derives the chat-completions URL and the base URL's display
+// form from a base URL. A base that already names the resource is kept, as
+// people paste either.
+func endpointURL(base string) (endpoint, site string, err error) {
+	u, err := url.Parse(strings.TrimSpace(base))
+	if err != nil {
+		// url.Error repeats the whole URL, which may hold credentials.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return "", "", fmt.Errorf("invalid model endpoint URL: %v: set OPENAI_BASE_URL or --base-url to http(s)://host[:port]/v1", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", "", fmt.Errorf("invalid model endpoint URL %q: set OPENAI_BASE_URL or --base-url to http(s)://host[:port]/v1", displayURL(base))
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	site = displayURL(u.String())
+	if !strings.HasSuffix(u.Path, "/chat/completions") {
+		u.Path += "/chat/completions"
+	}
+	return u.String(), site, nil
+}
+
+// displayURL is raw without user info, query and fragment, for messages.
+func displayURL(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+}
+
+// ErrContextLength is matched (errors.Is) by an APIError saying the request
+// does not fit the model's context window, so the caller can prune harder
+// and try again.
+var ErrContextLength = errors.New("request exceeds the model's context window")
+
+// ErrBadResponse is matched (errors.Is) when a successful HTTP response is
+// not a usable chat completion.
+var ErrBadResponse = errors.New("model endpoint sent a response that is not a chat completion")
+
+// APIError is an error response from the model endpoint.
+type APIError struct {
+	Status  int    // HTTP status
+	Type    string // provider's error type, e.g. "invalid_request_error"
+	Code    string // provider's error code, e.g. "context_length_exceeded"
+	Message string // provider's message, on one line
+	// Attempts is the number of attempts made; above 1 when the error
+	// outlived the retries.
+	Attempts int
+}
+
+// Error is a one-line message saying what failed and what to do.
+func (e *APIError) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = http.StatusText(e.Status)
+	}
+	switch {
+	case e.Status == http.StatusUnauthorized:
+		return "model endpoint rejected the API key (HTTP 401): check OPENAI_API_KEY"
+	case e.Status == http.StatusForbidden:
+		return fmt.Sprintf("model endpoint refused the request (HTTP 403): %s: check that the API key may use this model", msg)
+	case e.Status == http.StatusNotFound:
+		return fmt.Sprintf("model endpoint answered HTTP 404 (%s): check --model and OPENAI_BASE_URL (it usually ends in /v1, also for Ollama, vLLM and llama.cpp)", msg)
+	case e.contextLength():
+		return fmt.Sprintf("%s (HTTP %d): %s", ErrContextLength, e.Status, msg)
+	case e.quota():
+		return fmt.Sprintf("model endpoint reports the quota is used up (HTTP %d): %s: check the account's plan and billing", e.Status, msg)
+	case e.Attempts > 1:
+		return fmt.Sprintf("model endpoint failed %d attempts, the last with HTTP %d: %s", e.Attempts, e.Status, msg)
+	case e.Status == http.StatusBadRequest:
+		return "model endpoint rejected the request (HTTP 400): " + msg
+	default:
+		return fmt.Sprintf("model endpoint answered HTTP %d: %s", e.Status, msg)
+	}
+}
+
+// Is makes errors.Is(err, ErrContextLength) true for context-length errors.
+func (e *APIError) Is(target error) bool {
+	return target == ErrContextLength && e.contextLength()
+}
+
+// contextPhrases are lowercase fragments of the messages OpenAI, vLLM,
+// llama.cpp, Ollama and Anthropic-style gateways use when the prompt does
+// not fit.
+var contextPhrases = []string{
+	"context_length_exceeded",
+	"maximum context length",
+	"context length exceeded",
+	"exceeds the context window",
+	"exceeds the available context size",
+	"maximum model length",
+	"too many tokens",
+	"prompt is too long",
+	"prompt too long",
+}
+
+func (e *APIError) contextLength() bool {
+	if e.Status == http.StatusRequestEntityTooLarge ||
+		e.Code == "context_length_exceeded" || e.Type == "exceed_context_size_error" {
+		return true
+	}
+	msg := strings.ToLower(e.Message)
+	for _, p := range contextPhrases {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// quota reports OpenAI's "insufficient_quota", a 429 that waiting does not
+// cure.
+func (e *APIError) quota() bool {
+	return e.Code == "insufficient_quota" || e.Type == "insufficient_quota"
+}
+
+// retryable reports whether another attempt may succeed.
+func (e *APIError) retryable() bool {
+	switch e.Status {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests,
+		http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return !e.contextLength() && !e.quota()
+	}
+	return false
+}
+
+// decodeAPIError reads an error body. ok reports whether the body held a
+// recognisable error object; if not, the message is the body's text.
+func decodeAPIError(status int, body []byte) (e *APIError, ok bool) {
+	e = &APIError{Status: status}
+	var std openai.ErrorResponse
+	if json.Unmarshal(body, &std) == nil && std.Error != nil &&
+		(std.Error.Message != "" || std.Error.Type != "" || std.Error.Code != nil) {
+		e.Type, e.Code, e.Message = std.Error.Type, codeString(std.Error.Code), squash(std.Error.Message)
+		return e, true
+	}
+	// Shapes seen from compatible servers: {"error": "text"} (Ollama) and
+	// a top-level {"message", "type", "code"} (older vLLM).
+	var alt struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
+	}
+	if json.Unmarshal(body, &alt) == nil {
+		var s string
+		if json.Unmarshal(alt.Error, &s) == nil && s != "" {
+			e.Message = squash(s)
+			return e, true
+		}
+		if alt.Message != "" {
+			var code any
+			_ = json.Unmarshal(alt.Code, &code)
+			e.Type, e.Code, e.Message = alt.Type, codeString(code), squash(alt.Message)
+			return e, true
+		}
+	}
+	if utf8.Valid(body) {
+		e.Message = squash(string(body))
+	}
+	return e, false
+}
+
+func codeString(code any) string {
+	switch c := code.(type) {
+	case nil:
+		return ""
+	case string:
+		return c
+	case int:
+		return strconv.Itoa(c)
+	case float64:
+		return strconv.FormatFloat(c, 'f', -1, 64)
+	default:
+		b, _ := json.Marshal(c)
+		return string(b)
+	}
+}
+
+// maxMessage bounds a provider message quoted in an error, in runes.
+const maxMessage = 300
+
+// squash collapses s onto one line and shortens it, so a provider's
+// message (or an HTML error page) fits a one-line error.
+func squash(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= maxMessage {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:maxMessage]) + "…"
+}

@@ -1,0 +1,292 @@
+package review
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// maxResponseBytes bounds a response body held in memory. A chat completion
+// is kilobytes; anything this size is not one.
+const maxResponseBytes = 32 << 20
+
+// retryAfterLimit is the longest Retry-After honoured. A server asking for
+// more gets the client's own backoff instead, as OpenAI's SDKs do, rather
+// than a review stalled for an hour.
+const retryAfterLimit = time.Minute
+
+// redactMinKey is the shortest API key masked in response bodies: masking
+// a one- or two-letter placeholder key would garble the reply.
+const redactMinKey = 8
+
+var (
+	errAttemptTimeout = errors.New("attempt timed out")
+	errTooLarge       = fmt.Errorf("response larger than %d MiB", maxResponseBytes>>20)
+)
+
+// attemptError is the failure of one attempt; the final one learns how
+// many attempts were made, for its message.
+type attemptError interface {
+	error
+	setAttempts(n int)
+}
+
+// exchange is what sending one request body produced.
+type exchange struct {
+	status   int    // of the last response; 0 if none arrived
+	body     []byte // of the last response
+	attempts int
+}
+
+// send posts body to the endpoint, retrying rate limits, server errors,
+// timeouts and connection failures with capped exponential backoff and full
+// jitter. Every attempt sends the same bytes. The caller's context stops it
+// at once, also while waiting between attempts.
+func (c *Client) send(ctx context.Context, body []byte) (exchange, error) {
+	var ex exchange
+	for {
+		ex.attempts++
+		status, header, resp, err := c.attempt(ctx, body)
+		if ctx.Err() != nil {
+			return ex, fmt.Errorf("model request stopped: %w", context.Cause(ctx))
+		}
+		var (
+			failure attemptError
+			retry   bool
+			hint    time.Duration // the server's Retry-After, if hinted
+			hinted  bool
+		)
+		if err != nil {
+			ex.status, ex.body = 0, nil
+			failure, retry = c.transportError(err), transient(err)
+		} else {
+			ex.status, ex.body = status, resp
+			if status >= 200 && status < 300 {
+				return ex, nil
+			}
+			apiErr, _ := decodeAPIError(status, resp)
+			failure, retry = apiErr, apiErr.retryable()
+			hint, hinted = retryAfter(header, time.Now())
+			hinted = hinted && hint <= retryAfterLimit
+		}
+		if !retry || ex.attempts >= c.cfg.MaxAttempts {
+			failure.setAttempts(ex.attempts)
+			return ex, failure
+		}
+		wait := hint
+		if !hinted {
+			wait = c.backoff(ex.attempts)
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			// The caller's deadline would pass while waiting: report the
+			// real failure now rather than a bare "deadline exceeded".
+			failure.setAttempts(ex.attempts)
+			return ex, failure
+		}
+		if c.cfg.OnRetry != nil {
+			c.cfg.OnRetry(ex.attempts, wait, failure)
+		}
+		if err := sleepCtx(ctx, wait); err != nil {
+			return ex, fmt.Errorf("model request stopped: %w", context.Cause(ctx))
+		}
+	}
+}
+
+// attempt makes one HTTP request under the per-attempt deadline and reads
+// the whole response.
+func (c *Client) attempt(ctx context.Context, body []byte) (status int, header http.Header, resp []byte, err error) {
+	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	defer func() {
+		if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("%w: %w", errAttemptTimeout, err)
+		}
+	}()
+	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	req.Header = c.header.Clone()
+	res, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBytes+1))
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	if len(b) > maxResponseBytes {
+		return 0, nil, nil, errTooLarge
+	}
+	return res.StatusCode, res.Header, c.redactBody(b), nil
+}
+
+// redactBody masks the API key should a server echo it, so it can never
+// reach a run record or an error.
+func (c *Client) redactBody(b []byte) []byte {
+	key := []byte(c.cfg.APIKey)
+	if len(key) < redactMinKey || !bytes.Contains(b, key) {
+		return b
+	}
+	return bytes.ReplaceAll(b, key, []byte("[redacted]"))
+}
+
+// backoff is the wait after the given failed attempt: full jitter over an
+// exponentially growing ceiling, BaseDelay·2^(attempt-1) capped at MaxDelay.
+func (c *Client) backoff(attempt int) time.Duration {
+	ceil := c.cfg.BaseDelay
+	for i := 1; i < attempt; i++ {
+		if ceil > c.cfg.MaxDelay/2 {
+			ceil = c.cfg.MaxDelay
+			break
+		}
+		ceil *= 2
+	}
+	ceil = min(ceil, c.cfg.MaxDelay)
+	return time.Duration(rand.Int64N(int64(ceil) + 1))
+}
+
+// retryAfter reads how long the server asked us to wait: OpenAI's
+// retry-after-ms, else Retry-After in seconds or as an HTTP date. Zero
+// means retry now.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 && ms <= 1e12 {
+			return time.Duration(ms * float64(time.Millisecond)), true
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	// RFC 9110 says whole seconds; some servers send fractions.
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if !(s >= 0 && s <= 1e9) {
+			return 0, false
+		}
+		return time.Duration(s * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// transient reports whether a transport failure may pass on its own.
+// Timeouts, refused or reset connections and cut-off responses may; a bad
+// certificate, a host that does not exist or an oversized answer will not.
+func transient(err error) bool {
+	var (
+		dnsErr  *net.DNSError
+		certErr *tls.CertificateVerificationError
+		recErr  tls.RecordHeaderError
+	)
+	switch {
+	case errors.Is(err, errTooLarge),
+		errors.As(err, &certErr),
+		errors.As(err, &recErr),
+		errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return false
+	}
+	return true
+}
+
+// endpointError is a failure to get any answer from the endpoint. Its
+// message is written for people; Unwrap keeps the cause for errors.Is.
+type endpointError struct {
+	what     string // what failed, naming the endpoint
+	detail   string // the cause, shortened
+	hint     string // what to do
+	attempts int
+	cause    error
+}
+
+func (e *endpointError) Error() string {
+	s := e.what
+	if e.attempts > 1 {
+		s += fmt.Sprintf(" (%d attempts)", e.attempts)
+	}
+	if e.detail != "" {
+		s += ": " + e.detail
+	}
+	if e.hint != "" {
+		s += ": " + e.hint
+	}
+	return s
+}
+
+func (e *endpointError) Unwrap() error { return e.cause }
+
+func (e *endpointError) setAttempts(n int) { e.attempts = n }
+
+func (e *APIError) setAttempts(n int) { e.Attempts = n }
+
+// transportError describes a failed attempt. Messages name the endpoint by
+// its display form, never the full URL with credentials or the headers.
+func (c *Client) transportError(err error) *endpointError {
+	e := &endpointError{cause: err, detail: causeText(err)}
+	var (
+		netErr  net.Error
+		dnsErr  *net.DNSError
+		certErr *tls.CertificateVerificationError
+		recErr  tls.RecordHeaderError
+	)
+	switch {
+	case errors.Is(err, errAttemptTimeout), errors.As(err, &netErr) && netErr.Timeout():
+		e.what = fmt.Sprintf("model endpoint %s did not answer within %s", c.site, c.cfg.Timeout)
+		e.detail = ""
+		e.hint = "check that the server is up and not overloaded, or allow more time per request"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		e.what = "cannot connect to model endpoint " + c.site
+		e.detail = "connection refused"
+		e.hint = "check OPENAI_BASE_URL and that the server is running"
+	case errors.As(err, &dnsErr):
+		e.what = "cannot resolve the host of model endpoint " + c.site
+		e.detail = dnsErr.Err
+		e.hint = "check OPENAI_BASE_URL"
+	case errors.As(err, &certErr), errors.As(err, &recErr):
+		e.what = "TLS with model endpoint " + c.site + " failed"
+		e.hint = "check the URL's scheme (http or https) and the server's certificate"
+	case errors.Is(err, errTooLarge):
+		e.what = "model endpoint " + c.site + " sent a response over the limit"
+	default:
+		e.what = "request to model endpoint " + c.site + " failed"
+	}
+	return e
+}
+
+// causeText is the innermost useful message of a transport error: the
+// *url.Error wrapper repeats the URL, which the message already names.
+func causeText(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return squash(err.Error())
+}

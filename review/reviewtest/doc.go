@@ -1,0 +1,16 @@
+// Package reviewtest serves scripted chat completions over real HTTP for
+// tests: an httptest server speaking the OpenAI chat-completions wire
+// protocol that answers each request with the next step of a script (a
+// reply, tool calls, an error status, a delay or a malformed body) and
+// records every request and response byte for byte.
+//
+// It also validates bodies against the OpenAI chat-completions schema kept
+// in the repository's shared/schemas directory, so tests anywhere in the
+// project can check that what the client sends is a valid request.
+//
+// The server checks nothing itself: tests decide what a request must hold.
+//
+// Scripts cannot know tool-memory refs in advance (they derive from the run
+// ID), so a scripted argument may say $REF(call_id): the server replaces it
+// with the ref named by the preview of that call's result in the request.
+package reviewtest

@@ -1,0 +1,167 @@
+package reviewtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Step is one scripted answer. Requests to the chat-completions endpoint
+// take the steps in order.
+type Step struct {
+	// Status is the HTTP status; 0 means 200.
+	Status int `json:"status,omitempty"`
+	// Headers are added to the response, e.g. Retry-After.
+	Headers map[string]string `json:"headers,omitempty"`
+	// Error, if set, is sent as an OpenAI-style error body instead of a
+	// completion. Set Status too: an error body with 200 is what some
+	// proxies send.
+	Error *ErrorBody `json:"error,omitempty"`
+	// Content is the assistant's text.
+	Content string `json:"content,omitempty"`
+	// ToolCalls are the tool calls of the reply, in order.
+	ToolCalls []ScriptCall `json:"tool_calls,omitempty"`
+	// FinishReason overrides the computed one ("tool_calls" when there are
+	// tool calls, else "stop"), e.g. to script "length".
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Usage overrides the usage computed from the sizes of the request
+	// and the reply.
+	Usage *Usage `json:"usage,omitempty"`
+	// Delay is a Go duration to wait before answering. A client that
+	// gives up meanwhile ends the wait.
+	Delay string `json:"delay,omitempty"`
+	// Raw, if set, is sent verbatim as the body instead of a completion
+	// (malformed responses).
+	Raw string `json:"raw,omitempty"`
+	// Repeat answers this many requests with the step; 0 means once.
+	Repeat int `json:"repeat,omitempty"`
+}
+
+// ErrorBody is the error object of an OpenAI-style error response.
+type ErrorBody struct {
+	Message string `json:"message"`
+	Type    string `json:"type,omitempty"`
+	Code    string `json:"code,omitempty"`
+}
+
+// ScriptCall is a scripted tool call.
+type ScriptCall struct {
+	// ID defaults to call_<n>, numbering the server's tool calls from 1.
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name"`
+	// Arguments is a JSON object, sent compacted as the arguments string.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// RawArguments, if set, is sent verbatim instead, to script malformed
+	// arguments.
+	RawArguments string `json:"raw_arguments,omitempty"`
+}
+
+// Usage is scripted token usage.
+type Usage struct {
+	Prompt     int `json:"prompt_tokens"`
+	Completion int `json:"completion_tokens"`
+	// Cached is sent as prompt_tokens_details.cached_tokens.
+	Cached int `json:"cached_tokens,omitempty"`
+	// Total defaults to Prompt + Completion.
+	Total int `json:"total_tokens,omitempty"`
+}
+
+// Script is the sequence of answers a Server gives.
+type Script struct {
+	Steps []Step `json:"steps"`
+	// Fallback answers requests after the steps run out. Without one they
+	// get HTTP 500 "script exhausted", which a test will notice.
+	Fallback *Step `json:"fallback,omitempty"`
+}
+
+// LoadScript reads a script from a JSON file: either an array of steps or
+// an object {"steps": [...], "fallback": {...}}.
+func LoadScript(path string) (*Script, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read model script: %w", err)
+	}
+	s, err := ParseScript(data)
+	if err != nil {
+		return nil, fmt.Errorf("model script %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ParseScript parses a script in the form LoadScript reads. Unknown fields
+// are errors, so a misspelt key does not silently script the wrong reply.
+func ParseScript(data []byte) (*Script, error) {
+	data = bytes.TrimSpace(data)
+	var s Script
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var err error
+	if len(data) > 0 && data[0] == '[' {
+		err = dec.Decode(&s.Steps)
+	} else {
+		err = dec.Decode(&s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("unexpected data after the script")
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Validate reports the first step that cannot be served.
+func (s *Script) Validate() error {
+	for i, st := range s.Steps {
+		if err := st.validate(); err != nil {
+			return fmt.Errorf("step %d: %w", i+1, err)
+		}
+	}
+	if s.Fallback != nil {
+		if err := s.Fallback.validate(); err != nil {
+			return fmt.Errorf("fallback: %w", err)
+		}
+	}
+	return nil
+}
+
+func (st Step) validate() error {
+	if st.Status != 0 && (st.Status < 100 || st.Status > 599) {
+		return fmt.Errorf("status %d is not an HTTP status", st.Status)
+	}
+	if st.Repeat < 0 {
+		return fmt.Errorf("repeat %d is negative", st.Repeat)
+	}
+	if _, err := st.delay(); err != nil {
+		return err
+	}
+	for j, c := range st.ToolCalls {
+		if c.Name == "" {
+			return fmt.Errorf("tool call %d has no name", j+1)
+		}
+		if len(c.Arguments) > 0 && c.RawArguments == "" {
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal(c.Arguments, &obj); err != nil || obj == nil {
+				return fmt.Errorf("tool call %d: arguments must be a JSON object (use raw_arguments for malformed ones)", j+1)
+			}
+		}
+	}
+	return nil
+}
+
+func (st Step) delay() (time.Duration, error) {
+	if st.Delay == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(st.Delay)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("delay %q is not a duration such as 250ms or 2s", st.Delay)
+	}
+	return d, nil
+}

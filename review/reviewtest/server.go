@@ -1,0 +1,386 @@
+package reviewtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// chatPath is the only resource the server implements.
+const chatPath = "/v1/chat/completions"
+
+// created is the fixed creation time of every completion, so recorded
+// responses are the same from run to run.
+const created = 1700000000
+
+// Received is a request as the server got it.
+type Received struct {
+	// N numbers requests from 1 in arrival order, matching the names of
+	// the recorded files.
+	N      int
+	Method string
+	Path   string
+	Body   []byte
+	Header http.Header
+}
+
+// Server is a scripted OpenAI-compatible chat-completions server. It is
+// safe for concurrent requests.
+type Server struct {
+	// URL is the base URL including /v1, as OPENAI_BASE_URL takes it.
+	URL string
+
+	ts        *httptest.Server
+	recordDir string
+	closed    chan struct{}
+	closeOnce sync.Once
+
+	mu       sync.Mutex
+	steps    []Step
+	next     int
+	fallback Step
+	calls    int // tool calls handed out, for default IDs
+	received []Received
+	err      error
+}
+
+// NewServer starts a server answering with script s. If recordDir is not
+// empty, each request body is written to recordDir/req-001.json, its
+// headers (Authorization included, so tests can see that a key was sent)
+// to req-001.headers, and the response body to resp-001.json.
+func NewServer(s *Script, recordDir string) *Server {
+	srv := &Server{recordDir: recordDir, closed: make(chan struct{})}
+	if s != nil {
+		for _, st := range s.Steps {
+			for range max(st.Repeat, 1) {
+				srv.steps = append(srv.steps, st)
+			}
+		}
+		if s.Fallback != nil {
+			srv.fallback = *s.Fallback
+		}
+	}
+	if s == nil || s.Fallback == nil {
+		srv.fallback = Step{
+			Status: http.StatusInternalServerError,
+			Error: &ErrorBody{
+				Message: fmt.Sprintf("script exhausted: all %d scripted replies were used", len(srv.steps)),
+				Type:    "server_error",
+			},
+		}
+	}
+	if recordDir != "" {
+		if err := os.MkdirAll(recordDir, 0o755); err != nil {
+			srv.err = err
+		}
+	}
+	srv.ts = httptest.NewServer(http.HandlerFunc(srv.serve))
+	srv.URL = srv.ts.URL + "/v1"
+	return srv
+}
+
+// Close shuts the server down. Requests still waiting out a delay are
+// answered at once.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() { close(s.closed) })
+	s.ts.Close()
+}
+
+// Requests returns the requests received so far, in order.
+func (s *Server) Requests() []Received {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Received, len(s.received))
+	for i, r := range s.received {
+		r.Body = bytes.Clone(r.Body)
+		r.Header = r.Header.Clone()
+		out[i] = r
+	}
+	return out
+}
+
+// Remaining is the number of scripted steps not yet used.
+func (s *Server) Remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.steps) - s.next
+}
+
+// Err reports the first failure to write a recording.
+func (s *Server) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// answer is a response ready to write.
+type answer struct {
+	status int
+	header map[string]string
+	body   []byte
+	delay  time.Duration
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "read request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	n := len(s.received) + 1
+	s.received = append(s.received, Received{N: n, Method: r.Method, Path: r.URL.Path, Body: body, Header: r.Header.Clone()})
+	s.record(fmt.Sprintf("req-%03d.json", n), body)
+	var hdr bytes.Buffer
+	_ = r.Header.Write(&hdr)
+	s.record(fmt.Sprintf("req-%03d.headers", n), hdr.Bytes())
+	var a answer
+	if r.Method == http.MethodPost && r.URL.Path == chatPath {
+		st := s.fallback
+		if s.next < len(s.steps) {
+			st = s.steps[s.next]
+			s.next++
+		}
+		a = s.render(n, st, body)
+	} else {
+		a = answer{status: http.StatusNotFound, body: errorJSON(ErrorBody{
+			Message: fmt.Sprintf("Unknown request URL: %s %s. This server serves POST %s.", r.Method, r.URL.Path, chatPath),
+			Type:    "invalid_request_error",
+			Code:    "unknown_url",
+		})}
+	}
+	s.mu.Unlock()
+
+	if a.delay > 0 {
+		t := time.NewTimer(a.delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return // the client gave up; nothing is sent
+		case <-s.closed:
+		}
+	}
+	for k, v := range a.header {
+		w.Header().Set(k, v)
+	}
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(a.status)
+	_, _ = w.Write(a.body)
+
+	s.mu.Lock()
+	s.record(fmt.Sprintf("resp-%03d.json", n), a.body)
+	s.mu.Unlock()
+}
+
+// record writes one recording file; s.mu is held.
+func (s *Server) record(name string, data []byte) {
+	if s.recordDir == "" {
+		return
+	}
+	if err := os.WriteFile(filepath.Join(s.recordDir, name), data, 0o644); err != nil && s.err == nil {
+		s.err = err
+	}
+}
+
+// render turns step st into the answer to request n; s.mu is held.
+func (s *Server) render(n int, st Step, reqBody []byte) answer {
+	a := answer{status: st.Status, header: st.Headers}
+	if a.status == 0 {
+		a.status = http.StatusOK
+	}
+	a.delay, _ = st.delay() // validated by LoadScript; a bad one means no delay
+	switch {
+	case st.Raw != "":
+		a.body = []byte(st.Raw)
+	case st.Error != nil:
+		a.body = errorJSON(*st.Error)
+	default:
+		a.body = s.completion(n, st, reqBody)
+	}
+	return a
+}
+
+// Wire types of a chat completion, in the field order OpenAI sends.
+type (
+	completion struct {
+		ID                string    `json:"id"`
+		Object            string    `json:"object"`
+		Created           int64     `json:"created"`
+		Model             string    `json:"model"`
+		Choices           []choice  `json:"choices"`
+		Usage             usageJSON `json:"usage"`
+		SystemFingerprint string    `json:"system_fingerprint"`
+	}
+	choice struct {
+		Index        int       `json:"index"`
+		Message      message   `json:"message"`
+		Logprobs     *struct{} `json:"logprobs"`
+		FinishReason string    `json:"finish_reason"`
+	}
+	message struct {
+		Role      string     `json:"role"`
+		Content   *string    `json:"content"`
+		Refusal   *string    `json:"refusal"`
+		ToolCalls []toolCall `json:"tool_calls,omitempty"`
+	}
+	toolCall struct {
+		ID       string   `json:"id"`
+		Type     string   `json:"type"`
+		Function function `json:"function"`
+	}
+	function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	usageJSON struct {
+		PromptTokens        int           `json:"prompt_tokens"`
+		CompletionTokens    int           `json:"completion_tokens"`
+		TotalTokens         int           `json:"total_tokens"`
+		PromptTokensDetails promptDetails `json:"prompt_tokens_details"`
+	}
+	promptDetails struct {
+		CachedTokens int `json:"cached_tokens"`
+	}
+)
+
+// completion renders a chat completion for step st; s.mu is held.
+func (s *Server) completion(n int, st Step, reqBody []byte) []byte {
+	var req struct {
+		Model string `json:"model"`
+	}
+	if json.Unmarshal(reqBody, &req) != nil || req.Model == "" {
+		req.Model = "unknown"
+	}
+	msg := message{Role: "assistant"}
+	if st.Content != "" || len(st.ToolCalls) == 0 {
+		msg.Content = &st.Content
+	}
+	replySize := len(st.Content)
+	for _, c := range st.ToolCalls {
+		s.calls++
+		tc := toolCall{ID: c.ID, Type: "function", Function: function{Name: c.Name}}
+		if tc.ID == "" {
+			tc.ID = fmt.Sprintf("call_%d", s.calls)
+		}
+		switch {
+		case c.RawArguments != "":
+			tc.Function.Arguments = c.RawArguments
+		case len(c.Arguments) > 0:
+			var buf bytes.Buffer
+			if json.Compact(&buf, c.Arguments) == nil {
+				tc.Function.Arguments = buf.String()
+			} else {
+				tc.Function.Arguments = string(c.Arguments)
+			}
+		default:
+			tc.Function.Arguments = "{}"
+		}
+		tc.Function.Arguments = expandRefs(tc.Function.Arguments, reqBody)
+		replySize += len(tc.Function.Name) + len(tc.Function.Arguments)
+		msg.ToolCalls = append(msg.ToolCalls, tc)
+	}
+	finish := st.FinishReason
+	if finish == "" {
+		finish = "stop"
+		if len(st.ToolCalls) > 0 {
+			finish = "tool_calls"
+		}
+	}
+	// Rough default usage: about four bytes a token.
+	u := Usage{Prompt: (len(reqBody) + 3) / 4, Completion: (replySize+3)/4 + 1}
+	if st.Usage != nil {
+		u = *st.Usage
+	}
+	if u.Total == 0 {
+		u.Total = u.Prompt + u.Completion
+	}
+	out, err := json.Marshal(completion{
+		ID:      fmt.Sprintf("chatcmpl-%d", n),
+		Object:  "chat.completion",
+		Created: created,
+		Model:   req.Model,
+		Choices: []choice{{Message: msg, FinishReason: finish}},
+		Usage: usageJSON{
+			PromptTokens:        u.Prompt,
+			CompletionTokens:    u.Completion,
+			TotalTokens:         u.Total,
+			PromptTokensDetails: promptDetails{CachedTokens: u.Cached},
+		},
+		SystemFingerprint: "fp_reviewtest",
+	})
+	if err != nil {
+		return errorJSON(ErrorBody{Message: "reviewtest: cannot encode the completion: " + err.Error(), Type: "server_error"})
+	}
+	return out
+}
+
+type (
+	errorEnvelope struct {
+		Error errorObject `json:"error"`
+	}
+	errorObject struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   *string `json:"param"`
+		Code    *string `json:"code"`
+	}
+)
+
+// errorJSON renders an OpenAI-style error body.
+func errorJSON(e ErrorBody) []byte {
+	obj := errorObject{Message: e.Message, Type: e.Type}
+	if e.Code != "" {
+		obj.Code = &e.Code
+	}
+	out, err := json.Marshal(errorEnvelope{Error: obj})
+	if err != nil {
+		return []byte(`{"error":{"message":"reviewtest: cannot encode the scripted error","type":"server_error","param":null,"code":null}}`)
+	}
+	return out
+}
+
+// refCall matches $REF(call_id) in scripted arguments.
+var refCall = regexp.MustCompile(`\$REF\(([^)]+)\)`)
+
+// refInPreview finds the ref a tool-memory preview or stub names.
+var refInPreview = regexp.MustCompile(`"ref": "([a-z0-9]+)"`)
+
+// expandRefs replaces $REF(call_id) in a scripted tool call's arguments with
+// the tool-memory ref of that call's result in the request: a script cannot
+// know refs in advance, since they derive from the run ID.
+func expandRefs(args string, reqBody []byte) string {
+	if !strings.Contains(args, "$REF(") {
+		return args
+	}
+	var req struct {
+		Messages []struct {
+			Role       string `json:"role"`
+			Content    string `json:"content"`
+			ToolCallID string `json:"tool_call_id"`
+		} `json:"messages"`
+	}
+	_ = json.Unmarshal(reqBody, &req)
+	return refCall.ReplaceAllStringFunc(args, func(m string) string {
+		id := refCall.FindStringSubmatch(m)[1]
+		for _, msg := range req.Messages {
+			if msg.Role == "tool" && msg.ToolCallID == id {
+				if r := refInPreview.FindStringSubmatch(msg.Content); r != nil {
+					return r[1]
+				}
+			}
+		}
+		return "no-ref-for-" + id
+	})
+}
