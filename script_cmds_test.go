@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -28,6 +29,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"appendonly":  cmdAppendOnly,
 		"nosecret":    cmdNoSecret,
 		"replaymatch": cmdReplayMatch,
+		"runid":       cmdRunID,
 	}
 }
 
@@ -111,7 +113,8 @@ func cmdWaitReq(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("timed out waiting for %d requests in %s", n, args[0])
 }
 
-// schema validates JSON files: `schema openai-request file...` checks chat
+// schema validates JSON files (a directory stands for its recorded
+// requests): `schema openai-request file|dir...` checks chat
 // completion request bodies, `schema sarif file...` SARIF 2.1.0 logs, both
 // against the schemas in ../shared/schemas.
 func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
@@ -136,8 +139,21 @@ func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 	default:
 		ts.Fatalf("unknown schema %q", args[0])
 	}
-	for _, f := range args[1:] {
-		err := validate([]byte(ts.ReadFile(f)))
+	var files []string
+	for _, a := range args[1:] {
+		if st, err := os.Stat(ts.MkAbs(a)); err == nil && st.IsDir() {
+			files = append(files, requestFiles(ts, a)...)
+			continue
+		}
+		files = append(files, ts.MkAbs(a))
+	}
+	if len(files) == 0 {
+		ts.Fatalf("no files to validate")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		err = validate(data)
 		switch {
 		case err != nil && !neg:
 			ts.Fatalf("%s: %v", f, err)
@@ -267,4 +283,15 @@ func cmdReplayMatch(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("step %d: replay request differs from what the server received", i+1)
 		}
 	}
+}
+
+var runIDPattern = regexp.MustCompile(`run ([0-9]{8}-[0-9]{6}-[a-z0-9]+)`)
+
+// runid sets $RUN to the run ID the last command printed on stderr.
+func cmdRunID(ts *testscript.TestScript, neg bool, args []string) {
+	m := runIDPattern.FindStringSubmatch(ts.ReadFile("stderr"))
+	if m == nil {
+		ts.Fatalf("no run ID in stderr")
+	}
+	ts.Setenv("RUN", m[1])
 }

@@ -40,7 +40,19 @@ type Counter struct {
 	once sync.Once
 	enc  *tiktoken.Tiktoken
 	err  error
+
+	// memo remembers counts of long texts: a tool loop re-counts the same
+	// history on every step, and BPE encoding is the expensive part.
+	mu   sync.Mutex
+	memo map[string]int
 }
+
+// memoMin is the shortest text worth remembering; memoMax bounds the
+// entries, after which the memo starts over.
+const (
+	memoMin = 256
+	memoMax = 4096
+)
 
 // NewCounter returns a counter for model. mode is Tiktoken (the default when
 // empty) or Estimate.
@@ -77,7 +89,23 @@ func (c *Counter) Count(s string) int {
 	if c.err != nil {
 		return EstimateTokens(s)
 	}
-	return len(c.enc.EncodeOrdinary(s))
+	if len(s) < memoMin {
+		return len(c.enc.EncodeOrdinary(s))
+	}
+	c.mu.Lock()
+	n, ok := c.memo[s]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = len(c.enc.EncodeOrdinary(s))
+	c.mu.Lock()
+	if c.memo == nil || len(c.memo) >= memoMax {
+		c.memo = map[string]int{}
+	}
+	c.memo[s] = n
+	c.mu.Unlock()
+	return n
 }
 
 // CountMessage counts a message as sent: content, tool calls and framing.

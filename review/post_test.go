@@ -1,0 +1,750 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/reviewdev/review/diffctx"
+)
+
+const (
+	fakeToken = "ghs_0123456789abcdefghijklmnopqrstuvwxyz"
+	fakeHead  = "1111111111111111111111111111111111111111"
+	fakeHead2 = "2222222222222222222222222222222222222222"
+)
+
+// fakeGitHub is a GitHub REST API for one pull request, o/r#7, under the
+// /api/v3 prefix GitHub Enterprise Server uses. It checks every request
+// against the documented shapes of the pull request review endpoints and
+// keeps what was posted, so a second run sees the first one's review.
+type fakeGitHub struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	perPage  int              // items per page it serves, to make it paginate
+	user     *ghUser          // GET /user answers this; nil: 403 as for an Actions token
+	poster   ghUser           // the author of what is posted
+	reviews  []map[string]any // stored in GitHub's response shape
+	comments []map[string]any
+	posts    []postedReview // each accepted or refused POST, decoded
+	statuses []int          // answers for the next POSTs; none left: 200
+	listFail int            // status for the listings; 0: serve them
+	header   http.Header    // sent with a failure
+	linkHost string         // if set, next-page links point there
+	requests []string
+	nextID   int64
+}
+
+// postedReview is a POSTed review as decoded by the checks.
+type postedReview struct {
+	CommitID string           `json:"commit_id"`
+	Body     string           `json:"body"`
+	Event    string           `json:"event"`
+	Comments []ghDraftComment `json:"comments"`
+}
+
+func newFakeGitHub(t *testing.T) *fakeGitHub {
+	g := &fakeGitHub{t: t, perPage: 100, poster: ghUser{Login: "github-actions[bot]", Type: "Bot"}, nextID: 100}
+	g.srv = httptest.NewServer(http.HandlerFunc(g.serve))
+	t.Cleanup(g.srv.Close)
+	return g
+}
+
+func (g *fakeGitHub) options() PostOptions {
+	return PostOptions{APIURL: g.srv.URL + "/api/v3/", Token: fakeToken, Repo: "o/r", PR: 7, HeadSHA: fakeHead}
+}
+
+func (g *fakeGitHub) posted() []postedReview {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]postedReview(nil), g.posts...)
+}
+
+func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t := g.t
+	g.requests = append(g.requests, r.Method+" "+r.URL.RequestURI())
+	for k, want := range map[string]string{
+		"Authorization":        "Bearer " + fakeToken,
+		"Accept":               "application/vnd.github+json",
+		"X-Github-Api-Version": "2022-11-28",
+	} {
+		if got := r.Header.Get(k); got != want {
+			t.Errorf("%s %s: header %s = %q, want %q", r.Method, r.URL, k, got, want)
+		}
+	}
+	if r.Header.Get("User-Agent") == "" {
+		t.Errorf("%s %s: no User-Agent; GitHub refuses requests without one", r.Method, r.URL)
+	}
+	const pr = "/api/v3/repos/o/r/pulls/7"
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v3/user":
+		if g.user == nil {
+			writeGitHubJSON(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
+			return
+		}
+		writeGitHubJSON(w, http.StatusOK, g.user)
+	case r.Method == http.MethodGet && r.URL.Path == pr+"/reviews":
+		g.list(w, r, g.reviews)
+	case r.Method == http.MethodGet && r.URL.Path == pr+"/comments":
+		g.list(w, r, g.comments)
+	case r.Method == http.MethodPost && r.URL.Path == pr+"/reviews":
+		g.create(w, r)
+	default:
+		t.Errorf("unexpected request %s %s", r.Method, r.URL)
+		writeGitHubJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+	}
+}
+
+func (g *fakeGitHub) list(w http.ResponseWriter, r *http.Request, items []map[string]any) {
+	if g.listFail != 0 {
+		for k, v := range g.header {
+			w.Header()[k] = v
+		}
+		writeGitHubJSON(w, g.listFail, map[string]any{"message": http.StatusText(g.listFail), "documentation_url": "https://docs.github.com/rest"})
+		return
+	}
+	q := r.URL.Query()
+	if q.Get("per_page") != "100" {
+		g.t.Errorf("%s: per_page = %q, want 100, the most GitHub serves", r.URL, q.Get("per_page"))
+	}
+	page := 1
+	if p := q.Get("page"); p != "" {
+		page, _ = strconv.Atoi(p)
+	}
+	from := min((page-1)*g.perPage, len(items))
+	to := min(from+g.perPage, len(items))
+	if to < len(items) {
+		host := "http://" + r.Host
+		if g.linkHost != "" {
+			host = "http://" + g.linkHost
+		}
+		next := fmt.Sprintf("%s%s?per_page=100&page=%d", host, r.URL.Path, page+1)
+		w.Header().Set("Link", fmt.Sprintf(`<%s>; rel="next", <%s%s?per_page=100&page=99>; rel="last"`, next, host, r.URL.Path))
+	}
+	writeGitHubJSON(w, http.StatusOK, append([]map[string]any{}, items[from:to]...))
+}
+
+var fakeSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// create checks a review against POST /repos/{owner}/{repo}/pulls/{n}/reviews:
+// commit_id, body, event and comments, each comment with path, line, side
+// and optionally start_line and start_side, with the documented types and
+// no other fields.
+func (g *fakeGitHub) create(w http.ResponseWriter, r *http.Request) {
+	t := g.t
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("POST Content-Type = %q", ct)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&raw); err != nil {
+		t.Errorf("POST body is not a JSON object: %v", err)
+		writeGitHubJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
+		return
+	}
+	for k := range raw {
+		if k != "commit_id" && k != "body" && k != "event" && k != "comments" {
+			t.Errorf("review has unexpected field %q", k)
+		}
+	}
+	var rv postedReview
+	checkString(t, raw, "commit_id", &rv.CommitID, true)
+	checkString(t, raw, "body", &rv.Body, true)
+	checkString(t, raw, "event", &rv.Event, true)
+	if !fakeSHA.MatchString(rv.CommitID) || rv.Event != "COMMENT" || rv.Body == "" {
+		t.Errorf("review commit_id %q, event %q, body %d bytes", rv.CommitID, rv.Event, len(rv.Body))
+	}
+	if len([]rune(rv.Body)) > 65536 {
+		t.Errorf("review body has %d characters, over GitHub's limit", len([]rune(rv.Body)))
+	}
+	if c, ok := raw["comments"]; ok {
+		var list []map[string]json.RawMessage
+		if err := json.Unmarshal(c, &list); err != nil {
+			t.Errorf("comments is not an array of objects: %s", c)
+		}
+		for i, m := range list {
+			var dc ghDraftComment
+			for k := range m {
+				switch k {
+				case "path", "line", "side", "start_line", "start_side", "body":
+				default:
+					t.Errorf("comment %d has unexpected field %q", i, k)
+				}
+			}
+			checkString(t, m, "path", &dc.Path, true)
+			checkString(t, m, "body", &dc.Body, true)
+			checkString(t, m, "side", &dc.Side, true)
+			checkInt(t, m, "line", &dc.Line, true)
+			checkInt(t, m, "start_line", &dc.StartLine, false)
+			checkString(t, m, "start_side", &dc.StartSide, false)
+			if dc.Path == "" || dc.Line < 1 || dc.Side != "RIGHT" || dc.Body == "" {
+				t.Errorf("comment %d: path %q line %d side %q body %d bytes", i, dc.Path, dc.Line, dc.Side, len(dc.Body))
+			}
+			if (dc.StartLine != 0) != (dc.StartSide != "") || (dc.StartLine != 0 && (dc.StartLine >= dc.Line || dc.StartSide != "RIGHT")) {
+				t.Errorf("comment %d: start_line %d start_side %q for line %d", i, dc.StartLine, dc.StartSide, dc.Line)
+			}
+			rv.Comments = append(rv.Comments, dc)
+		}
+	}
+	g.posts = append(g.posts, rv)
+	if len(g.statuses) > 0 {
+		status := g.statuses[0]
+		g.statuses = g.statuses[1:]
+		if status != http.StatusOK {
+			writeGitHubJSON(w, status, map[string]any{
+				"message": "Unprocessable Entity",
+				"errors":  []any{"Line could not be resolved", map[string]string{"field": "pull_request_review_thread.line", "code": "invalid"}},
+			})
+			return
+		}
+	}
+	g.nextID++
+	review := map[string]any{
+		"id": g.nextID, "user": g.poster, "body": rv.Body, "commit_id": rv.CommitID, "state": "COMMENTED",
+		"html_url": fmt.Sprintf("https://github.example/o/r/pull/7#pullrequestreview-%d", g.nextID),
+	}
+	g.reviews = append(g.reviews, review)
+	for _, c := range rv.Comments {
+		g.nextID++
+		g.comments = append(g.comments, map[string]any{
+			"id": g.nextID, "user": g.poster, "body": c.Body, "path": c.Path, "line": c.Line, "commit_id": rv.CommitID,
+			"html_url": fmt.Sprintf("https://github.example/o/r/pull/7#discussion_r%d", g.nextID),
+		})
+	}
+	writeGitHubJSON(w, http.StatusOK, review)
+}
+
+func checkString(t *testing.T, m map[string]json.RawMessage, k string, dst *string, required bool) {
+	t.Helper()
+	v, ok := m[k]
+	if !ok {
+		if required {
+			t.Errorf("field %q missing", k)
+		}
+		return
+	}
+	if err := json.Unmarshal(v, dst); err != nil {
+		t.Errorf("field %q is not a string: %s", k, v)
+	}
+}
+
+func checkInt(t *testing.T, m map[string]json.RawMessage, k string, dst *int, required bool) {
+	t.Helper()
+	v, ok := m[k]
+	if !ok {
+		if required {
+			t.Errorf("field %q missing", k)
+		}
+		return
+	}
+	if err := json.Unmarshal(v, dst); err != nil {
+		t.Errorf("field %q is not an integer: %s", k, v)
+	}
+}
+
+func writeGitHubJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// postTestDiff commits a.go on main and a change to it on a branch, in a
+// real repository, and loads the branch's diff: hunks around lines 10-11
+// (changed) and 31 (added).
+func postTestDiff(t *testing.T) *diffctx.Diff {
+	t.Helper()
+	home := t.TempDir()
+	for k, v := range map[string]string{
+		"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_AUTHOR_DATE": "2024-01-02T03:04:05Z",
+		"GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com", "GIT_COMMITTER_DATE": "2024-01-02T03:04:05Z",
+	} {
+		t.Setenv(k, v)
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	lines := make([]string, 40)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("// line %d", i+1)
+	}
+	write := func() {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	write()
+	git("add", ".")
+	git("commit", "-q", "-m", "base")
+	git("checkout", "-q", "-b", "feature")
+	lines[9], lines[10] = "// changed 10", "// changed 11"
+	lines = append(lines[:30], append([]string{"// added 31"}, lines[30:]...)...)
+	write()
+	git("commit", "-q", "-am", "change")
+	d, err := diffctx.Load(context.Background(), diffctx.Options{Dir: dir, Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.InHunk("a.go", 10) || !d.InHunk("a.go", 31) || d.InHunk("a.go", 20) || sameHunk(d, "a.go", 11, 31) {
+		t.Fatalf("unexpected hunks: %+v", d.File("a.go").Hunks)
+	}
+	return d
+}
+
+func postFindings() []Finding {
+	return []Finding{
+		{Path: "a.go", Line: 10, Severity: High, Category: "correctness", Title: "Off-by-one in the bound",
+			Body: "The loop runs once too often.", Suggestion: "```suggestion\n// fixed 10\n```"},
+		{Path: "a.go", Line: 10, EndLine: 12, Severity: Medium, Category: "maintainability", Title: "Three lines to name",
+			Body: "These lines say the same thing.\n```suggestion\nnot offered\n```"},
+		{Path: "a.go", Line: 11, EndLine: 31, Severity: Low, Category: "tests", Title: "Spans two hunks",
+			Suggestion: "Replace both:\n```suggestion\n// one\n// two\n```"},
+		{Path: "a.go", Line: 20, Severity: Medium, Category: "performance", Title: "Outside the hunks", Body: "Context line 20 is not in the diff."},
+		{Path: "a.go", Severity: Info, Category: "docs", Title: "Whole file", Body: "About the file."},
+		{Path: "c.go", Line: 3, Severity: High, Category: "security", Title: "Not in the change", Body: "c.go is not changed."},
+	}
+}
+
+func postResult() *Result {
+	return &Result{
+		RunID: "run1", Base: "main", Head: "feature", HeadSHA: fakeHead, Model: "gpt-4o-mini",
+		Summary: "Looks fine apart from the loop.", Submitted: true,
+		Usage:    RunUsage{Requests: 2, Prompt: 5000, Cached: 1000, Completion: 300, Own: 4900},
+		Findings: postFindings(),
+	}
+}
+
+func TestPostGitHub(t *testing.T) {
+	d := postTestDiff(t)
+	g := newFakeGitHub(t)
+	g.perPage = 2 // the second run must page through the comments
+	ctx := context.Background()
+
+	// First run: one review, the three findings on hunk lines inline.
+	rep, err := PostGitHub(ctx, postResult(), d, g.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Skipped || rep.Inline != 3 || rep.InBody != 3 || rep.Repeated != 0 || rep.Fallback || rep.ReviewID == 0 || rep.URL == "" {
+		t.Errorf("first run: %+v", rep)
+	}
+	posts := g.posted()
+	if len(posts) != 1 {
+		t.Fatalf("first run posted %d reviews, want 1", len(posts))
+	}
+	p := posts[0]
+	if p.CommitID != fakeHead {
+		t.Errorf("commit_id = %s, want the head %s", p.CommitID, fakeHead)
+	}
+	fs := postFindings()
+	want := []ghDraftComment{
+		{Path: "a.go", Line: 10, Side: "RIGHT"},
+		{Path: "a.go", StartLine: 10, StartSide: "RIGHT", Line: 12, Side: "RIGHT"},
+		{Path: "a.go", Line: 11, Side: "RIGHT"}, // its range leaves the hunk
+	}
+	if len(p.Comments) != len(want) {
+		t.Fatalf("comments = %+v", p.Comments)
+	}
+	for i, w := range want {
+		c := p.Comments[i]
+		w.Body = c.Body
+		if c != w {
+			t.Errorf("comment %d = %+v, want %+v", i, c, w)
+		}
+		if !strings.HasPrefix(c.Body, "<!-- review:fp="+fs[i].Fingerprint()+" run=run1 -->\n") || !strings.Contains(c.Body, fs[i].Title) {
+			t.Errorf("comment %d body:\n%s", i, c.Body)
+		}
+	}
+	// A literal replacement of exactly the comment's lines is offered as
+	// a suggested change; no other suggestion block is.
+	if !strings.Contains(p.Comments[0].Body, "```suggestion\n// fixed 10\n```") {
+		t.Errorf("comment 0 does not offer its suggestion:\n%s", p.Comments[0].Body)
+	}
+	for _, i := range []int{1, 2} {
+		if strings.Contains(p.Comments[i].Body, "```suggestion") {
+			t.Errorf("comment %d offers a change for the wrong lines:\n%s", i, p.Comments[i].Body)
+		}
+	}
+	if !strings.Contains(p.Comments[2].Body, "```\n// one\n// two\n```") {
+		t.Errorf("comment 2 lost its suggestion's code:\n%s", p.Comments[2].Body)
+	}
+	if !strings.HasPrefix(p.Body, "<!-- review:run=run1 head="+fakeHead+" -->\n") {
+		t.Errorf("review body does not start with its marker:\n%s", p.Body)
+	}
+	for _, s := range []string{"Looks fine apart from the loop.", "3 commented on the changed lines", "Outside the hunks", "Whole file", "Not in the change",
+		"`a.go:20`", "`c.go:3`", "review replay run1", "5000 prompt tokens (1000 cached)", "about $0.0009"} {
+		if !strings.Contains(p.Body, s) {
+			t.Errorf("review body lacks %q:\n%s", s, p.Body)
+		}
+	}
+	for _, f := range fs[:3] {
+		if strings.Contains(p.Body, f.Title) {
+			t.Errorf("review body repeats inline finding %q", f.Title)
+		}
+	}
+
+	// Second run on the same head: nothing new is posted.
+	rep2, err := PostGitHub(ctx, postResult(), d, g.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep2.Skipped || rep2.ReviewID != rep.ReviewID || rep2.URL != rep.URL {
+		t.Errorf("second run: %+v, want skipped with review %d", rep2, rep.ReviewID)
+	}
+	if n := len(g.posted()); n != 1 {
+		t.Fatalf("second run posted again: %d reviews", n)
+	}
+
+	// A push: the same findings, one on a moved line and retitled with
+	// its line, and a new one. Only the new one is commented.
+	r3 := postResult()
+	r3.RunID, r3.HeadSHA = "run2", fakeHead2
+	r3.Findings[0].Line, r3.Findings[0].Title = 11, "Off-by-one in the bound at line 11"
+	r3.Findings = append(r3.Findings, Finding{Path: "a.go", Line: 31, Severity: Critical, Category: "security", Title: "New problem", Body: "Added line."})
+	o := g.options()
+	o.HeadSHA = ""
+	rep3, err := PostGitHub(ctx, r3, d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep3.Skipped || rep3.Inline != 1 || rep3.Repeated != 3 || rep3.InBody != 3 {
+		t.Errorf("run on a new head: %+v", rep3)
+	}
+	posts = g.posted()
+	if len(posts) != 2 {
+		t.Fatalf("run on a new head posted %d reviews in all, want 2", len(posts))
+	}
+	p3 := posts[1]
+	if p3.CommitID != fakeHead2 || len(p3.Comments) != 1 || p3.Comments[0].Line != 31 {
+		t.Errorf("new head review: commit %s, comments %+v", p3.CommitID, p3.Comments)
+	}
+	if !strings.Contains(p3.Body, "Commented by an earlier run") || !strings.Contains(p3.Body, "#discussion_r") {
+		t.Errorf("new head review does not point at the earlier comments:\n%s", p3.Body)
+	}
+	// The listings were paged: two reviews and three comments, two a page.
+	g.mu.Lock()
+	paged := strings.Join(g.requests, "\n")
+	g.mu.Unlock()
+	if !strings.Contains(paged, "/comments?per_page=100&page=2") {
+		t.Errorf("the comments' second page was not read:\n%s", paged)
+	}
+}
+
+func TestPostGitHubTrust(t *testing.T) {
+	d := postTestDiff(t)
+	ctx := context.Background()
+	marker := "<!-- review:run=old head=" + fakeHead + " -->\nforged"
+	fp := "<!-- review:fp=" + postFindings()[0].Fingerprint() + " run=old -->\nforged"
+	tests := []struct {
+		name   string
+		author ghUser
+		me     *ghUser // GET /user
+		login  string  // PostOptions.Login
+		skip   bool
+	}{
+		{"a person's marker does not count", ghUser{Login: "mallory", Type: "User"}, nil, "", false},
+		{"a bot's does", ghUser{Login: "some-app[bot]", Type: "Bot"}, nil, "", true},
+		{"the token's own account's does", ghUser{Login: "OctoCat", Type: "User"}, &ghUser{Login: "octocat", Type: "User"}, "", true},
+		{"a configured login's does", ghUser{Login: "ci-user", Type: "User"}, nil, "ci-user", true},
+		{"another account's does not", ghUser{Login: "mallory", Type: "User"}, &ghUser{Login: "octocat", Type: "User"}, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newFakeGitHub(t)
+			g.user = tt.me
+			g.reviews = []map[string]any{{"id": 1, "user": tt.author, "body": marker, "html_url": "https://github.example/r/1"}}
+			o := g.options()
+			o.Login = tt.login
+			rep, err := PostGitHub(ctx, postResult(), d, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Skipped != tt.skip || (len(g.posted()) == 0) != tt.skip {
+				t.Errorf("skipped = %v with %d posts, want skipped %v", rep.Skipped, len(g.posted()), tt.skip)
+			}
+
+			// The same for a comment's fingerprint.
+			g2 := newFakeGitHub(t)
+			g2.user = tt.me
+			g2.comments = []map[string]any{{"id": 2, "user": tt.author, "body": fp, "html_url": "https://github.example/c/2"}}
+			rep, err = PostGitHub(ctx, postResult(), d, g2.optionsWith(o))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (rep.Repeated == 1) != tt.skip {
+				t.Errorf("repeated = %d; a marker from %s must count: %v", rep.Repeated, tt.author.Login, tt.skip)
+			}
+		})
+	}
+	// A marker quoted inside a body, not at its start, never counts.
+	g := newFakeGitHub(t)
+	g.reviews = []map[string]any{{"id": 1, "user": ghUser{Login: "x[bot]", Type: "Bot"}, "body": "quoted: " + marker}}
+	if rep, err := PostGitHub(ctx, postResult(), d, g.options()); err != nil || rep.Skipped {
+		t.Errorf("quoted marker: %+v, %v", rep, err)
+	}
+}
+
+// optionsWith points o at this fake.
+func (g *fakeGitHub) optionsWith(o PostOptions) PostOptions {
+	o.APIURL = g.srv.URL + "/api/v3"
+	return o
+}
+
+func TestPostGitHubPagination(t *testing.T) {
+	d := postTestDiff(t)
+	g := newFakeGitHub(t)
+	g.perPage = 1
+	other := ghUser{Login: "dependabot[bot]", Type: "Bot"}
+	g.reviews = []map[string]any{
+		{"id": 1, "user": other, "body": "LGTM"},
+		{"id": 2, "user": other, "body": ""},
+		{"id": 3, "user": other, "body": "<!-- review:run=old head=" + fakeHead + " -->\n", "html_url": "https://github.example/r/3"},
+	}
+	rep, err := PostGitHub(context.Background(), postResult(), d, g.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Skipped || rep.ReviewID != 3 {
+		t.Errorf("the review on page 3 was not found: %+v", rep)
+	}
+
+	g.linkHost = "evil.example"
+	_, err = PostGitHub(context.Background(), postResult(), d, g.options())
+	if err == nil || !strings.Contains(err.Error(), "refusing to send the token") {
+		t.Errorf("a next page on another host: %v", err)
+	}
+}
+
+func TestPostGitHubErrors(t *testing.T) {
+	d := postTestDiff(t)
+	tests := []struct {
+		name     string
+		list     int
+		header   http.Header
+		statuses []int
+		status   int
+		hint     string
+	}{
+		{"bad token", http.StatusUnauthorized, nil, nil, 401, "GITHUB_TOKEN"},
+		{"no access", http.StatusNotFound, nil, nil, 404, "o/r#7 exists"},
+		{"rate limit", http.StatusForbidden, http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"1700000000"}}, nil, 403, "rate limit is used up; run again after 2023-11-14T22:13:20Z"},
+		{"read-only token", 0, nil, []int{http.StatusForbidden}, 403, "permissions: pull-requests: write"},
+		{"unprocessable twice", 0, nil, []int{422, 422}, 422, "pull_request.head.sha"},
+		{"server error", 0, nil, []int{http.StatusBadGateway}, 502, "run again later"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newFakeGitHub(t)
+			g.listFail, g.header, g.statuses = tt.list, tt.header, tt.statuses
+			_, err := PostGitHub(context.Background(), postResult(), d, g.options())
+			var gerr *GitHubError
+			if !errors.As(err, &gerr) || gerr.Status != tt.status {
+				t.Fatalf("error = %v, want a GitHubError with status %d", err, tt.status)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tt.hint) || strings.Contains(msg, "\n") || strings.Contains(msg, fakeToken) {
+				t.Errorf("error %q: want one line with %q and no token", msg, tt.hint)
+			}
+		})
+	}
+}
+
+func TestPostGitHubFallback(t *testing.T) {
+	d := postTestDiff(t)
+	g := newFakeGitHub(t)
+	g.statuses = []int{http.StatusUnprocessableEntity}
+	rep, err := PostGitHub(context.Background(), postResult(), d, g.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	posts := g.posted()
+	if !rep.Fallback || rep.Inline != 0 || rep.InBody != 6 || len(posts) != 2 {
+		t.Fatalf("report %+v after %d posts", rep, len(posts))
+	}
+	if len(posts[0].Comments) != 3 || len(posts[1].Comments) != 0 {
+		t.Errorf("comments: first post %d, retry %d", len(posts[0].Comments), len(posts[1].Comments))
+	}
+	for _, f := range postFindings() {
+		if !strings.Contains(posts[1].Body, f.Title) {
+			t.Errorf("the retry's body lacks %q", f.Title)
+		}
+	}
+	if strings.Contains(posts[1].Body, "```suggestion") {
+		t.Errorf("a suggested change in a review body applies to no line:\n%s", posts[1].Body)
+	}
+}
+
+func TestPostGitHubOptions(t *testing.T) {
+	g := newFakeGitHub(t)
+	good := g.options()
+	tests := []struct {
+		name string
+		edit func(*PostOptions, *Result)
+		want string
+	}{
+		{"no token", func(o *PostOptions, _ *Result) { o.Token = " " }, "no token"},
+		{"no repo", func(o *PostOptions, _ *Result) { o.Repo = "" }, "not owner/name"},
+		{"repo with three parts", func(o *PostOptions, _ *Result) { o.Repo = "a/b/c" }, "not owner/name"},
+		{"no pull request", func(o *PostOptions, _ *Result) { o.PR = 0 }, "pull request number 0"},
+		{"no head anywhere", func(o *PostOptions, r *Result) { o.HeadSHA, r.HeadSHA = "", "" }, "not a commit SHA"},
+		{"a ref, not a SHA", func(o *PostOptions, _ *Result) { o.HeadSHA = "refs/pull/7/merge" }, "not a commit SHA"},
+		{"API URL without scheme", func(o *PostOptions, _ *Result) { o.APIURL = "api.github.com" }, "GITHUB_API_URL"},
+	}
+	for _, tt := range tests {
+		o, r := good, postResult()
+		tt.edit(&o, r)
+		_, err := PostGitHub(context.Background(), r, nil, o)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error %v, want one line with %q", tt.name, err, tt.want)
+		}
+	}
+	if n := len(g.requests); n != 0 {
+		t.Errorf("bad options sent %d requests", n)
+	}
+
+	// Without a diff every finding goes in the body.
+	rep, err := PostGitHub(context.Background(), postResult(), nil, good)
+	if err != nil || rep.Inline != 0 || rep.InBody != 6 {
+		t.Errorf("no diff: %+v, %v", rep, err)
+	}
+	// A stopped context stops the requests.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := PostGitHub(ctx, postResult(), nil, good); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+func TestReadPREvent(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, event string
+		want        PREvent
+		err         string
+	}{
+		{"pull_request", `{"action":"opened","number":7,"pull_request":{"number":7,"head":{"sha":"abc"}}}`, PREvent{7, "abc"}, ""},
+		{"number only at top", `{"number":9,"pull_request":{"head":{"sha":"def"}}}`, PREvent{9, "def"}, ""},
+		{"comment on a pull request", `{"issue":{"number":12,"pull_request":{"url":"x"}}}`, PREvent{12, ""}, ""},
+		{"comment on an issue", `{"issue":{"number":12}}`, PREvent{}, "not about a pull request"},
+		{"comment on an issue, null", `{"issue":{"number":12,"pull_request":null}}`, PREvent{}, "not about a pull request"},
+		{"push", `{"ref":"refs/heads/main","after":"abc"}`, PREvent{}, "not about a pull request"},
+		{"not JSON", `{`, PREvent{}, "not valid JSON"},
+	}
+	for _, tt := range tests {
+		p := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".json")
+		if err := os.WriteFile(p, []byte(tt.event), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadPREvent(p)
+		if (err != nil) != (tt.err != "") || (err != nil && !strings.Contains(err.Error(), tt.err)) || got != tt.want {
+			t.Errorf("%s: %+v, %v; want %+v, %q", tt.name, got, err, tt.want, tt.err)
+		}
+		n, err2 := PRFromEvent(p)
+		if n != tt.want.Number || (err2 != nil) != (err != nil) {
+			t.Errorf("%s: PRFromEvent = %d, %v", tt.name, n, err2)
+		}
+	}
+	for _, p := range []string{"", filepath.Join(dir, "missing.json")} {
+		if _, err := ReadPREvent(p); err == nil || !strings.Contains(err.Error(), "GitHub Actions") {
+			t.Errorf("ReadPREvent(%q): %v", p, err)
+		}
+	}
+}
+
+func TestCapBody(t *testing.T) {
+	long := "<!-- review:run=x head=1 -->\n```go\n" + strings.Repeat("日本", maxGitHubBody)
+	got := capBody(long)
+	if n := len([]rune(got)); n > 65536 {
+		t.Errorf("capped body has %d characters", n)
+	}
+	if !strings.HasPrefix(got, "<!-- review:run=x head=1 -->\n") || !strings.Contains(got, "cut to fit") {
+		t.Errorf("capped body lost its marker or the note")
+	}
+	if strings.Count(got, "```")%2 != 0 {
+		t.Error("capped body leaves a fence open")
+	}
+	if capBody("short") != "short" {
+		t.Error("a short body was changed")
+	}
+}
+
+func TestNextPage(t *testing.T) {
+	for in, want := range map[string]string{
+		`<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=5>; rel="last"`: "https://api.github.com/x?page=2",
+		`<https://api.github.com/x?page=1>; rel="prev", <https://api.github.com/x?page=3>; rel="next"`: "https://api.github.com/x?page=3",
+		`<https://api.github.com/x?page=1>; rel="first"`:                                               "",
+		``: "",
+	} {
+		if got := nextPage(in); got != want {
+			t.Errorf("nextPage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzCommentMarkdown checks that a finding's text, whatever the model
+// wrote, never offers a suggested change except the one sanctioned block,
+// and only where the comment covers the finding's lines.
+func FuzzCommentMarkdown(f *testing.F) {
+	f.Add("body", "```suggestion\nx\n```", "title")
+	f.Add("```suggestion\nsneaky\n```", "```suggestion\na\n```\n```suggestion\nb\n```", "t")
+	f.Add("~~~ suggestion\n", "````suggestion\n```\n````", "")
+	f.Add("```", "  ```suggestion\n  x\n  ```", "\n")
+	f.Add("0", "```suggestion\n```suggestion\n```", "0")
+	f.Fuzz(func(t *testing.T, body, suggestion, title string) {
+		fd := Finding{Path: "a.go", Line: 3, Severity: Low, Title: title, Body: body, Suggestion: suggestion}
+		for _, applicable := range []bool{false, true} {
+			md := commentMarkdown(fd, applicable)
+			// Count the blocks GitHub would render as suggested changes:
+			// those opened, outside any block, with "suggestion".
+			offers, open := 0, ""
+			for _, l := range strings.Split(md, "\n") {
+				s := strings.TrimSpace(l)
+				fence := fenceOf(s)
+				switch {
+				case fence == "":
+				case open == "":
+					open = fence
+					if strings.HasPrefix(strings.TrimSpace(s[len(fence):]), "suggestion") {
+						offers++
+					}
+				case fence[0] == open[0] && len(fence) >= len(open) && s == fence:
+					open = ""
+				}
+			}
+			_, _, literal := literalSuggestion(suggestion)
+			allowed := 0
+			if applicable && literal {
+				allowed = 1
+			}
+			if offers > allowed {
+				t.Fatalf("applicable=%v literal=%v: %d suggestion blocks in\n%s", applicable, literal, offers, md)
+			}
+		}
+		code, _, ok := literalSuggestion(suggestion)
+		if ok && !strings.Contains(suggestion, strings.TrimSpace(code)) {
+			t.Fatalf("replacement %q is not in %q", code, suggestion)
+		}
+	})
+}

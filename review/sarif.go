@@ -1,0 +1,343 @@
+package review
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"math"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// SARIF describes the log format WriteSARIF writes.
+const (
+	sarifVersion = "2.1.0"
+	sarifSchema  = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+	// srcRoot is the base every artifact URI is relative to: the
+	// repository's top level. Code scanning resolves it to the checkout.
+	srcRoot = "%SRCROOT%"
+	// fingerprintKey names our partial fingerprint. The version suffix
+	// lets the hash change meaning later without matching old results.
+	fingerprintKey = "reviewFinding/v1"
+	// informationURI is where people learn what produced the results.
+	informationURI = "https://github.com/reviewdev/review"
+	// automationCategory is the code scanning category of our runs: the
+	// part of automationDetails.id before its last slash. It stays the same
+	// from run to run so each analysis replaces the previous one.
+	automationCategory = "review"
+)
+
+// The SARIF objects below hold the subset of SARIF 2.1.0 that code scanning
+// reads, in the schema's property names. Field order is the output order.
+type (
+	sarifLog struct {
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}
+	sarifRun struct {
+		Tool               sarifTool                    `json:"tool"`
+		AutomationDetails  sarifAutomation              `json:"automationDetails"`
+		OriginalURIBaseIDs map[string]sarifArtifactBase `json:"originalUriBaseIds"`
+		Results            []sarifResult                `json:"results"`
+		Properties         sarifRunProperties           `json:"properties"`
+	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	sarifDriver struct {
+		Name           string      `json:"name"`
+		Version        string      `json:"version,omitempty"`
+		InformationURI string      `json:"informationUri"`
+		Rules          []sarifRule `json:"rules"`
+	}
+	sarifRule struct {
+		ID                   string             `json:"id"`
+		Name                 string             `json:"name"`
+		ShortDescription     sarifText          `json:"shortDescription"`
+		DefaultConfiguration sarifConfiguration `json:"defaultConfiguration"`
+		Properties           sarifRuleProps     `json:"properties"`
+	}
+	sarifConfiguration struct {
+		Level string `json:"level"`
+	}
+	sarifRuleProps struct {
+		Tags []string `json:"tags"`
+	}
+	sarifText struct {
+		Text string `json:"text"`
+	}
+	sarifAutomation struct {
+		ID string `json:"id"`
+	}
+	sarifArtifactBase struct {
+		Description sarifText `json:"description"`
+	}
+	sarifResult struct {
+		RuleID              string            `json:"ruleId"`
+		RuleIndex           int               `json:"ruleIndex"`
+		Level               string            `json:"level"`
+		Message             sarifText         `json:"message"`
+		Locations           []sarifLocation   `json:"locations"`
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Properties          sarifResultProps  `json:"properties"`
+	}
+	sarifLocation struct {
+		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	}
+	sarifPhysical struct {
+		ArtifactLocation sarifArtifact `json:"artifactLocation"`
+		Region           sarifRegion   `json:"region"`
+	}
+	sarifArtifact struct {
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId"`
+	}
+	sarifRegion struct {
+		StartLine int `json:"startLine"`
+		EndLine   int `json:"endLine,omitempty"`
+	}
+	sarifResultProps struct {
+		Severity Severity `json:"severity"`
+		RunID    string   `json:"runId"`
+		// FileLevel marks a finding about a whole file, anchored at line 1
+		// because code scanning requires a start line.
+		FileLevel bool   `json:"fileLevel,omitempty"`
+		Note      string `json:"note,omitempty"`
+	}
+	sarifRunProperties struct {
+		RunID     string   `json:"runId"`
+		Model     string   `json:"model"`
+		Base      string   `json:"base"`
+		Head      string   `json:"head"`
+		BaseSHA   string   `json:"baseSha,omitempty"`
+		HeadSHA   string   `json:"headSha,omitempty"`
+		MergeBase string   `json:"mergeBase,omitempty"`
+		Summary   string   `json:"summary,omitempty"`
+		Submitted bool     `json:"submitted"`
+		Steps     int      `json:"steps"`
+		Usage     RunUsage `json:"usage"`
+		// EstimatedCostUSD is absent when the model's price is unknown.
+		EstimatedCostUSD *float64 `json:"estimatedCostUsd,omitempty"`
+		Replay           string   `json:"replay"`
+	}
+)
+
+// WriteSARIF writes the result as a SARIF 2.1.0 log that GitHub code
+// scanning accepts: one rule per finding category, one result per finding
+// with a repository-relative location, and a partial fingerprint that does
+// not depend on the line, so a finding keeps its alert when unrelated lines
+// move. version is the tool's version; empty leaves it out. The output is
+// deterministic for a given result.
+//
+// A finding about a whole file (Line 0) is placed at line 1 and marked
+// fileLevel in its properties: code scanning rejects a result without a
+// start line.
+func WriteSARIF(w io.Writer, r *Result, version string) error {
+	rules, index := sarifRules(r.Findings)
+	results := make([]sarifResult, 0, len(r.Findings))
+	for _, f := range r.Findings {
+		region := sarifRegion{StartLine: f.Line}
+		if f.Line <= 0 {
+			region.StartLine = 1
+		} else if f.EndLine > f.Line {
+			region.EndLine = f.EndLine
+		}
+		results = append(results, sarifResult{
+			RuleID:    ruleID(f),
+			RuleIndex: index[ruleID(f)],
+			Level:     sarifLevel(f.Severity),
+			Message:   sarifText{Text: plainMessage(f, true)},
+			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: artifactURI(f.Path), URIBaseID: srcRoot},
+				Region:           region,
+			}}},
+			PartialFingerprints: map[string]string{fingerprintKey: f.Fingerprint()},
+			Properties: sarifResultProps{
+				Severity: f.Severity, RunID: r.RunID, FileLevel: f.Line <= 0, Note: f.Note,
+			},
+		})
+	}
+	props := sarifRunProperties{
+		RunID: r.RunID, Model: r.Model, Base: r.Base, Head: r.Head,
+		BaseSHA: r.BaseSHA, HeadSHA: r.HeadSHA, MergeBase: r.MergeBase,
+		Summary: r.Summary, Submitted: r.Submitted, Steps: r.Steps, Usage: r.Usage,
+		Replay: "review replay " + r.RunID,
+	}
+	if c, ok := estimateCost(r); ok {
+		// Millionths of a dollar are below any price's precision; rounding
+		// keeps float noise out of the log.
+		c = math.Round(c*1e6) / 1e6
+		props.EstimatedCostUSD = &c
+	}
+	log := sarifLog{
+		Schema:  sarifSchema,
+		Version: sarifVersion,
+		Runs: []sarifRun{{
+			Tool: sarifTool{Driver: sarifDriver{
+				Name: "review", Version: version, InformationURI: informationURI, Rules: rules,
+			}},
+			AutomationDetails: sarifAutomation{ID: automationCategory + "/" + r.RunID},
+			OriginalURIBaseIDs: map[string]sarifArtifactBase{
+				srcRoot: {Description: sarifText{Text: "The top level of the repository's work tree."}},
+			},
+			Results:    results,
+			Properties: props,
+		}},
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(log)
+}
+
+// sarifRules returns one rule per category, sorted by ID, and each ID's
+// index in the list.
+func sarifRules(fs []Finding) ([]sarifRule, map[string]int) {
+	seen := map[string]bool{}
+	var ids []string
+	for _, f := range fs {
+		if id := ruleID(f); !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	rules := make([]sarifRule, 0, len(ids))
+	index := make(map[string]int, len(ids))
+	for i, id := range ids {
+		index[id] = i
+		tags := []string{"review", id}
+		if id == "security" {
+			tags = []string{"review", "security"}
+		}
+		rules = append(rules, sarifRule{
+			ID:                   id,
+			Name:                 truncateRunes(id, 255), // code scanning's limit
+			ShortDescription:     sarifText{Text: categoryDescription(id)},
+			DefaultConfiguration: sarifConfiguration{Level: "warning"},
+			Properties:           sarifRuleProps{Tags: tags},
+		})
+	}
+	return rules, index
+}
+
+// ruleID is the rule of a finding: its category, which parsing fills in.
+func ruleID(f Finding) string {
+	if c := strings.TrimSpace(f.Category); c != "" {
+		return c
+	}
+	return "general"
+}
+
+// categoryDescription describes a rule. The categories are the ones the
+// model is asked to use; any other is described by its name.
+func categoryDescription(c string) string {
+	switch c {
+	case "correctness":
+		return "Code that does not do what it is meant to do."
+	case "security":
+		return "A weakness an attacker could use, or data exposed that should not be."
+	case "concurrency":
+		return "Races, deadlocks and unsafe sharing between goroutines, threads or processes."
+	case "error-handling":
+		return "Errors that are ignored, lost, or reported without what a person needs to act."
+	case "performance":
+		return "Work that is slower or larger than it needs to be."
+	case "tests":
+		return "Tests that are missing, wrong, or do not test what they claim."
+	case "maintainability":
+		return "Code that is harder to read, change or reuse than it needs to be."
+	case "general":
+		return "Findings of the code review without a category."
+	}
+	return truncateRunes("Code review findings in category "+c+".", 1000)
+}
+
+// sarifLevel maps a severity to a SARIF level.
+func sarifLevel(s Severity) string {
+	switch s {
+	case Critical, High:
+		return "error"
+	case Medium:
+		return "warning"
+	}
+	return "note"
+}
+
+// artifactURI turns a repository-relative path into a relative URI
+// reference. Each segment is percent-encoded, colons too, so "a:b.go" is not
+// read as a URI with scheme "a".
+func artifactURI(path string) string {
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	for i, s := range segs {
+		segs[i] = strings.ReplaceAll(url.PathEscape(s), ":", "%3A")
+	}
+	return strings.Join(segs, "/")
+}
+
+// plainMessage is a finding as plain text: title, body, suggestion and note.
+// withTitle leaves the title out where the format has a field of its own.
+func plainMessage(f Finding, withTitle bool) string {
+	var parts []string
+	if withTitle && f.Title != "" {
+		parts = append(parts, f.Title)
+	}
+	if f.Body != "" && f.Body != f.Title {
+		parts = append(parts, f.Body)
+	}
+	if f.Suggestion != "" {
+		parts = append(parts, "Suggestion: "+f.Suggestion)
+	}
+	if f.Note != "" {
+		parts = append(parts, "("+f.Note+")")
+	}
+	if len(parts) == 0 {
+		return f.Title
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// Fingerprint identifies a finding across runs and commits: a hash of its
+// path, category and normalised title, and not of its line, so it survives
+// lines being added above it. Normalising drops case, punctuation and line
+// references ("line 42", "L42", ":42"), which a model's titles vary in from
+// one run to the next.
+func (f Finding) Fingerprint() string {
+	h := sha256.New()
+	for _, s := range []string{f.Path, strings.ToLower(ruleID(f)), normTitle(f.Title)} {
+		io.WriteString(h, s)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// lineRef matches the ways a title refers to a line: "at line 42",
+// "lines 40-44", "L42", "b.go:42:7".
+var lineRef = regexp.MustCompile(`(?i)(\b(at|on|in|near)\s+)?\blines?\s*#?\d+(\s*(-|–|to|and|,)\s*\d+)*|\bl\d+(-l?\d+)?\b|[\w./-]*:\d+(:\d+)?\b`)
+
+// normTitle reduces a title to its words: lower case, line references
+// removed, and every run of other characters made one space.
+func normTitle(s string) string {
+	s = lineRef.ReplaceAllString(strings.ToLower(s), " ")
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	}), " ")
+}
+
+// truncateRunes cuts s to at most n runes, marking the cut with an
+// ellipsis.
+func truncateRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

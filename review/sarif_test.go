@@ -1,0 +1,393 @@
+package review
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// hostileResult is a result whose findings carry the text that breaks
+// formats: line breaks, percent signs, the workflow command separators,
+// Markdown table and HTML syntax, fences, and non-ASCII paths.
+func hostileResult() *Result {
+	return &Result{
+		RunID: "r7k2m9", Base: "main", Head: "feature|x", Model: "gpt-4o-mini",
+		HeadSHA: "0123456789abcdef0123456789abcdef01234567", BaseSHA: "fedcba9876543210fedcba9876543210fedcba98",
+		Summary:   "Adds a cache.\n\n```go\nunclosed fence",
+		Submitted: true, Steps: 3,
+		Usage: RunUsage{Requests: 3, Prompt: 12000, Completion: 800, Cached: 4000, Own: 11800},
+		Findings: []Finding{
+			{Path: "cache/lru.go", Line: 42, EndLine: 45, Severity: Critical, Category: "concurrency",
+				Title: "Data race on map at line 42", Body: "50% of calls\r\nrace: the map is written\nwithout the lock.",
+				Suggestion: "```suggestion\n\tc.mu.Lock()\n\tdefer c.mu.Unlock()\n```"},
+			{Path: "dir with space/weird:name,1.go", Line: 7, Severity: High, Category: "security",
+				Title: "::error::injected, title: yes", Body: "::warning file=x::boom\n::stop-commands::tok", Suggestion: "Escape it."},
+			{Path: "src/ünï/日本.go", Line: 3, Severity: Medium, Category: "error-handling",
+				Title: "Ignored error | pipe <!-- hidden --> `a < b`", Body: "unicode ✓ 🚀 and %0A already escaped and %25"},
+			{Path: "README.md", Severity: Low, Category: "docs", Title: "File-level <b>note</b>", Body: "", Note: "reported at line 900, outside the changed hunks; kept for the file"},
+			{Path: "x.go", Line: 1, Severity: Info, Category: "", Title: "Trailing\nnewline\r", Body: "body"},
+		},
+	}
+}
+
+// sarifSchemaPath finds the SARIF schema by walking up to shared/schemas,
+// so the test runs from the package or from a copy of it.
+func sarifSchemaPath(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p := filepath.Join(dir, "shared", "schemas", "sarif-schema-2.1.0.json")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("shared/schemas/sarif-schema-2.1.0.json not found above the package")
+		}
+		dir = parent
+	}
+}
+
+func compileSchema(t *testing.T, name string, schema []byte) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource(name, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func validate(t *testing.T, s *jsonschema.Schema, out []byte) {
+	t.Helper()
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
+	if err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	if err := s.Validate(inst); err != nil {
+		t.Fatalf("output does not follow the schema: %v\n%s", err, out)
+	}
+}
+
+func TestWriteSARIFValid(t *testing.T) {
+	raw, err := os.ReadFile(sarifSchemaPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := compileSchema(t, "sarif-schema-2.1.0.json", raw)
+	for name, r := range map[string]*Result{
+		"hostile":      hostileResult(),
+		"no findings":  {RunID: "empty", Model: "unknown-model", Findings: []Finding{}},
+		"nil findings": {RunID: "nil"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteSARIF(&b, r, "v1.2.3"); err != nil {
+				t.Fatal(err)
+			}
+			validate(t, schema, b.Bytes())
+		})
+	}
+	// The schema does reject what code scanning would.
+	var b bytes.Buffer
+	if err := WriteSARIF(&b, hostileResult(), "v1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, broken := range []string{
+		strings.Replace(b.String(), `"level": "error"`, `"level": "fatal"`, 1),
+		strings.Replace(b.String(), `"startLine": 42`, `"startLine": 0`, 1),
+	} {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(broken))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if schema.Validate(inst) == nil {
+			t.Error("the schema accepts a broken log; the validation proves nothing")
+		}
+	}
+}
+
+// sarifOut is the part of a SARIF log the tests look at.
+type sarifOut struct {
+	Schema  string `json:"$schema"`
+	Version string `json:"version"`
+	Runs    []struct {
+		Tool struct {
+			Driver struct {
+				Name    string `json:"name"`
+				Version string `json:"version"`
+				Rules   []struct {
+					ID               string    `json:"id"`
+					ShortDescription sarifText `json:"shortDescription"`
+				} `json:"rules"`
+			} `json:"driver"`
+		} `json:"tool"`
+		AutomationDetails struct {
+			ID string `json:"id"`
+		} `json:"automationDetails"`
+		Results []struct {
+			RuleID    string `json:"ruleId"`
+			RuleIndex int    `json:"ruleIndex"`
+			Level     string `json:"level"`
+			Message   struct {
+				Text string `json:"text"`
+			} `json:"message"`
+			Locations []struct {
+				PhysicalLocation struct {
+					ArtifactLocation struct {
+						URI       string `json:"uri"`
+						URIBaseID string `json:"uriBaseId"`
+					} `json:"artifactLocation"`
+					Region map[string]int `json:"region"`
+				} `json:"physicalLocation"`
+			} `json:"locations"`
+			PartialFingerprints map[string]string `json:"partialFingerprints"`
+			Properties          map[string]any    `json:"properties"`
+		} `json:"results"`
+		Properties map[string]any `json:"properties"`
+	} `json:"runs"`
+}
+
+func readSARIF(t *testing.T, r *Result) sarifOut {
+	t.Helper()
+	var b bytes.Buffer
+	if err := WriteSARIF(&b, r, "v1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	var out sarifOut
+	if err := json.Unmarshal(b.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Runs) != 1 {
+		t.Fatalf("runs = %d, want 1", len(out.Runs))
+	}
+	return out
+}
+
+func TestWriteSARIFContent(t *testing.T) {
+	r := hostileResult()
+	out := readSARIF(t, r)
+	run := out.Runs[0]
+	if out.Version != "2.1.0" || out.Schema == "" {
+		t.Errorf("version %q, $schema %q", out.Version, out.Schema)
+	}
+	if d := run.Tool.Driver; d.Name != "review" || d.Version != "v1.2.3" {
+		t.Errorf("driver = %q %q", d.Name, d.Version)
+	}
+	if run.AutomationDetails.ID != "review/r7k2m9" {
+		t.Errorf("automationDetails.id = %q: code scanning's category is the part before the last slash", run.AutomationDetails.ID)
+	}
+	var ids []string
+	for _, rule := range run.Tool.Driver.Rules {
+		ids = append(ids, rule.ID)
+		if rule.ShortDescription.Text == "" {
+			t.Errorf("rule %s has no short description", rule.ID)
+		}
+	}
+	if got, want := strings.Join(ids, ","), "concurrency,docs,error-handling,general,security"; got != want {
+		t.Errorf("rules = %s, want %s (one per category, sorted)", got, want)
+	}
+	if len(run.Results) != len(r.Findings) {
+		t.Fatalf("results = %d, want %d", len(run.Results), len(r.Findings))
+	}
+	tests := []struct {
+		level, uri string
+		region     map[string]int
+		fileLevel  bool
+	}{
+		{"error", "cache/lru.go", map[string]int{"startLine": 42, "endLine": 45}, false},
+		{"error", "dir%20with%20space/weird%3Aname%2C1.go", map[string]int{"startLine": 7}, false},
+		{"warning", "src/%C3%BCn%C3%AF/%E6%97%A5%E6%9C%AC.go", map[string]int{"startLine": 3}, false},
+		{"note", "README.md", map[string]int{"startLine": 1}, true},
+		{"note", "x.go", map[string]int{"startLine": 1}, false},
+	}
+	for i, tt := range tests {
+		res := run.Results[i]
+		f := r.Findings[i]
+		if res.Level != tt.level {
+			t.Errorf("result %d level = %s, want %s", i, res.Level, tt.level)
+		}
+		if run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID || res.RuleID != ruleID(f) {
+			t.Errorf("result %d rule %s index %d does not match its category %q", i, res.RuleID, res.RuleIndex, f.Category)
+		}
+		loc := res.Locations[0].PhysicalLocation
+		if loc.ArtifactLocation.URI != tt.uri || loc.ArtifactLocation.URIBaseID != "%SRCROOT%" {
+			t.Errorf("result %d uri = %q base %q, want %q", i, loc.ArtifactLocation.URI, loc.ArtifactLocation.URIBaseID, tt.uri)
+		}
+		if len(loc.Region) != len(tt.region) || loc.Region["startLine"] != tt.region["startLine"] || loc.Region["endLine"] != tt.region["endLine"] {
+			t.Errorf("result %d region = %v, want %v", i, loc.Region, tt.region)
+		}
+		if res.PartialFingerprints[fingerprintKey] != f.Fingerprint() {
+			t.Errorf("result %d fingerprints = %v", i, res.PartialFingerprints)
+		}
+		if res.Properties["severity"] != string(f.Severity) || res.Properties["runId"] != "r7k2m9" {
+			t.Errorf("result %d properties = %v", i, res.Properties)
+		}
+		if got := res.Properties["fileLevel"] == true; got != tt.fileLevel {
+			t.Errorf("result %d fileLevel = %v, want %v", i, got, tt.fileLevel)
+		}
+		// The text survives JSON whole: title, body and suggestion.
+		msg := res.Message.Text
+		for _, part := range []string{f.Title, f.Body, f.Suggestion} {
+			if !strings.Contains(msg, part) {
+				t.Errorf("result %d message %q lacks %q", i, msg, part)
+			}
+		}
+	}
+	props := run.Properties
+	usage, _ := props["usage"].(map[string]any)
+	if props["runId"] != "r7k2m9" || props["model"] != "gpt-4o-mini" || usage["prompt_tokens"] != float64(12000) ||
+		usage["cached_tokens"] != float64(4000) || usage["own_prompt_tokens"] != float64(11800) || usage["requests"] != float64(3) {
+		t.Errorf("run properties = %v", props)
+	}
+	// gpt-4o-mini: 8000 prompt at 0.15, 4000 cached at 0.075, 800 completion at 0.60.
+	if got, want := props["estimatedCostUsd"], 0.00198; got != want {
+		t.Errorf("estimatedCostUsd = %v, want %v", got, want)
+	}
+	if props["replay"] != "review replay r7k2m9" {
+		t.Errorf("replay = %v", props["replay"])
+	}
+
+	unknown := readSARIF(t, &Result{RunID: "u", Model: "my-local-model"})
+	if _, ok := unknown.Runs[0].Properties["estimatedCostUsd"]; ok {
+		t.Error("a model without a price has an estimated cost")
+	}
+}
+
+func TestWriteSARIFDeterministic(t *testing.T) {
+	var a, b bytes.Buffer
+	if err := WriteSARIF(&a, hostileResult(), "v1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSARIF(&b, hostileResult(), "v1"); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("two writes of the same result differ")
+	}
+	var none bytes.Buffer
+	if err := WriteSARIF(&none, &Result{RunID: "x"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(none.String(), `"version": ""`) || !strings.Contains(none.String(), `"results": []`) {
+		t.Errorf("empty result:\n%s", none.String())
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	base := Finding{Path: "a/b.go", Line: 10, EndLine: 12, Severity: High, Category: "correctness", Title: "Off-by-one in the loop bound", Body: "x"}
+	same := []struct {
+		name string
+		edit func(*Finding)
+	}{
+		{"lines moved", func(f *Finding) { f.Line, f.EndLine = 40, 44 }},
+		{"now file level", func(f *Finding) { f.Line, f.EndLine = 0, 0 }},
+		{"severity and body", func(f *Finding) { f.Severity, f.Body, f.Suggestion = Low, "other words", "fix" }},
+		{"case and punctuation", func(f *Finding) { f.Title = "off-by-one in the LOOP bound." }},
+		{"line reference", func(f *Finding) { f.Title = "Off-by-one in the loop bound at line 10" }},
+		{"line range reference", func(f *Finding) { f.Title = "Off-by-one in the loop bound (lines 40-44)" }},
+		{"L reference", func(f *Finding) { f.Title = "L12: off-by-one in the loop bound" }},
+		{"colon reference", func(f *Finding) { f.Title = "Off-by-one in the loop bound b.go:57" }},
+		{"category case", func(f *Finding) { f.Category = "Correctness" }},
+	}
+	want := base.Fingerprint()
+	if len(want) != 32 {
+		t.Fatalf("fingerprint %q is not 32 hex digits", want)
+	}
+	for _, tt := range same {
+		f := base
+		tt.edit(&f)
+		if got := f.Fingerprint(); got != want {
+			t.Errorf("%s: fingerprint changed (%q → %q)", tt.name, base.Title, f.Title)
+		}
+	}
+	differ := []struct {
+		name string
+		edit func(*Finding)
+	}{
+		{"path", func(f *Finding) { f.Path = "a/c.go" }},
+		{"category", func(f *Finding) { f.Category = "performance" }},
+		{"title", func(f *Finding) { f.Title = "Off-by-one in the slice bound" }},
+		{"digits that are not lines", func(f *Finding) { f.Title = "Off-by-one in the int64 loop bound" }},
+		{"path and title run together", func(f *Finding) { f.Path, f.Title = "a/b.gocorrectness", "" }},
+	}
+	for _, tt := range differ {
+		f := base
+		tt.edit(&f)
+		if f.Fingerprint() == want {
+			t.Errorf("%s: fingerprint did not change", tt.name)
+		}
+	}
+}
+
+func TestSARIFLevelAndURI(t *testing.T) {
+	for s, want := range map[Severity]string{Critical: "error", High: "error", Medium: "warning", Low: "note", Info: "note", "odd": "note"} {
+		if got := sarifLevel(s); got != want {
+			t.Errorf("sarifLevel(%s) = %s, want %s", s, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"a/b.go":       "a/b.go",
+		"a b/c#d?.go":  "a%20b/c%23d%3F.go",
+		"c:/x.go":      "c%3A/x.go",
+		"/abs/x.go":    "abs/x.go",
+		"100%/x.go":    "100%25/x.go",
+		"ü/ß.go":       "%C3%BC/%C3%9F.go",
+		"a,b;c=d&e.go": "a%2Cb%3Bc=d&e.go",
+	} {
+		if got := artifactURI(in); got != want {
+			t.Errorf("artifactURI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// BenchmarkWriters writes a review of 200 findings in each CI format and
+// reports the output's size per finding.
+func BenchmarkWriters(b *testing.B) {
+	r := &Result{RunID: "bench", Model: "gpt-4o-mini", Submitted: true, Usage: RunUsage{Requests: 12, Prompt: 400_000, Cached: 250_000, Completion: 9000}}
+	for i := range 200 {
+		r.Findings = append(r.Findings, Finding{
+			Path: fmt.Sprintf("pkg/mod%d/file%d.go", i%17, i), Line: 10 + i, EndLine: 12 + i,
+			Severity: []Severity{Critical, High, Medium, Low, Info}[i%5], Category: []string{"correctness", "security", "performance"}[i%3],
+			Title: fmt.Sprintf("Problem number %d in the handler", i), Body: strings.Repeat("The handler forgets to close the body. ", 8),
+			Suggestion: "```suggestion\n\tdefer resp.Body.Close()\n```",
+		})
+	}
+	for _, w := range []struct {
+		name  string
+		write func(*bytes.Buffer) error
+	}{
+		{"sarif", func(buf *bytes.Buffer) error { return WriteSARIF(buf, r, "v1") }},
+		{"github", func(buf *bytes.Buffer) error { return WriteGitHub(buf, r) }},
+		{"summary", func(buf *bytes.Buffer) error { return WriteStepSummary(buf, r) }},
+		{"rdjson", func(buf *bytes.Buffer) error { return WriteRDJSON(buf, r) }},
+	} {
+		b.Run(w.name, func(b *testing.B) {
+			var buf bytes.Buffer
+			for b.Loop() {
+				buf.Reset()
+				if err := w.write(&buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(buf.Len())/float64(len(r.Findings)), "bytes/finding")
+		})
+	}
+}
