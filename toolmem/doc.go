@@ -1,0 +1,51 @@
+// Package toolmem is the review's tool memory: an on-disk Badger store that
+// keeps every tool output whole under a short reference ID, builds the
+// previews the conversation carries instead of the outputs, reads outputs back
+// whole, by line range or by regular expression, and keeps the run records
+// (each model request exactly as sent, responses, prune events, the
+// conversation) that replay and follow-up questions read.
+//
+// It knows nothing about models or tools: tool names, arguments, requests and
+// conversations are opaque strings and bytes to it.
+//
+// # Location and sharing
+//
+// A store lives in one directory, by default <git common dir>/review (see
+// DefaultDir), so it is per repository, shared by its worktrees and never
+// committed. The directory is created 0700 and its files are made 0600 when
+// the store opens and closes (files Badger adds in between are covered by the
+// directory's mode). Open refuses a directory that holds anything but a store.
+// Badger lets one process use a directory at a time; Open waits
+// Options.LockWait for another review to finish and then fails with
+// ErrLocked.
+//
+// # Key layout
+//
+// Every key starts with a one-letter namespace and a slash; the ID that
+// follows ends with a slash, so the keys of one run or one output share a
+// prefix that no other run or output shares (run IDs cannot contain a slash,
+// refs have a fixed length). Numbers are 4-byte big-endian so that steps,
+// events and chunks list in order. Blobs (outputs, request and response
+// bodies, conversations) are stored as a header holding their length followed
+// by chunks of at most 1 MiB, which keeps every value well inside Badger's
+// value and transaction limits whatever the size of the blob.
+//
+//	key                              value
+//	m/<ref>/                         output metadata (JSON)
+//	o/<ref>/                         output length (8-byte big-endian)
+//	o/<ref>/<chunk>                  output bytes, chunk by chunk
+//	x/<run>/<ref>                    empty: the outputs of a run
+//	r/<run>/                         run record (JSON)
+//	s/<run>/<step>/h                 step record (JSON)
+//	s/<run>/<step>/q/ (+ <chunk>)    request body exactly as sent (blob)
+//	s/<run>/<step>/a/ (+ <chunk>)    response body (blob)
+//	e/<run>/<seq>                    event: step (4 bytes) then its data verbatim
+//	c/<run>/ (+ <chunk>)             the run's conversation (blob)
+//
+// # Durability
+//
+// Badger's write-ahead log survives a killed process: whatever was committed
+// is there on reopen. Run records (runs, steps, events, conversations) are
+// also synced to disk when written, so they survive a crash of the machine,
+// together with the outputs written before them.
+package toolmem

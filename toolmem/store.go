@@ -1,0 +1,338 @@
+package toolmem
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+)
+
+// DefaultLockWait is how long Open waits for another review to release the
+// store when Options.LockWait is zero.
+const DefaultLockWait = 10 * time.Second
+
+// ErrLocked reports that another process holds the store. Errors returned by
+// Open wrap it with the directory and how long Open waited.
+var ErrLocked = errors.New("tool memory is in use by another review")
+
+// ErrNotFound reports an unknown ref or run. Errors wrap it with the ID that
+// was asked for.
+var ErrNotFound = errors.New("not found in tool memory")
+
+// Options tune Open. The zero value is ready to use.
+type Options struct {
+	// LockWait is how long Open retries while another process holds the
+	// directory (DefaultLockWait if zero, no retry if negative).
+	LockWait time.Duration
+	// ErrorLog receives Badger's error messages, one a line. Nil discards
+	// them: Badger never writes to the terminal on its own.
+	ErrorLog io.Writer
+}
+
+// Store is an open tool memory. Its methods are safe for concurrent use.
+type Store struct {
+	db  *badger.DB
+	dir string
+
+	// wmu serialises the writes that read before they write (ref
+	// allocation in Put, sequence numbers in AddEvent), which Badger's
+	// conflict detection cannot protect against phantoms.
+	wmu sync.Mutex
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// DefaultDir returns the default store directory of the repository at
+// repoDir: <git common dir>/review, shared by all worktrees of the
+// repository and never committed.
+func DefaultDir(repoDir string) (string, error) {
+	cmd := exec.Command("git", "rev-parse", "--git-common-dir")
+	cmd.Dir = repoDir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		return "", fmt.Errorf("cannot locate the git directory of %s (%s): run inside a git repository or choose a store with --store DIR", repoDir, msg)
+	}
+	dir := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(repoDir, dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("cannot locate the git directory of %s: %w", repoDir, err)
+	}
+	return filepath.Join(abs, "review"), nil
+}
+
+// badgerOptions returns the options of a small store: Badger's defaults are
+// sized for databases of many gigabytes (1 GiB value log files mapped at
+// twice that size, 64 MiB memtables, a 256 MiB block cache), a review store
+// holds megabytes. See BenchmarkFootprint for what these choices cost.
+func badgerOptions(dir string, errLog io.Writer) badger.Options {
+	return badger.DefaultOptions(dir).
+		WithLogger(errorLogger{errLog}).
+		WithMetricsEnabled(false).
+		// A memtable also bounds a transaction (15% of it); blobs go to the
+		// value log, so transactions stay small whatever the output size.
+		WithMemTableSize(4 << 20).
+		WithNumMemtables(2).
+		WithNumLevelZeroTables(2).
+		WithNumLevelZeroTablesStall(8).
+		WithBaseTableSize(1 << 20).
+		WithBaseLevelSize(4 << 20).
+		WithNumCompactors(2).
+		WithNumGoroutines(2).
+		// Value log files are mapped at twice this size while written.
+		WithValueLogFileSize(16 << 20).
+		// Outputs, requests and conversations above this go to the value
+		// log; metadata stays in the LSM tree.
+		WithValueThreshold(4 << 10).
+		// Without compression or encryption Badger needs no block cache;
+		// the data is text that the OS page cache serves well.
+		WithCompression(options.None).
+		WithBlockCacheSize(0).
+		WithIndexCacheSize(0)
+}
+
+// Open opens the store in dir, creating it if needed. If another process
+// holds it, Open retries for opts.LockWait and then returns an error that
+// wraps ErrLocked.
+func Open(dir string, opts Options) (*Store, error) {
+	return open(dir, opts, badgerOptions)
+}
+
+// open is Open with the Badger options of choice.
+func open(dir string, opts Options, badgerOpts func(dir string, errLog io.Writer) badger.Options) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("tool memory directory is empty: choose one with --store DIR")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("tool memory directory %s: %w", dir, err)
+	}
+	dir = abs
+	if err := prepareDir(dir); err != nil {
+		return nil, err
+	}
+	wait := opts.LockWait
+	if wait == 0 {
+		wait = DefaultLockWait
+	}
+	bopts := badgerOpts(dir, opts.ErrorLog)
+
+	deadline := time.Now().Add(wait)
+	delay := 20 * time.Millisecond
+	for {
+		db, err := badger.Open(bopts)
+		if err == nil {
+			s := &Store{db: db, dir: dir}
+			if err := restrictFiles(dir); err != nil {
+				s.Close()
+				return nil, err
+			}
+			return s, nil
+		}
+		if !isLockError(err) {
+			return nil, fmt.Errorf("cannot open tool memory at %s: %s", dir, oneLine(err))
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, &lockedError{dir: dir, waited: max(wait, 0)}
+		}
+		time.Sleep(min(delay, left))
+		delay = min(2*delay, 250*time.Millisecond)
+	}
+}
+
+// prepareDir creates dir 0700, or checks that an existing dir is a store (or
+// empty) before tightening its mode: a mistyped --store must not turn a
+// directory of the user's into a database.
+func prepareDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot create tool memory directory %s: %w", dir, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("cannot read tool memory directory %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if !isBadgerFile(e.Name()) {
+			return fmt.Errorf("%s is not a tool memory directory (it holds %s): choose an empty or new directory with --store DIR", dir, e.Name())
+		}
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot restrict tool memory directory %s to its owner: %w", dir, err)
+	}
+	return nil
+}
+
+// isBadgerFile reports whether name is one of the files Badger keeps in its
+// directory.
+func isBadgerFile(name string) bool {
+	switch name {
+	case "LOCK", "MANIFEST", "MANIFEST-REWRITE", "KEYREGISTRY", "REWRITE-KEYREGISTRY", "DISCARD":
+		return true
+	}
+	switch filepath.Ext(name) {
+	case ".vlog", ".sst", ".mem":
+		return true
+	}
+	return false
+}
+
+// restrictFiles makes the files of the store 0600. Badger creates most of
+// them 0666 minus the umask; files it creates while open are protected by the
+// 0700 directory and are tightened on Close.
+func restrictFiles(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("cannot read tool memory directory %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed by a compaction meanwhile
+		}
+		if err != nil {
+			return fmt.Errorf("cannot restrict tool memory files: %w", err)
+		}
+		if info.Mode().Perm() == 0o600 {
+			continue
+		}
+		err = os.Chmod(filepath.Join(dir, e.Name()), 0o600)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("cannot restrict tool memory files: %w", err)
+		}
+	}
+	return nil
+}
+
+// isLockError recognises Badger's failure to flock the directory. Badger
+// flattens the error to text, so the text is all there is to go on.
+func isLockError(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "Another process is using this Badger database") ||
+		strings.Contains(s, "Cannot acquire directory lock")
+}
+
+// Close flushes and closes the store. It is safe to call more than once.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		if err := s.db.Close(); err != nil {
+			s.closeErr = fmt.Errorf("closing tool memory at %s: %s", s.dir, oneLine(err))
+			return
+		}
+		s.closeErr = restrictFiles(s.dir)
+	})
+	return s.closeErr
+}
+
+// Dir returns the absolute directory of the store.
+func (s *Store) Dir() string { return s.dir }
+
+// sync makes everything written so far durable. Badger's log already
+// survives a killed process; this guards run records against a crash of the
+// machine.
+func (s *Store) sync() error {
+	if err := s.db.Sync(); err != nil {
+		return fmt.Errorf("syncing tool memory at %s: %s", s.dir, oneLine(err))
+	}
+	return nil
+}
+
+// lockedError is the error Open returns for a store held by another process.
+type lockedError struct {
+	dir    string
+	waited time.Duration
+}
+
+func (e *lockedError) Error() string {
+	return fmt.Sprintf("tool memory at %s is in use by another review (waited %s): wait for it to finish or use --store DIR", e.dir, e.waited)
+}
+
+func (e *lockedError) Unwrap() error { return ErrLocked }
+
+// notFoundError is an ErrNotFound with the message a person needs.
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string { return e.msg }
+func (e *notFoundError) Unwrap() error { return ErrNotFound }
+
+func refNotFound(ref string) error {
+	return &notFoundError{fmt.Sprintf("no stored output with ref %q: list refs with 'review memory list'", ref)}
+}
+
+func runNotFound(id string) error {
+	return &notFoundError{fmt.Sprintf("no run with ID %q: list runs with 'review memory list'", id)}
+}
+
+// errorLogger passes Badger's errors to a writer and drops everything else.
+type errorLogger struct{ w io.Writer }
+
+func (l errorLogger) Errorf(format string, args ...any) {
+	if l.w == nil {
+		return
+	}
+	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+	fmt.Fprintf(l.w, "tool memory: %s\n", msg)
+}
+
+func (errorLogger) Warningf(string, ...any) {}
+func (errorLogger) Infof(string, ...any)    {}
+func (errorLogger) Debugf(string, ...any)   {}
+
+// oneLine keeps the first line of a multi-line error (Badger adds hex dumps
+// and stack-like detail).
+func oneLine(err error) string {
+	s := strings.TrimSpace(err.Error())
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// errTxn wraps an error from a read or write of the store, keeping errors
+// of this package (not found, bad input) as they are.
+func (s *Store) errTxn(what string, err error) error {
+	var nf *notFoundError
+	var in *inputError
+	if errors.As(err, &nf) || errors.As(err, &in) {
+		return err
+	}
+	if strings.ContainsRune(strings.TrimSpace(err.Error()), '\n') {
+		return fmt.Errorf("%s in tool memory at %s: %s", what, s.dir, oneLine(err))
+	}
+	return fmt.Errorf("%s in tool memory at %s: %w", what, s.dir, err)
+}
+
+// inputError is a caller's mistake (bad ID, bad line number, bad regular
+// expression), reported as it is.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string { return e.msg }
+
+func inputErrorf(format string, args ...any) error {
+	return &inputError{fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,585 @@
+package toolmem
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// openTest opens a store in a new temporary directory, closed at the end of
+// the test.
+func openTest(t testing.TB) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "store"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+// randomBytes returns n reproducible bytes, most of them not valid UTF-8.
+func randomBytes(seed uint64, n int) []byte {
+	b := make([]byte, n)
+	r := rand.NewChaCha8([32]byte{byte(seed), byte(seed >> 8)})
+	_, _ = r.Read(b)
+	return b
+}
+
+func TestPutGet(t *testing.T) {
+	sizes := []int{0, 1, 4<<10 - 1, 4 << 10, chunkSize - 1, chunkSize, chunkSize + 1, 3*chunkSize + 7}
+	if !testing.Short() {
+		sizes = append(sizes, 50<<20)
+	}
+	dir := filepath.Join(t.TempDir(), "store")
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := map[string][]byte{}
+	for i, size := range sizes {
+		data := randomBytes(uint64(i), size)
+		before := time.Now()
+		ref, err := s.Put("run-1", i, fmt.Sprintf("call_%d", i), "search_in_project", `{"pattern":"x"}`, data)
+		if err != nil {
+			t.Fatalf("Put %d bytes: %v", size, err)
+		}
+		got, err := s.Get(ref)
+		if err != nil {
+			t.Fatalf("Get %d bytes: %v", size, err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatalf("Get %d bytes: %d bytes back, not the same", size, len(got))
+		}
+		m, err := s.Meta(ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Output{Ref: ref, Run: "run-1", Step: i, CallID: fmt.Sprintf("call_%d", i), Tool: "search_in_project",
+			Args: `{"pattern":"x"}`, Bytes: size, Lines: countLines(data), Created: m.Created}
+		if m != want {
+			t.Fatalf("Meta = %+v, want %+v", m, want)
+		}
+		if m.Created.Before(before.Add(-time.Second)) || m.Created.After(time.Now().Add(time.Second)) {
+			t.Fatalf("Created = %v, not now", m.Created)
+		}
+		refs[ref] = data
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for ref, data := range refs {
+		got, err := s.Get(ref)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("after reopening, Get(%s) = %d bytes, %v; want %d bytes", ref, len(got), err, len(data))
+		}
+	}
+}
+
+func TestRefs(t *testing.T) {
+	s := openTest(t)
+	ref := RefFor("run-1", "call_1")
+	if !regexp.MustCompile(`^[a-z2-7]{1,12}$`).MatchString(ref) {
+		t.Fatalf("RefFor = %q, want at most 12 lowercase base32 characters", ref)
+	}
+	if RefFor("run-1", "call_1") != ref {
+		t.Fatal("RefFor is not stable")
+	}
+	if RefFor("run-2", "call_1") == ref {
+		t.Fatal("RefFor gives the same ref in two runs")
+	}
+	if RefFor("run-1c", "all_1") == ref {
+		t.Fatal("RefFor confuses run and call boundaries")
+	}
+
+	put := func(step int, call, args string, data string) string {
+		t.Helper()
+		ref, err := s.Put("run-1", step, call, "read_file_hunk", args, []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ref
+	}
+	first := put(1, "call_1", "{}", strings.Repeat("long output\n", 300000))
+	if first != ref {
+		t.Fatalf("Put returned %q, want RefFor = %q", first, ref)
+	}
+	// A retry of the same call overwrites under the same ref, dropping the
+	// chunks the longer output had.
+	if again := put(1, "call_1", "{}", "short\n"); again != first {
+		t.Fatalf("a retry minted ref %q, want %q", again, first)
+	}
+	if got, _ := s.Get(first); string(got) != "short\n" {
+		t.Fatalf("after the retry Get = %.40q", got)
+	}
+	// Providers that reuse call IDs must not lose the earlier output.
+	second := put(2, "call_1", "{}", "step two\n")
+	third := put(2, "call_1", `{"other":1}`, "other args\n")
+	if second == first || third == first || third == second {
+		t.Fatalf("reused call ID got refs %s, %s, %s; want three different", first, second, third)
+	}
+	for ref, want := range map[string]string{first: "short\n", second: "step two\n", third: "other args\n"} {
+		if got, err := s.Get(ref); err != nil || string(got) != want {
+			t.Errorf("Get(%s) = %q, %v; want %q", ref, got, err, want)
+		}
+	}
+	if again := put(2, "call_1", `{"other":1}`, "retried\n"); again != third {
+		t.Fatalf("a retry of a derived ref minted %q, want %q", again, third)
+	}
+	// Refs as people type them.
+	for _, typed := range []string{strings.ToUpper(first), ` "` + first + `" `} {
+		if _, err := s.Meta(typed); err != nil {
+			t.Errorf("Meta(%q): %v", typed, err)
+		}
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	s := openTest(t)
+	for _, ref := range []string{"", "aaaaaaaaaa", "../../etc", "m/x/", strings.Repeat("a", 100), "a\x00b"} {
+		_, err := s.Get(ref)
+		if !errors.Is(err, ErrNotFound) {
+			t.Errorf("Get(%q) = %v, want ErrNotFound", ref, err)
+		}
+		for _, err := range []error{
+			func() error { _, err := s.Meta(ref); return err }(),
+			func() error { _, err := s.Page(ref, 1, 10); return err }(),
+			func() error { _, err := s.Grep(ref, "x", 10); return err }(),
+		} {
+			if !errors.Is(err, ErrNotFound) {
+				t.Errorf("%q: %v, want ErrNotFound", ref, err)
+			}
+		}
+	}
+	_, err := s.Get("aaaaaaaaaa")
+	want := `no stored output with ref "aaaaaaaaaa": list refs with 'review memory list'`
+	if err.Error() != want {
+		t.Errorf("error = %q, want %q", err, want)
+	}
+	if _, err := s.Put("bad/run", 1, "c", "t", "", nil); err == nil {
+		t.Error("Put accepted a run ID with a slash")
+	}
+	if _, err := s.Put("run", -1, "c", "t", "", nil); err == nil {
+		t.Error("Put accepted a negative step")
+	}
+}
+
+func TestList(t *testing.T) {
+	s := openTest(t)
+	var want1, all []string
+	for i := range 5 {
+		run := []string{"run-a", "run-b"}[i%2]
+		ref, err := s.Put(run, i, fmt.Sprint("call", i), "t", "", []byte("x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, ref)
+		if run == "run-a" {
+			want1 = append(want1, ref)
+		}
+	}
+	refsOf := func(outs []Output, err error) []string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var refs []string
+		for _, o := range outs {
+			refs = append(refs, o.Ref)
+		}
+		return refs
+	}
+	if got := refsOf(s.List("run-a")); fmt.Sprint(got) != fmt.Sprint(want1) {
+		t.Errorf("List(run-a) = %v, want %v", got, want1)
+	}
+	if got := refsOf(s.List("")); fmt.Sprint(got) != fmt.Sprint(all) {
+		t.Errorf("List() = %v, want %v (oldest first)", got, all)
+	}
+	if got := refsOf(s.List("run-none")); len(got) != 0 {
+		t.Errorf("List(run-none) = %v", got)
+	}
+}
+
+func TestPage(t *testing.T) {
+	s := openTest(t)
+	put := func(data string) string {
+		ref, err := s.Put("run", 0, data[:min(len(data), 20)], "t", "", []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ref
+	}
+	lines := put(string(numbered("line", 250)))
+	crlf := put("one\r\ntwo\r\nthree\r\n")
+	noEOL := put("a\nb\nlast")
+	empty := put("")
+	wide := put(strings.Repeat(strings.Repeat("w", 999)+"\n", 100))
+	huge := put(strings.Repeat("語", 1<<20))
+
+	tests := []struct {
+		name         string
+		ref          string
+		start, count int
+		wantStart    int
+		wantEnd      int
+		total        int
+		text         string // whole text, if set
+		err          string
+	}{
+		{name: "first lines", ref: lines, start: 1, count: 3, wantStart: 1, wantEnd: 3, total: 250, text: "1: line 1\n2: line 2\n3: line 3"},
+		{name: "middle", ref: lines, start: 100, count: 2, wantStart: 100, wantEnd: 101, total: 250, text: "100: line 100\n101: line 101"},
+		{name: "start 0 is 1", ref: lines, start: 0, count: 1, wantStart: 1, wantEnd: 1, total: 250, text: "1: line 1"},
+		{name: "count 0 is the default", ref: lines, start: 1, count: 0, wantStart: 1, wantEnd: DefaultPageLines, total: 250},
+		{name: "count is capped", ref: lines, start: 1, count: 100000, wantStart: 1, wantEnd: 250, total: 250},
+		{name: "last page is short", ref: lines, start: 245, count: 80, wantStart: 245, wantEnd: 250, total: 250},
+		{name: "last line", ref: lines, start: 250, count: 1, wantStart: 250, wantEnd: 250, total: 250, text: "250: line 250"},
+		{name: "past the end", ref: lines, start: 251, count: 1, err: "has 250 lines; ask for start_line <= 250"},
+		{name: "CRLF", ref: crlf, start: 1, count: 10, wantStart: 1, wantEnd: 3, total: 3, text: "1: one\n2: two\n3: three"},
+		{name: "no trailing newline", ref: noEOL, start: 2, count: 10, wantStart: 2, wantEnd: 3, total: 3, text: "2: b\n3: last"},
+		{name: "empty", ref: empty, start: 1, count: 10, wantStart: 1, wantEnd: 0, total: 0, text: ""},
+		{name: "empty past the end", ref: empty, start: 2, count: 10, err: "is empty"},
+		{name: "characters are capped", ref: wide, start: 1, count: 100, wantStart: 1, wantEnd: 15, total: 100},
+		{name: "huge line is cut", ref: huge, start: 1, count: 10, wantStart: 1, wantEnd: 1, total: 1,
+			text: "1: " + strings.Repeat("語", MaxLineChars) + fmt.Sprintf(" [... %d more bytes]", 3<<20-3*MaxLineChars)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := s.Page(tt.ref, tt.start, tt.count)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Ref != tt.ref || p.Start != tt.wantStart || p.End != tt.wantEnd || p.Total != tt.total {
+				t.Fatalf("page %s %d-%d of %d, want %s %d-%d of %d", p.Ref, p.Start, p.End, p.Total, tt.ref, tt.wantStart, tt.wantEnd, tt.total)
+			}
+			if tt.text != "" && p.Text != tt.text {
+				t.Fatalf("text:\n%.300q\nwant:\n%.300q", p.Text, tt.text)
+			}
+			if got := strings.Count(p.Text, "\n") + 1; p.End >= p.Start && got != p.End-p.Start+1 {
+				t.Fatalf("text has %d lines for %d-%d", got, p.Start, p.End)
+			}
+			if n := len([]rune(p.Text)); n > MaxPageChars {
+				t.Fatalf("text has %d characters, more than %d", n, MaxPageChars)
+			}
+		})
+	}
+}
+
+func TestGrep(t *testing.T) {
+	s := openTest(t)
+	put := func(data string) string {
+		ref, err := s.Put("run", 0, data[:min(len(data), 20)], "t", "", []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ref
+	}
+	log := put("ok 1\nFAIL: a\nok 2\nFAIL: b\r\nok 3\nfail: c")
+	many := put(string(numbered("match", 1000)))
+	long := put(strings.Repeat("x", 100000) + "NEEDLE" + strings.Repeat("y", 100000) + "\n")
+
+	tests := []struct {
+		name                string
+		ref, pattern        string
+		max                 int
+		matches, shown, tot int
+		text, err           string
+	}{
+		{name: "matches with line numbers", ref: log, pattern: "^FAIL", matches: 2, shown: 2, tot: 6, text: "2: FAIL: a\n4: FAIL: b"},
+		{name: "end anchor on CRLF", ref: log, pattern: `b$`, matches: 1, shown: 1, tot: 6, text: "4: FAIL: b"},
+		{name: "case-insensitive", ref: log, pattern: "(?i)fail", matches: 3, shown: 3, tot: 6},
+		{name: "last line without newline", ref: log, pattern: "c$", matches: 1, shown: 1, tot: 6, text: "6: fail: c"},
+		{name: "no match", ref: log, pattern: "nothing", matches: 0, shown: 0, tot: 6, text: ""},
+		{name: "capped by max", ref: many, pattern: "match", max: 5, matches: 1000, shown: 5, tot: 1000},
+		{name: "max 0 is the default", ref: many, pattern: "match", max: 0, matches: 1000, shown: DefaultGrepMatches, tot: 1000},
+		{name: "max is capped", ref: many, pattern: "match", max: 1 << 30, matches: 1000, shown: MaxGrepMatches, tot: 1000},
+		{name: "invalid regex", ref: log, pattern: "(unclosed", err: `invalid regular expression "(unclosed"`},
+		{name: "lookahead", ref: log, pattern: "a(?=b)", err: "RE2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := s.Grep(tt.ref, tt.pattern, tt.max)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Ref != tt.ref || r.Pattern != tt.pattern || r.Matches != tt.matches || r.Shown != tt.shown || r.Total != tt.tot {
+				t.Fatalf("got %+v", r)
+			}
+			if tt.text != "" && r.Text != tt.text {
+				t.Fatalf("text %q, want %q", r.Text, tt.text)
+			}
+		})
+	}
+
+	r, err := s.Grep(long, "NEEDLE", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Text, "NEEDLE") || len([]rune(r.Text)) > MaxLineChars+100 ||
+		!strings.Contains(r.Text, "[... 99500 earlier bytes] ") || !strings.Contains(r.Text, " [... 98506 more bytes]") {
+		t.Fatalf("long line not shown around its match: %.200q...", r.Text)
+	}
+}
+
+func TestPermissions(t *testing.T) {
+	withUmask(t, 0o022)
+	dir := filepath.Join(t.TempDir(), "store")
+	if err := os.Mkdir(dir, 0o755); err != nil { // too open: Open tightens it
+		t.Fatal(err)
+	}
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		info, err := os.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode().Perm() != 0o700 {
+			t.Errorf("%s: directory mode %v, want 0700", when, info.Mode().Perm())
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil || len(entries) == 0 {
+			t.Fatalf("%s: %d files, %v", when, len(entries), err)
+		}
+		for _, e := range entries {
+			info, err := e.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Mode().Perm() != 0o600 {
+				t.Errorf("%s: %s has mode %v, want 0600", when, e.Name(), info.Mode().Perm())
+			}
+		}
+	}
+	check("after Open")
+	for i := range 20 {
+		if _, err := s.Put("run", i, fmt.Sprint(i), "t", "", randomBytes(uint64(i), 1<<20)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("after Close")
+}
+
+func TestOpenRefusesOtherDirectories(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), "is not a tool memory directory") {
+		t.Fatalf("Open of a directory with other files: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Open wrote a store into the directory: %v", err)
+	}
+}
+
+// TestQuiet checks that Badger writes nothing to the terminal.
+func TestQuiet(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, stdout := os.Stderr, os.Stdout
+	os.Stderr, os.Stdout = f, f
+	func() {
+		defer func() { os.Stderr, os.Stdout = stderr, stdout }()
+		dir := filepath.Join(t.TempDir(), "store")
+		s, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Put("run", 1, "c", "t", "", randomBytes(1, 5<<20)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.GC(time.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s, err = Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}()
+	out, _ := os.ReadFile(f.Name())
+	if len(out) > 0 {
+		t.Fatalf("the store wrote to the terminal:\n%s", out)
+	}
+}
+
+func TestConcurrentPuts(t *testing.T) {
+	s := openTest(t)
+	var wg sync.WaitGroup
+	refs := make([]string, 16)
+	for i := range refs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ref, err := s.Put("run", 1, fmt.Sprint("call", i), "t", "", []byte(fmt.Sprint(i)))
+			if err != nil {
+				t.Error(err)
+			}
+			refs[i] = ref
+		}()
+	}
+	wg.Wait()
+	for i, ref := range refs {
+		if got, err := s.Get(ref); err != nil || string(got) != fmt.Sprint(i) {
+			t.Errorf("Get(%s) = %q, %v", ref, got, err)
+		}
+	}
+}
+
+// gitEnv makes git ignore the user's configuration.
+func gitEnv(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("GIT_AUTHOR_NAME", "Test")
+	t.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
+	t.Setenv("GIT_COMMITTER_NAME", "Test")
+	t.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+}
+
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func TestDefaultDir(t *testing.T) {
+	gitEnv(t)
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	git(t, root, "init", "-q", "-b", "main", repo)
+	if err := os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "add", "a.txt")
+	git(t, repo, "commit", "-q", "-m", "first")
+	if err := os.Mkdir(filepath.Join(repo, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "worktree", "add", "-q", filepath.Join(root, "wt"))
+
+	want := filepath.Join(repo, ".git", "review")
+	if real, err := filepath.EvalSymlinks(repo); err == nil {
+		want = filepath.Join(real, ".git", "review")
+	}
+	for _, dir := range []string{repo, filepath.Join(repo, "sub"), filepath.Join(root, "wt")} {
+		got, err := DefaultDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, _ := filepath.EvalSymlinks(filepath.Dir(got)); filepath.Join(g, "review") != want {
+			t.Errorf("DefaultDir(%s) = %s, want %s", dir, got, want)
+		}
+	}
+
+	_, err := DefaultDir(t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "--store DIR") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("DefaultDir outside a repository: %v", err)
+	}
+}
+
+// TestPageAcrossChunks pages and greps an output whose lines straddle chunk
+// boundaries, against a plain split of the whole output.
+func TestPageAcrossChunks(t *testing.T) {
+	s := openTest(t)
+	var b bytes.Buffer
+	for i := 1; b.Len() < 3*chunkSize+100; i++ {
+		fmt.Fprintf(&b, "line %d %s\r\n", i, strings.Repeat("z", i%97))
+	}
+	b.WriteString("tail without newline")
+	data := b.Bytes()
+	ref, err := s.Put("run", 1, "c", "t", "", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	// Lines around each chunk boundary, and the first and last.
+	starts := []int{1, len(want)}
+	for c := 1; c <= 3; c++ {
+		n := countLines(data[:c*chunkSize])
+		starts = append(starts, n-1, n, n+1)
+	}
+	for _, start := range starts {
+		p, err := s.Page(ref, start, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exp []string
+		for n := start; n < start+3 && n <= len(want); n++ {
+			exp = append(exp, fmt.Sprintf("%d: %s", n, want[n-1]))
+		}
+		if p.Text != strings.Join(exp, "\n") {
+			t.Fatalf("Page(%d):\n%q\nwant\n%q", start, p.Text, strings.Join(exp, "\n"))
+		}
+	}
+	for _, n := range starts {
+		pattern := "^" + regexp.QuoteMeta(want[n-1]) + "$"
+		r, err := s.Grep(ref, pattern, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Matches != 1 || r.Text != fmt.Sprintf("%d: %s", n, want[n-1]) {
+			t.Fatalf("Grep(%q) = %+v", pattern, r)
+		}
+	}
+}
+
+func TestErrorLog(t *testing.T) {
+	var buf bytes.Buffer
+	l := errorLogger{&buf}
+	l.Infof("info %d", 1)
+	l.Warningf("warning")
+	l.Debugf("debug")
+	l.Errorf("while compacting: %v\n", errors.New("disk full"))
+	if got := buf.String(); got != "tool memory: while compacting: disk full\n" {
+		t.Fatalf("log = %q", got)
+	}
+	errorLogger{}.Errorf("nowhere") // a nil writer drops errors
+}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package toolmem
+
+import "testing"
+
+func withUmask(*testing.T, int) {}

@@ -1,0 +1,116 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestGetFileDiff(t *testing.T) {
+	f := sharedFixture(t)
+	s := f.set()
+	tests := []struct {
+		name, path string
+		want, lack []string
+	}{
+		{
+			name: "modified",
+			path: "main.go",
+			want: []string{"diff --git a/main.go b/main.go\n", "--- a/main.go\n+++ b/main.go\n", "-\tfmt.Println(util.Hello())\n+\tfmt.Println(util.Hello(), \"world\")\n"},
+			lack: []string{"uncommitted"},
+		},
+		{
+			name: "renamed, by new path",
+			path: "util/renamed.go",
+			want: []string{"rename from util/old.go\nrename to util/renamed.go"},
+		},
+		{
+			name: "renamed, by old path",
+			path: "util/old.go",
+			want: []string{"rename from util/old.go\nrename to util/renamed.go"},
+		},
+		{
+			name: "added",
+			path: "util/new.go",
+			want: []string{"new file mode 100644", "+func New() int { return 1 }"},
+		},
+		{
+			name: "deleted",
+			path: "docs/guide.md",
+			want: []string{"deleted file mode 100644", "-guide"},
+		},
+		{
+			name: "glob characters are literal",
+			path: "a*.txt",
+			want: []string{"b/a*.txt", "+star"},
+			lack: []string{"ab.txt"},
+		},
+		{
+			name: "unicode path is not quoted",
+			path: "unicodé.txt",
+			want: []string{"diff --git a/unicodé.txt b/unicodé.txt"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := mustOK(t, call(t, s, "get_file_diff", `{"path": `+quoteJSON(tt.path)+`}`))
+			contains(t, out, tt.want...)
+			lacks(t, out, tt.lack...)
+		})
+	}
+}
+
+func TestGetFileDiffErrors(t *testing.T) {
+	f := sharedFixture(t)
+	s := f.set()
+	mustErr(t, call(t, s, "get_file_diff", `{"path": "README.md"}`), `"README.md" did not change between base and head`, "changed files: ", "main.go")
+	mustErr(t, call(t, s, "get_file_diff", `{"path": "util"}`), `"util" is a directory`, "util/new.go")
+	mustErr(t, call(t, s, "get_file_diff", `{}`), `needs argument "path"`)
+	noBase := New(Env{Root: f.root, Head: f.head})
+	mustErr(t, call(t, noBase, "get_file_diff", `{"path": "main.go"}`), "no base revision")
+	hidden := f.set(func(e *Env) { e.Ignore = []string{"main.go"} })
+	mustErr(t, call(t, hidden, "get_file_diff", `{"path": "main.go"}`), "excluded from this review")
+	res := call(t, hidden, "get_file_diff", `{"path": "README.md"}`)
+	mustErr(t, res, "changed files")
+	if strings.Contains(res.Output, " main.go") {
+		t.Errorf("an ignored file is named: %s", res.Output)
+	}
+}
+
+func TestGetFileDiffLarge(t *testing.T) {
+	r := newRepo(t, t.TempDir())
+	r.write(map[string]string{"big.txt": lines(5000, "old %d")})
+	base := r.commit("base")
+	r.write(map[string]string{"big.txt": lines(5000, "new %d")})
+	head := r.commit("head")
+	s := New(Env{Root: r.root, Head: head, Base: base, MaxBytes: 4096})
+	out := mustOK(t, call(t, s, "get_file_diff", `{"path": "big.txt"}`))
+	if len(out) > 4096 {
+		t.Errorf("output is %d bytes, over MaxBytes", len(out))
+	}
+	contains(t, out, "diff --git a/big.txt b/big.txt", "read the file's changed regions with read_file_hunk")
+}
+
+func TestGetFileDiffCopy(t *testing.T) {
+	r := newRepo(t, t.TempDir())
+	body := lines(40, "\tstep(%d)")
+	r.write(map[string]string{"a.go": "package a\n\nfunc A() {\n" + body + "}\n"})
+	base := r.commit("base")
+	r.write(map[string]string{
+		"a.go": "package a\n\nfunc A() {\n" + body + "\tdone()\n}\n",
+		"b.go": "package a\n\nfunc A() {\n" + body + "}\n",
+	})
+	head := r.commit("copy")
+	s := New(Env{Root: r.root, Head: head, Base: base})
+	out := mustOK(t, call(t, s, "get_file_diff", `{"path": "b.go"}`))
+	contains(t, out, "copy from a.go\ncopy to b.go")
+	// The source of a copy is its own change.
+	out = mustOK(t, call(t, s, "get_file_diff", `{"path": "a.go"}`))
+	contains(t, out, "diff --git a/a.go b/a.go", "+\tdone()")
+	lacks(t, out, "copy to")
+}
+
+func TestGetFileDiffSubmodule(t *testing.T) {
+	f := sharedFixture(t)
+	out := mustOK(t, call(t, f.set(), "get_file_diff", `{"path": "sub"}`))
+	contains(t, out, "+Subproject commit "+f.base)
+}

@@ -1,0 +1,358 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// gitArgs come before every subcommand. Each pins a setting that the user's
+// or the repository's configuration could otherwise change in the output we
+// parse or show, or that could make a read write something.
+var gitArgs = []string{
+	"--no-pager",
+	"--literal-pathspecs", // a path like "*.go" or ":(exclude)x" is a file name, not pathspec magic
+	"-c", "core.quotePath=false",
+	"-c", "color.ui=never",
+	"-c", "color.diff=never",
+	"-c", "core.fsmonitor=false",
+	"-c", "diff.noprefix=false",
+	"-c", "diff.mnemonicPrefix=false",
+	"-c", "diff.relative=false",
+	"-c", "diff.suppressBlankEmpty=false",
+}
+
+// gitEnv is the environment for git: the caller's, with optional locks off
+// so that no read refreshes the index, and messages in a stable language.
+func gitEnv() []string {
+	return append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
+}
+
+// command builds a git command in the repository.
+func (s *Set) command(ctx context.Context, args ...string) *exec.Cmd {
+	full := append([]string{"-C", s.env.Root}, gitArgs...)
+	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
+	cmd.Env = gitEnv()
+	return cmd
+}
+
+// git runs a git command and returns its standard output, keeping at most
+// limit bytes of it (limit <= 0: all) and reporting whether some were cut.
+func (s *Set) git(ctx context.Context, limit int, args ...string) ([]byte, bool, error) {
+	cmd := s.command(ctx, args...)
+	out := &capWriter{limit: limit}
+	var stderr capWriter
+	stderr.limit = 4 << 10
+	cmd.Stdout = out
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, false, gitError(ctx, args, err, stderr.buf.Bytes())
+	}
+	return out.buf.Bytes(), out.cut, nil
+}
+
+// gitError turns a failed git run into one line: which command, and git's
+// own first line of complaint, or that the call ran out of time.
+func gitError(ctx context.Context, args []string, err error, stderr []byte) error {
+	name := "git"
+	if len(args) > 0 {
+		name = "git " + args[0]
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("%s: %w", name, ctxErr)
+	}
+	msg := strings.TrimSpace(string(stderr))
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if msg != "" {
+		return fmt.Errorf("%s: %s", name, msg)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// capWriter keeps the first limit bytes written to it and discards the
+// rest, so a huge output cannot exhaust memory.
+type capWriter struct {
+	buf   bytes.Buffer
+	limit int
+	cut   bool
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	if w.limit > 0 {
+		room := w.limit - w.buf.Len()
+		if room < len(p) {
+			w.cut = true
+			if room > 0 {
+				w.buf.Write(p[:room])
+			}
+			return len(p), nil
+		}
+	}
+	return w.buf.Write(p)
+}
+
+// Modes of tree entries, as git prints them.
+const (
+	modeSymlink   = "120000"
+	modeSubmodule = "160000"
+)
+
+// entry is one tracked path of a tree.
+type entry struct {
+	path string
+	mode string
+	oid  string
+	size int64 // -1 for submodules
+}
+
+func (e entry) symlink() bool   { return e.mode == modeSymlink }
+func (e entry) submodule() bool { return e.mode == modeSubmodule }
+func (e entry) regular() bool   { return !e.symlink() && !e.submodule() }
+
+// tree is the listing of one revision: every tracked path, sorted bytewise.
+type tree struct {
+	rev     string // full commit SHA
+	entries []entry
+	index   map[string]int
+	dirs    map[string]int // directory -> number of files below it
+}
+
+func (t *tree) file(p string) (entry, bool) {
+	i, ok := t.index[p]
+	if !ok {
+		return entry{}, false
+	}
+	return t.entries[i], true
+}
+
+func (t *tree) isDir(p string) bool {
+	if p == "" {
+		return true
+	}
+	_, ok := t.dirs[p]
+	return ok
+}
+
+// parseTree parses the output of git ls-tree -r -l -z --full-tree.
+func parseTree(rev string, out []byte) (*tree, error) {
+	t := &tree{rev: rev, index: map[string]int{}, dirs: map[string]int{}}
+	for len(out) > 0 {
+		i := bytes.IndexByte(out, 0)
+		if i < 0 {
+			i = len(out)
+		}
+		rec := out[:i]
+		out = out[min(i+1, len(out)):]
+		if len(rec) == 0 {
+			continue
+		}
+		// <mode> SP <type> SP <object> SP+ <size> TAB <path>
+		tab := bytes.IndexByte(rec, '\t')
+		if tab < 0 {
+			return nil, fmt.Errorf("unexpected ls-tree record %q", rec)
+		}
+		fields := strings.Fields(string(rec[:tab]))
+		if len(fields) != 4 {
+			return nil, fmt.Errorf("unexpected ls-tree record %q", rec)
+		}
+		e := entry{path: string(rec[tab+1:]), mode: fields[0], oid: fields[2], size: -1}
+		if fields[3] != "-" {
+			n, err := strconv.ParseInt(fields[3], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("unexpected size in ls-tree record %q", rec)
+			}
+			e.size = n
+		}
+		t.entries = append(t.entries, e)
+	}
+	sort.Slice(t.entries, func(i, j int) bool { return t.entries[i].path < t.entries[j].path })
+	for i, e := range t.entries {
+		t.index[e.path] = i
+		for d := parentDir(e.path); d != ""; d = parentDir(d) {
+			t.dirs[d]++
+		}
+	}
+	return t, nil
+}
+
+// parentDir is the directory of a slash path, "" at the top.
+func parentDir(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// revision names the two revisions a tool may read.
+type revision string
+
+const (
+	revHead revision = "head"
+	revBase revision = "base"
+)
+
+// repoState caches what a Set learns about the repository: resolved
+// revisions and their trees. The trees never change during a review, and a
+// listing of a 20k-file repository is worth keeping between calls.
+type repoState struct {
+	mu    sync.Mutex
+	revs  map[revision]string
+	trees map[string]*tree
+}
+
+// resolve returns the full commit SHA of a revision.
+func (s *Set) resolve(ctx context.Context, r revision) (string, error) {
+	s.state.mu.Lock()
+	sha, ok := s.state.revs[r]
+	s.state.mu.Unlock()
+	if ok {
+		return sha, nil
+	}
+	name := s.env.Head
+	if r == revBase {
+		name = s.env.Base
+		if name == "" {
+			return "", errors.New(`no base revision is set for this review, so revision "base" and diffs are unavailable; read files at "head"`)
+		}
+	}
+	out, _, err := s.git(ctx, 0, "rev-parse", "--verify", "--quiet", "--end-of-options", name+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("resolving %s revision %q: %w", r, name, err)
+	}
+	sha = strings.TrimSpace(string(out))
+	s.state.mu.Lock()
+	s.state.revs[r] = sha
+	s.state.mu.Unlock()
+	return sha, nil
+}
+
+// tree returns the listing of a revision, read once per Set.
+func (s *Set) tree(ctx context.Context, r revision) (*tree, error) {
+	sha, err := s.resolve(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	s.state.mu.Lock()
+	t, ok := s.state.trees[sha]
+	s.state.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	out, _, err := s.git(ctx, 0, "ls-tree", "-r", "-l", "-z", "--full-tree", sha)
+	if err != nil {
+		return nil, fmt.Errorf("listing files at %s: %w", r, err)
+	}
+	t, err = parseTree(sha, out)
+	if err != nil {
+		return nil, fmt.Errorf("listing files at %s: %w", r, err)
+	}
+	s.state.mu.Lock()
+	s.state.trees[sha] = t
+	s.state.mu.Unlock()
+	return t, nil
+}
+
+// blob reads one object whole. Callers check its size first.
+func (s *Set) blob(ctx context.Context, oid string) ([]byte, error) {
+	out, _, err := s.git(ctx, 0, "cat-file", "blob", oid)
+	return out, err
+}
+
+// scanBlobs streams the contents of files through one git cat-file --batch
+// process, in order, calling fn for each from the reading goroutine. Asking
+// for all objects up front on one pipe and reading the answers on another is
+// what makes reading thousands of files cheap: one process, no per-file
+// start-up. It stops early, without error, when ctx is cancelled by the
+// caller; fn must not block forever.
+func (s *Set) scanBlobs(ctx context.Context, files []entry, fn func(i int, data []byte)) error {
+	if len(files) == 0 {
+		return nil
+	}
+	cmd := s.command(ctx, "cat-file", "--batch")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	var stderr capWriter
+	stderr.limit = 4 << 10
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	writeErr := make(chan error, 1)
+	go func() {
+		w := bufio.NewWriterSize(stdin, 64<<10)
+		for _, f := range files {
+			if _, err := w.WriteString(f.oid + "\n"); err != nil {
+				writeErr <- err
+				stdin.Close()
+				return
+			}
+		}
+		err := w.Flush()
+		stdin.Close()
+		writeErr <- err
+	}()
+	readErr := readBatch(ctx, bufio.NewReaderSize(stdout, 256<<10), files, fn)
+	if readErr != nil {
+		// Unblock the writer and reap the process; the read error (or
+		// the context's) is the one worth reporting.
+		cmd.Process.Kill()
+	}
+	io.Copy(io.Discard, stdout)
+	<-writeErr
+	waitErr := cmd.Wait()
+	if ctx.Err() != nil {
+		return nil
+	}
+	if readErr != nil {
+		return fmt.Errorf("git cat-file: %w", readErr)
+	}
+	if waitErr != nil {
+		return gitError(ctx, []string{"cat-file"}, waitErr, stderr.buf.Bytes())
+	}
+	return nil
+}
+
+// readBatch reads git cat-file --batch answers for files in order.
+func readBatch(ctx context.Context, r *bufio.Reader, files []entry, fn func(i int, data []byte)) error {
+	for i, f := range files {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		header, err := r.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", f.path, err)
+		}
+		// <oid> SP <type> SP <size> LF, or <oid> SP missing LF
+		fields := strings.Fields(header)
+		if len(fields) != 3 {
+			return fmt.Errorf("reading %s: git answered %q", f.path, strings.TrimSpace(header))
+		}
+		size, err := strconv.Atoi(fields[2])
+		if err != nil || size < 0 {
+			return fmt.Errorf("reading %s: git answered %q", f.path, strings.TrimSpace(header))
+		}
+		data := make([]byte, size+1) // the content and its trailing LF
+		if _, err := io.ReadFull(r, data); err != nil {
+			return fmt.Errorf("reading %s: %w", f.path, err)
+		}
+		fn(i, data[:size])
+	}
+	return nil
+}

@@ -1,0 +1,184 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Limits of list_project_files.
+const (
+	listDefault = 200
+	listMax     = 1000
+	// listDirs bounds the directory summary shown when a listing is cut.
+	listDirs = 40
+)
+
+type listArgs struct {
+	PathPrefix *string `json:"path_prefix"`
+	Glob       *string `json:"glob"`
+	Limit      *int    `json:"limit"`
+	Offset     *int    `json:"offset"`
+}
+
+func (s *Set) listTool() *tool {
+	t := newTool("list_project_files",
+		"List the files tracked at the reviewed head revision (what git tracks; ignored and untracked files are not included), with sizes in bytes, in path order. Paged: the result says how many more files exist and the exact call for the next page.",
+		`{"path_prefix": "src", "glob": "*.go", "limit": 200, "offset": 0}`,
+		[]param{
+			{name: "path_prefix", typ: typeString, desc: `Directory (or file) to list, relative to the repository root, e.g. "src/api". Null for the whole repository.`},
+			{name: "glob", typ: typeString, desc: `Glob to filter paths: without a slash it matches file names at any depth ("*.go", "*_test.py"); with one it matches the whole path ("cmd/**/*.go"). Null for all files.`},
+			{name: "limit", typ: typeInteger, desc: fmt.Sprintf("Files per page, 1-%d. Null for %d.", listMax, listDefault)},
+			{name: "offset", typ: typeInteger, desc: "Number of matching files to skip, for the next page. Null for 0."},
+		}, nil)
+	t.run = func(ctx context.Context, raw json.RawMessage) (Result, error) {
+		var a listArgs
+		if err := t.decode(raw, &a); err != nil {
+			return Result{}, err
+		}
+		return s.list(ctx, a)
+	}
+	return t
+}
+
+func (s *Set) list(ctx context.Context, a listArgs) (Result, error) {
+	prefix, glob := "", ""
+	if a.PathPrefix != nil {
+		p, err := s.cleanPath("path_prefix", *a.PathPrefix, true)
+		if err != nil {
+			return Result{}, err
+		}
+		prefix = p
+	}
+	if a.Glob != nil && *a.Glob != "" {
+		glob = *a.Glob
+		if err := checkGlob("glob", glob); err != nil {
+			return Result{}, err
+		}
+	}
+	limit, offset := listDefault, 0
+	var notes []string
+	if a.Limit != nil {
+		limit = *a.Limit
+		if limit < 1 {
+			return Result{}, fmt.Errorf("limit must be at least 1 (or null for %d)", listDefault)
+		}
+		if limit > listMax {
+			notes = append(notes, fmt.Sprintf("limit %d lowered to the maximum, %d", limit, listMax))
+			limit = listMax
+		}
+	}
+	if a.Offset != nil {
+		offset = *a.Offset
+		if offset < 0 {
+			return Result{}, fmt.Errorf("offset must be 0 or more")
+		}
+	}
+	t, err := s.tree(ctx, revHead)
+	if err != nil {
+		return Result{}, err
+	}
+	var match []entry
+	for _, e := range t.entries {
+		if prefix != "" && e.path != prefix && !strings.HasPrefix(e.path, prefix+"/") {
+			continue
+		}
+		if glob != "" && !globMatch(glob, e.path) {
+			continue
+		}
+		if s.hidden(e.path) {
+			continue
+		}
+		match = append(match, e)
+	}
+	scope := describeScope(prefix, glob)
+	if len(match) == 0 {
+		if prefix != "" && !t.isDir(prefix) {
+			if _, ok := t.file(prefix); !ok {
+				return Result{}, fmt.Errorf("no tracked file or directory %q at head; list the repository without path_prefix, or use search_in_project", prefix)
+			}
+		}
+		return Result{Output: fmt.Sprintf("no tracked files%s at head", scope)}, nil
+	}
+	if offset >= len(match) {
+		return Result{}, fmt.Errorf("offset %d is past the end: %s%s match; use an offset below %d", offset, plural(len(match), "file"), scope, len(match))
+	}
+	end := min(offset+limit, len(match))
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s%s at head; showing %d-%d (path, then size in bytes)\n", plural(len(match), "file"), scope, offset+1, end)
+	for _, n := range notes {
+		fmt.Fprintf(&b, "(%s)\n", n)
+	}
+	for _, e := range match[offset:end] {
+		switch {
+		case e.symlink():
+			fmt.Fprintf(&b, "%s symlink\n", e.path)
+		case e.submodule():
+			fmt.Fprintf(&b, "%s submodule\n", e.path)
+		default:
+			fmt.Fprintf(&b, "%s %d\n", e.path, e.size)
+		}
+	}
+	if end < len(match) {
+		next := []any{}
+		if prefix != "" {
+			next = append(next, "path_prefix", prefix)
+		}
+		if glob != "" {
+			next = append(next, "glob", glob)
+		}
+		next = append(next, "limit", limit, "offset", end)
+		fmt.Fprintf(&b, "%d more files: call list_project_files %s, or narrow path_prefix or glob.\n", len(match)-end, jsonArgs(next...))
+		if dirs := dirSummary(match, prefix); dirs != "" {
+			fmt.Fprintf(&b, "Matching files by directory: %s\n", dirs)
+		}
+	}
+	return Result{Output: b.String()}, nil
+}
+
+// describeScope renders the filters of a listing for its header.
+func describeScope(prefix, glob string) string {
+	var s string
+	if prefix != "" {
+		s += fmt.Sprintf(" under %q", prefix)
+	}
+	if glob != "" {
+		s += fmt.Sprintf(" matching %q", glob)
+	}
+	return s
+}
+
+// dirSummary counts matching files per directory one level below prefix,
+// to show where to narrow a listing that did not fit.
+func dirSummary(match []entry, prefix string) string {
+	var dirs []string
+	counts := map[string]int{}
+	for _, e := range match {
+		rest := e.path
+		if prefix != "" {
+			rest = strings.TrimPrefix(strings.TrimPrefix(e.path, prefix), "/")
+		}
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			continue
+		}
+		d := rest[:i]
+		if prefix != "" {
+			d = prefix + "/" + d
+		}
+		if counts[d] == 0 {
+			dirs = append(dirs, d)
+		}
+		counts[d]++
+	}
+	var parts []string
+	for i, d := range dirs {
+		if i == listDirs {
+			parts = append(parts, fmt.Sprintf("… %d more directories", len(dirs)-listDirs))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s/ (%d)", d, counts[d]))
+	}
+	return strings.Join(parts, ", ")
+}

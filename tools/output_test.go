@@ -1,0 +1,127 @@
+package tools
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reviewdev/review/toolmem"
+)
+
+// storeWith opens a real tool memory in a temporary directory holding one
+// output, and returns tools using it and the output's ref.
+func storeWith(t *testing.T, output string) (*Set, string) {
+	t.Helper()
+	store, err := toolmem.Open(filepath.Join(t.TempDir(), "mem"), toolmem.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	ref, err := store.Put("run-1", 1, "call_1", "search_in_project", `{"pattern": "x"}`, []byte(output))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sharedFixture(t)
+	return f.set(func(e *Env) { e.Store = store }), ref
+}
+
+func TestReadToolOutput(t *testing.T) {
+	s, ref := storeWith(t, lines(500, "result %d"))
+	tests := []struct {
+		name, args string
+		want, lack []string
+	}{
+		{
+			name: "default page",
+			args: `{"ref": %q}`,
+			want: []string{
+				fmt.Sprintf("output %s (search_in_project {\"pattern\": \"x\"}): lines 1-80 of 500\n1: result 1\n", ref),
+				"\n80: result 80\n",
+				fmt.Sprintf(`[420 more lines: call read_tool_output {"ref": %q, "start_line": 81, "line_count": 80}]`, ref),
+			},
+			lack: []string{"81: result 81"},
+		},
+		{
+			name: "a page",
+			args: `{"ref": %q, "start_line": 491, "line_count": 20, "grep": null}`,
+			want: []string{"lines 491-500 of 500\n491: result 491\n", "500: result 500\n[end of output]\n"},
+		},
+		{
+			name: "line_count capped",
+			args: `{"ref": %q, "line_count": 100000}`,
+			want: []string{"line_count 100000 lowered to the maximum, 400", "lines 1-400 of 500", `"start_line": 401, "line_count": 400`},
+		},
+		{
+			name: "grep",
+			args: `{"ref": %q, "grep": "^result 4[0-9]$"}`,
+			want: []string{`10 lines match "^result 4[0-9]$"`, "40: result 40\n", "49: result 49\n"},
+			lack: []string{"first", "more matching"},
+		},
+		{
+			name: "grep with a cap",
+			args: `{"ref": %q, "grep": "result", "line_count": 3, "start_line": 7}`,
+			want: []string{"500 lines match", "first 3 shown", "start_line is ignored with grep", "3: result 3\n[497 more matching lines: narrow grep"},
+		},
+		{
+			name: "ref as people type it",
+			args: `{"ref": " \"%s\" "}`,
+			want: []string{"lines 1-80 of 500"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(t, s, "read_tool_output", fmt.Sprintf(tt.args, ref))
+			out := mustOK(t, res)
+			if !res.Paged {
+				t.Error("result is not marked Paged")
+			}
+			contains(t, out, tt.want...)
+			lacks(t, out, tt.lack...)
+		})
+	}
+}
+
+func TestReadToolOutputErrors(t *testing.T) {
+	s, ref := storeWith(t, "one\ntwo\n")
+	tests := []struct {
+		name, args string
+		want       []string
+	}{
+		{"past the end", fmt.Sprintf(`{"ref": %q, "start_line": 9}`, ref), []string{"has 2 lines; ask for start_line <= 2"}},
+		{"unknown ref", `{"ref": "aaaaaaaaaa"}`, []string{`no stored output with ref "aaaaaaaaaa"`}},
+		{"malformed ref", `{"ref": "../../etc"}`, []string{`no stored output with ref "../../etc"`}},
+		{"empty ref", `{"ref": ""}`, []string{"ref is empty"}},
+		{"missing ref", `{}`, []string{`needs argument "ref"`}},
+		{"bad grep", fmt.Sprintf(`{"ref": %q, "grep": "a(("}`, ref), []string{"invalid regular expression"}},
+		{"empty grep", fmt.Sprintf(`{"ref": %q, "grep": ""}`, ref), []string{"grep is empty"}},
+		{"zero start", fmt.Sprintf(`{"ref": %q, "start_line": 0}`, ref), []string{"start_line must be 1 or more"}},
+		{"zero count", fmt.Sprintf(`{"ref": %q, "line_count": 0}`, ref), []string{"line_count must be 1 or more"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(t, s, "read_tool_output", tt.args)
+			mustErr(t, res, tt.want...)
+			if !res.Paged {
+				t.Error("an error of read_tool_output must not be stored as a new ref either")
+			}
+		})
+	}
+	noStore := sharedFixture(t).set()
+	mustErr(t, call(t, noStore, "read_tool_output", `{"ref": "aaaaaaaaaa"}`), "read_tool_output is unavailable")
+}
+
+func TestReadToolOutputEmpty(t *testing.T) {
+	s, ref := storeWith(t, "")
+	out := mustOK(t, call(t, s, "read_tool_output", fmt.Sprintf(`{"ref": %q}`, ref)))
+	contains(t, out, "is empty")
+}
+
+func TestReadToolOutputBounded(t *testing.T) {
+	s, ref := storeWith(t, strings.Repeat(strings.Repeat("x", 3000)+"\n", 100))
+	out := mustOK(t, call(t, s, "read_tool_output", fmt.Sprintf(`{"ref": %q, "line_count": 400}`, ref)))
+	if len(out) > 20000 {
+		t.Errorf("page is %d bytes", len(out))
+	}
+	contains(t, out, "more lines: call read_tool_output")
+}

@@ -1,0 +1,548 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Limits of search_in_project.
+const (
+	// minPart is the fewest files worth their own git cat-file process.
+	minPart          = 256
+	searchDefault    = 50
+	searchMax        = 500
+	searchMaxContext = 10
+	// searchMaxFile skips larger files: they are generated data, not code,
+	// and one of them could use up a call's time.
+	searchMaxFile = 1 << 20
+	// searchMaxLine cuts long result lines (minified code).
+	searchMaxLine = 400
+	// searchMaxPattern bounds the regexp the model may send.
+	searchMaxPattern = 1000
+)
+
+type searchArgs struct {
+	Pattern      string  `json:"pattern"`
+	PathGlob     *string `json:"path_glob"`
+	MaxResults   *int    `json:"max_results"`
+	ContextLines *int    `json:"context_lines"`
+}
+
+func (s *Set) searchTool() *tool {
+	t := newTool("search_in_project",
+		"Search the files tracked at the reviewed head revision for a regular expression (RE2/Go syntax, matched per line; (?i) for case-insensitive). Results in path order as \"path:line: text\"; with context_lines, context lines are \"path-line- text\" and groups are separated by \"--\". Binary files and files over 1 MiB are skipped.",
+		`{"pattern": "func New\\(", "path_glob": "*.go", "max_results": 50, "context_lines": 0}`,
+		[]param{
+			{name: "pattern", typ: typeString, required: true, desc: `Regular expression, e.g. "func (New|Open)\\(" or "(?i)todo". Escape ( [ . * + ? { | \ ^ $ to match them literally.`},
+			{name: "path_glob", typ: typeString, desc: `Glob limiting the files searched: without a slash it matches file names at any depth ("*.go"); with one the whole path ("src/**/*.ts"). Null for all files.`},
+			{name: "max_results", typ: typeInteger, desc: fmt.Sprintf("Most matching lines to return, 1-%d. Null for %d.", searchMax, searchDefault)},
+			{name: "context_lines", typ: typeInteger, desc: fmt.Sprintf("Lines of context before and after each match, 0-%d. Null for 0.", searchMaxContext)},
+		}, nil)
+	t.run = func(ctx context.Context, raw json.RawMessage) (Result, error) {
+		var a searchArgs
+		if err := t.decode(raw, &a); err != nil {
+			return Result{}, err
+		}
+		return s.search(ctx, a)
+	}
+	return t
+}
+
+// matcher finds the lines of a file that match a pattern, with grep's
+// per-line semantics.
+type matcher struct {
+	line *regexp.Regexp // the pattern, applied to one line without its newline
+	// literal is a string every match contains, found with bytes.Index,
+	// which is many times faster than any regexp scan: only lines holding
+	// it are matched. Empty when the pattern has no literal long enough.
+	literal []byte
+	// whole is the pattern in multi-line mode and unable to match a
+	// newline, applied to a whole file to jump to candidate lines instead of
+	// running the regexp once per line, which is several times slower. It
+	// is nil for patterns whose meaning would change (\A, \z), which are
+	// then matched line by line.
+	whole *regexp.Regexp
+}
+
+func newMatcher(pattern string) (*matcher, error) {
+	if len(pattern) > searchMaxPattern {
+		return nil, fmt.Errorf("pattern is %d bytes; send at most %d", len(pattern), searchMaxPattern)
+	}
+	line, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("pattern is not a valid RE2 (Go) regular expression: %v; escape literal ( [ . * + ? { | \\ with a backslash", stripRegexpPrefix(err))
+	}
+	m := &matcher{line: line}
+	if re, err := syntax.Parse(pattern, syntax.Perl); err == nil {
+		if lit := requiredLiteral(re); len(lit) >= minLiteral && !strings.Contains(lit, "\n") {
+			m.literal = []byte(lit)
+			return m, nil
+		}
+	}
+	if re, err := syntax.Parse("(?m:"+pattern+")", syntax.Perl); err == nil && !textAnchored(re) {
+		lineOnly(re)
+		m.whole, _ = regexp.Compile(re.String())
+	}
+	return m, nil
+}
+
+// minLiteral is the shortest required literal worth a prefilter; shorter
+// ones are too common to skip much.
+const minLiteral = 3
+
+// requiredLiteral returns the longest case-sensitive literal that every
+// match of re contains, or "".
+func requiredLiteral(re *syntax.Regexp) string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return ""
+		}
+		return string(re.Rune)
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		best := ""
+		for _, sub := range re.Sub {
+			if lit := requiredLiteral(sub); len(lit) > len(best) {
+				best = lit
+			}
+		}
+		return best
+	}
+	return ""
+}
+
+// lineOnly rewrites a parsed regexp so that it cannot match a newline:
+// classes lose '\n', "." under (?s) stops at it, and a literal holding one
+// matches nothing (no line holds one). Matches of the result stay within a
+// line, so a search of a whole file never scans past the end of the line
+// it matched in, which keeps patterns like "[^x]*" linear on big files.
+func lineOnly(re *syntax.Regexp) {
+	switch re.Op {
+	case syntax.OpAnyChar:
+		re.Op = syntax.OpAnyCharNotNL
+	case syntax.OpCharClass:
+		re.Rune = withoutNewline(re.Rune)
+		if len(re.Rune) == 0 {
+			re.Op = syntax.OpNoMatch
+		}
+	case syntax.OpLiteral:
+		if slices.Contains(re.Rune, '\n') {
+			re.Op, re.Rune = syntax.OpNoMatch, nil
+		}
+	}
+	for _, sub := range re.Sub {
+		lineOnly(sub)
+	}
+}
+
+// withoutNewline removes '\n' from a class's [lo, hi] rune ranges.
+func withoutNewline(ranges []rune) []rune {
+	out := make([]rune, 0, len(ranges)+2)
+	for i := 0; i+1 < len(ranges); i += 2 {
+		lo, hi := ranges[i], ranges[i+1]
+		if lo > '\n' || hi < '\n' {
+			out = append(out, lo, hi)
+			continue
+		}
+		if lo < '\n' {
+			out = append(out, lo, '\n'-1)
+		}
+		if hi > '\n' {
+			out = append(out, '\n'+1, hi)
+		}
+	}
+	return out
+}
+
+func stripRegexpPrefix(err error) string {
+	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+}
+
+// textAnchored reports whether a parsed regexp anchors to the beginning or
+// end of the whole text, which a line and a file do not share.
+func textAnchored(re *syntax.Regexp) bool {
+	if re.Op == syntax.OpBeginText || re.Op == syntax.OpEndText {
+		return true
+	}
+	for _, sub := range re.Sub {
+		if textAnchored(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// find returns the numbers (from 1) of the first max lines of data that
+// match, and whether more lines match.
+func (m *matcher) find(data []byte, max int) (lines []int, more bool) {
+	if m.literal != nil {
+		return m.scan(data, max, func(b []byte) int { return bytes.Index(b, m.literal) })
+	}
+	if m.whole != nil {
+		return m.scan(data, max, func(b []byte) int {
+			if loc := m.whole.FindIndex(b); loc != nil {
+				return loc[0]
+			}
+			return -1
+		})
+	}
+	n := 0
+	for line := range bytes.Lines(data) {
+		n++
+		if m.line.Match(bytes.TrimSuffix(line, []byte{'\n'})) {
+			if len(lines) == max {
+				return lines, true
+			}
+			lines = append(lines, n)
+		}
+	}
+	return lines, false
+}
+
+// scan matches the lines that next, a finder of candidate positions,
+// points into: a line holding no candidate cannot match.
+func (m *matcher) scan(data []byte, max int, next func([]byte) int) (lines []int, more bool) {
+	n, counted := 1, 0
+	for pos := 0; pos < len(data); {
+		i := next(data[pos:])
+		if i < 0 {
+			break
+		}
+		start := pos + i
+		ls := pos + bytes.LastIndexByte(data[pos:start], '\n') + 1
+		if ls == len(data) && len(data) > 0 {
+			break // the empty "line" after a final newline is no line
+		}
+		le := len(data)
+		if i := bytes.IndexByte(data[start:], '\n'); i >= 0 {
+			le = start + i
+		}
+		n += bytes.Count(data[counted:ls], []byte{'\n'})
+		counted = ls
+		// The line's own match decides; next only points at candidates.
+		if m.line.Match(data[ls:le]) {
+			if len(lines) == max {
+				return lines, true
+			}
+			lines = append(lines, n)
+		}
+		if le == len(data) {
+			break
+		}
+		pos = le + 1
+	}
+	return lines, false
+}
+
+// fileHits is what a worker found in one file.
+type fileHits struct {
+	i      int
+	data   []byte // kept only when lines matched, to print them
+	lines  []int
+	more   bool
+	binary bool
+}
+
+// searchStats counts what a search read and skipped.
+type searchStats struct {
+	files, matchedFiles, shown, binary, large int
+	// more: matches were left out; full: because of the size budget.
+	more, full bool
+	stoppedAt  string
+}
+
+func (s *Set) search(ctx context.Context, a searchArgs) (Result, error) {
+	if a.Pattern == "" {
+		return Result{}, fmt.Errorf("pattern is empty; send a regular expression such as \"func New\"")
+	}
+	m, err := newMatcher(a.Pattern)
+	if err != nil {
+		return Result{}, err
+	}
+	glob := ""
+	if a.PathGlob != nil && *a.PathGlob != "" {
+		glob = *a.PathGlob
+		if err := checkGlob("path_glob", glob); err != nil {
+			return Result{}, err
+		}
+	}
+	maxResults, contextLines := searchDefault, 0
+	var notes []string
+	if a.MaxResults != nil {
+		maxResults = *a.MaxResults
+		if maxResults < 1 {
+			return Result{}, fmt.Errorf("max_results must be at least 1 (or null for %d)", searchDefault)
+		}
+		if maxResults > searchMax {
+			notes = append(notes, fmt.Sprintf("max_results %d lowered to the maximum, %d", maxResults, searchMax))
+			maxResults = searchMax
+		}
+	}
+	if a.ContextLines != nil {
+		contextLines = *a.ContextLines
+		if contextLines < 0 {
+			return Result{}, fmt.Errorf("context_lines must be 0 or more")
+		}
+		if contextLines > searchMaxContext {
+			notes = append(notes, fmt.Sprintf("context_lines %d lowered to the maximum, %d", contextLines, searchMaxContext))
+			contextLines = searchMaxContext
+		}
+	}
+	t, err := s.tree(ctx, revHead)
+	if err != nil {
+		return Result{}, err
+	}
+	var st searchStats
+	var files []entry
+	for _, e := range t.entries {
+		if !e.regular() || (glob != "" && !globMatch(glob, e.path)) || s.hidden(e.path) {
+			continue
+		}
+		if e.size > searchMaxFile {
+			st.large++
+			continue
+		}
+		files = append(files, e)
+	}
+	st.files = len(files)
+	// Stop before the result outgrows Env.MaxBytes, leaving room for the
+	// header and footer, rather than have the result cut mid-line.
+	budget := max(s.env.MaxBytes-2048, 1024)
+	var out strings.Builder
+	err = s.scanMatches(ctx, files, m, maxResults, func(h fileHits) bool {
+		if h.binary {
+			st.binary++
+			return true
+		}
+		if len(h.lines) == 0 {
+			return true
+		}
+		if st.shown == maxResults {
+			st.more = true
+			return false
+		}
+		st.matchedFiles++
+		take := h.lines
+		if room := maxResults - st.shown; len(take) > room {
+			take = take[:room]
+		}
+		written := writeHits(&out, files[h.i].path, h.data, take, contextLines, budget)
+		if written > 0 {
+			st.shown += written
+			st.stoppedAt = fmt.Sprintf("%s:%d", files[h.i].path, take[written-1])
+		}
+		if written < len(take) {
+			st.more, st.full = true, true
+			return false
+		}
+		if len(take) < len(h.lines) || h.more {
+			st.more = true
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("searching: %w", err)
+	}
+	return Result{Output: searchReport(a.Pattern, glob, st, notes, out.String(), maxResults)}, nil
+}
+
+// searchReport puts a header and footer around the matches.
+func searchReport(pattern, glob string, st searchStats, notes []string, matches string, maxResults int) string {
+	var b strings.Builder
+	scope := "tracked files"
+	if glob != "" {
+		scope = fmt.Sprintf("files matching %q", glob)
+	}
+	switch {
+	case st.shown == 0:
+		fmt.Fprintf(&b, "no matches for %s in %d %s at head\n", quoteJSON(pattern), st.files, scope)
+	case st.more:
+		fmt.Fprintf(&b, "first %s for %s in %d %s at head (more exist)\n", plural(st.shown, "matching line"), quoteJSON(pattern), st.files, scope)
+	default:
+		fmt.Fprintf(&b, "%s in %s for %s in %d %s at head\n", plural(st.shown, "matching line"), plural(st.matchedFiles, "file"), quoteJSON(pattern), st.files, scope)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(&b, "(%s)\n", n)
+	}
+	b.WriteString(matches)
+	switch {
+	case st.full:
+		fmt.Fprintf(&b, "[stopped after %s: the result reached its size limit; more matches follow: narrow pattern or path_glob, or use fewer context_lines]\n", st.stoppedAt)
+	case st.more:
+		fmt.Fprintf(&b, "[stopped after %s at max_results=%d; more matches follow: narrow pattern or path_glob", st.stoppedAt, maxResults)
+		if maxResults < searchMax {
+			fmt.Fprintf(&b, ", or raise max_results (up to %d)", searchMax)
+		}
+		b.WriteString("]\n")
+	}
+	if st.binary > 0 || st.large > 0 {
+		fmt.Fprintf(&b, "[skipped %s and %s over %d bytes]\n", plural(st.binary, "binary file"), plural(st.large, "file"), searchMaxFile)
+	}
+	return b.String()
+}
+
+// writeHits prints a file's matching lines, grep style: "path:n: text" for
+// matches, "path-n- text" for context, "--" between separate groups. It
+// stops once b holds limit bytes and returns how many matches it wrote.
+func writeHits(b *strings.Builder, path string, data []byte, lines []int, c, limit int) int {
+	if c == 0 {
+		n, next := 0, 0
+		for line := range bytes.Lines(data) {
+			n++
+			if n == lines[next] {
+				if b.Len() >= limit {
+					return next
+				}
+				fmt.Fprintf(b, "%s:%d: %s\n", path, n, displayLine(line))
+				if next++; next == len(lines) {
+					break
+				}
+			}
+		}
+		return next
+	}
+	all := bytes.SplitAfter(data, []byte{'\n'})
+	if len(all) > 0 && len(all[len(all)-1]) == 0 {
+		all = all[:len(all)-1]
+	}
+	isMatch := make(map[int]bool, len(lines))
+	for _, n := range lines {
+		isMatch[n] = true
+	}
+	last := 0 // last line printed
+	for i, n := range lines {
+		if b.Len() >= limit {
+			return i
+		}
+		from, to := max(n-c, last+1, 1), min(n+c, len(all))
+		if from > to {
+			continue
+		}
+		if b.Len() > 0 && (last == 0 || from > last+1) {
+			b.WriteString("--\n")
+		}
+		for k := from; k <= to; k++ {
+			sep := "-"
+			if isMatch[k] {
+				sep = ":"
+			}
+			fmt.Fprintf(b, "%s%s%d%s %s\n", path, sep, k, sep, displayLine(all[k-1]))
+		}
+		last = to
+	}
+	return len(lines)
+}
+
+// displayLine readies a line of a file for a result line.
+func displayLine(line []byte) string {
+	return cutLine(strings.TrimRight(string(line), "\r\n"), searchMaxLine)
+}
+
+// scanMatches reads files in one git cat-file stream, matches them on all
+// cores, and hands the results to emit in file order. emit returns false to
+// stop the search early; files are then no longer read.
+func (s *Set) scanMatches(ctx context.Context, files []entry, m *matcher, maxResults int, emit func(fileHits) bool) error {
+	scanCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	type job struct {
+		i    int
+		data []byte
+	}
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan job, 4*workers)
+	hits := make(chan fileHits, 4*workers)
+	scanErr := make(chan error, 1)
+
+	// One git cat-file per core: inflating objects is the bulk of the
+	// work, and one process does it on one core. Each reads a contiguous
+	// run of paths, which keeps git's delta base cache warm.
+	parts := max(1, min(workers, len(files)/minPart))
+	var readers sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*len(files)/parts, (p+1)*len(files)/parts
+		readers.Go(func() {
+			err := s.scanBlobs(scanCtx, files[lo:hi], func(i int, data []byte) {
+				select {
+				case jobs <- job{lo + i, data}:
+				case <-scanCtx.Done():
+				}
+			})
+			if err != nil {
+				select {
+				case scanErr <- err:
+				default:
+				}
+			}
+		})
+	}
+	go func() {
+		readers.Wait()
+		close(jobs)
+		close(scanErr)
+	}()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for j := range jobs {
+				h := fileHits{i: j.i}
+				if isBinary(j.data) {
+					h.binary = true
+				} else if h.lines, h.more = m.find(j.data, maxResults); len(h.lines) > 0 {
+					h.data = j.data
+				}
+				hits <- h
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(hits)
+	}()
+	// Put the results back in file order; the workers finish out of order.
+	pending := map[int]fileHits{}
+	next, stopped := 0, false
+	for h := range hits {
+		if stopped {
+			continue // drain, so the workers can finish
+		}
+		pending[h.i] = h
+		for {
+			h, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if !emit(h) {
+				stopped = true
+				stop()
+				break
+			}
+		}
+	}
+	if err, ok := <-scanErr; ok && err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !stopped && next != len(files) {
+		return fmt.Errorf("read %d of %d files", next, len(files))
+	}
+	return nil
+}
