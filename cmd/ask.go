@@ -83,21 +83,18 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := opts.check(); err != nil {
-		return err
-	}
-	model := opts.model(opts.Getenv)
-	b, err := opts.budget(model)
+	set, err := opts.resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err
 	}
-	askOpts := review.AskOptions{Limits: conversation.LimitsFrom(b), SummarizeWithModel: opts.Summarize == "model"}
+	askOpts := review.AskOptions{Limits: conversation.LimitsFrom(set.Budget), SummarizeWithModel: opts.Summarize == "model"}
 	prog := newProgress(opts.IO)
-	var ans *review.Answer
+	var sess *review.Session
 	if opts.RunID == "" {
 		plan, err := review.Prepare(ctx, review.Options{
 			Dir: opts.Dir, Base: opts.Base, Head: opts.Head,
-			Model: model, Tokenizer: opts.Tokenizer, Budget: b, Question: opts.Question,
+			Model: set.Model, Tokenizer: set.Tokenizer, Budget: set.Budget,
+			Instructions: set.Instructions, Ignore: set.Ignore, Question: opts.Question,
 		})
 		if err != nil {
 			return err
@@ -106,54 +103,50 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "review: nothing to ask about: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)
 			return nil
 		}
-		st, err := openStore(opts.Store, opts.Getenv, plan.Diff.Root)
+		st, err := openStore(set.Store, opts.Getenv, plan.Diff.Root)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		agent := newAgent(opts.Getenv, &opts.agentFlags, model, st, plan, prog)
-		sess, err := agent.Start(plan, review.Settings{BaseURL: opts.baseURL(opts.Getenv), Tokenizer: opts.Tokenizer, Budget: b, OffDiff: agent.OffDiff})
+		agent := newAgent(opts.Getenv, set, st, plan.Diff, plan.Counter, prog)
+		sess, err = agent.Start(plan, review.Settings{BaseURL: set.BaseURL, Tokenizer: set.Tokenizer, Budget: set.Budget, OffDiff: set.OffDiff})
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · model %s\n", sess.Run.ID, model)
-		ans, err = sess.Answer(ctx, askOpts)
-		prog.done()
-		if err != nil {
-			return fmt.Errorf("run %s: %w", sess.Run.ID, err)
-		}
+		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · model %s\n", sess.Run.ID, set.Model)
 	} else {
-		st, err := openStore(opts.Store, opts.Getenv, opts.Dir)
+		st, err := openStore(set.Store, opts.Getenv, opts.Dir)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		counter, err := conversation.NewCounter(model, opts.Tokenizer)
+		counter, err := conversation.NewCounter(set.Model, set.Tokenizer)
 		if err != nil {
 			return err
 		}
-		agent := &review.Agent{
-			Model:     review.NewClient(review.ClientConfig{BaseURL: opts.baseURL(opts.Getenv), APIKey: opts.Getenv("OPENAI_API_KEY"), OnRetry: prog.retry}),
-			ModelName: model, Store: st, Counter: counter, Budget: b,
-			OffDiff: review.OffDiff(opts.OffDiff), Progress: prog.step,
-		}
-		sess, err := agent.Resume(ctx, opts.RunID, nil)
+		agent := newAgent(opts.Getenv, set, st, nil, counter, prog)
+		sess, err = agent.Resume(ctx, opts.RunID, set.Ignore)
 		if err != nil {
 			return err
 		}
 		d := sess.Diff
-		sess.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st})
-		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", sess.Run.ID, sess.Conv.Turns()+1, model)
-		ans, err = sess.Ask(ctx, opts.Question, askOpts)
-		prog.done()
-		if err != nil {
-			return fmt.Errorf("run %s: %w", sess.Run.ID, err)
-		}
+		sess.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore})
+		sess.Conv.Append(conversation.Message{Role: conversation.User, Content: opts.Question, Layer: conversation.Loop, Turn: sess.Conv.Turns() + 1})
+		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", sess.Run.ID, sess.Conv.Turns(), set.Model)
 	}
-	return writeOutput(opts.IO, opts.Output, func(w io.Writer) error {
+	ans, err := sess.Answer(ctx, askOpts)
+	prog.done()
+	if err != nil {
+		return fmt.Errorf("run %s: %w", sess.Run.ID, err)
+	}
+	overrideSeverity(ans.Findings, set.Severity)
+	if err := writeOutput(opts.IO, opts.Output, func(w io.Writer) error {
 		if format == "json" {
 			return writeJSON(w, ans)
 		}
 		return review.WriteAnswer(w, ans)
-	})
+	}); err != nil {
+		return err
+	}
+	return failOn(opts.IO, ans.Findings, set.FailOn)
 }

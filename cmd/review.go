@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
@@ -21,11 +24,12 @@ type ReviewOptions struct {
 	Getenv func(string) string
 	Dir    string
 
-	Base   string
-	Head   string
-	DryRun bool
-	Format string
-	Output string
+	Base    string
+	Head    string
+	DryRun  bool
+	Format  string
+	Outputs []string
+	Post    string
 	agentFlags
 }
 
@@ -42,12 +46,18 @@ read-only tools, and writes its findings for people and for CI.
 
 The model endpoint is configured with OPENAI_API_KEY, OPENAI_BASE_URL and
 --model (or REVIEW_MODEL). --dry-run prints what the model would be sent
-without calling it.`,
+without calling it. In GitHub Actions, --base defaults to
+origin/$GITHUB_BASE_REF and a shallow clone is deepened until the merge base
+is there.`,
 		Example: `  review --base main --dry-run
   review --base main
-  review --base origin/main --format json --output review.json`,
+  review --base origin/main --format sarif --output review.sarif --fail-on high
+  review --base main --output json=review.json --output sarif=review.sarif`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if opts.Base == "" && opts.Getenv("GITHUB_ACTIONS") == "true" && opts.Getenv("GITHUB_BASE_REF") != "" {
+				opts.Base = "origin/" + opts.Getenv("GITHUB_BASE_REF")
+			}
 			if opts.Base == "" {
 				return usageErrorf("--base is required: name the branch or commit to review against, e.g. --base main")
 			}
@@ -58,34 +68,85 @@ without calling it.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Base, "base", "", "branch or commit to review against; the diff starts at its merge base with --head")
+	fl.StringVar(&opts.Base, "base", "", "branch or commit to review against; the diff starts at its merge base with --head (default origin/$GITHUB_BASE_REF in GitHub Actions)")
 	fl.StringVar(&opts.Head, "head", "HEAD", "commit to review")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the messages the first request would carry, with token counts, and call no model")
-	fl.StringVar(&opts.Format, "format", "", "output format: markdown or json (default markdown)")
-	fl.StringVarP(&opts.Output, "output", "o", "", "write the output to this file instead of standard output")
+	fl.StringVar(&opts.Format, "format", "", "output format: "+strings.Join(review.Formats, ", ")+" (default markdown; github in GitHub Actions when standard output is not a terminal)")
+	fl.StringArrayVarP(&opts.Outputs, "output", "o", nil, "write the --format output to this file instead of standard output; repeat as FORMAT=FILE for more outputs")
+	fl.StringVar(&opts.Post, "post", "", "post the findings: github (one pull-request review with inline comments; needs GITHUB_TOKEN)")
 	opts.agentFlags.register(fl)
-	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"markdown", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(review.Formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions([]string{"tiktoken", "estimate"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("off-diff", cobra.FixedCompletions([]string{"file", "drop"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"none", "info", "low", "medium", "high", "critical"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("post", cobra.FixedCompletions([]string{"github"}, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
+// output is one rendering of the result and where it goes ("" = stdout).
+type output struct {
+	format string
+	path   string
+}
+
+// outputs resolves --format and --output into the renderings to write.
+func (o *ReviewOptions) outputs(allowed []string) ([]output, error) {
+	def := "markdown"
+	if !o.IO.OutTTY && o.Getenv("GITHUB_ACTIONS") == "true" && !o.DryRun {
+		def = "github"
+	}
+	primary := output{format: o.Format}
+	if primary.format == "" {
+		primary.format = def
+	}
+	var extra []output
+	for _, v := range o.Outputs {
+		if f, p, ok := strings.Cut(v, "="); ok && contains(review.Formats, f) {
+			if p == "" {
+				return nil, usageErrorf("--output %s= needs a file name", f)
+			}
+			extra = append(extra, output{format: f, path: p})
+			continue
+		}
+		if primary.path != "" {
+			return nil, usageErrorf("--output %s: give one plain output file (for --format); name the format of others as FORMAT=FILE", v)
+		}
+		primary.path = v
+	}
+	all := append([]output{primary}, extra...)
+	for _, out := range all {
+		if !contains(allowed, out.format) {
+			return nil, usageErrorf("unknown format %q: use %s", out.format, joinOr(allowed))
+		}
+	}
+	return all, nil
+}
+
 func runReview(ctx context.Context, opts *ReviewOptions) error {
-	format, err := checkFormat(opts.Format, "markdown", "json")
+	allowed := review.Formats
+	if opts.DryRun {
+		allowed = []string{"markdown", "json"}
+	}
+	outs, err := opts.outputs(allowed)
 	if err != nil {
 		return err
 	}
-	if err := opts.check(); err != nil {
-		return err
+	if opts.Post != "" && opts.Post != "github" {
+		return usageErrorf("unknown --post %q: use github", opts.Post)
 	}
-	model := opts.model(opts.Getenv)
-	b, err := opts.budget(model)
+	set, err := opts.resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err
+	}
+	if opts.Getenv("GITHUB_ACTIONS") == "true" {
+		if err := ensureMergeBase(ctx, opts.Dir, opts.Base, opts.Head, opts.IO.ErrOut); err != nil {
+			return err
+		}
 	}
 	plan, err := review.Prepare(ctx, review.Options{
 		Dir: opts.Dir, Base: opts.Base, Head: opts.Head,
-		Model: model, Tokenizer: opts.Tokenizer, Budget: b,
+		Model: set.Model, Tokenizer: set.Tokenizer, Budget: set.Budget,
+		Instructions: set.Instructions, Ignore: set.Ignore,
 	})
 	if err != nil {
 		return err
@@ -95,54 +156,117 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		return nil
 	}
 	if opts.DryRun {
-		return writeOutput(opts.IO, opts.Output, func(w io.Writer) error {
-			if format == "json" {
-				return writeJSON(w, plan.DryRun(model))
+		for _, out := range outs {
+			err := writeOutput(opts.IO, out.path, func(w io.Writer) error {
+				if out.format == "json" {
+					return writeJSON(w, plan.DryRun(set.Model))
+				}
+				return plan.WriteDryRun(w, set.Model)
+			})
+			if err != nil {
+				return err
 			}
-			return plan.WriteDryRun(w, model)
-		})
+		}
+		return nil
 	}
-	st, err := openStore(opts.Store, opts.Getenv, plan.Diff.Root)
+	st, err := openStore(set.Store, opts.Getenv, plan.Diff.Root)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	prog := newProgress(opts.IO)
-	agent := newAgent(opts.Getenv, &opts.agentFlags, model, st, plan, prog)
-	sess, err := agent.Start(plan, review.Settings{BaseURL: opts.baseURL(opts.Getenv), Tokenizer: opts.Tokenizer, Budget: plan.Budget, OffDiff: agent.OffDiff})
+	agent := newAgent(opts.Getenv, set, st, plan.Diff, plan.Counter, prog)
+	sess, err := agent.Start(plan, review.Settings{BaseURL: set.BaseURL, Tokenizer: set.Tokenizer, Budget: set.Budget, OffDiff: set.OffDiff})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %d files · model %s\n", sess.Run.ID, len(plan.Diff.Files), model)
+	fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %d files · model %s\n", sess.Run.ID, len(plan.Diff.Files), set.Model)
 	res, err := sess.Review(ctx)
 	prog.done()
 	if err != nil {
 		return fmt.Errorf("run %s: %w", sess.Run.ID, err)
 	}
-	return writeOutput(opts.IO, opts.Output, func(w io.Writer) error {
-		if format == "json" {
-			return writeJSON(w, res)
+	overrideSeverity(res.Findings, set.Severity)
+	res.SetPrice(set.Price)
+	for _, out := range outs {
+		if err := writeOutput(opts.IO, out.path, func(w io.Writer) error { return writeResult(w, out.format, res) }); err != nil {
+			return err
 		}
-		return review.WriteMarkdown(w, res)
-	})
+	}
+	if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+		if err := appendFile(p, func(w io.Writer) error { return review.WriteStepSummary(w, res) }); err != nil {
+			return fmt.Errorf("writing the step summary to %s: %w", p, err)
+		}
+	}
+	if opts.Post == "github" {
+		if err := postGitHub(ctx, opts.IO, opts.Getenv, res, plan.Diff); err != nil {
+			return err
+		}
+	}
+	return failOn(opts.IO, res.Findings, set.FailOn)
 }
 
-// newAgent wires the model client, tools and store into an agent for the
-// plan's diff.
-func newAgent(getenv func(string) string, fl *agentFlags, model string, st *toolmem.Store, plan *review.Plan, prog *progress) *review.Agent {
+// writeResult renders a result in one format.
+func writeResult(w io.Writer, format string, res *review.Result) error {
+	switch format {
+	case "json":
+		return writeJSON(w, res)
+	case "sarif":
+		return review.WriteSARIF(w, res, version())
+	case "github":
+		return review.WriteGitHub(w, res)
+	case "rdjson":
+		return review.WriteRDJSON(w, res)
+	}
+	return review.WriteMarkdown(w, res)
+}
+
+// overrideSeverity applies configured severities by category.
+func overrideSeverity(fs []review.Finding, by map[string]review.Severity) {
+	for i := range fs {
+		if s, ok := by[fs[i].Category]; ok {
+			fs[i].Severity = s
+		}
+	}
+}
+
+// failOn returns errFindings, after saying why, when a finding is at or
+// above the threshold.
+func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity) error {
+	if threshold == "" {
+		return nil
+	}
+	n := 0
+	for _, f := range fs {
+		if f.Severity.Rank() >= threshold.Rank() {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	fmt.Fprintf(s.ErrOut, "review: %d finding(s) at or above %s (--fail-on %s): exit code 3\n", n, threshold, threshold)
+	return errFindings
+}
+
+// newAgent wires the model client, tools and store into an agent for a diff.
+func newAgent(getenv func(string) string, set *settings, st *toolmem.Store, d *diffctx.Diff, counter *conversation.Counter, prog *progress) *review.Agent {
 	client := review.NewClient(review.ClientConfig{
-		BaseURL: fl.baseURL(getenv),
+		BaseURL: set.BaseURL,
 		APIKey:  getenv("OPENAI_API_KEY"),
 		OnRetry: prog.retry,
 	})
-	return &review.Agent{
+	a := &review.Agent{
 		Model:     client,
-		ModelName: model,
+		ModelName: set.Model,
 		Store:     st,
-		Tools:     tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st}),
-		Counter:   plan.Counter,
-		Budget:    plan.Budget,
-		OffDiff:   review.OffDiff(fl.OffDiff),
+		Counter:   counter,
+		Budget:    set.Budget,
+		OffDiff:   set.OffDiff,
 		Progress:  prog.step,
 	}
+	if d != nil {
+		a.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore})
+	}
+	return a
 }

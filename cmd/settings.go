@@ -24,6 +24,57 @@ type agentFlags struct {
 	MaxSteps      int
 	HistoryTurns  int
 	HistoryChars  int
+	FailOn        string
+}
+
+// settings are the effective values of a model command after flags,
+// environment, configuration files and defaults have been applied.
+type settings struct {
+	Model     string
+	BaseURL   string
+	Store     string
+	Tokenizer string
+	OffDiff   review.OffDiff
+	Budget    conversation.Budget
+	// Instructions from configuration are appended to the system prompt.
+	Instructions string
+	// Ignore globs leave files out of the diff context and the tools.
+	Ignore []string
+	// FailOn is the least severity that fails the command with exit 3, or
+	// "" for none.
+	FailOn review.Severity
+	// Severity overrides the severity of findings by category.
+	Severity map[string]review.Severity
+	// Price, if set, prices the model's tokens (USD per million).
+	Price *review.Price
+}
+
+// resolve computes the effective settings. Precedence: flags, then
+// environment, then defaults.
+func (a *agentFlags) resolve(getenv func(string) string, dir string) (*settings, error) {
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	s := &settings{
+		Model:     a.model(getenv),
+		BaseURL:   a.baseURL(getenv),
+		Store:     a.Store,
+		Tokenizer: a.Tokenizer,
+		OffDiff:   review.OffDiff(a.OffDiff),
+	}
+	b, err := a.budget(s.Model)
+	if err != nil {
+		return nil, err
+	}
+	s.Budget = b
+	if a.FailOn != "" && a.FailOn != "none" {
+		sev, err := review.ParseSeverity(a.FailOn)
+		if err != nil {
+			return nil, usageErrorf("unknown --fail-on %q: use none, info, low, medium, high or critical", a.FailOn)
+		}
+		s.FailOn = sev
+	}
+	return s, nil
 }
 
 func (a *agentFlags) register(fl *pflag.FlagSet) {
@@ -39,6 +90,7 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&a.MaxSteps, "max-steps", 0, "model requests per tool loop before the final review is asked for (default 20)")
 	fl.IntVar(&a.HistoryTurns, "history-turns", 0, "earlier turns kept before a follow-up loop starts (default 4)")
 	fl.IntVar(&a.HistoryChars, "history-chars", 0, "characters of earlier turns kept before a follow-up loop starts (default 24000)")
+	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical (default none)")
 }
 
 // model resolves the model name: flag, then environment, then default.

@@ -75,6 +75,19 @@ type Result struct {
 	// Submitted is false when the model never called submit_review and its
 	// last text became the summary.
 	Submitted bool `json:"submitted"`
+	// Price is the configured price of the model's tokens, if any; without
+	// one, cost is estimated from the model's list price when known.
+	Price *Price `json:"price,omitempty"`
+	// Cost is the estimated cost in USD, when a price is known.
+	Cost *float64 `json:"cost_usd,omitempty"`
+}
+
+// SetPrice prices the result: p if given, else the model's list price.
+func (r *Result) SetPrice(p *Price) {
+	r.Price = p
+	if c, ok := estimateCost(r); ok {
+		r.Cost = &c
+	}
 }
 
 // Session is a run in progress: its record, conversation and usage.

@@ -110,9 +110,13 @@ func (u RunUsage) Cost(p Price) float64 {
 	return (float64(prompt-cached)*p.Prompt + float64(cached)*p.Cached + float64(completion)*p.Completion) / 1e6
 }
 
-// estimateCost prices a result's usage at its model's list price. The
+// estimateCost prices a result's usage at its configured price, else at
+// its model's list price. The
 // boolean is false when the model has no known price.
 func estimateCost(r *Result) (float64, bool) {
+	if r.Price != nil {
+		return r.Usage.Cost(*r.Price), true
+	}
 	p, ok := PriceFor(r.Model)
 	if !ok {
 		return 0, false

@@ -42,10 +42,7 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 		}
 		b.WriteString("\n</details>\n\n")
 	}
-	u := r.Usage
-	fmt.Fprintf(&b, "---\nRun `%s` · model %s · %d requests · %d prompt tokens (%d cached) · %d completion tokens · our count %d\n",
-		r.RunID, r.Model, u.Requests, u.Prompt, u.Cached, u.Completion, u.Own)
-	fmt.Fprintf(&b, "See what the model saw: `review replay %s`\n", r.RunID)
+	b.WriteString("---\n" + usageLine(r) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -79,3 +76,6 @@ func WriteAnswer(w io.Writer, a *Answer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// Formats are the output formats of a review, the first the default.
+var Formats = []string{"markdown", "json", "sarif", "github", "rdjson"}

@@ -1,0 +1,96 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review"
+)
+
+// ensureMergeBase makes a shallow CI clone able to diff: when base or the
+// merge base of base and head is missing, it fetches base from origin with a
+// growing depth until the merge base is there, and fails with the exact fix
+// when it cannot be.
+func ensureMergeBase(ctx context.Context, dir, base, head string, log io.Writer) error {
+	if _, err := gitOut(ctx, dir, "merge-base", base, head); err == nil {
+		return nil
+	}
+	branch, ok := strings.CutPrefix(base, "origin/")
+	if !ok {
+		return nil // not a remote branch: let the diff report what is wrong
+	}
+	shallow, _ := gitOut(ctx, dir, "rev-parse", "--is-shallow-repository")
+	for _, depth := range []string{"50", "200", "1000", ""} {
+		args := []string{"fetch", "--no-tags", "--quiet"}
+		switch {
+		case depth != "":
+			args = append(args, "--depth="+depth)
+		case shallow == "true":
+			args = append(args, "--unshallow")
+		}
+		args = append(args, "origin", "+refs/heads/"+branch+":refs/remotes/origin/"+branch)
+		fmt.Fprintf(log, "review: fetching %s to find the merge base (git %s)\n", base, strings.Join(args, " "))
+		if _, err := gitOut(ctx, dir, args...); err != nil {
+			return fmt.Errorf("cannot fetch %s from origin (%v): check out with fetch-depth: 0 (actions/checkout) or run git fetch origin %s", base, err, branch)
+		}
+		if _, err := gitOut(ctx, dir, "merge-base", base, head); err == nil {
+			return nil
+		}
+		if depth != "" && shallow == "true" {
+			// Deepen the head side too: the fork point may be below the
+			// clone's first commit.
+			_, _ = gitOut(ctx, dir, "fetch", "--no-tags", "--quiet", "--deepen="+depth, "origin")
+			if _, err := gitOut(ctx, dir, "merge-base", base, head); err == nil {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%s and %s have no merge base even after fetching the whole history: check out with fetch-depth: 0 and make sure the branch is based on %s: %w", base, head, base, diffctx.ErrNoMergeBase)
+}
+
+// postGitHub posts the findings as one pull-request review, from the
+// environment GitHub Actions provides.
+func postGitHub(ctx context.Context, s *IOStreams, getenv func(string) string, res *review.Result, d *diffctx.Diff) error {
+	token, repo, event := getenv("GITHUB_TOKEN"), getenv("GITHUB_REPOSITORY"), getenv("GITHUB_EVENT_PATH")
+	switch {
+	case token == "":
+		return fmt.Errorf("--post github needs GITHUB_TOKEN: pass it in the step's env (permissions: pull-requests: write)")
+	case repo == "":
+		return fmt.Errorf("--post github needs GITHUB_REPOSITORY (owner/name), as GitHub Actions sets it")
+	case event == "":
+		return fmt.Errorf("--post github needs GITHUB_EVENT_PATH, the pull_request event GitHub Actions provides")
+	}
+	ev, err := review.ReadPREvent(event)
+	if err != nil {
+		return err
+	}
+	api := getenv("GITHUB_API_URL")
+	if api == "" {
+		api = review.DefaultGitHubAPI
+	}
+	head := ev.HeadSHA
+	if head == "" {
+		head = d.HeadSHA
+	}
+	rep, err := review.PostGitHub(ctx, res, d, review.PostOptions{APIURL: api, Token: token, Repo: repo, PR: ev.Number, HeadSHA: head})
+	if err != nil {
+		return err
+	}
+	switch {
+	case rep.Skipped:
+		fmt.Fprintf(s.ErrOut, "review: pull request #%d already has a review for %s; nothing posted\n", ev.Number, short(head))
+	default:
+		fmt.Fprintf(s.ErrOut, "review: posted a review on pull request #%d: %d inline comments, %d in the body: %s\n", ev.Number, rep.Inline, rep.InBody, rep.URL)
+	}
+	return nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
