@@ -6,7 +6,8 @@
 // conversation) that replay and follow-up questions read.
 //
 // It knows nothing about models or tools: tool names, arguments, requests and
-// conversations are opaque strings and bytes to it.
+// conversations are opaque strings and bytes to it. The one tool it names is
+// PagingTool, which previews tell the model to call for more.
 //
 // # Location and sharing
 //
