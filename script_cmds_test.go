@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -30,6 +31,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"nosecret":    cmdNoSecret,
 		"replaymatch": cmdReplayMatch,
 		"runid":       cmdRunID,
+		"nogit":       cmdNoGit,
+		"exits":       cmdExits,
 	}
 }
 
@@ -294,4 +297,39 @@ func cmdRunID(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("no run ID in stderr")
 	}
 	ts.Setenv("RUN", m[1])
+}
+
+// nogit drops every directory holding a git executable from $PATH, so a
+// script can see what review does on a machine without git.
+func cmdNoGit(ts *testscript.TestScript, neg bool, args []string) {
+	var keep []string
+	for _, d := range filepath.SplitList(ts.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(d, "git")); err == nil {
+			continue
+		}
+		keep = append(keep, d)
+	}
+	ts.Setenv("PATH", strings.Join(keep, string(os.PathListSeparator)))
+}
+
+// exits runs a command and checks its exit code: `exits 2 review --bogus`.
+// Its stdout and stderr are kept for the next stdout/stderr checks.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits code command [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
 }
