@@ -108,8 +108,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 			return err
 		}
 		defer st.Close()
-		agent := newAgent(opts.Getenv, set, st, plan.Diff, plan.Counter, prog)
-		sess, err = agent.Start(plan, review.Settings{BaseURL: set.BaseURL, Tokenizer: set.Tokenizer, Budget: set.Budget, OffDiff: set.OffDiff})
+		sess, err = startRun(opts.Getenv, set, st, plan, prog)
 		if err != nil {
 			return err
 		}

@@ -175,8 +175,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	defer st.Close()
 	prog := newProgress(opts.IO)
-	agent := newAgent(opts.Getenv, set, st, plan.Diff, plan.Counter, prog)
-	sess, err := agent.Start(plan, review.Settings{BaseURL: set.BaseURL, Tokenizer: set.Tokenizer, Budget: set.Budget, OffDiff: set.OffDiff})
+	sess, err := startRun(opts.Getenv, set, st, plan, prog)
 	if err != nil {
 		return err
 	}
@@ -247,6 +246,12 @@ func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity) error 
 	}
 	fmt.Fprintf(s.ErrOut, "review: %d finding(s) at or above %s (--fail-on %s): exit code 3\n", n, threshold, threshold)
 	return errFindings
+}
+
+// startRun records a new run for plan and returns its session.
+func startRun(getenv func(string) string, set *settings, st *toolmem.Store, plan *review.Plan, prog *progress) (*review.Session, error) {
+	a := newAgent(getenv, set, st, plan.Diff, plan.Counter, prog)
+	return a.Start(plan, review.Settings{BaseURL: set.BaseURL, Tokenizer: set.Tokenizer, Budget: set.Budget, OffDiff: set.OffDiff})
 }
 
 // newAgent wires the model client, tools and store into an agent for a diff.

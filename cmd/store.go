@@ -2,32 +2,75 @@ package cmd
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/reviewdev/review/toolmem"
 )
 
-// storeDir resolves where tool memory lives: --store, then REVIEW_STORE,
-// then the repository's git directory.
-func storeDir(flag string, getenv func(string) string, dir string) (string, error) {
-	if flag != "" {
-		return flag, nil
-	}
-	if d := getenv("REVIEW_STORE"); d != "" {
-		return d, nil
-	}
-	return toolmem.DefaultDir(dir)
+// storeFlagHelp is the help of --store, the same on every command that opens
+// tool memory.
+const storeFlagHelp = "tool memory directory (default $REVIEW_STORE, else <git common dir>/review); " +
+	"one review uses it at a time, others wait $REVIEW_LOCK_WAIT (a duration, default 10s) and then exit with code 4"
+
+// addStoreFlag registers --store on fs.
+func addStoreFlag(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "store", "", storeFlagHelp)
 }
 
-// openStore opens tool memory; the caller closes it on every path.
+// storeDir resolves where tool memory lives: --store, then REVIEW_STORE,
+// then the repository's git common directory. A relative directory is
+// relative to dir, the command's working directory ("" for the process's).
+func storeDir(flag string, getenv func(string) string, dir string) (string, error) {
+	d := flag
+	if d == "" {
+		d = getenv("REVIEW_STORE")
+	}
+	if d == "" {
+		return toolmem.DefaultDir(dir)
+	}
+	if !filepath.IsAbs(d) && dir != "" {
+		d = filepath.Join(dir, d)
+	}
+	return d, nil
+}
+
+// lockWait reads REVIEW_LOCK_WAIT: how long to wait for another review to
+// release the store. Zero means toolmem's default.
+func lockWait(getenv func(string) string) (time.Duration, error) {
+	s := strings.TrimSpace(getenv("REVIEW_LOCK_WAIT"))
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, usageErrorf("invalid REVIEW_LOCK_WAIT %q: use a duration such as 30s, 2m or 0 (do not wait)", s)
+	}
+	if d == 0 {
+		// toolmem reads zero as "the default" and a negative wait as
+		// "fail at once", which is what 0 means here.
+		return -1, nil
+	}
+	return d, nil
+}
+
+// openStore opens tool memory; the caller closes it on every path. It fails
+// with an error wrapping toolmem.ErrLocked (exit code 4) if another review
+// still holds the store after the wait.
 func openStore(flag string, getenv func(string) string, dir string) (*toolmem.Store, error) {
+	wait, err := lockWait(getenv)
+	if err != nil {
+		return nil, err
+	}
 	d, err := storeDir(flag, getenv, dir)
 	if err != nil {
 		return nil, err
 	}
-	return toolmem.Open(d, toolmem.Options{})
+	return toolmem.Open(d, toolmem.Options{LockWait: wait})
 }
 
 // parseAge reads an age such as 30d, 2w, 12h or 90m.
@@ -42,14 +85,22 @@ func parseAge(s string) (time.Duration, error) {
 	}
 	if unit > 0 {
 		n, err := strconv.ParseFloat(s[:len(s)-1], 64)
-		if err != nil || n < 0 {
-			return 0, fmt.Errorf("invalid age %q: use a number with d, w, h or m, e.g. 30d", s)
+		if err != nil || n < 0 || n > float64(maxAge/unit) {
+			return 0, invalidAge(s)
 		}
 		return time.Duration(n * float64(unit)), nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
-		return 0, fmt.Errorf("invalid age %q: use a number with d, w, h or m, e.g. 30d", s)
+		return 0, invalidAge(s)
 	}
 	return d, nil
+}
+
+// maxAge bounds ages given in days or weeks, so that they cannot overflow a
+// time.Duration (about 292 years).
+const maxAge = 100 * 365 * 24 * time.Hour
+
+func invalidAge(s string) error {
+	return fmt.Errorf("invalid age %q: use a number with d, w, h, m or s, e.g. 30d, 2w or 12h", s)
 }

@@ -14,25 +14,8 @@ import (
 // Replay is a recorded run: the run record and each step with the request
 // exactly as sent, the response, and the events recorded before it.
 type Replay struct {
-	Run   ReplayRun    `json:"run"`
+	Run   toolmem.Run  `json:"run"`
 	Steps []ReplayStep `json:"steps"`
-}
-
-// ReplayRun is the run record as shown by replay.
-type ReplayRun struct {
-	ID       string          `json:"id"`
-	Repo     string          `json:"repo"`
-	Base     string          `json:"base"`
-	Head     string          `json:"head"`
-	BaseSHA  string          `json:"base_sha"`
-	HeadSHA  string          `json:"head_sha"`
-	Model    string          `json:"model"`
-	Status   string          `json:"status"`
-	Error    string          `json:"error,omitempty"`
-	Started  time.Time       `json:"started"`
-	Ended    time.Time       `json:"ended,omitzero"`
-	Settings json.RawMessage `json:"settings,omitempty"`
-	Usage    json.RawMessage `json:"usage,omitempty"`
 }
 
 // ReplayStep is one model request of a run.
@@ -61,11 +44,7 @@ func LoadReplay(st *toolmem.Store, id string) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Replay{Run: ReplayRun{
-		ID: run.ID, Repo: run.Repo, Base: run.Base, Head: run.Head, BaseSHA: run.BaseSHA, HeadSHA: run.HeadSHA,
-		Model: run.Model, Status: run.Status, Error: run.Error, Started: run.Started, Ended: run.Ended,
-		Settings: run.Settings, Usage: run.Usage,
-	}, Steps: []ReplayStep{}}
+	r := &Replay{Run: run, Steps: []ReplayStep{}}
 	for _, s := range steps {
 		rs := ReplayStep{N: s.N, Turn: s.Turn, Request: s.Request, Response: s.Response, Error: s.Error,
 			Started: s.Started, Ended: s.Ended, Events: []json.RawMessage{}}
