@@ -33,6 +33,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"runid":       cmdRunID,
 		"nogit":       cmdNoGit,
 		"exits":       cmdExits,
+		"ref":         cmdRef,
+		"perm":        cmdPerm,
 	}
 }
 
@@ -331,5 +333,59 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+var refPattern = regexp.MustCompile(`stored as ref ([a-z2-7]+)`)
+
+// ref sets $NAME to the tool-memory ref that `review tool` printed on the
+// last stderr: `ref NAME`.
+func cmdRef(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: ref NAME")
+	}
+	m := refPattern.FindStringSubmatch(ts.ReadFile("stderr"))
+	if m == nil {
+		ts.Fatalf("no ref in stderr")
+	}
+	ts.Setenv(args[0], m[1])
+}
+
+// perm checks the permission bits of files and directories:
+// `perm 0700 dir` or `perm -files 0600 dir` (every regular file in dir).
+func cmdPerm(ts *testscript.TestScript, neg bool, args []string) {
+	files := len(args) > 0 && args[0] == "-files"
+	if files {
+		args = args[1:]
+	}
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: perm [-files] mode path...")
+	}
+	want, err := strconv.ParseUint(args[0], 8, 32)
+	ts.Check(err)
+	check := func(p string) {
+		st, err := os.Stat(p)
+		ts.Check(err)
+		if got := st.Mode().Perm(); got != fs.FileMode(want) {
+			ts.Fatalf("%s has mode %#o, want %#o", p, got, want)
+		}
+	}
+	for _, a := range args[1:] {
+		if !files {
+			check(ts.MkAbs(a))
+			continue
+		}
+		entries, err := os.ReadDir(ts.MkAbs(a))
+		ts.Check(err)
+		n := 0
+		for _, e := range entries {
+			if e.Type().IsRegular() {
+				check(filepath.Join(ts.MkAbs(a), e.Name()))
+				n++
+			}
+		}
+		if n == 0 {
+			ts.Fatalf("no files in %s", a)
+		}
 	}
 }

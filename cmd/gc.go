@@ -34,7 +34,7 @@ func NewCmdGC(f *Factory, runF func(*GCOptions) error) *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&opts.OlderThan, "older-than", "30d", "drop runs started longer ago than this (e.g. 30d, 2w, 12h)")
-	c.Flags().StringVar(&opts.Store, "store", "", "tool memory directory (default $REVIEW_STORE or <git dir>/review)")
+	addStoreFlag(c.Flags(), &opts.Store)
 	return c
 }
 

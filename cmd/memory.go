@@ -1,10 +1,15 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/reviewdev/review/toolmem"
 )
 
 // MemoryOptions are the settings of `review memory`.
@@ -51,6 +56,12 @@ func NewCmdMemoryShow(f *Factory, runF func(*MemoryOptions) error) *cobra.Comman
 			if paging && (opts.StartLine < 1 || opts.Lines < 1) {
 				return usageErrorf("--start-line and --lines must be at least 1")
 			}
+			if opts.Grep != "" {
+				if _, err := regexp.Compile(opts.Grep); err != nil {
+					return usageErrorf("invalid --grep %q: %s (use Go RE2 syntax: no lookaround or backreferences)",
+						opts.Grep, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+				}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -60,7 +71,7 @@ func NewCmdMemoryShow(f *Factory, runF func(*MemoryOptions) error) *cobra.Comman
 	c.Flags().IntVar(&opts.StartLine, "start-line", 1, "first line to print (1-based)")
 	c.Flags().IntVar(&opts.Lines, "lines", 80, "number of lines to print from --start-line")
 	c.Flags().StringVar(&opts.Grep, "grep", "", "print the lines matching this regular expression (RE2), numbered")
-	c.Flags().StringVar(&opts.Store, "store", "", "tool memory directory (default $REVIEW_STORE or <git dir>/review)")
+	addStoreFlag(c.Flags(), &opts.Store)
 	return c
 }
 
@@ -72,19 +83,9 @@ func runMemoryShow(opts *MemoryOptions, paging bool) error {
 	defer st.Close()
 	switch {
 	case opts.Grep != "":
-		g, err := st.Grep(opts.Ref, opts.Grep, 1000)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprint(opts.IO.Out, g.Text)
-		return err
+		return showGrep(opts, st)
 	case paging:
-		p, err := st.Page(opts.Ref, opts.StartLine, opts.Lines)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprint(opts.IO.Out, p.Text)
-		return err
+		return showLines(opts, st)
 	}
 	data, err := st.Get(opts.Ref)
 	if err != nil {
@@ -92,6 +93,51 @@ func runMemoryShow(opts *MemoryOptions, paging bool) error {
 	}
 	_, err = opts.IO.Out.Write(data)
 	return err
+}
+
+// showLines prints --lines numbered lines from --start-line. toolmem bounds
+// each page for a model; a person gets every line asked for, page by page.
+func showLines(opts *MemoryOptions, st *toolmem.Store) error {
+	start, left := opts.StartLine, opts.Lines
+	for left > 0 {
+		p, err := st.Page(opts.Ref, start, min(left, toolmem.MaxPageLines))
+		if err != nil {
+			return err
+		}
+		if p.End < p.Start {
+			fmt.Fprintf(opts.IO.ErrOut, "output %s is empty\n", p.Ref)
+			return nil
+		}
+		if _, err := fmt.Fprintln(opts.IO.Out, p.Text); err != nil {
+			return err
+		}
+		left -= p.End - p.Start + 1
+		start = p.End + 1
+		if p.End == p.Total {
+			break
+		}
+	}
+	return nil
+}
+
+// showGrep prints the numbered lines that match --grep, and says on stderr
+// what it left out.
+func showGrep(opts *MemoryOptions, st *toolmem.Store) error {
+	g, err := st.Grep(opts.Ref, opts.Grep, toolmem.MaxGrepMatches)
+	if err != nil {
+		return err
+	}
+	if g.Matches == 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "no line of output %s (%d lines) matches %q\n", g.Ref, g.Total, g.Pattern)
+		return nil
+	}
+	if _, err := fmt.Fprintln(opts.IO.Out, g.Text); err != nil {
+		return err
+	}
+	if g.Shown < g.Matches {
+		fmt.Fprintf(opts.IO.ErrOut, "%d of %d matching lines shown: narrow the pattern, or page with --start-line N --lines N\n", g.Shown, g.Matches)
+	}
+	return nil
 }
 
 // NewCmdMemoryList builds `review memory list`.
@@ -109,7 +155,7 @@ func NewCmdMemoryList(f *Factory, runF func(*MemoryOptions) error) *cobra.Comman
 		},
 	}
 	c.Flags().StringVar(&opts.Run, "run", "", "only the outputs of this run")
-	c.Flags().StringVar(&opts.Store, "store", "", "tool memory directory (default $REVIEW_STORE or <git dir>/review)")
+	addStoreFlag(c.Flags(), &opts.Store)
 	return c
 }
 
@@ -122,6 +168,9 @@ func runMemoryList(opts *MemoryOptions) error {
 	run := opts.Run
 	if run != "" {
 		r, err := st.Run(run)
+		if errors.Is(err, toolmem.ErrNotFound) {
+			return fmt.Errorf("no run with ID %q: list runs with 'review runs'", run)
+		}
 		if err != nil {
 			return err
 		}

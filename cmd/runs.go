@@ -30,7 +30,7 @@ func NewCmdRuns(f *Factory, runF func(*RunsOptions) error) *cobra.Command {
 			return runRuns(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Store, "store", "", "tool memory directory (default $REVIEW_STORE or <git dir>/review)")
+	addStoreFlag(c.Flags(), &opts.Store)
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the run records as JSON")
 	return c
 }
@@ -55,7 +55,11 @@ func runRuns(opts *RunsOptions) error {
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tMODEL\tBASE..HEAD")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s..%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04"), r.Status, r.Model, r.Base, r.Head)
+		revs := r.Head
+		if r.Base != "" {
+			revs = r.Base + ".." + r.Head
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04"), r.Status, r.Model, revs)
 	}
 	return tw.Flush()
 }

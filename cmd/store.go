@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -23,20 +22,17 @@ func addStoreFlag(fs *pflag.FlagSet, p *string) {
 }
 
 // storeDir resolves where tool memory lives: --store, then REVIEW_STORE,
-// then the repository's git common directory. A relative directory is
-// relative to dir, the command's working directory ("" for the process's).
+// then the git common directory of the repository at dir. A relative
+// --store or REVIEW_STORE is relative to the working directory, as a person
+// typing it expects.
 func storeDir(flag string, getenv func(string) string, dir string) (string, error) {
-	d := flag
-	if d == "" {
-		d = getenv("REVIEW_STORE")
+	if flag != "" {
+		return flag, nil
 	}
-	if d == "" {
-		return toolmem.DefaultDir(dir)
+	if d := getenv("REVIEW_STORE"); d != "" {
+		return d, nil
 	}
-	if !filepath.IsAbs(d) && dir != "" {
-		d = filepath.Join(dir, d)
-	}
-	return d, nil
+	return toolmem.DefaultDir(dir)
 }
 
 // lockWait reads REVIEW_LOCK_WAIT: how long to wait for another review to
@@ -85,7 +81,8 @@ func parseAge(s string) (time.Duration, error) {
 	}
 	if unit > 0 {
 		n, err := strconv.ParseFloat(s[:len(s)-1], 64)
-		if err != nil || n < 0 || n > float64(maxAge/unit) {
+		// Written so that NaN fails too.
+		if err != nil || !(n >= 0 && n <= float64(maxAge/unit)) {
 			return 0, invalidAge(s)
 		}
 		return time.Duration(n * float64(unit)), nil
