@@ -179,7 +179,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %d files · model %s\n", sess.Run.ID, len(plan.Diff.Files), set.Model)
+	fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %s · model %s\n", sess.Run.ID, plural(len(plan.Diff.Files), "file"), set.Model)
 	res, err := sess.Review(ctx)
 	prog.done()
 	if err != nil {
@@ -274,4 +274,12 @@ func newAgent(getenv func(string) string, set *settings, st *toolmem.Store, d *d
 		a.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore})
 	}
 	return a
+}
+
+// plural is "1 file", "2 files".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

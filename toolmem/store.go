@@ -285,7 +285,7 @@ func refNotFound(ref string) error {
 }
 
 func runNotFound(id string) error {
-	return &notFoundError{fmt.Sprintf("no run with ID %q: list runs with 'review memory list'", id)}
+	return &notFoundError{fmt.Sprintf("no run with ID %q: list runs with 'review runs'", id)}
 }
 
 // errorLogger passes Badger's errors to a writer and drops everything else.
