@@ -46,7 +46,9 @@ read-only tools, and writes its findings for people and for CI.
 
 The model endpoint is configured with OPENAI_API_KEY, OPENAI_BASE_URL and
 --model (or REVIEW_MODEL). --dry-run prints what the model would be sent
-without calling it. In GitHub Actions, --base defaults to
+without calling it. Settings also come from .review.yaml and the user file
+$XDG_CONFIG_HOME/review/config.yaml; review config shows the effective ones
+and their sources. In GitHub Actions, --base defaults to
 origin/$GITHUB_BASE_REF and a shallow clone is deepened until the merge base
 is there.`,
 		Example: `  review --base main --dry-run
@@ -244,7 +246,7 @@ func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity) error 
 	if n == 0 {
 		return nil
 	}
-	fmt.Fprintf(s.ErrOut, "review: %d finding(s) at or above %s (--fail-on %s): exit code 3\n", n, threshold, threshold)
+	fmt.Fprintf(s.ErrOut, "review: %d finding(s) at or above %s, the fail-on severity: exit code 3\n", n, threshold)
 	return errFindings
 }
 

@@ -70,6 +70,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdMemory(f),
 		NewCmdGC(f, nil),
 		NewCmdAsk(f, nil),
+		NewCmdConfig(f, nil),
 	)
 	return root
 }

@@ -2,6 +2,9 @@ package cmd
 
 import (
 	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -25,13 +28,20 @@ type agentFlags struct {
 	HistoryTurns  int
 	HistoryChars  int
 	FailOn        string
+
+	// flags is the set the fields were registered on. A flag counts only
+	// when given on the command line (Changed), so its default never hides
+	// an environment variable or a configuration file.
+	flags *pflag.FlagSet
 }
 
 // settings are the effective values of a model command after flags,
 // environment, configuration files and defaults have been applied.
 type settings struct {
-	Model     string
-	BaseURL   string
+	Model   string
+	BaseURL string
+	// Store is the tool memory directory, or "" for the repository's
+	// default.
 	Store     string
 	Tokenizer string
 	OffDiff   review.OffDiff
@@ -49,37 +59,230 @@ type settings struct {
 	Price *review.Price
 }
 
-// resolve computes the effective settings. Precedence: flags, then
-// environment, then defaults.
+// effective is the resolved configuration and where each value came from.
+type effective struct {
+	settings
+	// values holds every key of configKeys with its source.
+	values map[string]configValue
+	// files are the configuration files looked for, the repository's
+	// first.
+	files []configFile
+}
+
+// resolve computes the effective settings for a command run in dir.
+// Precedence: flags, then environment, then the repository's .review.yaml,
+// then the user's configuration file, then defaults. A bad flag is a usage
+// error; a bad variable or file is an error naming it.
 func (a *agentFlags) resolve(getenv func(string) string, dir string) (*settings, error) {
-	if err := a.check(); err != nil {
-		return nil, err
-	}
-	s := &settings{
-		Model:     a.model(getenv),
-		BaseURL:   a.baseURL(getenv),
-		Store:     a.Store,
-		Tokenizer: a.Tokenizer,
-		OffDiff:   review.OffDiff(a.OffDiff),
-	}
-	b, err := a.budget(s.Model)
+	e, err := a.effective(getenv, dir)
 	if err != nil {
 		return nil, err
 	}
-	s.Budget = b
-	if a.FailOn != "" && a.FailOn != "none" {
-		sev, err := review.ParseSeverity(a.FailOn)
-		if err != nil {
-			return nil, usageErrorf("unknown --fail-on %q: use none, info, low, medium, high or critical", a.FailOn)
-		}
-		s.FailOn = sev
+	// A pull request can change .review.yaml: it must not be able to send
+	// the API key to a host of its choosing.
+	if src := e.values["base_url"].src; strings.HasPrefix(src, repoConfigName+":") && getenv("OPENAI_API_KEY") != "" {
+		return nil, fmt.Errorf("%s sets base_url, but a repository file may not choose where OPENAI_API_KEY is sent: set OPENAI_BASE_URL or --base-url instead, or unset OPENAI_API_KEY for a keyless local server", src)
 	}
-	return s, nil
+	return &e.settings, nil
+}
+
+// effective resolves the settings, keeping the source of each value for
+// `review config`.
+func (a *agentFlags) effective(getenv func(string) string, dir string) (*effective, error) {
+	flags, err := a.flagLayer()
+	if err != nil {
+		return nil, err
+	}
+	env, err := envLayer(getenv)
+	if err != nil {
+		return nil, err
+	}
+	e := &effective{values: map[string]configValue{}}
+	repo := configFile{display: repoConfigName}
+	if top := repoTop(dir); top != "" {
+		repo.path, repo.within = filepath.Join(top, repoConfigName), top
+	}
+	user := configFile{path: userConfig(getenv)}
+	user.display = user.path
+	repoLayer, err := loadConfig(&repo)
+	if err != nil {
+		return nil, err
+	}
+	userLayer, err := loadConfig(&user)
+	if err != nil {
+		return nil, err
+	}
+	e.files = []configFile{repo, user}
+
+	layers := []configLayer{flags, env, repoLayer, userLayer}
+	for _, k := range configKeys {
+		for _, l := range layers {
+			if v, ok := l[k.name]; ok {
+				e.values[k.name] = v
+				break
+			}
+		}
+	}
+	if err := e.apply(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// apply fills in defaults for what no layer set and builds the settings.
+func (e *effective) apply() error {
+	def := func(name string, v any) {
+		if _, ok := e.values[name]; !ok {
+			e.values[name] = configValue{v: v, src: sourceDefault}
+		}
+	}
+	def("model", DefaultModel)
+	def("base_url", review.DefaultBaseURL)
+	def("store", "")
+	def("tokenizer", conversation.Tiktoken)
+	def("off_diff", string(review.KeepFileLevel))
+	def("fail_on", review.Severity(""))
+	def("instructions", "")
+	def("ignore", []string(nil))
+	def("severity", map[string]review.Severity(nil))
+	def("price", nil)
+
+	s := &e.settings
+	s.Model = e.values["model"].v.(string)
+	s.BaseURL = e.values["base_url"].v.(string)
+	s.Store = e.values["store"].v.(string)
+	s.Tokenizer = e.values["tokenizer"].v.(string)
+	s.OffDiff = review.OffDiff(e.values["off_diff"].v.(string))
+	s.FailOn = e.values["fail_on"].v.(review.Severity)
+	s.Instructions = e.values["instructions"].v.(string)
+	s.Ignore = e.values["ignore"].v.([]string)
+	s.Severity = e.values["severity"].v.(map[string]review.Severity)
+	if p, ok := e.values["price"].v.(review.Price); ok {
+		s.Price = &p
+	}
+
+	// Budgets default per model, and the answer reserve per window.
+	b := conversation.DefaultBudget(s.Model)
+	if v, ok := e.values["context_window"]; ok {
+		b.ContextWindow = v.v.(int)
+		b.AnswerReserve = conversation.DefaultReserve(b.ContextWindow)
+	}
+	ints := []struct {
+		name string
+		dst  *int
+	}{
+		{"context_window", &b.ContextWindow},
+		{"answer_reserve", &b.AnswerReserve},
+		{"preview_chars", &b.PreviewChars},
+		{"max_steps", &b.MaxSteps},
+		{"history_turns", &b.HistoryTurns},
+		{"history_chars", &b.HistoryChars},
+	}
+	for _, f := range ints {
+		if v, ok := e.values[f.name]; ok {
+			*f.dst = v.v.(int)
+		}
+		def(f.name, *f.dst)
+	}
+	if v, ok := e.values["static_share"]; ok {
+		b.StaticShare = v.v.(float64)
+	}
+	def("static_share", b.StaticShare)
+
+	if b.AnswerReserve >= b.ContextWindow {
+		w, r := e.values["context_window"], e.values["answer_reserve"]
+		err := fmt.Errorf("answer_reserve %d (%s) must be less than context_window %d (%s)", b.AnswerReserve, r.src, b.ContextWindow, w.src)
+		if fromCommandLine(w.src) && fromCommandLine(r.src) {
+			return &UsageError{Err: err}
+		}
+		return err
+	}
+	if err := b.Validate(); err != nil {
+		return fmt.Errorf("invalid budget: %w", err)
+	}
+	s.Budget = b
+	return nil
+}
+
+// fromCommandLine reports whether a source is a flag or a default, so a
+// conflict between them is a usage error rather than a configuration one.
+func fromCommandLine(src string) bool {
+	return src == sourceDefault || strings.HasPrefix(src, "flag ")
+}
+
+// flagLayer reads the agent flags given on the command line.
+func (a *agentFlags) flagLayer() (configLayer, error) {
+	l := configLayer{}
+	for _, k := range configKeys {
+		if k.flag == "" {
+			continue
+		}
+		s, ok := a.given(k.flag)
+		if !ok {
+			continue
+		}
+		v, err := parseString(k, "--"+k.flag, s)
+		if err != nil {
+			return nil, &UsageError{Err: err}
+		}
+		l[k.name] = configValue{v: v, src: "flag --" + k.flag}
+	}
+	return l, nil
+}
+
+// given returns the value of an agent flag and whether it was given. Fields
+// filled in code, without a flag set, count when they are not zero.
+func (a *agentFlags) given(name string) (string, bool) {
+	if a.flags != nil {
+		f := a.flags.Lookup(name)
+		if f == nil || !f.Changed {
+			return "", false
+		}
+		return f.Value.String(), true
+	}
+	itoa := strconv.Itoa
+	v := map[string]string{
+		"model":          a.Model,
+		"base-url":       a.BaseURL,
+		"store":          a.Store,
+		"off-diff":       a.OffDiff,
+		"tokenizer":      a.Tokenizer,
+		"fail-on":        a.FailOn,
+		"context-window": itoa(a.ContextWindow),
+		"answer-reserve": itoa(a.AnswerReserve),
+		"static-share":   strconv.FormatFloat(a.StaticShare, 'g', -1, 64),
+		"preview-chars":  itoa(a.PreviewChars),
+		"max-steps":      itoa(a.MaxSteps),
+		"history-turns":  itoa(a.HistoryTurns),
+		"history-chars":  itoa(a.HistoryChars),
+	}[name]
+	return v, v != "" && v != "0"
+}
+
+// envLayer reads the settings environment variables give.
+func envLayer(getenv func(string) string) (configLayer, error) {
+	l := configLayer{}
+	for _, k := range configKeys {
+		if k.env == "" {
+			continue
+		}
+		s := getenv(k.env)
+		if s == "" {
+			continue
+		}
+		v, err := parseString(k, "$"+k.env, s)
+		if err != nil {
+			return nil, err
+		}
+		l[k.name] = configValue{v: v, src: "env " + k.env}
+	}
+	return l, nil
 }
 
 func (a *agentFlags) register(fl *pflag.FlagSet) {
-	fl.StringVar(&a.Model, "model", "", "model name (default $REVIEW_MODEL or "+DefaultModel+")")
-	fl.StringVar(&a.BaseURL, "base-url", "", "OpenAI-compatible endpoint, including /v1 for Ollama, vLLM or llama.cpp (default $OPENAI_BASE_URL or https://api.openai.com/v1)")
+	a.flags = fl
+	fl.StringVar(&a.Model, "model", "", "model name (default: $REVIEW_MODEL, the configuration files, or "+DefaultModel+")")
+	fl.StringVar(&a.BaseURL, "base-url", "", "OpenAI-compatible endpoint, including /v1 for Ollama, vLLM or llama.cpp (default: $OPENAI_BASE_URL, the configuration files, or "+review.DefaultBaseURL+")")
 	fl.StringVar(&a.Store, "store", "", "tool memory directory (default $REVIEW_STORE or <git dir>/review)")
 	fl.StringVar(&a.OffDiff, "off-diff", "file", "findings on lines the change did not touch: file (keep them at file level) or drop (record why)")
 	fl.StringVar(&a.Tokenizer, "tokenizer", conversation.Tiktoken, "token counting: tiktoken (exact, offline) or estimate")
@@ -90,70 +293,7 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&a.MaxSteps, "max-steps", 0, "model requests per tool loop before the final review is asked for (default 20)")
 	fl.IntVar(&a.HistoryTurns, "history-turns", 0, "earlier turns kept before a follow-up loop starts (default 4)")
 	fl.IntVar(&a.HistoryChars, "history-chars", 0, "characters of earlier turns kept before a follow-up loop starts (default 24000)")
-	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical (default none)")
-}
-
-// model resolves the model name: flag, then environment, then default.
-func (a *agentFlags) model(getenv func(string) string) string {
-	if a.Model != "" {
-		return a.Model
-	}
-	if m := getenv("REVIEW_MODEL"); m != "" {
-		return m
-	}
-	return DefaultModel
-}
-
-// baseURL resolves the endpoint: flag, then environment, then OpenAI.
-func (a *agentFlags) baseURL(getenv func(string) string) string {
-	if a.BaseURL != "" {
-		return a.BaseURL
-	}
-	if u := getenv("OPENAI_BASE_URL"); u != "" {
-		return u
-	}
-	return review.DefaultBaseURL
-}
-
-// budget resolves the budget from the model's defaults and the flags, and
-// checks the result.
-func (a *agentFlags) budget(model string) (conversation.Budget, error) {
-	b := conversation.DefaultBudget(model)
-	if a.ContextWindow > 0 {
-		b.ContextWindow = a.ContextWindow
-		b.AnswerReserve = conversation.DefaultReserve(b.ContextWindow)
-	}
-	set := func(dst *int, v int) {
-		if v > 0 {
-			*dst = v
-		}
-	}
-	set(&b.AnswerReserve, a.AnswerReserve)
-	set(&b.PreviewChars, a.PreviewChars)
-	set(&b.MaxSteps, a.MaxSteps)
-	set(&b.HistoryTurns, a.HistoryTurns)
-	set(&b.HistoryChars, a.HistoryChars)
-	if a.StaticShare > 0 {
-		b.StaticShare = a.StaticShare
-	}
-	if err := b.Validate(); err != nil {
-		return b, &UsageError{Err: err}
-	}
-	return b, nil
-}
-
-// check validates the enumerated flags.
-func (a *agentFlags) check() error {
-	if a.OffDiff != string(review.KeepFileLevel) && a.OffDiff != string(review.DropOffDiff) {
-		return usageErrorf("unknown --off-diff %q: use file or drop", a.OffDiff)
-	}
-	if a.Tokenizer != conversation.Tiktoken && a.Tokenizer != conversation.Estimate {
-		return usageErrorf("unknown --tokenizer %q: use tiktoken or estimate", a.Tokenizer)
-	}
-	if a.ContextWindow < 0 || a.AnswerReserve < 0 || a.PreviewChars < 0 || a.MaxSteps < 0 || a.HistoryTurns < 0 || a.HistoryChars < 0 || a.StaticShare < 0 {
-		return usageErrorf("budget flags must not be negative")
-	}
-	return nil
+	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical (default: $REVIEW_FAIL_ON, the configuration files, or none)")
 }
 
 // checkFormat validates --format against the formats a command writes.

@@ -1,0 +1,575 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review"
+)
+
+// configEnv is a repository and a user configuration directory for tests,
+// isolated from the machine's git and user configuration.
+type configEnv struct {
+	repo, xdg string
+	env       map[string]string
+}
+
+func newConfigEnv(t *testing.T) *configEnv {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("HOME", t.TempDir())
+	dir := t.TempDir()
+	c := &configEnv{repo: filepath.Join(dir, "repo"), xdg: filepath.Join(dir, "xdg")}
+	if out, err := exec.Command("git", "init", "-q", c.repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	if err := os.MkdirAll(filepath.Join(c.xdg, "review"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.env = map[string]string{"XDG_CONFIG_HOME": c.xdg}
+	return c
+}
+
+func (c *configEnv) userFile() string { return filepath.Join(c.xdg, "review", "config.yaml") }
+
+// write sets the repository and user files; "" removes one.
+func (c *configEnv) write(t *testing.T, repo, user string) {
+	t.Helper()
+	for path, text := range map[string]string{filepath.Join(c.repo, ".review.yaml"): repo, c.userFile(): user} {
+		if text == "" {
+			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (c *configEnv) getenv(extra map[string]string) func(string) string {
+	return func(k string) string {
+		if v, ok := extra[k]; ok {
+			return v
+		}
+		return c.env[k]
+	}
+}
+
+// resolveArgs registers the agent flags, parses args and resolves.
+func (c *configEnv) resolveArgs(args []string, env map[string]string) (*effective, error) {
+	var a agentFlags
+	fl := pflag.NewFlagSet("review", pflag.ContinueOnError)
+	a.register(fl)
+	if err := fl.Parse(args); err != nil {
+		return nil, err
+	}
+	return a.effective(c.getenv(env), c.repo)
+}
+
+func TestResolvePrecedence(t *testing.T) {
+	c := newConfigEnv(t)
+	user := c.userFile()
+	tests := []struct {
+		name       string
+		key        string
+		user, repo string
+		env        map[string]string
+		args       []string
+		want       any
+		wantSrc    string
+	}{
+		{"model default", "model", "", "", nil, nil, DefaultModel, "default"},
+		{"model user", "model", "model: u\n", "", nil, nil, "u", user + ":1"},
+		{"model repo over user", "model", "model: u\n", "\nmodel: r\n", nil, nil, "r", ".review.yaml:2"},
+		{"model env over repo", "model", "model: u\n", "model: r\n", map[string]string{"REVIEW_MODEL": "e"}, nil, "e", "env REVIEW_MODEL"},
+		{"model flag over env", "model", "model: u\n", "model: r\n", map[string]string{"REVIEW_MODEL": "e"}, []string{"--model", "f"}, "f", "flag --model"},
+
+		{"base_url default", "base_url", "", "", nil, nil, review.DefaultBaseURL, "default"},
+		{"base_url user", "base_url", "base_url: http://u/v1\n", "", nil, nil, "http://u/v1", user + ":1"},
+		{"base_url repo", "base_url", "base_url: http://u/v1\n", "base_url: http://r/v1\n", nil, nil, "http://r/v1", ".review.yaml:1"},
+		{"base_url env", "base_url", "", "base_url: http://r/v1\n", map[string]string{"OPENAI_BASE_URL": "http://e/v1"}, nil, "http://e/v1", "env OPENAI_BASE_URL"},
+		{"base_url flag", "base_url", "", "", map[string]string{"OPENAI_BASE_URL": "http://e/v1"}, []string{"--base-url=http://f/v1"}, "http://f/v1", "flag --base-url"},
+
+		{"fail_on default", "fail_on", "", "", nil, nil, review.Severity(""), "default"},
+		{"fail_on user", "fail_on", "fail_on: low\n", "", nil, nil, review.Low, user + ":1"},
+		{"fail_on repo", "fail_on", "fail_on: low\n", "fail_on: Medium\n", nil, nil, review.Medium, ".review.yaml:1"},
+		{"fail_on env", "fail_on", "fail_on: low\n", "fail_on: medium\n", map[string]string{"REVIEW_FAIL_ON": "high"}, nil, review.High, "env REVIEW_FAIL_ON"},
+		{"fail_on flag none", "fail_on", "fail_on: low\n", "fail_on: medium\n", map[string]string{"REVIEW_FAIL_ON": "high"}, []string{"--fail-on", "none"}, review.Severity(""), "flag --fail-on"},
+
+		{"max_steps default", "max_steps", "", "", nil, nil, 20, "default"},
+		{"max_steps user", "max_steps", "max_steps: 3\n", "", nil, nil, 3, user + ":1"},
+		{"max_steps repo", "max_steps", "max_steps: 3\n", "max_steps: 4\n", nil, nil, 4, ".review.yaml:1"},
+		{"max_steps flag", "max_steps", "max_steps: 3\n", "max_steps: 4\n", nil, []string{"--max-steps", "5"}, 5, "flag --max-steps"},
+
+		// A flag given as its own default still wins over the files.
+		{"off_diff flag equal to default", "off_diff", "", "off_diff: drop\n", nil, []string{"--off-diff", "file"}, "file", "flag --off-diff"},
+		{"off_diff repo", "off_diff", "", "off_diff: drop\n", nil, nil, "drop", ".review.yaml:1"},
+		{"tokenizer user", "tokenizer", "tokenizer: estimate\n", "", nil, nil, "estimate", user + ":1"},
+
+		// Files replace each other's lists and mappings whole.
+		{"ignore repo replaces user", "ignore", "ignore: [a/**]\n", "ignore: [b/**, c]\n", nil, nil, []string{"b/**", "c"}, ".review.yaml:1"},
+		{"ignore emptied by repo", "ignore", "ignore: [a/**]\n", "ignore: []\n", nil, nil, []string{}, ".review.yaml:1"},
+		{"null counts as unset", "ignore", "ignore: [a/**]\n", "ignore:\n", nil, nil, []string{"a/**"}, user + ":1"},
+		{"severity repo replaces user", "severity", "severity: {style: info}\n", "severity: {Security: high}\n", nil, nil, map[string]review.Severity{"security": review.High}, ".review.yaml:1"},
+		{"instructions user", "instructions", "instructions: be brief\n", "", nil, nil, "be brief", user + ":1"},
+
+		// Budget defaults follow the model and the window.
+		{"window default per model", "context_window", "", "model: gpt-4\n", nil, nil, 8192, "default"},
+		{"reserve follows window", "answer_reserve", "", "context_window: 4000\n", nil, nil, 1000, "default"},
+		{"reserve set below window", "answer_reserve", "answer_reserve: 100\n", "", nil, []string{"--context-window", "4000"}, 100, user + ":1"},
+		{"static_share flag", "static_share", "static_share: 0.25\n", "", nil, []string{"--static-share", "0.75"}, 0.75, "flag --static-share"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c.write(t, tt.repo, tt.user)
+			e, err := c.resolveArgs(tt.args, tt.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := e.values[tt.key]
+			if !reflect.DeepEqual(got.v, tt.want) || got.src != tt.wantSrc {
+				t.Errorf("%s = %#v from %q, want %#v from %q", tt.key, got.v, got.src, tt.want, tt.wantSrc)
+			}
+		})
+	}
+}
+
+func TestResolveSettings(t *testing.T) {
+	c := newConfigEnv(t)
+	c.write(t, `# Repository settings.
+instructions: |
+  Errors are wrapped with %w.
+  No panics on bad input.
+ignore:
+  - gen/**
+  - "*.pb.go"
+fail_on: high
+severity:
+  style: info
+  Security: critical
+max_steps: 8
+preview_chars: 500
+history_turns: 0
+`, `model: gpt-4o
+base_url: http://localhost:11434/v1
+tokenizer: estimate
+off_diff: drop
+context_window: 32000
+answer_reserve: 2000
+static_share: 0.4
+history_chars: 9000
+price: {prompt: 2.5, completion: 10}
+`)
+	e, err := c.resolveArgs(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := settings{
+		Model:        "gpt-4o",
+		BaseURL:      "http://localhost:11434/v1",
+		Tokenizer:    conversation.Estimate,
+		OffDiff:      review.DropOffDiff,
+		Instructions: "Errors are wrapped with %w.\nNo panics on bad input.\n",
+		Ignore:       []string{"gen/**", "*.pb.go"},
+		FailOn:       review.High,
+		Severity:     map[string]review.Severity{"style": review.Info, "security": review.Critical},
+		// Without a cached price, cached input costs the prompt price.
+		Price: &review.Price{Prompt: 2.5, Cached: 2.5, Completion: 10},
+	}
+	want.Budget = conversation.DefaultBudget("gpt-4o")
+	want.Budget.ContextWindow = 32000
+	want.Budget.AnswerReserve = 2000
+	want.Budget.StaticShare = 0.4
+	want.Budget.PreviewChars = 500
+	want.Budget.MaxSteps = 8
+	want.Budget.HistoryTurns = 0
+	want.Budget.HistoryChars = 9000
+	if !reflect.DeepEqual(e.settings, want) {
+		t.Errorf("settings:\n got %+v\nwant %+v", e.settings, want)
+	}
+	for _, k := range configKeys {
+		if _, ok := e.values[k.name]; !ok {
+			t.Errorf("no value for %s", k.name)
+		}
+	}
+}
+
+// TestResolveWithoutFlagSet covers agent flags filled in code: non-zero
+// fields count as given.
+func TestResolveWithoutFlagSet(t *testing.T) {
+	c := newConfigEnv(t)
+	c.write(t, "model: r\nmax_steps: 4\n", "")
+	a := agentFlags{Model: "f", HistoryTurns: 2}
+	e, err := a.effective(c.getenv(nil), c.repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Model != "f" || e.Budget.MaxSteps != 4 || e.Budget.HistoryTurns != 2 {
+		t.Errorf("model %q, max steps %d, history turns %d; want f, 4, 2", e.Model, e.Budget.MaxSteps, e.Budget.HistoryTurns)
+	}
+}
+
+func TestParseConfigErrors(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"unknown key", "model: a\n\nmodle: b\n", `.review.yaml:3: unknown key "modle" (did you mean "model"?)`},
+		{"unknown key dashes", "max-steps: 3\n", `.review.yaml:1: unknown key "max-steps" (did you mean "max_steps"?)`},
+		{"unknown key case", "Model: x\n", `.review.yaml:1: unknown key "Model" (did you mean "model"?)`},
+		{"unknown key far", "colour: red\n", `.review.yaml:1: unknown key "colour"`},
+		{"flag-only key", "store: /tmp/x\n", `.review.yaml:1: store cannot be set in a configuration file: use --store or REVIEW_STORE`},
+		{"duplicate key", "model: a\nmodel: b\n", `.review.yaml:2: model is set twice (first on line 1); keep one`},
+		{"string wanted", "model: [a, b]\n", `.review.yaml:1: model must be text, got a list`},
+		{"int wanted", "context_window: 128k\n", `.review.yaml:1: context_window must be a whole number, got "128k"`},
+		{"int not float", "max_steps: 2.5\n", `.review.yaml:1: max_steps must be a whole number, got "2.5"`},
+		{"int not quoted", "max_steps: \"5\"\n", `.review.yaml:1: max_steps must be a whole number, got "5"`},
+		{"float wanted", "static_share: half\n", `.review.yaml:1: static_share must be a number, got "half"`},
+		{"share range", "static_share: 1.5\n", `.review.yaml:1: static_share must be more than 0 and at most 1, got 1.5 (it is the static share of the input budget)`},
+		{"share nan", "static_share: .nan\n", `.review.yaml:1: static_share must be more than 0 and at most 1, got NaN (it is the static share of the input budget)`},
+		{"positive budget", "context_window: 0\n", `.review.yaml:1: context_window must be at least 1, got 0`},
+		{"negative history", "history_chars: -1\n", `.review.yaml:1: history_chars must be at least 0, got -1`},
+		{"small preview", "preview_chars: 10\n", `.review.yaml:1: preview_chars must be at least 200, got 10`},
+		{"enum", "tokenizer: words\n", `.review.yaml:1: unknown tokenizer "words": use tiktoken or estimate`},
+		{"off_diff", "off_diff: keep\n", `.review.yaml:1: unknown off_diff "keep": use file or drop`},
+		{"fail_on", "fail_on: severe\n", `.review.yaml:1: unknown fail_on "severe": use none, info, low, medium, high or critical`},
+		{"empty model", "model: \"  \"\n", `.review.yaml:1: model must not be empty`},
+		{"base url", "base_url: localhost:11434\n", `.review.yaml:1: base_url must be an http or https URL, such as https://api.openai.com/v1, got "localhost:11434"`},
+		{"ignore not list", "ignore: gen/**\n", `.review.yaml:1: ignore must be a list of globs, such as ["gen/**", "*.pb.go"], got "gen/**"`},
+		{"ignore bad glob", "ignore:\n  - ok/**\n  - \"gen/[\"\n", `.review.yaml:3: ignore entry "gen/[" is not a valid glob (check its brackets and braces)`},
+		{"ignore empty entry", "ignore: [\"\"]\n", `.review.yaml:1: ignore entries must be globs, got ""`},
+		{"severity not map", "severity: high\n", `.review.yaml:1: severity must map finding categories to severities, such as {style: info, security: high}, got "high"`},
+		{"severity bad name", "severity:\n  style: info\n  security: urgent\n", `.review.yaml:3: severity "security" must be info, low, medium, high or critical, got "urgent"`},
+		{"severity dup", "severity: {style: info, Style: low}\n", `.review.yaml:1: severity sets category "style" twice`},
+		{"price unknown", "price: {prompt: 1, completion: 2, cache: 0.5}\n", `.review.yaml:1: price has unknown key "cache" (did you mean "cached"?)`},
+		{"price negative", "price:\n  prompt: -1\n  completion: 2\n", `.review.yaml:2: price prompt must be a number of USD per million tokens, 0 or more, got "-1"`},
+		{"price incomplete", "price: {prompt: 1}\n", `.review.yaml:1: price needs prompt and completion, such as {prompt: 2.5, completion: 10}`},
+		{"not a mapping", "- model\n", `.review.yaml:1: must be a mapping of keys to values, such as "model: gpt-4o"`},
+		{"syntax", "model: a\n  b: c\nd\n", `.review.yaml:2: invalid YAML: mapping values are not allowed in this context`},
+		{"two documents", "model: a\n---\nmodel: b\n", `.review.yaml:2: holds a second YAML document; keep the settings in one`},
+		{"tab indent", "ignore:\n\t- a\n", `.review.yaml:2: invalid YAML: found character that cannot start any token`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseConfig(".review.yaml", []byte(tt.in))
+			if err == nil {
+				t.Fatalf("no error, want %s", tt.want)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error\n got %s\nwant %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseConfigAccepts(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     configLayer
+	}{
+		{"empty", "", configLayer{}},
+		{"comments", "# nothing yet\n", configLayer{}},
+		{"document marker", "---\n", configLayer{}},
+		{"null document", "~\n", configLayer{}},
+		{"null value", "model:\nmax_steps: ~\n", configLayer{}},
+		{"anchor", "model: &m gpt-4o\n", configLayer{"model": {v: "gpt-4o", src: "f:1"}}},
+		{"float from int", "static_share: 1\n", configLayer{"static_share": {v: 1.0, src: "f:1"}}},
+		{"fail_on none", "fail_on: none\n", configLayer{"fail_on": {v: review.Severity(""), src: "f:1"}}},
+		{"price with cached", "price: {prompt: 2, cached: 0.5, completion: 8}\n", configLayer{"price": {v: review.Price{Prompt: 2, Cached: 0.5, Completion: 8}, src: "f:1"}}},
+		{"alias", "severity: {style: &s info, docs: *s}\n", configLayer{"severity": {v: map[string]review.Severity{"style": review.Info, "docs": review.Info}, src: "f:1"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseConfig("f", []byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestResolveErrors checks that each kind of mistake names its source and
+// gets its exit code: flags are usage errors, variables and files are not.
+func TestResolveErrors(t *testing.T) {
+	c := newConfigEnv(t)
+	tests := []struct {
+		name       string
+		repo, user string
+		env        map[string]string
+		args       []string
+		want       string
+		code       int
+	}{
+		{"bad flag", "", "", nil, []string{"--tokenizer", "words"}, `unknown --tokenizer "words": use tiktoken or estimate`, ExitUsage},
+		{"zero window flag", "", "", nil, []string{"--context-window", "0"}, `--context-window must be at least 1, got 0`, ExitUsage},
+		{"bad env", "", "", map[string]string{"REVIEW_FAIL_ON": "bogus"}, nil, `unknown $REVIEW_FAIL_ON "bogus": use none, info, low, medium, high or critical`, ExitError},
+		{"bad base url env", "", "", map[string]string{"OPENAI_BASE_URL": "ftp://x"}, nil, `$OPENAI_BASE_URL must be an http or https URL, such as https://api.openai.com/v1, got "ftp://x"`, ExitError},
+		{"bad repo file", "modle: x\n", "", nil, nil, `.review.yaml:1: unknown key "modle" (did you mean "model"?)`, ExitError},
+		{"bad user file", "", "max_steps: many\n", nil, nil, c.userFile() + `:1: max_steps must be a whole number, got "many"`, ExitError},
+		{"reserve over window from files", "answer_reserve: 5000\n", "context_window: 4000\n", nil, nil,
+			"answer_reserve 5000 (.review.yaml:1) must be less than context_window 4000 (" + c.userFile() + ":1)", ExitError},
+		{"reserve over window from flags", "", "", nil, []string{"--context-window", "4000", "--answer-reserve", "4000"},
+			"answer_reserve 4000 (flag --answer-reserve) must be less than context_window 4000 (flag --context-window)", ExitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c.write(t, tt.repo, tt.user)
+			_, err := c.resolveArgs(tt.args, tt.env)
+			if err == nil {
+				t.Fatalf("no error, want %s", tt.want)
+			}
+			if !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error\n got %s\nwant %s", err, tt.want)
+			}
+			if got := exitCode(err); got != tt.code {
+				t.Errorf("exit code %d, want %d", got, tt.code)
+			}
+		})
+	}
+}
+
+// TestRepoConfigLinks checks that the repository's file, which comes with
+// the change under review, cannot make review read outside the repository
+// or block on a device.
+func TestRepoConfigLinks(t *testing.T) {
+	c := newConfigEnv(t)
+	outside := filepath.Join(t.TempDir(), "secret.yaml")
+	if err := os.WriteFile(outside, []byte("model: leaked\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.repo, "conf.yaml"), []byte("model: linked\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(c.repo, ".review.yaml")
+	tests := []struct {
+		name, target string
+		want         string // model, or the error
+	}{
+		{"inside", "conf.yaml", "linked"},
+		{"outside", outside, ".review.yaml: is a link to a file outside the repository; commit the file itself"},
+		{"device", os.DevNull, ".review.yaml: is not a regular file"},
+		{"directory", ".git", ".review.yaml: is not a regular file"},
+		{"dangling", "nothing-here", DefaultModel},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(link)
+			if err := os.Symlink(tt.target, link); err != nil {
+				t.Skip("no symbolic links here:", err)
+			}
+			e, err := c.resolveArgs(nil, nil)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				got = e.Model
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestResolveOutsideRepository(t *testing.T) {
+	c := newConfigEnv(t)
+	c.write(t, "", "model: u\n")
+	var a agentFlags
+	e, err := a.effective(c.getenv(nil), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Model != "u" || e.files[0].path != "" || !e.files[1].found {
+		t.Errorf("model %q, files %+v; want the user file only", e.Model, e.files)
+	}
+}
+
+func TestUserConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"xdg", map[string]string{"XDG_CONFIG_HOME": "/x/cfg", "HOME": "/h"}, "/x/cfg/review/config.yaml"},
+		{"home", map[string]string{"HOME": "/h"}, "/h/.config/review/config.yaml"},
+		{"relative xdg ignored", map[string]string{"XDG_CONFIG_HOME": "cfg", "HOME": "/h"}, "/h/.config/review/config.yaml"},
+		{"nothing", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := userConfig(func(k string) string { return tt.env[k] }); got != filepath.FromSlash(tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	known := fileKeys()
+	tests := []struct{ in, want string }{
+		{"modle", "model"},
+		{"mdoel", "model"},
+		{"base-url", "base_url"},
+		{"baseurl", "base_url"},
+		{"failon", "fail_on"},
+		{"Instructions", "instructions"},
+		{"ignores", "ignore"},
+		{"severities", ""},
+		{"x", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := suggest(tt.in, known); got != tt.want {
+			t.Errorf("suggest(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestConfigCommand(t *testing.T) {
+	c := newConfigEnv(t)
+	c.write(t, "fail_on: high\ninstructions: |\n  Line one.\n  Line two.\nignore: [gen/**]\n", "model: gpt-4o\nprice: {prompt: 2.5, cached: 1.25, completion: 10}\n")
+	runCmd := func(t *testing.T, env map[string]string, args ...string) (string, string, int) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Getenv: c.getenv(env), Dir: c.repo}
+		code := run(context.Background(), f, append([]string{"config"}, args...))
+		return out.String(), errOut.String(), code
+	}
+
+	out, errOut, code := runCmd(t, map[string]string{"REVIEW_FAIL_ON": "low"}, "--max-steps", "7")
+	if code != ExitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, re := range []string{
+		`(?m)^KEY +VALUE +SOURCE$`,
+		`(?m)^model +gpt-4o +` + regexp.QuoteMeta(c.userFile()) + `:1$`,
+		`(?m)^base_url +https://api\.openai\.com/v1 +default$`,
+		`(?m)^store +` + regexp.QuoteMeta(filepath.Join(c.repo, ".git", "review")) + ` +default$`,
+		`(?m)^max_steps +7 +flag --max-steps$`,
+		`(?m)^fail_on +low +env REVIEW_FAIL_ON$`,
+		`(?m)^instructions +Line one\. \(2 lines\) +\.review\.yaml:2$`,
+		`(?m)^ignore +gen/\*\* +\.review\.yaml:5$`,
+		`(?m)^severity +- +default$`,
+		`(?m)^price +prompt 2\.5, cached 1\.25, completion 10 \(USD per 1M tokens\) +` + regexp.QuoteMeta(c.userFile()) + `:2$`,
+		`(?m)^repository file: ` + regexp.QuoteMeta(filepath.Join(c.repo, ".review.yaml")) + `$`,
+		`(?m)^user file: ` + regexp.QuoteMeta(c.userFile()) + `$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("output does not match %s:\n%s", re, out)
+		}
+	}
+	// The columns line up: every value starts where the header's does.
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	col := strings.Index(lines[0], "VALUE")
+	for _, l := range lines[1:len(configKeys)] {
+		if l[col-1] != ' ' || l[col] == ' ' {
+			t.Errorf("value not aligned at column %d: %q", col, l)
+		}
+	}
+
+	out, _, code = runCmd(t, nil, "--json", "--model", "o3")
+	if code != ExitOK {
+		t.Fatalf("--json: exit %d", code)
+	}
+	var got map[string]struct {
+		Value  any    `json:"value"`
+		Source string `json:"source"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, out)
+	}
+	if len(got) != len(configKeys) {
+		t.Errorf("%d keys, want %d", len(got), len(configKeys))
+	}
+	for k, want := range map[string][2]any{
+		"model":          {"o3", "flag --model"},
+		"context_window": {float64(200000), "default"},
+		"fail_on":        {"high", ".review.yaml:1"},
+		"instructions":   {"Line one.\nLine two.\n", ".review.yaml:2"},
+		"ignore":         {[]any{"gen/**"}, ".review.yaml:5"},
+		"severity":       {map[string]any{}, "default"},
+		"price":          {map[string]any{"prompt": 2.5, "cached": 1.25, "completion": float64(10)}, c.userFile() + ":2"},
+	} {
+		if !reflect.DeepEqual(got[k].Value, want[0]) || got[k].Source != want[1] {
+			t.Errorf("%s = %#v from %q, want %#v from %q", k, got[k].Value, got[k].Source, want[0], want[1])
+		}
+	}
+	if i, j := strings.Index(out, `"model"`), strings.Index(out, `"price"`); i > j {
+		t.Errorf("keys out of order:\n%s", out)
+	}
+
+	c.write(t, "fail_on: high\nmodle: x\n", "")
+	_, errOut, code = runCmd(t, nil)
+	if code != ExitError || errOut != "review: .review.yaml:2: unknown key \"modle\" (did you mean \"model\"?)\n" {
+		t.Errorf("bad file: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = runCmd(t, nil, "--static-share", "2")
+	if code != ExitUsage || !strings.Contains(errOut, "--static-share must be more than 0 and at most 1, got 2 (it is the static share of the input budget)") {
+		t.Errorf("bad flag: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestConfigHelpNamesKeys keeps the help's list of keys in step with the
+// keys configuration files accept.
+func TestConfigHelpNamesKeys(t *testing.T) {
+	long := strings.Join(strings.Fields(NewCmdConfig(&Factory{}, nil).Long), " ")
+	for _, k := range fileKeys() {
+		if !regexp.MustCompile(`\b` + k + `\b`).MatchString(long) {
+			t.Errorf("review config --help does not name %s", k)
+		}
+	}
+}
+
+// FuzzParseConfig feeds configuration files, which arrive with the change
+// under review, to the parser: it must never panic, and every error is one
+// line that names the file.
+func FuzzParseConfig(f *testing.F) {
+	for _, s := range []string{
+		"",
+		"model: gpt-4o\nignore: [gen/**]\nseverity: {style: info}\nprice: {prompt: 1, completion: 2}\n",
+		"instructions: |\n  a\n  b\n",
+		"a: &x [*x]\n",
+		"severity: {? [a]: b}\n",
+		"price: {prompt: .inf, completion: 1}\n",
+		"ignore: [*a]\n",
+		"- x\n- y\n",
+		"model: a\n---\n",
+		"\xff\xfe",
+		"context_window: 99999999999999999999\n",
+		"<<: {model: x}\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := parseConfig("cfg.yaml", data)
+		if err == nil {
+			return
+		}
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "cfg.yaml:") {
+			t.Errorf("error does not name the file: %q", msg)
+		}
+		if strings.ContainsAny(msg, "\n\r") {
+			t.Errorf("error is not one line: %q", msg)
+		}
+	})
+}
