@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/reviewdev/review/tools"
 )
 
 // Options says what Load diffs.
@@ -19,7 +21,7 @@ type Options struct {
 	Dir    string   // any directory inside the repository ("" = the current directory)
 	Base   string   // the revision the branch is reviewed against; required
 	Head   string   // the revision under review; "" means "HEAD"
-	Ignore []string // doublestar globs on repository paths; matching files are left out
+	Ignore []string // globs on repository paths, matched as tools.Ignored does; matching files are left out
 }
 
 // Load diffs head against the merge base of base and head, as git diff
@@ -76,14 +78,9 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 
 	var skip func(*File) bool
 	if len(opts.Ignore) > 0 {
-		skip = func(f *File) bool {
-			for _, p := range opts.Ignore {
-				if ok, _ := doublestar.Match(p, f.Path); ok {
-					return true
-				}
-			}
-			return false
-		}
+		// The tools hide the same files, so both must match alike: a glob
+		// without a slash matches a name at any depth, as in .gitignore.
+		skip = func(f *File) bool { return tools.Ignored(opts.Ignore, f.Path) }
 	}
 	d.Files, err = g.diff(ctx, d.MergeBase, d.HeadSHA, skip)
 	if err != nil {

@@ -381,8 +381,10 @@ func TestLoadIgnore(t *testing.T) {
 	r.write("vendor/a/a.go", "package a\n")
 	r.write("docs/x.md", "x\n")
 	r.write("main.go", "package main\n")
+	r.write("api/v1/api.pb.go", "package v1\n")
 	r.commit("add")
-	d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main", Ignore: []string{"vendor/**", "**/*.md"}})
+	// A glob without a slash matches names at any depth, as the tools do.
+	d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main", Ignore: []string{"vendor/**", "**/*.md", "*.pb.go"}})
 	if err != nil {
 		t.Fatal(err)
 	}
