@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -33,6 +34,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"runid":       cmdRunID,
 		"nogit":       cmdNoGit,
 		"exits":       cmdExits,
+		"history":     cmdHistory,
+		"smaller":     cmdSmaller,
 		"ref":         cmdRef,
 		"perm":        cmdPerm,
 	}
@@ -387,5 +390,144 @@ func cmdPerm(ts *testscript.TestScript, neg bool, args []string) {
 		if n == 0 {
 			ts.Fatalf("no files in %s", a)
 		}
+	}
+}
+
+// history checks the earlier turns each recorded request carries against
+// the history limits: `history [-except n,...] dir questions.txt turns
+// chars`. questions.txt holds, one a line, how each turn's user message
+// starts, in turn order. In a request, the earlier turns are the messages
+// after the static layer (the system prompt, then the diff context) and the
+// summary, up to the current turn's message (the last that starts like a
+// question). They must hold at most turns questions and chars characters,
+// counted as the pruner counts (content, tool names and arguments); and once
+// the first turn is gone, a summary must stand in for it. -except skips
+// requests that are not turns of the conversation (a summary request).
+func cmdHistory(ts *testscript.TestScript, neg bool, args []string) {
+	fl := flag.NewFlagSet("history", flag.ContinueOnError)
+	except := fl.String("except", "", "comma-separated request numbers to skip")
+	if err := fl.Parse(args); err != nil || fl.NArg() != 4 {
+		ts.Fatalf("usage: history [-except n,...] dir questions.txt turns chars")
+	}
+	var questions []string
+	for _, l := range strings.Split(ts.ReadFile(fl.Arg(1)), "\n") {
+		if strings.TrimSpace(l) != "" {
+			questions = append(questions, l)
+		}
+	}
+	maxTurns, err := strconv.Atoi(fl.Arg(2))
+	ts.Check(err)
+	maxChars, err := strconv.Atoi(fl.Arg(3))
+	ts.Check(err)
+	skip := map[int]bool{}
+	for _, s := range strings.Split(*except, ",") {
+		if s != "" {
+			n, err := strconv.Atoi(s)
+			ts.Check(err)
+			skip[n] = true
+		}
+	}
+	var failure string
+	for i, f := range requestFiles(ts, fl.Arg(0)) {
+		if skip[i+1] {
+			continue
+		}
+		turns, chars, msg := checkHistory(wireMessages(ts, f), questions)
+		ts.Logf("request %d: %d earlier turns, %d chars", i+1, turns, chars)
+		switch {
+		case msg != "":
+		case turns > maxTurns:
+			msg = fmt.Sprintf("%d earlier turns, limit %d", turns, maxTurns)
+		case chars > maxChars:
+			msg = fmt.Sprintf("%d characters of earlier turns, limit %d", chars, maxChars)
+		}
+		if msg != "" {
+			failure = fmt.Sprintf("request %d: %s", i+1, msg)
+			break
+		}
+	}
+	switch {
+	case failure != "" && !neg:
+		ts.Fatalf("%s", failure)
+	case failure == "" && neg:
+		ts.Fatalf("every request is within %d earlier turns and %d characters", maxTurns, maxChars)
+	}
+}
+
+// checkHistory measures the earlier turns of one request, or says what is
+// wrong with its layers.
+func checkHistory(msgs []wireMessage, questions []string) (turns, chars int, problem string) {
+	text := func(m wireMessage) string {
+		var s string
+		_ = json.Unmarshal(m.Content, &s)
+		return s
+	}
+	turnOf := func(m wireMessage) int {
+		if m.Role != "user" {
+			return -1
+		}
+		for i, q := range questions {
+			if strings.HasPrefix(text(m), q) {
+				return i
+			}
+		}
+		return -1
+	}
+	if len(msgs) < 3 || msgs[0].Role != "system" || msgs[1].Role != "user" || !strings.HasPrefix(text(msgs[1]), "# Changes under review") {
+		return 0, 0, "the static layer (system prompt, diff context) does not open the request"
+	}
+	cur := -1
+	for i := 2; i < len(msgs); i++ {
+		if turnOf(msgs[i]) >= 0 {
+			cur = i
+		}
+	}
+	if cur < 0 {
+		return 0, 0, "no message starts like a question of questions.txt"
+	}
+	start, summary := 2, false
+	if start < cur && msgs[start].Role == "user" && turnOf(msgs[start]) < 0 {
+		start, summary = start+1, true
+	}
+	first := turnOf(msgs[cur])
+	if start < cur {
+		if first = turnOf(msgs[start]); first < 0 {
+			return 0, 0, fmt.Sprintf("message %d starts the earlier turns but is no question", start+1)
+		}
+	}
+	for _, m := range msgs[start:cur] {
+		if turnOf(m) >= 0 {
+			turns++
+		}
+		chars += utf8.RuneCountInString(text(m))
+		var calls []struct {
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		}
+		_ = json.Unmarshal(m.ToolCalls, &calls)
+		for _, c := range calls {
+			chars += utf8.RuneCountInString(c.Function.Name) + utf8.RuneCountInString(c.Function.Arguments)
+		}
+	}
+	if first > 0 && !summary {
+		return turns, chars, fmt.Sprintf("turns before turn %d were dropped, but no summary stands in for them", first+1)
+	}
+	return turns, chars, ""
+}
+
+// smaller checks that the first file has fewer bytes than the second:
+// `smaller a b`.
+func cmdSmaller(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: smaller a b")
+	}
+	a, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	b, err := os.Stat(ts.MkAbs(args[1]))
+	ts.Check(err)
+	if (a.Size() < b.Size()) == neg {
+		ts.Fatalf("%s has %d bytes, %s %d", args[0], a.Size(), args[1], b.Size())
 	}
 }

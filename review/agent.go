@@ -3,7 +3,6 @@ package review
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -109,9 +108,15 @@ type loop struct {
 	turn int
 	// sent is the request history: the static layer and the window, then
 	// this loop's messages, appended only.
-	sent  []conversation.Message
-	step  int // requests made by this loop
-	calls int
+	sent []conversation.Message
+	// defs are the tools offered in every request of the loop.
+	defs []tools.Definition
+	// tokens is our count of the next request: sent and defs. It grows
+	// with each appended message rather than being recounted every step,
+	// which would make a loop quadratic in its length.
+	tokens int
+	step   int // requests made by this loop
+	calls  int
 
 	submitted *submission
 	lastText  string
@@ -119,9 +124,6 @@ type loop struct {
 	// with no nudge towards submit_review.
 	ask bool
 }
-
-// errStop ends a loop early without an error of its own.
-var errStop = errors.New("stop")
 
 // nudge asks a model that answered in prose for the structured review.
 const nudge = "Please finish now: call submit_review with your summary and findings (an empty list if there are none)."
@@ -141,8 +143,23 @@ func (s *Session) loop(ctx context.Context, history []conversation.Message, ask 
 			l.sent = append(l.sent, m)
 		}
 	}
+	l.defs = append(s.Tools.Definitions(), submitDefinition())
+	l.tokens = s.Counter.CountMessages(l.sent) + s.countTools(l.defs)
 	err := l.run(ctx)
 	return l.submitted, l.lastText, err
+}
+
+// countTools is our count of tool definitions as a request carries them,
+// the same count Plan.ToolTokens makes.
+func (s *Session) countTools(defs []tools.Definition) int {
+	if len(defs) == 0 {
+		return 0
+	}
+	b, err := json.Marshal(defs)
+	if err != nil {
+		return 0
+	}
+	return s.Counter.Count(string(b))
 }
 
 func (l *loop) run(ctx context.Context) error {
@@ -158,12 +175,13 @@ func (l *loop) run(ctx context.Context) error {
 		if forced {
 			choice = SubmitTool
 		}
-		reply, err := l.send(ctx, choice)
+		reply, st, err := l.send(ctx, choice)
 		if err != nil {
 			return err
 		}
 		msg := reply.Message
 		msg.Role = conversation.Assistant
+		uniqueCallIDs(msg.ToolCalls)
 		l.appendMsg(msg)
 		if strings.TrimSpace(msg.Content) != "" {
 			l.lastText = msg.Content
@@ -176,7 +194,7 @@ func (l *loop) run(ctx context.Context) error {
 			l.appendMsg(conversation.Message{Role: conversation.User, Content: nudge})
 			continue
 		}
-		if err := l.answer(ctx, msg.ToolCalls); err != nil {
+		if err := l.answer(ctx, msg.ToolCalls, st); err != nil {
 			return err
 		}
 		if l.submitted != nil {
@@ -189,10 +207,10 @@ func (l *loop) run(ctx context.Context) error {
 	}
 }
 
-// overBudget reports whether the next request would not leave the answer
-// reserve free.
+// overBudget reports whether the next request, tool definitions included,
+// would not leave the answer reserve free.
 func (l *loop) overBudget() bool {
-	return l.a.Counter.CountMessages(l.sent) > l.a.Budget.Input()
+	return l.tokens > l.a.Budget.Input()
 }
 
 func (l *loop) appendMsg(m conversation.Message) {
@@ -200,18 +218,19 @@ func (l *loop) appendMsg(m conversation.Message) {
 	m.Turn = l.turn
 	m = l.conv.Append(m)
 	l.sent = append(l.sent, m)
+	l.tokens += l.a.Counter.CountMessage(m)
 }
 
-// send makes one model request from the messages sent so far.
-func (l *loop) send(ctx context.Context, choice string) (*Reply, error) {
+// send makes one model request from the messages sent so far and returns
+// the reply with the step that records it.
+func (l *loop) send(ctx context.Context, choice string) (*Reply, *toolmem.Step, error) {
 	if err := conversation.Validate(l.sent); err != nil {
-		return nil, fmt.Errorf("internal error: refusing to send a malformed conversation: %w", err)
+		return nil, nil, fmt.Errorf("internal error: refusing to send a malformed conversation: %w", err)
 	}
-	defs := append(l.a.Tools.Definitions(), submitDefinition())
-	req := Request{Model: l.a.ModelName, Messages: l.sent, Tools: defs, ToolChoice: choice, Temperature: l.a.Temperature}
-	reply, err := l.a.record(ctx, req, l.turn, l.sent)
+	req := Request{Model: l.a.ModelName, Messages: l.sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature}
+	reply, st, err := l.a.exchange(ctx, req, l.turn, l.tokens)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if l.a.Progress != nil {
 		tok := l.a.Usage.Prompt
@@ -220,17 +239,28 @@ func (l *loop) send(ctx context.Context, choice string) (*Reply, error) {
 		}
 		l.a.Progress(Progress{Step: l.a.Steps, ToolCalls: l.calls, Tokens: tok})
 	}
-	return reply, nil
+	return reply, st, nil
 }
 
-// record makes one model request as a new step of the run: the layers of its
-// messages first, the request bytes as they go out (so a crash loses nothing
-// already sent), then the response.
+// record makes one model request as a new step of the run, counting its
+// prompt itself.
 func (s *Session) record(ctx context.Context, req Request, turn int, msgs []conversation.Message) (*Reply, error) {
+	req.Messages = msgs
+	own := s.Counter.CountMessages(msgs) + s.countTools(req.Tools)
+	reply, _, err := s.exchange(ctx, req, turn, own)
+	return reply, err
+}
+
+// exchange makes one model request as a new step of the run: the layers of
+// its messages first, the request bytes as they go out (so a crash loses
+// nothing already sent), then the response. own is our count of the
+// request's prompt tokens.
+func (s *Session) exchange(ctx context.Context, req Request, turn, own int) (*Reply, *toolmem.Step, error) {
+	msgs := req.Messages
 	s.Steps++
 	st := toolmem.Step{Run: s.Run.ID, N: s.Steps, Turn: turn, Started: s.now()}
 	if err := s.Store.AddEvent(st.Run, st.N, requestEvent(msgs)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var putErr error
 	sendCtx := WithSendHook(ctx, func(body []byte) {
@@ -239,7 +269,7 @@ func (s *Session) record(ctx context.Context, req Request, turn int, msgs []conv
 	})
 	reply, err := s.Model.Complete(sendCtx, req)
 	if putErr != nil {
-		return nil, fmt.Errorf("recording step %d: %w", st.N, putErr)
+		return nil, nil, fmt.Errorf("recording step %d: %w", st.N, putErr)
 	}
 	st.Ended = s.now()
 	if reply != nil {
@@ -253,50 +283,98 @@ func (s *Session) record(ctx context.Context, req Request, turn int, msgs []conv
 		err = fmt.Errorf("recording step %d: %w", st.N, perr)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	s.Usage.add(reply.Usage, s.Counter.CountMessages(msgs))
-	return reply, nil
+	s.Usage.add(reply.Usage, own)
+	return reply, &st, nil
 }
 
 // answer runs every tool call of one reply, in order, and appends a result
-// for each: a call is never left unanswered.
-func (l *loop) answer(ctx context.Context, calls []conversation.ToolCall) error {
-	step := l.a.Steps
-	for _, tc := range calls {
+// for each: a call is never left unanswered, not even when the review
+// stops halfway through a reply, so the conversation stays valid for a
+// follow-up turn. The refs of stored outputs are added to st, the step of
+// the reply.
+func (l *loop) answer(ctx context.Context, calls []conversation.ToolCall, st *toolmem.Step) error {
+	var refs []string
+	for i, tc := range calls {
 		l.calls++
-		res := conversation.Message{Role: conversation.Tool, ToolCallID: tc.ID, Name: tc.Name}
-		if tc.Name == SubmitTool {
-			sub, err := parseSubmission(tc.Arguments)
-			if err != nil {
-				res.Content = "Error: " + err.Error()
-			} else {
-				l.submitted = &sub
-				res.Content = fmt.Sprintf("Review received: %d findings.", len(sub.Findings))
+		res, err := l.call(ctx, st.N, tc)
+		if err != nil {
+			for _, rest := range calls[i:] {
+				l.appendMsg(conversation.Message{Role: conversation.Tool, ToolCallID: rest.ID, Name: rest.Name,
+					Content: "Not run: the review stopped before this call finished."})
 			}
-			l.appendMsg(res)
-			continue
-		}
-		out := l.a.Tools.Call(ctx, tc.Name, tc.Arguments)
-		if err := ctx.Err(); err != nil {
 			return err
 		}
-		content := out.Output
-		if strings.TrimSpace(content) == "" {
-			content = "(no output)"
+		if res.Ref != "" {
+			refs = append(refs, res.Ref)
 		}
-		if !out.Paged {
-			ref, err := l.a.Store.Put(l.a.Run.ID, step, tc.ID, tc.Name, tc.Arguments, []byte(content))
-			if err != nil {
-				return fmt.Errorf("storing the output of %s: %w", tc.Name, err)
-			}
-			res.Ref = ref
-			content = toolmem.Preview(ref, []byte(content), toolmem.Limits{Chars: l.a.Budget.PreviewChars, Lines: l.a.Budget.PreviewLines})
-		}
-		res.Content = content
 		l.appendMsg(res)
 	}
+	if len(refs) == 0 {
+		return nil
+	}
+	st.Refs = refs
+	if err := l.a.Store.PutStep(*st); err != nil {
+		return fmt.Errorf("recording step %d: %w", st.N, err)
+	}
 	return nil
+}
+
+// call runs one tool call of the reply recorded as step and returns its
+// result message. Whatever the model got wrong (an unknown tool, arguments
+// that are not JSON, a ref that does not exist) is a result it can act on;
+// the error is for the review itself stopping.
+func (l *loop) call(ctx context.Context, step int, tc conversation.ToolCall) (conversation.Message, error) {
+	res := conversation.Message{Role: conversation.Tool, ToolCallID: tc.ID, Name: tc.Name}
+	if tc.Name == SubmitTool {
+		sub, err := parseSubmission(tc.Arguments)
+		if err != nil {
+			res.Content = "Error: " + err.Error()
+		} else {
+			l.submitted = &sub
+			res.Content = fmt.Sprintf("Review received: %d findings.", len(sub.Findings))
+		}
+		return res, nil
+	}
+	out := l.a.Tools.Call(ctx, tc.Name, tc.Arguments)
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	content := out.Output
+	if strings.TrimSpace(content) == "" {
+		content = "(no output)"
+	}
+	if !out.Paged {
+		ref, err := l.a.Store.Put(l.a.Run.ID, step, tc.ID, tc.Name, tc.Arguments, []byte(content))
+		if err != nil {
+			return res, fmt.Errorf("storing the output of %s: %w", tc.Name, err)
+		}
+		res.Ref = ref
+		content = toolmem.Preview(ref, []byte(content), toolmem.Limits{Chars: l.a.Budget.PreviewChars, Lines: l.a.Budget.PreviewLines})
+	}
+	res.Content = content
+	return res, nil
+}
+
+// uniqueCallIDs renames repeated tool call IDs within one reply, as some
+// local servers send them (one ID for every call, or each call numbered
+// from zero): a result must answer exactly one call, and a request with two
+// calls of one ID is refused by providers and by conversation.Validate. The
+// first call keeps its ID.
+func uniqueCallIDs(calls []conversation.ToolCall) {
+	if len(calls) < 2 {
+		return
+	}
+	seen := make(map[string]bool, len(calls))
+	for i := range calls {
+		id := calls[i].ID
+		for n := 2; seen[id]; n++ {
+			id = fmt.Sprintf("%s_%d", calls[i].ID, n)
+		}
+		seen[id] = true
+		calls[i].ID = id
+	}
 }
 
 // requestEvent names the messages of a request and their layers, so replay
