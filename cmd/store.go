@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -66,7 +67,15 @@ func openStore(flag string, getenv func(string) string, dir string) (*toolmem.St
 	if err != nil {
 		return nil, err
 	}
-	return toolmem.Open(d, toolmem.Options{LockWait: wait})
+	st, err := toolmem.Open(d, toolmem.Options{LockWait: wait})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := review.CloseAbandoned(st, time.Now()); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
 }
 
 // parseAge reads an age such as 30d, 2w, 12h or 90m.

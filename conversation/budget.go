@@ -71,7 +71,8 @@ type Budget struct {
 	HistoryChars int `json:"history_chars"`
 	// MessageCap truncates a single oversized history message, in chars.
 	MessageCap int `json:"message_cap"`
-	// MaxSteps bounds the model requests of one tool loop.
+	// MaxSteps bounds the exploring requests of one tool loop; one more
+	// request then asks for the final review.
 	MaxSteps int `json:"max_steps"`
 }
 

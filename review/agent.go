@@ -197,6 +197,11 @@ func (l *loop) run(ctx context.Context) error {
 		if err := l.answer(ctx, msg.ToolCalls, st); err != nil {
 			return err
 		}
+		// Saved as it grows, so a follow-up turn after a crash continues
+		// from the last answered step, not from the start.
+		if err := l.a.save(); err != nil {
+			return err
+		}
 		if l.submitted != nil {
 			return nil
 		}

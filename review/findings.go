@@ -174,8 +174,10 @@ const (
 // Duplicates (same file, line and title or category) are merged, keeping the
 // higher severity. The result is sorted by severity, then path and line.
 func checkFindings(d *diffctx.Diff, fs []Finding, policy OffDiff) ([]Finding, []Dropped) {
+	// Merge duplicates first, on the lines the model gave: two findings on
+	// different lines are different even if both end up at file level.
+	fs, dropped := dedupe(fs)
 	var kept []Finding
-	var dropped []Dropped
 	for _, f := range fs {
 		file := d.File(f.Path)
 		switch {
@@ -192,8 +194,6 @@ func checkFindings(d *diffctx.Diff, fs []Finding, policy OffDiff) ([]Finding, []
 		}
 		kept = append(kept, f)
 	}
-	kept, merged := dedupe(kept)
-	dropped = append(dropped, merged...)
 	sort.SliceStable(kept, func(i, j int) bool {
 		a, b := kept[i], kept[j]
 		if a.Severity.Rank() != b.Severity.Rank() {
@@ -227,7 +227,7 @@ func dedupe(fs []Finding) ([]Finding, []Dropped) {
 		}
 		o := &out[dup]
 		if f.Severity.Rank() > o.Severity.Rank() {
-			o.Severity = f.Severity
+			o.Severity, o.Title = f.Severity, f.Title
 		}
 		if f.Body != o.Body && !strings.Contains(o.Body, f.Body) {
 			o.Body += "\n\n" + f.Body
