@@ -136,7 +136,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	ans, err := sess.Answer(ctx, askOpts)
 	prog.done()
 	if err != nil {
-		return fmt.Errorf("run %s: %w", sess.Run.ID, err)
+		return runError(sess.Run.ID, err)
 	}
 	overrideSeverity(ans.Findings, set.Severity)
 	if err := writeOutput(opts.IO, opts.Output, func(w io.Writer) error {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -185,7 +186,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	res, err := sess.Review(ctx)
 	prog.done()
 	if err != nil {
-		return fmt.Errorf("run %s: %w", sess.Run.ID, err)
+		return runError(sess.Run.ID, err)
 	}
 	overrideSeverity(res.Findings, set.Severity)
 	res.SetPrice(set.Price)
@@ -284,4 +285,13 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// runError says which run failed, and how to make a request fit when the
+// provider found it too long.
+func runError(id string, err error) error {
+	if errors.Is(err, review.ErrContextLength) {
+		return fmt.Errorf("run %s: %w; make the requests smaller with a lower --static-share or --preview-chars, or give the model's real window with --context-window", id, err)
+	}
+	return fmt.Errorf("run %s: %w", id, err)
 }

@@ -110,7 +110,13 @@ func Prune(c *Conversation, lim Limits, counter *Counter, sum Summarizer) (*Prun
 			if !m.earlier(cur) || m.Dropped || m.Stubbed || m.Role != Tool {
 				continue
 			}
-			m.Content = stub(*m, args[m.ToolCallID])
+			s := stub(*m, args[m.ToolCallID])
+			if runes(s) >= runes(m.Content) {
+				// A short result ("Review received: 2 findings.") is
+				// already smaller than its stub would be.
+				continue
+			}
+			m.Content = s
 			m.Stubbed = true
 			ev.StubbedIDs = append(ev.StubbedIDs, m.ID)
 			if m.Ref != "" {

@@ -138,6 +138,9 @@ func TestPruneProperties(t *testing.T) {
 			if m.Stubbed && m.Ref != "" && !strings.Contains(m.Content, m.Ref) {
 				t.Errorf("seed %d: stub of %s lost its ref", seed, m.ID)
 			}
+			if m.Stubbed && runes(m.Content) >= runes(o.Content) {
+				t.Errorf("seed %d: stub of %s is no shorter than the preview it replaced", seed, m.ID)
+			}
 		}
 		if len(ev.Dropped) > 0 && !strings.HasPrefix(c.summary(), DigestHeader) {
 			t.Errorf("seed %d: dropped turns but no digest", seed)

@@ -97,7 +97,7 @@ func (s *Session) Answer(ctx context.Context, opts AskOptions) (*Answer, error) 
 			break
 		}
 	}
-	sub, text, err := s.turn(ctx, opts)
+	sub, text, err := s.turn(ctx, opts, true)
 	if ferr := s.finish(err); ferr != nil && err == nil {
 		err = ferr
 	}
@@ -121,29 +121,38 @@ func (s *Session) Answer(ctx context.Context, opts AskOptions) (*Answer, error) 
 	return ans, nil
 }
 
-// turn prunes the history and runs the loop of the latest turn, pruning
-// harder and retrying once on a context-length error.
-func (s *Session) turn(ctx context.Context, opts AskOptions) (*submission, string, error) {
+// turn prunes the history and runs the loop of the latest turn. When the
+// provider says the first request of the loop is over its context length,
+// the history budget is halved and the turn retried once, if halving
+// leaves out anything. ask ends the loop on a prose answer instead of
+// asking for submit_review.
+func (s *Session) turn(ctx context.Context, opts AskOptions, ask bool) (*submission, string, error) {
 	lim := opts.Limits
+	if _, err := s.prune(ctx, lim, opts.SummarizeWithModel, false); err != nil {
+		return nil, "", err
+	}
 	for attempt := 0; ; attempt++ {
-		if err := s.prune(ctx, lim, opts.SummarizeWithModel, attempt > 0); err != nil {
-			return nil, "", err
-		}
 		n := len(s.Conv.Messages)
-		cur := s.Conv.Turns()
-		sub, text, err := s.loop(ctx, s.Conv.History(cur), true)
-		if attempt == 0 && errors.Is(err, ErrContextLength) && len(s.Conv.Messages) == n {
-			lim.Turns /= 2
-			lim.Chars /= 2
-			continue
+		sub, text, err := s.loop(ctx, s.Conv.History(s.Conv.Turns()), ask)
+		if attempt > 0 || !errors.Is(err, ErrContextLength) || len(s.Conv.Messages) != n {
+			return sub, text, err
 		}
-		return sub, text, err
+		lim.Turns /= 2
+		lim.Chars /= 2
+		changed, perr := s.prune(ctx, lim, opts.SummarizeWithModel, true)
+		if perr != nil {
+			return nil, "", perr
+		}
+		if !changed {
+			return sub, text, err
+		}
 	}
 }
 
-// prune fits earlier turns into lim and records the event with the step it
-// precedes.
-func (s *Session) prune(ctx context.Context, lim conversation.Limits, withModel, harder bool) error {
+// prune fits earlier turns into lim and records the event, if anything
+// changed, with the step it precedes. harder marks a pass made because the
+// provider refused the context as too long.
+func (s *Session) prune(ctx context.Context, lim conversation.Limits, withModel, harder bool) (bool, error) {
 	var sum conversation.Summarizer
 	if withModel {
 		sum = func(prev string, dropped []conversation.Message) (string, error) {
@@ -152,19 +161,19 @@ func (s *Session) prune(ctx context.Context, lim conversation.Limits, withModel,
 	}
 	ev, err := conversation.Prune(s.Conv, lim, s.Counter, sum)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if !ev.Changed() && !harder {
-		return nil
+	if !ev.Changed() {
+		return false, nil
 	}
 	if harder {
 		ev.Reasons = append([]string{"context_length"}, ev.Reasons...)
 	}
 	data, err := json.Marshal(ev)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return s.Store.AddEvent(s.Run.ID, s.Steps+1, data)
+	return true, s.Store.AddEvent(s.Run.ID, s.Steps+1, data)
 }
 
 // summaryPrompt asks the model for a digest of dropped turns.

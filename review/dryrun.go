@@ -22,7 +22,10 @@ type DryRun struct {
 	Messages  []DryRunMessage `json:"messages"`
 	Tools     []DryRunTool    `json:"tools"`
 	Files     []diffctx.Entry `json:"files"`
-	Budget    DryRunBudget    `json:"budget"`
+	// Units are the turns a diff too large for the diff context is
+	// reviewed in; empty when it fits.
+	Units  []diffctx.Unit `json:"units"`
+	Budget DryRunBudget   `json:"budget"`
 }
 
 // DryRunMessage is one message with our token count.
@@ -57,7 +60,7 @@ func (p *Plan) DryRun(model string) DryRun {
 	out := DryRun{
 		Base: d.Base, Head: d.Head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA, MergeBase: d.MergeBase,
 		Model: model, Tokenizer: p.tokenizer(),
-		Messages: []DryRunMessage{}, Tools: []DryRunTool{}, Files: []diffctx.Entry{},
+		Messages: []DryRunMessage{}, Tools: []DryRunTool{}, Files: []diffctx.Entry{}, Units: []diffctx.Unit{},
 		Budget: DryRunBudget{
 			Budget: p.Budget, Input: p.Budget.Input(), Static: p.Budget.Static(),
 			ToolTokens: p.ToolTokens, TotalTokens: p.Tokens(),
@@ -68,6 +71,9 @@ func (p *Plan) DryRun(model string) DryRun {
 	}
 	for _, t := range p.Tools {
 		out.Tools = append(out.Tools, DryRunTool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+	}
+	if len(p.Units) > 0 {
+		out.Units = p.Units
 	}
 	if p.Context != nil {
 		out.Files = p.Context.Files
@@ -108,6 +114,12 @@ func (p *Plan) WriteDryRun(w io.Writer, model string) error {
 	fmt.Fprintf(&b, "Budget: context window %d, answer reserve %d, input %d tokens.\n", bu.ContextWindow, bu.AnswerReserve, bu.Input())
 	if p.Context != nil {
 		fmt.Fprintf(&b, "Diff context: %d of %d tokens; %d of %d files inlined.\n", p.Context.Tokens, p.Context.Budget, included(p.Context.Files), len(p.Context.Files))
+	}
+	if len(p.Units) > 0 {
+		fmt.Fprintf(&b, "Units: the hunks do not fit the diff context, so the review takes %d turns, one per unit:\n", len(p.Units))
+		for i, u := range p.Units {
+			fmt.Fprintf(&b, "  unit %d: %d tokens: %s\n", i+1, u.Tokens, unitFiles(u))
+		}
 	}
 	fmt.Fprintf(&b, "First request: %d tokens (%.1f%% of input).\n", p.Tokens(), 100*float64(p.Tokens())/float64(max(bu.Input(), 1)))
 	_, err := io.WriteString(w, b.String())

@@ -225,17 +225,19 @@ func dedupe(fs []Finding) ([]Finding, []Dropped) {
 			out = append(out, f)
 			continue
 		}
-		o := &out[dup]
-		if f.Severity.Rank() > o.Severity.Rank() {
-			o.Severity, o.Title = f.Severity, f.Title
+		// The more severe finding stands; the other one's text joins it.
+		kept, gone := out[dup], f
+		if f.Severity.Rank() > kept.Severity.Rank() {
+			kept, gone = f, kept
 		}
-		if f.Body != o.Body && !strings.Contains(o.Body, f.Body) {
-			o.Body += "\n\n" + f.Body
+		if gone.Body != kept.Body && !strings.Contains(kept.Body, gone.Body) {
+			kept.Body += "\n\n" + gone.Body
 		}
-		if o.Suggestion == "" {
-			o.Suggestion = f.Suggestion
+		if kept.Suggestion == "" {
+			kept.Suggestion = gone.Suggestion
 		}
-		dropped = append(dropped, Dropped{f, fmt.Sprintf("merged into %q at %s:%d", o.Title, o.Path, o.Line)})
+		out[dup] = kept
+		dropped = append(dropped, Dropped{gone, fmt.Sprintf("merged into %q at %s:%d", kept.Title, kept.Path, kept.Line)})
 	}
 	return out, dropped
 }

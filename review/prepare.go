@@ -35,6 +35,10 @@ type Options struct {
 type Plan struct {
 	Diff    *diffctx.Diff
 	Context *diffctx.Context
+	// Units, for a diff whose hunks do not fit the static context, are the
+	// shares of its hunks reviewed one per turn; Context then holds the
+	// header and overview only, and the first turn carries the first unit.
+	Units []diffctx.Unit
 	// Messages are the static layer followed by the first turn's task.
 	Messages []conversation.Message
 	Tools    []tools.Definition
@@ -78,6 +82,13 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	task := taskPrompt(d.Base, d.Head)
 	if opts.Question != "" {
 		task = opts.Question
+	} else {
+		// A review whose hunks do not fit is split into units; a question
+		// is answered with what fits and the tools.
+		p.Context, p.Units = splitUnits(d, p.Context, room, counter)
+		if len(p.Units) > 0 {
+			task = unitPrompt(d, 1, len(p.Units), p.Units[0].Markdown)
+		}
 	}
 	p.Messages = []conversation.Message{
 		sys,

@@ -178,6 +178,11 @@ func (r *Replay) writeStep(b *strings.Builder, c *conversation.Counter, s Replay
 		}
 		kind := ""
 		switch {
+		case strings.HasPrefix(content, conversation.StubPrefix):
+			kind = " stub"
+			if ref != "" {
+				kind += " of " + ref
+			}
 		case ref != "" && isPreview(content):
 			kind = " preview of " + ref
 		case ref != "":

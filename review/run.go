@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -26,6 +27,9 @@ type Settings struct {
 	Tokenizer string              `json:"tokenizer"`
 	Budget    conversation.Budget `json:"budget"`
 	OffDiff   OffDiff             `json:"off_diff"`
+	// Units are the units a diff too large for the static context is
+	// reviewed in, one turn each; none when it fitted.
+	Units []diffctx.Unit `json:"units,omitempty"`
 }
 
 // Start records a new run for plan and returns its session. The run is
@@ -34,6 +38,7 @@ type Settings struct {
 func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 	d := plan.Diff
 	settings.MergeBase = d.MergeBase
+	settings.Units = plan.Units
 	set, err := json.Marshal(settings)
 	if err != nil {
 		return nil, err
@@ -77,23 +82,19 @@ func (s *Session) save() error {
 	return nil
 }
 
-// Review runs the first turn's tool loop and returns the findings. The run
+// Review runs the first turn's tool loop and returns the findings. A diff
+// planned in units gets a turn for each further unit, with the earlier
+// turns pruned before each loop, and one merged list of findings. The run
 // record ends complete, failed or interrupted whatever happens.
 func (s *Session) Review(ctx context.Context) (*Result, error) {
-	var static []conversation.Message
-	for _, m := range s.Conv.Messages {
-		if m.Layer == conversation.Static {
-			static = append(static, m)
-		}
-	}
-	sub, text, err := s.loop(ctx, static, false)
+	r, err := s.review(ctx)
 	if ferr := s.finish(err); ferr != nil && err == nil {
 		err = ferr
 	}
 	if err != nil {
 		return nil, err
 	}
-	return s.result(sub, text), nil
+	return r, nil
 }
 
 // finish records how the run ended.
@@ -110,24 +111,4 @@ func (s *Session) finish(err error) error {
 		s.Run.Error = err.Error()
 	}
 	return s.save()
-}
-
-// result turns a submission into the checked findings.
-func (s *Session) result(sub *submission, text string) *Result {
-	r := &Result{
-		RunID: s.Run.ID, Base: s.Diff.Base, Head: s.Diff.Head,
-		BaseSHA: s.Diff.BaseSHA, HeadSHA: s.Diff.HeadSHA, MergeBase: s.Diff.MergeBase,
-		Model: s.ModelName, Usage: s.Usage, Steps: s.Steps, Findings: []Finding{},
-	}
-	if sub == nil {
-		r.Summary = text
-		return r
-	}
-	r.Submitted = true
-	r.Summary = sub.Summary
-	r.Findings, r.Dropped = checkFindings(s.Diff, sub.Findings, s.OffDiff)
-	if r.Findings == nil {
-		r.Findings = []Finding{}
-	}
-	return r
 }

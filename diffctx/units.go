@@ -1,0 +1,462 @@
+package diffctx
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Unit is a share of a diff's hunks small enough to be reviewed in a turn of
+// its own, for a diff whose hunks do not all fit the static context.
+type Unit struct {
+	// Parts are the hunks the unit holds, in priority order.
+	Parts []Part `json:"parts"`
+	// Tokens is the count of Markdown.
+	Tokens int `json:"tokens"`
+	// Markdown shows the parts file by file, numbered like the static
+	// context. It is not serialised: RenderUnit rebuilds it from Parts.
+	Markdown string `json:"-"`
+}
+
+// Part is a run of whole hunks of one file, or a slice of one hunk too large
+// for a unit.
+type Part struct {
+	Path string `json:"path"`
+	// First and Last number the part's hunks in the file, from 1.
+	First int `json:"first_hunk"`
+	Last  int `json:"last_hunk"`
+	// FromLine and ToLine, when set, slice the part's one hunk: its
+	// rendered lines FromLine to ToLine, numbered from 1 after the @@ line.
+	FromLine int `json:"from_line,omitempty"`
+	ToLine   int `json:"to_line,omitempty"`
+}
+
+// Files lists the paths of u's parts, each once, in order.
+func (u Unit) Files() []string {
+	var out []string
+	for _, p := range u.Parts {
+		if !slices.Contains(out, p.Path) {
+			out = append(out, p.Path)
+		}
+	}
+	return out
+}
+
+// maxUnitLine bounds a line of a unit in runes, so that one line of minified
+// code cannot take a unit's whole budget; read_file_hunk shows it whole.
+const maxUnitLine = 2000
+
+// maxRepack bounds the passes that shrink the budget when units counted part
+// by part come out over it as a whole.
+const maxRepack = 4
+
+// Units splits the hunks ctx does not show into units of at most budget
+// tokens as counted by c (nil counts with conversation.EstimateTokens); ctx
+// nil stands for a context that shows no hunk. Files come in the static
+// context's priority order, and lockfiles, generated and binary files,
+// which the context only summarises, are left out.
+//
+// Files are packed whole, in order, into as few units as that order allows.
+// A file larger than a unit gets units of its own, cut between hunks, and a
+// hunk larger than a unit is cut between lines. A unit exceeds budget only
+// when one line (at most 2000 runes) of a hunk does.
+func Units(d *Diff, ctx *Context, budget int, c Counter) []Unit {
+	if c == nil {
+		c = estimator{}
+	}
+	if d == nil {
+		return nil
+	}
+	shown := map[string]int{}
+	if ctx != nil {
+		for _, e := range ctx.Files {
+			shown[e.Path] = e.Shown
+		}
+	}
+	items := make([]*item, 0, len(d.Files))
+	for _, f := range d.Files {
+		it := newItem(f)
+		if it.inline() && shown[f.Path] < len(f.Hunks) {
+			items = append(items, it)
+		}
+	}
+	slices.SortStableFunc(items, func(a, b *item) int {
+		return cmp.Or(cmp.Compare(a.rank, b.rank), strings.Compare(a.f.Path, b.f.Path))
+	})
+	p := &packer{c: c, counts: map[string]int{}}
+	for _, it := range items {
+		p.files = append(p.files, p.pieces(it, shown[it.f.Path]))
+	}
+	// Parts are counted one by one; the rendered whole can count a few
+	// tokens more. Shrink the room by the worst excess and pack again.
+	room := budget
+	var units []Unit
+	for pass := 0; pass < maxRepack; pass++ {
+		units = p.pack(room)
+		excess := 0
+		for _, u := range units {
+			if len(u.Parts) > 1 || u.Parts[0].FromLine == 0 || u.Parts[0].FromLine != u.Parts[0].ToLine {
+				excess = max(excess, u.Tokens-budget)
+			}
+		}
+		if excess <= 0 {
+			break
+		}
+		room -= excess
+	}
+	return units
+}
+
+// UnitContext renders the static context of a review in units: the header
+// and the overview of every file, as Render gives them with no room for
+// hunks, except that a file whose hunks are in units names its units
+// instead of the tool call that fetches it.
+func UnitContext(d *Diff, units []Unit, c Counter) *Context {
+	if c == nil {
+		c = estimator{}
+	}
+	ctx := Render(d, 0, c)
+	first, last := map[string]int{}, map[string]int{}
+	for i, u := range units {
+		for _, p := range u.Parts {
+			if _, ok := first[p.Path]; !ok {
+				first[p.Path] = i + 1
+			}
+			last[p.Path] = i + 1
+		}
+	}
+	if d == nil || len(first) == 0 {
+		return ctx
+	}
+	md := ctx.Markdown
+	for _, f := range d.Files {
+		k, ok := first[f.Path]
+		if !ok {
+			continue
+		}
+		it := newItem(f)
+		line := it.overview(0) + "\n"
+		hint := fmt.Sprintf(" — not shown (%s): %s\n", ReasonBudget, codeSpan(it.fetch))
+		where := fmt.Sprintf(" — in unit %d\n", k)
+		if last[f.Path] > k {
+			where = fmt.Sprintf(" — in units %d–%d\n", k, last[f.Path])
+		}
+		if cut, ok := strings.CutSuffix(line, hint); ok {
+			md = strings.Replace(md, line, cut+where, 1)
+		}
+	}
+	ctx.Markdown = md
+	ctx.Tokens = c.Count(md)
+	return ctx
+}
+
+// RenderUnit renders the hunks of u from d: the Markdown that Units gave
+// the unit, rebuilt from its parts. It fails when a part names a file or a
+// hunk that d does not have.
+func RenderUnit(d *Diff, u Unit) (string, error) {
+	if d == nil {
+		d = &Diff{}
+	}
+	var b strings.Builder
+	for i := 0; i < len(u.Parts); {
+		j := i + 1
+		for j < len(u.Parts) && u.Parts[j].Path == u.Parts[i].Path {
+			j++
+		}
+		f := d.File(u.Parts[i].Path)
+		if f == nil {
+			return "", fmt.Errorf("unit part %s: the diff does not change that file", u.Parts[i].Path)
+		}
+		texts := make([]string, 0, j-i)
+		more := false
+		for _, p := range u.Parts[i:j] {
+			t, m, err := partText(f, p)
+			if err != nil {
+				return "", err
+			}
+			texts, more = append(texts, t), m
+		}
+		writeSection(&b, newItem(f), u.Parts[i:j], texts, more)
+		i = j
+	}
+	return strings.TrimPrefix(b.String(), "\n"), nil
+}
+
+// piece is a part with its text and cost.
+type piece struct {
+	part Part
+	text string
+	cost int
+	more bool // a slice that stops before the end of its hunk
+}
+
+// packer packs the pieces of files into units.
+type packer struct {
+	c      Counter
+	counts map[string]int // memo of counts of lines of cut hunks
+	files  [][]piece      // per file, in priority order
+	items  []*item
+}
+
+// pieces are the file's hunks that the context does not show, each with its
+// count.
+func (p *packer) pieces(it *item, from int) []piece {
+	p.items = append(p.items, it)
+	f := it.f
+	var out []piece
+	for k := from; k < len(f.Hunks); k++ {
+		text := unitHunk(&f.Hunks[k])
+		out = append(out, piece{part: Part{Path: f.Path, First: k + 1, Last: k + 1}, text: text, cost: p.c.Count(text)})
+	}
+	return out
+}
+
+// count counts s, remembering counts of the lines of cut hunks, which are
+// counted again on every pass.
+func (p *packer) count(s string) int {
+	if n, ok := p.counts[s]; ok {
+		return n
+	}
+	n := p.c.Count(s)
+	p.counts[s] = n
+	return n
+}
+
+// unitBuilder accumulates one unit.
+type unitBuilder struct {
+	parts []Part
+	texts []string
+	more  []bool
+	used  int
+}
+
+func (u *unitBuilder) add(pc piece) {
+	u.parts = append(u.parts, pc.part)
+	u.texts = append(u.texts, pc.text)
+	u.more = append(u.more, pc.more)
+	u.used += pc.cost
+}
+
+// pack fills units of room tokens with whole files where they fit, else
+// with a file's hunks or slices of a hunk.
+func (p *packer) pack(room int) []Unit {
+	var units []Unit
+	var cur unitBuilder
+	closeUnit := func() {
+		if len(cur.parts) == 0 {
+			return
+		}
+		parts, texts, more := merge(cur.parts, cur.texts, cur.more)
+		u := Unit{Parts: parts}
+		u.Markdown = renderParts(p.items, parts, texts, more)
+		u.Tokens = p.c.Count(u.Markdown)
+		units = append(units, u)
+		cur = unitBuilder{}
+	}
+	for i, pieces := range p.files {
+		it := p.items[i]
+		head := p.c.Count(fmt.Sprintf("\n### %s (hunks %d–%d of %d; continued from the previous unit; continued in the next unit)\n\n```\n```\n",
+			codeSpan(displayPath(it.f.Path)), len(it.f.Hunks), len(it.f.Hunks), len(it.f.Hunks)))
+		whole := head
+		for _, pc := range pieces {
+			whole += pc.cost
+		}
+		if whole <= room {
+			if cur.used+whole > room {
+				closeUnit()
+			}
+			cur.used += head
+			for _, pc := range pieces {
+				cur.add(pc)
+			}
+			continue
+		}
+		// The file is larger than a unit: units of its own, cut between
+		// hunks, and inside hunks too large for a unit.
+		closeUnit()
+		for _, pc := range pieces {
+			for _, s := range p.slices(pc, room-head) {
+				if len(cur.parts) > 0 && cur.used+s.cost > room {
+					closeUnit()
+				}
+				if len(cur.parts) == 0 {
+					cur.used = head
+				}
+				cur.add(s)
+			}
+		}
+		closeUnit()
+	}
+	closeUnit()
+	return units
+}
+
+// merge joins runs of whole hunks of a file into one part.
+func merge(parts []Part, texts []string, more []bool) ([]Part, []string, []bool) {
+	var ps []Part
+	var ts []string
+	var ms []bool
+	for i, p := range parts {
+		if n := len(ps) - 1; n >= 0 && p.FromLine == 0 && ps[n].FromLine == 0 && ps[n].Path == p.Path && ps[n].Last+1 == p.First {
+			ps[n].Last = p.Last
+			ts[n] += texts[i]
+			continue
+		}
+		ps, ts, ms = append(ps, p), append(ts, texts[i]), append(ms, more[i])
+	}
+	return ps, ts, ms
+}
+
+// slices cuts a piece over room tokens into slices of its lines that fit,
+// each holding at least one line.
+func (p *packer) slices(pc piece, room int) []piece {
+	if pc.cost <= room {
+		return []piece{pc}
+	}
+	header, lines := splitHunk(pc.text)
+	var out []piece
+	for from := 0; from < len(lines); {
+		part := pc.part
+		part.FromLine = from + 1
+		cost := p.count(sliceHeader(header, from))
+		to := from
+		for to < len(lines) {
+			n := p.count(lines[to])
+			if to > from && cost+n > room {
+				break
+			}
+			cost += n
+			to++
+		}
+		part.ToLine = to
+		out = append(out, piece{part: part, text: sliceText(header, lines, from, to), cost: cost, more: to < len(lines)})
+		from = to
+	}
+	return out
+}
+
+// renderParts writes the Markdown of a unit's parts: consecutive parts of
+// one file share a heading and a fence.
+func renderParts(items []*item, parts []Part, texts []string, more []bool) string {
+	byPath := map[string]*item{}
+	for _, it := range items {
+		byPath[it.f.Path] = it
+	}
+	var b strings.Builder
+	for i := 0; i < len(parts); {
+		j := i + 1
+		for j < len(parts) && parts[j].Path == parts[i].Path {
+			j++
+		}
+		writeSection(&b, byPath[parts[i].Path], parts[i:j], texts[i:j], more[j-1])
+		i = j
+	}
+	return strings.TrimPrefix(b.String(), "\n")
+}
+
+// writeSection writes one file's parts under its heading, which says which
+// hunks they are when they are not all of the file's; more says the last
+// part is a slice that stops before the end of its hunk.
+func writeSection(b *strings.Builder, it *item, parts []Part, texts []string, more bool) {
+	f := it.f
+	first, last := parts[0], parts[len(parts)-1]
+	var note []string
+	switch {
+	case first.First == 1 && last.Last == len(f.Hunks) && first.FromLine <= 1 && !more:
+	case first.First == last.Last:
+		note = append(note, fmt.Sprintf("hunk %d of %d", first.First, len(f.Hunks)))
+	default:
+		note = append(note, fmt.Sprintf("hunks %d–%d of %d", first.First, last.Last, len(f.Hunks)))
+	}
+	if first.FromLine > 1 {
+		note = append(note, "continued from the previous unit")
+	}
+	if more {
+		note = append(note, "continued in the next unit")
+	}
+	ticks := 0
+	for _, t := range texts {
+		ticks = max(ticks, longestRun([]byte(t), '`'))
+	}
+	fence := strings.Repeat("`", max(3, ticks+1))
+	if it.crlf {
+		note = append(note, "CRLF line endings")
+	}
+	b.WriteString("\n### " + codeSpan(displayPath(f.Path)))
+	if len(note) > 0 {
+		b.WriteString(" (" + strings.Join(note, "; ") + ")")
+	}
+	b.WriteString("\n\n" + fence + "\n")
+	for _, t := range texts {
+		b.WriteString(t)
+	}
+	b.WriteString(fence)
+	b.WriteByte('\n')
+}
+
+// partText is the text of one part of f, and whether it is a slice that
+// stops before the end of its hunk.
+func partText(f *File, p Part) (text string, more bool, err error) {
+	if p.First < 1 || p.Last < p.First || p.Last > len(f.Hunks) {
+		return "", false, fmt.Errorf("unit part %s: hunks %d to %d, the file has %d", f.Path, p.First, p.Last, len(f.Hunks))
+	}
+	var b strings.Builder
+	for k := p.First; k <= p.Last; k++ {
+		b.WriteString(unitHunk(&f.Hunks[k-1]))
+	}
+	if p.FromLine == 0 && p.ToLine == 0 {
+		return b.String(), false, nil
+	}
+	header, lines := splitHunk(b.String())
+	if p.First != p.Last || p.FromLine < 1 || p.ToLine < p.FromLine || p.ToLine > len(lines) {
+		return "", false, fmt.Errorf("unit part %s: lines %d to %d of hunk %d, which has %d", f.Path, p.FromLine, p.ToLine, p.First, len(lines))
+	}
+	return sliceText(header, lines, p.FromLine-1, p.ToLine), p.ToLine < len(lines), nil
+}
+
+// unitHunk renders a hunk as the static context does, with overlong lines
+// cut.
+func unitHunk(h *Hunk) string {
+	text, _, _ := renderHunk(h)
+	if len(text) <= maxUnitLine {
+		return text
+	}
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if len(l) <= maxUnitLine {
+			continue // a rune is at least a byte
+		}
+		r := []rune(strings.TrimSuffix(l, "\n"))
+		if len(r) > maxUnitLine {
+			lines[i] = string(r[:maxUnitLine]) + fmt.Sprintf(" … [%d more characters of this line: read_file_hunk shows it whole]\n", len(r)-maxUnitLine)
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// splitHunk separates a rendered hunk's @@ line from its other lines, each
+// line keeping its newline.
+func splitHunk(text string) (header string, lines []string) {
+	all := strings.SplitAfter(text, "\n")
+	if n := len(all); n > 0 && all[n-1] == "" {
+		all = all[:n-1]
+	}
+	if len(all) == 0 {
+		return "", nil
+	}
+	return all[0], all[1:]
+}
+
+// sliceHeader opens a slice of a hunk: the hunk's @@ line, marked when the
+// slice does not start the hunk.
+func sliceHeader(header string, from int) string {
+	if from == 0 {
+		return header
+	}
+	return strings.TrimSuffix(header, "\n") + " (continued)\n"
+}
+
+func sliceText(header string, lines []string, from, to int) string {
+	return sliceHeader(header, from) + strings.Join(lines[from:to], "")
+}

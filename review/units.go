@@ -1,0 +1,144 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/diffctx"
+)
+
+// A diff whose hunks do not fit the static diff context is reviewed in
+// units, one user turn each: the static layer keeps the header and the
+// overview of every file, and each turn's message carries the hunks of the
+// next unit, in the overview's priority order. Earlier units' turns are
+// pruned before each loop like follow-up turns are, and the findings of all
+// units make one list.
+
+// minUnitTokens bounds units from below: when the context window leaves
+// less room than this for a unit's hunks, the review goes on in units this
+// small rather than in units of a line each.
+const minUnitTokens = 256
+
+// unitListFiles is how many files of a unit a dry run names.
+const unitListFiles = 5
+
+// splitUnits reports whether ctx leaves hunks out for lack of room and, if
+// so, returns the static context of a review in units (header and overview)
+// and the units, each fitting room less the overview and a turn's
+// instructions.
+func splitUnits(d *diffctx.Diff, ctx *diffctx.Context, room int, counter *conversation.Counter) (*diffctx.Context, []diffctx.Unit) {
+	over := false
+	for _, e := range ctx.Files {
+		over = over || e.Reason == diffctx.ReasonBudget
+	}
+	if !over {
+		return ctx, nil
+	}
+	overview := diffctx.Render(d, 0, counter)
+	intro := max(counter.Count(unitPrompt(d, 1, 99, "")), counter.Count(unitPrompt(d, 99, 99, "")))
+	budget := max(room-overview.Tokens-intro, minUnitTokens)
+	units := diffctx.Units(d, overview, budget, counter)
+	if len(units) == 0 {
+		return ctx, nil
+	}
+	uctx := diffctx.UnitContext(d, units, counter)
+	uctx.Budget = ctx.Budget
+	return uctx, units
+}
+
+// unitPrompt is the user message of unit k of n: what to do, then the
+// unit's hunks (md).
+func unitPrompt(d *diffctx.Diff, k, n int, md string) string {
+	var b strings.Builder
+	switch {
+	case n == 1:
+		fmt.Fprintf(&b, "Review the change from %s to %s. Its hunks did not fit the diff context above, so they are below. Explore with the tools as needed, then call submit_review with your findings.", d.Base, d.Head)
+	case k == 1:
+		fmt.Fprintf(&b, "Review the change from %s to %s. Its hunks do not fit one request, so it is reviewed in %d units, one per turn, in the priority order of the overview above, which names the unit of each file. ", d.Base, d.Head, n)
+		fmt.Fprintf(&b, "This is unit 1 of %d; its hunks are below. The hunks of later units come with their turns: fetch them with get_file_diff now only if this unit cannot be judged without them. Explore with the tools as needed, then call submit_review with the findings in this unit's hunks.", n)
+	default:
+		fmt.Fprintf(&b, "Review unit %d of %d: the hunks below. The findings you submitted for earlier units are kept; report only new ones. Explore with the tools as needed, then call submit_review with this unit's findings.", k, n)
+		if k == n {
+			b.WriteString(" This is the last unit: let the summary cover the whole change.")
+		}
+	}
+	if md != "" {
+		b.WriteString("\n\n" + md)
+	}
+	return b.String()
+}
+
+// unitFiles names the first files of u and says how many more there are.
+func unitFiles(u diffctx.Unit) string {
+	files := u.Files()
+	names := files[:min(len(files), unitListFiles)]
+	s := strings.Join(names, ", ")
+	if len(files) > unitListFiles {
+		s += fmt.Sprintf(" and %d more files", len(files)-unitListFiles)
+	}
+	return s
+}
+
+// units returns the units the run was planned with; none for a diff that
+// fitted the static context.
+func (s *Session) units() ([]diffctx.Unit, error) {
+	if len(s.Run.Settings) == 0 {
+		return nil, nil
+	}
+	var set Settings
+	if err := json.Unmarshal(s.Run.Settings, &set); err != nil {
+		return nil, fmt.Errorf("run %s has unreadable settings (%v): start a new review", s.Run.ID, err)
+	}
+	return set.Units, nil
+}
+
+// review runs the loop of the first turn and then, for a diff reviewed in
+// units, a turn for each further unit, and merges what the model submitted.
+func (s *Session) review(ctx context.Context) (*Result, error) {
+	units, err := s.units()
+	if err != nil {
+		return nil, err
+	}
+	n := max(len(units), 1)
+	opts := AskOptions{Limits: conversation.LimitsFrom(s.Budget)}
+	var findings []Finding
+	submitted := true
+	summary := ""
+	for k := 1; k <= n; k++ {
+		if k > 1 {
+			md, err := diffctx.RenderUnit(s.Diff, units[k-1])
+			if err != nil {
+				return nil, fmt.Errorf("unit %d of %d: %w", k, n, err)
+			}
+			s.Conv.Append(conversation.Message{Role: conversation.User, Content: unitPrompt(s.Diff, k, n, md),
+				Layer: conversation.Loop, Turn: s.Conv.Turns() + 1})
+		}
+		sub, text, err := s.turn(ctx, opts, false)
+		if err != nil {
+			return nil, err
+		}
+		if sub == nil {
+			submitted = false
+			summary = text
+			continue
+		}
+		findings = append(findings, sub.Findings...)
+		summary = sub.Summary
+	}
+	r := &Result{
+		RunID: s.Run.ID, Base: s.Diff.Base, Head: s.Diff.Head,
+		BaseSHA: s.Diff.BaseSHA, HeadSHA: s.Diff.HeadSHA, MergeBase: s.Diff.MergeBase,
+		Model: s.ModelName, Usage: s.Usage, Steps: s.Steps,
+		Summary: summary, Submitted: submitted,
+	}
+	// Checked together, findings of different units on the same line
+	// are merged like duplicates of one unit.
+	r.Findings, r.Dropped = checkFindings(s.Diff, findings, s.OffDiff)
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	return r, nil
+}

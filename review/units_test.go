@@ -1,0 +1,233 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/reviewtest"
+	"github.com/reviewdev/review/toolmem"
+	"github.com/reviewdev/review/tools"
+)
+
+// scratchRepo creates a repository whose feature branch, checked out, adds
+// files to an empty main. Git reads no configuration of the machine's.
+func scratchRepo(tb testing.TB, files map[string]string) string {
+	tb.Helper()
+	home := tb.TempDir()
+	for k, v := range map[string]string{
+		"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1",
+		"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_AUTHOR_DATE": "2024-01-02T03:04:05Z",
+		"GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com", "GIT_COMMITTER_DATE": "2024-01-02T03:04:05Z",
+	} {
+		tb.Setenv(k, v)
+	}
+	dir := tb.TempDir()
+	git := func(args ...string) {
+		tb.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "base")
+	git("checkout", "-q", "-b", "feature")
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	git("add", "-A")
+	git("commit", "-q", "-m", "change")
+	return dir
+}
+
+// funcs is a Go file of n one-line functions named after name.
+func funcs(name string, n int) string {
+	var b strings.Builder
+	b.WriteString("package main\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "func %s%d(x int) int { return x*%d + len(%q) }\n", name, i, i, name)
+	}
+	return b.String()
+}
+
+// scratchSession prepares a review of dir with budget b, a real store and
+// real tools, talking to the scripted server srv.
+func scratchSession(tb testing.TB, dir string, b conversation.Budget, srv *reviewtest.Server) (*Session, *Plan) {
+	tb.Helper()
+	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Model: "gpt-4o", Budget: b})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := toolmem.Open(tb.TempDir(), toolmem.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	a := &Agent{
+		Model: NewClient(ClientConfig{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "gpt-4o",
+		Store: st, Counter: plan.Counter, Budget: b, OffDiff: KeepFileLevel,
+		Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st}),
+	}
+	s, err := a.Start(plan, Settings{Budget: b})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, plan
+}
+
+// submit is a scripted submit_review call.
+func submit(summary string, findings ...string) reviewtest.Step {
+	args := fmt.Sprintf(`{"summary": %q, "findings": [%s]}`, summary, strings.Join(findings, ","))
+	return reviewtest.Step{ToolCalls: []reviewtest.ScriptCall{{Name: SubmitTool, Arguments: json.RawMessage(args)}}}
+}
+
+func finding(path string, line int, title string) string {
+	return fmt.Sprintf(`{"path": %q, "line": %d, "end_line": null, "severity": "medium", "category": "correctness", "title": %q, "body": "b", "suggestion": null}`, path, line, title)
+}
+
+// unitsRepo is a change of four files that a 9000-token window reviews in
+// three units: alpha.go with beta.go; delta.go; gamma.go.
+func unitsRepo(tb testing.TB) string {
+	return scratchRepo(tb, map[string]string{
+		"alpha.go": funcs("alpha", 34), "beta.go": funcs("beta", 10),
+		"delta.go": funcs("delta", 12), "gamma.go": funcs("gamma", 40),
+	})
+}
+
+func unitsBudget() conversation.Budget {
+	b := conversation.DefaultBudget("gpt-4o")
+	b.ContextWindow = 9000
+	b.AnswerReserve = conversation.DefaultReserve(b.ContextWindow)
+	return b
+}
+
+func TestPrepareUnits(t *testing.T) {
+	dir := unitsRepo(t)
+	for _, tc := range []struct {
+		name     string
+		budget   conversation.Budget
+		question string
+		units    int
+	}{
+		{"fits", conversation.DefaultBudget("gpt-4o"), "", 0},
+		{"three units", unitsBudget(), "", 3},
+		{"a question is not split", unitsBudget(), "What does gamma do?", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Model: "gpt-4o", Budget: tc.budget, Question: tc.question})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Units) != tc.units {
+				t.Fatalf("%d units, want %d: %+v", len(p.Units), tc.units, p.Units)
+			}
+			static, task := p.Messages[1].Content, p.Messages[2].Content
+			if tc.units == 0 {
+				if tc.question == "" && !strings.Contains(static, "### `gamma.go`") {
+					t.Errorf("the diff context should show the hunks:\n%s", static)
+				}
+				return
+			}
+			if strings.Contains(static, "### ") || !strings.Contains(static, "- `gamma.go` — added, +41 -0 — in unit 3\n") {
+				t.Errorf("the static layer should be the overview naming units:\n%s", static)
+			}
+			if !strings.Contains(task, "This is unit 1 of 3") || !strings.Contains(task, "### `alpha.go`") || strings.Contains(task, "delta1(") {
+				t.Errorf("the first turn should carry unit 1 only:\n%s", task)
+			}
+			for i, u := range p.Units {
+				if u.Tokens > p.Context.Budget {
+					t.Errorf("unit %d: %d tokens, over the diff context budget %d", i+1, u.Tokens, p.Context.Budget)
+				}
+			}
+		})
+	}
+}
+
+func TestReviewInUnits(t *testing.T) {
+	dir := unitsRepo(t)
+	for _, tc := range []struct {
+		name      string
+		steps     []reviewtest.Step
+		submitted bool
+		summary   string
+		titles    []string
+	}{
+		{
+			name: "findings merged",
+			steps: []reviewtest.Step{
+				submit("unit 1", finding("alpha.go", 3, "Overflow")),
+				submit("unit 2", finding("beta.go", 2, "Wrong factor")),
+				// Unit 3 reports unit 1's finding again: it is merged.
+				submit("the whole change", finding("gamma.go", 4, "Shadowing"), finding("alpha.go", 3, "Overflow")),
+			},
+			submitted: true, summary: "the whole change",
+			titles: []string{"Overflow", "Wrong factor", "Shadowing"},
+		},
+		{
+			name: "a unit without a submission",
+			steps: []reviewtest.Step{
+				submit("unit 1", finding("alpha.go", 3, "Overflow")),
+				{Content: "beta looks fine"}, {Content: "really fine"},
+				submit("the whole change"),
+			},
+			submitted: false, summary: "the whole change",
+			titles: []string{"Overflow"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := reviewtest.NewServer(&reviewtest.Script{Steps: tc.steps}, "")
+			defer srv.Close()
+			s, _ := scratchSession(t, dir, unitsBudget(), srv)
+			res, err := s.Review(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if srv.Remaining() != 0 {
+				t.Errorf("%d scripted replies unused", srv.Remaining())
+			}
+			var titles []string
+			for _, f := range res.Findings {
+				titles = append(titles, f.Title)
+			}
+			if strings.Join(titles, "|") != strings.Join(tc.titles, "|") || res.Submitted != tc.submitted || res.Summary != tc.summary {
+				t.Errorf("findings %q, submitted %v, summary %q", titles, res.Submitted, res.Summary)
+			}
+			if s.Conv.Turns() != 3 || s.Run.Status != StatusComplete {
+				t.Errorf("%d turns, status %s", s.Conv.Turns(), s.Run.Status)
+			}
+			// The run record keeps the plan of units, and a resumed
+			// session reads it.
+			units, err := s.units()
+			if err != nil || len(units) != 3 {
+				t.Errorf("recorded units %+v, %v", units, err)
+			}
+			reqs := srv.Requests()
+			for k, want := range map[int]string{1: "This is unit 1 of 3", 2: "Review unit 2 of 3", 3: "Review unit 3 of 3"} {
+				var first int
+				for i, r := range reqs {
+					if strings.Contains(string(r.Body), want) {
+						first = i
+						break
+					}
+				}
+				if !strings.Contains(string(reqs[first].Body), "in unit 3") {
+					t.Errorf("unit %d: the overview is not in its request", k)
+				}
+			}
+		})
+	}
+}
