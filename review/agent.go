@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -342,7 +343,15 @@ func (l *loop) call(ctx context.Context, step int, tc conversation.ToolCall) (co
 		}
 		return res, nil
 	}
-	out := l.a.Tools.Call(ctx, tc.Name, tc.Arguments)
+	var out tools.Result
+	if slices.Contains(l.a.Tools.Names(), tc.Name) {
+		out = l.a.Tools.Call(ctx, tc.Name, tc.Arguments)
+	} else {
+		// The tool set does not know submit_review; name every tool the
+		// model was offered.
+		names := append(l.a.Tools.Names(), SubmitTool)
+		out = tools.Result{IsError: true, Output: fmt.Sprintf("error: unknown tool %q; the tools are: %s", oneLine(tc.Name, 100), strings.Join(names, ", "))}
+	}
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
