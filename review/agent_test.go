@@ -63,7 +63,7 @@ func newRepo(tb testing.TB, base, head map[string]string) string {
 	git("init", "-q", "-b", "main")
 	write(base)
 	git("add", "-A")
-	git("commit", "-q", "-m", "base")
+	git("commit", "-q", "--allow-empty", "-m", "base")
 	git("checkout", "-q", "-b", "feature")
 	write(head)
 	git("add", "-A")

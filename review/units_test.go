@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,41 +14,9 @@ import (
 )
 
 // scratchRepo creates a repository whose feature branch, checked out, adds
-// files to an empty main. Git reads no configuration of the machine's.
+// files to an empty main.
 func scratchRepo(tb testing.TB, files map[string]string) string {
-	tb.Helper()
-	home := tb.TempDir()
-	for k, v := range map[string]string{
-		"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_AUTHOR_DATE": "2024-01-02T03:04:05Z",
-		"GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com", "GIT_COMMITTER_DATE": "2024-01-02T03:04:05Z",
-	} {
-		tb.Setenv(k, v)
-	}
-	dir := tb.TempDir()
-	git := func(args ...string) {
-		tb.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	git("commit", "-q", "--allow-empty", "-m", "base")
-	git("checkout", "-q", "-b", "feature")
-	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	git("add", "-A")
-	git("commit", "-q", "-m", "change")
-	return dir
+	return newRepo(tb, nil, files)
 }
 
 // funcs is a Go file of n one-line functions named after name.
