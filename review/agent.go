@@ -58,20 +58,30 @@ func (u *RunUsage) add(r Usage, own int) {
 	u.Own += own
 }
 
+// Revisions name what a review compares: the refs as given and the commits
+// they resolved to.
+type Revisions struct {
+	Base      string `json:"base"`
+	Head      string `json:"head"`
+	BaseSHA   string `json:"base_sha"`
+	HeadSHA   string `json:"head_sha"`
+	MergeBase string `json:"merge_base"`
+}
+
+func revisionsOf(d *diffctx.Diff) Revisions {
+	return Revisions{Base: d.Base, Head: d.Head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA, MergeBase: d.MergeBase}
+}
+
 // Result is the outcome of a review.
 type Result struct {
-	RunID     string    `json:"run_id"`
-	Base      string    `json:"base"`
-	Head      string    `json:"head"`
-	BaseSHA   string    `json:"base_sha"`
-	HeadSHA   string    `json:"head_sha"`
-	MergeBase string    `json:"merge_base"`
-	Model     string    `json:"model"`
-	Summary   string    `json:"summary"`
-	Findings  []Finding `json:"findings"`
-	Dropped   []Dropped `json:"dropped,omitempty"`
-	Usage     RunUsage  `json:"usage"`
-	Steps     int       `json:"steps"`
+	RunID string `json:"run_id"`
+	Revisions
+	Model    string    `json:"model"`
+	Summary  string    `json:"summary"`
+	Findings []Finding `json:"findings"`
+	Dropped  []Dropped `json:"dropped,omitempty"`
+	Usage    RunUsage  `json:"usage"`
+	Steps    int       `json:"steps"`
 	// Submitted is false when the model never called submit_review and its
 	// last text became the summary.
 	Submitted bool `json:"submitted"`

@@ -12,11 +12,7 @@ import (
 
 // DryRun is the machine-readable view of what the first request would carry.
 type DryRun struct {
-	Base      string          `json:"base"`
-	Head      string          `json:"head"`
-	BaseSHA   string          `json:"base_sha"`
-	HeadSHA   string          `json:"head_sha"`
-	MergeBase string          `json:"merge_base"`
+	Revisions
 	Model     string          `json:"model"`
 	Tokenizer string          `json:"tokenizer"`
 	Messages  []DryRunMessage `json:"messages"`
@@ -58,8 +54,8 @@ type DryRunBudget struct {
 func (p *Plan) DryRun(model string) DryRun {
 	d := p.Diff
 	out := DryRun{
-		Base: d.Base, Head: d.Head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA, MergeBase: d.MergeBase,
-		Model: model, Tokenizer: p.tokenizer(),
+		Revisions: revisionsOf(d),
+		Model:     model, Tokenizer: p.tokenizer(),
 		Messages: []DryRunMessage{}, Tools: []DryRunTool{}, Files: []diffctx.Entry{}, Units: []diffctx.Unit{},
 		Budget: DryRunBudget{
 			Budget: p.Budget, Input: p.Budget.Input(), Static: p.Budget.Static(),

@@ -329,7 +329,7 @@ func postFindings() []Finding {
 
 func postResult() *Result {
 	return &Result{
-		RunID: "run1", Base: "main", Head: "feature", HeadSHA: fakeHead, Model: "gpt-4o-mini",
+		RunID: "run1", Revisions: Revisions{Base: "main", Head: "feature", HeadSHA: fakeHead}, Model: "gpt-4o-mini",
 		Summary: "Looks fine apart from the loop.", Submitted: true,
 		Usage:    RunUsage{Requests: 2, Prompt: 5000, Cached: 1000, Completion: 300, Own: 4900},
 		Findings: postFindings(),

@@ -17,8 +17,9 @@ import (
 // Markdown table and HTML syntax, fences, and non-ASCII paths.
 func hostileResult() *Result {
 	return &Result{
-		RunID: "r7k2m9", Base: "main", Head: "feature|x", Model: "gpt-4o-mini",
-		HeadSHA: "0123456789abcdef0123456789abcdef01234567", BaseSHA: "fedcba9876543210fedcba9876543210fedcba98",
+		RunID: "r7k2m9", Model: "gpt-4o-mini",
+		Revisions: Revisions{Base: "main", Head: "feature|x",
+			HeadSHA: "0123456789abcdef0123456789abcdef01234567", BaseSHA: "fedcba9876543210fedcba9876543210fedcba98"},
 		Summary:   "Adds a cache.\n\n```go\nunclosed fence",
 		Submitted: true, Steps: 3,
 		Usage: RunUsage{Requests: 3, Prompt: 12000, Completion: 800, Cached: 4000, Own: 11800},

@@ -129,8 +129,7 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 		summary = sub.Summary
 	}
 	r := &Result{
-		RunID: s.Run.ID, Base: s.Diff.Base, Head: s.Diff.Head,
-		BaseSHA: s.Diff.BaseSHA, HeadSHA: s.Diff.HeadSHA, MergeBase: s.Diff.MergeBase,
+		RunID: s.Run.ID, Revisions: revisionsOf(s.Diff),
 		Model: s.ModelName, Usage: s.Usage, Steps: s.Steps,
 		Summary: summary, Submitted: submitted,
 	}
