@@ -6,13 +6,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -24,20 +29,24 @@ import (
 
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"commit":      cmdCommit,
-		"modelserver": cmdModelServer,
-		"waitreq":     cmdWaitReq,
-		"schema":      cmdSchema,
-		"appendonly":  cmdAppendOnly,
-		"nosecret":    cmdNoSecret,
-		"replaymatch": cmdReplayMatch,
-		"runid":       cmdRunID,
-		"nogit":       cmdNoGit,
-		"exits":       cmdExits,
-		"history":     cmdHistory,
-		"smaller":     cmdSmaller,
-		"ref":         cmdRef,
-		"perm":        cmdPerm,
+		"commit":       cmdCommit,
+		"modelserver":  cmdModelServer,
+		"waitreq":      cmdWaitReq,
+		"schema":       cmdSchema,
+		"appendonly":   cmdAppendOnly,
+		"nosecret":     cmdNoSecret,
+		"replaymatch":  cmdReplayMatch,
+		"runid":        cmdRunID,
+		"nogit":        cmdNoGit,
+		"exits":        cmdExits,
+		"history":      cmdHistory,
+		"smaller":      cmdSmaller,
+		"ref":          cmdRef,
+		"perm":         cmdPerm,
+		"jsonget":      cmdJSONGet,
+		"capture":      cmdCapture,
+		"ghevent":      cmdGHEvent,
+		"githubserver": cmdGitHubServer,
 	}
 }
 
@@ -530,4 +539,362 @@ func cmdSmaller(ts *testscript.TestScript, neg bool, args []string) {
 	if (a.Size() < b.Size()) == neg {
 		ts.Fatalf("%s has %d bytes, %s %d", args[0], a.Size(), args[1], b.Size())
 	}
+}
+
+// jsonget prints values of a JSON file, one `path: value` line each, for
+// the stdout checks that follow: `jsonget file path...`. A path is keys and
+// array indexes joined by dots; `*` stands for every element or value and
+// `#` for the length of an array or object. Values print as compact JSON.
+func cmdJSONGet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: jsonget file path...")
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &doc); err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+	for _, p := range args[1:] {
+		n := 0
+		walkJSON(doc, strings.Split(p, "."), nil, func(path []string, v any) {
+			var b strings.Builder
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false) // keep "<" and ">" readable for patterns
+			ts.Check(enc.Encode(v))
+			fmt.Fprintf(ts.Stdout(), "%s: %s", strings.Join(path, "."), b.String())
+			n++
+		})
+		if n == 0 {
+			ts.Fatalf("%s: nothing at %s", args[0], p)
+		}
+	}
+}
+
+func walkJSON(v any, rest, at []string, fn func([]string, any)) {
+	if len(rest) == 0 {
+		fn(at, v)
+		return
+	}
+	key, rest := rest[0], rest[1:]
+	here := func(k string) []string { return append(append([]string(nil), at...), k) }
+	switch v := v.(type) {
+	case []any:
+		switch key {
+		case "#":
+			walkJSON(len(v), rest, here(key), fn)
+		case "*":
+			for i, e := range v {
+				walkJSON(e, rest, here(strconv.Itoa(i)), fn)
+			}
+		default:
+			if i, err := strconv.Atoi(key); err == nil && i >= 0 && i < len(v) {
+				walkJSON(v[i], rest, here(key), fn)
+			}
+		}
+	case map[string]any:
+		switch key {
+		case "#":
+			walkJSON(len(v), rest, here(key), fn)
+		case "*":
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walkJSON(v[k], rest, here(k), fn)
+			}
+		default:
+			if e, ok := v[key]; ok {
+				walkJSON(e, rest, here(key), fn)
+			}
+		}
+	}
+}
+
+// capture sets $NAME to the last command's standard output, trimmed:
+// `capture NAME`.
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: capture NAME")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+}
+
+// ghevent writes the pull_request event GitHub Actions would put at
+// $GITHUB_EVENT_PATH for pull request n, with the current HEAD as its head
+// commit, and sets $HEAD_SHA: `ghevent file n`.
+func cmdGHEvent(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: ghevent file n")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	head := strings.TrimSpace(git(ts, "rev-parse", "HEAD"))
+	ev := map[string]any{
+		"action": "synchronize",
+		"number": n,
+		"pull_request": map[string]any{
+			"number": n,
+			"head":   map[string]any{"sha": head, "ref": "feature"},
+			"base":   map[string]any{"ref": "main"},
+		},
+	}
+	b, err := json.MarshalIndent(ev, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
+	ts.Setenv("HEAD_SHA", head)
+}
+
+// githubserver starts a GitHub REST API for the rest of the script and
+// points GITHUB_API_URL at it (under /api/v3, as on GitHub Enterprise):
+// `githubserver [-record dir] [-token T]`. It serves what posting a review
+// uses: GET /user (403, as for the Actions token), GET and POST
+// /repos/{owner}/{repo}/pulls/{n}/reviews and GET .../comments, two items a
+// page with Link headers. Each pull request starts with two reviews and
+// three comments by people; what is posted is kept, by
+// github-actions[bot], so a second run sees it. A token other than T
+// (default ghs_scripttoken) gets 401; a request without GitHub's headers,
+// or a review that is not the documented shape, gets 400 or 422 saying
+// why. dir receives each request as gh-NNN.json and a line per request in
+// requests.log.
+func cmdGitHubServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! githubserver")
+	}
+	fl := flag.NewFlagSet("githubserver", flag.ContinueOnError)
+	record := fl.String("record", "", "directory to record requests in")
+	token := fl.String("token", "ghs_scripttoken", "the token the server accepts")
+	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
+		ts.Fatalf("usage: githubserver [-record dir] [-token T]")
+	}
+	g := &ghServer{token: *token, prs: map[string]*ghPR{}}
+	if *record != "" {
+		g.dir = ts.MkAbs(*record)
+		ts.Check(os.MkdirAll(g.dir, 0o755))
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v3/user", func(w http.ResponseWriter, r *http.Request) {
+		ghJSON(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
+	})
+	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/pulls/{n}/reviews", g.listReviews)
+	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/pulls/{n}/comments", g.listComments)
+	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/pulls/{n}/reviews", g.createReview)
+	g.mux = mux
+	srv := httptest.NewServer(g)
+	ts.Defer(srv.Close)
+	ts.Setenv("GITHUB_API_URL", srv.URL+"/api/v3")
+}
+
+// ghPageSize is small so that a few reviews already take two pages.
+const ghPageSize = 2
+
+type ghServer struct {
+	token string
+	dir   string
+	mux   *http.ServeMux
+
+	mu     sync.Mutex
+	seq    int
+	nextID int64
+	prs    map[string]*ghPR
+}
+
+// ghPR is the state of one pull request, in GitHub's response shapes.
+type ghPR struct {
+	reviews, comments []map[string]any
+}
+
+func (g *ghServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rec := httptest.NewRecorder()
+	g.check(rec, r)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
+	g.record(r, body, rec.Code)
+}
+
+// check answers as GitHub would a request with a wrong token or without
+// the headers the REST API asks for, and routes the others.
+func (g *ghServer) check(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Authorization") != "Bearer "+g.token {
+		ghJSON(w, http.StatusUnauthorized, map[string]string{"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
+		return
+	}
+	for k, want := range map[string]string{"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"} {
+		if got := r.Header.Get(k); got != want {
+			ghJSON(w, http.StatusBadRequest, map[string]string{"message": fmt.Sprintf("header %s is %q, want %q", k, got, want)})
+			return
+		}
+	}
+	if r.Header.Get("User-Agent") == "" {
+		ghJSON(w, http.StatusForbidden, map[string]string{"message": "Request forbidden by administrative rules. Please make sure your request has a User-Agent header"})
+		return
+	}
+	g.mux.ServeHTTP(w, r)
+}
+
+func (g *ghServer) record(r *http.Request, body []byte, status int) {
+	if g.dir == "" {
+		return
+	}
+	g.seq++
+	entry := map[string]any{
+		"method": r.Method, "path": r.URL.Path, "query": r.URL.RawQuery, "status": status,
+		"headers": map[string]string{
+			"Authorization": r.Header.Get("Authorization"), "Accept": r.Header.Get("Accept"),
+			"X-GitHub-Api-Version": r.Header.Get("X-GitHub-Api-Version"), "Content-Type": r.Header.Get("Content-Type"),
+		},
+	}
+	if len(body) > 0 {
+		if json.Valid(body) {
+			entry["body"] = json.RawMessage(body)
+		} else {
+			entry["body"] = string(body)
+		}
+	}
+	b, err := json.MarshalIndent(entry, "", "  ")
+	if err != nil {
+		b = []byte(err.Error())
+	}
+	os.WriteFile(filepath.Join(g.dir, fmt.Sprintf("gh-%03d.json", g.seq)), append(b, '\n'), 0o644)
+	f, err := os.OpenFile(filepath.Join(g.dir, "requests.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err == nil {
+		fmt.Fprintf(f, "%s %s %d\n", r.Method, r.URL.RequestURI(), status)
+		f.Close()
+	}
+}
+
+// pr returns the state of the pull request a request is about, made with
+// the people's reviews and comments on first use.
+func (g *ghServer) pr(r *http.Request) *ghPR {
+	key := r.PathValue("owner") + "/" + r.PathValue("repo") + "#" + r.PathValue("n")
+	if p, ok := g.prs[key]; ok {
+		return p
+	}
+	p := &ghPR{}
+	for _, who := range []string{"alice", "bob"} {
+		p.reviews = append(p.reviews, g.item(r, who, "User", "Looks fine to me.", "pullrequestreview-"))
+	}
+	for _, who := range []string{"alice", "bob", "carol"} {
+		p.comments = append(p.comments, g.item(r, who, "User", "Why this name?", "discussion_r"))
+	}
+	g.prs[key] = p
+	return p
+}
+
+func (g *ghServer) item(r *http.Request, login, typ, body, anchor string) map[string]any {
+	g.nextID++
+	return map[string]any{
+		"id":       g.nextID,
+		"user":     map[string]any{"login": login, "type": typ},
+		"body":     body,
+		"html_url": fmt.Sprintf("https://github.example/%s/%s/pull/%s#%s%d", r.PathValue("owner"), r.PathValue("repo"), r.PathValue("n"), anchor, g.nextID),
+	}
+}
+
+func (g *ghServer) listReviews(w http.ResponseWriter, r *http.Request) {
+	ghPage(w, r, g.pr(r).reviews)
+}
+
+func (g *ghServer) listComments(w http.ResponseWriter, r *http.Request) {
+	ghPage(w, r, g.pr(r).comments)
+}
+
+// ghPage serves one page of a listing, with a Link header to the next.
+func ghPage(w http.ResponseWriter, r *http.Request, items []map[string]any) {
+	page := 1
+	if p := r.URL.Query().Get("page"); p != "" {
+		var err error
+		if page, err = strconv.Atoi(p); err != nil || page < 1 {
+			ghJSON(w, http.StatusBadRequest, map[string]string{"message": "page must be a positive integer"})
+			return
+		}
+	}
+	from := min((page-1)*ghPageSize, len(items))
+	to := min(from+ghPageSize, len(items))
+	if to < len(items) {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(page+1))
+		w.Header().Set("Link", fmt.Sprintf(`<http://%s%s?%s>; rel="next"`, r.Host, r.URL.Path, q.Encode()))
+	}
+	ghJSON(w, http.StatusOK, append([]map[string]any{}, items[from:to]...))
+}
+
+var ghSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// createReview accepts a review of the documented shape: commit_id, body,
+// event COMMENT and comments each with path, line, side RIGHT and body
+// (start_line and start_side for a range), and nothing else.
+func (g *ghServer) createReview(w http.ResponseWriter, r *http.Request) {
+	var problems []string
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		problems = append(problems, fmt.Sprintf("Content-Type is %q", ct))
+	}
+	var rv struct {
+		CommitID *string `json:"commit_id"`
+		Body     *string `json:"body"`
+		Event    *string `json:"event"`
+		Comments []struct {
+			Path      *string `json:"path"`
+			Line      *int    `json:"line"`
+			Side      *string `json:"side"`
+			StartLine *int    `json:"start_line"`
+			StartSide *string `json:"start_side"`
+			Body      *string `json:"body"`
+		} `json:"comments"`
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rv); err != nil {
+		ghJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON: " + err.Error()})
+		return
+	}
+	switch {
+	case rv.CommitID == nil || !ghSHA.MatchString(*rv.CommitID):
+		problems = append(problems, "commit_id is not a commit SHA")
+	case rv.Event == nil || *rv.Event != "COMMENT":
+		problems = append(problems, "event is not COMMENT")
+	case rv.Body == nil || *rv.Body == "" || utf8.RuneCountInString(*rv.Body) > 65536:
+		problems = append(problems, "body is empty or too long")
+	}
+	for i, c := range rv.Comments {
+		switch {
+		case c.Path == nil || *c.Path == "" || c.Line == nil || *c.Line < 1:
+			problems = append(problems, fmt.Sprintf("comment %d has no path or line", i))
+		case c.Side == nil || *c.Side != "RIGHT":
+			problems = append(problems, fmt.Sprintf("comment %d is not on side RIGHT", i))
+		case c.Body == nil || *c.Body == "":
+			problems = append(problems, fmt.Sprintf("comment %d has no body", i))
+		case (c.StartLine == nil) != (c.StartSide == nil):
+			problems = append(problems, fmt.Sprintf("comment %d has only one of start_line and start_side", i))
+		case c.StartLine != nil && (*c.StartLine >= *c.Line || *c.StartSide != "RIGHT"):
+			problems = append(problems, fmt.Sprintf("comment %d: start_line %d, start_side %q for line %d", i, *c.StartLine, *c.StartSide, *c.Line))
+		}
+	}
+	if len(problems) > 0 {
+		ghJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed", "errors": problems})
+		return
+	}
+	p := g.pr(r)
+	review := g.item(r, "github-actions[bot]", "Bot", *rv.Body, "pullrequestreview-")
+	review["commit_id"], review["state"] = *rv.CommitID, "COMMENTED"
+	p.reviews = append(p.reviews, review)
+	for _, c := range rv.Comments {
+		cm := g.item(r, "github-actions[bot]", "Bot", *c.Body, "discussion_r")
+		cm["path"], cm["line"], cm["commit_id"] = *c.Path, *c.Line, *rv.CommitID
+		p.comments = append(p.comments, cm)
+	}
+	ghJSON(w, http.StatusOK, review)
+}
+
+func ghJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
 }

@@ -107,11 +107,11 @@ type PREvent struct {
 // is a pull request, without a head).
 func ReadPREvent(path string) (PREvent, error) {
 	if path == "" {
-		return PREvent{}, errors.New("no GitHub event file: GITHUB_EVENT_PATH is not set; run in GitHub Actions or give the pull request number")
+		return PREvent{}, errors.New("no GitHub event file: GITHUB_EVENT_PATH is not set; run on a pull_request event in GitHub Actions, which sets it")
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return PREvent{}, fmt.Errorf("cannot read the GitHub event file: %w: run in GitHub Actions or give the pull request number", err)
+		return PREvent{}, fmt.Errorf("cannot read the GitHub event file: %w: set GITHUB_EVENT_PATH to the event file GitHub Actions writes", err)
 	}
 	var ev struct {
 		Number      int `json:"number"`
@@ -127,7 +127,7 @@ func ReadPREvent(path string) (PREvent, error) {
 		} `json:"issue"`
 	}
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return PREvent{}, fmt.Errorf("the GitHub event file %s is not valid JSON (%v): run in GitHub Actions or give the pull request number", path, err)
+		return PREvent{}, fmt.Errorf("the GitHub event file %s is not valid JSON (%v): set GITHUB_EVENT_PATH to the event file GitHub Actions writes", path, err)
 	}
 	switch {
 	case ev.PullRequest != nil && ev.PullRequest.Number > 0:
@@ -137,7 +137,7 @@ func ReadPREvent(path string) (PREvent, error) {
 	case ev.Issue != nil && ev.Issue.Number > 0 && len(ev.Issue.PullRequest) > 0 && string(ev.Issue.PullRequest) != "null":
 		return PREvent{Number: ev.Issue.Number}, nil
 	}
-	return PREvent{}, fmt.Errorf("the GitHub event in %s is not about a pull request (it has no pull_request.number): run on pull_request events or give the pull request number", path)
+	return PREvent{}, fmt.Errorf("the GitHub event in %s is not about a pull request (it has no pull_request.number): run on pull_request or pull_request_target events", path)
 }
 
 // PRFromEvent returns the pull request number from the event payload at
@@ -476,7 +476,7 @@ func newGitHubClient(o PostOptions, r *Result) (*githubClient, error) {
 		return nil, fmt.Errorf("cannot post to GitHub: repository %q is not owner/name; set GITHUB_REPOSITORY", o.Repo)
 	}
 	if o.PR <= 0 {
-		return nil, fmt.Errorf("cannot post to GitHub: pull request number %d is not valid; run on a pull_request event or give the number", o.PR)
+		return nil, fmt.Errorf("cannot post to GitHub: pull request number %d is not valid; run on a pull_request event, whose event file names it", o.PR)
 	}
 	head := o.HeadSHA
 	if head == "" {
