@@ -69,40 +69,54 @@ func isShallow(ctx context.Context, dir string) bool {
 	return out == "true"
 }
 
-// postGitHub posts the findings as one pull-request review, from the
-// environment GitHub Actions provides.
-func postGitHub(ctx context.Context, s *IOStreams, getenv func(string) string, res *review.Result, d *diffctx.Diff) error {
-	token, repo, event := getenv("GITHUB_TOKEN"), getenv("GITHUB_REPOSITORY"), getenv("GITHUB_EVENT_PATH")
+// githubTarget is where --post github posts, read from the environment
+// GitHub Actions provides.
+type githubTarget struct {
+	api, token, repo string
+	event            review.PREvent
+}
+
+// githubTargetFrom checks the environment --post github needs. It runs
+// before the review, so a missing token fails fast instead of after a paid
+// model run.
+func githubTargetFrom(getenv func(string) string) (*githubTarget, error) {
+	t := &githubTarget{api: getenv("GITHUB_API_URL"), token: getenv("GITHUB_TOKEN"), repo: getenv("GITHUB_REPOSITORY")}
+	event := getenv("GITHUB_EVENT_PATH")
 	switch {
-	case token == "":
-		return fmt.Errorf("--post github needs GITHUB_TOKEN: pass it in the step's env (permissions: pull-requests: write)")
-	case repo == "":
-		return fmt.Errorf("--post github needs GITHUB_REPOSITORY (owner/name), as GitHub Actions sets it")
+	case t.token == "":
+		return nil, fmt.Errorf("--post github needs GITHUB_TOKEN: pass it in the step's env (permissions: pull-requests: write)")
+	case t.repo == "":
+		return nil, fmt.Errorf("--post github needs GITHUB_REPOSITORY (owner/name), as GitHub Actions sets it")
 	case event == "":
-		return fmt.Errorf("--post github needs GITHUB_EVENT_PATH, the pull_request event GitHub Actions provides")
+		return nil, fmt.Errorf("--post github needs GITHUB_EVENT_PATH, the pull_request event GitHub Actions provides")
 	}
 	ev, err := review.ReadPREvent(event)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	api := getenv("GITHUB_API_URL")
-	if api == "" {
-		api = review.DefaultGitHubAPI
+	t.event = ev
+	if t.api == "" {
+		t.api = review.DefaultGitHubAPI
 	}
-	head := ev.HeadSHA
+	return t, nil
+}
+
+// post posts the findings as one pull-request review.
+func (t *githubTarget) post(ctx context.Context, s *IOStreams, res *review.Result, d *diffctx.Diff) error {
+	head := t.event.HeadSHA
 	if head == "" {
 		head = d.HeadSHA
 	}
-	rep, err := review.PostGitHub(ctx, res, d, review.PostOptions{APIURL: api, Token: token, Repo: repo, PR: ev.Number, HeadSHA: head})
+	n := t.event.Number
+	rep, err := review.PostGitHub(ctx, res, d, review.PostOptions{APIURL: t.api, Token: t.token, Repo: t.repo, PR: n, HeadSHA: head})
 	if err != nil {
 		return err
 	}
-	switch {
-	case rep.Skipped:
-		fmt.Fprintf(s.ErrOut, "review: pull request #%d already has a review for %s; nothing posted\n", ev.Number, short(head))
-	default:
-		fmt.Fprintf(s.ErrOut, "review: posted a review on pull request #%d: %d inline comments, %d in the body: %s\n", ev.Number, rep.Inline, rep.InBody, rep.URL)
+	if rep.Skipped {
+		fmt.Fprintf(s.ErrOut, "review: pull request #%d already has a review for %s; nothing posted\n", n, short(head))
+		return nil
 	}
+	fmt.Fprintf(s.ErrOut, "review: posted a review on pull request #%d: %d inline comments, %d in the body: %s\n", n, rep.Inline, rep.InBody, rep.URL)
 	return nil
 }
 

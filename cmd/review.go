@@ -134,7 +134,16 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Post != "" && opts.Post != "github" {
+	var gh *githubTarget
+	switch opts.Post {
+	case "":
+	case "github":
+		if !opts.DryRun {
+			if gh, err = githubTargetFrom(opts.Getenv); err != nil {
+				return err
+			}
+		}
+	default:
 		return usageErrorf("unknown --post %q: use github", opts.Post)
 	}
 	set, err := opts.resolve(opts.Getenv, opts.Dir)
@@ -200,8 +209,8 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 			return fmt.Errorf("writing the step summary to %s: %w", p, err)
 		}
 	}
-	if opts.Post == "github" {
-		if err := postGitHub(ctx, opts.IO, opts.Getenv, res, plan.Diff); err != nil {
+	if gh != nil {
+		if err := gh.post(ctx, opts.IO, res, plan.Diff); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,7 @@ package review
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/reviewdev/review/diffctx"
@@ -81,5 +82,22 @@ func TestParseSubmission(t *testing.T) {
 		if _, err := parseSubmission(bad); err == nil {
 			t.Errorf("parseSubmission(%s) succeeded", bad)
 		}
+	}
+}
+
+func TestMarkdownIsNoWorkflowCommand(t *testing.T) {
+	r := &Result{RunID: "r", Submitted: true, Summary: "fine\n::error file=x::pwned\n  ::warning::x",
+		Findings: []Finding{{Path: "a.go", Line: 1, Severity: High, Category: "security", Title: "two\n::lines", Body: "::set-output name=x::y"}}}
+	var b strings.Builder
+	if err := WriteMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "::") {
+			t.Errorf("line would run as a workflow command: %q", l)
+		}
+	}
+	if !strings.Contains(b.String(), "### 1. [high] two ::lines") {
+		t.Errorf("title not on one line:\n%s", b.String())
 	}
 }

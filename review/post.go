@@ -376,8 +376,8 @@ func (p reviewPlan) render(r *Result, head string, fallback bool) string {
 // usageLine is the run's usage in one line, with how to replay it.
 func usageLine(r *Result) string {
 	u := r.Usage
-	s := fmt.Sprintf("Run `%s` · model %s · %d requests · %d prompt tokens (%d cached) · %d completion tokens · our count %d",
-		r.RunID, escapeAngles(oneLineText(r.Model)), u.Requests, u.Prompt, u.Cached, u.Completion, u.Own)
+	s := fmt.Sprintf("Run `%s` · model %s · %s · %d prompt tokens (%d cached) · %d completion tokens · our count %d",
+		r.RunID, escapeAngles(oneLineText(r.Model)), plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion, u.Own)
 	if c, ok := estimateCost(r); ok {
 		s += " · about " + formatUSD(c)
 	}
@@ -674,4 +674,12 @@ func githubMessage(status int, raw []byte) string {
 		msg += " (" + strings.Join(details, "; ") + ")"
 	}
 	return truncateRunes(oneLineText(msg), 300)
+}
+
+// plural is "1 request", "2 requests".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -22,7 +22,7 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 	} else {
 		fmt.Fprintf(&b, "## Findings (%d)\n\n", len(r.Findings))
 		for i, f := range r.Findings {
-			fmt.Fprintf(&b, "### %d. [%s] %s\n\n", i+1, f.Severity, f.Title)
+			fmt.Fprintf(&b, "### %d. [%s] %s\n\n", i+1, f.Severity, oneLineText(f.Title))
 			fmt.Fprintf(&b, "`%s` · %s\n\n", location(f), f.Category)
 			if f.Body != "" {
 				b.WriteString(f.Body + "\n\n")
@@ -38,13 +38,27 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d findings left out</summary>\n\n", len(r.Dropped))
 		for _, d := range r.Dropped {
-			fmt.Fprintf(&b, "- %s (`%s`): %s\n", d.Finding.Title, location(d.Finding), d.Reason)
+			fmt.Fprintf(&b, "- %s (`%s`): %s\n", oneLineText(d.Finding.Title), location(d.Finding), oneLineText(d.Reason))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
 	b.WriteString("---\n" + usageLine(r) + "\n")
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, noCommands(b.String()))
 	return err
+}
+
+// noCommands escapes the start of any line that a GitHub Actions runner
+// would take for a workflow command ("::error ..."), since model text is
+// untrusted and Markdown may be printed to a job log. In Markdown, "\::"
+// still reads "::".
+func noCommands(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimLeft(l, " \t"), "::") {
+			lines[i] = strings.Replace(l, "::", "\\::", 1)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // location is path:line, path:line-end, or the path for file-level findings.
@@ -70,10 +84,10 @@ func WriteAnswer(w io.Writer, a *Answer) error {
 		b.WriteString("\n")
 	}
 	u := a.Usage
-	fmt.Fprintf(&b, "---\nRun `%s` turn %d · model %s · %d requests · %d prompt tokens (%d cached) · %d completion tokens\n",
-		a.RunID, a.Turn, a.Model, u.Requests, u.Prompt, u.Cached, u.Completion)
+	fmt.Fprintf(&b, "---\nRun `%s` turn %d · model %s · %s · %d prompt tokens (%d cached) · %d completion tokens\n",
+		a.RunID, a.Turn, a.Model, plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion)
 	fmt.Fprintf(&b, "Ask again: `review ask %s \"...\"` · see what the model saw: `review replay %s`\n", a.RunID, a.RunID)
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, noCommands(b.String()))
 	return err
 }
 
