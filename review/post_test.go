@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -267,42 +266,14 @@ func writeGitHubJSON(w http.ResponseWriter, status int, v any) {
 // (changed) and 31 (added).
 func postTestDiff(t *testing.T) *diffctx.Diff {
 	t.Helper()
-	home := t.TempDir()
-	for k, v := range map[string]string{
-		"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_AUTHOR_DATE": "2024-01-02T03:04:05Z",
-		"GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com", "GIT_COMMITTER_DATE": "2024-01-02T03:04:05Z",
-	} {
-		t.Setenv(k, v)
-	}
-	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
 	lines := make([]string, 40)
 	for i := range lines {
 		lines[i] = fmt.Sprintf("// line %d", i+1)
 	}
-	write := func() {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	write()
-	git("add", ".")
-	git("commit", "-q", "-m", "base")
-	git("checkout", "-q", "-b", "feature")
+	base := strings.Join(lines, "\n") + "\n"
 	lines[9], lines[10] = "// changed 10", "// changed 11"
 	lines = append(lines[:30], append([]string{"// added 31"}, lines[30:]...)...)
-	write()
-	git("commit", "-q", "-am", "change")
+	dir := newRepo(t, map[string]string{"a.go": base}, map[string]string{"a.go": strings.Join(lines, "\n") + "\n"})
 	d, err := diffctx.Load(context.Background(), diffctx.Options{Dir: dir, Base: "main"})
 	if err != nil {
 		t.Fatal(err)
