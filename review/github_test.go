@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // workflowCommand is a workflow command parsed the way the Actions runner
