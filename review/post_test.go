@@ -227,7 +227,9 @@ func (g *fakeGitHub) create(w http.ResponseWriter, r *http.Request) {
 	writeGitHubJSON(w, http.StatusOK, review)
 }
 
-func checkString(t *testing.T, m map[string]json.RawMessage, k string, dst *string, required bool) {
+// checkField decodes field k of m into dst, reporting a missing required
+// field or one of the wrong type (kind names the type in the message).
+func checkField[T any](t *testing.T, m map[string]json.RawMessage, k, kind string, dst *T, required bool) {
 	t.Helper()
 	v, ok := m[k]
 	if !ok {
@@ -237,22 +239,18 @@ func checkString(t *testing.T, m map[string]json.RawMessage, k string, dst *stri
 		return
 	}
 	if err := json.Unmarshal(v, dst); err != nil {
-		t.Errorf("field %q is not a string: %s", k, v)
+		t.Errorf("field %q is not %s: %s", k, kind, v)
 	}
+}
+
+func checkString(t *testing.T, m map[string]json.RawMessage, k string, dst *string, required bool) {
+	t.Helper()
+	checkField(t, m, k, "a string", dst, required)
 }
 
 func checkInt(t *testing.T, m map[string]json.RawMessage, k string, dst *int, required bool) {
 	t.Helper()
-	v, ok := m[k]
-	if !ok {
-		if required {
-			t.Errorf("field %q missing", k)
-		}
-		return
-	}
-	if err := json.Unmarshal(v, dst); err != nil {
-		t.Errorf("field %q is not an integer: %s", k, v)
-	}
+	checkField(t, m, k, "an integer", dst, required)
 }
 
 func writeGitHubJSON(w http.ResponseWriter, status int, v any) {
