@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/tools"
 )
 
@@ -119,7 +120,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 			return err
 		}
 		defer st.Close()
-		counter, err := conversation.NewCounter(set.Model, set.Tokenizer)
+		counter, err := conversation.NewCounter(llm.Lookup(set.Model).Encoding, set.Tokenizer)
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 )
 
 // Configuration files. The repository file is read from the working tree at
@@ -44,7 +45,7 @@ const (
 	kindFloat                // float64
 	kindGlobs                // []string of doublestar globs
 	kindSeverities           // map[string]review.Severity, by finding category
-	kindPrice                // review.Price
+	kindPrice                // llm.Price
 )
 
 // configKey is one setting: its name in configuration files and in
@@ -393,8 +394,8 @@ func decodeSeverities(n *yaml.Node, bad func(*yaml.Node, string, ...any) error) 
 }
 
 // decodePrice reads a price in USD per million tokens.
-func decodePrice(n *yaml.Node, bad func(*yaml.Node, string, ...any) error) (review.Price, error) {
-	var p review.Price
+func decodePrice(n *yaml.Node, bad func(*yaml.Node, string, ...any) error) (llm.Price, error) {
+	var p llm.Price
 	if n.Kind != yaml.MappingNode {
 		return p, bad(n, "must give USD per million tokens, such as {prompt: 2.5, cached: 1.25, completion: 10}, got %s", describe(n))
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -120,7 +121,7 @@ func configRows(e *effective, dir string) []configRow {
 				parts = append(parts, c+"="+string(x[c]))
 			}
 			r.text = strings.Join(parts, ", ")
-		case review.Price:
+		case llm.Price:
 			r.text = formatPrice(x, "")
 		}
 		switch k.name {
@@ -136,9 +137,9 @@ func configRows(e *effective, dir string) []configRow {
 		case "price":
 			if v.v == nil {
 				r.value = nil
-				if p, ok := review.PriceFor(e.Model); ok {
+				if p, ok := llm.PriceFor(e.Model); ok {
 					r.value = p
-					r.text = formatPrice(p, ", list price of "+review.PricesAsOf)
+					r.text = formatPrice(p, ", list price of "+llm.PricesAsOf)
 				}
 			}
 		case "instructions":
@@ -150,7 +151,7 @@ func configRows(e *effective, dir string) []configRow {
 }
 
 // formatPrice shows a price in a table cell; note is added to the unit.
-func formatPrice(p review.Price, note string) string {
+func formatPrice(p llm.Price, note string) string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	return fmt.Sprintf("prompt %s, cached %s, completion %s (USD per 1M tokens%s)", f(p.Prompt), f(p.Cached), f(p.Completion), note)
 }

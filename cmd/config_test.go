@@ -16,6 +16,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 )
 
 // configEnv is a repository and a user configuration directory for tests,
@@ -101,7 +102,7 @@ func TestResolvePrecedence(t *testing.T) {
 		{"model env over repo", "model", "model: u\n", "model: r\n", map[string]string{"REVIEW_MODEL": "e"}, nil, "e", "env REVIEW_MODEL"},
 		{"model flag over env", "model", "model: u\n", "model: r\n", map[string]string{"REVIEW_MODEL": "e"}, []string{"--model", "f"}, "f", "flag --model"},
 
-		{"base_url default", "base_url", "", "", nil, nil, review.DefaultBaseURL, "default"},
+		{"base_url default", "base_url", "", "", nil, nil, llm.DefaultBaseURL, "default"},
 		{"base_url user", "base_url", "base_url: http://u/v1\n", "", nil, nil, "http://u/v1", user + ":1"},
 		{"base_url repo", "base_url", "base_url: http://u/v1\n", "base_url: http://r/v1\n", nil, nil, "http://r/v1", ".review.yaml:1"},
 		{"base_url env", "base_url", "", "base_url: http://r/v1\n", map[string]string{"OPENAI_BASE_URL": "http://e/v1"}, nil, "http://e/v1", "env OPENAI_BASE_URL"},
@@ -191,9 +192,9 @@ price: {prompt: 2.5, completion: 10}
 		FailOn:       review.High,
 		Severity:     map[string]review.Severity{"style": review.Info, "security": review.Critical},
 		// Without a cached price, cached input costs the prompt price.
-		Price: &review.Price{Prompt: 2.5, Cached: 2.5, Completion: 10},
+		Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10},
 	}
-	want.Budget = conversation.DefaultBudget("gpt-4o")
+	want.Budget = conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)
 	want.Budget.ContextWindow = 32000
 	want.Budget.AnswerReserve = 2000
 	want.Budget.StaticShare = 0.4
@@ -291,7 +292,7 @@ func TestParseConfigAccepts(t *testing.T) {
 		{"anchor", "model: &m gpt-4o\n", configLayer{"model": {v: "gpt-4o", src: "f:1"}}},
 		{"float from int", "static_share: 1\n", configLayer{"static_share": {v: 1.0, src: "f:1"}}},
 		{"fail_on none", "fail_on: none\n", configLayer{"fail_on": {v: review.Severity(""), src: "f:1"}}},
-		{"price with cached", "price: {prompt: 2, cached: 0.5, completion: 8}\n", configLayer{"price": {v: review.Price{Prompt: 2, Cached: 0.5, Completion: 8}, src: "f:1"}}},
+		{"price with cached", "price: {prompt: 2, cached: 0.5, completion: 8}\n", configLayer{"price": {v: llm.Price{Prompt: 2, Cached: 0.5, Completion: 8}, src: "f:1"}}},
 		{"alias", "severity: {style: &s info, docs: *s}\n", configLayer{"severity": {v: map[string]review.Severity{"style": review.Info, "docs": review.Info}, src: "f:1"}}},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 )
 
 // ReplayOptions are the settings of `review replay`.
@@ -69,7 +70,7 @@ func runReplay(opts *ReplayOptions) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(r)
 	}
-	counter, err := conversation.NewCounter(r.Run.Model, conversation.Tiktoken)
+	counter, err := conversation.NewCounter(llm.Lookup(r.Run.Model).Encoding, conversation.Tiktoken)
 	if err != nil {
 		return err
 	}

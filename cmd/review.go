@@ -12,6 +12,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
@@ -268,7 +269,7 @@ func startRun(getenv func(string) string, set *settings, st *toolmem.Store, plan
 
 // newAgent wires the model client, tools and store into an agent for a diff.
 func newAgent(getenv func(string) string, set *settings, st *toolmem.Store, d *diffctx.Diff, counter *conversation.Counter, prog *progress) *review.Agent {
-	client := review.NewClient(review.ClientConfig{
+	client := llm.NewClient(llm.ClientConfig{
 		BaseURL: set.BaseURL,
 		APIKey:  getenv("OPENAI_API_KEY"),
 		OnRetry: prog.retry,
@@ -299,7 +300,7 @@ func plural(n int, noun string) string {
 // runError says which run failed, and how to make a request fit when the
 // provider found it too long.
 func runError(id string, err error) error {
-	if errors.Is(err, review.ErrContextLength) {
+	if errors.Is(err, llm.ErrContextLength) {
 		return fmt.Errorf("run %s: %w; make the requests smaller with a lower --static-share or --preview-chars, or give the model's real window with --context-window", id, err)
 	}
 	return fmt.Errorf("run %s: %w", id, err)

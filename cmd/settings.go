@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 )
 
 // agentFlags are the settings shared by every command that talks to a
@@ -56,7 +57,7 @@ type settings struct {
 	// Severity overrides the severity of findings by category.
 	Severity map[string]review.Severity
 	// Price, if set, prices the model's tokens (USD per million).
-	Price *review.Price
+	Price *llm.Price
 }
 
 // effective is the resolved configuration and where each value came from.
@@ -137,7 +138,7 @@ func (e *effective) apply() error {
 		}
 	}
 	def("model", DefaultModel)
-	def("base_url", review.DefaultBaseURL)
+	def("base_url", llm.DefaultBaseURL)
 	def("store", "")
 	def("tokenizer", conversation.Tiktoken)
 	def("off_diff", string(review.KeepFileLevel))
@@ -157,12 +158,12 @@ func (e *effective) apply() error {
 	s.Instructions = e.values["instructions"].v.(string)
 	s.Ignore = e.values["ignore"].v.([]string)
 	s.Severity = e.values["severity"].v.(map[string]review.Severity)
-	if p, ok := e.values["price"].v.(review.Price); ok {
+	if p, ok := e.values["price"].v.(llm.Price); ok {
 		s.Price = &p
 	}
 
 	// Budgets default per model, and the answer reserve per window.
-	b := conversation.DefaultBudget(s.Model)
+	b := conversation.DefaultBudget(llm.Lookup(s.Model).Window)
 	if v, ok := e.values["context_window"]; ok {
 		b.ContextWindow = v.v.(int)
 		b.AnswerReserve = conversation.DefaultReserve(b.ContextWindow)
@@ -282,7 +283,7 @@ func envLayer(getenv func(string) string) (configLayer, error) {
 func (a *agentFlags) register(fl *pflag.FlagSet) {
 	a.flags = fl
 	fl.StringVar(&a.Model, "model", "", "model name (default: $REVIEW_MODEL, the configuration files, or "+DefaultModel+")")
-	fl.StringVar(&a.BaseURL, "base-url", "", "OpenAI-compatible endpoint, including /v1 for Ollama, vLLM or llama.cpp (default: $OPENAI_BASE_URL, the configuration files, or "+review.DefaultBaseURL+")")
+	fl.StringVar(&a.BaseURL, "base-url", "", "OpenAI-compatible endpoint, including /v1 for Ollama, vLLM or llama.cpp (default: $OPENAI_BASE_URL, the configuration files, or "+llm.DefaultBaseURL+")")
 	fl.StringVar(&a.Store, "store", "", "tool memory directory (default $REVIEW_STORE or <git dir>/review)")
 	fl.StringVar(&a.OffDiff, "off-diff", "file", "findings on lines the change did not touch: file (keep them at file level) or drop (record why)")
 	fl.StringVar(&a.Tokenizer, "tokenizer", conversation.Tiktoken, "token counting: tiktoken (exact, offline) or estimate")

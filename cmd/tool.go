@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
@@ -133,7 +134,7 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "stored as ref %s (%d bytes, run %s): review memory show %s\n", ref, len(out), run.ID, ref)
 		if !opts.Full {
-			b := conversation.DefaultBudget("")
+			b := conversation.DefaultBudget(llm.Lookup("").Window)
 			out = toolmem.Preview(ref, []byte(out), toolmem.Limits{Chars: b.PreviewChars, Lines: b.PreviewLines})
 		}
 	}

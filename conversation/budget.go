@@ -2,55 +2,7 @@ package conversation
 
 import (
 	"fmt"
-	"strings"
 )
-
-// DefaultContextWindow is used for models we do not know.
-const DefaultContextWindow = 128000
-
-// contextWindows maps model name prefixes to context windows in tokens. The
-// longest matching prefix wins, so "gpt-4o-mini" is not taken for "gpt-4".
-var contextWindows = map[string]int{
-	"gpt-5":             400000,
-	"gpt-4.1":           1047576,
-	"gpt-4o":            128000,
-	"chatgpt-4o":        128000,
-	"gpt-4-turbo":       128000,
-	"gpt-4":             8192,
-	"gpt-3.5-turbo":     16385,
-	"o1":                200000,
-	"o3":                200000,
-	"o4-mini":           200000,
-	"deepseek-chat":     128000,
-	"deepseek-reasoner": 128000,
-	"moonshot-v1-8k":    8192,
-	"moonshot-v1-32k":   32768,
-	"moonshot-v1-128k":  131072,
-	"kimi-k2":           131072,
-	"llama3.1":          131072,
-	"llama3.2":          131072,
-	"llama3.3":          131072,
-	"qwen2.5-coder":     32768,
-	"qwen3":             40960,
-	"mistral":           32768,
-	"codestral":         262144,
-}
-
-// ContextWindowFor returns the context window of a known model, or
-// DefaultContextWindow.
-func ContextWindowFor(model string) int {
-	m := strings.ToLower(model)
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
-	}
-	best, n := "", DefaultContextWindow
-	for p, w := range contextWindows {
-		if strings.HasPrefix(m, p) && len(p) > len(best) {
-			best, n = p, w
-		}
-	}
-	return n
-}
 
 // Budget bounds what a conversation may send. Every field is configuration:
 // call sites read it from here, never from constants of their own.
@@ -76,10 +28,11 @@ type Budget struct {
 	MaxSteps int `json:"max_steps"`
 }
 
-// DefaultBudget returns the defaults for model.
-func DefaultBudget(model string) Budget {
+// DefaultBudget returns the default budget for a model with the given
+// context window (the model table in review/llm knows the windows).
+func DefaultBudget(window int) Budget {
 	b := Budget{
-		ContextWindow: ContextWindowFor(model),
+		ContextWindow: window,
 		StaticShare:   0.5,
 		PreviewChars:  2000,
 		PreviewLines:  40,

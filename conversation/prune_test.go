@@ -57,7 +57,7 @@ func clone(c *Conversation) *Conversation {
 }
 
 func TestPruneProperties(t *testing.T) {
-	counter, _ := NewCounter("gpt-4o", Estimate)
+	counter, _ := NewCounter(O200k, Estimate)
 	for seed := uint64(0); seed < 300; seed++ {
 		r := rand.New(rand.NewPCG(seed, 7))
 		c := genConversation(r)

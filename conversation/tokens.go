@@ -2,7 +2,6 @@ package conversation
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -31,7 +30,7 @@ const messageOverhead = 4
 // default loader would download encodings, and the binary must never do that.
 var setLoader sync.Once
 
-// Counter counts tokens for one model. The encoder is built on first use and
+// Counter counts tokens in one encoding. The encoder is built on first use and
 // only once, because loading a BPE table costs tens of milliseconds.
 type Counter struct {
 	mode     string
@@ -54,9 +53,10 @@ const (
 	memoMax = 4096
 )
 
-// NewCounter returns a counter for model. mode is Tiktoken (the default when
-// empty) or Estimate.
-func NewCounter(model, mode string) (*Counter, error) {
+// NewCounter returns a counter for a tiktoken encoding (O200k when empty;
+// the model table in review/llm names each model's). mode is Tiktoken (the
+// default when empty) or Estimate.
+func NewCounter(encoding, mode string) (*Counter, error) {
 	switch mode {
 	case "", Tiktoken:
 		mode = Tiktoken
@@ -64,7 +64,10 @@ func NewCounter(model, mode string) (*Counter, error) {
 	default:
 		return nil, fmt.Errorf("unknown tokenizer %q: use %q or %q", mode, Tiktoken, Estimate)
 	}
-	return &Counter{mode: mode, encoding: EncodingFor(model)}, nil
+	if encoding == "" {
+		encoding = O200k
+	}
+	return &Counter{mode: mode, encoding: encoding}, nil
 }
 
 // Mode reports how the counter counts: Tiktoken or Estimate.
@@ -144,24 +147,4 @@ func EstimateTokens(s string) int {
 		}
 	}
 	return (ascii+3)/4 + other
-}
-
-// EncodingFor maps a model name to its tiktoken encoding: o200k_base for
-// current OpenAI models and unknown names, cl100k_base for older ones.
-func EncodingFor(model string) string {
-	m := strings.ToLower(model)
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
-	}
-	for _, p := range []string{"gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4"} {
-		if strings.HasPrefix(m, p) {
-			return O200k
-		}
-	}
-	for _, p := range []string{"gpt-4", "gpt-3.5", "text-embedding-", "davinci-002", "babbage-002"} {
-		if strings.HasPrefix(m, p) {
-			return CL100k
-		}
-	}
-	return O200k
 }

@@ -5,27 +5,8 @@ import (
 	"testing"
 )
 
-func TestEncodingFor(t *testing.T) {
-	for _, tc := range []struct{ model, want string }{
-		{"gpt-4o", O200k},
-		{"gpt-4o-mini", O200k},
-		{"openai/gpt-4.1-mini", O200k},
-		{"gpt-5", O200k},
-		{"o3-mini", O200k},
-		{"gpt-4", CL100k},
-		{"gpt-4-turbo", CL100k},
-		{"gpt-3.5-turbo", CL100k},
-		{"llama3.1:8b", O200k},
-		{"", O200k},
-	} {
-		if got := EncodingFor(tc.model); got != tc.want {
-			t.Errorf("EncodingFor(%q) = %s, want %s", tc.model, got, tc.want)
-		}
-	}
-}
-
 func TestCounterTiktoken(t *testing.T) {
-	c, err := NewCounter("gpt-4o", "")
+	c, err := NewCounter(O200k, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +23,7 @@ func TestCounterTiktoken(t *testing.T) {
 			t.Errorf("Count(%q) = %d, want %d", tc.s, got, tc.want)
 		}
 	}
-	old, err := NewCounter("gpt-4", Tiktoken)
+	old, err := NewCounter(CL100k, Tiktoken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,13 +33,13 @@ func TestCounterTiktoken(t *testing.T) {
 }
 
 func TestCounterUnknownMode(t *testing.T) {
-	if _, err := NewCounter("gpt-4o", "words"); err == nil || !strings.Contains(err.Error(), "estimate") {
+	if _, err := NewCounter(O200k, "words"); err == nil || !strings.Contains(err.Error(), "estimate") {
 		t.Fatalf("want an error naming the valid modes, got %v", err)
 	}
 }
 
 func TestEstimate(t *testing.T) {
-	c, _ := NewCounter("gpt-4o", Estimate)
+	c, _ := NewCounter(O200k, Estimate)
 	for _, tc := range []struct {
 		s    string
 		want int
@@ -78,7 +59,7 @@ func TestEstimate(t *testing.T) {
 // The estimate must stay within a sane factor of tiktoken on both code and
 // CJK prose, or budgets computed with it would be useless.
 func TestEstimateTracksTiktoken(t *testing.T) {
-	tk, _ := NewCounter("gpt-4o", Tiktoken)
+	tk, _ := NewCounter(O200k, Tiktoken)
 	for _, s := range []string{
 		strings.Repeat("if err != nil {\n\treturn fmt.Errorf(\"open %s: %w\", path, err)\n}\n", 50),
 		strings.Repeat("这是一个用于测试的中文句子，包含一些常见的词语。", 50),
@@ -91,7 +72,7 @@ func TestEstimateTracksTiktoken(t *testing.T) {
 }
 
 func TestCountMessage(t *testing.T) {
-	c, _ := NewCounter("gpt-4o", Estimate)
+	c, _ := NewCounter(O200k, Estimate)
 	m := Message{Role: Assistant, ToolCalls: []ToolCall{{ID: "1", Name: "read_file_hunk", Arguments: `{"path":"a.go"}`}}}
 	if got := c.CountMessage(m); got <= 2*messageOverhead {
 		t.Errorf("CountMessage counts tool calls: got %d", got)
@@ -99,7 +80,7 @@ func TestCountMessage(t *testing.T) {
 }
 
 func BenchmarkCountTiktoken(b *testing.B) {
-	c, _ := NewCounter("gpt-4o", Tiktoken)
+	c, _ := NewCounter(O200k, Tiktoken)
 	s := strings.Repeat("func (s *Store) Put(run string, step int) (string, error) {\n", 200)
 	c.Count("warm up")
 	b.SetBytes(int64(len(s)))

@@ -58,7 +58,7 @@ func benchmarkRender(b *testing.B, changed int) {
 	raw := synthDiff(changed)
 	c := tiktoken(b)
 	c.Count("warm up") // build the encoder outside the measurement
-	budget := conversation.DefaultBudget("gpt-4o").Static()
+	budget := conversation.DefaultBudget(128000).Static()
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	var ctx *Context

@@ -67,7 +67,7 @@ func TestRender(t *testing.T) {
 
 func tiktoken(t testing.TB) *conversation.Counter {
 	t.Helper()
-	c, err := conversation.NewCounter("gpt-4o", conversation.Tiktoken)
+	c, err := conversation.NewCounter(conversation.O200k, conversation.Tiktoken)
 	if err != nil {
 		t.Fatal(err)
 	}

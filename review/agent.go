@@ -10,13 +10,14 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
 
 // Agent runs tool loops against a model and records them.
 type Agent struct {
-	Model     Model
+	Model     llm.Model
 	ModelName string
 	Store     *toolmem.Store
 	Tools     *tools.Set
@@ -50,7 +51,7 @@ type RunUsage struct {
 	Own int `json:"own_prompt_tokens"`
 }
 
-func (u *RunUsage) add(r Usage, own int) {
+func (u *RunUsage) add(r llm.Usage, own int) {
 	u.Requests++
 	u.Prompt += r.Prompt
 	u.Completion += r.Completion
@@ -87,15 +88,15 @@ type Result struct {
 	Submitted bool `json:"submitted"`
 	// Price is the configured price of the model's tokens, if any; without
 	// one, cost is estimated from the model's list price when known.
-	Price *Price `json:"price,omitempty"`
+	Price *llm.Price `json:"price,omitempty"`
 	// Cost is the estimated cost in USD, when a price is known.
 	Cost *float64 `json:"cost_usd,omitempty"`
 }
 
 // SetPrice prices the result: p if given, else the model's list price.
-func (r *Result) SetPrice(p *Price) {
+func (r *Result) SetPrice(p *llm.Price) {
 	r.Price = p
-	if c, ok := estimateCost(r); ok {
+	if c, ok := r.EstimateCost(); ok {
 		r.Cost = &c
 	}
 }
@@ -239,11 +240,11 @@ func (l *loop) appendMsg(m conversation.Message) {
 
 // send makes one model request from the messages sent so far and returns
 // the reply with the step that records it.
-func (l *loop) send(ctx context.Context, choice string) (*Reply, *toolmem.Step, error) {
+func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.Step, error) {
 	if err := conversation.Validate(l.sent); err != nil {
 		return nil, nil, fmt.Errorf("internal error: refusing to send a malformed conversation: %w", err)
 	}
-	req := Request{Model: l.a.ModelName, Messages: l.sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature}
+	req := llm.Request{Model: l.a.ModelName, Messages: l.sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature}
 	reply, st, err := l.a.exchange(ctx, req, l.turn, l.tokens)
 	if err != nil {
 		return nil, nil, err
@@ -260,7 +261,7 @@ func (l *loop) send(ctx context.Context, choice string) (*Reply, *toolmem.Step, 
 
 // record makes one model request as a new step of the run, counting its
 // prompt itself.
-func (s *Session) record(ctx context.Context, req Request, turn int, msgs []conversation.Message) (*Reply, error) {
+func (s *Session) record(ctx context.Context, req llm.Request, turn int, msgs []conversation.Message) (*llm.Reply, error) {
 	req.Messages = msgs
 	own := s.Counter.CountMessages(msgs) + s.countTools(req.Tools)
 	reply, _, err := s.exchange(ctx, req, turn, own)
@@ -271,7 +272,7 @@ func (s *Session) record(ctx context.Context, req Request, turn int, msgs []conv
 // its messages first, the request bytes as they go out (so a crash loses
 // nothing already sent), then the response. own is our count of the
 // request's prompt tokens.
-func (s *Session) exchange(ctx context.Context, req Request, turn, own int) (*Reply, *toolmem.Step, error) {
+func (s *Session) exchange(ctx context.Context, req llm.Request, turn, own int) (*llm.Reply, *toolmem.Step, error) {
 	msgs := req.Messages
 	s.Steps++
 	st := toolmem.Step{Run: s.Run.ID, N: s.Steps, Turn: turn, Started: s.now()}
@@ -279,7 +280,7 @@ func (s *Session) exchange(ctx context.Context, req Request, turn, own int) (*Re
 		return nil, nil, err
 	}
 	var putErr error
-	sendCtx := WithSendHook(ctx, func(body []byte) {
+	sendCtx := llm.WithSendHook(ctx, func(body []byte) {
 		st.Request = append(json.RawMessage(nil), body...)
 		putErr = s.Store.PutStep(st)
 	})

@@ -11,10 +11,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
@@ -94,7 +96,7 @@ const testModel = "gpt-4o"
 // newSession prepares a review of the repository at dir with a real store
 // and real tools, talking to model; edit may adjust the agent (its budget
 // included) once the plan is known.
-func newSession(tb testing.TB, dir string, model Model, edit func(*Agent, *Plan)) *Session {
+func newSession(tb testing.TB, dir string, model llm.Model, edit func(*Agent, *Plan)) *Session {
 	tb.Helper()
 	plan, st := prepareRepo(tb, dir)
 	return startSession(tb, plan, st, model, edit)
@@ -104,7 +106,7 @@ func newSession(tb testing.TB, dir string, model Model, edit func(*Agent, *Plan)
 // for it.
 func prepareRepo(tb testing.TB, dir string) (*Plan, *toolmem.Store) {
 	tb.Helper()
-	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Model: testModel, Budget: conversation.DefaultBudget(testModel)})
+	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Model: testModel, Budget: conversation.DefaultBudget(llm.Lookup(testModel).Window)})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -117,7 +119,7 @@ func prepareRepo(tb testing.TB, dir string) (*Plan, *toolmem.Store) {
 }
 
 // startSession starts a run of plan in st.
-func startSession(tb testing.TB, plan *Plan, st *toolmem.Store, model Model, edit func(*Agent, *Plan)) *Session {
+func startSession(tb testing.TB, plan *Plan, st *toolmem.Store, model llm.Model, edit func(*Agent, *Plan)) *Session {
 	tb.Helper()
 	a := &Agent{
 		Model: model, ModelName: testModel, Store: st, Counter: plan.Counter, Budget: plan.Budget, OffDiff: KeepFileLevel,
@@ -179,7 +181,7 @@ func requests(t *testing.T, srv *reviewtest.Server) []sentRequest {
 }
 
 func TestLoopAnswersEveryCallInOrder(t *testing.T) {
-	srv := serve(t, `[
+	srv := reviewtest.Serve(t, `[
 	  {"tool_calls": [
 	    {"id": "c1", "name": "read_file_hunk", "arguments": {"path": "a.go", "start_line": 9, "end_line": 12, "revision": null}},
 	    {"id": "c2", "name": "list_project_files", "arguments": {}},
@@ -190,7 +192,7 @@ func TestLoopAnswersEveryCallInOrder(t *testing.T) {
 	  {"tool_calls": [{"name": "submit_review", "arguments": {"summary": "Two lines changed.", "findings": [
 	    {"path": "a.go", "line": 10, "end_line": null, "severity": "low", "category": "correctness", "title": "Renamed line", "body": "Line 10 changed.", "suggestion": null}]}}]}
 	]`)
-	s := newSession(t, smallRepo(t), newTestClient(srv.URL, nil), nil)
+	s := newSession(t, smallRepo(t), newTestClient(srv.URL), nil)
 	res, err := s.Review(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -337,8 +339,8 @@ func TestLoopEndings(t *testing.T) {
 	dir := smallRepo(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := serve(t, tt.script)
-			s := newSession(t, dir, newTestClient(srv.URL, nil), tt.edit)
+			srv := reviewtest.Serve(t, tt.script)
+			s := newSession(t, dir, newTestClient(srv.URL), tt.edit)
 			res, err := s.Review(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -384,7 +386,7 @@ func TestLoopEndings(t *testing.T) {
 // every call still gets a result, so the recorded conversation stays valid
 // and a follow-up question on the run works.
 func TestLoopStopsMidReply(t *testing.T) {
-	srv := serve(t, `[
+	srv := reviewtest.Serve(t, `[
 	  {"tool_calls": [
 	    {"id": "c1", "name": "list_project_files"},
 	    {"id": "c2", "name": "read_file_hunk", "arguments": {"path": "a.go", "start_line": 1, "end_line": 5}}
@@ -393,7 +395,7 @@ func TestLoopStopsMidReply(t *testing.T) {
 	]`)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s := newSession(t, smallRepo(t), newTestClient(srv.URL, nil), func(a *Agent, _ *Plan) {
+	s := newSession(t, smallRepo(t), newTestClient(srv.URL), func(a *Agent, _ *Plan) {
 		a.Progress = func(Progress) { cancel() }
 	})
 	if _, err := s.Review(ctx); !errors.Is(err, context.Canceled) {
@@ -471,16 +473,16 @@ func TestUniqueCallIDs(t *testing.T) {
 // by next, so everything but the HTTP exchange and the model itself runs.
 type fakeModel struct {
 	// next returns the reply to the n-th request (from 1).
-	next func(n int, req Request) conversation.Message
+	next func(n int, req llm.Request) conversation.Message
 	n    int
 }
 
-func (m *fakeModel) Complete(ctx context.Context, req Request) (*Reply, error) {
-	body, err := encodeRequest(req)
+func (m *fakeModel) Complete(ctx context.Context, req llm.Request) (*llm.Reply, error) {
+	body, err := llm.EncodeRequest(req)
 	if err != nil {
 		return nil, err
 	}
-	if hook, _ := ctx.Value(sendHookKey{}).(func([]byte)); hook != nil {
+	if hook := llm.SendHook(ctx); hook != nil {
 		hook(body)
 	}
 	m.n++
@@ -500,9 +502,9 @@ func (m *fakeModel) Complete(ctx context.Context, req Request) (*Reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := decodeReply(200, resp)
+	r, err := llm.DecodeReply(200, resp)
 	if err != nil {
-		return &Reply{Request: body, Response: resp, Attempts: 1}, err
+		return &llm.Reply{Request: body, Response: resp, Attempts: 1}, err
 	}
 	r.Request, r.Response, r.Attempts = body, resp, 1
 	return r, nil
@@ -526,7 +528,7 @@ func FuzzLoopToolCalls(f *testing.F) {
 	plan, st := prepareRepo(f, smallRepo(f))
 	f.Fuzz(func(t *testing.T, name, id, args string) {
 		var sent int
-		model := &fakeModel{next: func(n int, req Request) conversation.Message {
+		model := &fakeModel{next: func(n int, req llm.Request) conversation.Message {
 			if n == 1 {
 				sent = len(req.Messages)
 				return conversation.Message{ToolCalls: []conversation.ToolCall{
@@ -556,5 +558,18 @@ func FuzzLoopToolCalls(f *testing.F) {
 				t.Fatalf("call %d (%q) answered by %+v", i+1, tc.ID, r)
 			}
 		}
+	})
+}
+
+// newTestClient is a model client for a scripted server, with retries fast
+// enough for tests.
+func newTestClient(url string) *llm.Client {
+	return llm.NewClient(llm.ClientConfig{
+		BaseURL:     url,
+		APIKey:      "sk-test-0123456789abcdef",
+		Timeout:     5 * time.Second,
+		MaxAttempts: 4,
+		BaseDelay:   time.Millisecond,
+		MaxDelay:    5 * time.Millisecond,
 	})
 }

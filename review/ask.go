@@ -9,6 +9,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review/llm"
 )
 
 // Answer is the outcome of a follow-up turn.
@@ -134,7 +135,7 @@ func (s *Session) turn(ctx context.Context, opts AskOptions, ask bool) (*submiss
 	for attempt := 0; ; attempt++ {
 		n := len(s.Conv.Messages)
 		sub, text, err := s.loop(ctx, s.Conv.History(s.Conv.Turns()), ask)
-		if attempt > 0 || !errors.Is(err, ErrContextLength) || len(s.Conv.Messages) != n {
+		if attempt > 0 || !errors.Is(err, llm.ErrContextLength) || len(s.Conv.Messages) != n {
 			return sub, text, err
 		}
 		lim.Turns /= 2
@@ -203,7 +204,7 @@ func (s *Session) summarize(ctx context.Context, prev string, dropped []conversa
 		{ID: "summary-system", Role: conversation.System, Content: summaryPrompt, Layer: conversation.Summary},
 		{ID: "summary-user", Role: conversation.User, Content: b.String(), Layer: conversation.Summary},
 	}
-	reply, err := s.record(ctx, Request{Model: s.ModelName, Messages: msgs, MaxTokens: 600}, s.Conv.Turns(), msgs)
+	reply, err := s.record(ctx, llm.Request{Model: s.ModelName, Messages: msgs, MaxTokens: 600}, s.Conv.Turns(), msgs)
 	if err != nil {
 		return "", err
 	}

@@ -3,9 +3,9 @@
 // tool loop against a chat-completion model, stores every tool output in tool
 // memory and hands the model a preview, records each request exactly as sent
 // so a run can be replayed, and turns the final submit_review call into
-// findings rendered for people and for CI.
+// findings checked against the diff. Large diffs are reviewed in units.
 //
-// It is the only package that knows a provider's wire types: openai.go adapts
-// conversation messages to and from go-openai, as a second provider would
-// have an adapter of its own.
+// It speaks to the model only through the llm.Model interface; the wire
+// protocol lives in review/llm, output formats in review/report and
+// pull-request posting in review/github.
 package review

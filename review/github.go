@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/reviewdev/review/review/llm"
 )
 
 // maxSummaryBody bounds the body of one finding in the step summary:
@@ -165,8 +167,8 @@ func labelled(label, md string) string {
 func usageTable(r *Result) string {
 	u := r.Usage
 	cost := "unknown price"
-	if c, ok := estimateCost(r); ok {
-		cost = formatUSD(c)
+	if c, ok := r.EstimateCost(); ok {
+		cost = llm.FormatUSD(c)
 	}
 	return fmt.Sprintf("| Requests | Prompt tokens | Cached | Completion tokens | Our prompt count | Estimated cost |\n"+
 		"|---:|---:|---:|---:|---:|---:|\n| %d | %d | %d | %d | %d | %s |\n",

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
@@ -41,7 +42,7 @@ func benchRepo(b *testing.B) string {
 // benchCall is the tool call the scripted model makes at step n of 20: a
 // search with many matches, then whole pages of every file, a diff, a page
 // and a grep of earlier outputs by ref, and at last submit_review.
-func benchCall(n int, req Request) conversation.ToolCall {
+func benchCall(n int, req llm.Request) conversation.ToolCall {
 	id := fmt.Sprintf("s%d", n)
 	file := func(i int) string { return fmt.Sprintf("src/mod_%02d.go", (i-1)%benchFiles+1) }
 	refOf := func(call string) string {
@@ -81,7 +82,7 @@ func benchCall(n int, req Request) conversation.ToolCall {
 func BenchmarkLoop20(b *testing.B) {
 	const steps = 20
 	dir := benchRepo(b)
-	budget := conversation.DefaultBudget(testModel)
+	budget := conversation.DefaultBudget(llm.Lookup(testModel).Window)
 	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Model: testModel, Budget: budget})
 	if err != nil {
 		b.Fatal(err)
@@ -102,7 +103,7 @@ func BenchmarkLoop20(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		sizes = sizes[:0]
-		model := &fakeModel{next: func(n int, req Request) conversation.Message {
+		model := &fakeModel{next: func(n int, req llm.Request) conversation.Message {
 			sizes = append(sizes, len(req.Messages))
 			return conversation.Message{ToolCalls: []conversation.ToolCall{benchCall(n, req)}}
 		}}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review/llm"
 )
 
 // DefaultGitHubAPI is github.com's REST API. GitHub Enterprise Server
@@ -378,8 +379,8 @@ func usageLine(r *Result) string {
 	u := r.Usage
 	s := fmt.Sprintf("Run `%s` · model %s · %s · %d prompt tokens (%d cached) · %d completion tokens · our count %d",
 		r.RunID, escapeAngles(oneLineText(r.Model)), plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion, u.Own)
-	if c, ok := estimateCost(r); ok {
-		s += " · about " + formatUSD(c)
+	if c, ok := r.EstimateCost(); ok {
+		s += " · about " + llm.FormatUSD(c)
 	}
 	return s + " · see what the model saw: `review replay " + r.RunID + "`"
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/tools"
 )
 
@@ -54,7 +55,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	if err := opts.Budget.Validate(); err != nil {
 		return nil, err
 	}
-	counter, err := conversation.NewCounter(opts.Model, opts.Tokenizer)
+	counter, err := conversation.NewCounter(llm.Lookup(opts.Model).Encoding, opts.Tokenizer)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -65,7 +66,7 @@ func converse(tb testing.TB, dir string, lim conversation.Limits) turnTokens {
 	tb.Helper()
 	srv := reviewtest.NewServer(askScript(), "")
 	defer srv.Close()
-	s, _ := scratchSession(tb, dir, conversation.DefaultBudget("gpt-4o"), srv)
+	s, _ := scratchSession(tb, dir, conversation.DefaultBudget(llm.Lookup("gpt-4o").Window), srv)
 	ctx := context.Background()
 	if _, err := s.Review(ctx); err != nil {
 		tb.Fatal(err)
@@ -93,7 +94,7 @@ func BenchmarkTenthTurn(b *testing.B) {
 	unlimited := conversation.Limits{Turns: 1 << 30, Chars: 1 << 30}
 	var pruned, whole turnTokens
 	for b.Loop() {
-		pruned = converse(b, dir, conversation.LimitsFrom(conversation.DefaultBudget("gpt-4o")))
+		pruned = converse(b, dir, conversation.LimitsFrom(conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)))
 		whole = converse(b, dir, unlimited)
 	}
 	b.ReportMetric(float64(pruned.last), "turn10-tokens")
@@ -111,7 +112,7 @@ func TestTenthTurnPruned(t *testing.T) {
 		t.Skip("holds two conversations of ten turns")
 	}
 	dir := pruneRepo(t)
-	pruned := converse(t, dir, conversation.LimitsFrom(conversation.DefaultBudget("gpt-4o")))
+	pruned := converse(t, dir, conversation.LimitsFrom(conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)))
 	whole := converse(t, dir, conversation.Limits{Turns: 1 << 30, Chars: 1 << 30})
 	if pruned.last >= whole.last || pruned.all >= whole.all {
 		t.Fatalf("pruned %+v, unpruned %+v", pruned, whole)

@@ -168,7 +168,7 @@ func WriteSARIF(w io.Writer, r *Result, version string) error {
 		Summary: r.Summary, Submitted: r.Submitted, Steps: r.Steps, Usage: r.Usage,
 		Replay: "review replay " + r.RunID,
 	}
-	if c, ok := estimateCost(r); ok {
+	if c, ok := r.EstimateCost(); ok {
 		// Millionths of a dollar are below any price's precision; rounding
 		// keeps float noise out of the log.
 		c = math.Round(c*1e6) / 1e6

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
@@ -43,7 +44,7 @@ func scratchSession(tb testing.TB, dir string, b conversation.Budget, srv *revie
 	}
 	tb.Cleanup(func() { st.Close() })
 	a := &Agent{
-		Model: NewClient(ClientConfig{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "gpt-4o",
+		Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "gpt-4o",
 		Store: st, Counter: plan.Counter, Budget: b, OffDiff: KeepFileLevel,
 		Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st}),
 	}
@@ -74,7 +75,7 @@ func unitsRepo(tb testing.TB) string {
 }
 
 func unitsBudget() conversation.Budget {
-	b := conversation.DefaultBudget("gpt-4o")
+	b := conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)
 	b.ContextWindow = 9000
 	b.AnswerReserve = conversation.DefaultReserve(b.ContextWindow)
 	return b
@@ -88,7 +89,7 @@ func TestPrepareUnits(t *testing.T) {
 		question string
 		units    int
 	}{
-		{"fits", conversation.DefaultBudget("gpt-4o"), "", 0},
+		{"fits", conversation.DefaultBudget(llm.Lookup("gpt-4o").Window), "", 0},
 		{"three units", unitsBudget(), "", 3},
 		{"a question is not split", unitsBudget(), "What does gamma do?", 0},
 	} {

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -383,4 +384,25 @@ func expandRefs(args string, reqBody []byte) string {
 		}
 		return "no-ref-for-" + id
 	})
+}
+
+// Serve starts a server for a script given as JSON and closes it when the
+// test ends, failing the test if any request the client sent is not a
+// valid chat-completions request.
+func Serve(t testing.TB, script string) *Server {
+	t.Helper()
+	s, err := ParseScript([]byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServer(s, "")
+	t.Cleanup(func() {
+		srv.Close()
+		for _, r := range srv.Requests() {
+			if err := ValidateRequest(r.Body); err != nil {
+				t.Errorf("request %d does not match the schema: %v\n%s", r.N, err, r.Body)
+			}
+		}
+	})
+	return srv
 }

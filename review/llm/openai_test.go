@@ -1,4 +1,4 @@
-package review
+package llm
 
 import (
 	"encoding/json"
@@ -176,7 +176,7 @@ func TestEncodeRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			body, err := encodeRequest(tt.req)
+			body, err := EncodeRequest(tt.req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,7 +203,7 @@ func TestEncodeRequestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := encodeRequest(tt.req)
+			_, err := EncodeRequest(tt.req)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
@@ -225,7 +225,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	for _, m := range msgs {
 		// Out to the wire as part of a request, and back.
-		body, err := encodeRequest(Request{Model: "m", Messages: []conversation.Message{m}})
+		body, err := EncodeRequest(Request{Model: "m", Messages: []conversation.Message{m}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +247,7 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := decodeReply(200, resp)
+		r, err := DecodeReply(200, resp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,7 +300,7 @@ func TestDecodeReply(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := decodeReply(200, []byte(tt.body))
+			r, err := DecodeReply(200, []byte(tt.body))
 			if tt.want != nil {
 				if err != nil {
 					t.Fatal(err)
@@ -325,11 +325,11 @@ func TestDecodeReply(t *testing.T) {
 
 func TestMissingCallIDs(t *testing.T) {
 	body := []byte(`{"choices":[{"message":{"role":"assistant","tool_calls":[{"type":"function","function":{"name":"a","arguments":"{}"}},{"id":"kept","type":"function","function":{"name":"b","arguments":"{}"}},{"function":{"name":"c","arguments":"{}"}}]}}]}`)
-	r1, err := decodeReply(200, body)
+	r1, err := DecodeReply(200, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, _ := decodeReply(200, body)
+	r2, _ := DecodeReply(200, body)
 	calls := r1.Message.ToolCalls
 	if calls[0].ID == "" || calls[2].ID == "" || calls[0].ID == calls[2].ID || calls[1].ID != "kept" {
 		t.Errorf("ids = %q %q %q", calls[0].ID, calls[1].ID, calls[2].ID)
@@ -370,7 +370,7 @@ func FuzzDecodeReply(f *testing.F) {
 			_ = e.Error()
 			_ = errors.Is(e, ErrContextLength)
 		}
-		r, err := decodeReply(200, body)
+		r, err := DecodeReply(200, body)
 		if err != nil {
 			if r != nil {
 				t.Fatal("reply and error")
@@ -385,7 +385,7 @@ func FuzzDecodeReply(f *testing.F) {
 				t.Fatal("tool call without ID")
 			}
 		}
-		if _, err := encodeRequest(Request{Model: "m", Messages: []conversation.Message{r.Message}}); err != nil {
+		if _, err := EncodeRequest(Request{Model: "m", Messages: []conversation.Message{r.Message}}); err != nil {
 			t.Fatalf("reply cannot be sent back: %v", err)
 		}
 	})
@@ -411,7 +411,7 @@ func BenchmarkEncodeRequest(b *testing.B) {
 	var n int
 	b.ReportAllocs()
 	for b.Loop() {
-		body, err := encodeRequest(req)
+		body, err := EncodeRequest(req)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -426,7 +426,7 @@ func BenchmarkDecodeReply(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := decodeReply(200, body); err != nil {
+		if _, err := DecodeReply(200, body); err != nil {
 			b.Fatal(err)
 		}
 	}

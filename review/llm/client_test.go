@@ -1,4 +1,4 @@
-package review
+package llm
 
 import (
 	"bytes"
@@ -17,26 +17,6 @@ import (
 )
 
 const testKey = "sk-test-0123456789abcdef"
-
-// serve starts a scripted server. When the test ends it checks that every
-// request the client sent is a valid chat-completions request.
-func serve(t *testing.T, script string) *reviewtest.Server {
-	t.Helper()
-	s, err := reviewtest.ParseScript([]byte(script))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := reviewtest.NewServer(s, "")
-	t.Cleanup(func() {
-		srv.Close()
-		for _, r := range srv.Requests() {
-			if err := reviewtest.ValidateRequest(r.Body); err != nil {
-				t.Errorf("request %d does not match the schema: %v\n%s", r.N, err, r.Body)
-			}
-		}
-	})
-	return srv
-}
 
 // retryLog records OnRetry calls.
 type retryLog struct {
@@ -94,7 +74,7 @@ func noKey(t *testing.T, r *Reply, err error) {
 }
 
 func TestComplete(t *testing.T) {
-	srv := serve(t, `[{"tool_calls":[{"name":"read_file","arguments":{"path":"main.go"}}],"usage":{"prompt_tokens":300,"completion_tokens":20,"cached_tokens":256}}]`)
+	srv := reviewtest.Serve(t, `[{"tool_calls":[{"name":"read_file","arguments":{"path":"main.go"}}],"usage":{"prompt_tokens":300,"completion_tokens":20,"cached_tokens":256}}]`)
 	c := newTestClient(srv.URL, nil)
 	r, err := c.Complete(context.Background(), testRequest())
 	if err != nil {
@@ -130,7 +110,7 @@ func TestComplete(t *testing.T) {
 }
 
 func TestSendHook(t *testing.T) {
-	srv := serve(t, `[{"status":503},{"content":"ok"}]`)
+	srv := reviewtest.Serve(t, `[{"status":503},{"content":"ok"}]`)
 	c := newTestClient(srv.URL, nil)
 	var sent [][]byte
 	ctx := WithSendHook(context.Background(), func(body []byte) {
@@ -149,7 +129,7 @@ func TestSendHook(t *testing.T) {
 }
 
 func TestCompleteWithoutKey(t *testing.T) {
-	srv := serve(t, `[{"content":"fine"}]`)
+	srv := reviewtest.Serve(t, `[{"content":"fine"}]`)
 	c := newTestClient(srv.URL, nil, func(c *ClientConfig) { c.APIKey = "" })
 	if _, err := c.Complete(context.Background(), testRequest()); err != nil {
 		t.Fatal(err)
@@ -160,7 +140,7 @@ func TestCompleteWithoutKey(t *testing.T) {
 }
 
 func TestReasoningModelOnTheWire(t *testing.T) {
-	srv := serve(t, `[{"content":"a"},{"content":"b"}]`)
+	srv := reviewtest.Serve(t, `[{"content":"a"},{"content":"b"}]`)
 	c := newTestClient(srv.URL, nil)
 	for _, model := range []string{"gpt-5", "o3"} {
 		req := testRequest()
@@ -191,7 +171,7 @@ func TestRetried(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := serve(t, tt.script)
+			srv := reviewtest.Serve(t, tt.script)
 			var log retryLog
 			c := newTestClient(srv.URL, &log)
 			start := time.Now()
@@ -282,7 +262,7 @@ func TestNotRetried(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := serve(t, tt.script+"\n")
+			srv := reviewtest.Serve(t, tt.script+"\n")
 			var log retryLog
 			c := newTestClient(srv.URL, &log)
 			r, err := c.Complete(context.Background(), testRequest())
@@ -316,7 +296,7 @@ func TestNotRetried(t *testing.T) {
 }
 
 func TestRetriesExhausted(t *testing.T) {
-	srv := serve(t, `[{"status":503,"error":{"message":"The server is overloaded."},"repeat":4}]`)
+	srv := reviewtest.Serve(t, `[{"status":503,"error":{"message":"The server is overloaded."},"repeat":4}]`)
 	var log retryLog
 	c := newTestClient(srv.URL, &log)
 	r, err := c.Complete(context.Background(), testRequest())
@@ -341,7 +321,7 @@ func TestRetriesExhausted(t *testing.T) {
 }
 
 func TestMaxAttemptsOne(t *testing.T) {
-	srv := serve(t, `[{"status":500}]`)
+	srv := reviewtest.Serve(t, `[{"status":500}]`)
 	c := newTestClient(srv.URL, nil, func(c *ClientConfig) { c.MaxAttempts = 1 })
 	r, err := c.Complete(context.Background(), testRequest())
 	if err == nil || r.Attempts != 1 || strings.Contains(err.Error(), "attempts") {
@@ -350,7 +330,7 @@ func TestMaxAttemptsOne(t *testing.T) {
 }
 
 func TestTimeout(t *testing.T) {
-	srv := serve(t, `[{"content":"late","delay":"10s","repeat":2}]`)
+	srv := reviewtest.Serve(t, `[{"content":"late","delay":"10s","repeat":2}]`)
 	var log retryLog
 	c := newTestClient(srv.URL, &log, func(c *ClientConfig) {
 		c.Timeout = 50 * time.Millisecond
@@ -389,7 +369,7 @@ func TestCancel(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := serve(t, tt.script)
+			srv := reviewtest.Serve(t, tt.script)
 			c := newTestClient(srv.URL, nil)
 			ctx, cancel := context.WithCancel(context.Background())
 			time.AfterFunc(50*time.Millisecond, cancel)
@@ -409,7 +389,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestDeadlineBeforeRetry(t *testing.T) {
-	srv := serve(t, `[{"status":503,"headers":{"Retry-After":"30"},"error":{"message":"busy"}}]`)
+	srv := reviewtest.Serve(t, `[{"status":503,"headers":{"Retry-After":"30"},"error":{"message":"busy"}}]`)
 	c := newTestClient(srv.URL, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -459,7 +439,7 @@ func TestMalformedResponses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := serve(t, tt.script)
+			srv := reviewtest.Serve(t, tt.script)
 			c := newTestClient(srv.URL, nil)
 			r, err := c.Complete(context.Background(), testRequest())
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -474,7 +454,7 @@ func TestMalformedResponses(t *testing.T) {
 
 func TestKeyNeverLeaks(t *testing.T) {
 	echo := `{"message":"bad key sk-test-0123456789abcdef given","type":"invalid_request_error"}`
-	srv := serve(t, `[{"status":500,"error":`+echo+`},{"status":400,"error":`+echo+`}]`)
+	srv := reviewtest.Serve(t, `[{"status":500,"error":`+echo+`},{"status":400,"error":`+echo+`}]`)
 	var log retryLog
 	c := newTestClient(srv.URL, &log)
 	r, err := c.Complete(context.Background(), testRequest())
@@ -502,7 +482,7 @@ func TestKeyNeverLeaks(t *testing.T) {
 }
 
 func TestBaseURL(t *testing.T) {
-	srv := serve(t, `[{"content":"a","repeat":3}]`)
+	srv := reviewtest.Serve(t, `[{"content":"a","repeat":3}]`)
 	for _, base := range []string{srv.URL, srv.URL + "/", srv.URL + "/chat/completions"} {
 		c := newTestClient(base, nil)
 		if _, err := c.Complete(context.Background(), testRequest()); err != nil {
@@ -554,7 +534,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestConcurrentComplete(t *testing.T) {
-	srv := serve(t, `[{"content":"ok","repeat":8}]`)
+	srv := reviewtest.Serve(t, `[{"content":"ok","repeat":8}]`)
 	c := newTestClient(srv.URL, nil)
 	var wg sync.WaitGroup
 	for range 8 {

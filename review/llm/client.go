@@ -1,4 +1,4 @@
-package review
+package llm
 
 import (
 	"context"
@@ -171,17 +171,17 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Reply, error) {
 	if c.urlErr != nil {
 		return nil, c.urlErr
 	}
-	body, err := encodeRequest(req)
+	body, err := EncodeRequest(req)
 	if err != nil {
 		return nil, err
 	}
-	if hook, _ := ctx.Value(sendHookKey{}).(func([]byte)); hook != nil {
+	if hook := SendHook(ctx); hook != nil {
 		hook(body)
 	}
 	ex, err := c.send(ctx, body)
 	if err == nil {
 		var r *Reply
-		if r, err = decodeReply(ex.status, ex.body); err == nil {
+		if r, err = DecodeReply(ex.status, ex.body); err == nil {
 			r.Request, r.Response, r.Attempts = body, ex.body, ex.attempts
 			return r, nil
 		}
@@ -396,4 +396,11 @@ func squash(s string) string {
 	}
 	r := []rune(s)
 	return string(r[:maxMessage]) + "…"
+}
+
+// SendHook returns the hook set by WithSendHook, or nil. A Model that does
+// not use Client calls it as Client does, so what it sends is recorded too.
+func SendHook(ctx context.Context) func(body []byte) {
+	hook, _ := ctx.Value(sendHookKey{}).(func([]byte))
+	return hook
 }

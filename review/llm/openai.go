@@ -1,4 +1,4 @@
-package review
+package llm
 
 import (
 	"bytes"
@@ -41,8 +41,10 @@ type chatRequest struct {
 	MaxCompletionTokens int                            `json:"max_completion_tokens,omitempty"`
 }
 
-// encodeRequest renders req as the exact body to send.
-func encodeRequest(req Request) ([]byte, error) {
+// EncodeRequest renders req as the exact body to send: the first half of
+// the wire adapter, shared by Client and by in-process models that must
+// produce the same bytes.
+func EncodeRequest(req Request) ([]byte, error) {
 	if req.Model == "" {
 		return nil, errors.New("no model named: set --model")
 	}
@@ -78,7 +80,7 @@ func encodeRequest(req Request) ([]byte, error) {
 	} else if req.ToolChoice != "" && req.ToolChoice != "auto" && req.ToolChoice != "none" {
 		return nil, fmt.Errorf("tool choice %q needs tools, but the request offers none", req.ToolChoice)
 	}
-	if reasoningModel(req.Model) {
+	if Lookup(req.Model).Reasoning {
 		// Reasoning models reject max_tokens and any temperature but the
 		// default, so the limit moves and the temperature is left out.
 		w.MaxCompletionTokens = req.MaxTokens
@@ -91,22 +93,6 @@ func encodeRequest(req Request) ([]byte, error) {
 		return nil, fmt.Errorf("encode model request: %w", err)
 	}
 	return body, nil
-}
-
-// reasoningModel reports whether model is one of OpenAI's reasoning models,
-// which take max_completion_tokens and a fixed temperature. A gateway prefix
-// such as "openai/" is ignored.
-func reasoningModel(model string) bool {
-	m := strings.ToLower(model)
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
-	}
-	for _, p := range []string{"o1", "o3", "o4", "gpt-5"} {
-		if strings.HasPrefix(m, p) {
-			return true
-		}
-	}
-	return false
 }
 
 func wireTool(d tools.Definition) openai.Tool {
@@ -216,10 +202,10 @@ func fromWire(w openai.ChatCompletionMessage) conversation.Message {
 	return m
 }
 
-// decodeReply parses a successful response body. Bodies that are not a
+// DecodeReply parses a successful response body. Bodies that are not a
 // chat completion (HTML from a proxy, an empty object, an error object sent
 // with HTTP 200) are errors, never panics.
-func decodeReply(status int, body []byte) (*Reply, error) {
+func DecodeReply(status int, body []byte) (*Reply, error) {
 	var resp openai.ChatCompletionResponse
 	if err := json.Unmarshal(body, &resp); err != nil {
 		return nil, fmt.Errorf("%w (HTTP %d, %d bytes): %v: check that OPENAI_BASE_URL points at an OpenAI-compatible API", ErrBadResponse, status, len(body), err)

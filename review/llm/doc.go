@@ -1,0 +1,11 @@
+// Package llm is the model client. It owns everything that speaks to a
+// chat-completion endpoint: the go-openai wire types and the adapter between
+// them and conversation messages (EncodeRequest, DecodeReply), the HTTP
+// client with its retries and backoff, the classification of failures
+// (authentication, not found, context length, rate limit and quota), usage
+// as the server reports it, and the one model table (Lookup): context
+// windows, tiktoken encodings, reasoning models and list prices.
+//
+// It knows tools only as definitions to send; what a tool means is the
+// agent's business.
+package llm
