@@ -15,6 +15,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/tools"
 )
 
@@ -389,14 +390,7 @@ const maxMessage = 300
 
 // squash collapses s onto one line and shortens it, so a provider's
 // message (or an HTML error page) fits a one-line error.
-func squash(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= maxMessage {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:maxMessage]) + "…"
-}
+func squash(s string) string { return text.OneLine(s, maxMessage) }
 
 // SendHook returns the hook set by WithSendHook, or nil. A Model that does
 // not use Client calls it as Client does, so what it sends is recorded too.

@@ -1,0 +1,55 @@
+package text
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// OneLine folds every run of white space in s, line breaks included, into
+// one space. When n > 0 and more than n runes remain, it keeps the first n
+// and marks the cut with "…".
+func OneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if n > 0 && utf8.RuneCountInString(s) > n {
+		r := []rune(s)
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// Truncate cuts s to at most n runes, the last of them "…" when anything
+// was cut. It never splits a rune.
+func Truncate(s string, n int) string {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// FirstLine returns the first line of s without surrounding white space.
+func FirstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(s)
+}
+
+// Plural counts a noun: "1 file", "3 files".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// ShortSHA abbreviates a commit name to the 12 characters people see in
+// messages; shorter names are kept.
+func ShortSHA(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

@@ -1,0 +1,75 @@
+package text
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func TestOneLine(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"a\n b\t\tc ", 0, "a b c"},
+		{"", 5, ""},
+		{"abcdef", 3, "abc…"},
+		{"abc", 3, "abc"},
+		{"héllo wörld", 4, "héll…"},
+		{"日本語のテキスト", 3, "日本語…"},
+	} {
+		if got := OneLine(tc.in, tc.n); got != tc.want {
+			t.Errorf("OneLine(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abcd", 3, "ab…"},
+		{"日本語のテキスト", 4, "日本語…"},
+		{"日本語", 3, "日本語"},
+		{"abc", 0, ""},
+	} {
+		got := Truncate(tc.in, tc.n)
+		if got != tc.want {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+		if !utf8.ValidString(got) || utf8.RuneCountInString(got) > max(tc.n, 0) {
+			t.Errorf("Truncate(%q, %d) = %q: not valid or too long", tc.in, tc.n, got)
+		}
+	}
+}
+
+func TestFirstLine(t *testing.T) {
+	for in, want := range map[string]string{"": "", "  one \ntwo": "one", "\n\n x\r\ny": "x"} {
+		if got := FirstLine(in); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestPluralShortSHA(t *testing.T) {
+	if Plural(1, "file") != "1 file" || Plural(0, "file") != "0 files" || Plural(2, "turn") != "2 turns" {
+		t.Error("Plural")
+	}
+	if ShortSHA("0123456789abcdef") != "0123456789ab" || ShortSHA("abc") != "abc" {
+		t.Error("ShortSHA")
+	}
+}
+
+func FuzzTruncate(f *testing.F) {
+	f.Add("日本語のテキスト", 4)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		n %= 1000
+		got := Truncate(s, n)
+		if utf8.ValidString(s) && (!utf8.ValidString(got) || utf8.RuneCountInString(got) > max(n, 0)) {
+			t.Fatalf("Truncate(%q, %d) = %q", s, n, got)
+		}
+	})
+}
