@@ -1,8 +1,10 @@
 package conversation
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCounterTiktoken(t *testing.T) {
@@ -87,4 +89,77 @@ func BenchmarkCountTiktoken(b *testing.B) {
 	for b.Loop() {
 		c.Count(s)
 	}
+}
+
+// TestCountLongRuns checks that runs too long to encode in one piece are
+// counted close to the exact count (which a shorter run still gets).
+func TestCountLongRuns(t *testing.T) {
+	c, _ := NewCounter(O200k, Tiktoken)
+	for _, tc := range []struct {
+		name string
+		s    string
+	}{
+		{"letters", strings.Repeat("a", 4000)},
+		{"spaces", "x" + strings.Repeat(" ", 4000) + "y"},
+		{"punctuation", strings.Repeat("=", 4000)},
+		{"cjk", strings.Repeat("漢", 2000)},
+		{"base64", strings.Repeat("QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0", 120)},
+	} {
+		got := c.Count(tc.s)
+		exact := len(c.enc.EncodeOrdinary(tc.s))
+		if d := got - exact; d < 0 && -d > exact/50+2 || d > exact/50+2+len(tc.s)/maxRun {
+			t.Errorf("%s: Count = %d, exact %d", tc.name, got, exact)
+		}
+	}
+	// Ordinary text is never cut.
+	text := strings.Repeat("func main() { fmt.Println(\"hello, world\") }\n", 200)
+	if len(cuts(text)) != 0 || c.Count(text) != len(c.enc.EncodeOrdinary(text)) {
+		t.Errorf("ordinary text was cut")
+	}
+}
+
+// BenchmarkCountRun counts a committed file of one letter, the input that
+// made counting quadratic; ns/op must grow linearly with the size.
+func BenchmarkCountRun(b *testing.B) {
+	for _, size := range []int{20_000, 200_000, 1 << 20} {
+		s := strings.Repeat("a", size)
+		b.Run(fmt.Sprint(size), func(b *testing.B) {
+			c, _ := NewCounter(O200k, Tiktoken)
+			c.Count("load the encoder")
+			for b.Loop() {
+				c.encodeLen(s) // not Count, whose memo would answer
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size), "ns/byte")
+		})
+	}
+}
+
+// FuzzCount checks that counting any text terminates, never panics and
+// cuts only on rune boundaries.
+func FuzzCount(f *testing.F) {
+	f.Add("hello world", 1)
+	f.Add("漢字", 300)
+	f.Add(" ", 1000)
+	c, _ := NewCounter(O200k, Tiktoken)
+	f.Fuzz(func(t *testing.T, s string, repeat int) {
+		s = strings.Repeat(s, 1+abs(repeat)%2000)
+		if len(s) > 1<<20 {
+			s = s[:1<<20]
+		}
+		for _, cut := range cuts(s) {
+			if cut <= 0 || cut >= len(s) || !utf8.RuneStart(s[cut]) {
+				t.Fatalf("cut at %d of %d", cut, len(s))
+			}
+		}
+		if n := c.Count(s); n < 0 || (s != "" && n == 0) {
+			t.Fatalf("Count = %d", n)
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
