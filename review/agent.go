@@ -95,9 +95,21 @@ type Result struct {
 // SetPrice prices the result: p if given, else the model's list price.
 func (r *Result) SetPrice(p *Price) {
 	r.Price = p
-	if c, ok := estimateCost(r); ok {
+	if c, ok := r.EstimateCost(); ok {
 		r.Cost = &c
 	}
+}
+
+// UsageLine is the run's usage in one line of Markdown, with how to
+// replay it.
+func (r *Result) UsageLine() string {
+	u := r.Usage
+	s := fmt.Sprintf("Run `%s` · model %s · %s · %d prompt tokens (%d cached) · %d completion tokens · our count %d",
+		r.RunID, escapeAngles(oneLineText(r.Model)), plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion, u.Own)
+	if c, ok := r.EstimateCost(); ok {
+		s += " · about " + FormatUSD(c)
+	}
+	return s + " · see what the model saw: `review replay " + r.RunID + "`"
 }
 
 // Session is a run in progress: its record, conversation and usage.
