@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -95,6 +95,12 @@ type output struct {
 	path   string
 }
 
+// formatWord is what --output FORMAT=FILE takes for a format: a bare word.
+// Any such word is taken for a format, so a mistyped or unknown one is an
+// error rather than the name of a file the default format is written to. A
+// file whose name has "=" in it is given with a directory: ./a=b.
+var formatWord = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+
 // outputs resolves --format and --output into the renderings of k to write.
 func (o *ReviewOptions) outputs(k report.Kind) ([]output, error) {
 	def := "" // the registry's default
@@ -108,7 +114,7 @@ func (o *ReviewOptions) outputs(k report.Kind) ([]output, error) {
 	}
 	var extra []named
 	for _, v := range o.Outputs {
-		if f, p, ok := strings.Cut(v, "="); ok && slices.Contains(report.Names(report.Result), f) {
+		if f, p, ok := strings.Cut(v, "="); ok && formatWord.MatchString(f) {
 			if p == "" {
 				return nil, usageErrorf("--output %s= needs a file name", f)
 			}
