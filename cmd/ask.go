@@ -11,6 +11,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/tools"
 )
 
@@ -73,14 +74,16 @@ its first turn.`,
 	fl.StringVar(&opts.Base, "base", "", "start a new run against this base instead of continuing one")
 	fl.StringVar(&opts.Head, "head", "HEAD", "commit to review, with --base")
 	fl.StringVar(&opts.Summarize, "summarize", "rules", "who writes the summary of dropped turns: rules or model (falls back to rules on error)")
-	fl.StringVar(&opts.Format, "format", "", "output format: markdown or json (default markdown)")
+	formats := report.Names(report.Answer)
+	fl.StringVar(&opts.Format, "format", "", "output format: "+joinOr(formats)+" (default "+formats[0]+")")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the output to this file instead of standard output")
 	opts.agentFlags.register(fl)
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
 func runAsk(ctx context.Context, opts *AskOptions) error {
-	format, err := checkFormat(opts.Format, "markdown", "json")
+	format, err := lookupFormat(opts.Format, report.Answer)
 	if err != nil {
 		return err
 	}
@@ -140,12 +143,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 		return runError(sess.Run.ID, err)
 	}
 	overrideSeverity(ans.Findings, set.Severity)
-	if err := writeOutput(opts.IO, opts.Output, func(w io.Writer) error {
-		if format == "json" {
-			return writeJSON(w, ans)
-		}
-		return review.WriteAnswer(w, ans)
-	}); err != nil {
+	if err := writeOutput(opts.IO, opts.Output, func(w io.Writer) error { return format.WriteAnswer(w, ans) }); err != nil {
 		return err
 	}
 	return failOn(opts.IO, ans.Findings, set.FailOn)

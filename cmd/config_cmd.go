@@ -16,6 +16,7 @@ import (
 
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -84,7 +85,7 @@ func runConfig(opts *ConfigOptions) error {
 	}
 	rows := configRows(e, opts.Dir)
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, configJSON(rows))
+		return report.WriteJSON(opts.IO.Out, configJSON(rows))
 	}
 	return writeConfigTable(opts.IO.Out, rows, e.files)
 }

@@ -1,11 +1,12 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/reviewdev/review/review/report"
 )
 
 // writeOutput writes to path, or to standard output when path is empty. A
@@ -37,12 +38,15 @@ func writeOutput(s *IOStreams, path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// writeJSON writes v as indented JSON with a trailing newline.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+// lookupFormat finds the format of k called name; "" is k's default. An
+// unknown name, or one that does not write k, is a usage error that lists
+// the names that would do.
+func lookupFormat(name string, k report.Kind) (report.Format, error) {
+	f, ok := report.Lookup(name, k)
+	if !ok {
+		return f, usageErrorf("unknown format %q: use %s", name, joinOr(report.Names(k)))
+	}
+	return f, nil
 }
 
 // appendFile appends what write produces to path, creating it if needed.

@@ -1,13 +1,12 @@
 package cmd
 
 import (
-	"encoding/json"
-
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/report"
 )
 
 // ReplayOptions are the settings of `review replay`.
@@ -64,15 +63,11 @@ func runReplay(opts *ReplayOptions) error {
 		return err
 	}
 	if opts.JSON {
-		// Compact and unescaped, so each request appears byte for byte as
-		// the endpoint received it.
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(r)
+		return report.WriteReplayJSON(opts.IO.Out, r)
 	}
 	counter, err := conversation.NewCounter(llm.Lookup(r.Run.Model).Encoding, conversation.Tiktoken)
 	if err != nil {
 		return err
 	}
-	return r.WriteText(opts.IO.Out, counter, opts.Step)
+	return report.WriteReplay(opts.IO.Out, r, counter, opts.Step)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
@@ -75,11 +77,12 @@ is there.`,
 	fl.StringVar(&opts.Base, "base", "", "branch or commit to review against; the diff starts at its merge base with --head (default origin/$GITHUB_BASE_REF in GitHub Actions)")
 	fl.StringVar(&opts.Head, "head", "HEAD", "commit to review")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the messages the first request would carry, with token counts, and call no model")
-	fl.StringVar(&opts.Format, "format", "", "output format: "+strings.Join(review.Formats, ", ")+" (default markdown; github in GitHub Actions when standard output is not a terminal)")
+	formats := report.Names(report.Result)
+	fl.StringVar(&opts.Format, "format", "", "output format: "+strings.Join(formats, ", ")+" (default "+formats[0]+"; github in GitHub Actions when standard output is not a terminal)")
 	fl.StringArrayVarP(&opts.Outputs, "output", "o", nil, "write the --format output to this file instead of standard output; repeat as FORMAT=FILE for more outputs")
 	fl.StringVar(&opts.Post, "post", "", "post the findings: github (one pull-request review with inline comments; needs GITHUB_TOKEN)")
 	opts.agentFlags.register(fl)
-	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(review.Formats, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions([]string{"tiktoken", "estimate"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("off-diff", cobra.FixedCompletions([]string{"file", "drop"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"none", "info", "low", "medium", "high", "critical"}, cobra.ShellCompDirectiveNoFileComp))
@@ -89,27 +92,34 @@ is there.`,
 
 // output is one rendering of the result and where it goes ("" = stdout).
 type output struct {
-	format string
+	format report.Format
 	path   string
 }
 
-// outputs resolves --format and --output into the renderings to write.
-func (o *ReviewOptions) outputs(allowed []string) ([]output, error) {
-	def := "markdown"
+// formatWord is what --output FORMAT=FILE takes for a format: a bare word.
+// Any such word is taken for a format, so a mistyped or unknown one is an
+// error rather than the name of a file the default format is written to. A
+// file whose name has "=" in it is given with a directory: ./a=b.
+var formatWord = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+
+// outputs resolves --format and --output into the renderings of k to write.
+func (o *ReviewOptions) outputs(k report.Kind) ([]output, error) {
+	def := "" // the registry's default
 	if !o.IO.OutTTY && o.Getenv("GITHUB_ACTIONS") == "true" && !o.DryRun {
 		def = "github"
 	}
-	primary := output{format: o.Format}
+	type named struct{ format, path string }
+	primary := named{format: o.Format}
 	if primary.format == "" {
 		primary.format = def
 	}
-	var extra []output
+	var extra []named
 	for _, v := range o.Outputs {
-		if f, p, ok := strings.Cut(v, "="); ok && contains(review.Formats, f) {
+		if f, p, ok := strings.Cut(v, "="); ok && formatWord.MatchString(f) {
 			if p == "" {
 				return nil, usageErrorf("--output %s= needs a file name", f)
 			}
-			extra = append(extra, output{format: f, path: p})
+			extra = append(extra, named{format: f, path: p})
 			continue
 		}
 		if primary.path != "" {
@@ -117,21 +127,23 @@ func (o *ReviewOptions) outputs(allowed []string) ([]output, error) {
 		}
 		primary.path = v
 	}
-	all := append([]output{primary}, extra...)
-	for _, out := range all {
-		if !contains(allowed, out.format) {
-			return nil, usageErrorf("unknown format %q: use %s", out.format, joinOr(allowed))
+	var all []output
+	for _, n := range append([]named{primary}, extra...) {
+		f, err := lookupFormat(n.format, k)
+		if err != nil {
+			return nil, err
 		}
+		all = append(all, output{format: f, path: n.path})
 	}
 	return all, nil
 }
 
 func runReview(ctx context.Context, opts *ReviewOptions) error {
-	allowed := review.Formats
+	kind := report.Result
 	if opts.DryRun {
-		allowed = []string{"markdown", "json"}
+		kind = report.DryRun
 	}
-	outs, err := opts.outputs(allowed)
+	outs, err := opts.outputs(kind)
 	if err != nil {
 		return err
 	}
@@ -169,14 +181,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		return nil
 	}
 	if opts.DryRun {
+		d := plan.DryRun(set.Model)
 		for _, out := range outs {
-			err := writeOutput(opts.IO, out.path, func(w io.Writer) error {
-				if out.format == "json" {
-					return writeJSON(w, plan.DryRun(set.Model))
-				}
-				return plan.WriteDryRun(w, set.Model)
-			})
-			if err != nil {
+			if err := writeOutput(opts.IO, out.path, func(w io.Writer) error { return out.format.WriteDryRun(w, &d) }); err != nil {
 				return err
 			}
 		}
@@ -201,7 +208,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	overrideSeverity(res.Findings, set.Severity)
 	res.SetPrice(set.Price)
 	for _, out := range outs {
-		if err := writeOutput(opts.IO, out.path, func(w io.Writer) error { return writeResult(w, out.format, res) }); err != nil {
+		if err := writeOutput(opts.IO, out.path, func(w io.Writer) error { return out.format.WriteResult(w, res, version()) }); err != nil {
 			return err
 		}
 	}
@@ -216,21 +223,6 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		}
 	}
 	return failOn(opts.IO, res.Findings, set.FailOn)
-}
-
-// writeResult renders a result in one format.
-func writeResult(w io.Writer, format string, res *review.Result) error {
-	switch format {
-	case "json":
-		return writeJSON(w, res)
-	case "sarif":
-		return review.WriteSARIF(w, res, version())
-	case "github":
-		return review.WriteGitHub(w, res)
-	case "rdjson":
-		return review.WriteRDJSON(w, res)
-	}
-	return review.WriteMarkdown(w, res)
 }
 
 // overrideSeverity applies configured severities by category.

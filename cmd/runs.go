@@ -5,6 +5,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/reviewdev/review/review/report"
 )
 
 // RunsOptions are the settings of `review runs`.
@@ -46,7 +48,7 @@ func runRuns(opts *RunsOptions) error {
 		return err
 	}
 	if opts.JSON {
-		return writeJSON(opts.IO.Out, runs)
+		return report.WriteJSON(opts.IO.Out, runs)
 	}
 	if len(runs) == 0 {
 		fmt.Fprintln(opts.IO.ErrOut, "no runs recorded yet")

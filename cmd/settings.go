@@ -297,19 +297,6 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical (default: $REVIEW_FAIL_ON, the configuration files, or none)")
 }
 
-// checkFormat validates --format against the formats a command writes.
-func checkFormat(f string, allowed ...string) (string, error) {
-	if f == "" {
-		return allowed[0], nil
-	}
-	for _, a := range allowed {
-		if f == a {
-			return f, nil
-		}
-	}
-	return "", usageErrorf("unknown --format %q: use %s", f, joinOr(allowed))
-}
-
 func joinOr(s []string) string {
 	switch len(s) {
 	case 0:

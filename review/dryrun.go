@@ -2,9 +2,6 @@ package review
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
-	"strings"
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
@@ -84,57 +81,4 @@ func (p *Plan) tokenizer() string {
 		return conversation.Estimate
 	}
 	return conversation.Tiktoken + " " + p.Counter.Encoding()
-}
-
-// WriteDryRun prints the messages of the first request for a person: each
-// message whole, headed by its role, layer and token count, then the budget.
-func (p *Plan) WriteDryRun(w io.Writer, model string) error {
-	d := p.Diff
-	var b strings.Builder
-	fmt.Fprintf(&b, "Dry run: %s (%s) → %s (%s), merge base %s\n", d.Base, short(d.BaseSHA), d.Head, short(d.HeadSHA), short(d.MergeBase))
-	fmt.Fprintf(&b, "Model %s, tokenizer %s. Nothing is sent.\n\n", model, p.tokenizer())
-	for i, m := range p.Messages {
-		fmt.Fprintf(&b, "━━ message %d · %s · %s layer · %d tokens ━━\n", i+1, m.Role, m.Layer, p.Counter.CountMessage(m))
-		b.WriteString(m.Content)
-		if !strings.HasSuffix(m.Content, "\n") {
-			b.WriteByte('\n')
-		}
-		b.WriteByte('\n')
-	}
-	names := make([]string, len(p.Tools))
-	for i, t := range p.Tools {
-		names[i] = t.Name
-	}
-	fmt.Fprintf(&b, "━━ tools · static layer · %d tokens ━━\n%s\n\n", p.ToolTokens, strings.Join(names, ", "))
-	bu := p.Budget
-	fmt.Fprintf(&b, "Budget: context window %d, answer reserve %d, input %d tokens.\n", bu.ContextWindow, bu.AnswerReserve, bu.Input())
-	if p.Context != nil {
-		fmt.Fprintf(&b, "Diff context: %d of %d tokens; %d of %d files inlined.\n", p.Context.Tokens, p.Context.Budget, included(p.Context.Files), len(p.Context.Files))
-	}
-	if len(p.Units) > 0 {
-		fmt.Fprintf(&b, "Units: the hunks do not fit the diff context, so the review takes %d turns, one per unit:\n", len(p.Units))
-		for i, u := range p.Units {
-			fmt.Fprintf(&b, "  unit %d: %d tokens: %s\n", i+1, u.Tokens, unitFiles(u))
-		}
-	}
-	fmt.Fprintf(&b, "First request: %d tokens (%.1f%% of input).\n", p.Tokens(), 100*float64(p.Tokens())/float64(max(bu.Input(), 1)))
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func included(es []diffctx.Entry) int {
-	n := 0
-	for _, e := range es {
-		if e.Included {
-			n++
-		}
-	}
-	return n
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }

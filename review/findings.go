@@ -1,10 +1,15 @@
 package review
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/tools"
@@ -54,6 +59,105 @@ type Finding struct {
 type Dropped struct {
 	Finding Finding `json:"finding"`
 	Reason  string  `json:"reason"`
+}
+
+// RuleID is the rule of a finding: its category, which parsing fills in,
+// or "general".
+func (f Finding) RuleID() string {
+	if c := strings.TrimSpace(f.Category); c != "" {
+		return c
+	}
+	return "general"
+}
+
+// Location is path:line, path:line-end, or the path for file-level
+// findings.
+func (f Finding) Location() string {
+	switch {
+	case f.Line == 0:
+		return f.Path
+	case f.EndLine > f.Line:
+		return fmt.Sprintf("%s:%d-%d", f.Path, f.Line, f.EndLine)
+	}
+	return fmt.Sprintf("%s:%d", f.Path, f.Line)
+}
+
+// Fingerprint identifies a finding across runs and commits: a hash of its
+// path, category and normalised title, and not of its line, so it survives
+// lines being added above it. Normalising drops case, punctuation and line
+// references ("line 42", "L42", ":42"), which a model's titles vary in from
+// one run to the next.
+func (f Finding) Fingerprint() string {
+	h := sha256.New()
+	for _, s := range []string{f.Path, strings.ToLower(f.RuleID()), normTitle(f.Title)} {
+		io.WriteString(h, s)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// lineRef matches the ways a title refers to a line: "at line 42",
+// "lines 40-44", "L42", "b.go:42:7".
+var lineRef = regexp.MustCompile(`(?i)(\b(at|on|in|near)\s+)?\blines?\s*#?\d+(\s*(-|–|to|and|,)\s*\d+)*|\bl\d+(-l?\d+)?\b|[\w./-]*:\d+(:\d+)?\b`)
+
+// normTitle reduces a title to its words: lower case, line references
+// removed, and every run of other characters made one space.
+func normTitle(s string) string {
+	s = lineRef.ReplaceAllString(strings.ToLower(s), " ")
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	}), " ")
+}
+
+// LiteralSuggestion finds the replacement text in a suggestion written as
+// GitHub's suggested change: exactly one fenced block whose info string is
+// "suggestion", holding the new text of the finding's lines. It returns
+// that text, whatever prose surrounds the block, and whether there was
+// such a block. Nothing else in a suggestion says which lines it replaces.
+func LiteralSuggestion(s string) (code, prose string, ok bool) {
+	lines := strings.Split(s, "\n")
+	start, end := -1, -1
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		fence := FenceOf(t)
+		if fence == "" {
+			continue
+		}
+		info := strings.TrimSpace(t[len(fence):])
+		// The block runs to a closing fence: the same character, at least
+		// as long, with no info string.
+		j := i + 1
+		for ; j < len(lines); j++ {
+			c := strings.TrimSpace(lines[j])
+			if f := FenceOf(c); f != "" && f[0] == fence[0] && len(f) >= len(fence) && len(c) == len(f) {
+				break
+			}
+		}
+		if j == len(lines) {
+			return "", "", false // unclosed: the text is not certain
+		}
+		if info == "suggestion" {
+			if start >= 0 {
+				return "", "", false // two replacements for the same lines
+			}
+			start, end = i, j
+		}
+		i = j
+	}
+	if start < 0 {
+		return "", "", false
+	}
+	// Content lines lose as many leading spaces as the opening fence
+	// was indented by, as CommonMark reads them.
+	indent := len(lines[start]) - len(strings.TrimLeft(lines[start], " "))
+	body := make([]string, 0, end-start-1)
+	for _, l := range lines[start+1 : end] {
+		n := min(indent, len(l)-len(strings.TrimLeft(l, " ")))
+		body = append(body, l[n:])
+	}
+	code = strings.Join(body, "\n")
+	rest := append(append([]string(nil), lines[:start]...), lines[end+1:]...)
+	return code, strings.TrimSpace(strings.Join(rest, "\n")), true
 }
 
 // submission is the argument of submit_review.
@@ -248,4 +352,17 @@ func firstLine(s string) string {
 		s = string(r[:100])
 	}
 	return s
+}
+
+// truncateRunes cuts s to at most n runes, marking the cut with an
+// ellipsis.
+func truncateRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/reviewdev/review/review/llm"
@@ -15,90 +14,13 @@ import (
 // pages of prose under each is no longer a summary.
 const maxSummaryBody = 4000
 
-// WriteGitHub writes one GitHub Actions workflow command per finding, which
-// the runner turns into an annotation on the file and lines: ::error for
-// critical and high findings, ::warning for medium, ::notice for low and
-// info. A file-level finding names the file without a line. Text is escaped
-// as the runner expects, so a finding can never end its command early or
-// start another one. A last plain line says how to replay the run.
-//
-// GitHub shows a limited number of annotations per step; findings come most
-// severe first, and the step summary (WriteStepSummary) lists them all.
-func WriteGitHub(w io.Writer, r *Result) error {
-	var b strings.Builder
-	for _, f := range r.Findings {
-		b.WriteString("::" + annotationLevel(f.Severity) + " ")
-		b.WriteString("file=" + escapeProperty(f.Path))
-		if f.Line > 0 {
-			b.WriteString(",line=" + strconv.Itoa(f.Line))
-			if f.EndLine > f.Line {
-				b.WriteString(",endLine=" + strconv.Itoa(f.EndLine))
-			}
-		}
-		b.WriteString(",title=" + escapeProperty(annotationTitle(f)))
-		b.WriteString("::" + escapeData(plainMessage(f, false)) + "\n")
-	}
-	fmt.Fprintf(&b, "review: %s · run %s · see what the model saw: review replay %s\n",
-		countFindings(r.Findings), r.RunID, r.RunID)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// annotationLevel is the workflow command for a severity.
-func annotationLevel(s Severity) string {
-	switch s {
-	case Critical, High:
-		return "error"
-	case Medium:
-		return "warning"
-	}
-	return "notice"
-}
-
-// annotationTitle heads an annotation: severity, title and category.
-func annotationTitle(f Finding) string {
-	return fmt.Sprintf("[%s] %s (%s)", f.Severity, f.Title, ruleID(f))
-}
-
-// escapeData escapes a workflow command's message as the runner's
-// unescaping expects (actions/toolkit's escapeData): the percent sign, so
-// that text such as "%0A" is not read as an escape, and the line breaks
-// that would end the command.
-func escapeData(s string) string { return escapeCommand(s, false) }
-
-// escapeProperty escapes a workflow command's property value: as data, and
-// also the colon and comma that separate properties and end the list.
-func escapeProperty(s string) string { return escapeCommand(s, true) }
-
-func escapeCommand(s string, property bool) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '%':
-			b.WriteString("%25")
-		case c == '\r':
-			b.WriteString("%0D")
-		case c == '\n':
-			b.WriteString("%0A")
-		case property && c == ':':
-			b.WriteString("%3A")
-		case property && c == ',':
-			b.WriteString("%2C")
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
 // WriteStepSummary writes the result as Markdown for a job's summary page
 // ($GITHUB_STEP_SUMMARY): the model's summary, a table of findings with
 // each finding's details folded under it, the run's usage and estimated
 // cost, and how to replay it.
 func WriteStepSummary(w io.Writer, r *Result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## review: %s\n\n", countFindings(r.Findings))
+	fmt.Fprintf(&b, "## review: %s\n\n", CountFindings(r.Findings))
 	fmt.Fprintf(&b, "Reviewed %s against %s.\n\n", mdCode(r.Head), mdCode(r.Base))
 	if s := strings.TrimSpace(r.Summary); s != "" {
 		b.WriteString(tidyMarkdown(s) + "\n\n")
@@ -110,7 +32,7 @@ func WriteStepSummary(w io.Writer, r *Result) error {
 		b.WriteString("| Severity | Location | Category | Finding |\n|---|---|---|---|\n")
 		for _, f := range r.Findings {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n",
-				f.Severity, codeCell(location(f)), mdCell(ruleID(f)), mdCell(f.Title))
+				f.Severity, codeCell(f.Location()), mdCell(f.RuleID()), mdCell(f.Title))
 		}
 		b.WriteString("\n")
 		for i, f := range r.Findings {
@@ -121,7 +43,7 @@ func WriteStepSummary(w io.Writer, r *Result) error {
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d left out</summary>\n\n", len(r.Dropped))
 		for _, d := range r.Dropped {
-			fmt.Fprintf(&b, "- %s (%s): %s\n", escapeAngles(oneLineText(d.Finding.Title)), mdCode(location(d.Finding)), escapeAngles(oneLineText(d.Reason)))
+			fmt.Fprintf(&b, "- %s (%s): %s\n", escapeAngles(oneLineText(d.Finding.Title)), mdCode(d.Finding.Location()), escapeAngles(oneLineText(d.Reason)))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
@@ -156,7 +78,7 @@ func findingMarkdown(f Finding, limit int) string {
 // line of prose, on a line of its own before anything longer, where a
 // fence must start a line to be one.
 func labelled(label, md string) string {
-	if strings.Contains(md, "\n") || fenceOf(md) != "" {
+	if strings.Contains(md, "\n") || FenceOf(md) != "" {
 		return "**" + label + ":**\n\n" + md
 	}
 	return "**" + label + ":** " + md
@@ -175,9 +97,9 @@ func usageTable(r *Result) string {
 		u.Requests, u.Prompt, u.Cached, u.Completion, u.Own, cost)
 }
 
-// countFindings says how many findings there are, by severity, most severe
+// CountFindings says how many findings there are, by severity, most severe
 // first: "3 findings (1 high, 2 low)".
-func countFindings(fs []Finding) string {
+func CountFindings(fs []Finding) string {
 	if len(fs) == 0 {
 		return "no findings"
 	}
@@ -299,7 +221,7 @@ func tidy(s string, comments bool) string {
 	open := ""
 	for i, line := range lines {
 		t := strings.TrimSpace(line)
-		fence := fenceOf(t)
+		fence := FenceOf(t)
 		switch {
 		case fence != "" && open == "":
 			open = fence
@@ -318,10 +240,10 @@ func tidy(s string, comments bool) string {
 	return s
 }
 
-// fenceOf returns the fence that opens or closes a code block on line t
+// FenceOf returns the fence that opens or closes a code block on line t
 // (three or more backticks or tildes), or "". A backtick fence's info
 // string cannot hold a backtick: "```a```" is inline code, not a fence.
-func fenceOf(t string) string {
+func FenceOf(t string) string {
 	for _, c := range []byte{'`', '~'} {
 		n := runOf(t, c)
 		if n < 3 {

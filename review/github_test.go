@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -14,158 +13,29 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// workflowCommand is a workflow command parsed the way the Actions runner
-// parses one line: "::name k=v,k=v::message", values unescaped.
-type workflowCommand struct {
-	name    string
-	props   map[string]string
-	message string
-}
-
-func parseWorkflowCommand(line string) (workflowCommand, error) {
-	rest, ok := strings.CutPrefix(line, "::")
-	if !ok {
-		return workflowCommand{}, fmt.Errorf("%q does not start with ::", line)
+// hostileResult is a result whose findings carry the text that breaks
+// formats: line breaks, percent signs, the workflow command separators,
+// Markdown table and HTML syntax, fences, and non-ASCII paths.
+func hostileResult() *Result {
+	return &Result{
+		RunID: "r7k2m9", Model: "gpt-4o-mini",
+		Revisions: Revisions{Base: "main", Head: "feature|x",
+			HeadSHA: "0123456789abcdef0123456789abcdef01234567", BaseSHA: "fedcba9876543210fedcba9876543210fedcba98"},
+		Summary:   "Adds a cache.\n\n```go\nunclosed fence",
+		Submitted: true, Steps: 3,
+		Usage: RunUsage{Requests: 3, Prompt: 12000, Completion: 800, Cached: 4000, Own: 11800},
+		Findings: []Finding{
+			{Path: "cache/lru.go", Line: 42, EndLine: 45, Severity: Critical, Category: "concurrency",
+				Title: "Data race on map at line 42", Body: "50% of calls\r\nrace: the map is written\nwithout the lock.",
+				Suggestion: "```suggestion\n\tc.mu.Lock()\n\tdefer c.mu.Unlock()\n```"},
+			{Path: "dir with space/weird:name,1.go", Line: 7, Severity: High, Category: "security",
+				Title: "::error::injected, title: yes", Body: "::warning file=x::boom\n::stop-commands::tok", Suggestion: "Escape it."},
+			{Path: "src/ünï/日本.go", Line: 3, Severity: Medium, Category: "error-handling",
+				Title: "Ignored error | pipe <!-- hidden --> `a < b`", Body: "unicode ✓ 🚀 and %0A already escaped and %25"},
+			{Path: "README.md", Severity: Low, Category: "docs", Title: "File-level <b>note</b>", Body: "", Note: "reported at line 900, outside the changed hunks; kept for the file"},
+			{Path: "x.go", Line: 1, Severity: Info, Category: "", Title: "Trailing\nnewline\r", Body: "body"},
+		},
 	}
-	info, msg, ok := strings.Cut(rest, "::")
-	if !ok {
-		return workflowCommand{}, fmt.Errorf("%q has no second ::", line)
-	}
-	c := workflowCommand{props: map[string]string{}, message: unescapeData(msg)}
-	name, props, _ := strings.Cut(info, " ")
-	c.name = name
-	if props != "" {
-		for _, kv := range strings.Split(props, ",") {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok {
-				return workflowCommand{}, fmt.Errorf("property %q of %q has no =", kv, line)
-			}
-			c.props[k] = unescapeProperty(v)
-		}
-	}
-	return c, nil
-}
-
-// unescapeData and unescapeProperty undo the escapes as the runner does
-// (ActionCommand.Unescape), in the reverse order of escaping.
-func unescapeData(s string) string {
-	return strings.NewReplacer("%0D", "\r", "%0A", "\n", "%25", "%").Replace(s)
-}
-
-func unescapeProperty(s string) string {
-	return strings.NewReplacer("%0D", "\r", "%0A", "\n", "%3A", ":", "%2C", ",", "%25", "%").Replace(s)
-}
-
-func TestWriteGitHub(t *testing.T) {
-	r := hostileResult()
-	var b bytes.Buffer
-	if err := WriteGitHub(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	if len(lines) != len(r.Findings)+1 {
-		t.Fatalf("%d lines for %d findings; a finding's text broke a command:\n%s", len(lines), len(r.Findings), b.String())
-	}
-	tests := []struct {
-		name, line, endLine string
-	}{
-		{"error", "42", "45"},
-		{"error", "7", ""},
-		{"warning", "3", ""},
-		{"notice", "", ""},
-		{"notice", "1", ""},
-	}
-	for i, tt := range tests {
-		f := r.Findings[i]
-		c, err := parseWorkflowCommand(lines[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.name != tt.name || c.props["line"] != tt.line || c.props["endLine"] != tt.endLine {
-			t.Errorf("finding %d: %s line=%q endLine=%q, want %s line=%q endLine=%q", i, c.name, c.props["line"], c.props["endLine"], tt.name, tt.line, tt.endLine)
-		}
-		if c.props["file"] != f.Path {
-			t.Errorf("finding %d: file %q, want %q", i, c.props["file"], f.Path)
-		}
-		if want := annotationTitle(f); c.props["title"] != want {
-			t.Errorf("finding %d: title %q, want %q", i, c.props["title"], want)
-		}
-		if want := plainMessage(f, false); c.message != want {
-			t.Errorf("finding %d: message %q, want %q", i, c.message, want)
-		}
-		wantKeys := 2 // file and title
-		for _, v := range []string{tt.line, tt.endLine} {
-			if v != "" {
-				wantKeys++
-			}
-		}
-		if len(c.props) != wantKeys {
-			t.Errorf("finding %d: properties %v", i, c.props)
-		}
-	}
-	if last := lines[len(lines)-1]; strings.HasPrefix(last, "::") || !strings.Contains(last, "review replay r7k2m9") {
-		t.Errorf("last line = %q, want a plain line with the replay command", last)
-	}
-
-	b.Reset()
-	if err := WriteGitHub(&b, &Result{RunID: "none"}); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(b.String(), "::") || !strings.Contains(b.String(), "no findings") {
-		t.Errorf("no findings: %q", b.String())
-	}
-}
-
-func TestEscapeRoundTrip(t *testing.T) {
-	for _, s := range []string{
-		"", "plain", "100%", "%25", "%0A", "a\nb", "a\r\nb", "\r", "key: value, more", "::error::x",
-		"%%3A%2C", "日本語 ✓ 🚀", "trailing %", "%0D%0A\r\n%",
-	} {
-		d := escapeData(s)
-		p := escapeProperty(s)
-		if strings.ContainsAny(d, "\r\n") || strings.ContainsAny(p, "\r\n:,") {
-			t.Errorf("%q escapes to data %q, property %q", s, d, p)
-		}
-		if got := unescapeData(d); got != s {
-			t.Errorf("data %q → %q → %q", s, d, got)
-		}
-		if got := unescapeProperty(p); got != s {
-			t.Errorf("property %q → %q → %q", s, p, got)
-		}
-	}
-}
-
-// FuzzWorkflowCommand checks that no finding can break out of its command:
-// one line per command, and the runner's parse gives back the text.
-func FuzzWorkflowCommand(f *testing.F) {
-	f.Add("a.go", "title", "body", "fix", 3, 5)
-	f.Add("dir:x,y.go", "::error::x", "l1\r\nl2\n::warning::y", "%0A%25", 0, 0)
-	f.Add("p\n.go", "t\r", "%", "", -1, 2)
-	f.Add("ü.go", "✓ 🚀", "\x00\xff", "```suggestion\nx\n```", 1, 1)
-	f.Fuzz(func(t *testing.T, path, title, body, suggestion string, line, end int) {
-		fd := Finding{Path: path, Line: line, EndLine: end, Severity: High, Category: "c,d:e", Title: title, Body: body, Suggestion: suggestion}
-		var b bytes.Buffer
-		if err := WriteGitHub(&b, &Result{RunID: "run", Findings: []Finding{fd}}); err != nil {
-			t.Fatal(err)
-		}
-		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-		if len(lines) != 2 {
-			t.Fatalf("%d lines, want the command and the replay line:\n%q", len(lines), b.String())
-		}
-		if strings.Contains(lines[0], "\r") {
-			t.Fatalf("raw carriage return in %q", lines[0])
-		}
-		c, err := parseWorkflowCommand(lines[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.props["file"] != path || c.props["title"] != annotationTitle(fd) || c.message != plainMessage(fd, false) {
-			t.Fatalf("round trip lost text: %+v", c)
-		}
-		if line > 0 && c.props["line"] != strconv.Itoa(line) {
-			t.Fatalf("line = %q, want %d", c.props["line"], line)
-		}
-	})
 }
 
 func TestWriteStepSummary(t *testing.T) {
@@ -272,7 +142,7 @@ func TestMarkdownHelpers(t *testing.T) {
 			t.Errorf("tidyMarkdown(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := countFindings([]Finding{{Severity: High}}); got != "1 finding (1 high)" {
+	if got := CountFindings([]Finding{{Severity: High}}); got != "1 finding (1 high)" {
 		t.Errorf("countFindings = %q", got)
 	}
 }
@@ -377,4 +247,26 @@ func TestActionYAML(t *testing.T) {
 	if len(uses) != 2 || !strings.HasPrefix(uses[0], "actions/setup-go@") {
 		t.Errorf("actions used: %v", uses)
 	}
+}
+
+// BenchmarkStepSummary writes the step summary of a review of 200 findings
+// and reports the output's size per finding.
+func BenchmarkStepSummary(b *testing.B) {
+	r := &Result{RunID: "bench", Model: "gpt-4o-mini", Submitted: true, Usage: RunUsage{Requests: 12, Prompt: 400_000, Cached: 250_000, Completion: 9000}}
+	for i := range 200 {
+		r.Findings = append(r.Findings, Finding{
+			Path: fmt.Sprintf("pkg/mod%d/file%d.go", i%17, i), Line: 10 + i, EndLine: 12 + i,
+			Severity: []Severity{Critical, High, Medium, Low, Info}[i%5], Category: []string{"correctness", "security", "performance"}[i%3],
+			Title: fmt.Sprintf("Problem number %d in the handler", i), Body: strings.Repeat("The handler forgets to close the body. ", 8),
+			Suggestion: "```suggestion\n\tdefer resp.Body.Close()\n```",
+		})
+	}
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := WriteStepSummary(&buf, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(buf.Len())/float64(len(r.Findings)), "bytes/finding")
 }

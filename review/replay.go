@@ -2,12 +2,9 @@ package review
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
 	"strings"
 	"time"
 
-	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -64,190 +61,6 @@ func LoadReplay(st *toolmem.Store, id string) (*Replay, error) {
 	return r, nil
 }
 
-// wireRequest is the part of a chat-completion request replay reads.
-type wireRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role       string          `json:"role"`
-		Content    json.RawMessage `json:"content"`
-		ToolCallID string          `json:"tool_call_id"`
-		ToolCalls  []struct {
-			ID       string `json:"id"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-	} `json:"messages"`
-	ToolChoice json.RawMessage `json:"tool_choice"`
-}
-
-// text returns a message content that is a string or an array of text parts.
-func text(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) == nil {
-		var b strings.Builder
-		for _, p := range parts {
-			b.WriteString(p.Text)
-		}
-		return b.String()
-	}
-	return ""
-}
-
-// event is the part of a recorded event replay reads.
-type event struct {
-	Kind     string `json:"kind"`
-	Messages []struct {
-		ID    string             `json:"id"`
-		Layer conversation.Layer `json:"layer"`
-		Ref   string             `json:"ref"`
-	} `json:"messages"`
-}
-
-// WriteText renders the replay for a person: per step, each message's role,
-// layer, size, tokens and first line, with events in place. step > 0 shows
-// that step only, with every message whole and the response.
-func (r *Replay) WriteText(w io.Writer, c *conversation.Counter, step int) error {
-	var b strings.Builder
-	run := r.Run
-	fmt.Fprintf(&b, "Run %s · %s · model %s\n", run.ID, run.Status, run.Model)
-	fmt.Fprintf(&b, "%s (%s) → %s (%s) in %s\n", run.Base, short(run.BaseSHA), run.Head, short(run.HeadSHA), run.Repo)
-	if run.Error != "" {
-		fmt.Fprintf(&b, "Error: %s\n", run.Error)
-	}
-	fmt.Fprintf(&b, "%d steps\n", len(r.Steps))
-	found := false
-	for _, s := range r.Steps {
-		if step > 0 && s.N != step {
-			continue
-		}
-		found = true
-		b.WriteString("\n")
-		r.writeStep(&b, c, s, step > 0)
-	}
-	if step > 0 && !found {
-		return fmt.Errorf("run %s has no step %d: it has steps 1 to %d", run.ID, step, len(r.Steps))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func (r *Replay) writeStep(b *strings.Builder, c *conversation.Counter, s ReplayStep, full bool) {
-	var layers event
-	for _, raw := range s.Events {
-		var e event
-		if json.Unmarshal(raw, &e) != nil {
-			continue
-		}
-		if e.Kind == "request" {
-			layers = e
-			continue
-		}
-		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind, oneLine(string(raw), 300))
-	}
-	var req wireRequest
-	if err := json.Unmarshal(s.Request, &req); err != nil || len(s.Request) == 0 || string(s.Request) == "null" {
-		fmt.Fprintf(b, "━━ step %d · turn %d · request not recorded ━━\n", s.N, s.Turn)
-		if s.Error != "" {
-			fmt.Fprintf(b, "  error: %s\n", s.Error)
-		}
-		return
-	}
-	total := 0
-	for _, m := range req.Messages {
-		total += c.Count(text(m.Content))
-	}
-	choice := strings.Trim(string(req.ToolChoice), `"`)
-	if choice == "" {
-		choice = "auto"
-	}
-	fmt.Fprintf(b, "━━ step %d · turn %d · %d messages · %d bytes · ~%d tokens · tool_choice %s ━━\n",
-		s.N, s.Turn, len(req.Messages), len(s.Request), total, oneLine(choice, 80))
-	for i, m := range req.Messages {
-		content := text(m.Content)
-		layer, ref := conversation.Layer("?"), ""
-		if i < len(layers.Messages) {
-			layer, ref = layers.Messages[i].Layer, layers.Messages[i].Ref
-		}
-		kind := ""
-		switch {
-		case strings.HasPrefix(content, conversation.StubPrefix):
-			kind = " stub"
-			if ref != "" {
-				kind += " of " + ref
-			}
-		case ref != "" && isPreview(content):
-			kind = " preview of " + ref
-		case ref != "":
-			kind = " whole, ref " + ref
-		}
-		fmt.Fprintf(b, "  %2d %-9s %-7s %6d chars %5d tok%s", i+1, m.Role, layer, len(content), c.Count(content), kind)
-		for _, tc := range m.ToolCalls {
-			fmt.Fprintf(b, "\n     → %s %s", tc.Function.Name, oneLine(tc.Function.Arguments, 100))
-		}
-		if full {
-			b.WriteString("\n" + indent(content) + "\n")
-			continue
-		}
-		if content != "" {
-			fmt.Fprintf(b, "  │ %s", oneLine(content, 80))
-		}
-		b.WriteString("\n")
-	}
-	if s.Error != "" {
-		fmt.Fprintf(b, "  ✗ error: %s\n", s.Error)
-	}
-	if full {
-		fmt.Fprintf(b, "  response:\n%s\n", indent(string(s.Response)))
-	} else {
-		fmt.Fprintf(b, "  ← %s\n", summarizeResponse(s.Response))
-	}
-}
-
-// summarizeResponse is one line about a chat-completion response.
-func summarizeResponse(raw json.RawMessage) string {
-	var resp struct {
-		Choices []struct {
-			Message struct {
-				Content   string `json:"content"`
-				ToolCalls []struct {
-					Function struct {
-						Name      string `json:"name"`
-						Arguments string `json:"arguments"`
-					} `json:"function"`
-				} `json:"tool_calls"`
-			} `json:"message"`
-			FinishReason string `json:"finish_reason"`
-		} `json:"choices"`
-		Usage struct {
-			Prompt     int `json:"prompt_tokens"`
-			Completion int `json:"completion_tokens"`
-		} `json:"usage"`
-	}
-	if len(raw) == 0 || string(raw) == "null" {
-		return "no response recorded"
-	}
-	if json.Unmarshal(raw, &resp) != nil || len(resp.Choices) == 0 {
-		return "response: " + oneLine(string(raw), 120)
-	}
-	m := resp.Choices[0].Message
-	var parts []string
-	for _, tc := range m.ToolCalls {
-		parts = append(parts, tc.Function.Name+" "+oneLine(tc.Function.Arguments, 80))
-	}
-	if m.Content != "" {
-		parts = append(parts, "“"+oneLine(m.Content, 80)+"”")
-	}
-	return fmt.Sprintf("assistant (%s, %d+%d tokens): %s", resp.Choices[0].FinishReason, resp.Usage.Prompt, resp.Usage.Completion, strings.Join(parts, "; "))
-}
-
 // oneLine flattens s to one line of at most n runes.
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
@@ -255,15 +68,4 @@ func oneLine(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
-}
-
-func indent(s string) string {
-	return "     " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n     ")
-}
-
-// isPreview reports whether a tool message carries a preview rather than the
-// whole output: previews open with tool memory's header line.
-func isPreview(content string) bool {
-	first, _, _ := strings.Cut(content, "\n")
-	return strings.HasPrefix(first, "[output ") && strings.Contains(first, toolmem.PagingTool)
 }

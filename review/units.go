@@ -22,9 +22,6 @@ import (
 // small rather than in units of a line each.
 const minUnitTokens = 256
 
-// unitListFiles is how many files of a unit a dry run names.
-const unitListFiles = 5
-
 // splitUnits reports whether ctx leaves hunks out for lack of room and, if
 // so, returns the static context of a review in units (header and overview)
 // and the units, each fitting room less the overview and a turn's
@@ -69,17 +66,6 @@ func unitPrompt(d *diffctx.Diff, k, n int, md string) string {
 		b.WriteString("\n\n" + md)
 	}
 	return b.String()
-}
-
-// unitFiles names the first files of u and says how many more there are.
-func unitFiles(u diffctx.Unit) string {
-	files := u.Files()
-	names := files[:min(len(files), unitListFiles)]
-	s := strings.Join(names, ", ")
-	if len(files) > unitListFiles {
-		s += fmt.Sprintf(" and %d more files", len(files)-unitListFiles)
-	}
-	return s
 }
 
 // units returns the units the run was planned with; none for a diff that

@@ -1,14 +1,16 @@
-package review
+package report
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/reviewdev/review/review"
 )
 
-// WriteMarkdown renders a result for people: summary, findings by severity,
+// writeMarkdown renders a result for people: summary, findings by severity,
 // usage, and how to replay the run.
-func WriteMarkdown(w io.Writer, r *Result) error {
+func writeMarkdown(w io.Writer, r *review.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Review of %s against %s\n\n", r.Head, r.Base)
 	if r.Summary != "" {
@@ -23,7 +25,7 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, "## Findings (%d)\n\n", len(r.Findings))
 		for i, f := range r.Findings {
 			fmt.Fprintf(&b, "### %d. [%s] %s\n\n", i+1, f.Severity, oneLineText(f.Title))
-			fmt.Fprintf(&b, "`%s` · %s\n\n", location(f), f.Category)
+			fmt.Fprintf(&b, "`%s` · %s\n\n", f.Location(), f.Category)
 			if f.Body != "" {
 				b.WriteString(f.Body + "\n\n")
 			}
@@ -38,11 +40,11 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d findings left out</summary>\n\n", len(r.Dropped))
 		for _, d := range r.Dropped {
-			fmt.Fprintf(&b, "- %s (`%s`): %s\n", oneLineText(d.Finding.Title), location(d.Finding), oneLineText(d.Reason))
+			fmt.Fprintf(&b, "- %s (`%s`): %s\n", oneLineText(d.Finding.Title), d.Finding.Location(), oneLineText(d.Reason))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
-	b.WriteString("---\n" + usageLine(r) + "\n")
+	b.WriteString("---\n" + r.UsageLine() + "\n")
 	_, err := io.WriteString(w, noCommands(b.String()))
 	return err
 }
@@ -61,25 +63,14 @@ func noCommands(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// location is path:line, path:line-end, or the path for file-level findings.
-func location(f Finding) string {
-	switch {
-	case f.Line == 0:
-		return f.Path
-	case f.EndLine > f.Line:
-		return fmt.Sprintf("%s:%d-%d", f.Path, f.Line, f.EndLine)
-	}
-	return fmt.Sprintf("%s:%d", f.Path, f.Line)
-}
-
-// WriteAnswer renders a follow-up turn's answer for people.
-func WriteAnswer(w io.Writer, a *Answer) error {
+// writeAnswer renders a follow-up turn's answer for people.
+func writeAnswer(w io.Writer, a *review.Answer) error {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(a.Answer) + "\n\n")
 	if len(a.Findings) > 0 {
 		fmt.Fprintf(&b, "## New findings (%d)\n\n", len(a.Findings))
 		for i, f := range a.Findings {
-			fmt.Fprintf(&b, "%d. [%s] `%s` %s\n", i+1, f.Severity, location(f), f.Title)
+			fmt.Fprintf(&b, "%d. [%s] `%s` %s\n", i+1, f.Severity, f.Location(), f.Title)
 		}
 		b.WriteString("\n")
 	}
@@ -90,6 +81,3 @@ func WriteAnswer(w io.Writer, a *Answer) error {
 	_, err := io.WriteString(w, noCommands(b.String()))
 	return err
 }
-
-// Formats are the output formats of a review, the first the default.
-var Formats = []string{"markdown", "json", "sarif", "github", "rdjson"}

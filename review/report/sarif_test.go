@@ -1,38 +1,38 @@
-package review
+package report
 
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/reviewdev/review/review"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // hostileResult is a result whose findings carry the text that breaks
 // formats: line breaks, percent signs, the workflow command separators,
 // Markdown table and HTML syntax, fences, and non-ASCII paths.
-func hostileResult() *Result {
-	return &Result{
+func hostileResult() *review.Result {
+	return &review.Result{
 		RunID: "r7k2m9", Model: "gpt-4o-mini",
-		Revisions: Revisions{Base: "main", Head: "feature|x",
+		Revisions: review.Revisions{Base: "main", Head: "feature|x",
 			HeadSHA: "0123456789abcdef0123456789abcdef01234567", BaseSHA: "fedcba9876543210fedcba9876543210fedcba98"},
 		Summary:   "Adds a cache.\n\n```go\nunclosed fence",
 		Submitted: true, Steps: 3,
-		Usage: RunUsage{Requests: 3, Prompt: 12000, Completion: 800, Cached: 4000, Own: 11800},
-		Findings: []Finding{
-			{Path: "cache/lru.go", Line: 42, EndLine: 45, Severity: Critical, Category: "concurrency",
+		Usage: review.RunUsage{Requests: 3, Prompt: 12000, Completion: 800, Cached: 4000, Own: 11800},
+		Findings: []review.Finding{
+			{Path: "cache/lru.go", Line: 42, EndLine: 45, Severity: review.Critical, Category: "concurrency",
 				Title: "Data race on map at line 42", Body: "50% of calls\r\nrace: the map is written\nwithout the lock.",
 				Suggestion: "```suggestion\n\tc.mu.Lock()\n\tdefer c.mu.Unlock()\n```"},
-			{Path: "dir with space/weird:name,1.go", Line: 7, Severity: High, Category: "security",
+			{Path: "dir with space/weird:name,1.go", Line: 7, Severity: review.High, Category: "security",
 				Title: "::error::injected, title: yes", Body: "::warning file=x::boom\n::stop-commands::tok", Suggestion: "Escape it."},
-			{Path: "src/ünï/日本.go", Line: 3, Severity: Medium, Category: "error-handling",
+			{Path: "src/ünï/日本.go", Line: 3, Severity: review.Medium, Category: "error-handling",
 				Title: "Ignored error | pipe <!-- hidden --> `a < b`", Body: "unicode ✓ 🚀 and %0A already escaped and %25"},
-			{Path: "README.md", Severity: Low, Category: "docs", Title: "File-level <b>note</b>", Body: "", Note: "reported at line 900, outside the changed hunks; kept for the file"},
-			{Path: "x.go", Line: 1, Severity: Info, Category: "", Title: "Trailing\nnewline\r", Body: "body"},
+			{Path: "README.md", Severity: review.Low, Category: "docs", Title: "File-level <b>note</b>", Body: "", Note: "reported at line 900, outside the changed hunks; kept for the file"},
+			{Path: "x.go", Line: 1, Severity: review.Info, Category: "", Title: "Trailing\nnewline\r", Body: "body"},
 		},
 	}
 }
@@ -93,14 +93,14 @@ func TestWriteSARIFValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := compileSchema(t, "sarif-schema-2.1.0.json", raw)
-	for name, r := range map[string]*Result{
+	for name, r := range map[string]*review.Result{
 		"hostile":      hostileResult(),
-		"no findings":  {RunID: "empty", Model: "unknown-model", Findings: []Finding{}},
+		"no findings":  {RunID: "empty", Model: "unknown-model", Findings: []review.Finding{}},
 		"nil findings": {RunID: "nil"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := WriteSARIF(&b, r, "v1.2.3"); err != nil {
+			if err := writeSARIF(&b, r, "v1.2.3"); err != nil {
 				t.Fatal(err)
 			}
 			validate(t, schema, b.Bytes())
@@ -108,7 +108,7 @@ func TestWriteSARIFValid(t *testing.T) {
 	}
 	// The schema does reject what code scanning would.
 	var b bytes.Buffer
-	if err := WriteSARIF(&b, hostileResult(), "v1"); err != nil {
+	if err := writeSARIF(&b, hostileResult(), "v1"); err != nil {
 		t.Fatal(err)
 	}
 	for _, broken := range []string{
@@ -166,10 +166,10 @@ type sarifOut struct {
 	} `json:"runs"`
 }
 
-func readSARIF(t *testing.T, r *Result) sarifOut {
+func readSARIF(t *testing.T, r *review.Result) sarifOut {
 	t.Helper()
 	var b bytes.Buffer
-	if err := WriteSARIF(&b, r, "v1.2.3"); err != nil {
+	if err := writeSARIF(&b, r, "v1.2.3"); err != nil {
 		t.Fatal(err)
 	}
 	var out sarifOut
@@ -225,7 +225,7 @@ func TestWriteSARIFContent(t *testing.T) {
 		if res.Level != tt.level {
 			t.Errorf("result %d level = %s, want %s", i, res.Level, tt.level)
 		}
-		if run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID || res.RuleID != ruleID(f) {
+		if run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID || res.RuleID != f.RuleID() {
 			t.Errorf("result %d rule %s index %d does not match its category %q", i, res.RuleID, res.RuleIndex, f.Category)
 		}
 		loc := res.Locations[0].PhysicalLocation
@@ -266,7 +266,7 @@ func TestWriteSARIFContent(t *testing.T) {
 		t.Errorf("replay = %v", props["replay"])
 	}
 
-	unknown := readSARIF(t, &Result{RunID: "u", Model: "my-local-model"})
+	unknown := readSARIF(t, &review.Result{RunID: "u", Model: "my-local-model"})
 	if _, ok := unknown.Runs[0].Properties["estimatedCostUsd"]; ok {
 		t.Error("a model without a price has an estimated cost")
 	}
@@ -274,17 +274,17 @@ func TestWriteSARIFContent(t *testing.T) {
 
 func TestWriteSARIFDeterministic(t *testing.T) {
 	var a, b bytes.Buffer
-	if err := WriteSARIF(&a, hostileResult(), "v1"); err != nil {
+	if err := writeSARIF(&a, hostileResult(), "v1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteSARIF(&b, hostileResult(), "v1"); err != nil {
+	if err := writeSARIF(&b, hostileResult(), "v1"); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Error("two writes of the same result differ")
 	}
 	var none bytes.Buffer
-	if err := WriteSARIF(&none, &Result{RunID: "x"}, ""); err != nil {
+	if err := writeSARIF(&none, &review.Result{RunID: "x"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(none.String(), `"version": ""`) || !strings.Contains(none.String(), `"results": []`) {
@@ -292,54 +292,8 @@ func TestWriteSARIFDeterministic(t *testing.T) {
 	}
 }
 
-func TestFingerprint(t *testing.T) {
-	base := Finding{Path: "a/b.go", Line: 10, EndLine: 12, Severity: High, Category: "correctness", Title: "Off-by-one in the loop bound", Body: "x"}
-	same := []struct {
-		name string
-		edit func(*Finding)
-	}{
-		{"lines moved", func(f *Finding) { f.Line, f.EndLine = 40, 44 }},
-		{"now file level", func(f *Finding) { f.Line, f.EndLine = 0, 0 }},
-		{"severity and body", func(f *Finding) { f.Severity, f.Body, f.Suggestion = Low, "other words", "fix" }},
-		{"case and punctuation", func(f *Finding) { f.Title = "off-by-one in the LOOP bound." }},
-		{"line reference", func(f *Finding) { f.Title = "Off-by-one in the loop bound at line 10" }},
-		{"line range reference", func(f *Finding) { f.Title = "Off-by-one in the loop bound (lines 40-44)" }},
-		{"L reference", func(f *Finding) { f.Title = "L12: off-by-one in the loop bound" }},
-		{"colon reference", func(f *Finding) { f.Title = "Off-by-one in the loop bound b.go:57" }},
-		{"category case", func(f *Finding) { f.Category = "Correctness" }},
-	}
-	want := base.Fingerprint()
-	if len(want) != 32 {
-		t.Fatalf("fingerprint %q is not 32 hex digits", want)
-	}
-	for _, tt := range same {
-		f := base
-		tt.edit(&f)
-		if got := f.Fingerprint(); got != want {
-			t.Errorf("%s: fingerprint changed (%q → %q)", tt.name, base.Title, f.Title)
-		}
-	}
-	differ := []struct {
-		name string
-		edit func(*Finding)
-	}{
-		{"path", func(f *Finding) { f.Path = "a/c.go" }},
-		{"category", func(f *Finding) { f.Category = "performance" }},
-		{"title", func(f *Finding) { f.Title = "Off-by-one in the slice bound" }},
-		{"digits that are not lines", func(f *Finding) { f.Title = "Off-by-one in the int64 loop bound" }},
-		{"path and title run together", func(f *Finding) { f.Path, f.Title = "a/b.gocorrectness", "" }},
-	}
-	for _, tt := range differ {
-		f := base
-		tt.edit(&f)
-		if f.Fingerprint() == want {
-			t.Errorf("%s: fingerprint did not change", tt.name)
-		}
-	}
-}
-
 func TestSARIFLevelAndURI(t *testing.T) {
-	for s, want := range map[Severity]string{Critical: "error", High: "error", Medium: "warning", Low: "note", Info: "note", "odd": "note"} {
+	for s, want := range map[review.Severity]string{review.Critical: "error", review.High: "error", review.Medium: "warning", review.Low: "note", review.Info: "note", "odd": "note"} {
 		if got := sarifLevel(s); got != want {
 			t.Errorf("sarifLevel(%s) = %s, want %s", s, got, want)
 		}
@@ -356,39 +310,5 @@ func TestSARIFLevelAndURI(t *testing.T) {
 		if got := artifactURI(in); got != want {
 			t.Errorf("artifactURI(%q) = %q, want %q", in, got, want)
 		}
-	}
-}
-
-// BenchmarkWriters writes a review of 200 findings in each CI format and
-// reports the output's size per finding.
-func BenchmarkWriters(b *testing.B) {
-	r := &Result{RunID: "bench", Model: "gpt-4o-mini", Submitted: true, Usage: RunUsage{Requests: 12, Prompt: 400_000, Cached: 250_000, Completion: 9000}}
-	for i := range 200 {
-		r.Findings = append(r.Findings, Finding{
-			Path: fmt.Sprintf("pkg/mod%d/file%d.go", i%17, i), Line: 10 + i, EndLine: 12 + i,
-			Severity: []Severity{Critical, High, Medium, Low, Info}[i%5], Category: []string{"correctness", "security", "performance"}[i%3],
-			Title: fmt.Sprintf("Problem number %d in the handler", i), Body: strings.Repeat("The handler forgets to close the body. ", 8),
-			Suggestion: "```suggestion\n\tdefer resp.Body.Close()\n```",
-		})
-	}
-	for _, w := range []struct {
-		name  string
-		write func(*bytes.Buffer) error
-	}{
-		{"sarif", func(buf *bytes.Buffer) error { return WriteSARIF(buf, r, "v1") }},
-		{"github", func(buf *bytes.Buffer) error { return WriteGitHub(buf, r) }},
-		{"summary", func(buf *bytes.Buffer) error { return WriteStepSummary(buf, r) }},
-		{"rdjson", func(buf *bytes.Buffer) error { return WriteRDJSON(buf, r) }},
-	} {
-		b.Run(w.name, func(b *testing.B) {
-			var buf bytes.Buffer
-			for b.Loop() {
-				buf.Reset()
-				if err := w.write(&buf); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(buf.Len())/float64(len(r.Findings)), "bytes/finding")
-		})
 	}
 }

@@ -1,10 +1,12 @@
-package review
+package report
 
 import (
 	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/reviewdev/review/review"
 )
 
 // rdjsonSchema is reviewdog's DiagnosticResult schema
@@ -81,7 +83,7 @@ func TestWriteRDJSON(t *testing.T) {
 	schema := compileSchema(t, "DiagnosticResult.json", []byte(rdjsonSchema))
 	r := hostileResult()
 	var b bytes.Buffer
-	if err := WriteRDJSON(&b, r); err != nil {
+	if err := writeRDJSON(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	validate(t, schema, b.Bytes())
@@ -125,7 +127,7 @@ func TestWriteRDJSON(t *testing.T) {
 	for i, tt := range tests {
 		d := out.Diagnostics[i]
 		f := r.Findings[i]
-		if d.Severity != tt.severity || d.Location.Path != f.Path || d.Code.Value != ruleID(f) {
+		if d.Severity != tt.severity || d.Location.Path != f.Path || d.Code.Value != f.RuleID() {
 			t.Errorf("diagnostic %d: %s %s %s", i, d.Severity, d.Location.Path, d.Code.Value)
 		}
 		switch {
@@ -153,7 +155,7 @@ func TestWriteRDJSON(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := WriteRDJSON(&b, &Result{RunID: "none"}); err != nil {
+	if err := writeRDJSON(&b, &review.Result{RunID: "none"}); err != nil {
 		t.Fatal(err)
 	}
 	validate(t, schema, b.Bytes())
@@ -162,39 +164,10 @@ func TestWriteRDJSON(t *testing.T) {
 	}
 }
 
-func TestLiteralSuggestion(t *testing.T) {
-	tests := []struct {
-		name, in    string
-		code, prose string
-		ok          bool
-	}{
-		{"block only", "```suggestion\nfoo()\nbar()\n```", "foo()\nbar()", "", true},
-		{"prose around", "Lock first:\n\n```suggestion\nmu.Lock()\n```\nthen unlock.", "mu.Lock()", "Lock first:\n\nthen unlock.", true},
-		{"delete lines", "```suggestion\n```", "", "", true},
-		{"longer fence holding a fence", "````suggestion\n```go\nx\n```\n````", "```go\nx\n```", "", true},
-		{"tildes", "~~~suggestion\nx := 1\n~~~", "x := 1", "", true},
-		{"indented fence", "  ```suggestion\n  x\n    y\n z\n  ```", "x\n  y\nz", "", true},
-		{"other block first", "```go\nold\n```\n```suggestion\nnew\n```", "new", "```go\nold\n```", true},
-		{"advice", "Use a mutex.", "", "", false},
-		{"code, not a replacement", "```go\nmu.Lock()\n```", "", "", false},
-		{"two replacements", "```suggestion\na\n```\n```suggestion\nb\n```", "", "", false},
-		{"unclosed", "```suggestion\na\n", "", "", false},
-		{"closing fence too short", "````suggestion\na\n```", "", "", false},
-		{"info after suggestion", "```suggestion:-0+1\na\n```", "", "", false},
-		{"empty", "", "", "", false},
-	}
-	for _, tt := range tests {
-		code, prose, ok := literalSuggestion(tt.in)
-		if ok != tt.ok || code != tt.code || prose != tt.prose {
-			t.Errorf("%s: literalSuggestion(%q) = %q, %q, %v; want %q, %q, %v", tt.name, tt.in, code, prose, ok, tt.code, tt.prose, tt.ok)
-		}
-	}
-}
-
 func TestRDJSONSuggestionNeedsALine(t *testing.T) {
-	r := &Result{RunID: "x", Findings: []Finding{{Path: "a.go", Severity: Medium, Title: "t", Suggestion: "```suggestion\nnew\n```"}}}
+	r := &review.Result{RunID: "x", Findings: []review.Finding{{Path: "a.go", Severity: review.Medium, Title: "t", Suggestion: "```suggestion\nnew\n```"}}}
 	var b bytes.Buffer
-	if err := WriteRDJSON(&b, r); err != nil {
+	if err := writeRDJSON(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), `"suggestions"`) || !strings.Contains(b.String(), `Suggestion: `+"```suggestion") {

@@ -1,19 +1,16 @@
-package review
+package report
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"io"
 	"math"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
-	"unicode"
+
+	"github.com/reviewdev/review/review"
 )
 
-// SARIF describes the log format WriteSARIF writes.
+// SARIF describes the log format writeSARIF writes.
 const (
 	sarifVersion = "2.1.0"
 	sarifSchema  = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -33,6 +30,13 @@ const (
 
 // The SARIF objects below hold the subset of SARIF 2.1.0 that code scanning
 // reads, in the schema's property names. Field order is the output order.
+//
+// They are written here rather than taken from go-sarif, which would change
+// the log: its v2 types put "version" before "$schema" and a result's
+// properties before its ruleId, and hold properties in maps, sorted by key;
+// its v3 types also write every optional array and defaults such as
+// "rank": -1, "charOffset": -1 and "kind": "fail" that the log does not
+// mean.
 type (
 	sarifLog struct {
 		Schema  string     `json:"$schema"`
@@ -102,32 +106,32 @@ type (
 		EndLine   int `json:"endLine,omitempty"`
 	}
 	sarifResultProps struct {
-		Severity Severity `json:"severity"`
-		RunID    string   `json:"runId"`
+		Severity review.Severity `json:"severity"`
+		RunID    string          `json:"runId"`
 		// FileLevel marks a finding about a whole file, anchored at line 1
 		// because code scanning requires a start line.
 		FileLevel bool   `json:"fileLevel,omitempty"`
 		Note      string `json:"note,omitempty"`
 	}
 	sarifRunProperties struct {
-		RunID     string   `json:"runId"`
-		Model     string   `json:"model"`
-		Base      string   `json:"base"`
-		Head      string   `json:"head"`
-		BaseSHA   string   `json:"baseSha,omitempty"`
-		HeadSHA   string   `json:"headSha,omitempty"`
-		MergeBase string   `json:"mergeBase,omitempty"`
-		Summary   string   `json:"summary,omitempty"`
-		Submitted bool     `json:"submitted"`
-		Steps     int      `json:"steps"`
-		Usage     RunUsage `json:"usage"`
+		RunID     string          `json:"runId"`
+		Model     string          `json:"model"`
+		Base      string          `json:"base"`
+		Head      string          `json:"head"`
+		BaseSHA   string          `json:"baseSha,omitempty"`
+		HeadSHA   string          `json:"headSha,omitempty"`
+		MergeBase string          `json:"mergeBase,omitempty"`
+		Summary   string          `json:"summary,omitempty"`
+		Submitted bool            `json:"submitted"`
+		Steps     int             `json:"steps"`
+		Usage     review.RunUsage `json:"usage"`
 		// EstimatedCostUSD is absent when the model's price is unknown.
 		EstimatedCostUSD *float64 `json:"estimatedCostUsd,omitempty"`
 		Replay           string   `json:"replay"`
 	}
 )
 
-// WriteSARIF writes the result as a SARIF 2.1.0 log that GitHub code
+// writeSARIF writes the result as a SARIF 2.1.0 log that GitHub code
 // scanning accepts: one rule per finding category, one result per finding
 // with a repository-relative location, and a partial fingerprint that does
 // not depend on the line, so a finding keeps its alert when unrelated lines
@@ -137,7 +141,7 @@ type (
 // A finding about a whole file (Line 0) is placed at line 1 and marked
 // fileLevel in its properties: code scanning rejects a result without a
 // start line.
-func WriteSARIF(w io.Writer, r *Result, version string) error {
+func writeSARIF(w io.Writer, r *review.Result, version string) error {
 	rules, index := sarifRules(r.Findings)
 	results := make([]sarifResult, 0, len(r.Findings))
 	for _, f := range r.Findings {
@@ -148,8 +152,8 @@ func WriteSARIF(w io.Writer, r *Result, version string) error {
 			region.EndLine = f.EndLine
 		}
 		results = append(results, sarifResult{
-			RuleID:    ruleID(f),
-			RuleIndex: index[ruleID(f)],
+			RuleID:    f.RuleID(),
+			RuleIndex: index[f.RuleID()],
 			Level:     sarifLevel(f.Severity),
 			Message:   sarifText{Text: plainMessage(f, true)},
 			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
@@ -189,19 +193,16 @@ func WriteSARIF(w io.Writer, r *Result, version string) error {
 			Properties: props,
 		}},
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(log)
+	return WriteJSON(w, log)
 }
 
 // sarifRules returns one rule per category, sorted by ID, and each ID's
 // index in the list.
-func sarifRules(fs []Finding) ([]sarifRule, map[string]int) {
+func sarifRules(fs []review.Finding) ([]sarifRule, map[string]int) {
 	seen := map[string]bool{}
 	var ids []string
 	for _, f := range fs {
-		if id := ruleID(f); !seen[id] {
+		if id := f.RuleID(); !seen[id] {
 			seen[id] = true
 			ids = append(ids, id)
 		}
@@ -224,14 +225,6 @@ func sarifRules(fs []Finding) ([]sarifRule, map[string]int) {
 		})
 	}
 	return rules, index
-}
-
-// ruleID is the rule of a finding: its category, which parsing fills in.
-func ruleID(f Finding) string {
-	if c := strings.TrimSpace(f.Category); c != "" {
-		return c
-	}
-	return "general"
 }
 
 // categoryDescription describes a rule. The categories are the ones the
@@ -259,11 +252,11 @@ func categoryDescription(c string) string {
 }
 
 // sarifLevel maps a severity to a SARIF level.
-func sarifLevel(s Severity) string {
+func sarifLevel(s review.Severity) string {
 	switch s {
-	case Critical, High:
+	case review.Critical, review.High:
 		return "error"
-	case Medium:
+	case review.Medium:
 		return "warning"
 	}
 	return "note"
@@ -282,7 +275,7 @@ func artifactURI(path string) string {
 
 // plainMessage is a finding as plain text: title, body, suggestion and note.
 // withTitle leaves the title out where the format has a field of its own.
-func plainMessage(f Finding, withTitle bool) string {
+func plainMessage(f review.Finding, withTitle bool) string {
 	var parts []string
 	if withTitle && f.Title != "" {
 		parts = append(parts, f.Title)
@@ -300,44 +293,4 @@ func plainMessage(f Finding, withTitle bool) string {
 		return f.Title
 	}
 	return strings.Join(parts, "\n\n")
-}
-
-// Fingerprint identifies a finding across runs and commits: a hash of its
-// path, category and normalised title, and not of its line, so it survives
-// lines being added above it. Normalising drops case, punctuation and line
-// references ("line 42", "L42", ":42"), which a model's titles vary in from
-// one run to the next.
-func (f Finding) Fingerprint() string {
-	h := sha256.New()
-	for _, s := range []string{f.Path, strings.ToLower(ruleID(f)), normTitle(f.Title)} {
-		io.WriteString(h, s)
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-// lineRef matches the ways a title refers to a line: "at line 42",
-// "lines 40-44", "L42", "b.go:42:7".
-var lineRef = regexp.MustCompile(`(?i)(\b(at|on|in|near)\s+)?\blines?\s*#?\d+(\s*(-|–|to|and|,)\s*\d+)*|\bl\d+(-l?\d+)?\b|[\w./-]*:\d+(:\d+)?\b`)
-
-// normTitle reduces a title to its words: lower case, line references
-// removed, and every run of other characters made one space.
-func normTitle(s string) string {
-	s = lineRef.ReplaceAllString(strings.ToLower(s), " ")
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	}), " ")
-}
-
-// truncateRunes cuts s to at most n runes, marking the cut with an
-// ellipsis.
-func truncateRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

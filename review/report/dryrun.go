@@ -1,0 +1,68 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review"
+)
+
+// unitListFiles is how many files of a unit a dry run names.
+const unitListFiles = 5
+
+// writeDryRun prints the messages of the first request for a person: each
+// message whole, headed by its role, layer and token count, then the budget.
+// It reads the same data the JSON view writes, so the two cannot disagree.
+func writeDryRun(w io.Writer, d *review.DryRun) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Dry run: %s (%s) → %s (%s), merge base %s\n", d.Base, short(d.BaseSHA), d.Head, short(d.HeadSHA), short(d.MergeBase))
+	fmt.Fprintf(&b, "Model %s, tokenizer %s. Nothing is sent.\n\n", d.Model, d.Tokenizer)
+	for i, m := range d.Messages {
+		fmt.Fprintf(&b, "━━ message %d · %s · %s layer · %d tokens ━━\n", i+1, m.Role, m.Layer, m.Tokens)
+		b.WriteString(m.Content)
+		if !strings.HasSuffix(m.Content, "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteByte('\n')
+	}
+	names := make([]string, len(d.Tools))
+	for i, t := range d.Tools {
+		names[i] = t.Name
+	}
+	bu := d.Budget
+	fmt.Fprintf(&b, "━━ tools · static layer · %d tokens ━━\n%s\n\n", bu.ToolTokens, strings.Join(names, ", "))
+	fmt.Fprintf(&b, "Budget: context window %d, answer reserve %d, input %d tokens.\n", bu.ContextWindow, bu.AnswerReserve, bu.Input)
+	fmt.Fprintf(&b, "Diff context: %d of %d tokens; %d of %d files inlined.\n", bu.ContextTokens, bu.ContextBudget, included(d.Files), len(d.Files))
+	if len(d.Units) > 0 {
+		fmt.Fprintf(&b, "Units: the hunks do not fit the diff context, so the review takes %d turns, one per unit:\n", len(d.Units))
+		for i, u := range d.Units {
+			fmt.Fprintf(&b, "  unit %d: %d tokens: %s\n", i+1, u.Tokens, unitFiles(u))
+		}
+	}
+	fmt.Fprintf(&b, "First request: %d tokens (%.1f%% of input).\n", bu.TotalTokens, 100*float64(bu.TotalTokens)/float64(max(bu.Input, 1)))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func included(es []diffctx.Entry) int {
+	n := 0
+	for _, e := range es {
+		if e.Included {
+			n++
+		}
+	}
+	return n
+}
+
+// unitFiles names the first files of u and says how many more there are.
+func unitFiles(u diffctx.Unit) string {
+	files := u.Files()
+	names := files[:min(len(files), unitListFiles)]
+	s := strings.Join(names, ", ")
+	if len(files) > unitListFiles {
+		s += fmt.Sprintf(" and %d more files", len(files)-unitListFiles)
+	}
+	return s
+}

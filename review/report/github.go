@@ -1,0 +1,87 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/reviewdev/review/review"
+)
+
+// writeGitHub writes one GitHub Actions workflow command per finding, which
+// the runner turns into an annotation on the file and lines: ::error for
+// critical and high findings, ::warning for medium, ::notice for low and
+// info. A file-level finding names the file without a line. Text is escaped
+// as the runner expects, so a finding can never end its command early or
+// start another one. A last plain line says how to replay the run.
+//
+// GitHub shows a limited number of annotations per step; findings come most
+// severe first, and the step summary lists them all.
+func writeGitHub(w io.Writer, r *review.Result) error {
+	var b strings.Builder
+	for _, f := range r.Findings {
+		b.WriteString("::" + annotationLevel(f.Severity) + " ")
+		b.WriteString("file=" + escapeProperty(f.Path))
+		if f.Line > 0 {
+			b.WriteString(",line=" + strconv.Itoa(f.Line))
+			if f.EndLine > f.Line {
+				b.WriteString(",endLine=" + strconv.Itoa(f.EndLine))
+			}
+		}
+		b.WriteString(",title=" + escapeProperty(annotationTitle(f)))
+		b.WriteString("::" + escapeData(plainMessage(f, false)) + "\n")
+	}
+	fmt.Fprintf(&b, "review: %s · run %s · see what the model saw: review replay %s\n",
+		review.CountFindings(r.Findings), r.RunID, r.RunID)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// annotationLevel is the workflow command for a severity.
+func annotationLevel(s review.Severity) string {
+	switch s {
+	case review.Critical, review.High:
+		return "error"
+	case review.Medium:
+		return "warning"
+	}
+	return "notice"
+}
+
+// annotationTitle heads an annotation: severity, title and category.
+func annotationTitle(f review.Finding) string {
+	return fmt.Sprintf("[%s] %s (%s)", f.Severity, f.Title, f.RuleID())
+}
+
+// escapeData escapes a workflow command's message as the runner's
+// unescaping expects (actions/toolkit's escapeData): the percent sign, so
+// that text such as "%0A" is not read as an escape, and the line breaks
+// that would end the command.
+func escapeData(s string) string { return escapeCommand(s, false) }
+
+// escapeProperty escapes a workflow command's property value: as data, and
+// also the colon and comma that separate properties and end the list.
+func escapeProperty(s string) string { return escapeCommand(s, true) }
+
+func escapeCommand(s string, property bool) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '%':
+			b.WriteString("%25")
+		case c == '\r':
+			b.WriteString("%0D")
+		case c == '\n':
+			b.WriteString("%0A")
+		case property && c == ':':
+			b.WriteString("%3A")
+		case property && c == ',':
+			b.WriteString("%2C")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}

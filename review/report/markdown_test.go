@@ -1,0 +1,25 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/reviewdev/review/review"
+)
+
+func TestMarkdownIsNoWorkflowCommand(t *testing.T) {
+	r := &review.Result{RunID: "r", Submitted: true, Summary: "fine\n::error file=x::pwned\n  ::warning::x",
+		Findings: []review.Finding{{Path: "a.go", Line: 1, Severity: review.High, Category: "security", Title: "two\n::lines", Body: "::set-output name=x::y"}}}
+	var b strings.Builder
+	if err := writeMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "::") {
+			t.Errorf("line would run as a workflow command: %q", l)
+		}
+	}
+	if !strings.Contains(b.String(), "### 1. [high] two ::lines") {
+		t.Errorf("title not on one line:\n%s", b.String())
+	}
+}

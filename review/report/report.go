@@ -1,0 +1,142 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/reviewdev/review/review"
+)
+
+// Kind is what a format writes.
+type Kind int
+
+const (
+	// Result is a review's outcome: summary, findings and usage.
+	Result Kind = iota
+	// Answer is the outcome of a follow-up turn (review ask).
+	Answer
+	// DryRun is the first request a review would send (review --dry-run).
+	DryRun
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Result:
+		return "review"
+	case Answer:
+		return "answer"
+	case DryRun:
+		return "dry run"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// Format is one output format: the name --format takes, and a writer for
+// each kind it writes.
+type Format struct {
+	// Name is what --format and --output FORMAT=FILE take.
+	Name string
+
+	result func(w io.Writer, r *review.Result, version string) error
+	answer func(w io.Writer, a *review.Answer) error
+	dryRun func(w io.Writer, d *review.DryRun) error
+}
+
+// registry holds every format, in the order help text lists them; the
+// first format that writes a kind is its default. A name appears once.
+var registry = []Format{
+	{
+		Name:   "markdown",
+		result: func(w io.Writer, r *review.Result, _ string) error { return writeMarkdown(w, r) },
+		answer: writeAnswer,
+		dryRun: writeDryRun,
+	},
+	{
+		Name:   "json",
+		result: func(w io.Writer, r *review.Result, _ string) error { return WriteJSON(w, r) },
+		answer: func(w io.Writer, a *review.Answer) error { return WriteJSON(w, a) },
+		dryRun: func(w io.Writer, d *review.DryRun) error { return WriteJSON(w, d) },
+	},
+	{Name: "sarif", result: writeSARIF},
+	{Name: "github", result: func(w io.Writer, r *review.Result, _ string) error { return writeGitHub(w, r) }},
+	{Name: "rdjson", result: func(w io.Writer, r *review.Result, _ string) error { return writeRDJSON(w, r) }},
+}
+
+// Writes reports whether the format writes k.
+func (f Format) Writes(k Kind) bool {
+	switch k {
+	case Result:
+		return f.result != nil
+	case Answer:
+		return f.answer != nil
+	case DryRun:
+		return f.dryRun != nil
+	}
+	return false
+}
+
+// Names lists the formats that write k, the default first.
+func Names(k Kind) []string {
+	var names []string
+	for _, f := range registry {
+		if f.Writes(k) {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+// Lookup returns the format called name if it writes k; "" names k's
+// default. Callers report a false result with Names(k), the formats that
+// would do.
+func Lookup(name string, k Kind) (Format, bool) {
+	for _, f := range registry {
+		if (name == "" || f.Name == name) && f.Writes(k) {
+			return f, true
+		}
+	}
+	return Format{}, false
+}
+
+// WriteResult writes a review's result. version is the program's version,
+// which formats that name their producer (SARIF) record; empty leaves it
+// out.
+func (f Format) WriteResult(w io.Writer, r *review.Result, version string) error {
+	if f.result == nil {
+		return f.cannot(Result)
+	}
+	return f.result(w, r, version)
+}
+
+// WriteAnswer writes a follow-up turn's answer.
+func (f Format) WriteAnswer(w io.Writer, a *review.Answer) error {
+	if f.answer == nil {
+		return f.cannot(Answer)
+	}
+	return f.answer(w, a)
+}
+
+// WriteDryRun writes what a review's first request would carry.
+func (f Format) WriteDryRun(w io.Writer, d *review.DryRun) error {
+	if f.dryRun == nil {
+		return f.cannot(DryRun)
+	}
+	return f.dryRun(w, d)
+}
+
+// cannot is the error of a writer asked for a kind it does not write, which
+// Lookup keeps from happening: no format falls back to another.
+func (f Format) cannot(k Kind) error {
+	return fmt.Errorf("the %s format does not write a %s", f.Name, k)
+}
+
+// WriteJSON writes v as indented JSON with a trailing newline, leaving <, >
+// and & as they are, since people read it too: the json format, and what
+// commands print for --json.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
