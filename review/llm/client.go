@@ -71,7 +71,7 @@ type Reply struct {
 // Defaults for a ClientConfig's zero fields.
 const (
 	DefaultBaseURL     = "https://api.openai.com/v1"
-	DefaultTimeout     = 5 * time.Minute
+	DefaultTimeout     = 2 * time.Minute
 	DefaultMaxAttempts = 4
 	DefaultBaseDelay   = time.Second
 	DefaultMaxDelay    = 30 * time.Second
@@ -86,7 +86,9 @@ type ClientConfig struct {
 	// header (local servers). It never appears in replies, errors or
 	// formatted output.
 	APIKey string
-	// Timeout bounds each attempt, reading the response included.
+	// Timeout bounds the wait for the response to start (its headers;
+	// without streaming, that is the whole generation) and then again the
+	// reading of its body, in each attempt.
 	Timeout time.Duration
 	// MaxAttempts bounds the attempts of one request; 1 disables retries.
 	MaxAttempts int

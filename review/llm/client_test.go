@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -566,4 +569,34 @@ func BenchmarkComplete(b *testing.B) {
 		size = len(r.Request)
 	}
 	b.ReportMetric(float64(size), "request-bytes")
+}
+
+// TestTimeoutStalledBody: a server that starts its answer and then goes
+// silent fails within the timeout, as one that never answers does.
+func TestTimeoutStalledBody(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, `{"id": "chatcmpl-1", "choices": [`)
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c := newTestClient(srv.URL, nil, func(c *ClientConfig) {
+		c.Timeout = 100 * time.Millisecond
+		c.MaxAttempts = 1
+	})
+	start := time.Now()
+	_, err := c.Complete(context.Background(), testRequest())
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 100ms") || !strings.Contains(err.Error(), "--timeout") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %s", d)
+	}
 }

@@ -103,13 +103,17 @@ func (c *Client) send(ctx context.Context, body []byte) (exchange, error) {
 	}
 }
 
-// attempt makes one HTTP request under the per-attempt deadline and reads
-// the whole response.
+// attempt makes one HTTP request and reads the whole response. The
+// response must start within the timeout and its body then arrive within
+// the timeout again: a silent server fails in one timeout, not in however
+// long its connection stays open.
 func (c *Client) attempt(ctx context.Context, body []byte) (status int, header http.Header, resp []byte, err error) {
-	actx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(c.cfg.Timeout, func() { cancel(errAttemptTimeout) })
+	defer timer.Stop()
 	defer func() {
-		if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+		if err != nil && ctx.Err() == nil && errors.Is(context.Cause(actx), errAttemptTimeout) {
 			err = fmt.Errorf("%w: %w", errAttemptTimeout, err)
 		}
 	}()
@@ -123,6 +127,10 @@ func (c *Client) attempt(ctx context.Context, body []byte) (status int, header h
 		return 0, nil, nil, err
 	}
 	defer res.Body.Close()
+	if !timer.Stop() {
+		return 0, nil, nil, context.Cause(actx)
+	}
+	timer.Reset(c.cfg.Timeout)
 	b, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBytes+1))
 	if err != nil {
 		return 0, nil, nil, err
@@ -261,7 +269,7 @@ func (c *Client) transportError(err error) *endpointError {
 	case errors.Is(err, errAttemptTimeout), errors.As(err, &netErr) && netErr.Timeout():
 		e.what = fmt.Sprintf("model endpoint %s did not answer within %s", c.site, c.cfg.Timeout)
 		e.detail = ""
-		e.hint = "check that the server is up and not overloaded, or allow more time per request"
+		e.hint = "check that the server is up and not overloaded, or allow more time per request with --timeout (REVIEW_TIMEOUT)"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		e.what = "cannot connect to model endpoint " + c.site
 		e.detail = "connection refused"
