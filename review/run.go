@@ -8,6 +8,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -37,6 +38,7 @@ type Settings struct {
 // listed and replayed.
 func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 	d := plan.Diff
+	settings.BaseURL = llm.DisplayURL(settings.BaseURL) // never credentials in a record
 	settings.MergeBase = d.MergeBase
 	settings.Units = plan.Units
 	set, err := json.Marshal(settings)

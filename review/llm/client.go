@@ -106,7 +106,7 @@ type ClientConfig struct {
 // ends up in a log or an error does not leak it.
 func (c ClientConfig) Format(f fmt.State, _ rune) {
 	fmt.Fprintf(f, "{BaseURL:%s APIKey:%s Timeout:%s MaxAttempts:%d}",
-		displayURL(c.BaseURL), keyState(c.APIKey), c.Timeout, c.MaxAttempts)
+		DisplayURL(c.BaseURL), keyState(c.APIKey), c.Timeout, c.MaxAttempts)
 }
 
 func keyState(key string) string {
@@ -217,19 +217,21 @@ func endpointURL(base string) (endpoint, site string, err error) {
 		return "", "", fmt.Errorf("invalid model endpoint URL: %v: set OPENAI_BASE_URL or --base-url to http(s)://host[:port]/v1", err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", "", fmt.Errorf("invalid model endpoint URL %q: set OPENAI_BASE_URL or --base-url to http(s)://host[:port]/v1", displayURL(base))
+		return "", "", fmt.Errorf("invalid model endpoint URL %q: set OPENAI_BASE_URL or --base-url to http(s)://host[:port]/v1", DisplayURL(base))
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
-	site = displayURL(u.String())
+	site = DisplayURL(u.String())
 	if !strings.HasSuffix(u.Path, "/chat/completions") {
 		u.Path += "/chat/completions"
 	}
 	return u.String(), site, nil
 }
 
-// displayURL is raw without user info, query and fragment, for messages.
-func displayURL(raw string) string {
+// DisplayURL is raw without user info, query and fragment: the form of a
+// base URL that may be shown, logged or stored, since a gateway's
+// credentials ("user:password@", "?api-key=") travel in those parts.
+func DisplayURL(raw string) string {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return "(unparsable URL)"
