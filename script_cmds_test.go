@@ -86,8 +86,8 @@ func environ(ts *testscript.TestScript) []string {
 type serverKey struct{}
 
 // modelserver starts the scripted OpenAI-compatible server for the rest of
-// the script and points OPENAI_BASE_URL at it:
-// `modelserver [-record dir] script.json`. Every request body it receives is
+// the script and points OPENAI_BASE_URL at it, with credentials in the URL
+// if asked: `modelserver [-record dir] [-userinfo u:p] [-query q] script.json`. Every request body it receives is
 // written byte-exact to dir/req-NNN.json.
 func cmdModelServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
@@ -95,8 +95,10 @@ func cmdModelServer(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	fs := flag.NewFlagSet("modelserver", flag.ContinueOnError)
 	record := fs.String("record", "", "directory to record requests in")
+	userinfo := fs.String("userinfo", "", "user:password to put in OPENAI_BASE_URL")
+	query := fs.String("query", "", "query to put in OPENAI_BASE_URL")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
-		ts.Fatalf("usage: modelserver [-record dir] script.json")
+		ts.Fatalf("usage: modelserver [-record dir] [-userinfo u:p] [-query q] script.json")
 	}
 	script, err := reviewtest.LoadScript(ts.MkAbs(fs.Arg(0)))
 	ts.Check(err)
@@ -107,7 +109,14 @@ func cmdModelServer(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	srv := reviewtest.NewServer(script, dir)
 	ts.Defer(srv.Close)
-	ts.Setenv("OPENAI_BASE_URL", srv.URL)
+	base := srv.URL
+	if *userinfo != "" {
+		base = strings.Replace(base, "://", "://"+*userinfo+"@", 1)
+	}
+	if *query != "" {
+		base += "?" + *query
+	}
+	ts.Setenv("OPENAI_BASE_URL", base)
 	ts.Setenv("MODEL_URL", srv.URL)
 }
 
