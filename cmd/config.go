@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +10,6 @@ import (
 	"math"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -18,6 +18,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/reviewdev/review/diffctx/git"
 	"github.com/reviewdev/review/review"
 )
 
@@ -131,15 +132,13 @@ func (e *fileError) Error() string {
 // "" when dir is not inside one. Asking git rather than looking for .git
 // keeps worktrees, submodules and GIT_DIR right.
 func repoTop(dir string) string {
-	c := exec.Command("git", "rev-parse", "--show-toplevel")
-	c.Dir = dir
-	out, err := c.Output()
+	top, err := git.Runner{Dir: dir}.Text(context.Background(), "rev-parse", "--show-toplevel")
 	if err != nil {
 		// Not a repository, a bare one, or no git: there is no repository
 		// file to read, and the command that needs the repository says why.
 		return ""
 	}
-	return strings.TrimSpace(string(out))
+	return top
 }
 
 // userConfig returns the path of the user's configuration file:
