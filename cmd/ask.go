@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/report"
@@ -75,7 +76,7 @@ its first turn.`,
 	fl.StringVar(&opts.Head, "head", "HEAD", "commit to review, with --base")
 	fl.StringVar(&opts.Summarize, "summarize", "rules", "who writes the summary of dropped turns: rules or model (falls back to rules on error)")
 	formats := report.Names(report.Answer)
-	fl.StringVar(&opts.Format, "format", "", "output format: "+joinOr(formats)+" (default "+formats[0]+")")
+	fl.StringVar(&opts.Format, "format", "", "output format: "+text.JoinOr(formats)+" (default "+formats[0]+")")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the output to this file instead of standard output")
 	opts.agentFlags.register(fl)
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review/report"
 )
 
@@ -44,7 +45,7 @@ func writeOutput(s *IOStreams, path string, write func(io.Writer) error) error {
 func lookupFormat(name string, k report.Kind) (report.Format, error) {
 	f, ok := report.Lookup(name, k)
 	if !ok {
-		return f, usageErrorf("unknown format %q: use %s", name, joinOr(report.Names(k)))
+		return f, usageErrorf("unknown format %q: use %s", name, text.JoinOr(report.Names(k)))
 	}
 	return f, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
@@ -18,9 +19,6 @@ import (
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
-
-// DefaultModel is used when neither --model nor REVIEW_MODEL names one.
-const DefaultModel = "gpt-4o-mini"
 
 // ReviewOptions are the settings of `review`, the main command.
 type ReviewOptions struct {
@@ -254,13 +252,13 @@ func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity) error 
 }
 
 // startRun records a new run for plan and returns its session.
-func startRun(getenv func(string) string, set *settings, st *toolmem.Store, plan *review.Plan, prog *progress) (*review.Session, error) {
+func startRun(getenv func(string) string, set *config.Settings, st *toolmem.Store, plan *review.Plan, prog *progress) (*review.Session, error) {
 	a := newAgent(getenv, set, st, plan.Diff, plan.Counter, prog)
 	return a.Start(plan, review.Settings{BaseURL: set.BaseURL, Tokenizer: set.Tokenizer, Budget: set.Budget, OffDiff: set.OffDiff})
 }
 
 // newAgent wires the model client, tools and store into an agent for a diff.
-func newAgent(getenv func(string) string, set *settings, st *toolmem.Store, d *diffctx.Diff, counter *conversation.Counter, prog *progress) *review.Agent {
+func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Store, d *diffctx.Diff, counter *conversation.Counter, prog *progress) *review.Agent {
 	client := llm.NewClient(llm.ClientConfig{
 		BaseURL: set.BaseURL,
 		APIKey:  getenv("OPENAI_API_KEY"),

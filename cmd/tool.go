@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/diffctx/git"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
@@ -168,17 +168,20 @@ func checkToolArgs(ctx context.Context, name, args string) error {
 }
 
 // gitOut runs git in dir and returns its trimmed output; errors carry git's
-// own message.
+// own message, whole, unless the fix is safe.directory or the run was
+// cancelled.
 func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
-	c := exec.CommandContext(ctx, "git", args...)
-	c.Dir = dir
-	out, err := c.Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && len(ee.Stderr) > 0 {
-			return "", fmt.Errorf("%s", strings.TrimSpace(string(ee.Stderr)))
+	out, err := git.Runner{Dir: dir}.Text(ctx, args...)
+	var gerr *git.Error
+	if errors.As(err, &gerr) && ctx.Err() == nil {
+		if _, unsafe := gerr.Unsafe(); !unsafe {
+			if msg := strings.TrimSpace(string(gerr.Stderr)); msg != "" {
+				return "", errors.New(msg)
+			}
 		}
-		return "", fmt.Errorf("git %s: %w", args[0], err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	return out, err
 }
+
+// contains reports whether list holds s.
+func contains(list []string, s string) bool { return slices.Contains(list, s) }

@@ -1,14 +1,15 @@
 // Package diffctx turns the changes of a branch into the static context a
 // review model sees.
 //
-// Load runs git itself, with flags and configuration overrides that make the
-// output independent of the user's git configuration, and diffs the merge base
-// of base and head against head. Parse reads that output with go-diff and then
-// checks it: every file section must start with "diff --git" and every hunk
-// must hold exactly the lines its header announces, so a diff that cannot be
-// understood is an error naming the file rather than a silently wrong context.
-// Each changed file becomes a File with its status, modes, line counts (equal
-// to git diff --numstat), hunks and tags such as security, test or lockfile.
+// Load runs git through package git, whose flags and configuration
+// overrides make the output independent of the user's git configuration, and
+// diffs the merge base of base and head against head. Parse reads that output
+// with go-diff and then checks it: every file section must start with
+// "diff --git" and every hunk must hold exactly the lines its header
+// announces, so a diff that cannot be understood is an error naming the file
+// rather than a silently wrong context. Each changed file becomes a File with
+// its status, modes, line counts (equal to git diff --numstat), hunks and
+// tags such as security, test or lockfile.
 //
 // Render writes the static context: an overview naming every changed file,
 // then the hunks in priority order (security-relevant code first, tests and

@@ -13,7 +13,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/reviewdev/review/tools"
+	"github.com/reviewdev/review/diffctx/git"
+	"github.com/reviewdev/review/diffctx/ignore"
 )
 
 // Options says what Load diffs.
@@ -21,7 +22,7 @@ type Options struct {
 	Dir    string   // any directory inside the repository ("" = the current directory)
 	Base   string   // the revision the branch is reviewed against; required
 	Head   string   // the revision under review; "" means "HEAD"
-	Ignore []string // globs on repository paths, matched as tools.Ignored does; matching files are left out
+	Ignore []string // globs on repository paths, matched as ignore.Match does; matching files are left out
 }
 
 // Load diffs head against the merge base of base and head, as git diff
@@ -50,7 +51,7 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	if dir == "" {
 		dir = "."
 	}
-	g := &git{dir: dir}
+	g := &runner{git.Runner{Dir: dir}}
 
 	root, err := g.output(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -65,7 +66,7 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 		return nil, err
 	}
 	d := &Diff{Root: root, Base: opts.Base, Head: opts.Head}
-	g.dir = root
+	g.Dir = root
 	if d.BaseSHA, err = g.resolve(ctx, opts.Base); err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	if len(opts.Ignore) > 0 {
 		// The tools hide the same files, so both must match alike: a glob
 		// without a slash matches a name at any depth, as in .gitignore.
-		skip = func(f *File) bool { return tools.Ignored(opts.Ignore, f.Path) }
+		skip = func(f *File) bool { return ignore.Match(opts.Ignore, f.Path) }
 	}
 	d.Files, err = g.diff(ctx, d.MergeBase, d.HeadSHA, skip)
 	if err != nil {
@@ -93,79 +94,32 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	return d, nil
 }
 
-// diffArgs are the arguments of the diff Load parses. The -c settings and
-// flags pin everything user configuration could change in the output:
-// prefixes, colour, external and textconv drivers, blank context lines,
-// file order, relative paths, rename and copy detection, context size and
-// submodule format. go-diff misreads coloured and -U0 output, so neither may
-// ever be used.
-func diffArgs(from, to string) []string {
-	return []string{
-		"-c", "core.quotePath=false",
-		"-c", "diff.noprefix=false",
-		"-c", "diff.mnemonicPrefix=false",
-		"-c", "diff.suppressBlankEmpty=false",
-		"-c", "color.ui=never",
-		"-c", "color.diff=never",
-		"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative",
-		"--src-prefix=a/", "--dst-prefix=b/", "-M", "-C", "-U3", "--inter-hunk-context=0",
-		"--submodule=short", "--ignore-submodules=none", "-O/dev/null",
-		from, to, "--",
+// runner runs the git commands Load needs in one directory.
+type runner struct {
+	git.Runner
+}
+
+// output runs git and returns its trimmed standard output.
+func (g *runner) output(ctx context.Context, args ...string) (string, error) {
+	out, err := g.Text(ctx, args...)
+	if err != nil {
+		return out, g.fail(ctx, err)
 	}
+	return out, nil
 }
 
-// git runs git in one directory with an environment that keeps output
-// parseable: no pager, no prompts, untranslated messages, and no
-// environment variables that change diff output.
-type git struct {
-	dir string
-}
-
-func (g *git) cmd(ctx context.Context, args ...string) *exec.Cmd {
-	c := exec.CommandContext(ctx, "git", args...)
-	c.Dir = g.dir
-	env := make([]string, 0, len(os.Environ())+4)
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIFF_OPTS", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER", "LANG", "LANGUAGE", "LC_ALL":
-			continue
-		}
-		env = append(env, kv)
-	}
-	c.Env = append(env, "LC_ALL=C", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
-	return c
-}
-
-// output runs git and returns its trimmed standard output, or an error
-// carrying the first line of its standard error.
-func (g *git) output(ctx context.Context, args ...string) (string, error) {
-	c := g.cmd(ctx, args...)
-	var stdout, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &stdout, &stderr
-	if err := c.Run(); err != nil {
-		return stdout.String(), g.fail(ctx, args, err, stderr.Bytes())
-	}
-	return strings.TrimSpace(stdout.String()), nil
-}
-
-// fail turns a failed git run into an error a person can act on.
-func (g *git) fail(ctx context.Context, args []string, err error, stderr []byte) error {
+// fail returns the context's error alone when the caller stopped Load: git
+// did not fail then, it was stopped. Otherwise git's own error says what
+// went wrong.
+func (g *runner) fail(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	msg := firstLine(stderr)
-	if bytes.Contains(stderr, []byte("dubious ownership")) {
-		return fmt.Errorf("git refuses to read %s because another user owns it: run git config --global --add safe.directory %s", g.dir, g.dir)
-	}
-	if msg == "" {
-		msg = err.Error()
-	}
-	return fmt.Errorf("git %s: %s", args[0], msg)
+	return err
 }
 
 // resolve returns the commit a revision names.
-func (g *git) resolve(ctx context.Context, rev string) (string, error) {
+func (g *runner) resolve(ctx context.Context, rev string) (string, error) {
 	if strings.HasPrefix(rev, "-") {
 		return "", &RevError{Rev: rev, Hint: "a revision cannot start with \"-\""}
 	}
@@ -180,7 +134,7 @@ func (g *git) resolve(ctx context.Context, rev string) (string, error) {
 }
 
 // revHint says how to make rev resolvable.
-func (g *git) revHint(ctx context.Context, rev string) string {
+func (g *runner) revHint(ctx context.Context, rev string) string {
 	var hint string
 	remotes, _ := g.output(ctx, "remote")
 	names := strings.Fields(remotes)
@@ -207,7 +161,7 @@ func (g *git) revHint(ctx context.Context, rev string) string {
 
 // shallowHint explains what a shallow clone lacks, in CI terms when running
 // in CI, where shallow clones are the default.
-func (g *git) shallowHint(ctx context.Context) string {
+func (g *runner) shallowHint(ctx context.Context) string {
 	shallow, _ := g.output(ctx, "rev-parse", "--is-shallow-repository")
 	ci := os.Getenv("CI") != "" || os.Getenv("GITHUB_ACTIONS") != ""
 	switch {
@@ -219,35 +173,29 @@ func (g *git) shallowHint(ctx context.Context) string {
 	return ""
 }
 
-func (g *git) mergeBase(ctx context.Context, d *Diff) (string, error) {
-	c := g.cmd(ctx, "merge-base", d.BaseSHA, d.HeadSHA)
-	var stdout, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &stdout, &stderr
-	err := c.Run()
-	var exit *exec.ExitError
+func (g *runner) mergeBase(ctx context.Context, d *Diff) (string, error) {
+	base, err := g.Text(ctx, "merge-base", d.BaseSHA, d.HeadSHA)
+	var gerr *git.Error
 	switch {
 	case err == nil:
-		return strings.TrimSpace(stdout.String()), nil
-	case errors.As(err, &exit) && exit.ExitCode() == 1 && len(bytes.TrimSpace(stderr.Bytes())) == 0:
+		return base, nil
+	case errors.As(err, &gerr) && gerr.ExitCode() == 1 && len(bytes.TrimSpace(gerr.Stderr)) == 0:
 		why := "the histories are unrelated; review against a base that shares history with the head"
 		if h := g.shallowHint(ctx); h != "" {
 			why = "the clone may lack the common history; " + h
 		}
 		return "", fmt.Errorf("%w between %q and %q: %s", ErrNoMergeBase, d.Base, d.Head, why)
 	default:
-		return "", g.fail(ctx, []string{"merge-base"}, err, stderr.Bytes())
+		return "", g.fail(ctx, err)
 	}
 }
 
 // diff runs git diff and parses its output as it streams, so the raw diff
 // is never held whole.
-func (g *git) diff(ctx context.Context, from, to string, skip func(*File) bool) ([]*File, error) {
+func (g *runner) diff(ctx context.Context, from, to string, skip func(*File) bool) ([]*File, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	args := diffArgs(from, to)
-	c := g.cmd(ctx, args...)
-	var stderr bytes.Buffer
-	c.Stderr = &limited{w: &stderr, n: 64 << 10}
+	c := g.Command(ctx, git.PatchArgs(from, to)...)
 	out, err := c.StdoutPipe()
 	if err != nil {
 		return nil, fmt.Errorf("running git diff: %w", err)
@@ -262,26 +210,7 @@ func (g *git) diff(ctx context.Context, from, to string, skip func(*File) bool) 
 		return nil, perr
 	}
 	if err := c.Wait(); err != nil {
-		return nil, g.fail(ctx, []string{"diff"}, err, stderr.Bytes())
+		return nil, g.fail(ctx, err)
 	}
 	return files, nil
-}
-
-// limited keeps at most n bytes written to it and discards the rest, so a
-// chatty git cannot grow memory.
-type limited struct {
-	w *bytes.Buffer
-	n int
-}
-
-func (l *limited) Write(p []byte) (int, error) {
-	if room := l.n - l.w.Len(); room > 0 {
-		l.w.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func firstLine(b []byte) string {
-	l, _, _ := bytes.Cut(bytes.TrimSpace(b), []byte("\n"))
-	return strings.TrimPrefix(string(bytes.TrimSpace(l)), "fatal: ")
 }

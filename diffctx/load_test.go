@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/reviewdev/review/diffctx/git"
 )
 
 // gitCase builds a repository whose branch feature, checked out, holds one
@@ -242,12 +244,15 @@ func TestLoad(t *testing.T) {
 			if !tc.golden {
 				return
 			}
-			raw := r.git(diffArgs(d.MergeBase, d.HeadSHA)...)
+			raw, err := git.Runner{Dir: r.dir}.Output(context.Background(), git.PatchArgs(d.MergeBase, d.HeadSHA)...)
+			if err != nil {
+				t.Fatal(err)
+			}
 			base := filepath.Join("testdata", "git", tc.name)
 			got := goldenJSON(t, d.Files)
 			golden(t, base+".json", got)
 			if *update {
-				golden(t, base+".diff", []byte(raw))
+				golden(t, base+".diff", raw)
 			}
 			stored, err := os.ReadFile(base + ".diff")
 			if err != nil {

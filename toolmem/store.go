@@ -1,13 +1,12 @@
 package toolmem
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
+
+	"github.com/reviewdev/review/diffctx/git"
 )
 
 // DefaultLockWait is how long Open waits for another review to release the
@@ -57,22 +58,21 @@ type Store struct {
 // repoDir: <git common dir>/review, shared by all worktrees of the
 // repository and never committed.
 func DefaultDir(repoDir string) (string, error) {
-	cmd := exec.Command("git", "rev-parse", "--git-common-dir")
-	cmd.Dir = repoDir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	dir, err := git.Runner{Dir: repoDir}.Text(context.Background(), "rev-parse", "--git-common-dir")
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
+		var gerr *git.Error
+		if !errors.As(err, &gerr) {
+			return "", err
 		}
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
+		if _, unsafe := gerr.Unsafe(); unsafe {
+			return "", err // the fix is safe.directory, not another directory
+		}
+		msg, _, _ := strings.Cut(strings.TrimSpace(string(gerr.Stderr)), "\n")
+		if msg == "" {
+			msg = gerr.Err.Error()
 		}
 		return "", fmt.Errorf("cannot locate the git directory of %s (%s): run inside a git repository or choose a store with --store DIR", repoDir, msg)
 	}
-	dir := strings.TrimSpace(string(out))
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(repoDir, dir)
 	}

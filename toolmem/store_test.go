@@ -481,7 +481,7 @@ func gitEnv(t *testing.T) {
 	t.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
 }
 
-func git(t *testing.T, dir string, args ...string) {
+func runGit(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -494,16 +494,16 @@ func TestDefaultDir(t *testing.T) {
 	gitEnv(t)
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
-	git(t, root, "init", "-q", "-b", "main", repo)
+	runGit(t, root, "init", "-q", "-b", "main", repo)
 	if err := os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, repo, "add", "a.txt")
-	git(t, repo, "commit", "-q", "-m", "first")
+	runGit(t, repo, "add", "a.txt")
+	runGit(t, repo, "commit", "-q", "-m", "first")
 	if err := os.Mkdir(filepath.Join(repo, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	git(t, repo, "worktree", "add", "-q", filepath.Join(root, "wt"))
+	runGit(t, repo, "worktree", "add", "-q", filepath.Join(root, "wt"))
 
 	want := filepath.Join(repo, ".git", "review")
 	if real, err := filepath.EvalSymlinks(repo); err == nil {

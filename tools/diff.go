@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/reviewdev/review/diffctx/git"
 )
 
 // diffListMax bounds the changed files named when a path did not change.
@@ -75,13 +77,9 @@ func (s *Set) diff(ctx context.Context, a diffArgs) (Result, error) {
 	if found.old != found.new {
 		paths = []string{found.old, found.new}
 	}
-	// The flags of the diff context's own diff, so that a file's diff
-	// reads the same here and there: renames and copies detected, no
-	// merged hunks, submodules as commit lines, git's file order.
-	args := []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative",
-		"--src-prefix=a/", "--dst-prefix=b/", "-M", "-C", "-U3", "--inter-hunk-context=0",
-		"--submodule=short", "--ignore-submodules=none", "-O/dev/null", base, head, "--"}
-	out, cut, err := s.git(ctx, s.env.MaxBytes, append(args, paths...)...)
+	// The diff context's own patch, so that a file's diff reads the same
+	// here and there.
+	out, cut, err := s.git(ctx, s.env.MaxBytes, git.PatchArgs(base, head, paths...)...)
 	if err != nil {
 		return Result{}, fmt.Errorf("diffing %q: %w", p, err)
 	}

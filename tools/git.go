@@ -7,99 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/reviewdev/review/diffctx/git"
 )
 
-// gitArgs come before every subcommand. Each pins a setting that the user's
-// or the repository's configuration could otherwise change in the output we
-// parse or show, or that could make a read write something.
-var gitArgs = []string{
-	"--no-pager",
-	"--literal-pathspecs", // a path like "*.go" or ":(exclude)x" is a file name, not pathspec magic
-	"-c", "core.quotePath=false",
-	"-c", "color.ui=never",
-	"-c", "color.diff=never",
-	"-c", "core.fsmonitor=false",
-	"-c", "diff.noprefix=false",
-	"-c", "diff.mnemonicPrefix=false",
-	"-c", "diff.relative=false",
-	"-c", "diff.suppressBlankEmpty=false",
-}
-
-// gitEnv is the environment for git: the caller's, with optional locks off
-// so that no read refreshes the index, and messages in a stable language.
-func gitEnv() []string {
-	return append(os.Environ(), "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
-}
-
-// command builds a git command in the repository.
-func (s *Set) command(ctx context.Context, args ...string) *exec.Cmd {
-	full := append([]string{"-C", s.env.Root}, gitArgs...)
-	cmd := exec.CommandContext(ctx, "git", append(full, args...)...)
-	cmd.Env = gitEnv()
-	return cmd
-}
-
-// git runs a git command and returns its standard output, keeping at most
-// limit bytes of it (limit <= 0: all) and reporting whether some were cut.
+// git runs a git command in the repository and returns its standard
+// output, keeping at most limit bytes of it (limit <= 0: all) and reporting
+// whether some were cut.
 func (s *Set) git(ctx context.Context, limit int, args ...string) ([]byte, bool, error) {
-	cmd := s.command(ctx, args...)
-	out := &capWriter{limit: limit}
-	var stderr capWriter
-	stderr.limit = 4 << 10
-	cmd.Stdout = out
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, false, gitError(ctx, args, err, stderr.buf.Bytes())
-	}
-	return out.buf.Bytes(), out.cut, nil
-}
-
-// gitError turns a failed git run into one line: which command, and git's
-// own first line of complaint, or that the call ran out of time.
-func gitError(ctx context.Context, args []string, err error, stderr []byte) error {
-	name := "git"
-	if len(args) > 0 {
-		name = "git " + args[0]
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("%s: %w", name, ctxErr)
-	}
-	msg := strings.TrimSpace(string(stderr))
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	if msg != "" {
-		return fmt.Errorf("%s: %s", name, msg)
-	}
-	return fmt.Errorf("%s: %w", name, err)
-}
-
-// capWriter keeps the first limit bytes written to it and discards the
-// rest, so a huge output cannot exhaust memory.
-type capWriter struct {
-	buf   bytes.Buffer
-	limit int
-	cut   bool
-}
-
-func (w *capWriter) Write(p []byte) (int, error) {
-	if w.limit > 0 {
-		room := w.limit - w.buf.Len()
-		if room < len(p) {
-			w.cut = true
-			if room > 0 {
-				w.buf.Write(p[:room])
-			}
-			return len(p), nil
-		}
-	}
-	return w.buf.Write(p)
+	return git.Runner{Dir: s.env.Root}.Capped(ctx, limit, args...)
 }
 
 // Modes of tree entries, as git prints them.
@@ -279,7 +199,7 @@ func (s *Set) scanBlobs(ctx context.Context, files []entry, fn func(i int, data 
 	if len(files) == 0 {
 		return nil
 	}
-	cmd := s.command(ctx, "cat-file", "--batch")
+	cmd := git.Runner{Dir: s.env.Root}.Command(ctx, "cat-file", "--batch")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return fmt.Errorf("git cat-file: %w", err)
@@ -288,9 +208,6 @@ func (s *Set) scanBlobs(ctx context.Context, files []entry, fn func(i int, data 
 	if err != nil {
 		return fmt.Errorf("git cat-file: %w", err)
 	}
-	var stderr capWriter
-	stderr.limit = 4 << 10
-	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("git cat-file: %w", err)
 	}
@@ -323,10 +240,7 @@ func (s *Set) scanBlobs(ctx context.Context, files []entry, fn func(i int, data 
 	if readErr != nil {
 		return fmt.Errorf("git cat-file: %w", readErr)
 	}
-	if waitErr != nil {
-		return gitError(ctx, []string{"cat-file"}, waitErr, stderr.buf.Bytes())
-	}
-	return nil
+	return waitErr
 }
 
 // readBatch reads git cat-file --batch answers for files in order.

@@ -102,30 +102,3 @@ func TestListProjectFilesIgnore(t *testing.T) {
 	contains(t, out, "web/src/index.ts")
 	mustErr(t, call(t, s, "list_project_files", `{"path_prefix": "secret"}`), "excluded from this review")
 }
-
-func TestIgnored(t *testing.T) {
-	tests := []struct {
-		globs []string
-		path  string
-		want  bool
-	}{
-		{[]string{"vendor"}, "vendor/a/b.go", true},
-		{[]string{"vendor/**"}, "vendor/a/b.go", true},
-		{[]string{"vendor/"}, "vendor/a/b.go", true},
-		{[]string{"/vendor"}, "vendor/a/b.go", true},
-		{[]string{"node_modules"}, "web/node_modules/x/index.js", true},
-		{[]string{"*.min.js"}, "web/dist/app.min.js", true},
-		{[]string{"*.min.js"}, "web/dist/app.js", false},
-		{[]string{"docs/*.md"}, "docs/a.md", true},
-		{[]string{"docs/*.md"}, "x/docs/a.md", false},
-		{[]string{"**/gen/**"}, "a/b/gen/c.go", true},
-		{[]string{"[bad"}, "[bad", false},
-		{[]string{""}, "a", false},
-		{nil, "a", false},
-	}
-	for _, tt := range tests {
-		if got := Ignored(tt.globs, tt.path); got != tt.want {
-			t.Errorf("Ignored(%q, %q) = %v, want %v", tt.globs, tt.path, got, tt.want)
-		}
-	}
-}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/reviewdev/review/diffctx/ignore"
 )
 
 // maxLinkHops bounds symlink chains, as the kernel's ELOOP does.
@@ -64,38 +66,7 @@ func gitInternal(p string) bool {
 
 // hidden reports whether the configured ignore globs hide a path.
 func (s *Set) hidden(p string) bool {
-	return len(s.env.Ignore) > 0 && Ignored(s.env.Ignore, p)
-}
-
-// Ignored reports whether any of the doublestar globs matches a
-// repository-relative, slash-separated path. A glob matches the path itself
-// or any directory above it ("vendor/**" and "vendor" both hide
-// vendor/a/b.go); a glob without a slash also matches any single path
-// element, at any depth ("*.min.js", "node_modules"), as in .gitignore. A
-// leading slash anchors nothing more than the absence of one does. Invalid
-// globs match nothing.
-func Ignored(globs []string, p string) bool {
-	for _, g := range globs {
-		g = strings.TrimPrefix(g, "/")
-		g = strings.TrimSuffix(g, "/")
-		if g == "" {
-			continue
-		}
-		if !strings.Contains(g, "/") {
-			for elem := range strings.SplitSeq(p, "/") {
-				if doublestar.MatchUnvalidated(g, elem) {
-					return true
-				}
-			}
-			continue
-		}
-		for q := p; q != ""; q = parentDir(q) {
-			if doublestar.MatchUnvalidated(g, q) {
-				return true
-			}
-		}
-	}
-	return false
+	return len(s.env.Ignore) > 0 && ignore.Match(s.env.Ignore, p)
 }
 
 // globMatch matches a glob argument against a path. A glob without a slash

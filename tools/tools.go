@@ -35,7 +35,7 @@ type Env struct {
 	// tool answers with an error result.
 	Store *toolmem.Store
 	// Ignore holds doublestar globs hiding paths from every tool; see
-	// Ignored for how they match.
+	// ignore.Match for how they match.
 	Ignore []string
 	// Timeout limits each call (DefaultTimeout when zero).
 	Timeout time.Duration

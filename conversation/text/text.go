@@ -53,3 +53,14 @@ func ShortSHA(sha string) string {
 	}
 	return sha
 }
+
+// JoinOr lists names as people say them: "a", "a or b", "a, b or c".
+func JoinOr(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}

@@ -73,3 +73,11 @@ func FuzzTruncate(f *testing.F) {
 		}
 	})
 }
+
+func TestJoinOr(t *testing.T) {
+	for want, in := range map[string][]string{"": nil, "a": {"a"}, "a or b": {"a", "b"}, "a, b or c": {"a", "b", "c"}} {
+		if got := JoinOr(in); got != want {
+			t.Errorf("JoinOr(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

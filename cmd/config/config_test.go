@@ -1,9 +1,9 @@
-package cmd
+package config
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,15 +73,24 @@ func (c *configEnv) getenv(extra map[string]string) func(string) string {
 	}
 }
 
-// resolveArgs registers the agent flags, parses args and resolves.
-func (c *configEnv) resolveArgs(args []string, env map[string]string) (*effective, error) {
-	var a agentFlags
+// resolveArgs parses args as the command line's flags and loads the
+// settings. The flags are strings here: the commands register them typed,
+// but hand their text to Load alike.
+func (c *configEnv) resolveArgs(args []string, env map[string]string) (*Effective, error) {
 	fl := pflag.NewFlagSet("review", pflag.ContinueOnError)
-	a.register(fl)
+	for _, k := range Keys() {
+		if k.Flag != "" {
+			fl.String(k.Flag, "", "")
+		}
+	}
 	if err := fl.Parse(args); err != nil {
 		return nil, err
 	}
-	return a.effective(c.getenv(env), c.repo)
+	flag := func(name string) (string, bool) {
+		f := fl.Lookup(name)
+		return f.Value.String(), f.Changed
+	}
+	return Load(Sources{Flag: flag, Getenv: c.getenv(env), Dir: c.repo})
 }
 
 func TestResolvePrecedence(t *testing.T) {
@@ -182,7 +191,7 @@ price: {prompt: 2.5, completion: 10}
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := settings{
+	want := Settings{
 		Model:        "gpt-4o",
 		BaseURL:      "http://localhost:11434/v1",
 		Tokenizer:    conversation.Estimate,
@@ -202,28 +211,13 @@ price: {prompt: 2.5, completion: 10}
 	want.Budget.MaxSteps = 8
 	want.Budget.HistoryTurns = 0
 	want.Budget.HistoryChars = 9000
-	if !reflect.DeepEqual(e.settings, want) {
-		t.Errorf("settings:\n got %+v\nwant %+v", e.settings, want)
+	if !reflect.DeepEqual(e.Settings, want) {
+		t.Errorf("settings:\n got %+v\nwant %+v", e.Settings, want)
 	}
-	for _, k := range configKeys {
-		if _, ok := e.values[k.name]; !ok {
-			t.Errorf("no value for %s", k.name)
+	for _, k := range keys {
+		if _, ok := e.values[k.Name]; !ok {
+			t.Errorf("no value for %s", k.Name)
 		}
-	}
-}
-
-// TestResolveWithoutFlagSet covers agent flags filled in code: non-zero
-// fields count as given.
-func TestResolveWithoutFlagSet(t *testing.T) {
-	c := newConfigEnv(t)
-	c.write(t, "model: r\nmax_steps: 4\n", "")
-	a := agentFlags{Model: "f", HistoryTurns: 2}
-	e, err := a.effective(c.getenv(nil), c.repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e.Model != "f" || e.Budget.MaxSteps != 4 || e.Budget.HistoryTurns != 2 {
-		t.Errorf("model %q, max steps %d, history turns %d; want f, 4, 2", e.Model, e.Budget.MaxSteps, e.Budget.HistoryTurns)
 	}
 }
 
@@ -282,18 +276,18 @@ func TestParseConfigErrors(t *testing.T) {
 func TestParseConfigAccepts(t *testing.T) {
 	tests := []struct {
 		name, in string
-		want     configLayer
+		want     layer
 	}{
-		{"empty", "", configLayer{}},
-		{"comments", "# nothing yet\n", configLayer{}},
-		{"document marker", "---\n", configLayer{}},
-		{"null document", "~\n", configLayer{}},
-		{"null value", "model:\nmax_steps: ~\n", configLayer{}},
-		{"anchor", "model: &m gpt-4o\n", configLayer{"model": {v: "gpt-4o", src: "f:1"}}},
-		{"float from int", "static_share: 1\n", configLayer{"static_share": {v: 1.0, src: "f:1"}}},
-		{"fail_on none", "fail_on: none\n", configLayer{"fail_on": {v: review.Severity(""), src: "f:1"}}},
-		{"price with cached", "price: {prompt: 2, cached: 0.5, completion: 8}\n", configLayer{"price": {v: llm.Price{Prompt: 2, Cached: 0.5, Completion: 8}, src: "f:1"}}},
-		{"alias", "severity: {style: &s info, docs: *s}\n", configLayer{"severity": {v: map[string]review.Severity{"style": review.Info, "docs": review.Info}, src: "f:1"}}},
+		{"empty", "", layer{}},
+		{"comments", "# nothing yet\n", layer{}},
+		{"document marker", "---\n", layer{}},
+		{"null document", "~\n", layer{}},
+		{"null value", "model:\nmax_steps: ~\n", layer{}},
+		{"anchor", "model: &m gpt-4o\n", layer{"model": {v: "gpt-4o", src: "f:1"}}},
+		{"float from int", "static_share: 1\n", layer{"static_share": {v: 1.0, src: "f:1"}}},
+		{"fail_on none", "fail_on: none\n", layer{"fail_on": {v: review.Severity(""), src: "f:1"}}},
+		{"price with cached", "price: {prompt: 2, cached: 0.5, completion: 8}\n", layer{"price": {v: llm.Price{Prompt: 2, Cached: 0.5, Completion: 8}, src: "f:1"}}},
+		{"alias", "severity: {style: &s info, docs: *s}\n", layer{"severity": {v: map[string]review.Severity{"style": review.Info, "docs": review.Info}, src: "f:1"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -308,8 +302,8 @@ func TestParseConfigAccepts(t *testing.T) {
 	}
 }
 
-// TestResolveErrors checks that each kind of mistake names its source and
-// gets its exit code: flags are usage errors, variables and files are not.
+// TestResolveErrors checks that each kind of mistake names its source, and
+// that only mistakes in the command line are FlagErrors.
 func TestResolveErrors(t *testing.T) {
 	c := newConfigEnv(t)
 	tests := []struct {
@@ -318,18 +312,18 @@ func TestResolveErrors(t *testing.T) {
 		env        map[string]string
 		args       []string
 		want       string
-		code       int
+		flag       bool // a mistake in the command line
 	}{
-		{"bad flag", "", "", nil, []string{"--tokenizer", "words"}, `unknown --tokenizer "words": use tiktoken or estimate`, ExitUsage},
-		{"zero window flag", "", "", nil, []string{"--context-window", "0"}, `--context-window must be at least 1, got 0`, ExitUsage},
-		{"bad env", "", "", map[string]string{"REVIEW_FAIL_ON": "bogus"}, nil, `unknown $REVIEW_FAIL_ON "bogus": use none, info, low, medium, high or critical`, ExitError},
-		{"bad base url env", "", "", map[string]string{"OPENAI_BASE_URL": "ftp://x"}, nil, `$OPENAI_BASE_URL must be an http or https URL, such as https://api.openai.com/v1, got "ftp://x"`, ExitError},
-		{"bad repo file", "modle: x\n", "", nil, nil, `.review.yaml:1: unknown key "modle" (did you mean "model"?)`, ExitError},
-		{"bad user file", "", "max_steps: many\n", nil, nil, c.userFile() + `:1: max_steps must be a whole number, got "many"`, ExitError},
+		{"bad flag", "", "", nil, []string{"--tokenizer", "words"}, `unknown --tokenizer "words": use tiktoken or estimate`, true},
+		{"zero window flag", "", "", nil, []string{"--context-window", "0"}, `--context-window must be at least 1, got 0`, true},
+		{"bad env", "", "", map[string]string{"REVIEW_FAIL_ON": "bogus"}, nil, `unknown $REVIEW_FAIL_ON "bogus": use none, info, low, medium, high or critical`, false},
+		{"bad base url env", "", "", map[string]string{"OPENAI_BASE_URL": "ftp://x"}, nil, `$OPENAI_BASE_URL must be an http or https URL, such as https://api.openai.com/v1, got "ftp://x"`, false},
+		{"bad repo file", "modle: x\n", "", nil, nil, `.review.yaml:1: unknown key "modle" (did you mean "model"?)`, false},
+		{"bad user file", "", "max_steps: many\n", nil, nil, c.userFile() + `:1: max_steps must be a whole number, got "many"`, false},
 		{"reserve over window from files", "answer_reserve: 5000\n", "context_window: 4000\n", nil, nil,
-			"answer_reserve 5000 (.review.yaml:1) must be less than context_window 4000 (" + c.userFile() + ":1)", ExitError},
+			"answer_reserve 5000 (.review.yaml:1) must be less than context_window 4000 (" + c.userFile() + ":1)", false},
 		{"reserve over window from flags", "", "", nil, []string{"--context-window", "4000", "--answer-reserve", "4000"},
-			"answer_reserve 4000 (flag --answer-reserve) must be less than context_window 4000 (flag --context-window)", ExitUsage},
+			"answer_reserve 4000 (flag --answer-reserve) must be less than context_window 4000 (flag --context-window)", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -341,8 +335,9 @@ func TestResolveErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("error\n got %s\nwant %s", err, tt.want)
 			}
-			if got := exitCode(err); got != tt.code {
-				t.Errorf("exit code %d, want %d", got, tt.code)
+			var fe *FlagError
+			if got := errors.As(err, &fe); got != tt.flag {
+				t.Errorf("flag error %v, want %v", got, tt.flag)
 			}
 		})
 	}
@@ -394,8 +389,7 @@ func TestRepoConfigLinks(t *testing.T) {
 func TestResolveOutsideRepository(t *testing.T) {
 	c := newConfigEnv(t)
 	c.write(t, "", "model: u\n")
-	var a agentFlags
-	e, err := a.effective(c.getenv(nil), t.TempDir())
+	e, err := Load(Sources{Getenv: c.getenv(nil), Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,7 +419,7 @@ func TestUserConfig(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
-	known := fileKeys()
+	known := FileKeys()
 	tests := []struct{ in, want string }{
 		{"modle", "model"},
 		{"mdoel", "model"},
@@ -441,101 +435,6 @@ func TestSuggest(t *testing.T) {
 	for _, tt := range tests {
 		if got := suggest(tt.in, known); got != tt.want {
 			t.Errorf("suggest(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestConfigCommand(t *testing.T) {
-	c := newConfigEnv(t)
-	c.write(t, "fail_on: high\ninstructions: |\n  Line one.\n  Line two.\nignore: [gen/**]\n", "model: gpt-4o\nprice: {prompt: 2.5, cached: 1.25, completion: 10}\n")
-	runCmd := func(t *testing.T, env map[string]string, args ...string) (string, string, int) {
-		t.Helper()
-		var out, errOut bytes.Buffer
-		f := &Factory{IO: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Getenv: c.getenv(env), Dir: c.repo}
-		code := run(context.Background(), f, append([]string{"config"}, args...))
-		return out.String(), errOut.String(), code
-	}
-
-	out, errOut, code := runCmd(t, map[string]string{"REVIEW_FAIL_ON": "low"}, "--max-steps", "7")
-	if code != ExitOK || errOut != "" {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
-	}
-	for _, re := range []string{
-		`(?m)^KEY +VALUE +SOURCE$`,
-		`(?m)^model +gpt-4o +` + regexp.QuoteMeta(c.userFile()) + `:1$`,
-		`(?m)^base_url +https://api\.openai\.com/v1 +default$`,
-		`(?m)^store +` + regexp.QuoteMeta(filepath.Join(c.repo, ".git", "review")) + ` +default$`,
-		`(?m)^max_steps +7 +flag --max-steps$`,
-		`(?m)^fail_on +low +env REVIEW_FAIL_ON$`,
-		`(?m)^instructions +Line one\. \(2 lines\) +\.review\.yaml:2$`,
-		`(?m)^ignore +gen/\*\* +\.review\.yaml:5$`,
-		`(?m)^severity +- +default$`,
-		`(?m)^price +prompt 2\.5, cached 1\.25, completion 10 \(USD per 1M tokens\) +` + regexp.QuoteMeta(c.userFile()) + `:2$`,
-		`(?m)^repository file: ` + regexp.QuoteMeta(filepath.Join(c.repo, ".review.yaml")) + `$`,
-		`(?m)^user file: ` + regexp.QuoteMeta(c.userFile()) + `$`,
-	} {
-		if !regexp.MustCompile(re).MatchString(out) {
-			t.Errorf("output does not match %s:\n%s", re, out)
-		}
-	}
-	// The columns line up: every value starts where the header's does.
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	col := strings.Index(lines[0], "VALUE")
-	for _, l := range lines[1:len(configKeys)] {
-		if l[col-1] != ' ' || l[col] == ' ' {
-			t.Errorf("value not aligned at column %d: %q", col, l)
-		}
-	}
-
-	out, _, code = runCmd(t, nil, "--json", "--model", "o3")
-	if code != ExitOK {
-		t.Fatalf("--json: exit %d", code)
-	}
-	var got map[string]struct {
-		Value  any    `json:"value"`
-		Source string `json:"source"`
-	}
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatalf("--json output: %v\n%s", err, out)
-	}
-	if len(got) != len(configKeys) {
-		t.Errorf("%d keys, want %d", len(got), len(configKeys))
-	}
-	for k, want := range map[string][2]any{
-		"model":          {"o3", "flag --model"},
-		"context_window": {float64(200000), "default"},
-		"fail_on":        {"high", ".review.yaml:1"},
-		"instructions":   {"Line one.\nLine two.\n", ".review.yaml:2"},
-		"ignore":         {[]any{"gen/**"}, ".review.yaml:5"},
-		"severity":       {map[string]any{}, "default"},
-		"price":          {map[string]any{"prompt": 2.5, "cached": 1.25, "completion": float64(10)}, c.userFile() + ":2"},
-	} {
-		if !reflect.DeepEqual(got[k].Value, want[0]) || got[k].Source != want[1] {
-			t.Errorf("%s = %#v from %q, want %#v from %q", k, got[k].Value, got[k].Source, want[0], want[1])
-		}
-	}
-	if i, j := strings.Index(out, `"model"`), strings.Index(out, `"price"`); i > j {
-		t.Errorf("keys out of order:\n%s", out)
-	}
-
-	c.write(t, "fail_on: high\nmodle: x\n", "")
-	_, errOut, code = runCmd(t, nil)
-	if code != ExitError || errOut != "review: .review.yaml:2: unknown key \"modle\" (did you mean \"model\"?)\n" {
-		t.Errorf("bad file: exit %d, stderr %q", code, errOut)
-	}
-	_, errOut, code = runCmd(t, nil, "--static-share", "2")
-	if code != ExitUsage || !strings.Contains(errOut, "--static-share must be more than 0 and at most 1, got 2 (it is the static share of the input budget)") {
-		t.Errorf("bad flag: exit %d, stderr %q", code, errOut)
-	}
-}
-
-// TestConfigHelpNamesKeys keeps the help's list of keys in step with the
-// keys configuration files accept.
-func TestConfigHelpNamesKeys(t *testing.T) {
-	long := strings.Join(strings.Fields(NewCmdConfig(&Factory{}, nil).Long), " ")
-	for _, k := range fileKeys() {
-		if !regexp.MustCompile(`\b` + k + `\b`).MatchString(long) {
-			t.Errorf("review config --help does not name %s", k)
 		}
 	}
 }
@@ -573,4 +472,103 @@ func FuzzParseConfig(f *testing.F) {
 			t.Errorf("error is not one line: %q", msg)
 		}
 	})
+}
+
+// TestResolveRepoBaseURL checks that a repository file, which comes with
+// the change under review, cannot choose where the API key is sent, while
+// review config still shows what it sets.
+func TestResolveRepoBaseURL(t *testing.T) {
+	c := newConfigEnv(t)
+	c.write(t, "base_url: http://evil.example/v1\n", "")
+	keyed := map[string]string{"OPENAI_API_KEY": "sk-test"}
+	_, err := Resolve(Sources{Getenv: c.getenv(keyed), Dir: c.repo})
+	want := ".review.yaml:1 sets base_url, but a repository file may not choose where OPENAI_API_KEY is sent"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("with a key: %v, want %s...", err, want)
+	}
+	if e, err := Load(Sources{Getenv: c.getenv(keyed), Dir: c.repo}); err != nil || e.BaseURL != "http://evil.example/v1" {
+		t.Errorf("Load with a key: %v, %v; want the file's base_url shown", e, err)
+	}
+	if s, err := Resolve(Sources{Getenv: c.getenv(nil), Dir: c.repo}); err != nil || s.BaseURL != "http://evil.example/v1" {
+		t.Errorf("without a key: %v, %v; want the file's base_url", s, err)
+	}
+	env := map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": "http://local/v1"}
+	if s, err := Resolve(Sources{Getenv: c.getenv(env), Dir: c.repo}); err != nil || s.BaseURL != "http://local/v1" {
+		t.Errorf("variable over the file: %v, %v; want http://local/v1", s, err)
+	}
+}
+
+func TestShow(t *testing.T) {
+	c := newConfigEnv(t)
+	c.write(t, "fail_on: high\ninstructions: |\n  Line one.\n  Line two.\nignore: [gen/**]\n", "model: gpt-4o\nprice: {prompt: 2.5, cached: 1.25, completion: 10}\n")
+	e, err := c.resolveArgs([]string{"--max-steps", "7"}, map[string]string{"REVIEW_FAIL_ON": "low"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table bytes.Buffer
+	if err := e.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	out := table.String()
+	for _, re := range []string{
+		`(?m)^KEY +VALUE +SOURCE$`,
+		`(?m)^model +gpt-4o +` + regexp.QuoteMeta(c.userFile()) + `:1$`,
+		`(?m)^base_url +https://api\.openai\.com/v1 +default$`,
+		`(?m)^store +` + regexp.QuoteMeta(filepath.Join(c.repo, ".git", "review")) + ` +default$`,
+		`(?m)^max_steps +7 +flag --max-steps$`,
+		`(?m)^fail_on +low +env REVIEW_FAIL_ON$`,
+		`(?m)^instructions +Line one\. \(2 lines\) +\.review\.yaml:2$`,
+		`(?m)^ignore +gen/\*\* +\.review\.yaml:5$`,
+		`(?m)^severity +- +default$`,
+		`(?m)^price +prompt 2\.5, cached 1\.25, completion 10 \(USD per 1M tokens\) +` + regexp.QuoteMeta(c.userFile()) + `:2$`,
+		`(?m)^repository file: ` + regexp.QuoteMeta(filepath.Join(c.repo, ".review.yaml")) + `$`,
+		`(?m)^user file: ` + regexp.QuoteMeta(c.userFile()) + `$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("table does not match %s:\n%s", re, out)
+		}
+	}
+	// The columns line up: every value starts where the header's does.
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	col := strings.Index(lines[0], "VALUE")
+	for _, l := range lines[1:len(keys)] {
+		if l[col-1] != ' ' || l[col] == ' ' {
+			t.Errorf("value not aligned at column %d: %q", col, l)
+		}
+	}
+
+	e, err = c.resolveArgs([]string{"--model", "o3"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(e.Rows())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]struct {
+		Value  any    `json:"value"`
+		Source string `json:"source"`
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, data)
+	}
+	if len(got) != len(keys) {
+		t.Errorf("%d keys, want %d", len(got), len(keys))
+	}
+	for k, want := range map[string][2]any{
+		"model":          {"o3", "flag --model"},
+		"context_window": {float64(200000), "default"},
+		"fail_on":        {"high", ".review.yaml:1"},
+		"instructions":   {"Line one.\nLine two.\n", ".review.yaml:2"},
+		"ignore":         {[]any{"gen/**"}, ".review.yaml:5"},
+		"severity":       {map[string]any{}, "default"},
+		"price":          {map[string]any{"prompt": 2.5, "cached": 1.25, "completion": float64(10)}, c.userFile() + ":2"},
+	} {
+		if !reflect.DeepEqual(got[k].Value, want[0]) || got[k].Source != want[1] {
+			t.Errorf("%s = %#v from %q, want %#v from %q", k, got[k].Value, got[k].Source, want[0], want[1])
+		}
+	}
+	if i, j := bytes.Index(data, []byte(`"model"`)), bytes.Index(data, []byte(`"price"`)); i > j {
+		t.Errorf("keys out of order:\n%s", data)
+	}
 }

@@ -1,15 +1,14 @@
-package cmd
+package config
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/reviewdev/review/diffctx/git"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 )
@@ -33,76 +33,15 @@ const (
 	maxConfigSize = 1 << 20
 )
 
-// sourceDefault marks a value no flag, variable or file set.
-const sourceDefault = "default"
-
-// valueKind is the type of a setting's value.
-type valueKind int
-
-const (
-	kindString     valueKind = iota
-	kindInt                  // int
-	kindFloat                // float64
-	kindGlobs                // []string of doublestar globs
-	kindSeverities           // map[string]review.Severity, by finding category
-	kindPrice                // llm.Price
-)
-
-// configKey is one setting: its name in configuration files and in
-// `review config`, and where else it may come from.
-type configKey struct {
-	name string
-	kind valueKind
-	flag string // the flag that sets it, or ""
-	env  string // the environment variable that sets it, or ""
-	// file is whether configuration files may set it.
-	file bool
-	// parse checks a decoded value and normalizes it. label names the
-	// value in the error: "--max-steps", "$REVIEW_FAIL_ON" or "max_steps".
-	parse func(label string, v any) (any, error)
-}
-
-// configKeys are every setting, in the order `review config` lists them.
-// The table is never written to.
-var configKeys = []configKey{
-	{name: "model", kind: kindString, flag: "model", env: "REVIEW_MODEL", file: true, parse: nonEmpty},
-	{name: "base_url", kind: kindString, flag: "base-url", env: "OPENAI_BASE_URL", file: true, parse: httpURL},
-	{name: "store", kind: kindString, flag: "store", env: "REVIEW_STORE", parse: nonEmpty},
-	{name: "tokenizer", kind: kindString, flag: "tokenizer", file: true, parse: oneOf("tiktoken", "estimate")},
-	{name: "off_diff", kind: kindString, flag: "off-diff", file: true, parse: oneOf(string(review.KeepFileLevel), string(review.DropOffDiff))},
-	{name: "context_window", kind: kindInt, flag: "context-window", file: true, parse: atLeast(1)},
-	{name: "answer_reserve", kind: kindInt, flag: "answer-reserve", file: true, parse: atLeast(0)},
-	{name: "static_share", kind: kindFloat, flag: "static-share", file: true, parse: share},
-	{name: "preview_chars", kind: kindInt, flag: "preview-chars", file: true, parse: atLeast(200)},
-	{name: "max_steps", kind: kindInt, flag: "max-steps", file: true, parse: atLeast(1)},
-	{name: "history_turns", kind: kindInt, flag: "history-turns", file: true, parse: atLeast(0)},
-	{name: "history_chars", kind: kindInt, flag: "history-chars", file: true, parse: atLeast(0)},
-	{name: "fail_on", kind: kindString, flag: "fail-on", env: "REVIEW_FAIL_ON", file: true, parse: failOnSeverity},
-	{name: "instructions", kind: kindString, file: true},
-	{name: "ignore", kind: kindGlobs, file: true},
-	{name: "severity", kind: kindSeverities, file: true},
-	{name: "price", kind: kindPrice, file: true},
-}
-
-// lookupConfigKey finds a setting by its configuration name.
-func lookupConfigKey(name string) (configKey, bool) {
-	for _, k := range configKeys {
-		if k.name == name {
-			return k, true
-		}
-	}
-	return configKey{}, false
-}
-
-// configValue is a setting's value and where it came from: "flag --model",
+// value is a setting's value and where it came from: "flag --model",
 // "env REVIEW_MODEL", "<file>:<line>" or "default".
-type configValue struct {
+type value struct {
 	v   any
 	src string
 }
 
-// configLayer holds the values one source sets, by key.
-type configLayer map[string]configValue
+// layer holds the values one source sets, by key.
+type layer map[string]value
 
 // configFile is a configuration file that was looked for.
 type configFile struct {
@@ -132,15 +71,13 @@ func (e *fileError) Error() string {
 // "" when dir is not inside one. Asking git rather than looking for .git
 // keeps worktrees, submodules and GIT_DIR right.
 func repoTop(dir string) string {
-	c := exec.Command("git", "rev-parse", "--show-toplevel")
-	c.Dir = dir
-	out, err := c.Output()
+	top, err := git.Runner{Dir: dir}.Text(context.Background(), "rev-parse", "--show-toplevel")
 	if err != nil {
 		// Not a repository, a bare one, or no git: there is no repository
 		// file to read, and the command that needs the repository says why.
 		return ""
 	}
-	return strings.TrimSpace(string(out))
+	return top
 }
 
 // userConfig returns the path of the user's configuration file:
@@ -159,13 +96,13 @@ func userConfig(getenv func(string) string) string {
 
 // loadConfig reads and parses a configuration file. A missing file is an
 // empty layer.
-func loadConfig(f *configFile) (configLayer, error) {
+func loadConfig(f *configFile) (layer, error) {
 	if f.path == "" {
-		return configLayer{}, nil
+		return layer{}, nil
 	}
 	st, err := os.Stat(f.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return configLayer{}, nil
+		return layer{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", f.display, err)
@@ -210,12 +147,12 @@ func inside(dir, path string) bool {
 // of the wrong type and values out of range are errors naming the file, the
 // line and the key: a setting silently ignored is worse than one refused.
 // A key with an empty (null) value counts as not set.
-func parseConfig(file string, data []byte) (configLayer, error) {
+func parseConfig(file string, data []byte) (layer, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return configLayer{}, nil
+			return layer{}, nil
 		}
 		return nil, yamlError(file, err)
 	}
@@ -229,18 +166,18 @@ func parseConfig(file string, data []byte) (configLayer, error) {
 	root := &doc
 	if root.Kind == yaml.DocumentNode {
 		if len(root.Content) == 0 {
-			return configLayer{}, nil
+			return layer{}, nil
 		}
 		root = root.Content[0]
 	}
 	root = deref(root)
 	if isNull(root) {
-		return configLayer{}, nil
+		return layer{}, nil
 	}
 	if root.Kind != yaml.MappingNode {
 		return nil, &fileError{file: file, line: root.Line, msg: `must be a mapping of keys to values, such as "model: gpt-4o"`}
 	}
-	l := configLayer{}
+	l := layer{}
 	lines := map[string]int{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		kn, vn := deref(root.Content[i]), deref(root.Content[i+1])
@@ -248,16 +185,16 @@ func parseConfig(file string, data []byte) (configLayer, error) {
 			return nil, &fileError{file: file, line: kn.Line, msg: `keys must be names, such as "model"`}
 		}
 		name := kn.Value
-		k, ok := lookupConfigKey(name)
+		k, ok := lookupKey(name)
 		switch {
 		case !ok:
 			msg := fmt.Sprintf("unknown key %q", name)
-			if s := suggest(name, fileKeys()); s != "" {
+			if s := suggest(name, FileKeys()); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			return nil, &fileError{file: file, line: kn.Line, msg: msg}
-		case !k.file:
-			return nil, &fileError{file: file, line: kn.Line, msg: fmt.Sprintf("%s cannot be set in a configuration file: use --%s or %s", name, k.flag, k.env)}
+		case !k.File:
+			return nil, &fileError{file: file, line: kn.Line, msg: fmt.Sprintf("%s cannot be set in a configuration file: use --%s or %s", name, k.Flag, k.Env)}
 		}
 		if first, dup := lines[name]; dup {
 			return nil, &fileError{file: file, line: kn.Line, msg: fmt.Sprintf("%s is set twice (first on line %d); keep one", name, first)}
@@ -270,7 +207,7 @@ func parseConfig(file string, data []byte) (configLayer, error) {
 		if err != nil {
 			return nil, err
 		}
-		l[name] = configValue{v: v, src: fmt.Sprintf("%s:%d", file, kn.Line)}
+		l[name] = value{v: v, src: fmt.Sprintf("%s:%d", file, kn.Line)}
 	}
 	return l, nil
 }
@@ -288,17 +225,6 @@ func yamlError(file string, err error) error {
 	return &fileError{file: file, msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
 }
 
-// fileKeys are the names configuration files accept.
-func fileKeys() []string {
-	var names []string
-	for _, k := range configKeys {
-		if k.file {
-			names = append(names, k.name)
-		}
-	}
-	return names
-}
-
 // deref follows YAML aliases to the node they name.
 func deref(n *yaml.Node) *yaml.Node {
 	// The parser rejects an anchor on an alias, so one step is all there
@@ -314,9 +240,9 @@ func isNull(n *yaml.Node) bool {
 }
 
 // decodeNode reads a key's value from its node, checking its type and range.
-func decodeNode(file string, k configKey, n *yaml.Node) (any, error) {
+func decodeNode(file string, k Key, n *yaml.Node) (any, error) {
 	bad := func(n *yaml.Node, format string, args ...any) error {
-		return &fileError{file: file, line: n.Line, msg: k.name + " " + fmt.Sprintf(format, args...)}
+		return &fileError{file: file, line: n.Line, msg: k.Name + " " + fmt.Sprintf(format, args...)}
 	}
 	var v any
 	switch k.kind {
@@ -361,7 +287,7 @@ func decodeNode(file string, k configKey, n *yaml.Node) (any, error) {
 	if k.parse == nil {
 		return v, nil
 	}
-	v, err := k.parse(k.name, v)
+	v, err := k.parse(k.Name, v)
 	if err != nil {
 		return nil, &fileError{file: file, line: n.Line, msg: err.Error()}
 	}
@@ -449,138 +375,4 @@ func describe(n *yaml.Node) string {
 		s = string(r[:40]) + "…"
 	}
 	return strconv.Quote(s)
-}
-
-// parseString reads a key's value from a flag or an environment variable,
-// named label in errors.
-func parseString(k configKey, label, s string) (any, error) {
-	var v any = s
-	switch k.kind {
-	case kindInt:
-		i, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil {
-			return nil, fmt.Errorf("%s must be a whole number, got %q", label, s)
-		}
-		v = i
-	case kindFloat:
-		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s must be a number, got %q", label, s)
-		}
-		v = f
-	case kindString:
-	default:
-		return nil, fmt.Errorf("%s can only be set in a configuration file", label)
-	}
-	if k.parse == nil {
-		return v, nil
-	}
-	return k.parse(label, v)
-}
-
-func nonEmpty(label string, v any) (any, error) {
-	s := strings.TrimSpace(v.(string))
-	if s == "" {
-		return nil, fmt.Errorf("%s must not be empty", label)
-	}
-	return s, nil
-}
-
-// httpURL accepts an http or https URL with a host: go-openai would
-// otherwise fail later with a message about a request, not the setting.
-func httpURL(label string, v any) (any, error) {
-	s := strings.TrimSpace(v.(string))
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s must be an http or https URL, such as https://api.openai.com/v1, got %q", label, s)
-	}
-	return s, nil
-}
-
-func oneOf(allowed ...string) func(string, any) (any, error) {
-	return func(label string, v any) (any, error) {
-		s := strings.TrimSpace(v.(string))
-		for _, a := range allowed {
-			if s == a {
-				return s, nil
-			}
-		}
-		return nil, fmt.Errorf("unknown %s %q: use %s", label, s, joinOr(allowed))
-	}
-}
-
-func atLeast(n int) func(string, any) (any, error) {
-	return func(label string, v any) (any, error) {
-		if i := v.(int); i < n {
-			return nil, fmt.Errorf("%s must be at least %d, got %d", label, n, i)
-		}
-		return v, nil
-	}
-}
-
-// share accepts a fraction in (0, 1]; written so NaN fails too.
-func share(label string, v any) (any, error) {
-	if f := v.(float64); !(f > 0 && f <= 1) {
-		return nil, fmt.Errorf("%s must be more than 0 and at most 1, got %g (it is the static share of the input budget)", label, f)
-	}
-	return v, nil
-}
-
-// failOnSeverity reads a --fail-on threshold; "none" is the empty severity.
-func failOnSeverity(label string, v any) (any, error) {
-	s := strings.TrimSpace(v.(string))
-	if strings.EqualFold(s, "none") {
-		return review.Severity(""), nil
-	}
-	sev, err := review.ParseSeverity(s)
-	if err != nil {
-		return nil, fmt.Errorf("unknown %s %q: use none, info, low, medium, high or critical", label, s)
-	}
-	return sev, nil
-}
-
-// suggest returns the known name a mistyped one most likely meant, or "".
-// Case and - for _ do not count as differences; otherwise the closest name
-// within two edits wins (a transposition is one edit).
-func suggest(name string, known []string) string {
-	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }
-	n := norm(name)
-	best, bestD := "", 3
-	if len([]rune(n)) < 4 {
-		bestD = 2
-	}
-	for _, k := range known {
-		if d := editDistance(n, norm(k)); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the optimal string alignment distance: insertions,
-// deletions, substitutions and transpositions of adjacent runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	// Three rows suffice: a transposition looks two rows back.
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }

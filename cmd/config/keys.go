@@ -1,0 +1,226 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/review"
+)
+
+// DefaultModel is used when neither --model, REVIEW_MODEL nor a
+// configuration file names one.
+const DefaultModel = "gpt-4o-mini"
+
+// sourceDefault marks a value no flag, variable or file set.
+const sourceDefault = "default"
+
+// valueKind is the type of a setting's value.
+type valueKind int
+
+const (
+	kindString     valueKind = iota
+	kindInt                  // int
+	kindFloat                // float64
+	kindGlobs                // []string of doublestar globs
+	kindSeverities           // map[string]review.Severity, by finding category
+	kindPrice                // llm.Price
+)
+
+// Key is one setting: its name in configuration files and in
+// `review config`, and where else it may come from.
+type Key struct {
+	Name string
+	Flag string // the flag that sets it, or ""
+	Env  string // the environment variable that sets it, or ""
+	// File is whether configuration files may set it.
+	File bool
+
+	kind valueKind
+	// parse checks a decoded value and normalizes it. label names the
+	// value in the error: "--max-steps", "$REVIEW_FAIL_ON" or "max_steps".
+	parse func(label string, v any) (any, error)
+}
+
+// keys are every setting, in the order `review config` lists them.
+// The table is never written to; Keys hands out copies.
+var keys = []Key{
+	{Name: "model", kind: kindString, Flag: "model", Env: "REVIEW_MODEL", File: true, parse: nonEmpty},
+	{Name: "base_url", kind: kindString, Flag: "base-url", Env: "OPENAI_BASE_URL", File: true, parse: httpURL},
+	{Name: "store", kind: kindString, Flag: "store", Env: "REVIEW_STORE", parse: nonEmpty},
+	{Name: "tokenizer", kind: kindString, Flag: "tokenizer", File: true, parse: oneOf("tiktoken", "estimate")},
+	{Name: "off_diff", kind: kindString, Flag: "off-diff", File: true, parse: oneOf(string(review.KeepFileLevel), string(review.DropOffDiff))},
+	{Name: "context_window", kind: kindInt, Flag: "context-window", File: true, parse: atLeast(1)},
+	{Name: "answer_reserve", kind: kindInt, Flag: "answer-reserve", File: true, parse: atLeast(0)},
+	{Name: "static_share", kind: kindFloat, Flag: "static-share", File: true, parse: share},
+	{Name: "preview_chars", kind: kindInt, Flag: "preview-chars", File: true, parse: atLeast(200)},
+	{Name: "max_steps", kind: kindInt, Flag: "max-steps", File: true, parse: atLeast(1)},
+	{Name: "history_turns", kind: kindInt, Flag: "history-turns", File: true, parse: atLeast(0)},
+	{Name: "history_chars", kind: kindInt, Flag: "history-chars", File: true, parse: atLeast(0)},
+	{Name: "fail_on", kind: kindString, Flag: "fail-on", Env: "REVIEW_FAIL_ON", File: true, parse: failOnSeverity},
+	{Name: "instructions", kind: kindString, File: true},
+	{Name: "ignore", kind: kindGlobs, File: true},
+	{Name: "severity", kind: kindSeverities, File: true},
+	{Name: "price", kind: kindPrice, File: true},
+}
+
+// Keys returns every setting, in the order `review config` lists them.
+func Keys() []Key { return slices.Clone(keys) }
+
+// lookupKey finds a setting by its configuration name.
+func lookupKey(name string) (Key, bool) {
+	for _, k := range keys {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// FileKeys are the names configuration files accept.
+func FileKeys() []string {
+	var names []string
+	for _, k := range keys {
+		if k.File {
+			names = append(names, k.Name)
+		}
+	}
+	return names
+}
+
+// parseString reads a key's value from a flag or an environment variable,
+// named label in errors.
+func parseString(k Key, label, s string) (any, error) {
+	var v any = s
+	switch k.kind {
+	case kindInt:
+		i, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("%s must be a whole number, got %q", label, s)
+		}
+		v = i
+	case kindFloat:
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s must be a number, got %q", label, s)
+		}
+		v = f
+	case kindString:
+	default:
+		return nil, fmt.Errorf("%s can only be set in a configuration file", label)
+	}
+	if k.parse == nil {
+		return v, nil
+	}
+	return k.parse(label, v)
+}
+
+func nonEmpty(label string, v any) (any, error) {
+	s := strings.TrimSpace(v.(string))
+	if s == "" {
+		return nil, fmt.Errorf("%s must not be empty", label)
+	}
+	return s, nil
+}
+
+// httpURL accepts an http or https URL with a host: go-openai would
+// otherwise fail later with a message about a request, not the setting.
+func httpURL(label string, v any) (any, error) {
+	s := strings.TrimSpace(v.(string))
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s must be an http or https URL, such as https://api.openai.com/v1, got %q", label, s)
+	}
+	return s, nil
+}
+
+func oneOf(allowed ...string) func(string, any) (any, error) {
+	return func(label string, v any) (any, error) {
+		s := strings.TrimSpace(v.(string))
+		for _, a := range allowed {
+			if s == a {
+				return s, nil
+			}
+		}
+		return nil, fmt.Errorf("unknown %s %q: use %s", label, s, text.JoinOr(allowed))
+	}
+}
+
+func atLeast(n int) func(string, any) (any, error) {
+	return func(label string, v any) (any, error) {
+		if i := v.(int); i < n {
+			return nil, fmt.Errorf("%s must be at least %d, got %d", label, n, i)
+		}
+		return v, nil
+	}
+}
+
+// share accepts a fraction in (0, 1]; written so NaN fails too.
+func share(label string, v any) (any, error) {
+	if f := v.(float64); !(f > 0 && f <= 1) {
+		return nil, fmt.Errorf("%s must be more than 0 and at most 1, got %g (it is the static share of the input budget)", label, f)
+	}
+	return v, nil
+}
+
+// failOnSeverity reads a --fail-on threshold; "none" is the empty severity.
+func failOnSeverity(label string, v any) (any, error) {
+	s := strings.TrimSpace(v.(string))
+	if strings.EqualFold(s, "none") {
+		return review.Severity(""), nil
+	}
+	sev, err := review.ParseSeverity(s)
+	if err != nil {
+		return nil, fmt.Errorf("unknown %s %q: use none, info, low, medium, high or critical", label, s)
+	}
+	return sev, nil
+}
+
+// suggest returns the known name a mistyped one most likely meant, or "".
+// Case and - for _ do not count as differences; otherwise the closest name
+// within two edits wins (a transposition is one edit).
+func suggest(name string, known []string) string {
+	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }
+	n := norm(name)
+	best, bestD := "", 3
+	if len([]rune(n)) < 4 {
+		bestD = 2
+	}
+	for _, k := range known {
+		if d := editDistance(n, norm(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance: insertions,
+// deletions, substitutions and transpositions of adjacent runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	// Three rows suffice: a transposition looks two rows back.
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,256 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
+)
+
+// Settings are the effective values of a model command after flags,
+// environment, configuration files and defaults have been applied.
+type Settings struct {
+	Model   string
+	BaseURL string
+	// Store is the tool memory directory, or "" for the repository's
+	// default.
+	Store     string
+	Tokenizer string
+	OffDiff   review.OffDiff
+	Budget    conversation.Budget
+	// Instructions from configuration are appended to the system prompt.
+	Instructions string
+	// Ignore globs leave files out of the diff context and the tools.
+	Ignore []string
+	// FailOn is the least severity that fails the command with exit 3, or
+	// "" for none.
+	FailOn review.Severity
+	// Severity overrides the severity of findings by category.
+	Severity map[string]review.Severity
+	// Price, if set, prices the model's tokens (USD per million).
+	Price *llm.Price
+}
+
+// Effective is the resolved configuration and where each value came from,
+// as `review config` shows it.
+type Effective struct {
+	Settings
+	// values holds every key of keys with its source.
+	values map[string]value
+	// files are the configuration files looked for, the repository's
+	// first.
+	files []configFile
+	// dir is where the command runs.
+	dir string
+}
+
+// Sources are where the settings of a command come from.
+type Sources struct {
+	// Flag returns the value of a flag, by its name without dashes, and
+	// whether it was given on the command line. A flag left at its
+	// default must report false, so that it never hides an environment
+	// variable or a configuration file. Nil means no flags.
+	Flag func(name string) (string, bool)
+	// Getenv reads the environment.
+	Getenv func(string) string
+	// Dir is where the command runs: the .review.yaml at the top of its
+	// git work tree is read, if it is in one.
+	Dir string
+}
+
+// FlagError is a mistake in the command line: a bad flag value, or flags
+// (and defaults) that contradict each other. Errors of environment
+// variables and files are not FlagErrors.
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// Resolve computes the settings of a command. Precedence: flags, then
+// environment, then the repository's .review.yaml, then the user's
+// configuration file, then defaults. A bad flag is a *FlagError; a bad
+// variable or file is an error naming it.
+func Resolve(src Sources) (*Settings, error) {
+	e, err := Load(src)
+	if err != nil {
+		return nil, err
+	}
+	// A pull request can change .review.yaml: it must not be able to send
+	// the API key to a host of its choosing.
+	if s := e.values["base_url"].src; strings.HasPrefix(s, repoConfigName+":") && src.Getenv("OPENAI_API_KEY") != "" {
+		return nil, fmt.Errorf("%s sets base_url, but a repository file may not choose where OPENAI_API_KEY is sent: set OPENAI_BASE_URL or --base-url instead, or unset OPENAI_API_KEY for a keyless local server", s)
+	}
+	return &e.Settings, nil
+}
+
+// Load resolves the settings as Resolve does, keeping the source of each
+// value for `review config`. It does not refuse a repository's base_url:
+// `review config` shows what a file sets, and sends nothing.
+func Load(src Sources) (*Effective, error) {
+	flags, err := flagLayer(src.Flag)
+	if err != nil {
+		return nil, err
+	}
+	env, err := envLayer(src.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	e := &Effective{values: map[string]value{}, dir: src.Dir}
+	repo := configFile{display: repoConfigName}
+	if top := repoTop(src.Dir); top != "" {
+		repo.path, repo.within = filepath.Join(top, repoConfigName), top
+	}
+	user := configFile{path: userConfig(src.Getenv)}
+	user.display = user.path
+	repoLayer, err := loadConfig(&repo)
+	if err != nil {
+		return nil, err
+	}
+	userLayer, err := loadConfig(&user)
+	if err != nil {
+		return nil, err
+	}
+	e.files = []configFile{repo, user}
+
+	layers := []layer{flags, env, repoLayer, userLayer}
+	for _, k := range keys {
+		for _, l := range layers {
+			if v, ok := l[k.Name]; ok {
+				e.values[k.Name] = v
+				break
+			}
+		}
+	}
+	if err := e.apply(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// apply fills in defaults for what no layer set and builds the settings.
+func (e *Effective) apply() error {
+	def := func(name string, v any) {
+		if _, ok := e.values[name]; !ok {
+			e.values[name] = value{v: v, src: sourceDefault}
+		}
+	}
+	def("model", DefaultModel)
+	def("base_url", llm.DefaultBaseURL)
+	def("store", "")
+	def("tokenizer", conversation.Tiktoken)
+	def("off_diff", string(review.KeepFileLevel))
+	def("fail_on", review.Severity(""))
+	def("instructions", "")
+	def("ignore", []string(nil))
+	def("severity", map[string]review.Severity(nil))
+	def("price", nil)
+
+	s := &e.Settings
+	s.Model = e.values["model"].v.(string)
+	s.BaseURL = e.values["base_url"].v.(string)
+	s.Store = e.values["store"].v.(string)
+	s.Tokenizer = e.values["tokenizer"].v.(string)
+	s.OffDiff = review.OffDiff(e.values["off_diff"].v.(string))
+	s.FailOn = e.values["fail_on"].v.(review.Severity)
+	s.Instructions = e.values["instructions"].v.(string)
+	s.Ignore = e.values["ignore"].v.([]string)
+	s.Severity = e.values["severity"].v.(map[string]review.Severity)
+	if p, ok := e.values["price"].v.(llm.Price); ok {
+		s.Price = &p
+	}
+
+	// Budgets default per model, and the answer reserve per window.
+	b := conversation.DefaultBudget(llm.Lookup(s.Model).Window)
+	if v, ok := e.values["context_window"]; ok {
+		b.ContextWindow = v.v.(int)
+		b.AnswerReserve = conversation.DefaultReserve(b.ContextWindow)
+	}
+	ints := []struct {
+		name string
+		dst  *int
+	}{
+		{"context_window", &b.ContextWindow},
+		{"answer_reserve", &b.AnswerReserve},
+		{"preview_chars", &b.PreviewChars},
+		{"max_steps", &b.MaxSteps},
+		{"history_turns", &b.HistoryTurns},
+		{"history_chars", &b.HistoryChars},
+	}
+	for _, f := range ints {
+		if v, ok := e.values[f.name]; ok {
+			*f.dst = v.v.(int)
+		}
+		def(f.name, *f.dst)
+	}
+	if v, ok := e.values["static_share"]; ok {
+		b.StaticShare = v.v.(float64)
+	}
+	def("static_share", b.StaticShare)
+
+	if b.AnswerReserve >= b.ContextWindow {
+		w, r := e.values["context_window"], e.values["answer_reserve"]
+		err := fmt.Errorf("answer_reserve %d (%s) must be less than context_window %d (%s)", b.AnswerReserve, r.src, b.ContextWindow, w.src)
+		if fromCommandLine(w.src) && fromCommandLine(r.src) {
+			return &FlagError{Err: err}
+		}
+		return err
+	}
+	if err := b.Validate(); err != nil {
+		return fmt.Errorf("invalid budget: %w", err)
+	}
+	s.Budget = b
+	return nil
+}
+
+// fromCommandLine reports whether a source is a flag or a default, so a
+// conflict between them is a mistake in the command line rather than in a
+// configuration file.
+func fromCommandLine(src string) bool {
+	return src == sourceDefault || strings.HasPrefix(src, "flag ")
+}
+
+// flagLayer reads the flags given on the command line.
+func flagLayer(flag func(string) (string, bool)) (layer, error) {
+	l := layer{}
+	if flag == nil {
+		return l, nil
+	}
+	for _, k := range keys {
+		if k.Flag == "" {
+			continue
+		}
+		s, ok := flag(k.Flag)
+		if !ok {
+			continue
+		}
+		v, err := parseString(k, "--"+k.Flag, s)
+		if err != nil {
+			return nil, &FlagError{Err: err}
+		}
+		l[k.Name] = value{v: v, src: "flag --" + k.Flag}
+	}
+	return l, nil
+}
+
+// envLayer reads the settings environment variables give.
+func envLayer(getenv func(string) string) (layer, error) {
+	l := layer{}
+	for _, k := range keys {
+		if k.Env == "" {
+			continue
+		}
+		s := getenv(k.Env)
+		if s == "" {
+			continue
+		}
+		v, err := parseString(k, "$"+k.Env, s)
+		if err != nil {
+			return nil, err
+		}
+		l[k.Name] = value{v: v, src: "env " + k.Env}
+	}
+	return l, nil
+}

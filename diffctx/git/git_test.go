@@ -1,0 +1,213 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hostileConfig is a user configuration that changes every output review
+// parses, if git were run without the Runner's pins.
+const hostileConfig = `[user]
+	name = Test
+	email = test@example.com
+[core]
+	quotePath = true
+	pager = false
+[color]
+	ui = always
+	diff = always
+[diff]
+	noprefix = true
+	mnemonicPrefix = true
+	relative = true
+	external = false
+	suppressBlankEmpty = true
+[pager]
+	diff = false
+`
+
+// newRepo creates a repository with two commits under a hostile user
+// configuration and environment, and returns it with the commits.
+func newRepo(t *testing.T) (dir, first, second string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	home := t.TempDir()
+	cfg := filepath.Join(home, ".gitconfig")
+	if err := os.WriteFile(cfg, []byte(hostileConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("GIT_CONFIG_GLOBAL", cfg)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_EXTERNAL_DIFF", "false")
+	t.Setenv("GIT_DIFF_OPTS", "--unified=0")
+	t.Setenv("GIT_PAGER", "false")
+	t.Setenv("PAGER", "false")
+	t.Setenv("LC_ALL", "de_DE.UTF-8")
+	t.Setenv("GIT_GLOB_PATHSPECS", "1")
+
+	dir = t.TempDir()
+	run := func(args ...string) string {
+		t.Helper()
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = append(os.Environ(), "GIT_GLOB_PATHSPECS=", "LC_ALL=C")
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("init", "-q")
+	write("a.go", "package a\n\nfunc A() {}\n")
+	write("*.go", "star\n")
+	write("héllo.txt", "one\n")
+	run("add", "-A")
+	run("commit", "-q", "-m", "first")
+	first = run("rev-parse", "HEAD")
+	write("a.go", "package a\n\nfunc A() { println() }\n")
+	write("*.go", "star star\n")
+	write("héllo.txt", "one\ntwo\n")
+	run("commit", "-q", "-am", "second")
+	second = run("rev-parse", "HEAD")
+	return dir, first, second
+}
+
+func TestPatchIgnoresConfiguration(t *testing.T) {
+	dir, first, second := newRepo(t)
+	out, err := Runner{Dir: dir}.Output(context.Background(), PatchArgs(first, second)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch := string(out)
+	for _, want := range []string{
+		"diff --git a/a.go b/a.go\n",
+		"--- a/héllo.txt\n+++ b/héllo.txt\n",             // unquoted, with prefixes
+		"@@ -1,3 +1,3 @@\n package a\n \n-func A() {}\n", // three lines of context
+	} {
+		if !strings.Contains(patch, want) {
+			t.Errorf("patch lacks %q:\n%s", want, patch)
+		}
+	}
+	if strings.Contains(patch, "\x1b[") {
+		t.Errorf("patch is coloured:\n%q", patch)
+	}
+}
+
+func TestLiteralPathspecs(t *testing.T) {
+	dir, first, second := newRepo(t)
+	out, err := Runner{Dir: dir}.Output(context.Background(), "diff", "--name-only", first, second, "--", "*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(string(out)); got != "*.go" {
+		t.Errorf("files for pathspec *.go = %q, want the file named *.go alone", got)
+	}
+}
+
+func TestCapped(t *testing.T) {
+	dir, first, _ := newRepo(t)
+	r := Runner{Dir: dir}
+	whole, err := r.Output(context.Background(), "cat-file", "-p", first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, cut, err := r.Capped(context.Background(), 10, "cat-file", "-p", first)
+	if err != nil || !cut || string(out) != string(whole[:10]) {
+		t.Errorf("Capped(10) = %q, %v, %v; want %q, true, nil", out, cut, err, whole[:10])
+	}
+	out, cut, err = r.Capped(context.Background(), len(whole), "cat-file", "-p", first)
+	if err != nil || cut || string(out) != string(whole) {
+		t.Errorf("Capped(len) = %q, %v, %v; want the whole output, not cut", out, cut, err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir, _, _ := newRepo(t)
+	ctx := context.Background()
+
+	_, err := Runner{Dir: t.TempDir()}.Text(ctx, "rev-parse", "--show-toplevel")
+	var gerr *Error
+	if !errors.As(err, &gerr) || !strings.HasPrefix(err.Error(), "git rev-parse: not a git repository") || gerr.ExitCode() != 128 {
+		t.Errorf("outside a repository: %v (%#v), want git rev-parse: not a git repository, exit 128", err, gerr)
+	}
+
+	_, err = Runner{Dir: dir}.Text(ctx, "merge-base", "--is-ancestor", "HEAD", "HEAD~1")
+	if !errors.As(err, &gerr) || gerr.ExitCode() != 1 || len(gerr.Stderr) != 0 || err.Error() != "git merge-base: exit status 1" {
+		t.Errorf("silent failure: %v, want git merge-base: exit status 1 with empty stderr", err)
+	}
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = Runner{Dir: dir}.Text(cancelled, "rev-parse", "HEAD")
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v, want context.Canceled", err)
+	}
+
+	timeout, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	c := Runner{Dir: dir}.Command(timeout, "cat-file", "--batch")
+	if _, err := c.StdinPipe(); err != nil { // held open: git waits for input
+		t.Fatal(err)
+	}
+	start := time.Now()
+	err = c.Run()
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.HasPrefix(err.Error(), "git cat-file: ") {
+		t.Errorf("timed out: %v, want git cat-file: context deadline exceeded", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("cancelled git took %v to stop", d)
+	}
+}
+
+func TestUnsafe(t *testing.T) {
+	stderr := "fatal: detected dubious ownership in repository at '/srv/repo'\n" +
+		"To add an exception for this directory, call:\n\n\tgit config --global --add safe.directory /srv/repo\n"
+	e := &Error{Dir: "sub", Args: []string{"rev-parse"}, Stderr: []byte(stderr), Err: errors.New("exit status 128")}
+	want := "git refuses to read /srv/repo because another user owns it: run git config --global --add safe.directory /srv/repo"
+	if e.Error() != want {
+		t.Errorf("Error() = %q, want %q", e.Error(), want)
+	}
+	e.Stderr = []byte("fatal: detected dubious ownership in repository\n")
+	if repo, ok := e.Unsafe(); !ok || repo != "sub" {
+		t.Errorf("Unsafe() without a path = %q, %v; want the directory git ran in", repo, ok)
+	}
+	e.Stderr = []byte("fatal: bad revision 'x'\n")
+	if _, ok := e.Unsafe(); ok || e.Error() != "git rev-parse: bad revision 'x'" {
+		t.Errorf("other failure: %q", e.Error())
+	}
+}
+
+func TestEnv(t *testing.T) {
+	t.Setenv("GIT_EXTERNAL_DIFF", "x")
+	t.Setenv("LANG", "de_DE.UTF-8")
+	t.Setenv("GIT_GLOB_PATHSPECS", "1")
+	t.Setenv("GIT_DIR", "/keep/me")
+	env := Env()
+	for _, kv := range []string{"LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "GIT_DIR=/keep/me"} {
+		if !slices.Contains(env, kv) {
+			t.Errorf("environment lacks %s", kv)
+		}
+	}
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "GIT_EXTERNAL_DIFF" || k == "LANG" || k == "GIT_GLOB_PATHSPECS" {
+			t.Errorf("environment keeps %s", kv)
+		}
+	}
+}
