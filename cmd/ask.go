@@ -92,6 +92,8 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := withDeadline(ctx, set.Deadline)
+	defer cancel()
 	askOpts := review.AskOptions{Limits: conversation.LimitsFrom(set.Budget), SummarizeWithModel: opts.Summarize == "model"}
 	prog := newProgress(opts.IO)
 	var sess *review.Session
@@ -141,7 +143,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	ans, err := sess.Answer(ctx, askOpts)
 	prog.done()
 	if err != nil {
-		return runError(sess.Run.ID, err)
+		return runError(ctx, sess.Run.ID, err)
 	}
 	overrideSeverity(ans.Findings, set.Severity)
 	if err := writeOutput(opts.IO, opts.Output, func(w io.Writer) error { return format.WriteAnswer(w, ans) }); err != nil {

@@ -1,6 +1,10 @@
 package cmd
 
 import (
+	"strings"
+
+	"github.com/reviewdev/review/cmd/config"
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review/report"
 	"github.com/spf13/cobra"
 )
@@ -21,25 +25,7 @@ func NewCmdConfig(f *Factory, runF func(*ConfigOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "config [flags]",
 		Short: "Show the effective configuration and where each value comes from",
-		Long: `config prints the settings a review run here would use, and where each one
-comes from: a flag, an environment variable, the repository's .review.yaml,
-the user's configuration file, or the default. It takes the same flags as
-review, so their effect can be seen too, and it fails on the same mistakes
-in the configuration files, which makes it a quick check of a file.
-
-Settings are read, first match wins, from:
-
-  1. flags
-  2. environment: REVIEW_MODEL, OPENAI_BASE_URL, REVIEW_STORE, REVIEW_FAIL_ON
-  3. .review.yaml at the top of the repository's working tree
-  4. $XDG_CONFIG_HOME/review/config.yaml (default ~/.config/review/config.yaml)
-  5. defaults
-
-Configuration files are YAML mappings with the keys model, base_url,
-tokenizer, off_diff, context_window, answer_reserve, static_share,
-preview_chars, max_steps, history_turns, history_chars, fail_on,
-instructions, ignore, severity and price. A key set in one file replaces
-that key of a file below it whole: lists and mappings are not merged.`,
+		Long:  configLong(),
 		Example: `  review config
   review config --model gpt-4o --json`,
 		Args: usageArgs(cobra.NoArgs),
@@ -64,4 +50,35 @@ func runConfig(opts *ConfigOptions) error {
 		return report.WriteJSON(opts.IO.Out, e.Rows())
 	}
 	return e.WriteTable(opts.IO.Out)
+}
+
+// configLong is the help of `review config`, with the variables and file
+// keys taken from the settings table so that it never falls behind it.
+func configLong() string {
+	var envs []string
+	for _, k := range config.Keys() {
+		if k.Env != "" {
+			envs = append(envs, k.Env)
+		}
+	}
+	files := strings.Join(config.FileKeys(), ", ")
+	if i := strings.LastIndex(files, ", "); i >= 0 {
+		files = files[:i] + " and " + files[i+2:]
+	}
+	return `config prints the settings a review run here would use, and where each one
+comes from: a flag, an environment variable, the repository's .review.yaml,
+the user's configuration file, or the default. It takes the same flags as
+review, so their effect can be seen too, and it fails on the same mistakes
+in the configuration files, which makes it a quick check of a file.
+
+Settings are read, first match wins, from:
+
+  1. flags
+  2. environment: ` + strings.Join(envs, ", ") + `
+  3. .review.yaml at the top of the repository's working tree
+  4. $XDG_CONFIG_HOME/review/config.yaml (default ~/.config/review/config.yaml)
+  5. defaults
+
+` + text.Wrap("Configuration files are YAML mappings with the keys "+files+
+		". A key set in one file replaces that key of a file below it whole: lists and mappings are not merged.", 76)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -161,6 +162,8 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx, cancel := withDeadline(ctx, set.Deadline)
+	defer cancel()
 	if opts.Getenv("GITHUB_ACTIONS") == "true" {
 		if err := ensureMergeBase(ctx, opts.Dir, opts.Base, opts.Head, opts.IO.ErrOut); err != nil {
 			return err
@@ -201,7 +204,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	res, err := sess.Review(ctx)
 	prog.done()
 	if err != nil {
-		return runError(sess.Run.ID, err)
+		return runError(ctx, sess.Run.ID, err)
 	}
 	overrideSeverity(res.Findings, set.Severity)
 	res.SetPrice(set.Price)
@@ -263,6 +266,7 @@ func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 		BaseURL: set.BaseURL,
 		APIKey:  getenv("OPENAI_API_KEY"),
 		OnRetry: prog.retry,
+		Timeout: set.Timeout,
 	})
 	a := &review.Agent{
 		Model:     client,
@@ -289,9 +293,28 @@ func plural(n int, noun string) string {
 
 // runError says which run failed, and how to make a request fit when the
 // provider found it too long.
-func runError(id string, err error) error {
+func runError(ctx context.Context, id string, err error) error {
+	var de *deadlineError
+	if errors.As(context.Cause(ctx), &de) {
+		return fmt.Errorf("run %s: %w", id, de)
+	}
 	if errors.Is(err, llm.ErrContextLength) {
 		return fmt.Errorf("run %s: %w; make the requests smaller with a lower --static-share or --preview-chars, or give the model's real window with --context-window", id, err)
 	}
 	return fmt.Errorf("run %s: %w", id, err)
+}
+
+// deadlineError is the cause of a run stopped by --deadline.
+type deadlineError struct{ d time.Duration }
+
+func (e *deadlineError) Error() string {
+	return fmt.Sprintf("stopped at the --deadline of %s (REVIEW_DEADLINE); its recorded steps are kept: allow more time, or review less with --max-steps", e.d)
+}
+
+// withDeadline bounds ctx by the run's deadline, if it has one.
+func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, d, &deadlineError{d})
 }

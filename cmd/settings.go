@@ -27,6 +27,8 @@ type agentFlags struct {
 	HistoryTurns  int
 	HistoryChars  int
 	FailOn        string
+	Timeout       string
+	Deadline      string
 
 	// flags is the set the fields were registered on. A flag counts only
 	// when given on the command line (Changed), so its default never hides
@@ -88,6 +90,8 @@ func (a *agentFlags) given(name string) (string, bool) {
 		"max-steps":      itoa(a.MaxSteps),
 		"history-turns":  itoa(a.HistoryTurns),
 		"history-chars":  itoa(a.HistoryChars),
+		"timeout":        a.Timeout,
+		"deadline":       a.Deadline,
 	}[name]
 	return v, v != "" && v != "0"
 }
@@ -104,6 +108,8 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&a.StaticShare, "static-share", 0, "share of the input budget for the static diff context (default 0.5)")
 	fl.IntVar(&a.PreviewChars, "preview-chars", 0, "characters of a tool output shown to the model before it must page (default 2000)")
 	fl.IntVar(&a.MaxSteps, "max-steps", 0, "model requests per tool loop before the final review is asked for (default 20)")
+	fl.StringVar(&a.Timeout, "timeout", "", "how long a model response may take to start, and then to arrive, per attempt, e.g. 90s or 5m (default: $REVIEW_TIMEOUT, the configuration files, or "+llm.DefaultTimeout.String()+")")
+	fl.StringVar(&a.Deadline, "deadline", "", "how long the whole run may take, all requests and retries included, e.g. 20m (default: $REVIEW_DEADLINE, the configuration files, or none)")
 	fl.IntVar(&a.HistoryTurns, "history-turns", 0, "earlier turns kept before a follow-up loop starts (default 4)")
 	fl.IntVar(&a.HistoryChars, "history-chars", 0, "characters of earlier turns kept before a follow-up loop starts (default 24000)")
 	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical (default: $REVIEW_FAIL_ON, the configuration files, or none)")

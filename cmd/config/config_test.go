@@ -211,6 +211,7 @@ price: {prompt: 2.5, completion: 10}
 	want.Budget.MaxSteps = 8
 	want.Budget.HistoryTurns = 0
 	want.Budget.HistoryChars = 9000
+	want.Timeout = llm.DefaultTimeout
 	if !reflect.DeepEqual(e.Settings, want) {
 		t.Errorf("settings:\n got %+v\nwant %+v", e.Settings, want)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
@@ -58,6 +59,8 @@ var keys = []Key{
 	{Name: "static_share", kind: kindFloat, Flag: "static-share", File: true, parse: share},
 	{Name: "preview_chars", kind: kindInt, Flag: "preview-chars", File: true, parse: atLeast(200)},
 	{Name: "max_steps", kind: kindInt, Flag: "max-steps", File: true, parse: atLeast(1)},
+	{Name: "timeout", kind: kindString, Flag: "timeout", Env: "REVIEW_TIMEOUT", File: true, parse: duration(100*time.Millisecond, time.Hour)},
+	{Name: "deadline", kind: kindString, Flag: "deadline", Env: "REVIEW_DEADLINE", File: true, parse: duration(0, 24*time.Hour)},
 	{Name: "history_turns", kind: kindInt, Flag: "history-turns", File: true, parse: atLeast(0)},
 	{Name: "history_chars", kind: kindInt, Flag: "history-chars", File: true, parse: atLeast(0)},
 	{Name: "fail_on", kind: kindString, Flag: "fail-on", Env: "REVIEW_FAIL_ON", File: true, parse: failOnSeverity},
@@ -155,6 +158,25 @@ func atLeast(n int) func(string, any) (any, error) {
 			return nil, fmt.Errorf("%s must be at least %d, got %d", label, n, i)
 		}
 		return v, nil
+	}
+}
+
+// duration accepts a Go duration ("90s", "5m", "1h30m") from lo to hi;
+// 0 is accepted when lo is 0 and means no limit.
+func duration(lo, hi time.Duration) func(string, any) (any, error) {
+	return func(label string, v any) (any, error) {
+		s := strings.TrimSpace(v.(string))
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			if _, nerr := strconv.Atoi(s); nerr == nil {
+				return nil, fmt.Errorf("%s needs a unit, got %q: write it as %ss or %sm", label, s, s, s)
+			}
+			return nil, fmt.Errorf("%s must be a duration such as 90s, 5m or 1h30m, got %q", label, s)
+		}
+		if d < lo || d > hi || (d == 0 && lo > 0) {
+			return nil, fmt.Errorf("%s must be between %s and %s, got %s", label, lo, hi, d)
+		}
+		return d, nil
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review"
@@ -32,6 +33,11 @@ type Settings struct {
 	Severity map[string]review.Severity
 	// Price, if set, prices the model's tokens (USD per million).
 	Price *llm.Price
+	// Timeout bounds the wait for each model response to start, and then
+	// the reading of it, per attempt.
+	Timeout time.Duration
+	// Deadline bounds the whole run, all requests and retries; 0 is none.
+	Deadline time.Duration
 }
 
 // Effective is the resolved configuration and where each value came from,
@@ -147,6 +153,8 @@ func (e *Effective) apply() error {
 	def("ignore", []string(nil))
 	def("severity", map[string]review.Severity(nil))
 	def("price", nil)
+	def("timeout", llm.DefaultTimeout)
+	def("deadline", time.Duration(0))
 
 	s := &e.Settings
 	s.Model = e.values["model"].v.(string)
@@ -161,6 +169,8 @@ func (e *Effective) apply() error {
 	if p, ok := e.values["price"].v.(llm.Price); ok {
 		s.Price = &p
 	}
+	s.Timeout = e.values["timeout"].v.(time.Duration)
+	s.Deadline = e.values["deadline"].v.(time.Duration)
 
 	// Budgets default per model, and the answer reserve per window.
 	b := conversation.DefaultBudget(llm.Lookup(s.Model).Window)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 	"unicode"
 
 	"github.com/reviewdev/review/review"
@@ -63,6 +64,11 @@ func (e *Effective) Rows() Rows {
 			r.Text = strings.Join(parts, ", ")
 		case llm.Price:
 			r.Text = formatPrice(x, "")
+		case time.Duration:
+			r.Value, r.Text = x.String(), x.String()
+			if x == 0 {
+				r.Value, r.Text = "none", "none"
+			}
 		}
 		switch k.Name {
 		case "store":

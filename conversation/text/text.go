@@ -64,3 +64,30 @@ func JoinOr(names []string) string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
+
+// Wrap breaks s into lines of at most width bytes at spaces (a longer word
+// stays whole on its own line), keeping existing line breaks; runs of white
+// space within a line fold into one space.
+func Wrap(s string, width int) string {
+	var b strings.Builder
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		n := 0
+		for j, w := range strings.Fields(line) {
+			switch {
+			case j == 0:
+			case n+1+len(w) > width:
+				b.WriteByte('\n')
+				n = 0
+			default:
+				b.WriteByte(' ')
+				n++
+			}
+			b.WriteString(w)
+			n += len(w)
+		}
+	}
+	return b.String()
+}

@@ -81,3 +81,14 @@ func TestJoinOr(t *testing.T) {
 		}
 	}
 }
+
+func TestWrap(t *testing.T) {
+	got := Wrap("the keys a, bb, ccc and dddd.\nnext", 12)
+	want := "the keys a,\nbb, ccc and\ndddd.\nnext"
+	if got != want {
+		t.Errorf("Wrap = %q, want %q", got, want)
+	}
+	if Wrap("averyveryverylongword x", 5) != "averyveryverylongword\nx" {
+		t.Error("long word")
+	}
+}
