@@ -95,7 +95,7 @@ type Result struct {
 // SetPrice prices the result: p if given, else the model's list price.
 func (r *Result) SetPrice(p *Price) {
 	r.Price = p
-	if c, ok := estimateCost(r); ok {
+	if c, ok := r.EstimateCost(); ok {
 		r.Cost = &c
 	}
 }

@@ -110,10 +110,10 @@ func (u RunUsage) Cost(p Price) float64 {
 	return (float64(prompt-cached)*p.Prompt + float64(cached)*p.Cached + float64(completion)*p.Completion) / 1e6
 }
 
-// estimateCost prices a result's usage at its configured price, else at
-// its model's list price. The
-// boolean is false when the model has no known price.
-func estimateCost(r *Result) (float64, bool) {
+// EstimateCost estimates what the run cost: at its configured price, else
+// at its model's list price. The boolean is false when the model has no
+// known price.
+func (r *Result) EstimateCost() (float64, bool) {
 	if r.Price != nil {
 		return r.Usage.Cost(*r.Price), true
 	}
@@ -124,9 +124,9 @@ func estimateCost(r *Result) (float64, bool) {
 	return r.Usage.Cost(p), true
 }
 
-// formatUSD renders an estimate with enough digits for the cents a small
+// FormatUSD renders an estimate with enough digits for the cents a small
 // review costs: "$0.0123", "$1.23".
-func formatUSD(v float64) string {
+func FormatUSD(v float64) string {
 	if v < 1 {
 		return fmt.Sprintf("$%.4f", v)
 	}

@@ -74,8 +74,8 @@ func TestCost(t *testing.T) {
 
 func TestFormatUSD(t *testing.T) {
 	for v, want := range map[float64]string{0: "$0.0000", 0.00198: "$0.0020", 0.5: "$0.5000", 1: "$1.00", 12.346: "$12.35"} {
-		if got := formatUSD(v); got != want {
-			t.Errorf("formatUSD(%v) = %s, want %s", v, got, want)
+		if got := FormatUSD(v); got != want {
+			t.Errorf("FormatUSD(%v) = %s, want %s", v, got, want)
 		}
 	}
 }

@@ -37,7 +37,7 @@ func WriteGitHub(w io.Writer, r *Result) error {
 		b.WriteString("::" + escapeData(plainMessage(f, false)) + "\n")
 	}
 	fmt.Fprintf(&b, "review: %s · run %s · see what the model saw: review replay %s\n",
-		countFindings(r.Findings), r.RunID, r.RunID)
+		CountFindings(r.Findings), r.RunID, r.RunID)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -55,7 +55,7 @@ func annotationLevel(s Severity) string {
 
 // annotationTitle heads an annotation: severity, title and category.
 func annotationTitle(f Finding) string {
-	return fmt.Sprintf("[%s] %s (%s)", f.Severity, f.Title, ruleID(f))
+	return fmt.Sprintf("[%s] %s (%s)", f.Severity, f.Title, f.RuleID())
 }
 
 // escapeData escapes a workflow command's message as the runner's
@@ -96,7 +96,7 @@ func escapeCommand(s string, property bool) string {
 // cost, and how to replay it.
 func WriteStepSummary(w io.Writer, r *Result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## review: %s\n\n", countFindings(r.Findings))
+	fmt.Fprintf(&b, "## review: %s\n\n", CountFindings(r.Findings))
 	fmt.Fprintf(&b, "Reviewed %s against %s.\n\n", mdCode(r.Head), mdCode(r.Base))
 	if s := strings.TrimSpace(r.Summary); s != "" {
 		b.WriteString(tidyMarkdown(s) + "\n\n")
@@ -108,7 +108,7 @@ func WriteStepSummary(w io.Writer, r *Result) error {
 		b.WriteString("| Severity | Location | Category | Finding |\n|---|---|---|---|\n")
 		for _, f := range r.Findings {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n",
-				f.Severity, codeCell(location(f)), mdCell(ruleID(f)), mdCell(f.Title))
+				f.Severity, codeCell(f.Location()), mdCell(f.RuleID()), mdCell(f.Title))
 		}
 		b.WriteString("\n")
 		for i, f := range r.Findings {
@@ -119,7 +119,7 @@ func WriteStepSummary(w io.Writer, r *Result) error {
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d left out</summary>\n\n", len(r.Dropped))
 		for _, d := range r.Dropped {
-			fmt.Fprintf(&b, "- %s (%s): %s\n", escapeAngles(oneLineText(d.Finding.Title)), mdCode(location(d.Finding)), escapeAngles(oneLineText(d.Reason)))
+			fmt.Fprintf(&b, "- %s (%s): %s\n", escapeAngles(oneLineText(d.Finding.Title)), mdCode(d.Finding.Location()), escapeAngles(oneLineText(d.Reason)))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
@@ -154,7 +154,7 @@ func findingMarkdown(f Finding, limit int) string {
 // line of prose, on a line of its own before anything longer, where a
 // fence must start a line to be one.
 func labelled(label, md string) string {
-	if strings.Contains(md, "\n") || fenceOf(md) != "" {
+	if strings.Contains(md, "\n") || FenceOf(md) != "" {
 		return "**" + label + ":**\n\n" + md
 	}
 	return "**" + label + ":** " + md
@@ -165,17 +165,17 @@ func labelled(label, md string) string {
 func usageTable(r *Result) string {
 	u := r.Usage
 	cost := "unknown price"
-	if c, ok := estimateCost(r); ok {
-		cost = formatUSD(c)
+	if c, ok := r.EstimateCost(); ok {
+		cost = FormatUSD(c)
 	}
 	return fmt.Sprintf("| Requests | Prompt tokens | Cached | Completion tokens | Our prompt count | Estimated cost |\n"+
 		"|---:|---:|---:|---:|---:|---:|\n| %d | %d | %d | %d | %d | %s |\n",
 		u.Requests, u.Prompt, u.Cached, u.Completion, u.Own, cost)
 }
 
-// countFindings says how many findings there are, by severity, most severe
+// CountFindings says how many findings there are, by severity, most severe
 // first: "3 findings (1 high, 2 low)".
-func countFindings(fs []Finding) string {
+func CountFindings(fs []Finding) string {
 	if len(fs) == 0 {
 		return "no findings"
 	}
@@ -297,7 +297,7 @@ func tidy(s string, comments bool) string {
 	open := ""
 	for i, line := range lines {
 		t := strings.TrimSpace(line)
-		fence := fenceOf(t)
+		fence := FenceOf(t)
 		switch {
 		case fence != "" && open == "":
 			open = fence
@@ -316,10 +316,10 @@ func tidy(s string, comments bool) string {
 	return s
 }
 
-// fenceOf returns the fence that opens or closes a code block on line t
+// FenceOf returns the fence that opens or closes a code block on line t
 // (three or more backticks or tildes), or "". A backtick fence's info
 // string cannot hold a backtick: "```a```" is inline code, not a fence.
-func fenceOf(t string) string {
+func FenceOf(t string) string {
 	for _, c := range []byte{'`', '~'} {
 		n := runOf(t, c)
 		if n < 3 {

@@ -272,7 +272,7 @@ func TestMarkdownHelpers(t *testing.T) {
 			t.Errorf("tidyMarkdown(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := countFindings([]Finding{{Severity: High}}); got != "1 finding (1 high)" {
+	if got := CountFindings([]Finding{{Severity: High}}); got != "1 finding (1 high)" {
 		t.Errorf("countFindings = %q", got)
 	}
 }

@@ -300,7 +300,7 @@ func commentMarker(fp, run string) string {
 // as code too: GitHub would offer them as changes to the wrong lines.
 func commentMarkdown(f Finding, applicable bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**[%s] %s** · %s", f.Severity, escapeAngles(oneLineText(f.Title)), escapeAngles(ruleID(f)))
+	fmt.Fprintf(&b, "**[%s] %s** · %s", f.Severity, escapeAngles(oneLineText(f.Title)), escapeAngles(f.RuleID()))
 	if !applicable && f.EndLine > f.Line {
 		// The comment sits on the first line only; say where it ends.
 		fmt.Fprintf(&b, " · lines %d-%d", f.Line, f.EndLine)
@@ -310,7 +310,7 @@ func commentMarkdown(f Finding, applicable bool) string {
 		b.WriteString("\n" + neutralizeSuggestions(tidyMarkdown(f.Body)) + "\n")
 	}
 	if f.Suggestion != "" {
-		if code, prose, ok := literalSuggestion(f.Suggestion); ok {
+		if code, prose, ok := LiteralSuggestion(f.Suggestion); ok {
 			info := ""
 			if applicable {
 				info = "suggestion"
@@ -336,7 +336,7 @@ func commentMarkdown(f Finding, applicable bool) string {
 func (p reviewPlan) render(r *Result, head string, fallback bool) string {
 	var b strings.Builder
 	b.WriteString(reviewMarker(r.RunID, head) + "\n")
-	fmt.Fprintf(&b, "### review: %s\n\n", countFindings(r.Findings))
+	fmt.Fprintf(&b, "### review: %s\n\n", CountFindings(r.Findings))
 	if s := strings.TrimSpace(r.Summary); s != "" {
 		b.WriteString(neutralizeSuggestions(tidyMarkdown(s)) + "\n\n")
 	}
@@ -352,7 +352,7 @@ func (p reviewPlan) render(r *Result, head string, fallback bool) string {
 		}
 		for i, f := range p.body {
 			fmt.Fprintf(&b, "**%d. [%s] %s** · %s · %s\n\n", i+1, f.Severity,
-				escapeAngles(oneLineText(f.Title)), mdCode(location(f)), escapeAngles(ruleID(f)))
+				escapeAngles(oneLineText(f.Title)), mdCode(f.Location()), escapeAngles(f.RuleID()))
 			if md := findingMarkdown(f, 0); md != "" {
 				b.WriteString(neutralizeSuggestions(md) + "\n\n")
 			}
@@ -361,7 +361,7 @@ func (p reviewPlan) render(r *Result, head string, fallback bool) string {
 	if len(p.repeated) > 0 {
 		b.WriteString("#### Commented by an earlier run\n\n")
 		for _, f := range p.repeated {
-			fmt.Fprintf(&b, "- [%s] %s · %s", f.Severity, escapeAngles(oneLineText(f.Title)), mdCode(location(f.Finding)))
+			fmt.Fprintf(&b, "- [%s] %s · %s", f.Severity, escapeAngles(oneLineText(f.Title)), mdCode(f.Finding.Location()))
 			if f.url != "" {
 				fmt.Fprintf(&b, " · [comment](%s)", f.url)
 			}
@@ -378,8 +378,8 @@ func usageLine(r *Result) string {
 	u := r.Usage
 	s := fmt.Sprintf("Run `%s` · model %s · %s · %d prompt tokens (%d cached) · %d completion tokens · our count %d",
 		r.RunID, escapeAngles(oneLineText(r.Model)), plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion, u.Own)
-	if c, ok := estimateCost(r); ok {
-		s += " · about " + formatUSD(c)
+	if c, ok := r.EstimateCost(); ok {
+		s += " · about " + FormatUSD(c)
 	}
 	return s + " · see what the model saw: `review replay " + r.RunID + "`"
 }
@@ -416,7 +416,7 @@ func neutralizeSuggestions(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if fence := fenceOf(t); fence != "" && strings.HasPrefix(strings.TrimSpace(t[len(fence):]), "suggestion") {
+		if fence := FenceOf(t); fence != "" && strings.HasPrefix(strings.TrimSpace(t[len(fence):]), "suggestion") {
 			lines[i] = strings.Replace(l, t, fence, 1)
 		}
 	}

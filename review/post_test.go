@@ -690,7 +690,7 @@ func FuzzCommentMarkdown(f *testing.F) {
 			offers, open := 0, ""
 			for _, l := range strings.Split(md, "\n") {
 				s := strings.TrimSpace(l)
-				fence := fenceOf(s)
+				fence := FenceOf(s)
 				switch {
 				case fence == "":
 				case open == "":
@@ -702,7 +702,7 @@ func FuzzCommentMarkdown(f *testing.F) {
 					open = ""
 				}
 			}
-			_, _, literal := literalSuggestion(suggestion)
+			_, _, literal := LiteralSuggestion(suggestion)
 			allowed := 0
 			if applicable && literal {
 				allowed = 1
@@ -711,7 +711,7 @@ func FuzzCommentMarkdown(f *testing.F) {
 				t.Fatalf("applicable=%v literal=%v: %d suggestion blocks in\n%s", applicable, literal, offers, md)
 			}
 		}
-		code, _, ok := literalSuggestion(suggestion)
+		code, _, ok := LiteralSuggestion(suggestion)
 		if ok && !strings.Contains(suggestion, strings.TrimSpace(code)) {
 			t.Fatalf("replacement %q is not in %q", code, suggestion)
 		}

@@ -68,13 +68,13 @@ func WriteRDJSON(w io.Writer, r *Result) error {
 		d := rdDiagnostic{
 			Location: rdLocation{Path: f.Path},
 			Severity: rdSeverity(f.Severity),
-			Code:     rdCode{Value: ruleID(f)},
+			Code:     rdCode{Value: f.RuleID()},
 		}
 		advice := f.Suggestion
 		if f.Line > 0 {
 			rg := rdRange{Start: rdPosition{f.Line}, End: rdPosition{max(f.EndLine, f.Line)}}
 			d.Location.Range = &rg
-			if code, prose, ok := literalSuggestion(f.Suggestion); ok {
+			if code, prose, ok := LiteralSuggestion(f.Suggestion); ok {
 				d.Suggestions = []rdSuggestion{{Range: rg, Text: code}}
 				advice = prose
 			}
@@ -104,17 +104,17 @@ func rdSeverity(s Severity) string {
 	return "INFO"
 }
 
-// literalSuggestion finds the replacement text in a suggestion written as
+// LiteralSuggestion finds the replacement text in a suggestion written as
 // GitHub's suggested change: exactly one fenced block whose info string is
 // "suggestion", holding the new text of the finding's lines. It returns
 // that text, whatever prose surrounds the block, and whether there was
 // such a block. Nothing else in a suggestion says which lines it replaces.
-func literalSuggestion(s string) (code, prose string, ok bool) {
+func LiteralSuggestion(s string) (code, prose string, ok bool) {
 	lines := strings.Split(s, "\n")
 	start, end := -1, -1
 	for i := 0; i < len(lines); i++ {
 		t := strings.TrimSpace(lines[i])
-		fence := fenceOf(t)
+		fence := FenceOf(t)
 		if fence == "" {
 			continue
 		}
@@ -124,7 +124,7 @@ func literalSuggestion(s string) (code, prose string, ok bool) {
 		j := i + 1
 		for ; j < len(lines); j++ {
 			c := strings.TrimSpace(lines[j])
-			if f := fenceOf(c); f != "" && f[0] == fence[0] && len(f) >= len(fence) && len(c) == len(f) {
+			if f := FenceOf(c); f != "" && f[0] == fence[0] && len(f) >= len(fence) && len(c) == len(f) {
 				break
 			}
 		}

@@ -125,7 +125,7 @@ func TestWriteRDJSON(t *testing.T) {
 	for i, tt := range tests {
 		d := out.Diagnostics[i]
 		f := r.Findings[i]
-		if d.Severity != tt.severity || d.Location.Path != f.Path || d.Code.Value != ruleID(f) {
+		if d.Severity != tt.severity || d.Location.Path != f.Path || d.Code.Value != f.RuleID() {
 			t.Errorf("diagnostic %d: %s %s %s", i, d.Severity, d.Location.Path, d.Code.Value)
 		}
 		switch {
@@ -184,7 +184,7 @@ func TestLiteralSuggestion(t *testing.T) {
 		{"empty", "", "", "", false},
 	}
 	for _, tt := range tests {
-		code, prose, ok := literalSuggestion(tt.in)
+		code, prose, ok := LiteralSuggestion(tt.in)
 		if ok != tt.ok || code != tt.code || prose != tt.prose {
 			t.Errorf("%s: literalSuggestion(%q) = %q, %q, %v; want %q, %q, %v", tt.name, tt.in, code, prose, ok, tt.code, tt.prose, tt.ok)
 		}

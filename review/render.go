@@ -23,7 +23,7 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 		fmt.Fprintf(&b, "## Findings (%d)\n\n", len(r.Findings))
 		for i, f := range r.Findings {
 			fmt.Fprintf(&b, "### %d. [%s] %s\n\n", i+1, f.Severity, oneLineText(f.Title))
-			fmt.Fprintf(&b, "`%s` · %s\n\n", location(f), f.Category)
+			fmt.Fprintf(&b, "`%s` · %s\n\n", f.Location(), f.Category)
 			if f.Body != "" {
 				b.WriteString(f.Body + "\n\n")
 			}
@@ -38,7 +38,7 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d findings left out</summary>\n\n", len(r.Dropped))
 		for _, d := range r.Dropped {
-			fmt.Fprintf(&b, "- %s (`%s`): %s\n", oneLineText(d.Finding.Title), location(d.Finding), oneLineText(d.Reason))
+			fmt.Fprintf(&b, "- %s (`%s`): %s\n", oneLineText(d.Finding.Title), d.Finding.Location(), oneLineText(d.Reason))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
@@ -61,8 +61,9 @@ func noCommands(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// location is path:line, path:line-end, or the path for file-level findings.
-func location(f Finding) string {
+// Location is path:line, path:line-end, or the path for file-level
+// findings.
+func (f Finding) Location() string {
 	switch {
 	case f.Line == 0:
 		return f.Path
@@ -79,7 +80,7 @@ func WriteAnswer(w io.Writer, a *Answer) error {
 	if len(a.Findings) > 0 {
 		fmt.Fprintf(&b, "## New findings (%d)\n\n", len(a.Findings))
 		for i, f := range a.Findings {
-			fmt.Fprintf(&b, "%d. [%s] `%s` %s\n", i+1, f.Severity, location(f), f.Title)
+			fmt.Fprintf(&b, "%d. [%s] `%s` %s\n", i+1, f.Severity, f.Location(), f.Title)
 		}
 		b.WriteString("\n")
 	}

@@ -148,8 +148,8 @@ func WriteSARIF(w io.Writer, r *Result, version string) error {
 			region.EndLine = f.EndLine
 		}
 		results = append(results, sarifResult{
-			RuleID:    ruleID(f),
-			RuleIndex: index[ruleID(f)],
+			RuleID:    f.RuleID(),
+			RuleIndex: index[f.RuleID()],
 			Level:     sarifLevel(f.Severity),
 			Message:   sarifText{Text: plainMessage(f, true)},
 			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
@@ -168,7 +168,7 @@ func WriteSARIF(w io.Writer, r *Result, version string) error {
 		Summary: r.Summary, Submitted: r.Submitted, Steps: r.Steps, Usage: r.Usage,
 		Replay: "review replay " + r.RunID,
 	}
-	if c, ok := estimateCost(r); ok {
+	if c, ok := r.EstimateCost(); ok {
 		// Millionths of a dollar are below any price's precision; rounding
 		// keeps float noise out of the log.
 		c = math.Round(c*1e6) / 1e6
@@ -201,7 +201,7 @@ func sarifRules(fs []Finding) ([]sarifRule, map[string]int) {
 	seen := map[string]bool{}
 	var ids []string
 	for _, f := range fs {
-		if id := ruleID(f); !seen[id] {
+		if id := f.RuleID(); !seen[id] {
 			seen[id] = true
 			ids = append(ids, id)
 		}
@@ -226,8 +226,9 @@ func sarifRules(fs []Finding) ([]sarifRule, map[string]int) {
 	return rules, index
 }
 
-// ruleID is the rule of a finding: its category, which parsing fills in.
-func ruleID(f Finding) string {
+// RuleID is the rule of a finding: its category, which parsing fills in,
+// or "general".
+func (f Finding) RuleID() string {
 	if c := strings.TrimSpace(f.Category); c != "" {
 		return c
 	}
@@ -309,7 +310,7 @@ func plainMessage(f Finding, withTitle bool) string {
 // one run to the next.
 func (f Finding) Fingerprint() string {
 	h := sha256.New()
-	for _, s := range []string{f.Path, strings.ToLower(ruleID(f)), normTitle(f.Title)} {
+	for _, s := range []string{f.Path, strings.ToLower(f.RuleID()), normTitle(f.Title)} {
 		io.WriteString(h, s)
 		h.Write([]byte{0})
 	}

@@ -225,7 +225,7 @@ func TestWriteSARIFContent(t *testing.T) {
 		if res.Level != tt.level {
 			t.Errorf("result %d level = %s, want %s", i, res.Level, tt.level)
 		}
-		if run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID || res.RuleID != ruleID(f) {
+		if run.Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID || res.RuleID != f.RuleID() {
 			t.Errorf("result %d rule %s index %d does not match its category %q", i, res.RuleID, res.RuleIndex, f.Category)
 		}
 		loc := res.Locations[0].PhysicalLocation
