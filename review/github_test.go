@@ -3,15 +3,9 @@ package review
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // workflowCommand is a workflow command parsed the way the Actions runner
@@ -168,82 +162,7 @@ func FuzzWorkflowCommand(f *testing.F) {
 	})
 }
 
-func TestWriteStepSummary(t *testing.T) {
-	r := hostileResult()
-	r.Dropped = []Dropped{{Finding: Finding{Path: "z.go", Line: 9, Title: "gone <!--"}, Reason: "merged\ninto another"}}
-	var b bytes.Buffer
-	if err := WriteStepSummary(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	for _, want := range []string{
-		"## review: 5 findings (1 critical, 1 high, 1 medium, 1 low, 1 info)",
-		"| Severity | Location | Category | Finding |",
-		"| critical | `cache/lru.go:42-45` | concurrency | Data race on map at line 42 |",
-		"`src/ünï/日本.go:3` | error-handling | Ignored error \\| pipe &lt;!-- hidden --> `a < b` |",
-		"| low | `README.md` | docs | File-level &lt;b>note&lt;/b> |",
-		"| info | `x.go:1` | general | Trailing newline |",
-		"<summary>2. ::error::injected, title: yes</summary>",
-		"<summary>4. File-level &lt;b&gt;note&lt;/b&gt;</summary>",
-		"| 3 | 12000 | 4000 | 800 | 11800 | $0.0020 |",
-		"<details><summary>1 left out</summary>\n\n- gone &lt;!-- (`z.go:9`): merged into another\n",
-		"`review replay r7k2m9`",
-		"Reviewed `feature|x` against `main`.",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("summary lacks %q:\n%s", want, out)
-		}
-	}
-	// Every table row has its five cell borders: no text split a row.
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "| ") && strings.Count(strings.ReplaceAll(l, `\|`, ""), "|") != 5 && !strings.HasPrefix(l, "| Requests") && !strings.HasPrefix(l, "| 3 |") {
-			t.Errorf("table row broken: %q", l)
-		}
-	}
-	// The summary's open fence is closed before the table.
-	before, _, _ := strings.Cut(out, "| Severity")
-	if strings.Count(before, "```")%2 != 0 {
-		t.Errorf("an open fence swallows the table:\n%s", before)
-	}
-
-	b.Reset()
-	if err := WriteStepSummary(&b, &Result{RunID: "e", Model: "local"}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "## review: no findings") || !strings.Contains(b.String(), "unknown price") ||
-		!strings.Contains(b.String(), "did not submit") {
-		t.Errorf("empty summary:\n%s", b.String())
-	}
-}
-
-func TestStepSummaryCapsBodies(t *testing.T) {
-	r := &Result{RunID: "big", Findings: []Finding{{Path: "a.go", Line: 1, Severity: Low, Title: "t", Body: strings.Repeat("é", 10*maxSummaryBody)}}}
-	var b bytes.Buffer
-	if err := WriteStepSummary(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	if n := utf8.RuneCountInString(b.String()); n > 2*maxSummaryBody {
-		t.Errorf("summary has %d runes for one long body", n)
-	}
-	if !utf8.ValidString(b.String()) {
-		t.Error("cutting the body split a character")
-	}
-}
-
 func TestMarkdownHelpers(t *testing.T) {
-	for in, want := range map[string]string{
-		"a.go":    "`a.go`",
-		"a`b":     "``a`b``",
-		"`x":      "`` `x ``",
-		"a``b`c":  "```a``b`c```",
-		"":        "``",
-		"pipe|x":  "`pipe|x`",
-		"ü 日本.go": "`ü 日本.go`",
-	} {
-		if got := mdCode(in); got != want {
-			t.Errorf("mdCode(%q) = %q, want %q", in, got, want)
-		}
-	}
 	for in, want := range map[string]string{
 		"a < b":            "a &lt; b",
 		"`a < b` < c":      "`a < b` &lt; c",
@@ -252,129 +171,11 @@ func TestMarkdownHelpers(t *testing.T) {
 		"<!-- x -->":       "&lt;!-- x -->",
 		"no angles at all": "no angles at all",
 	} {
-		if got := escapeAngles(in); got != want {
+		if got := EscapeAngles(in); got != want {
 			t.Errorf("escapeAngles(%q) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[string]string{
-		"text":                          "text",
-		"```go\ncode":                   "```go\ncode\n```",
-		"```go\ncode\n```":              "```go\ncode\n```",
-		"````\n```\nstill code":         "````\n```\nstill code\n````",
-		"~~~\ncode\n~~~\n```x\nopen":    "~~~\ncode\n~~~\n```x\nopen\n```",
-		"inline ```a``` is not a fence": "inline ```a``` is not a fence",
-		"```a```":                       "```a```",
-		"```\n``` x\n":                  "```\n``` x\n\n```",
-		"a <!-- hide\nrest":             "a &lt;!-- hide\nrest",
-		"```html\n<!-- code -->\n```":   "```html\n<!-- code -->\n```",
-	} {
-		if got := tidyMarkdown(in); got != want {
-			t.Errorf("tidyMarkdown(%q) = %q, want %q", in, got, want)
 		}
 	}
 	if got := CountFindings([]Finding{{Severity: High}}); got != "1 finding (1 high)" {
 		t.Errorf("countFindings = %q", got)
-	}
-}
-
-// TestActionYAML checks the composite action at the repository root: its
-// inputs and defaults, that the API key reaches review only through the
-// environment, that no script expands an expression (the injection GitHub
-// warns about), and that every script is valid bash.
-func TestActionYAML(t *testing.T) {
-	path := ""
-	for dir, _ := os.Getwd(); ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			path = filepath.Join(dir, "action.yml")
-			break
-		}
-		if filepath.Dir(dir) == dir {
-			t.Fatal("no go.mod above the package")
-		}
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var action struct {
-		Inputs map[string]struct {
-			Default *string `yaml:"default"`
-		} `yaml:"inputs"`
-		Runs struct {
-			Using string `yaml:"using"`
-			Steps []struct {
-				ID    string            `yaml:"id"`
-				If    string            `yaml:"if"`
-				Uses  string            `yaml:"uses"`
-				Run   string            `yaml:"run"`
-				Shell string            `yaml:"shell"`
-				Env   map[string]string `yaml:"env"`
-				With  map[string]string `yaml:"with"`
-			} `yaml:"steps"`
-		} `yaml:"runs"`
-	}
-	if err := yaml.Unmarshal(raw, &action); err != nil {
-		t.Fatalf("action.yml: %v", err)
-	}
-	if action.Runs.Using != "composite" {
-		t.Errorf("runs.using = %q", action.Runs.Using)
-	}
-	for name, want := range map[string]string{
-		"model": "", "base-url": "", "api-key": "", "fail-on": "none", "format": "github",
-		"sarif": "false", "post": "false", "version": "",
-	} {
-		in, ok := action.Inputs[name]
-		if !ok || in.Default == nil || *in.Default != want {
-			t.Errorf("input %s: default %v, want %q", name, in.Default, want)
-		}
-	}
-	var uses []string
-	var keyEnv, reviewRun, uploadIf string
-	for i, s := range action.Runs.Steps {
-		if s.Uses != "" {
-			uses = append(uses, s.Uses)
-		}
-		if strings.HasPrefix(s.Uses, "github/codeql-action/upload-sarif@") {
-			uploadIf = s.If
-		}
-		for k, v := range s.Env {
-			if strings.Contains(v, "inputs.api-key") {
-				keyEnv = k
-			}
-		}
-		if s.Run == "" {
-			continue
-		}
-		if s.Shell != "bash" {
-			t.Errorf("step %d: shell %q, want bash", i, s.Shell)
-		}
-		if strings.Contains(s.Run, "${{") {
-			t.Errorf("step %d expands an expression inside its script; pass it through env:\n%s", i, s.Run)
-		}
-		if strings.Contains(s.Run, "set -x") || strings.Contains(s.Run, "OPENAI_API_KEY") {
-			t.Errorf("step %d could print the API key", i)
-		}
-		if strings.Contains(s.Run, "review \"${args[@]}\"") {
-			reviewRun = s.Run
-		}
-		cmd := exec.Command("bash", "-n")
-		cmd.Stdin = strings.NewReader(s.Run)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("step %d is not valid bash: %v\n%s", i, err, out)
-		}
-	}
-	if keyEnv != "OPENAI_API_KEY" {
-		t.Errorf("api-key goes to %q, want the environment variable OPENAI_API_KEY", keyEnv)
-	}
-	for _, want := range []string{`--base "origin/$BASE_REF"`, `--fail-on "$FAIL_ON"`, `--format "$FORMAT"`, `"sarif=$sarif"`, "--post github", `--head "$HEAD_SHA"`} {
-		if !strings.Contains(reviewRun, want) {
-			t.Errorf("the review step does not pass %s", want)
-		}
-	}
-	if !strings.Contains(uploadIf, "always()") {
-		t.Errorf("SARIF upload runs only when review passed: if: %q", uploadIf)
-	}
-	if len(uses) != 2 || !strings.HasPrefix(uses[0], "actions/setup-go@") {
-		t.Errorf("actions used: %v", uses)
 	}
 }

@@ -42,7 +42,7 @@ func WriteMarkdown(w io.Writer, r *Result) error {
 		}
 		b.WriteString("\n</details>\n\n")
 	}
-	b.WriteString("---\n" + usageLine(r) + "\n")
+	b.WriteString("---\n" + r.UsageLine() + "\n")
 	_, err := io.WriteString(w, noCommands(b.String()))
 	return err
 }
@@ -94,3 +94,15 @@ func WriteAnswer(w io.Writer, a *Answer) error {
 
 // Formats are the output formats of a review, the first the default.
 var Formats = []string{"markdown", "json", "sarif", "github", "rdjson"}
+
+// UsageLine is the run's usage in one line of Markdown, with how to
+// replay it.
+func (r *Result) UsageLine() string {
+	u := r.Usage
+	s := fmt.Sprintf("Run `%s` · model %s · %s · %d prompt tokens (%d cached) · %d completion tokens · our count %d",
+		r.RunID, EscapeAngles(oneLineText(r.Model)), plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion, u.Own)
+	if c, ok := r.EstimateCost(); ok {
+		s += " · about " + FormatUSD(c)
+	}
+	return s + " · see what the model saw: `review replay " + r.RunID + "`"
+}

@@ -377,7 +377,6 @@ func BenchmarkWriters(b *testing.B) {
 	}{
 		{"sarif", func(buf *bytes.Buffer) error { return WriteSARIF(buf, r, "v1") }},
 		{"github", func(buf *bytes.Buffer) error { return WriteGitHub(buf, r) }},
-		{"summary", func(buf *bytes.Buffer) error { return WriteStepSummary(buf, r) }},
 		{"rdjson", func(buf *bytes.Buffer) error { return WriteRDJSON(buf, r) }},
 	} {
 		b.Run(w.name, func(b *testing.B) {
