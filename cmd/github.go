@@ -8,6 +8,7 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/github"
 )
 
 // ensureMergeBase makes a shallow CI clone able to diff: when base or the
@@ -73,7 +74,7 @@ func isShallow(ctx context.Context, dir string) bool {
 // GitHub Actions provides.
 type githubTarget struct {
 	api, token, repo string
-	event            review.PREvent
+	event            github.PREvent
 }
 
 // githubTargetFrom checks the environment --post github needs. It runs
@@ -90,13 +91,13 @@ func githubTargetFrom(getenv func(string) string) (*githubTarget, error) {
 	case event == "":
 		return nil, fmt.Errorf("--post github needs GITHUB_EVENT_PATH, the pull_request event GitHub Actions provides")
 	}
-	ev, err := review.ReadPREvent(event)
+	ev, err := github.ReadPREvent(event)
 	if err != nil {
 		return nil, err
 	}
 	t.event = ev
 	if t.api == "" {
-		t.api = review.DefaultGitHubAPI
+		t.api = github.DefaultAPIURL
 	}
 	return t, nil
 }
@@ -108,7 +109,7 @@ func (t *githubTarget) post(ctx context.Context, s *IOStreams, res *review.Resul
 		head = d.HeadSHA
 	}
 	n := t.event.Number
-	rep, err := review.PostGitHub(ctx, res, d, review.PostOptions{APIURL: t.api, Token: t.token, Repo: t.repo, PR: n, HeadSHA: head})
+	rep, err := github.Post(ctx, res, d, github.PostOptions{APIURL: t.api, Token: t.token, Repo: t.repo, PR: n, HeadSHA: head})
 	if err != nil {
 		return err
 	}

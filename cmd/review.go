@@ -15,6 +15,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/github"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/toolmem"
@@ -214,7 +215,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		}
 	}
 	if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		if err := appendFile(p, func(w io.Writer) error { return review.WriteStepSummary(w, res) }); err != nil {
+		if err := appendFile(p, func(w io.Writer) error { return github.WriteStepSummary(w, res) }); err != nil {
 			return fmt.Errorf("writing the step summary to %s: %w", p, err)
 		}
 	}

@@ -101,18 +101,6 @@ func (r *Result) SetPrice(p *llm.Price) {
 	}
 }
 
-// UsageLine is the run's usage in one line of Markdown, with how to
-// replay it.
-func (r *Result) UsageLine() string {
-	u := r.Usage
-	s := fmt.Sprintf("Run `%s` · model %s · %s · %d prompt tokens (%d cached) · %d completion tokens · our count %d",
-		r.RunID, escapeAngles(oneLineText(r.Model)), plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion, u.Own)
-	if c, ok := r.EstimateCost(); ok {
-		s += " · about " + llm.FormatUSD(c)
-	}
-	return s + " · see what the model saw: `review replay " + r.RunID + "`"
-}
-
 // Session is a run in progress: its record, conversation and usage.
 type Session struct {
 	*Agent

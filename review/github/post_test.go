@@ -1,4 +1,4 @@
-package review
+package github
 
 import (
 	"context"
@@ -7,15 +7,20 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review"
 )
 
 const (
@@ -23,6 +28,34 @@ const (
 	fakeHead  = "1111111111111111111111111111111111111111"
 	fakeHead2 = "2222222222222222222222222222222222222222"
 )
+
+// ghUser and ghDraftComment are GitHub's shapes of a user and of a
+// review's draft comment, as the fake reads and writes them.
+type (
+	ghUser struct {
+		Login string `json:"login"`
+		Type  string `json:"type"`
+	}
+	ghDraftComment struct {
+		Path      string `json:"path"`
+		Line      int    `json:"line"`
+		Side      string `json:"side"`
+		StartLine int    `json:"start_line,omitempty"`
+		StartSide string `json:"start_side,omitempty"`
+		Body      string `json:"body"`
+	}
+)
+
+// failure is an answer the fake gives instead of serving a request:
+// status with header and body, or, with status 0, a connection closed
+// without an answer. after serves the request first and then fails, as
+// GitHub does when it acts but cannot answer.
+type failure struct {
+	status int
+	header http.Header
+	body   map[string]any
+	after  bool
+}
 
 // fakeGitHub is a GitHub REST API for one pull request, o/r#7, under the
 // /api/v3 prefix GitHub Enterprise Server uses. It checks every request
@@ -38,11 +71,12 @@ type fakeGitHub struct {
 	poster   ghUser           // the author of what is posted
 	reviews  []map[string]any // stored in GitHub's response shape
 	comments []map[string]any
-	posts    []postedReview // each accepted or refused POST, decoded
-	statuses []int          // answers for the next POSTs; none left: 200
-	listFail int            // status for the listings; 0: serve them
-	header   http.Header    // sent with a failure
-	linkHost string         // if set, next-page links point there
+	posts    []postedReview       // each accepted or refused POST, decoded
+	statuses []int                // answers for the next POSTs; none left: 200
+	listFail int                  // status for the listings; 0: serve them
+	header   http.Header          // sent with a failure
+	linkHost string               // if set, next-page links point there
+	failures map[string][]failure // by "METHOD last-path-segment": the next answers
 	requests []string
 	nextID   int64
 }
@@ -62,8 +96,49 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	return g
 }
 
+// options points Post at the fake, with retries after a millisecond or
+// two.
 func (g *fakeGitHub) options() PostOptions {
-	return PostOptions{APIURL: g.srv.URL + "/api/v3/", Token: fakeToken, Repo: "o/r", PR: 7, HeadSHA: fakeHead}
+	return PostOptions{APIURL: g.srv.URL + "/api/v3/", Token: fakeToken, Repo: "o/r", PR: 7, HeadSHA: fakeHead,
+		BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}
+}
+
+// fail queues answers for the next requests of one kind: "GET user",
+// "GET reviews", "GET comments" or "POST reviews".
+func (g *fakeGitHub) fail(kind string, fs ...failure) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.failures == nil {
+		g.failures = map[string][]failure{}
+	}
+	g.failures[kind] = append(g.failures[kind], fs...)
+}
+
+// failed answers r with the next failure queued for its kind, if any.
+func (g *fakeGitHub) failed(w http.ResponseWriter, r *http.Request) bool {
+	kind := r.Method + " " + path.Base(r.URL.Path)
+	fs := g.failures[kind]
+	if len(fs) == 0 {
+		return false
+	}
+	f := fs[0]
+	g.failures[kind] = fs[1:]
+	if f.after {
+		g.route(httptest.NewRecorder(), r)
+	}
+	if f.status == 0 {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err != nil {
+			g.t.Errorf("cannot drop the connection: %v", err)
+		} else {
+			conn.Close()
+		}
+		return true
+	}
+	for k, v := range f.header {
+		w.Header()[k] = v
+	}
+	writeGitHubJSON(w, f.status, f.body)
+	return true
 }
 
 func (g *fakeGitHub) posted() []postedReview {
@@ -89,6 +164,13 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("User-Agent") == "" {
 		t.Errorf("%s %s: no User-Agent; GitHub refuses requests without one", r.Method, r.URL)
 	}
+	if !g.failed(w, r) {
+		g.route(w, r)
+	}
+}
+
+func (g *fakeGitHub) route(w http.ResponseWriter, r *http.Request) {
+	t := g.t
 	const pr = "/api/v3/repos/o/r/pulls/7"
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/api/v3/user":
@@ -271,7 +353,7 @@ func postTestDiff(t *testing.T) *diffctx.Diff {
 	base := strings.Join(lines, "\n") + "\n"
 	lines[9], lines[10] = "// changed 10", "// changed 11"
 	lines = append(lines[:30], append([]string{"// added 31"}, lines[30:]...)...)
-	dir := newRepo(t, map[string]string{"a.go": base}, map[string]string{"a.go": strings.Join(lines, "\n") + "\n"})
+	dir := repoWithChange(t, "a.go", base, strings.Join(lines, "\n")+"\n")
 	d, err := diffctx.Load(context.Background(), diffctx.Options{Dir: dir, Base: "main"})
 	if err != nil {
 		t.Fatal(err)
@@ -282,25 +364,57 @@ func postTestDiff(t *testing.T) *diffctx.Diff {
 	return d
 }
 
-func postFindings() []Finding {
-	return []Finding{
-		{Path: "a.go", Line: 10, Severity: High, Category: "correctness", Title: "Off-by-one in the bound",
+// repoWithChange makes a repository, away from the machine's and the
+// user's git configuration, whose main branch has file with text base and
+// whose feature branch, checked out, changes it to head.
+func repoWithChange(t *testing.T, file, base, head string) string {
+	t.Helper()
+	home, dir := t.TempDir(), t.TempDir()
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	write(base)
+	git("add", file)
+	git("commit", "-q", "-m", "base")
+	git("checkout", "-q", "-b", "feature")
+	write(head)
+	git("commit", "-q", "-am", "change")
+	return dir
+}
+
+func postFindings() []review.Finding {
+	return []review.Finding{
+		{Path: "a.go", Line: 10, Severity: review.High, Category: "correctness", Title: "Off-by-one in the bound",
 			Body: "The loop runs once too often.", Suggestion: "```suggestion\n// fixed 10\n```"},
-		{Path: "a.go", Line: 10, EndLine: 12, Severity: Medium, Category: "maintainability", Title: "Three lines to name",
+		{Path: "a.go", Line: 10, EndLine: 12, Severity: review.Medium, Category: "maintainability", Title: "Three lines to name",
 			Body: "These lines say the same thing.\n```suggestion\nnot offered\n```"},
-		{Path: "a.go", Line: 11, EndLine: 31, Severity: Low, Category: "tests", Title: "Spans two hunks",
+		{Path: "a.go", Line: 11, EndLine: 31, Severity: review.Low, Category: "tests", Title: "Spans two hunks",
 			Suggestion: "Replace both:\n```suggestion\n// one\n// two\n```"},
-		{Path: "a.go", Line: 20, Severity: Medium, Category: "performance", Title: "Outside the hunks", Body: "Context line 20 is not in the diff."},
-		{Path: "a.go", Severity: Info, Category: "docs", Title: "Whole file", Body: "About the file."},
-		{Path: "c.go", Line: 3, Severity: High, Category: "security", Title: "Not in the change", Body: "c.go is not changed."},
+		{Path: "a.go", Line: 20, Severity: review.Medium, Category: "performance", Title: "Outside the hunks", Body: "Context line 20 is not in the diff."},
+		{Path: "a.go", Severity: review.Info, Category: "docs", Title: "Whole file", Body: "About the file."},
+		{Path: "c.go", Line: 3, Severity: review.High, Category: "security", Title: "Not in the change", Body: "c.go is not changed."},
 	}
 }
 
-func postResult() *Result {
-	return &Result{
-		RunID: "run1", Revisions: Revisions{Base: "main", Head: "feature", HeadSHA: fakeHead}, Model: "gpt-4o-mini",
+func postResult() *review.Result {
+	return &review.Result{
+		RunID: "run1", Revisions: review.Revisions{Base: "main", Head: "feature", HeadSHA: fakeHead}, Model: "gpt-4o-mini",
 		Summary: "Looks fine apart from the loop.", Submitted: true,
-		Usage:    RunUsage{Requests: 2, Prompt: 5000, Cached: 1000, Completion: 300, Own: 4900},
+		Usage:    review.RunUsage{Requests: 2, Prompt: 5000, Cached: 1000, Completion: 300, Own: 4900},
 		Findings: postFindings(),
 	}
 }
@@ -312,7 +426,7 @@ func TestPostGitHub(t *testing.T) {
 	ctx := context.Background()
 
 	// First run: one review, the three findings on hunk lines inline.
-	rep, err := PostGitHub(ctx, postResult(), d, g.options())
+	rep, err := Post(ctx, postResult(), d, g.options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +489,7 @@ func TestPostGitHub(t *testing.T) {
 	}
 
 	// Second run on the same head: nothing new is posted.
-	rep2, err := PostGitHub(ctx, postResult(), d, g.options())
+	rep2, err := Post(ctx, postResult(), d, g.options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,10 +505,10 @@ func TestPostGitHub(t *testing.T) {
 	r3 := postResult()
 	r3.RunID, r3.HeadSHA = "run2", fakeHead2
 	r3.Findings[0].Line, r3.Findings[0].Title = 11, "Off-by-one in the bound at line 11"
-	r3.Findings = append(r3.Findings, Finding{Path: "a.go", Line: 31, Severity: Critical, Category: "security", Title: "New problem", Body: "Added line."})
+	r3.Findings = append(r3.Findings, review.Finding{Path: "a.go", Line: 31, Severity: review.Critical, Category: "security", Title: "New problem", Body: "Added line."})
 	o := g.options()
 	o.HeadSHA = ""
-	rep3, err := PostGitHub(ctx, r3, d, o)
+	rep3, err := Post(ctx, r3, d, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,10 +528,17 @@ func TestPostGitHub(t *testing.T) {
 	}
 	// The listings were paged: two reviews and three comments, two a page.
 	g.mu.Lock()
-	paged := strings.Join(g.requests, "\n")
+	requests := g.requests
 	g.mu.Unlock()
-	if !strings.Contains(paged, "/comments?per_page=100&page=2") {
-		t.Errorf("the comments' second page was not read:\n%s", paged)
+	paged := false
+	for _, rq := range requests {
+		u, err := url.Parse(strings.TrimPrefix(rq, "GET "))
+		if err == nil && strings.HasSuffix(u.Path, "/comments") && u.Query().Get("page") == "2" && u.Query().Get("per_page") == "100" {
+			paged = true
+		}
+	}
+	if !paged {
+		t.Errorf("the comments' second page was not read:\n%s", strings.Join(requests, "\n"))
 	}
 }
 
@@ -446,7 +567,7 @@ func TestPostGitHubTrust(t *testing.T) {
 			g.reviews = []map[string]any{{"id": 1, "user": tt.author, "body": marker, "html_url": "https://github.example/r/1"}}
 			o := g.options()
 			o.Login = tt.login
-			rep, err := PostGitHub(ctx, postResult(), d, o)
+			rep, err := Post(ctx, postResult(), d, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -458,7 +579,7 @@ func TestPostGitHubTrust(t *testing.T) {
 			g2 := newFakeGitHub(t)
 			g2.user = tt.me
 			g2.comments = []map[string]any{{"id": 2, "user": tt.author, "body": fp, "html_url": "https://github.example/c/2"}}
-			rep, err = PostGitHub(ctx, postResult(), d, g2.optionsWith(o))
+			rep, err = Post(ctx, postResult(), d, g2.optionsWith(o))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -470,7 +591,7 @@ func TestPostGitHubTrust(t *testing.T) {
 	// A marker quoted inside a body, not at its start, never counts.
 	g := newFakeGitHub(t)
 	g.reviews = []map[string]any{{"id": 1, "user": ghUser{Login: "x[bot]", Type: "Bot"}, "body": "quoted: " + marker}}
-	if rep, err := PostGitHub(ctx, postResult(), d, g.options()); err != nil || rep.Skipped {
+	if rep, err := Post(ctx, postResult(), d, g.options()); err != nil || rep.Skipped {
 		t.Errorf("quoted marker: %+v, %v", rep, err)
 	}
 }
@@ -491,7 +612,7 @@ func TestPostGitHubPagination(t *testing.T) {
 		{"id": 2, "user": other, "body": ""},
 		{"id": 3, "user": other, "body": "<!-- review:run=old head=" + fakeHead + " -->\n", "html_url": "https://github.example/r/3"},
 	}
-	rep, err := PostGitHub(context.Background(), postResult(), d, g.options())
+	rep, err := Post(context.Background(), postResult(), d, g.options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,12 +620,36 @@ func TestPostGitHubPagination(t *testing.T) {
 		t.Errorf("the review on page 3 was not found: %+v", rep)
 	}
 
+	// A next page named on another host is asked of the API URL all the
+	// same: only its number is read, so the token goes nowhere else.
 	g.linkHost = "evil.example"
-	_, err = PostGitHub(context.Background(), postResult(), d, g.options())
-	if err == nil || !strings.Contains(err.Error(), "refusing to send the token") {
-		t.Errorf("a next page on another host: %v", err)
+	api, err := url.Parse(g.srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hosts []string
+	o := g.options()
+	o.HTTPClient = &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
+		hosts = append(hosts, r.URL.Host)
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	rep, err = Post(context.Background(), postResult(), d, o)
+	if err != nil || !rep.Skipped || rep.ReviewID != 3 {
+		t.Errorf("pages linked on another host: %+v, %v", rep, err)
+	}
+	for _, h := range hosts {
+		if h != api.Host {
+			t.Errorf("a request went to %s, not to the API at %s", h, api.Host)
+		}
+	}
+	if len(hosts) < 4 {
+		t.Errorf("%d requests; want /user and three pages of reviews", len(hosts))
 	}
 }
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestPostGitHubErrors(t *testing.T) {
 	d := postTestDiff(t)
@@ -521,14 +666,14 @@ func TestPostGitHubErrors(t *testing.T) {
 		{"rate limit", http.StatusForbidden, http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"1700000000"}}, nil, 403, "rate limit is used up; run again after 2023-11-14T22:13:20Z"},
 		{"read-only token", 0, nil, []int{http.StatusForbidden}, 403, "permissions: pull-requests: write"},
 		{"unprocessable twice", 0, nil, []int{422, 422}, 422, "pull_request.head.sha"},
-		{"server error", 0, nil, []int{http.StatusBadGateway}, 502, "run again later"},
+		{"server error", 0, nil, []int{502, 502, 502, 502}, 502, "posting the review to o/r#7 (4 attempts): GitHub answered 502 Unprocessable Entity (Line could not be resolved; pull_request_review_thread.line invalid): GitHub had a problem; run again later"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := newFakeGitHub(t)
 			g.listFail, g.header, g.statuses = tt.list, tt.header, tt.statuses
-			_, err := PostGitHub(context.Background(), postResult(), d, g.options())
-			var gerr *GitHubError
+			_, err := Post(context.Background(), postResult(), d, g.options())
+			var gerr *Error
 			if !errors.As(err, &gerr) || gerr.Status != tt.status {
 				t.Fatalf("error = %v, want a GitHubError with status %d", err, tt.status)
 			}
@@ -544,7 +689,7 @@ func TestPostGitHubFallback(t *testing.T) {
 	d := postTestDiff(t)
 	g := newFakeGitHub(t)
 	g.statuses = []int{http.StatusUnprocessableEntity}
-	rep, err := PostGitHub(context.Background(), postResult(), d, g.options())
+	rep, err := Post(context.Background(), postResult(), d, g.options())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -570,21 +715,21 @@ func TestPostGitHubOptions(t *testing.T) {
 	good := g.options()
 	tests := []struct {
 		name string
-		edit func(*PostOptions, *Result)
+		edit func(*PostOptions, *review.Result)
 		want string
 	}{
-		{"no token", func(o *PostOptions, _ *Result) { o.Token = " " }, "no token"},
-		{"no repo", func(o *PostOptions, _ *Result) { o.Repo = "" }, "not owner/name"},
-		{"repo with three parts", func(o *PostOptions, _ *Result) { o.Repo = "a/b/c" }, "not owner/name"},
-		{"no pull request", func(o *PostOptions, _ *Result) { o.PR = 0 }, "pull request number 0"},
-		{"no head anywhere", func(o *PostOptions, r *Result) { o.HeadSHA, r.HeadSHA = "", "" }, "not a commit SHA"},
-		{"a ref, not a SHA", func(o *PostOptions, _ *Result) { o.HeadSHA = "refs/pull/7/merge" }, "not a commit SHA"},
-		{"API URL without scheme", func(o *PostOptions, _ *Result) { o.APIURL = "api.github.com" }, "GITHUB_API_URL"},
+		{"no token", func(o *PostOptions, _ *review.Result) { o.Token = " " }, "no token"},
+		{"no repo", func(o *PostOptions, _ *review.Result) { o.Repo = "" }, "not owner/name"},
+		{"repo with three parts", func(o *PostOptions, _ *review.Result) { o.Repo = "a/b/c" }, "not owner/name"},
+		{"no pull request", func(o *PostOptions, _ *review.Result) { o.PR = 0 }, "pull request number 0"},
+		{"no head anywhere", func(o *PostOptions, r *review.Result) { o.HeadSHA, r.HeadSHA = "", "" }, "not a commit SHA"},
+		{"a ref, not a SHA", func(o *PostOptions, _ *review.Result) { o.HeadSHA = "refs/pull/7/merge" }, "not a commit SHA"},
+		{"API URL without scheme", func(o *PostOptions, _ *review.Result) { o.APIURL = "api.github.com" }, "GITHUB_API_URL"},
 	}
 	for _, tt := range tests {
 		o, r := good, postResult()
 		tt.edit(&o, r)
-		_, err := PostGitHub(context.Background(), r, nil, o)
+		_, err := Post(context.Background(), r, nil, o)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line with %q", tt.name, err, tt.want)
 		}
@@ -594,14 +739,14 @@ func TestPostGitHubOptions(t *testing.T) {
 	}
 
 	// Without a diff every finding goes in the body.
-	rep, err := PostGitHub(context.Background(), postResult(), nil, good)
+	rep, err := Post(context.Background(), postResult(), nil, good)
 	if err != nil || rep.Inline != 0 || rep.InBody != 6 {
 		t.Errorf("no diff: %+v, %v", rep, err)
 	}
 	// A stopped context stops the requests.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := PostGitHub(ctx, postResult(), nil, good); !errors.Is(err, context.Canceled) {
+	if _, err := Post(ctx, postResult(), nil, good); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
@@ -643,7 +788,7 @@ func TestReadPREvent(t *testing.T) {
 }
 
 func TestCapBody(t *testing.T) {
-	long := "<!-- review:run=x head=1 -->\n```go\n" + strings.Repeat("日本", maxGitHubBody)
+	long := "<!-- review:run=x head=1 -->\n```go\n" + strings.Repeat("日本", maxBody)
 	got := capBody(long)
 	if n := len([]rune(got)); n > 65536 {
 		t.Errorf("capped body has %d characters", n)
@@ -659,19 +804,6 @@ func TestCapBody(t *testing.T) {
 	}
 }
 
-func TestNextPage(t *testing.T) {
-	for in, want := range map[string]string{
-		`<https://api.github.com/x?page=2>; rel="next", <https://api.github.com/x?page=5>; rel="last"`: "https://api.github.com/x?page=2",
-		`<https://api.github.com/x?page=1>; rel="prev", <https://api.github.com/x?page=3>; rel="next"`: "https://api.github.com/x?page=3",
-		`<https://api.github.com/x?page=1>; rel="first"`:                                               "",
-		``: "",
-	} {
-		if got := nextPage(in); got != want {
-			t.Errorf("nextPage(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // FuzzCommentMarkdown checks that a finding's text, whatever the model
 // wrote, never offers a suggested change except the one sanctioned block,
 // and only where the comment covers the finding's lines.
@@ -682,7 +814,7 @@ func FuzzCommentMarkdown(f *testing.F) {
 	f.Add("```", "  ```suggestion\n  x\n  ```", "\n")
 	f.Add("0", "```suggestion\n```suggestion\n```", "0")
 	f.Fuzz(func(t *testing.T, body, suggestion, title string) {
-		fd := Finding{Path: "a.go", Line: 3, Severity: Low, Title: title, Body: body, Suggestion: suggestion}
+		fd := review.Finding{Path: "a.go", Line: 3, Severity: review.Low, Title: title, Body: body, Suggestion: suggestion}
 		for _, applicable := range []bool{false, true} {
 			md := commentMarkdown(fd, applicable)
 			// Count the blocks GitHub would render as suggested changes:
@@ -690,7 +822,7 @@ func FuzzCommentMarkdown(f *testing.F) {
 			offers, open := 0, ""
 			for _, l := range strings.Split(md, "\n") {
 				s := strings.TrimSpace(l)
-				fence := FenceOf(s)
+				fence := review.FenceOf(s)
 				switch {
 				case fence == "":
 				case open == "":
@@ -702,7 +834,7 @@ func FuzzCommentMarkdown(f *testing.F) {
 					open = ""
 				}
 			}
-			_, _, literal := LiteralSuggestion(suggestion)
+			_, _, literal := review.LiteralSuggestion(suggestion)
 			allowed := 0
 			if applicable && literal {
 				allowed = 1
@@ -711,7 +843,7 @@ func FuzzCommentMarkdown(f *testing.F) {
 				t.Fatalf("applicable=%v literal=%v: %d suggestion blocks in\n%s", applicable, literal, offers, md)
 			}
 		}
-		code, _, ok := LiteralSuggestion(suggestion)
+		code, _, ok := review.LiteralSuggestion(suggestion)
 		if ok && !strings.Contains(suggestion, strings.TrimSpace(code)) {
 			t.Fatalf("replacement %q is not in %q", code, suggestion)
 		}

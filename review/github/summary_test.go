@@ -1,4 +1,4 @@
-package review
+package github
 
 import (
 	"bytes"
@@ -10,37 +10,38 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/reviewdev/review/review"
 	"go.yaml.in/yaml/v3"
 )
 
 // hostileResult is a result whose findings carry the text that breaks
 // formats: line breaks, percent signs, the workflow command separators,
 // Markdown table and HTML syntax, fences, and non-ASCII paths.
-func hostileResult() *Result {
-	return &Result{
+func hostileResult() *review.Result {
+	return &review.Result{
 		RunID: "r7k2m9", Model: "gpt-4o-mini",
-		Revisions: Revisions{Base: "main", Head: "feature|x",
+		Revisions: review.Revisions{Base: "main", Head: "feature|x",
 			HeadSHA: "0123456789abcdef0123456789abcdef01234567", BaseSHA: "fedcba9876543210fedcba9876543210fedcba98"},
 		Summary:   "Adds a cache.\n\n```go\nunclosed fence",
 		Submitted: true, Steps: 3,
-		Usage: RunUsage{Requests: 3, Prompt: 12000, Completion: 800, Cached: 4000, Own: 11800},
-		Findings: []Finding{
-			{Path: "cache/lru.go", Line: 42, EndLine: 45, Severity: Critical, Category: "concurrency",
+		Usage: review.RunUsage{Requests: 3, Prompt: 12000, Completion: 800, Cached: 4000, Own: 11800},
+		Findings: []review.Finding{
+			{Path: "cache/lru.go", Line: 42, EndLine: 45, Severity: review.Critical, Category: "concurrency",
 				Title: "Data race on map at line 42", Body: "50% of calls\r\nrace: the map is written\nwithout the lock.",
 				Suggestion: "```suggestion\n\tc.mu.Lock()\n\tdefer c.mu.Unlock()\n```"},
-			{Path: "dir with space/weird:name,1.go", Line: 7, Severity: High, Category: "security",
+			{Path: "dir with space/weird:name,1.go", Line: 7, Severity: review.High, Category: "security",
 				Title: "::error::injected, title: yes", Body: "::warning file=x::boom\n::stop-commands::tok", Suggestion: "Escape it."},
-			{Path: "src/ünï/日本.go", Line: 3, Severity: Medium, Category: "error-handling",
+			{Path: "src/ünï/日本.go", Line: 3, Severity: review.Medium, Category: "error-handling",
 				Title: "Ignored error | pipe <!-- hidden --> `a < b`", Body: "unicode ✓ 🚀 and %0A already escaped and %25"},
-			{Path: "README.md", Severity: Low, Category: "docs", Title: "File-level <b>note</b>", Body: "", Note: "reported at line 900, outside the changed hunks; kept for the file"},
-			{Path: "x.go", Line: 1, Severity: Info, Category: "", Title: "Trailing\nnewline\r", Body: "body"},
+			{Path: "README.md", Severity: review.Low, Category: "docs", Title: "File-level <b>note</b>", Body: "", Note: "reported at line 900, outside the changed hunks; kept for the file"},
+			{Path: "x.go", Line: 1, Severity: review.Info, Category: "", Title: "Trailing\nnewline\r", Body: "body"},
 		},
 	}
 }
 
 func TestWriteStepSummary(t *testing.T) {
 	r := hostileResult()
-	r.Dropped = []Dropped{{Finding: Finding{Path: "z.go", Line: 9, Title: "gone <!--"}, Reason: "merged\ninto another"}}
+	r.Dropped = []review.Dropped{{Finding: review.Finding{Path: "z.go", Line: 9, Title: "gone <!--"}, Reason: "merged\ninto another"}}
 	var b bytes.Buffer
 	if err := WriteStepSummary(&b, r); err != nil {
 		t.Fatal(err)
@@ -77,7 +78,7 @@ func TestWriteStepSummary(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := WriteStepSummary(&b, &Result{RunID: "e", Model: "local"}); err != nil {
+	if err := WriteStepSummary(&b, &review.Result{RunID: "e", Model: "local"}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "## review: no findings") || !strings.Contains(b.String(), "unknown price") ||
@@ -87,7 +88,7 @@ func TestWriteStepSummary(t *testing.T) {
 }
 
 func TestStepSummaryCapsBodies(t *testing.T) {
-	r := &Result{RunID: "big", Findings: []Finding{{Path: "a.go", Line: 1, Severity: Low, Title: "t", Body: strings.Repeat("é", 10*maxSummaryBody)}}}
+	r := &review.Result{RunID: "big", Findings: []review.Finding{{Path: "a.go", Line: 1, Severity: review.Low, Title: "t", Body: strings.Repeat("é", 10*maxSummaryBody)}}}
 	var b bytes.Buffer
 	if err := WriteStepSummary(&b, r); err != nil {
 		t.Fatal(err)
@@ -115,18 +116,6 @@ func TestMarkdownHelpers(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"a < b":            "a &lt; b",
-		"`a < b` < c":      "`a < b` &lt; c",
-		"``a ` < b`` <":    "``a ` < b`` &lt;",
-		"`unclosed < b":    "`unclosed &lt; b",
-		"<!-- x -->":       "&lt;!-- x -->",
-		"no angles at all": "no angles at all",
-	} {
-		if got := escapeAngles(in); got != want {
-			t.Errorf("escapeAngles(%q) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[string]string{
 		"text":                          "text",
 		"```go\ncode":                   "```go\ncode\n```",
 		"```go\ncode\n```":              "```go\ncode\n```",
@@ -141,9 +130,6 @@ func TestMarkdownHelpers(t *testing.T) {
 		if got := tidyMarkdown(in); got != want {
 			t.Errorf("tidyMarkdown(%q) = %q, want %q", in, got, want)
 		}
-	}
-	if got := CountFindings([]Finding{{Severity: High}}); got != "1 finding (1 high)" {
-		t.Errorf("countFindings = %q", got)
 	}
 }
 
@@ -249,14 +235,14 @@ func TestActionYAML(t *testing.T) {
 	}
 }
 
-// BenchmarkStepSummary writes the step summary of a review of 200 findings
-// and reports the output's size per finding.
-func BenchmarkStepSummary(b *testing.B) {
-	r := &Result{RunID: "bench", Model: "gpt-4o-mini", Submitted: true, Usage: RunUsage{Requests: 12, Prompt: 400_000, Cached: 250_000, Completion: 9000}}
+// BenchmarkWriteStepSummary writes the summary of a review of 200
+// findings and reports its size per finding.
+func BenchmarkWriteStepSummary(b *testing.B) {
+	r := &review.Result{RunID: "bench", Model: "gpt-4o-mini", Submitted: true, Usage: review.RunUsage{Requests: 12, Prompt: 400_000, Cached: 250_000, Completion: 9000}}
 	for i := range 200 {
-		r.Findings = append(r.Findings, Finding{
+		r.Findings = append(r.Findings, review.Finding{
 			Path: fmt.Sprintf("pkg/mod%d/file%d.go", i%17, i), Line: 10 + i, EndLine: 12 + i,
-			Severity: []Severity{Critical, High, Medium, Low, Info}[i%5], Category: []string{"correctness", "security", "performance"}[i%3],
+			Severity: []review.Severity{review.Critical, review.High, review.Medium, review.Low, review.Info}[i%5], Category: []string{"correctness", "security", "performance"}[i%3],
 			Title: fmt.Sprintf("Problem number %d in the handler", i), Body: strings.Repeat("The handler forgets to close the body. ", 8),
 			Suggestion: "```suggestion\n\tdefer resp.Body.Close()\n```",
 		})

@@ -1,0 +1,237 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v84/github"
+
+	"github.com/reviewdev/review/review"
+)
+
+const (
+	// maxResponse bounds a response held in memory; a page of 100 reviews
+	// is far smaller.
+	maxResponse = 16 << 20
+	// maxListPages stops a listing that never ends: 100 pages of 100 is
+	// more reviews than any pull request has.
+	maxListPages = 100
+	// requestTimeout bounds each request when the caller gives no client.
+	requestTimeout = 30 * time.Second
+	// mediaType is the media type GitHub documents for its REST API.
+	// go-github still asks for retired preview types on some endpoints.
+	mediaType = "application/vnd.github+json"
+	// userAgent names review to GitHub, which refuses requests without
+	// one.
+	userAgent = "review"
+)
+
+var errTooLarge = fmt.Errorf("GitHub's answer is larger than %d MiB", maxResponse>>20)
+
+// client speaks to one pull request's reviews through go-github.
+type client struct {
+	api         *gh.Client
+	host        string // the API's host, for messages
+	owner, name string // as they go into a URL path
+	pr          int
+	prName      string // owner/name#n, for messages
+	head        string
+	login       string // whose markers count besides bots'
+	retry       retryPolicy
+}
+
+func newClient(o PostOptions, r *review.Result) (*client, error) {
+	if strings.TrimSpace(o.Token) == "" {
+		return nil, errors.New("cannot post to GitHub: no token; set GITHUB_TOKEN (in a workflow: env: GITHUB_TOKEN: ${{ github.token }})")
+	}
+	owner, name, ok := strings.Cut(o.Repo, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return nil, fmt.Errorf("cannot post to GitHub: repository %q is not owner/name; set GITHUB_REPOSITORY", o.Repo)
+	}
+	if o.PR <= 0 {
+		return nil, fmt.Errorf("cannot post to GitHub: pull request number %d is not valid; run on a pull_request event, whose event file names it", o.PR)
+	}
+	head := o.HeadSHA
+	if head == "" {
+		head = r.HeadSHA
+	}
+	if !shaRE.MatchString(head) {
+		return nil, fmt.Errorf("cannot post to GitHub: head %q is not a commit SHA; pass the pull request's head commit (github.event.pull_request.head.sha)", head)
+	}
+	raw := o.APIURL
+	if raw == "" {
+		raw = DefaultAPIURL
+	}
+	api, err := url.Parse(strings.TrimRight(raw, "/"))
+	if err != nil || (api.Scheme != "https" && api.Scheme != "http") || api.Host == "" {
+		return nil, fmt.Errorf("cannot post to GitHub: API URL %q is not an http(s) URL; set GITHUB_API_URL, e.g. %s", raw, DefaultAPIURL)
+	}
+	// The API URL is the root as configured, on GitHub Enterprise Server
+	// too (.../api/v3); go-github resolves paths against it, so it must
+	// end in a slash.
+	api.Path += "/"
+
+	hc := http.Client{Timeout: requestTimeout}
+	if o.HTTPClient != nil {
+		hc = *o.HTTPClient
+	}
+	hc.Transport = transport{base: hc.Transport}
+	c := gh.NewClient(&hc).WithAuthToken(o.Token)
+	c.BaseURL = api
+	c.UserAgent = userAgent
+	return &client{
+		api:    c,
+		host:   api.Host,
+		owner:  url.PathEscape(owner),
+		name:   url.PathEscape(name),
+		pr:     o.PR,
+		prName: fmt.Sprintf("%s/%s#%d", owner, name, o.PR),
+		head:   strings.ToLower(head),
+		retry:  newRetryPolicy(o),
+	}, nil
+}
+
+// whoAmI asks who the token belongs to. Tokens of apps and of Actions may
+// not ask and are bots anyway, so a refusal is not an error.
+func (c *client) whoAmI(ctx context.Context) string {
+	u, _, err := call(ctx, c, "asking who the token belongs to", func() (*gh.User, *gh.Response, error) {
+		return c.api.Users.Get(ctx, "")
+	})
+	if err != nil {
+		return ""
+	}
+	return u.GetLogin()
+}
+
+// trusted reports whether a marker by u counts: by a bot (the Actions
+// token, an app) or by the account the token posts as.
+func (c *client) trusted(u *gh.User) bool {
+	return u != nil && (u.GetType() == "Bot" || (c.login != "" && strings.EqualFold(u.GetLogin(), c.login)))
+}
+
+// findReview returns the review of the head commit an earlier run posted,
+// or nil if there is none.
+func (c *client) findReview(ctx context.Context) (*gh.PullRequestReview, error) {
+	reviews, err := collect(ctx, c, "listing the reviews of "+c.prName, func(o gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
+		return c.api.PullRequests.ListReviews(ctx, c.owner, c.name, c.pr, &o)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, rv := range reviews {
+		if m := reviewMarkerRE.FindStringSubmatch(rv.GetBody()); m != nil && c.trusted(rv.User) && strings.EqualFold(m[2], c.head) {
+			return rv, nil
+		}
+	}
+	return nil, nil
+}
+
+// earlierComments maps the fingerprints of findings earlier runs commented
+// on the pull request to the URL of the first such comment.
+func (c *client) earlierComments(ctx context.Context) (map[string]string, error) {
+	comments, err := collect(ctx, c, "listing the review comments of "+c.prName, func(o gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
+		return c.api.PullRequests.ListComments(ctx, c.owner, c.name, c.pr, &gh.PullRequestListCommentsOptions{ListOptions: o})
+	})
+	if err != nil {
+		return nil, err
+	}
+	earlier := map[string]string{}
+	for _, cm := range comments {
+		if m := commentMarkerRE.FindStringSubmatch(cm.GetBody()); m != nil && c.trusted(cm.User) {
+			if _, ok := earlier[m[1]]; !ok {
+				earlier[m[1]] = cm.GetHTMLURL()
+			}
+		}
+	}
+	return earlier, nil
+}
+
+// createReview posts a review and returns GitHub's record of it. A failed
+// attempt does not prove that no review was made (GitHub may act and then
+// fail to answer), so before posting again it looks for the review by its
+// marker: a retry never posts a second one.
+func (c *client) createReview(ctx context.Context, req *gh.PullRequestReviewRequest) (*gh.PullRequestReview, error) {
+	op := "posting the review to " + c.prName
+	for attempt := 1; ; attempt++ {
+		rv, _, err := c.api.PullRequests.CreateReview(ctx, c.owner, c.name, c.pr, req)
+		if err == nil {
+			return rv, nil
+		}
+		if err := c.again(ctx, op, attempt, err); err != nil {
+			return nil, err
+		}
+		if rv, err := c.findReview(ctx); err != nil || rv != nil {
+			return rv, err
+		}
+	}
+}
+
+// collect gets every page of a listing, 100 items a page. go-github reads
+// the next page's number from the Link header and asks the API URL for it,
+// so the token goes nowhere else whatever the header names.
+func collect[T any](ctx context.Context, c *client, op string, list func(gh.ListOptions) ([]T, *gh.Response, error)) ([]T, error) {
+	var all []T
+	opts := gh.ListOptions{PerPage: 100}
+	for page := 0; ; page++ {
+		if page == maxListPages {
+			return nil, fmt.Errorf("%s: more than %d pages; GitHub's pagination did not end", op, maxListPages)
+		}
+		items, resp, err := call(ctx, c, op, func() ([]T, *gh.Response, error) { return list(opts) })
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, items...)
+		if resp.NextPage == 0 {
+			return all, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// transport asks for GitHub's documented media type and bounds what an
+// answer may hold in memory.
+type transport struct {
+	base http.RoundTripper // nil: http.DefaultTransport
+}
+
+func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	req = req.Clone(req.Context()) // a RoundTripper must not change its request
+	req.Header.Set("Accept", mediaType)
+	resp, err := base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxResponse}
+	return resp, nil
+}
+
+// cappedBody fails with errTooLarge once more than its limit was read.
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, errTooLarge
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n, errTooLarge
+	}
+	return n, err
+}

@@ -1,0 +1,318 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v84/github"
+
+	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review"
+)
+
+// DefaultAPIURL is github.com's REST API. GitHub Enterprise Server names
+// its own in GITHUB_API_URL.
+const DefaultAPIURL = "https://api.github.com"
+
+// maxBody is under GitHub's limit of 65536 characters for a review or
+// comment body, leaving room for the truncation note.
+const maxBody = 65000
+
+// PostOptions says where Post posts.
+type PostOptions struct {
+	// APIURL is the REST API root, $GITHUB_API_URL; empty means github.com.
+	APIURL string
+	// Token authenticates the requests, usually $GITHUB_TOKEN.
+	Token string
+	// Repo is "owner/name", $GITHUB_REPOSITORY.
+	Repo string
+	// PR is the pull request number (see PRFromEvent).
+	PR int
+	// HeadSHA is the commit the review is of: the pull request's head.
+	// Empty means the result's head. In a pull_request workflow HEAD is a
+	// merge commit GitHub made, not the head: pass
+	// github.event.pull_request.head.sha (ReadPREvent reads it).
+	HeadSHA string
+	// HTTPClient sends the requests; nil means a client with a timeout
+	// for each request.
+	HTTPClient *http.Client
+	// Login is the account the token posts as, when it is a person's
+	// token. Markers of earlier runs are trusted only in reviews and
+	// comments by bots (the Actions token, an app) or by Login, so that
+	// nobody else can suppress a review by copying a marker. Empty means
+	// Post asks GitHub who the token belongs to.
+	Login string
+	// MaxAttempts bounds the attempts of one request; 1 disables retries,
+	// 0 means DefaultMaxAttempts.
+	MaxAttempts int
+	// BaseDelay and MaxDelay shape the wait between attempts when GitHub
+	// does not say how long to wait: a random time up to
+	// BaseDelay·2^(n-1), at most MaxDelay. Zero means the defaults.
+	BaseDelay, MaxDelay time.Duration
+}
+
+// PostReport says what Post did.
+type PostReport struct {
+	// ReviewID and URL identify the review posted, or the earlier review
+	// of the same commit when Skipped.
+	ReviewID int64  `json:"review_id,omitempty"`
+	URL      string `json:"url,omitempty"`
+	// Skipped is true when a review of this head commit was already
+	// posted: nothing was posted again.
+	Skipped bool `json:"skipped"`
+	// Inline counts findings posted as comments on lines of the diff,
+	// InBody those in the review's body, and Repeated those left out
+	// because an earlier run already commented them on the pull request.
+	Inline   int `json:"inline"`
+	InBody   int `json:"in_body"`
+	Repeated int `json:"repeated"`
+	// Fallback is true when GitHub refused the inline comments and every
+	// finding went into the body instead.
+	Fallback bool `json:"fallback,omitempty"`
+}
+
+// Error is a request GitHub refused. Its message is one line: what
+// failed, what GitHub said, and what to do.
+type Error struct {
+	Op      string // what was being done
+	Status  int    // the HTTP status of the last answer
+	Message string // GitHub's message and error details
+	Hint    string // what to do about it
+	// Attempts counts the requests made, retries included.
+	Attempts int
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: GitHub answered %d %s: %s", withAttempts(e.Op, e.Attempts), e.Status, e.Message, e.Hint)
+}
+
+// Post posts the findings as one pull request review. Findings on lines
+// inside the diff's hunks become inline comments on the new side; the
+// others, with the summary and usage, make the review's body.
+//
+// Running it again does not repeat itself. Each body starts with a hidden
+// marker: the review's names the run and head commit, each comment's the
+// finding's fingerprint. If a review of the same head commit exists,
+// nothing is posted; otherwise inline comments whose finding an earlier
+// run already commented are left out and listed in the body.
+//
+// If GitHub refuses the inline comments (422, for instance when the
+// pull request's diff differs from the one reviewed), the review is posted
+// once more with every finding in its body.
+//
+// Requests that fail in a way that may pass (GitHub's server errors, its
+// secondary rate limits, the network) are made again after a wait; see
+// PostOptions.MaxAttempts.
+func Post(ctx context.Context, r *review.Result, d *diffctx.Diff, o PostOptions) (PostReport, error) {
+	c, err := newClient(o, r)
+	if err != nil {
+		return PostReport{}, err
+	}
+	c.login = o.Login
+	if c.login == "" {
+		c.login = c.whoAmI(ctx)
+	}
+	if rv, err := c.findReview(ctx); err != nil || rv != nil {
+		if err != nil {
+			return PostReport{}, err
+		}
+		return PostReport{ReviewID: rv.GetID(), URL: rv.GetHTMLURL(), Skipped: true}, nil
+	}
+	earlier, err := c.earlierComments(ctx)
+	if err != nil {
+		return PostReport{}, err
+	}
+
+	p := planReview(r, d, earlier, true)
+	rep := PostReport{Inline: len(p.comments), InBody: len(p.body), Repeated: len(p.repeated)}
+	req := &gh.PullRequestReviewRequest{
+		CommitID: gh.Ptr(c.head), Event: gh.Ptr("COMMENT"),
+		Body: gh.Ptr(p.render(r, c.head, false)), Comments: p.comments,
+	}
+	created, err := c.createReview(ctx, req)
+	var gerr *Error
+	if err != nil && errors.As(err, &gerr) && gerr.Status == http.StatusUnprocessableEntity && len(p.comments) > 0 {
+		// The comments could not be placed; the findings are still worth
+		// posting, in the body, where no line has to match.
+		p = planReview(r, d, earlier, false)
+		req.Body, req.Comments = gh.Ptr(p.render(r, c.head, true)), nil
+		rep = PostReport{InBody: len(p.body), Repeated: len(p.repeated), Fallback: true}
+		created, err = c.createReview(ctx, req)
+	}
+	if err != nil {
+		return PostReport{}, err
+	}
+	rep.ReviewID, rep.URL = created.GetID(), created.GetHTMLURL()
+	return rep, nil
+}
+
+// Markers are hidden HTML comments at the start of a body; only the start
+// is looked at, so a marker quoted inside a finding's text never counts.
+var (
+	reviewMarkerRE  = regexp.MustCompile(`^<!-- review:run=(\S+) head=([0-9A-Fa-f]+) -->`)
+	commentMarkerRE = regexp.MustCompile(`^<!-- review:fp=([0-9a-f]+) `)
+	shaRE           = regexp.MustCompile(`^[0-9A-Fa-f]{7,64}$`)
+)
+
+// reviewPlan is the findings of a review sorted into inline comments, the
+// body, and those an earlier run already commented.
+type reviewPlan struct {
+	inline   []review.Finding
+	comments []*gh.DraftReviewComment
+	body     []review.Finding
+	repeated []repeatedFinding
+}
+
+type repeatedFinding struct {
+	review.Finding
+	url string
+}
+
+// planReview sorts the findings. A finding is inline when its line is
+// inside a hunk, unless an earlier run commented it; a range that leaves
+// its hunk is commented on its first line, as GitHub needs both ends of a
+// range in one hunk. inline false puts every new finding in the body.
+func planReview(r *review.Result, d *diffctx.Diff, earlier map[string]string, inline bool) reviewPlan {
+	var p reviewPlan
+	for _, f := range r.Findings {
+		if f.Line <= 0 || d == nil || !d.InHunk(f.Path, f.Line) {
+			p.body = append(p.body, f)
+			continue
+		}
+		fp := f.Fingerprint()
+		if u, ok := earlier[fp]; ok {
+			p.repeated = append(p.repeated, repeatedFinding{f, u})
+			continue
+		}
+		if !inline {
+			p.body = append(p.body, f)
+			continue
+		}
+		c := &gh.DraftReviewComment{Path: gh.Ptr(f.Path), Line: gh.Ptr(f.Line), Side: gh.Ptr("RIGHT")}
+		ranged := f.EndLine > f.Line && sameHunk(d, f.Path, f.Line, f.EndLine)
+		if ranged {
+			c.StartLine, c.StartSide, c.Line = gh.Ptr(f.Line), gh.Ptr("RIGHT"), gh.Ptr(f.EndLine)
+		}
+		c.Body = gh.Ptr(capBody(commentMarker(fp, r.RunID) + "\n" + commentMarkdown(f, ranged || f.EndLine <= f.Line)))
+		p.inline = append(p.inline, f)
+		p.comments = append(p.comments, c)
+	}
+	return p
+}
+
+// sameHunk reports whether lines start to end of path's new side lie in
+// one hunk.
+func sameHunk(d *diffctx.Diff, path string, start, end int) bool {
+	f := d.File(path)
+	if f == nil {
+		return false
+	}
+	for _, h := range f.Hunks {
+		if start >= h.NewStart && end < h.NewStart+h.NewLines {
+			return true
+		}
+	}
+	return false
+}
+
+func reviewMarker(run, head string) string {
+	return fmt.Sprintf("<!-- review:run=%s head=%s -->", oneLine(run), head)
+}
+
+func commentMarker(fp, run string) string {
+	return fmt.Sprintf("<!-- review:fp=%s run=%s -->", fp, oneLine(run))
+}
+
+// commentMarkdown is an inline comment: the finding's title, body and
+// suggestion. applicable says the comment covers exactly the finding's
+// lines, so a literal suggestion can be offered as a suggested change;
+// otherwise it is shown as code. Suggestion blocks anywhere else are shown
+// as code too: GitHub would offer them as changes to the wrong lines.
+func commentMarkdown(f review.Finding, applicable bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**[%s] %s** · %s", f.Severity, review.EscapeAngles(oneLine(f.Title)), review.EscapeAngles(f.RuleID()))
+	if !applicable && f.EndLine > f.Line {
+		// The comment sits on the first line only; say where it ends.
+		fmt.Fprintf(&b, " · lines %d-%d", f.Line, f.EndLine)
+	}
+	b.WriteString("\n")
+	if f.Body != "" {
+		b.WriteString("\n" + neutralizeSuggestions(tidyMarkdown(f.Body)) + "\n")
+	}
+	if f.Suggestion != "" {
+		if code, prose, ok := review.LiteralSuggestion(f.Suggestion); ok {
+			info := ""
+			if applicable {
+				info = "suggestion"
+			}
+			fence := codeFence(code)
+			block := fence + info + "\n" + code + "\n" + fence
+			if prose != "" {
+				block = neutralizeSuggestions(tidyMarkdown(prose)) + "\n\n" + block
+			}
+			b.WriteString("\n" + labelled("Suggestion", block) + "\n")
+		} else {
+			b.WriteString("\n" + labelled("Suggestion", neutralizeSuggestions(tidyMarkdown(f.Suggestion))) + "\n")
+		}
+	}
+	if f.Note != "" {
+		b.WriteString("\n_" + review.EscapeAngles(oneLine(f.Note)) + "_\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// render writes the review's body: marker, counts, summary, the findings
+// not commented inline, those commented before, and usage.
+func (p reviewPlan) render(r *review.Result, head string, fallback bool) string {
+	var b strings.Builder
+	b.WriteString(reviewMarker(r.RunID, head) + "\n")
+	fmt.Fprintf(&b, "### review: %s\n\n", review.CountFindings(r.Findings))
+	if s := strings.TrimSpace(r.Summary); s != "" {
+		b.WriteString(neutralizeSuggestions(tidyMarkdown(s)) + "\n\n")
+	}
+	if fallback {
+		b.WriteString("_GitHub did not accept comments on the lines of this pull request's diff, so every finding is listed here._\n\n")
+	}
+	if n := len(p.inline); n > 0 {
+		fmt.Fprintf(&b, "%d commented on the changed lines.\n\n", n)
+	}
+	if len(p.body) > 0 {
+		if len(p.inline) > 0 {
+			b.WriteString("#### Other findings\n\n")
+		}
+		for i, f := range p.body {
+			fmt.Fprintf(&b, "**%d. [%s] %s** · %s · %s\n\n", i+1, f.Severity,
+				review.EscapeAngles(oneLine(f.Title)), mdCode(f.Location()), review.EscapeAngles(f.RuleID()))
+			if md := findingMarkdown(f, 0); md != "" {
+				b.WriteString(neutralizeSuggestions(md) + "\n\n")
+			}
+		}
+	}
+	if len(p.repeated) > 0 {
+		b.WriteString("#### Commented by an earlier run\n\n")
+		for _, f := range p.repeated {
+			fmt.Fprintf(&b, "- [%s] %s · %s", f.Severity, review.EscapeAngles(oneLine(f.Title)), mdCode(f.Finding.Location()))
+			if f.url != "" {
+				fmt.Fprintf(&b, " · [comment](%s)", f.url)
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("---\n" + r.UsageLine() + "\n")
+	return capBody(b.String())
+}
+
+// capBody cuts a body GitHub would refuse as too long, keeping its start,
+// where the marker is.
+func capBody(s string) string {
+	if len(s) <= maxBody {
+		return s
+	}
+	return closeFences(truncateRunes(s, maxBody)) + "\n\n_(cut to fit GitHub's length limit; the run's other outputs have it all)_"
+}

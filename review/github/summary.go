@@ -1,0 +1,80 @@
+package github
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"strings"
+
+	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
+)
+
+// maxSummaryBody bounds the body of one finding in the step summary:
+// GitHub refuses a step summary over 1 MiB, and a table of titles with
+// pages of prose under each is no longer a summary.
+const maxSummaryBody = 4000
+
+// WriteStepSummary writes the result as Markdown for a job's summary page
+// ($GITHUB_STEP_SUMMARY): the model's summary, a table of findings with
+// each finding's details folded under it, the run's usage and estimated
+// cost, and how to replay it.
+func WriteStepSummary(w io.Writer, r *review.Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## review: %s\n\n", review.CountFindings(r.Findings))
+	fmt.Fprintf(&b, "Reviewed %s against %s.\n\n", mdCode(r.Head), mdCode(r.Base))
+	if s := strings.TrimSpace(r.Summary); s != "" {
+		b.WriteString(tidyMarkdown(s) + "\n\n")
+	}
+	if !r.Submitted {
+		b.WriteString("_The model did not submit a structured review; its last message is shown above._\n\n")
+	}
+	if len(r.Findings) > 0 {
+		b.WriteString("| Severity | Location | Category | Finding |\n|---|---|---|---|\n")
+		for _, f := range r.Findings {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n",
+				f.Severity, codeCell(f.Location()), mdCell(f.RuleID()), mdCell(f.Title))
+		}
+		b.WriteString("\n")
+		for i, f := range r.Findings {
+			fmt.Fprintf(&b, "<details><summary>%d. %s</summary>\n\n", i+1, html.EscapeString(oneLine(f.Title)))
+			b.WriteString(findingMarkdown(f, maxSummaryBody) + "\n\n</details>\n\n")
+		}
+	}
+	if len(r.Dropped) > 0 {
+		fmt.Fprintf(&b, "<details><summary>%d left out</summary>\n\n", len(r.Dropped))
+		for _, d := range r.Dropped {
+			fmt.Fprintf(&b, "- %s (%s): %s\n", review.EscapeAngles(oneLine(d.Finding.Title)), mdCode(d.Finding.Location()), review.EscapeAngles(oneLine(d.Reason)))
+		}
+		b.WriteString("\n</details>\n\n")
+	}
+	b.WriteString(usageTable(r))
+	fmt.Fprintf(&b, "\nRun `%s` · model %s · see what the model saw: `review replay %s`\n", r.RunID, mdCell(r.Model), r.RunID)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// usageTable renders the run's usage and, when the model's price is known,
+// its estimated cost.
+func usageTable(r *review.Result) string {
+	u := r.Usage
+	cost := "unknown price"
+	if c, ok := r.EstimateCost(); ok {
+		cost = llm.FormatUSD(c)
+	}
+	return fmt.Sprintf("| Requests | Prompt tokens | Cached | Completion tokens | Our prompt count | Estimated cost |\n"+
+		"|---:|---:|---:|---:|---:|---:|\n| %d | %d | %d | %d | %d | %s |\n",
+		u.Requests, u.Prompt, u.Cached, u.Completion, u.Own, cost)
+}
+
+// mdCell makes Markdown text safe inside a table cell: one line, pipes
+// escaped (GitHub honours the escape inside code spans too), and no "<"
+// outside code spans that could open an HTML element or comment.
+func mdCell(s string) string {
+	return strings.ReplaceAll(review.EscapeAngles(oneLine(s)), "|", `\|`)
+}
+
+// codeCell is s as a code span inside a table cell.
+func codeCell(s string) string {
+	return strings.ReplaceAll(mdCode(oneLine(s)), "|", `\|`)
+}

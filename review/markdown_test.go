@@ -1,0 +1,31 @@
+package review
+
+import (
+	"testing"
+)
+
+// workflowCommand is a workflow command parsed the way the Actions runner
+// parses one line: "::name k=v,k=v::message", values unescaped.
+type workflowCommand struct {
+	name    string
+	props   map[string]string
+	message string
+}
+
+func TestMarkdownHelpers(t *testing.T) {
+	for in, want := range map[string]string{
+		"a < b":            "a &lt; b",
+		"`a < b` < c":      "`a < b` &lt; c",
+		"``a ` < b`` <":    "``a ` < b`` &lt;",
+		"`unclosed < b":    "`unclosed &lt; b",
+		"<!-- x -->":       "&lt;!-- x -->",
+		"no angles at all": "no angles at all",
+	} {
+		if got := EscapeAngles(in); got != want {
+			t.Errorf("escapeAngles(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := CountFindings([]Finding{{Severity: High}}); got != "1 finding (1 high)" {
+		t.Errorf("countFindings = %q", got)
+	}
+}
