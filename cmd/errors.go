@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/reviewdev/review/toolmem"
 )
@@ -51,11 +50,6 @@ func exitCode(err error) int {
 // errFindings is returned after all outputs are written when a finding is at
 // or above --fail-on.
 var errFindings = errors.New("findings at or above the --fail-on severity")
-
-// oneLine flattens an error message so it prints as a single line.
-func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
-}
 
 // isLocked reports whether err means another review holds the store.
 func isLocked(err error) bool { return errors.Is(err, toolmem.ErrLocked) }

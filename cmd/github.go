@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/github"
@@ -114,16 +115,9 @@ func (t *githubTarget) post(ctx context.Context, s *IOStreams, res *review.Resul
 		return err
 	}
 	if rep.Skipped {
-		fmt.Fprintf(s.ErrOut, "review: pull request #%d already has a review for %s; nothing posted\n", n, short(head))
+		fmt.Fprintf(s.ErrOut, "review: pull request #%d already has a review for %s; nothing posted\n", n, text.ShortSHA(head))
 		return nil
 	}
 	fmt.Fprintf(s.ErrOut, "review: posted a review on pull request #%d: %d inline comments, %d in the body: %s\n", n, rep.Inline, rep.InBody, rep.URL)
 	return nil
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/github"
@@ -201,7 +202,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %s · model %s\n", sess.Run.ID, plural(len(plan.Diff.Files), "file"), set.Model)
+	fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %s · model %s\n", sess.Run.ID, text.Plural(len(plan.Diff.Files), "file"), set.Model)
 	res, err := sess.Review(ctx)
 	prog.done()
 	if err != nil {
@@ -282,14 +283,6 @@ func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 		a.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore})
 	}
 	return a
-}
-
-// plural is "1 file", "2 files".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // runError says which run failed, and how to make a request fit when the

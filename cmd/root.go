@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/spf13/cobra"
 )
 
@@ -42,7 +43,7 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		return ExitInterrupted
 	}
 	if !errors.Is(err, errFindings) {
-		fmt.Fprintln(f.IO.ErrOut, "review: "+oneLine(err))
+		fmt.Fprintln(f.IO.ErrOut, "review: "+text.OneLine(err.Error(), 0))
 	}
 	var ue *UsageError
 	if errors.As(err, &ue) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/reviewdev/review/conversation/text"
 )
 
 // DigestHeader starts every rule-based summary.
@@ -50,11 +52,11 @@ func writeTurnDigest(b *strings.Builder, turn int, msgs []Message) {
 		switch m.Role {
 		case User:
 			if asked == "" {
-				asked = oneLine(m.Content, 200)
+				asked = text.OneLine(m.Content, 200)
 			}
 		case Assistant:
 			if strings.TrimSpace(m.Content) != "" {
-				concluded = oneLine(m.Content, 300)
+				concluded = text.OneLine(m.Content, 300)
 			}
 			for _, tc := range m.ToolCalls {
 				var args struct {
@@ -73,12 +75,12 @@ func writeTurnDigest(b *strings.Builder, turn int, msgs []Message) {
 					files = append(files, args.Path)
 				}
 				for _, f := range args.Findings {
-					findings = append(findings, fmt.Sprintf("[%s] %s:%d %s", f.Severity, f.Path, f.Line, oneLine(f.Title, 100)))
+					findings = append(findings, fmt.Sprintf("[%s] %s:%d %s", f.Severity, f.Path, f.Line, text.OneLine(f.Title, 100)))
 				}
 				if args.Summary != "" {
-					concluded = oneLine(args.Summary, 300)
+					concluded = text.OneLine(args.Summary, 300)
 				}
-				call := tc.Name + " " + oneLine(tc.Arguments, 80)
+				call := tc.Name + " " + text.OneLine(tc.Arguments, 80)
 				if ref := refs[tc.ID]; ref != "" {
 					call += " → ref " + ref
 				}

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/reviewdev/review/conversation/text"
 )
 
 // Limits bound the history a tool loop starts with.
@@ -320,12 +322,12 @@ func stub(m Message, call ToolCall) string {
 	if name == "" {
 		name = call.Name
 	}
-	args := oneLine(call.Arguments, 120)
+	args := text.OneLine(call.Arguments, 120)
 	if m.Ref != "" {
 		return fmt.Sprintf(`%s%s %s → output stored as ref %s (%d chars shown earlier); read it with read_tool_output {"ref": %q}`,
 			StubPrefix, name, args, m.Ref, runes(m.Content), m.Ref)
 	}
-	return fmt.Sprintf("%s%s %s → %s", StubPrefix, name, args, oneLine(m.Content, 120))
+	return fmt.Sprintf("%s%s %s → %s", StubPrefix, name, args, text.OneLine(m.Content, 120))
 }
 
 // capMarker joins the head and tail of a capped message.
@@ -343,14 +345,6 @@ func capText(s string, n int) string {
 	tail := keep - head
 	cut := len(r) - head - tail
 	return string(r[:head]) + fmt.Sprintf(capMarker, cut) + string(r[len(r)-tail:])
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 // clipDigest bounds a digest, keeping its newest lines: the summary should

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
@@ -361,7 +362,7 @@ func (l *loop) call(ctx context.Context, step int, tc conversation.ToolCall) (co
 		// The tool set does not know submit_review; name every tool the
 		// model was offered.
 		names := append(l.a.Tools.Names(), SubmitTool)
-		out = tools.Result{IsError: true, Output: fmt.Sprintf("error: unknown tool %q; the tools are: %s", oneLine(tc.Name, 100), strings.Join(names, ", "))}
+		out = tools.Result{IsError: true, Output: fmt.Sprintf("error: unknown tool %q; the tools are: %s", text.OneLine(tc.Name, 100), strings.Join(names, ", "))}
 	}
 	if err := ctx.Err(); err != nil {
 		return res, err

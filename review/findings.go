@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/tools"
 )
@@ -245,7 +246,7 @@ func parseSubmission(args string) (submission, error) {
 			n.Category = "general"
 		}
 		if n.Title == "" {
-			n.Title = firstLine(n.Body)
+			n.Title = titleOf(n.Body)
 		}
 		if f.Line != nil && *f.Line > 0 {
 			n.Line = *f.Line
@@ -346,23 +347,10 @@ func dedupe(fs []Finding) ([]Finding, []Dropped) {
 	return out, dropped
 }
 
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if r := []rune(s); len(r) > 100 {
-		s = string(r[:100])
+// titleOf makes a title of a body: its first line, at most 100 runes.
+func titleOf(body string) string {
+	if r := []rune(text.FirstLine(body)); len(r) > 100 {
+		return string(r[:100])
 	}
-	return s
-}
-
-// truncateRunes cuts s to at most n runes, marking the cut with an
-// ellipsis.
-func truncateRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
+	return text.FirstLine(body)
 }

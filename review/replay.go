@@ -2,7 +2,6 @@ package review
 
 import (
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/reviewdev/review/toolmem"
@@ -59,13 +58,4 @@ func LoadReplay(st *toolmem.Store, id string) (*Replay, error) {
 		r.Steps = append(r.Steps, rs)
 	}
 	return r, nil
-}
-
-// oneLine flattens s to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review/llm"
 )
 
@@ -88,9 +89,9 @@ func (s *Session) summarize(ctx context.Context, prev string, dropped []conversa
 			fmt.Fprintf(&b, " ref %s", m.Ref)
 		}
 		b.WriteString("] ")
-		b.WriteString(oneLine(m.Content, 1500))
+		b.WriteString(text.OneLine(m.Content, 1500))
 		for _, tc := range m.ToolCalls {
-			fmt.Fprintf(&b, " → %s %s", tc.Name, oneLine(tc.Arguments, 200))
+			fmt.Fprintf(&b, " → %s %s", tc.Name, text.OneLine(tc.Arguments, 200))
 		}
 		b.WriteString("\n")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx/git"
 )
 
@@ -152,7 +153,7 @@ func open(dir string, opts Options, badgerOpts func(dir string, errLog io.Writer
 			return s, nil
 		}
 		if !isLockError(err) {
-			return nil, fmt.Errorf("cannot open tool memory at %s: %s", dir, oneLine(err))
+			return nil, fmt.Errorf("cannot open tool memory at %s: %s", dir, text.FirstLine(err.Error()))
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -241,7 +242,7 @@ func isLockError(err error) bool {
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		if err := s.db.Close(); err != nil {
-			s.closeErr = fmt.Errorf("closing tool memory at %s: %s", s.dir, oneLine(err))
+			s.closeErr = fmt.Errorf("closing tool memory at %s: %s", s.dir, text.FirstLine(err.Error()))
 			return
 		}
 		s.closeErr = restrictFiles(s.dir)
@@ -257,7 +258,7 @@ func (s *Store) Dir() string { return s.dir }
 // machine.
 func (s *Store) sync() error {
 	if err := s.db.Sync(); err != nil {
-		return fmt.Errorf("syncing tool memory at %s: %s", s.dir, oneLine(err))
+		return fmt.Errorf("syncing tool memory at %s: %s", s.dir, text.FirstLine(err.Error()))
 	}
 	return nil
 }
@@ -303,16 +304,6 @@ func (errorLogger) Warningf(string, ...any) {}
 func (errorLogger) Infof(string, ...any)    {}
 func (errorLogger) Debugf(string, ...any)   {}
 
-// oneLine keeps the first line of a multi-line error (Badger adds hex dumps
-// and stack-like detail).
-func oneLine(err error) string {
-	s := strings.TrimSpace(err.Error())
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
-
 // errTxn wraps an error from a read or write of the store, keeping errors
 // of this package (not found, bad input) as they are.
 func (s *Store) errTxn(what string, err error) error {
@@ -322,7 +313,7 @@ func (s *Store) errTxn(what string, err error) error {
 		return err
 	}
 	if strings.ContainsRune(strings.TrimSpace(err.Error()), '\n') {
-		return fmt.Errorf("%s in tool memory at %s: %s", what, s.dir, oneLine(err))
+		return fmt.Errorf("%s in tool memory at %s: %s", what, s.dir, text.FirstLine(err.Error()))
 	}
 	return fmt.Errorf("%s in tool memory at %s: %w", what, s.dir, err)
 }

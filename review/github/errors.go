@@ -14,6 +14,7 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v84/github"
+	"github.com/reviewdev/review/conversation/text"
 )
 
 // fail words the final failure of op after n attempts as one line a person
@@ -82,7 +83,7 @@ func (c *client) refusal(op string, err error) *Error {
 	if msg == "" {
 		msg = http.StatusText(resp.StatusCode)
 	}
-	e := &Error{Op: op, Status: resp.StatusCode, Message: truncateRunes(oneLine(msg), 300)}
+	e := &Error{Op: op, Status: resp.StatusCode, Message: text.Truncate(text.OneLine(msg, 0), 300)}
 	e.Hint = c.hint(resp, e.Message, reset)
 	return e
 }

@@ -3,6 +3,7 @@ package github
 import (
 	"strings"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
 )
 
@@ -14,7 +15,7 @@ func findingMarkdown(f review.Finding, limit int) string {
 	if f.Body != "" {
 		body := f.Body
 		if limit > 0 {
-			body = truncateRunes(body, limit)
+			body = text.Truncate(body, limit)
 		}
 		parts = append(parts, tidyMarkdown(body))
 	}
@@ -22,7 +23,7 @@ func findingMarkdown(f review.Finding, limit int) string {
 		parts = append(parts, labelled("Suggestion", tidyMarkdown(f.Suggestion)))
 	}
 	if f.Note != "" {
-		parts = append(parts, "_"+oneLine(f.Note)+"_")
+		parts = append(parts, "_"+text.OneLine(f.Note, 0)+"_")
 	}
 	return strings.Join(parts, "\n\n")
 }

@@ -11,6 +11,7 @@ import (
 
 	gh "github.com/google/go-github/v84/github"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
 )
@@ -221,11 +222,11 @@ func sameHunk(d *diffctx.Diff, path string, start, end int) bool {
 }
 
 func reviewMarker(run, head string) string {
-	return fmt.Sprintf("<!-- review:run=%s head=%s -->", oneLine(run), head)
+	return fmt.Sprintf("<!-- review:run=%s head=%s -->", text.OneLine(run, 0), head)
 }
 
 func commentMarker(fp, run string) string {
-	return fmt.Sprintf("<!-- review:fp=%s run=%s -->", fp, oneLine(run))
+	return fmt.Sprintf("<!-- review:fp=%s run=%s -->", fp, text.OneLine(run, 0))
 }
 
 // commentMarkdown is an inline comment: the finding's title, body and
@@ -235,7 +236,7 @@ func commentMarker(fp, run string) string {
 // as code too: GitHub would offer them as changes to the wrong lines.
 func commentMarkdown(f review.Finding, applicable bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**[%s] %s** · %s", f.Severity, review.EscapeAngles(oneLine(f.Title)), review.EscapeAngles(f.RuleID()))
+	fmt.Fprintf(&b, "**[%s] %s** · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), review.EscapeAngles(f.RuleID()))
 	if !applicable && f.EndLine > f.Line {
 		// The comment sits on the first line only; say where it ends.
 		fmt.Fprintf(&b, " · lines %d-%d", f.Line, f.EndLine)
@@ -261,7 +262,7 @@ func commentMarkdown(f review.Finding, applicable bool) string {
 		}
 	}
 	if f.Note != "" {
-		b.WriteString("\n_" + review.EscapeAngles(oneLine(f.Note)) + "_\n")
+		b.WriteString("\n_" + review.EscapeAngles(text.OneLine(f.Note, 0)) + "_\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -287,7 +288,7 @@ func (p reviewPlan) render(r *review.Result, head string, fallback bool) string 
 		}
 		for i, f := range p.body {
 			fmt.Fprintf(&b, "**%d. [%s] %s** · %s · %s\n\n", i+1, f.Severity,
-				review.EscapeAngles(oneLine(f.Title)), mdCode(f.Location()), review.EscapeAngles(f.RuleID()))
+				review.EscapeAngles(text.OneLine(f.Title, 0)), mdCode(f.Location()), review.EscapeAngles(f.RuleID()))
 			if md := findingMarkdown(f, 0); md != "" {
 				b.WriteString(neutralizeSuggestions(md) + "\n\n")
 			}
@@ -296,7 +297,7 @@ func (p reviewPlan) render(r *review.Result, head string, fallback bool) string 
 	if len(p.repeated) > 0 {
 		b.WriteString("#### Commented by an earlier run\n\n")
 		for _, f := range p.repeated {
-			fmt.Fprintf(&b, "- [%s] %s · %s", f.Severity, review.EscapeAngles(oneLine(f.Title)), mdCode(f.Finding.Location()))
+			fmt.Fprintf(&b, "- [%s] %s · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), mdCode(f.Finding.Location()))
 			if f.url != "" {
 				fmt.Fprintf(&b, " · [comment](%s)", f.url)
 			}
@@ -314,5 +315,5 @@ func capBody(s string) string {
 	if len(s) <= maxBody {
 		return s
 	}
-	return closeFences(truncateRunes(s, maxBody)) + "\n\n_(cut to fit GitHub's length limit; the run's other outputs have it all)_"
+	return closeFences(text.Truncate(s, maxBody)) + "\n\n_(cut to fit GitHub's length limit; the run's other outputs have it all)_"
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 )
@@ -37,14 +38,14 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 		}
 		b.WriteString("\n")
 		for i, f := range r.Findings {
-			fmt.Fprintf(&b, "<details><summary>%d. %s</summary>\n\n", i+1, html.EscapeString(oneLine(f.Title)))
+			fmt.Fprintf(&b, "<details><summary>%d. %s</summary>\n\n", i+1, html.EscapeString(text.OneLine(f.Title, 0)))
 			b.WriteString(findingMarkdown(f, maxSummaryBody) + "\n\n</details>\n\n")
 		}
 	}
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d left out</summary>\n\n", len(r.Dropped))
 		for _, d := range r.Dropped {
-			fmt.Fprintf(&b, "- %s (%s): %s\n", review.EscapeAngles(oneLine(d.Finding.Title)), mdCode(d.Finding.Location()), review.EscapeAngles(oneLine(d.Reason)))
+			fmt.Fprintf(&b, "- %s (%s): %s\n", review.EscapeAngles(text.OneLine(d.Finding.Title, 0)), mdCode(d.Finding.Location()), review.EscapeAngles(text.OneLine(d.Reason, 0)))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
@@ -71,10 +72,10 @@ func usageTable(r *review.Result) string {
 // escaped (GitHub honours the escape inside code spans too), and no "<"
 // outside code spans that could open an HTML element or comment.
 func mdCell(s string) string {
-	return strings.ReplaceAll(review.EscapeAngles(oneLine(s)), "|", `\|`)
+	return strings.ReplaceAll(review.EscapeAngles(text.OneLine(s, 0)), "|", `\|`)
 }
 
 // codeCell is s as a code span inside a table cell.
 func codeCell(s string) string {
-	return strings.ReplaceAll(mdCode(oneLine(s)), "|", `\|`)
+	return strings.ReplaceAll(mdCode(text.OneLine(s, 0)), "|", `\|`)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
 )
@@ -17,7 +18,7 @@ const unitListFiles = 5
 // It reads the same data the JSON view writes, so the two cannot disagree.
 func writeDryRun(w io.Writer, d *review.DryRun) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Dry run: %s (%s) → %s (%s), merge base %s\n", d.Base, short(d.BaseSHA), d.Head, short(d.HeadSHA), short(d.MergeBase))
+	fmt.Fprintf(&b, "Dry run: %s (%s) → %s (%s), merge base %s\n", d.Base, text.ShortSHA(d.BaseSHA), d.Head, text.ShortSHA(d.HeadSHA), text.ShortSHA(d.MergeBase))
 	fmt.Fprintf(&b, "Model %s, tokenizer %s. Nothing is sent.\n\n", d.Model, d.Tokenizer)
 	for i, m := range d.Messages {
 		fmt.Fprintf(&b, "━━ message %d · %s · %s layer · %d tokens ━━\n", i+1, m.Role, m.Layer, m.Tokens)

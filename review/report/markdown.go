@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
 )
 
@@ -24,7 +25,7 @@ func writeMarkdown(w io.Writer, r *review.Result) error {
 	} else {
 		fmt.Fprintf(&b, "## Findings (%d)\n\n", len(r.Findings))
 		for i, f := range r.Findings {
-			fmt.Fprintf(&b, "### %d. [%s] %s\n\n", i+1, f.Severity, oneLineText(f.Title))
+			fmt.Fprintf(&b, "### %d. [%s] %s\n\n", i+1, f.Severity, text.OneLine(f.Title, 0))
 			fmt.Fprintf(&b, "`%s` · %s\n\n", f.Location(), f.Category)
 			if f.Body != "" {
 				b.WriteString(f.Body + "\n\n")
@@ -40,7 +41,7 @@ func writeMarkdown(w io.Writer, r *review.Result) error {
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d findings left out</summary>\n\n", len(r.Dropped))
 		for _, d := range r.Dropped {
-			fmt.Fprintf(&b, "- %s (`%s`): %s\n", oneLineText(d.Finding.Title), d.Finding.Location(), oneLineText(d.Reason))
+			fmt.Fprintf(&b, "- %s (`%s`): %s\n", text.OneLine(d.Finding.Title, 0), d.Finding.Location(), text.OneLine(d.Reason, 0))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
@@ -76,7 +77,7 @@ func writeAnswer(w io.Writer, a *review.Answer) error {
 	}
 	u := a.Usage
 	fmt.Fprintf(&b, "---\nRun `%s` turn %d · model %s · %s · %d prompt tokens (%d cached) · %d completion tokens\n",
-		a.RunID, a.Turn, a.Model, plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion)
+		a.RunID, a.Turn, a.Model, text.Plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion)
 	fmt.Fprintf(&b, "Ask again: `review ask %s \"...\"` · see what the model saw: `review replay %s`\n", a.RunID, a.RunID)
 	_, err := io.WriteString(w, noCommands(b.String()))
 	return err

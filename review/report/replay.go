@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/toolmem"
 )
@@ -38,8 +39,8 @@ type wireRequest struct {
 	ToolChoice json.RawMessage `json:"tool_choice"`
 }
 
-// text returns a message content that is a string or an array of text parts.
-func text(raw json.RawMessage) string {
+// contentText returns a message content that is a string or an array of text parts.
+func contentText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
@@ -75,7 +76,7 @@ func WriteReplay(w io.Writer, r *review.Replay, c *conversation.Counter, step in
 	var b strings.Builder
 	run := r.Run
 	fmt.Fprintf(&b, "Run %s · %s · model %s\n", run.ID, run.Status, run.Model)
-	fmt.Fprintf(&b, "%s (%s) → %s (%s) in %s\n", run.Base, short(run.BaseSHA), run.Head, short(run.HeadSHA), run.Repo)
+	fmt.Fprintf(&b, "%s (%s) → %s (%s) in %s\n", run.Base, text.ShortSHA(run.BaseSHA), run.Head, text.ShortSHA(run.HeadSHA), run.Repo)
 	if run.Error != "" {
 		fmt.Fprintf(&b, "Error: %s\n", run.Error)
 	}
@@ -109,7 +110,7 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 			layers = e
 			continue
 		}
-		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind, oneLine(string(raw), 300))
+		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind, text.OneLine(string(raw), 300))
 	}
 	var req wireRequest
 	if err := json.Unmarshal(s.Request, &req); err != nil || len(s.Request) == 0 || string(s.Request) == "null" {
@@ -121,16 +122,16 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 	}
 	total := 0
 	for _, m := range req.Messages {
-		total += c.Count(text(m.Content))
+		total += c.Count(contentText(m.Content))
 	}
 	choice := strings.Trim(string(req.ToolChoice), `"`)
 	if choice == "" {
 		choice = "auto"
 	}
 	fmt.Fprintf(b, "━━ step %d · turn %d · %d messages · %d bytes · ~%d tokens · tool_choice %s ━━\n",
-		s.N, s.Turn, len(req.Messages), len(s.Request), total, oneLine(choice, 80))
+		s.N, s.Turn, len(req.Messages), len(s.Request), total, text.OneLine(choice, 80))
 	for i, m := range req.Messages {
-		content := text(m.Content)
+		content := contentText(m.Content)
 		layer, ref := conversation.Layer("?"), ""
 		if i < len(layers.Messages) {
 			layer, ref = layers.Messages[i].Layer, layers.Messages[i].Ref
@@ -149,14 +150,14 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 		}
 		fmt.Fprintf(b, "  %2d %-9s %-7s %6d chars %5d tok%s", i+1, m.Role, layer, len(content), c.Count(content), kind)
 		for _, tc := range m.ToolCalls {
-			fmt.Fprintf(b, "\n     → %s %s", tc.Function.Name, oneLine(tc.Function.Arguments, 100))
+			fmt.Fprintf(b, "\n     → %s %s", tc.Function.Name, text.OneLine(tc.Function.Arguments, 100))
 		}
 		if full {
 			b.WriteString("\n" + indent(content) + "\n")
 			continue
 		}
 		if content != "" {
-			fmt.Fprintf(b, "  │ %s", oneLine(content, 80))
+			fmt.Fprintf(b, "  │ %s", text.OneLine(content, 80))
 		}
 		b.WriteString("\n")
 	}
@@ -194,15 +195,15 @@ func summarizeResponse(raw json.RawMessage) string {
 		return "no response recorded"
 	}
 	if json.Unmarshal(raw, &resp) != nil || len(resp.Choices) == 0 {
-		return "response: " + oneLine(string(raw), 120)
+		return "response: " + text.OneLine(string(raw), 120)
 	}
 	m := resp.Choices[0].Message
 	var parts []string
 	for _, tc := range m.ToolCalls {
-		parts = append(parts, tc.Function.Name+" "+oneLine(tc.Function.Arguments, 80))
+		parts = append(parts, tc.Function.Name+" "+text.OneLine(tc.Function.Arguments, 80))
 	}
 	if m.Content != "" {
-		parts = append(parts, "“"+oneLine(m.Content, 80)+"”")
+		parts = append(parts, "“"+text.OneLine(m.Content, 80)+"”")
 	}
 	return fmt.Sprintf("assistant (%s, %d+%d tokens): %s", resp.Choices[0].FinishReason, resp.Usage.Prompt, resp.Usage.Completion, strings.Join(parts, "; "))
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
 )
 
@@ -218,7 +219,7 @@ func sarifRules(fs []review.Finding) ([]sarifRule, map[string]int) {
 		}
 		rules = append(rules, sarifRule{
 			ID:                   id,
-			Name:                 truncateRunes(id, 255), // code scanning's limit
+			Name:                 text.Truncate(id, 255), // code scanning's limit
 			ShortDescription:     sarifText{Text: categoryDescription(id)},
 			DefaultConfiguration: sarifConfiguration{Level: "warning"},
 			Properties:           sarifRuleProps{Tags: tags},
@@ -248,7 +249,7 @@ func categoryDescription(c string) string {
 	case "general":
 		return "Findings of the code review without a category."
 	}
-	return truncateRunes("Code review findings in category "+c+".", 1000)
+	return text.Truncate("Code review findings in category "+c+".", 1000)
 }
 
 // sarifLevel maps a severity to a SARIF level.
