@@ -94,6 +94,9 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	}
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
+	if err := checkKey(opts.Getenv, set); err != nil {
+		return err
+	}
 	askOpts := review.AskOptions{Limits: conversation.LimitsFrom(set.Budget), SummarizeWithModel: opts.Summarize == "model"}
 	prog := newProgress(opts.IO)
 	var sess *review.Session

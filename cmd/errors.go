@@ -53,3 +53,14 @@ var errFindings = errors.New("findings at or above the --fail-on severity")
 
 // isLocked reports whether err means another review holds the store.
 func isLocked(err error) bool { return errors.Is(err, toolmem.ErrLocked) }
+
+// hintError is an error followed by lines of advice, for the few mistakes
+// a newcomer makes that one line cannot fix: the error stays one line, the
+// recipe follows it.
+type hintError struct {
+	err  error
+	hint []string
+}
+
+func (e *hintError) Error() string { return e.err.Error() }
+func (e *hintError) Unwrap() error { return e.err }

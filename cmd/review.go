@@ -192,6 +192,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		}
 		return nil
 	}
+	if err := checkKey(opts.Getenv, set); err != nil {
+		return err
+	}
 	st, err := openStore(set.Store, opts.Getenv, plan.Diff.Root)
 	if err != nil {
 		return err
@@ -311,4 +314,20 @@ func withDeadline(ctx context.Context, d time.Duration) (context.Context, contex
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeoutCause(ctx, d, &deadlineError{d})
+}
+
+// checkKey catches a missing API key before anything is recorded or sent:
+// an endpoint on the internet needs one, a local server usually does not.
+func checkKey(getenv func(string) string, set *config.Settings) error {
+	if getenv("OPENAI_API_KEY") != "" || llm.Local(set.BaseURL) {
+		return nil
+	}
+	return &hintError{
+		err: fmt.Errorf("no API key for the model endpoint %s: OPENAI_API_KEY is not set", llm.DisplayURL(set.BaseURL)),
+		hint: []string{
+			"For OpenAI (or another hosted provider):  export OPENAI_API_KEY=sk-...",
+			"For a local server, no key is needed:     export OPENAI_BASE_URL=http://localhost:11434/v1   (Ollama; vLLM, llama.cpp alike)",
+			"To see what would be sent without a model: review --base <ref> --dry-run",
+		},
+	}
 }

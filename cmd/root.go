@@ -45,6 +45,12 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	if !errors.Is(err, errFindings) {
 		fmt.Fprintln(f.IO.ErrOut, "review: "+text.OneLine(err.Error(), 0))
 	}
+	var he *hintError
+	if errors.As(err, &he) {
+		for _, l := range he.hint {
+			fmt.Fprintln(f.IO.ErrOut, "  "+l)
+		}
+	}
 	var ue *UsageError
 	if errors.As(err, &ue) {
 		fmt.Fprintln(f.IO.ErrOut, "Run 'review --help' for usage.")

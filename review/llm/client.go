@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -189,6 +190,10 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Reply, error) {
 			return r, nil
 		}
 	}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		ae.NoKey = c.cfg.APIKey == ""
+	}
 	return &Reply{Request: body, Response: ex.body, Attempts: ex.attempts}, err
 }
 
@@ -228,6 +233,30 @@ func endpointURL(base string) (endpoint, site string, err error) {
 	return u.String(), site, nil
 }
 
+// Local reports whether a base URL names a server that plausibly needs no
+// API key: this machine, a private or link-local address, or a name that
+// is not a public host (a single label such as a container's name, or a
+// .local, .internal, .lan or .home.arpa name).
+func Local(baseURL string) bool {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified()
+	}
+	if host == "localhost" || !strings.Contains(host, ".") {
+		return true
+	}
+	for _, suffix := range []string{".localhost", ".local", ".internal", ".lan", ".home.arpa"} {
+		if strings.HasSuffix(host, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
 // DisplayURL is raw without user info, query and fragment: the form of a
 // base URL that may be shown, logged or stored, since a gateway's
 // credentials ("user:password@", "?api-key=") travel in those parts.
@@ -257,6 +286,9 @@ type APIError struct {
 	// Attempts is the number of attempts made; above 1 when the error
 	// outlived the retries.
 	Attempts int
+	// NoKey is set when the request carried no API key, so that a 401
+	// asks for one rather than calling it wrong.
+	NoKey bool
 }
 
 // Error is a one-line message saying what failed and what to do.
@@ -266,6 +298,8 @@ func (e *APIError) Error() string {
 		msg = http.StatusText(e.Status)
 	}
 	switch {
+	case e.Status == http.StatusUnauthorized && e.NoKey:
+		return "model endpoint requires an API key (HTTP 401) and none was sent: set OPENAI_API_KEY"
 	case e.Status == http.StatusUnauthorized:
 		return "model endpoint rejected the API key (HTTP 401): check OPENAI_API_KEY"
 	case e.Status == http.StatusForbidden:

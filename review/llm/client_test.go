@@ -600,3 +600,37 @@ func TestTimeoutStalledBody(t *testing.T) {
 		t.Errorf("took %s", d)
 	}
 }
+
+func TestLocal(t *testing.T) {
+	for u, want := range map[string]bool{
+		"http://localhost:11434/v1":         true,
+		"http://127.0.0.1:8080/v1":          true,
+		"http://[::1]:8000/v1":              true,
+		"http://192.168.1.20:11434/v1":      true,
+		"http://10.0.0.5/v1":                true,
+		"http://ollama:11434/v1":            true,
+		"http://gpu-box.local:8000/v1":      true,
+		"http://host.docker.internal:1/v1":  true,
+		"https://api.openai.com/v1":         false,
+		"https://api.deepseek.com":          false,
+		"https://8.8.8.8/v1":                false,
+		"not a url":                         false,
+		"":                                  false,
+		"https://user:pw@api.example.com/v": false,
+	} {
+		if got := Local(u); got != want {
+			t.Errorf("Local(%q) = %v, want %v", u, got, want)
+		}
+	}
+}
+
+// TestUnauthorizedWithoutKey: a 401 to a request that carried no key asks
+// for one instead of calling a key wrong.
+func TestUnauthorizedWithoutKey(t *testing.T) {
+	srv := reviewtest.Serve(t, `[{"status":401,"error":{"message":"You didn't provide an API key.","type":"invalid_request_error"}}]`)
+	c := newTestClient(srv.URL, nil, func(c *ClientConfig) { c.APIKey = "" })
+	_, err := c.Complete(context.Background(), testRequest())
+	if err == nil || err.Error() != "model endpoint requires an API key (HTTP 401) and none was sent: set OPENAI_API_KEY" {
+		t.Fatalf("err = %v", err)
+	}
+}
