@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/pkoukk/tiktoken-go"
-	loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // Tokenizer modes accepted by NewCounter.
@@ -26,7 +25,7 @@ const (
 // chat-completion APIs add around role and content.
 const messageOverhead = 4
 
-// The offline loader is installed once for the whole process: tiktoken-go's
+// The embedded loader is installed once for the whole process: tiktoken-go's
 // default loader would download encodings, and the binary must never do that.
 var setLoader sync.Once
 
@@ -85,10 +84,7 @@ func (c *Counter) Count(s string) int {
 	if c == nil || c.mode == Estimate {
 		return EstimateTokens(s)
 	}
-	c.once.Do(func() {
-		setLoader.Do(func() { tiktoken.SetBpeLoader(loader.NewOfflineLoader()) })
-		c.enc, c.err = tiktoken.GetEncoding(c.encoding)
-	})
+	c.once.Do(func() { c.enc, c.err = encoder(c.encoding) })
 	if c.err != nil {
 		return EstimateTokens(s)
 	}
