@@ -66,6 +66,11 @@ func NewCounter(encoding, mode string) (*Counter, error) {
 	if encoding == "" {
 		encoding = O200k
 	}
+	if mode == Tiktoken {
+		// Build the encoder while the caller runs git and opens the
+		// store: the first count then rarely waits for it.
+		go encoder(encoding) // Count reports an error, if any
+	}
 	return &Counter{mode: mode, encoding: encoding}, nil
 }
 
