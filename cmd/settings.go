@@ -9,6 +9,7 @@ import (
 	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/toolmem"
 )
 
 // agentFlags are the settings shared by every command that talks to a
@@ -106,7 +107,7 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&a.ContextWindow, "context-window", 0, "model context window in tokens (default: known per model, else 128000)")
 	fl.IntVar(&a.AnswerReserve, "answer-reserve", 0, "tokens kept free for the model's answer (default: 8192, at most a quarter of the window)")
 	fl.Float64Var(&a.StaticShare, "static-share", 0, "share of the input budget for the static diff context (default 0.5)")
-	fl.IntVar(&a.PreviewChars, "preview-chars", 0, "characters of a tool output shown to the model before it must page (default 2000)")
+	fl.IntVar(&a.PreviewChars, "preview-chars", 0, "characters of a tool output shown to the model before it must page (default "+strconv.Itoa(toolmem.DefaultPreviewChars)+", at least "+strconv.Itoa(toolmem.MinPreviewChars)+")")
 	fl.IntVar(&a.MaxSteps, "max-steps", 0, "model requests per tool loop before the final review is asked for (default 20)")
 	fl.StringVar(&a.Timeout, "timeout", "", "how long a model response may take to start, and then to arrive, per attempt, e.g. 90s or 5m (default: $REVIEW_TIMEOUT, the configuration files, or "+llm.DefaultTimeout.String()+")")
 	fl.StringVar(&a.Deadline, "deadline", "", "how long the whole run may take, all requests and retries included, e.g. 20m (default: $REVIEW_DEADLINE, the configuration files, or none)")

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,11 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx/git"
-	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // ToolOptions are the settings of `review tool`.
@@ -43,17 +41,17 @@ func NewCmdTool(f *Factory, runF func(*ToolOptions) error) *cobra.Command {
 		Long: `tool runs a repository tool exactly as the model would call it, stores the whole
 output in tool memory, and prints what the model would receive: the output
 itself if it is small, otherwise a preview whose first line names the ref and
-the read_tool_output call that pages through the rest. --full prints the
+the ` + toolname.ReadToolOutput + ` call that pages through the rest. --full prints the
 whole output instead, byte for byte. The ref is printed on standard error;
 read the output again with review memory show <ref>. An error result (a
 refused path, a bad argument) is printed like any result and exits with 1.
 
 Tools: ` + strings.Join(tools.New(tools.Env{}).Names(), ", "),
-		Example: `  review tool list_project_files '{"path_prefix": "cmd/"}'
-  review tool search_in_project '{"pattern": "TODO"}'
-  review tool read_file_hunk '{"path": "main.go", "start_line": 1, "end_line": 20}'
-  review tool --base main get_file_diff '{"path": "main.go"}'
-  review tool read_tool_output '{"ref": "k3f9a2c01b", "start_line": 41, "line_count": 80}'`,
+		Example: `  review tool ` + toolname.ListProjectFiles + ` '{"path_prefix": "cmd/"}'
+  review tool ` + toolname.SearchInProject + ` '{"pattern": "TODO"}'
+  review tool ` + toolname.ReadFileHunk + ` '{"path": "main.go", "start_line": 1, "end_line": 20}'
+  review tool --base main ` + toolname.GetFileDiff + ` '{"path": "main.go"}'
+  review tool ` + toolname.ReadToolOutput + ` '{"ref": "k3f9a2c01b", "start_line": 41, "line_count": 80}'`,
 		Args: usageArgs(cobra.RangeArgs(1, 2)),
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
@@ -73,7 +71,7 @@ Tools: ` + strings.Join(tools.New(tools.Env{}).Names(), ", "),
 			return runTool(c.Context(), opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Base, "base", "", `revision that read_file_hunk's "base" and get_file_diff read (its merge base with --head)`)
+	c.Flags().StringVar(&opts.Base, "base", "", "revision that "+toolname.ReadFileHunk+`'s "base" and `+toolname.GetFileDiff+" read (its merge base with --head)")
 	c.Flags().StringVar(&opts.Head, "head", "HEAD", "revision the tools read")
 	addStoreFlag(c.Flags(), &opts.Store)
 	c.Flags().BoolVar(&opts.Full, "full", false, "print the whole output, not the model's preview")
@@ -86,7 +84,7 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 	if names := tools.New(tools.Env{}).Names(); !slices.Contains(names, opts.Name) {
 		return usageErrorf("unknown tool %q: use one of %s", opts.Name, strings.Join(names, ", "))
 	}
-	if err := checkToolArgs(ctx, opts.Name, opts.Args); err != nil {
+	if err := checkToolArgs(opts.Name, opts.Args); err != nil {
 		return err
 	}
 	root, err := gitOut(ctx, opts.Dir, "rev-parse", "--show-toplevel")
@@ -114,28 +112,24 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 	}
 	defer st.Close()
 	set := tools.New(tools.Env{Root: root, Head: head, Base: base, Store: st})
-	res := set.Call(ctx, opts.Name, opts.Args)
-	if err := ctx.Err(); err != nil {
+	// Run, stored and previewed as the agent does it, with the default
+	// preview limits, under a run of its own, so gc treats shell calls like
+	// any other. The run is recorded once an output is stored under it.
+	now := opts.Now()
+	run := toolmem.Run{ID: toolmem.NewRunID(now), Repo: root, Head: opts.Head, HeadSHA: head, Base: opts.Base, BaseSHA: base,
+		Model: "review tool", Status: "complete", Started: now, Ended: now}
+	ans, err := set.Answer(ctx, tools.Call{Run: run.ID, Step: 0, ID: "cli", Name: opts.Name, Args: opts.Args}, toolmem.Limits{})
+	if err != nil {
 		return err
 	}
-	out := res.Output
-	if !res.Paged {
-		// Stored as the agent stores it: under a run of its own, so gc
-		// treats shell calls like any other.
-		now := opts.Now()
-		run := toolmem.Run{ID: toolmem.NewRunID(now), Repo: root, Head: opts.Head, HeadSHA: head, Base: opts.Base, BaseSHA: base,
-			Model: "review tool", Status: "complete", Started: now, Ended: now}
+	out := ans.Content
+	if ans.Ref != "" {
 		if err := st.PutRun(run); err != nil {
 			return err
 		}
-		ref, err := st.Put(run.ID, 0, "cli", opts.Name, opts.Args, []byte(out))
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "stored as ref %s (%d bytes, run %s): review memory show %s\n", ref, len(out), run.ID, ref)
-		if !opts.Full {
-			b := conversation.DefaultBudget(llm.Lookup("").Window)
-			out = toolmem.Preview(ref, []byte(out), toolmem.Limits{Chars: b.PreviewChars, Lines: b.PreviewLines})
+		fmt.Fprintf(opts.IO.ErrOut, "stored as ref %s (%d bytes, run %s): review memory show %s\n", ans.Ref, len(ans.Output), run.ID, ans.Ref)
+		if opts.Full {
+			out = ans.Output
 		}
 	}
 	if _, err := io.WriteString(opts.IO.Out, out); err != nil {
@@ -146,7 +140,7 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 	if !opts.Full && !strings.HasSuffix(out, "\n") {
 		fmt.Fprintln(opts.IO.Out)
 	}
-	if res.IsError {
+	if ans.IsError {
 		return fmt.Errorf("tool %s returned an error result (shown above)", opts.Name)
 	}
 	return nil
@@ -155,16 +149,14 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 // checkToolArgs rejects arguments that are not a JSON object with the
 // tool's own message, which shows an example of valid arguments. The model
 // would get that message as a result; from the shell it is a usage error.
-func checkToolArgs(ctx context.Context, name, args string) error {
-	var obj map[string]json.RawMessage
-	trimmed := strings.TrimSpace(args)
-	if trimmed == "" || trimmed == "null" || (json.Unmarshal([]byte(trimmed), &obj) == nil && obj != nil) {
-		return nil
+// Mistakes in single arguments are left to the call, whose error result
+// the model would get.
+func checkToolArgs(name, args string) error {
+	var ae *tools.ArgError
+	if err := tools.New(tools.Env{}).Check(name, args); errors.As(err, &ae) && ae.Arg == "" {
+		return usageErrorf("%v; quote the JSON for the shell: review tool %s '{...}'", err, name)
 	}
-	// Arguments that are not an object fail the tool's first check, before
-	// it reads the repository, so an empty environment is enough.
-	res := tools.New(tools.Env{}).Call(ctx, name, args)
-	return usageErrorf("%s; quote the JSON for the shell: review tool %s '{...}'", strings.TrimPrefix(res.Output, "error: "), name)
+	return nil
 }
 
 // gitOut runs git in dir and returns its trimmed output; errors carry git's
@@ -182,6 +174,3 @@ func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
 	}
 	return out, err
 }
-
-// contains reports whether list holds s.
-func contains(list []string, s string) bool { return slices.Contains(list, s) }

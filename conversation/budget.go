@@ -2,6 +2,8 @@ package conversation
 
 import (
 	"fmt"
+
+	"github.com/reviewdev/review/toolmem"
 )
 
 // Budget bounds what a conversation may send. Every field is configuration:
@@ -34,8 +36,8 @@ func DefaultBudget(window int) Budget {
 	b := Budget{
 		ContextWindow: window,
 		StaticShare:   0.5,
-		PreviewChars:  2000,
-		PreviewLines:  40,
+		PreviewChars:  toolmem.DefaultPreviewChars,
+		PreviewLines:  toolmem.DefaultPreviewLines,
 		HistoryTurns:  4,
 		HistoryChars:  24000,
 		MessageCap:    8000,
@@ -66,8 +68,8 @@ func (b Budget) Validate() error {
 		return fmt.Errorf("answer reserve %d must be between 0 and the context window %d", b.AnswerReserve, b.ContextWindow)
 	case b.StaticShare <= 0 || b.StaticShare > 1:
 		return fmt.Errorf("static share must be in (0, 1], got %g", b.StaticShare)
-	case b.PreviewChars < 200:
-		return fmt.Errorf("preview size must be at least 200 characters, got %d", b.PreviewChars)
+	case b.PreviewChars < toolmem.MinPreviewChars:
+		return fmt.Errorf("preview size must be at least %d characters, got %d", toolmem.MinPreviewChars, b.PreviewChars)
 	case b.HistoryTurns < 0 || b.HistoryChars < 0:
 		return fmt.Errorf("history limits must not be negative")
 	case b.MaxSteps < 1:

@@ -7,10 +7,11 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // DigestHeader starts every rule-based summary.
-const DigestHeader = "Summary of earlier turns pruned from this conversation (their tool outputs stay available with read_tool_output and the refs below):"
+const DigestHeader = "Summary of earlier turns pruned from this conversation (their tool outputs stay available with " + toolname.ReadToolOutput + " and the refs below):"
 
 // Digest is the rule-based summary of dropped turns: per turn, what was
 // asked, which tools ran (with refs), which files were read, which findings

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Limits bound the history a tool loop starts with.
@@ -324,7 +325,7 @@ func stub(m Message, call ToolCall) string {
 	}
 	args := text.OneLine(call.Arguments, 120)
 	if m.Ref != "" {
-		return fmt.Sprintf(`%s%s %s → output stored as ref %s (%d chars shown earlier); read it with read_tool_output {"ref": %q}`,
+		return fmt.Sprintf(`%s%s %s → output stored as ref %s (%d chars shown earlier); read it with `+toolname.ReadToolOutput+` {"ref": %q}`,
 			StubPrefix, name, args, m.Ref, runes(m.Content), m.Ref)
 	}
 	return fmt.Sprintf("%s%s %s → %s", StubPrefix, name, args, text.OneLine(m.Content, 120))

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Counter counts the tokens of a text; *conversation.Counter satisfies it.
@@ -24,9 +25,6 @@ const (
 	ReasonGenerated = "generated"
 	ReasonBudget    = "budget"
 )
-
-// FetchTool is the tool that returns one file's whole diff.
-const FetchTool = "get_file_diff"
 
 // Entry describes one changed file in the rendered context.
 type Entry struct {
@@ -542,7 +540,7 @@ func fetchCall(path string) string {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(path) // a string always encodes
-	return FetchTool + ` {"path": ` + strings.TrimSuffix(b.String(), "\n") + "}"
+	return toolname.GetFileDiff + ` {"path": ` + strings.TrimSuffix(b.String(), "\n") + "}"
 }
 
 // displayPath shows a path as is unless it holds control characters or

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Unit is a share of a diff's hunks small enough to be reviewed in a turn of
@@ -429,7 +431,7 @@ func unitHunk(h *Hunk) string {
 		}
 		r := []rune(strings.TrimSuffix(l, "\n"))
 		if len(r) > maxUnitLine {
-			lines[i] = string(r[:maxUnitLine]) + fmt.Sprintf(" … [%d more characters of this line: read_file_hunk shows it whole]\n", len(r)-maxUnitLine)
+			lines[i] = string(r[:maxUnitLine]) + fmt.Sprintf(" … [%d more characters of this line: "+toolname.ReadFileHunk+" shows it whole]\n", len(r)-maxUnitLine)
 		}
 	}
 	return strings.Join(lines, "")

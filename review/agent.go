@@ -4,19 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
-// Agent runs tool loops against a model and records them.
+// Agent runs tool loops against a model and records them. Tools store the
+// outputs of calls in their Env.Store, which is to be Store; a loop offers
+// submit_review with them.
 type Agent struct {
 	Model     llm.Model
 	ModelName string
@@ -122,7 +123,9 @@ type loop struct {
 	// sent is the request history: the static layer and the window, then
 	// this loop's messages, appended only.
 	sent []conversation.Message
-	// defs are the tools offered in every request of the loop.
+	// set is the tools offered in every request of the loop, defs their
+	// definitions.
+	set  *tools.Set
 	defs []tools.Definition
 	// tokens is our count of the next request: sent and defs. It grows
 	// with each appended message rather than being recounted every step,
@@ -139,10 +142,10 @@ type loop struct {
 }
 
 // nudge asks a model that answered in prose for the structured review.
-const nudge = "Please finish now: call submit_review with your summary and findings (an empty list if there are none)."
+const nudge = "Please finish now: call " + toolname.SubmitReview + " with your summary and findings (an empty list if there are none)."
 
 // final asks for the review when the loop's budget is spent.
-const final = "The exploration budget for this review is spent. Do not call any other tool: call submit_review now with your summary and findings based on what you have seen."
+const final = "The exploration budget for this review is spent. Do not call any other tool: call " + toolname.SubmitReview + " now with your summary and findings based on what you have seen."
 
 // loop runs one tool loop for the conversation's latest user turn. history is
 // what precedes the turn in each request (the static layer, the summary and
@@ -156,7 +159,8 @@ func (s *Session) loop(ctx context.Context, history []conversation.Message, ask 
 			l.sent = append(l.sent, m)
 		}
 	}
-	l.defs = append(s.Tools.Definitions(), submitDefinition())
+	l.set = offered(s.Tools, func(sub submission) { l.submitted = &sub })
+	l.defs = l.set.Definitions()
 	l.tokens = s.Counter.CountMessages(l.sent) + s.countTools(l.defs)
 	err := l.run(ctx)
 	return l.submitted, l.lastText, err
@@ -186,7 +190,7 @@ func (l *loop) run(ctx context.Context) error {
 			l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
 		}
 		if forced {
-			choice = SubmitTool
+			choice = toolname.SubmitReview
 		}
 		reply, st, err := l.send(ctx, choice)
 		if err != nil {
@@ -345,41 +349,12 @@ func (l *loop) answer(ctx context.Context, calls []conversation.ToolCall, st *to
 // the error is for the review itself stopping.
 func (l *loop) call(ctx context.Context, step int, tc conversation.ToolCall) (conversation.Message, error) {
 	res := conversation.Message{Role: conversation.Tool, ToolCallID: tc.ID, Name: tc.Name}
-	if tc.Name == SubmitTool {
-		sub, err := parseSubmission(tc.Arguments)
-		if err != nil {
-			res.Content = "Error: " + err.Error()
-		} else {
-			l.submitted = &sub
-			res.Content = fmt.Sprintf("Review received: %d findings.", len(sub.Findings))
-		}
-		return res, nil
-	}
-	var out tools.Result
-	if slices.Contains(l.a.Tools.Names(), tc.Name) {
-		out = l.a.Tools.Call(ctx, tc.Name, tc.Arguments)
-	} else {
-		// The tool set does not know submit_review; name every tool the
-		// model was offered.
-		names := append(l.a.Tools.Names(), SubmitTool)
-		out = tools.Result{IsError: true, Output: fmt.Sprintf("error: unknown tool %q; the tools are: %s", text.OneLine(tc.Name, 100), strings.Join(names, ", "))}
-	}
-	if err := ctx.Err(); err != nil {
+	ans, err := l.set.Answer(ctx, tools.Call{Run: l.a.Run.ID, Step: step, ID: tc.ID, Name: tc.Name, Args: tc.Arguments},
+		toolmem.Limits{Chars: l.a.Budget.PreviewChars, Lines: l.a.Budget.PreviewLines})
+	if err != nil {
 		return res, err
 	}
-	content := out.Output
-	if strings.TrimSpace(content) == "" {
-		content = "(no output)"
-	}
-	if !out.Paged {
-		ref, err := l.a.Store.Put(l.a.Run.ID, step, tc.ID, tc.Name, tc.Arguments, []byte(content))
-		if err != nil {
-			return res, fmt.Errorf("storing the output of %s: %w", tc.Name, err)
-		}
-		res.Ref = ref
-		content = toolmem.Preview(ref, []byte(content), toolmem.Limits{Chars: l.a.Budget.PreviewChars, Lines: l.a.Budget.PreviewLines})
-	}
-	res.Content = content
+	res.Ref, res.Content = ans.Ref, ans.Content
 	return res, nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // isolateGit keeps git away from the machine's configuration and the
@@ -245,7 +246,7 @@ func TestLoopAnswersEveryCallInOrder(t *testing.T) {
 
 	// Our count of the prompts is the count of each request as sent,
 	// tool definitions included, however it is kept along the way.
-	own := 2 * s.countTools(append(s.Tools.Definitions(), submitDefinition()))
+	own := 2 * s.countTools(offered(s.Tools, nil).Definitions())
 	own += s.Counter.CountMessages(s.Conv.Messages[:len(reqs[0].Messages)])
 	own += s.Counter.CountMessages(s.Conv.Messages[:len(reqs[1].Messages)])
 	if res.Usage.Own != own {
@@ -536,7 +537,7 @@ func FuzzLoopToolCalls(f *testing.F) {
 					{ID: id, Name: name, Arguments: args},
 				}}
 			}
-			return conversation.Message{ToolCalls: []conversation.ToolCall{{ID: "done", Name: SubmitTool, Arguments: `{"summary": "ok", "findings": []}`}}}
+			return conversation.Message{ToolCalls: []conversation.ToolCall{{ID: "done", Name: toolname.SubmitReview, Arguments: `{"summary": "ok", "findings": []}`}}}
 		}}
 		s := startSession(t, plan, st, model, nil)
 		res, err := s.Review(context.Background())

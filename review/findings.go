@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/tools"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Severity of a finding, from least to most severe.
@@ -167,50 +169,68 @@ type submission struct {
 	Findings []Finding `json:"findings"`
 }
 
-// SubmitTool is the name of the tool that ends a review.
-const SubmitTool = "submit_review"
+// submitTool is submit_review, the tool that ends a review: it checks the
+// submission and hands it to done. It is offered with the repository tools
+// and called like them; its result, an acknowledgement, is not stored.
+type submitTool struct{ done func(submission) }
 
-// submitDefinition is offered with the repository tools. It is strict: the
-// model must give every field, with null for the optional ones.
-func submitDefinition() tools.Definition {
-	return tools.Definition{
-		Name:        SubmitTool,
-		Description: "Finish the review: give a short summary and verdict, and every finding (an empty list if the change is fine). Call it exactly once, at the end.",
-		Strict:      true,
-		Parameters: json.RawMessage(`{
+// findingSchema is the schema of one finding. It is strict: the model must
+// give every field, with null for the optional ones.
+var findingSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "summary": {"type": "string", "description": "What the change does and your verdict, in a few sentences."},
-    "findings": {
-      "type": "array",
-      "items": {
-        "type": "object",
-        "properties": {
-          "path": {"type": "string", "description": "Repository-relative path of the file."},
-          "line": {"type": "integer", "description": "Line in the new version of the file (as numbered in the diff context)."},
-          "end_line": {"type": ["integer", "null"], "description": "Last line of a multi-line finding, or null."},
-          "severity": {"type": "string", "enum": ["info", "low", "medium", "high", "critical"]},
-          "category": {"type": "string", "description": "One word: correctness, security, concurrency, error-handling, performance, tests, maintainability."},
-          "title": {"type": "string", "description": "One line naming the problem."},
-          "body": {"type": "string", "description": "What goes wrong, when, and why; cite the code."},
-          "suggestion": {"type": ["string", "null"], "description": "How to fix it, or null."}
-        },
-        "required": ["path", "line", "end_line", "severity", "category", "title", "body", "suggestion"],
-        "additionalProperties": false
-      }
-    }
+    "path": {"type": "string", "description": "Repository-relative path of the file."},
+    "line": {"type": "integer", "description": "Line in the new version of the file (as numbered in the diff context)."},
+    "end_line": {"type": ["integer", "null"], "description": "Last line of a multi-line finding, or null."},
+    "severity": {"type": "string", "enum": ["info", "low", "medium", "high", "critical"]},
+    "category": {"type": "string", "description": "One word: correctness, security, concurrency, error-handling, performance, tests, maintainability."},
+    "title": {"type": "string", "description": "One line naming the problem."},
+    "body": {"type": "string", "description": "What goes wrong, when, and why; cite the code."},
+    "suggestion": {"type": ["string", "null"], "description": "How to fix it, or null."}
   },
-  "required": ["summary", "findings"],
+  "required": ["path", "line", "end_line", "severity", "category", "title", "body", "suggestion"],
   "additionalProperties": false
-}`),
+}`)
+
+func (submitTool) Spec() tools.Spec {
+	return tools.Spec{
+		Name:        toolname.SubmitReview,
+		Description: "Finish the review: give a short summary and verdict, and every finding (an empty list if the change is fine). Call it exactly once, at the end.",
+		Params: []tools.Param{
+			// Not null in the schema, yet a call without them is taken as
+			// an empty summary or no findings: models that do not follow
+			// the schema still get their review through.
+			tools.String("summary", "What the change does and your verdict, in a few sentences.").NotNull().
+				Example("Adds a retry loop to the client; it never stops on a permanent error."),
+			tools.Array("findings", "", findingSchema).NotNull().
+				Example(json.RawMessage(`[{"path": "client.go", "line": 42, "end_line": null, "severity": "high", "category": "correctness", "title": "Retry loop never ends", "body": "...", "suggestion": null}]`)),
+		},
+		Unstored: true,
 	}
+}
+
+func (t submitTool) Run(_ context.Context, args tools.Args) (tools.Result, error) {
+	sub, err := parseSubmission(args)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	if t.done != nil {
+		t.done(sub)
+	}
+	return tools.Result{Output: fmt.Sprintf("Review received: %d findings.", len(sub.Findings))}, nil
+}
+
+// offered returns the tools a loop offers: the repository's, then
+// submit_review, which hands a submission it accepts to done.
+func offered(set *tools.Set, done func(submission)) *tools.Set {
+	return set.With(submitTool{done})
 }
 
 // parseSubmission decodes submit_review's arguments, tolerating the nulls
 // strict mode asks for and the small slips models make (a severity in
-// capitals, a missing category). It returns an error text the model can act
-// on when the arguments cannot be used at all.
-func parseSubmission(args string) (submission, error) {
+// capitals, a missing category). It returns an error the model can act on
+// when the arguments cannot be used at all, worded like every tool's.
+func parseSubmission(args tools.Args) (submission, error) {
 	var raw struct {
 		Summary  string `json:"summary"`
 		Findings []struct {
@@ -224,18 +244,18 @@ func parseSubmission(args string) (submission, error) {
 			Suggestion *string `json:"suggestion"`
 		} `json:"findings"`
 	}
-	if err := json.Unmarshal([]byte(args), &raw); err != nil {
-		return submission{}, fmt.Errorf("submit_review arguments are not valid JSON (%v): send {\"summary\": \"...\", \"findings\": [...]}", err)
+	if err := args.Decode(&raw); err != nil {
+		return submission{}, err
 	}
 	s := submission{Summary: strings.TrimSpace(raw.Summary), Findings: []Finding{}}
 	for i, f := range raw.Findings {
 		sev, err := ParseSeverity(f.Severity)
 		if err != nil {
-			return submission{}, fmt.Errorf("finding %d: %v", i+1, err)
+			return submission{}, args.Errorf(fmt.Sprintf("findings[%d].severity", i), "must be info, low, medium, high or critical, not %q", f.Severity)
 		}
 		path := strings.TrimPrefix(strings.TrimSpace(f.Path), "./")
 		if path == "" {
-			return submission{}, fmt.Errorf("finding %d has no path: give the repository-relative file path", i+1)
+			return submission{}, args.Errorf(fmt.Sprintf("findings[%d].path", i), "is missing; give the repository-relative path of the file")
 		}
 		n := Finding{
 			Path: path, Severity: sev,

@@ -1,10 +1,16 @@
 package review
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/tools"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 const findingsDiff = `diff --git a/a.go b/a.go
@@ -68,19 +74,76 @@ func TestCheckFindings(t *testing.T) {
 	}
 }
 
+// submitCall calls submit_review as the agent does and returns the submission
+// it accepted, if it did, and its result.
+func submitCall(t *testing.T, args string) (*submission, tools.Result) {
+	t.Helper()
+	var got *submission
+	set := offered(tools.New(tools.Env{}), func(s submission) { got = &s })
+	res := set.Call(context.Background(), toolname.SubmitReview, args)
+	if res.IsError != (got == nil) {
+		t.Fatalf("submit_review %s: error result %v, submission %v", args, res.IsError, got)
+	}
+	return got, res
+}
+
 func TestParseSubmission(t *testing.T) {
-	s, err := parseSubmission(`{"summary":" ok ","findings":[{"path":"./a.go","line":3,"end_line":null,"severity":"HIGH","category":"","title":"","body":"body line\nmore","suggestion":null}]}`)
-	if err != nil {
-		t.Fatal(err)
+	s, res := submitCall(t, `{"summary":" ok ","findings":[{"path":"./a.go","line":3,"end_line":null,"severity":"HIGH","category":"","title":"","body":"body line\nmore","suggestion":null}]}`)
+	if s == nil {
+		t.Fatalf("refused: %s", res.Output)
 	}
 	got := s.Findings[0]
 	if s.Summary != "ok" || got.Path != "a.go" || got.Severity != High || got.Category != "general" || got.Title != "body line" || got.EndLine != 0 {
 		t.Errorf("parsed %+v", s)
 	}
-	for _, bad := range []string{`not json`, `{"findings":[{"path":"a.go","severity":"urgent"}]}`, `{"findings":[{"severity":"low"}]}`} {
-		if _, err := parseSubmission(bad); err == nil {
-			t.Errorf("parseSubmission(%s) succeeded", bad)
+	if res.Output != "Review received: 1 findings." {
+		t.Errorf("result %q", res.Output)
+	}
+	// Slips of models that do not follow the schema are tolerated.
+	if s, res := submitCall(t, `{"findings": [{"path": "a.go", "severity": "low"}]}`); s == nil || s.Summary != "" || s.Findings[0].Line != 0 {
+		t.Errorf("lenient submission: %+v, %s", s, res.Output)
+	}
+	if s, res := submitCall(t, `{}`); s == nil || len(s.Findings) != 0 {
+		t.Errorf("empty submission: %+v, %s", s, res.Output)
+	}
+	// What cannot be used is an error result, worded like every tool's.
+	for _, tc := range []struct{ args, want string }{
+		{`not json`, `submit_review arguments must be a JSON object, e.g. {"summary": `},
+		{`{"findings":[{"path":"a.go","severity":"urgent"}]}`, `submit_review argument "findings[0].severity" must be info, low, medium, high or critical, not "urgent" (e.g. {"summary": `},
+		{`{"findings":[{"path":"a.go","severity":"low"},{"severity":"low"}]}`, `submit_review argument "findings[1].path" is missing`},
+		{`{"summary": 3, "findings": []}`, `submit_review argument "summary" must be a string`},
+		{`{"summary": "x", "findings": {}}`, `submit_review argument "findings" must be an array`},
+		{`{"summary": "x", "verdict": "ok"}`, `submit_review argument "verdict" is unknown; the arguments are summary, findings`},
+	} {
+		s, res := submitCall(t, tc.args)
+		if s != nil || !strings.HasPrefix(res.Output, "error: "+tc.want) {
+			t.Errorf("submit_review %s:\n got %s\nwant %s...", tc.args, res.Output, tc.want)
 		}
+	}
+}
+
+// TestSubmitDefinition checks submit_review's schema: strict, and its
+// example in error messages is a submission the tool accepts.
+func TestSubmitDefinition(t *testing.T) {
+	defs := offered(tools.New(tools.Env{}), nil).Definitions()
+	d := defs[len(defs)-1]
+	if d.Name != toolname.SubmitReview || !d.Strict {
+		t.Fatalf("last definition is %+v", d)
+	}
+	var schema struct {
+		Required   []string
+		Properties map[string]struct{ Type any }
+	}
+	if err := json.Unmarshal(d.Parameters, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(schema.Required, []string{"summary", "findings"}) || schema.Properties["summary"].Type != "string" || schema.Properties["findings"].Type != "array" {
+		t.Errorf("parameters %s", d.Parameters)
+	}
+	_, res := submitCall(t, `[]`)
+	example := strings.TrimPrefix(res.Output, "error: submit_review arguments must be a JSON object, e.g. ")
+	if s, res := submitCall(t, example); s == nil || len(s.Findings) != 1 {
+		t.Errorf("the example %s is refused: %s", example, res.Output)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // benchFiles and benchLines shape the benchmark repository: files long
@@ -67,7 +68,7 @@ func benchCall(n int, req llm.Request) conversation.ToolCall {
 	case n == 19:
 		return conversation.ToolCall{ID: id, Name: "read_tool_output", Arguments: fmt.Sprintf(`{"ref": %q, "start_line": null, "line_count": 50, "grep": "userInput"}`, refOf("s2"))}
 	}
-	return conversation.ToolCall{ID: id, Name: SubmitTool, Arguments: `{"summary": "User input reaches exec.", "findings": [
+	return conversation.ToolCall{ID: id, Name: toolname.SubmitReview, Arguments: `{"summary": "User input reaches exec.", "findings": [
 		{"path": "src/mod_01.go", "line": 503, "end_line": null, "severity": "high", "category": "security", "title": "Command injection", "body": "userInput reaches exec.", "suggestion": null}]}`}
 }
 
@@ -156,7 +157,7 @@ type promptTokens struct {
 // appends): as sent, and naively, with every stored output whole in place
 // of its preview. Tool definitions count in both.
 func transcriptTokens(s *Session, sizes []int) (sent, naive promptTokens, err error) {
-	defs := s.countTools(append(s.Tools.Definitions(), submitDefinition()))
+	defs := s.countTools(offered(s.Tools, nil).Definitions())
 	msgs := s.Conv.Messages
 	whole := make([]int, len(msgs))
 	for i, m := range msgs {

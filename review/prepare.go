@@ -68,7 +68,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		return p, nil
 	}
 	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Ignore: opts.Ignore})
-	p.Tools = append(set.Definitions(), submitDefinition())
+	p.Tools = offered(set, nil).Definitions()
 	defs, err := json.Marshal(p.Tools)
 	if err != nil {
 		return nil, fmt.Errorf("encoding tool definitions: %w", err)

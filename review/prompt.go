@@ -3,6 +3,8 @@ package review
 import (
 	"fmt"
 	"strings"
+
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // systemPrompt is the agent's standing instruction. It is part of the static
@@ -22,16 +24,16 @@ How to work:
 - Precision over volume. One real defect explained well beats ten guesses. If the change looks right, say so and report no findings.
 - Use the tools before guessing: read the surrounding code, the callers, the tests. Do not report a problem in code you have not seen.
 - Cite lines. Every finding names the file and the line in the new version of the file (the numbers shown in the diff context), and explains the failure: what input or sequence triggers it and what goes wrong.
-- Tools are read-only and see the repository at the reviewed head (read_file_hunk can also read the base). Paths are relative to the repository root.
-- Large tool outputs are stored, not pasted: you receive a preview whose first line gives the output's ref, its size, the lines shown, and the exact read_tool_output call to see more. Call read_tool_output with that ref and start_line/line_count to page, or with grep to search it. Refs stay valid for the whole review.
-- Files whose hunks did not fit the diff context are listed with the get_file_diff call that fetches them; fetch the ones that matter.
+- Tools are read-only and see the repository at the reviewed head (` + toolname.ReadFileHunk + ` can also read the base). Paths are relative to the repository root.
+- Large tool outputs are stored, not pasted: you receive a preview whose first line gives the output's ref, its size, the lines shown, and the exact ` + toolname.ReadToolOutput + ` call to see more. Call ` + toolname.ReadToolOutput + ` with that ref and start_line/line_count to page, or with grep to search it. Refs stay valid for the whole review.
+- Files whose hunks did not fit the diff context are listed with the ` + toolname.GetFileDiff + ` call that fetches them; fetch the ones that matter.
 - Severity: critical (exploitable or data loss in normal use), high (wrong results or crashes likely), medium (a real defect in less common paths), low (minor defect or risk), info (worth knowing, no defect).
 
-When you are done, call submit_review exactly once with a short summary of the change and your verdict, and your findings (an empty list if there are none). Findings must be on lines the change added or modified wherever possible.`
+When you are done, call ` + toolname.SubmitReview + ` exactly once with a short summary of the change and your verdict, and your findings (an empty list if there are none). Findings must be on lines the change added or modified wherever possible.`
 
 // taskPrompt is the first user turn of a review.
 func taskPrompt(base, head string) string {
-	return fmt.Sprintf("Review the change from %s to %s shown in the diff context above. Explore with the tools as needed, then call submit_review with your findings.", base, head)
+	return fmt.Sprintf("Review the change from %s to %s shown in the diff context above. Explore with the tools as needed, then call "+toolname.SubmitReview+" with your findings.", base, head)
 }
 
 // SystemPrompt returns the system prompt with the repository's own

@@ -10,6 +10,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // The turn engine. Every review and every follow-up question is a turn: the
@@ -73,7 +74,7 @@ func (s *Session) prune(ctx context.Context, lim conversation.Limits, withModel,
 }
 
 // summaryPrompt asks the model for a digest of dropped turns.
-const summaryPrompt = `You condense earlier turns of a code review conversation that no longer fit the context. Write at most 250 words as plain text lines. Keep: questions asked and the answers reached, decisions, every finding (severity, file:line, title), open questions, and every tool output ref with what it contains (refs stay readable with read_tool_output). Drop pleasantries and anything already settled as irrelevant.`
+const summaryPrompt = `You condense earlier turns of a code review conversation that no longer fit the context. Write at most 250 words as plain text lines. Keep: questions asked and the answers reached, decisions, every finding (severity, file:line, title), open questions, and every tool output ref with what it contains (refs stay readable with ` + toolname.ReadToolOutput + `). Drop pleasantries and anything already settled as irrelevant.`
 
 // summarize has the model write the digest of dropped turns. The request is
 // recorded as a step like any other.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // A diff whose hunks do not fit the static diff context is reviewed in
@@ -52,12 +53,12 @@ func unitPrompt(d *diffctx.Diff, k, n int, md string) string {
 	var b strings.Builder
 	switch {
 	case n == 1:
-		fmt.Fprintf(&b, "Review the change from %s to %s. Its hunks did not fit the diff context above, so they are below. Explore with the tools as needed, then call submit_review with your findings.", d.Base, d.Head)
+		fmt.Fprintf(&b, "Review the change from %s to %s. Its hunks did not fit the diff context above, so they are below. Explore with the tools as needed, then call "+toolname.SubmitReview+" with your findings.", d.Base, d.Head)
 	case k == 1:
 		fmt.Fprintf(&b, "Review the change from %s to %s. Its hunks do not fit one request, so it is reviewed in %d units, one per turn, in the priority order of the overview above, which names the unit of each file. ", d.Base, d.Head, n)
-		fmt.Fprintf(&b, "This is unit 1 of %d; its hunks are below. The hunks of later units come with their turns: fetch them with get_file_diff now only if this unit cannot be judged without them. Explore with the tools as needed, then call submit_review with the findings in this unit's hunks.", n)
+		fmt.Fprintf(&b, "This is unit 1 of %d; its hunks are below. The hunks of later units come with their turns: fetch them with "+toolname.GetFileDiff+" now only if this unit cannot be judged without them. Explore with the tools as needed, then call "+toolname.SubmitReview+" with the findings in this unit's hunks.", n)
 	default:
-		fmt.Fprintf(&b, "Review unit %d of %d: the hunks below. The findings you submitted for earlier units are kept; report only new ones. Explore with the tools as needed, then call submit_review with this unit's findings.", k, n)
+		fmt.Fprintf(&b, "Review unit %d of %d: the hunks below. The findings you submitted for earlier units are kept; report only new ones. Explore with the tools as needed, then call "+toolname.SubmitReview+" with this unit's findings.", k, n)
 		if k == n {
 			b.WriteString(" This is the last unit: let the summary cover the whole change.")
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // scratchRepo creates a repository whose feature branch, checked out, adds
@@ -58,7 +59,7 @@ func scratchSession(tb testing.TB, dir string, b conversation.Budget, srv *revie
 // submit is a scripted submit_review call.
 func submit(summary string, findings ...string) reviewtest.Step {
 	args := fmt.Sprintf(`{"summary": %q, "findings": [%s]}`, summary, strings.Join(findings, ","))
-	return reviewtest.Step{ToolCalls: []reviewtest.ScriptCall{{Name: SubmitTool, Arguments: json.RawMessage(args)}}}
+	return reviewtest.Step{ToolCalls: []reviewtest.ScriptCall{{Name: toolname.SubmitReview, Arguments: json.RawMessage(args)}}}
 }
 
 func finding(path string, line int, title string) string {

@@ -7,7 +7,7 @@
 //
 // It knows nothing about models or tools: tool names, arguments, requests and
 // conversations are opaque strings and bytes to it. The one tool it names is
-// PagingTool, which previews tell the model to call for more.
+// toolname.ReadToolOutput, which previews tell the model to call for more.
 //
 // # Location and sharing
 //

@@ -6,10 +6,12 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/reviewdev/review/tools/toolname"
 )
 
-// Preview bounds. The defaults are what a conversation budget carries when
-// it says nothing else.
+// Preview bounds, defined here only: the conversation budget's defaults,
+// its validation and the help text of review's flags are built from them.
 const (
 	DefaultPreviewChars = 2000
 	DefaultPreviewLines = 40
@@ -18,10 +20,6 @@ const (
 	MinPreviewChars = 200
 	MinPreviewLines = 3
 )
-
-// PagingTool is the tool a preview header tells the model to call for more
-// of an output; Page and Grep serve it.
-const PagingTool = "read_tool_output"
 
 // Limits bound a preview in characters (runes) and lines.
 type Limits struct {
@@ -264,7 +262,7 @@ func (v view) header(ref string, grep, worst bool) string {
 		next = v.head
 	}
 	fmt.Fprintf(&b, `; more: %s {"ref": %q, "start_line": %s, "line_count": %d}`,
-		PagingTool, ref, num(max(next, 1)), DefaultPageLines)
+		toolname.ReadToolOutput, ref, num(max(next, 1)), DefaultPageLines)
 	if grep {
 		fmt.Fprintf(&b, ` or {"ref": %q, "grep": "<regex>"}`, ref)
 	}

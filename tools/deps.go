@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reviewdev/review/tools/toolname"
 	"golang.org/x/mod/modfile"
 )
 
@@ -29,21 +29,20 @@ type depsArgs struct {
 	Path *string `json:"path"`
 }
 
-func (s *Set) depsTool() *tool {
-	t := newTool("get_dependencies",
-		"Show declared dependencies at the reviewed head revision. Without a path, or with a directory: the dependency manifests found ("+manifestNames+"). With a manifest: its dependencies. With a Go, JavaScript/TypeScript or Python source file: what it imports and which tracked files import it.",
-		`{"path": "src/server.ts"}`,
-		[]param{
-			{name: "path", typ: typeString, desc: `A manifest, source file or directory, relative to the repository root. Null for the whole repository.`},
-		}, nil)
-	t.run = func(ctx context.Context, raw json.RawMessage) (Result, error) {
+func (s *Set) depsTool() Tool {
+	return s.repoTool(Spec{
+		Name:        toolname.GetDependencies,
+		Description: "Show declared dependencies at the reviewed head revision. Without a path, or with a directory: the dependency manifests found (" + manifestNames + "). With a manifest: its dependencies. With a Go, JavaScript/TypeScript or Python source file: what it imports and which tracked files import it.",
+		Params: []Param{
+			String("path", `A manifest, source file or directory, relative to the repository root. Null for the whole repository.`).Example("src/server.ts"),
+		},
+	}, func(ctx context.Context, args Args) (Result, error) {
 		var a depsArgs
-		if err := t.decode(raw, &a); err != nil {
+		if err := args.Decode(&a); err != nil {
 			return Result{}, err
 		}
 		return s.deps(ctx, a)
-	}
-	return t
+	})
 }
 
 func (s *Set) deps(ctx context.Context, a depsArgs) (Result, error) {
@@ -299,7 +298,7 @@ func (s *Set) imports(ctx context.Context, t *tree, e entry, p, resolved string,
 	fmt.Fprintf(&b, "%s (%d of %d tracked %s files):\n", target.what(), len(importers), scanned, l.name)
 	for i, imp := range importers {
 		if i == depsMaxImporters {
-			fmt.Fprintf(&b, "  … %d more; search_in_project can narrow them down\n", len(importers)-depsMaxImporters)
+			fmt.Fprintf(&b, "  … %d more; "+toolname.SearchInProject+" can narrow them down\n", len(importers)-depsMaxImporters)
 			break
 		}
 		fmt.Fprintf(&b, "  %s\n", imp)
@@ -308,7 +307,7 @@ func (s *Set) imports(ctx context.Context, t *tree, e entry, p, resolved string,
 		b.WriteString("  (none found)\n")
 	}
 	if m := nearestManifest(t, resolved); m != "" {
-		fmt.Fprintf(&b, "Nearest manifest: %s (get_dependencies %s lists its dependencies)\n", m, jsonArgs("path", m))
+		fmt.Fprintf(&b, "Nearest manifest: %s ("+toolname.GetDependencies+" %s lists its dependencies)\n", m, jsonArgs("path", m))
 	}
 	return Result{Output: b.String()}, nil
 }

@@ -2,11 +2,11 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/reviewdev/review/diffctx/git"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // diffListMax bounds the changed files named when a path did not change.
@@ -16,21 +16,20 @@ type diffArgs struct {
 	Path string `json:"path"`
 }
 
-func (s *Set) diffTool() *tool {
-	t := newTool("get_file_diff",
-		"Get the unified diff (3 lines of context) of one changed file between the base and head revisions under review. Use it for changed files whose hunks are not in the diff context. A renamed file can be named by its old or new path.",
-		`{"path": "src/main.go"}`,
-		[]param{
-			{name: "path", typ: typeString, required: true, desc: `Path of a changed file relative to the repository root, e.g. "src/main.go".`},
-		}, nil)
-	t.run = func(ctx context.Context, raw json.RawMessage) (Result, error) {
+func (s *Set) diffTool() Tool {
+	return s.repoTool(Spec{
+		Name:        toolname.GetFileDiff,
+		Description: "Get the unified diff (3 lines of context) of one changed file between the base and head revisions under review. Use it for changed files whose hunks are not in the diff context. A renamed file can be named by its old or new path.",
+		Params: []Param{
+			String("path", `Path of a changed file relative to the repository root, e.g. "src/main.go".`).Required().Example("src/main.go"),
+		},
+	}, func(ctx context.Context, args Args) (Result, error) {
 		var a diffArgs
-		if err := t.decode(raw, &a); err != nil {
+		if err := args.Decode(&a); err != nil {
 			return Result{}, err
 		}
 		return s.diff(ctx, a)
-	}
-	return t
+	})
 }
 
 // change is one entry of git diff --name-status.
@@ -85,7 +84,7 @@ func (s *Set) diff(ctx context.Context, a diffArgs) (Result, error) {
 	}
 	text := string(out)
 	if cut {
-		text = capText(text, s.env.MaxBytes-200) + "\n[the diff is larger than this result can hold; read the file's changed regions with read_file_hunk]"
+		text = capText(text, s.env.MaxBytes-200) + "\n[the diff is larger than this result can hold; read the file's changed regions with " + toolname.ReadFileHunk + "]"
 	}
 	if strings.TrimSpace(text) == "" {
 		text = fmt.Sprintf("%q changed (%s) but git shows no textual difference", p, found.status)
@@ -127,12 +126,12 @@ func (s *Set) unchanged(p string, changes []change) error {
 		}
 	}
 	if len(under) > 0 {
-		return fmt.Errorf("%q is a directory; get_file_diff takes one file; changed files under it: %s", p, listSome(under, diffListMax))
+		return fmt.Errorf("%q is a directory; "+toolname.GetFileDiff+" takes one file; changed files under it: %s", p, listSome(under, diffListMax))
 	}
 	if len(all) == 0 {
 		return fmt.Errorf("%q did not change: base and head have no differences", p)
 	}
-	return fmt.Errorf("%q did not change between base and head (read it with read_file_hunk); changed files: %s", p, listSome(all, diffListMax))
+	return fmt.Errorf("%q did not change between base and head (read it with "+toolname.ReadFileHunk+"); changed files: %s", p, listSome(all, diffListMax))
 }
 
 // listSome joins at most n items, saying how many were left out.

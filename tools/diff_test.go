@@ -64,7 +64,7 @@ func TestGetFileDiffErrors(t *testing.T) {
 	s := f.set()
 	mustErr(t, call(t, s, "get_file_diff", `{"path": "README.md"}`), `"README.md" did not change between base and head`, "changed files: ", "main.go")
 	mustErr(t, call(t, s, "get_file_diff", `{"path": "util"}`), `"util" is a directory`, "util/new.go")
-	mustErr(t, call(t, s, "get_file_diff", `{}`), `needs argument "path"`)
+	mustErr(t, call(t, s, "get_file_diff", `{}`), `argument "path" is missing`)
 	noBase := New(Env{Root: f.root, Head: f.head})
 	mustErr(t, call(t, noBase, "get_file_diff", `{"path": "main.go"}`), "no base revision")
 	hidden := f.set(func(e *Env) { e.Ignore = []string{"main.go"} })

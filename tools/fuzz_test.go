@@ -83,8 +83,10 @@ func FuzzCall(f *testing.F) {
 		if len(res.Output) > 64<<10 {
 			t.Fatalf("%s %s: output of %d bytes, over MaxBytes", name, args, len(res.Output))
 		}
-		if name == "read_tool_output" && !res.Paged {
-			t.Fatalf("read_tool_output result not marked Paged")
+		if name == "read_tool_output" {
+			if a, err := s.Answer(context.Background(), Call{Run: "fuzz", Step: 2, ID: "c2", Name: name, Args: args}, toolmem.Limits{}); err != nil || a.Ref != "" {
+				t.Fatalf("read_tool_output result stored again (ref %q, err %v)", a.Ref, err)
+			}
 		}
 	})
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/reviewdev/review/toolmem"
 )
 
 // TestMain isolates git from the user's configuration for every test,
@@ -267,6 +269,17 @@ func (f fixture) set(opts ...func(*Env)) *Set {
 func call(t testing.TB, s *Set, name, args string) Result {
 	t.Helper()
 	return s.Call(context.Background(), name, args)
+}
+
+// answer runs a call as the agent does, storing its output under a run
+// of the test's own.
+func answer(t testing.TB, s *Set, name, args string) Answer {
+	t.Helper()
+	a, err := s.Answer(context.Background(), Call{Run: "run-test", Step: 1, ID: "call_t", Name: name, Args: args}, toolmem.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 func mustOK(t testing.TB, res Result) string {

@@ -2,9 +2,10 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Limits of list_project_files.
@@ -18,31 +19,30 @@ const (
 type listArgs struct {
 	PathPrefix *string `json:"path_prefix"`
 	Glob       *string `json:"glob"`
-	Limit      *int    `json:"limit"`
-	Offset     *int    `json:"offset"`
+	Limit      int     `json:"limit"`
+	Offset     int     `json:"offset"`
 }
 
-func (s *Set) listTool() *tool {
-	t := newTool("list_project_files",
-		"List the files tracked at the reviewed head revision (what git tracks; ignored and untracked files are not included), with sizes in bytes, in path order. Paged: the result says how many more files exist and the exact call for the next page.",
-		`{"path_prefix": "src", "glob": "*.go", "limit": 200, "offset": 0}`,
-		[]param{
-			{name: "path_prefix", typ: typeString, desc: `Directory (or file) to list, relative to the repository root, e.g. "src/api". Null for the whole repository.`},
-			{name: "glob", typ: typeString, desc: `Glob to filter paths: without a slash it matches file names at any depth ("*.go", "*_test.py"); with one it matches the whole path ("cmd/**/*.go"). Null for all files.`},
-			{name: "limit", typ: typeInteger, desc: fmt.Sprintf("Files per page, 1-%d. Null for %d.", listMax, listDefault)},
-			{name: "offset", typ: typeInteger, desc: "Number of matching files to skip, for the next page. Null for 0."},
-		}, nil)
-	t.run = func(ctx context.Context, raw json.RawMessage) (Result, error) {
+func (s *Set) listTool() Tool {
+	return s.repoTool(Spec{
+		Name:        toolname.ListProjectFiles,
+		Description: "List the files tracked at the reviewed head revision (what git tracks; ignored and untracked files are not included), with sizes in bytes, in path order. Paged: the result says how many more files exist and the exact call for the next page.",
+		Params: []Param{
+			String("path_prefix", `Directory (or file) to list, relative to the repository root, e.g. "src/api". Null for the whole repository.`).Example("src"),
+			String("glob", `Glob to filter paths: without a slash it matches file names at any depth ("*.go", "*_test.py"); with one it matches the whole path ("cmd/**/*.go"). Null for all files.`).Example("*.go"),
+			Integer("limit", "Files per page.").Min(1).Max(listMax).Default(listDefault).Example(listDefault),
+			Integer("offset", "Number of matching files to skip, for the next page.").Min(0).Default(0).Example(0),
+		},
+	}, func(ctx context.Context, args Args) (Result, error) {
 		var a listArgs
-		if err := t.decode(raw, &a); err != nil {
+		if err := args.Decode(&a); err != nil {
 			return Result{}, err
 		}
-		return s.list(ctx, a)
-	}
-	return t
+		return s.list(ctx, a, args.Notes())
+	})
 }
 
-func (s *Set) list(ctx context.Context, a listArgs) (Result, error) {
+func (s *Set) list(ctx context.Context, a listArgs, notes []string) (Result, error) {
 	prefix, glob := "", ""
 	if a.PathPrefix != nil {
 		p, err := s.cleanPath("path_prefix", *a.PathPrefix, true)
@@ -57,24 +57,7 @@ func (s *Set) list(ctx context.Context, a listArgs) (Result, error) {
 			return Result{}, err
 		}
 	}
-	limit, offset := listDefault, 0
-	var notes []string
-	if a.Limit != nil {
-		limit = *a.Limit
-		if limit < 1 {
-			return Result{}, fmt.Errorf("limit must be at least 1 (or null for %d)", listDefault)
-		}
-		if limit > listMax {
-			notes = append(notes, fmt.Sprintf("limit %d lowered to the maximum, %d", limit, listMax))
-			limit = listMax
-		}
-	}
-	if a.Offset != nil {
-		offset = *a.Offset
-		if offset < 0 {
-			return Result{}, fmt.Errorf("offset must be 0 or more")
-		}
-	}
+	limit, offset := a.Limit, a.Offset
 	t, err := s.tree(ctx, revHead)
 	if err != nil {
 		return Result{}, err
@@ -96,7 +79,7 @@ func (s *Set) list(ctx context.Context, a listArgs) (Result, error) {
 	if len(match) == 0 {
 		if prefix != "" && !t.isDir(prefix) {
 			if _, ok := t.file(prefix); !ok {
-				return Result{}, fmt.Errorf("no tracked file or directory %q at head; list the repository without path_prefix, or use search_in_project", prefix)
+				return Result{}, fmt.Errorf("no tracked file or directory %q at head; list the repository without path_prefix, or use "+toolname.SearchInProject, prefix)
 			}
 		}
 		return Result{Output: fmt.Sprintf("no tracked files%s at head", scope)}, nil
@@ -129,7 +112,7 @@ func (s *Set) list(ctx context.Context, a listArgs) (Result, error) {
 			next = append(next, "glob", glob)
 		}
 		next = append(next, "limit", limit, "offset", end)
-		fmt.Fprintf(&b, "%d more files: call list_project_files %s, or narrow path_prefix or glob.\n", len(match)-end, jsonArgs(next...))
+		fmt.Fprintf(&b, "%d more files: call %s %s, or narrow path_prefix or glob.\n", len(match)-end, toolname.ListProjectFiles, jsonArgs(next...))
 		if dirs := dirSummary(match, prefix); dirs != "" {
 			fmt.Fprintf(&b, "Matching files by directory: %s\n", dirs)
 		}

@@ -88,8 +88,8 @@ func TestListProjectFilesPaging(t *testing.T) {
 	lacks(t, out, "more files")
 
 	mustErr(t, call(t, s, "list_project_files", `{"offset": 100000}`), "past the end")
-	mustErr(t, call(t, s, "list_project_files", `{"offset": -1}`), "offset must be 0 or more")
-	mustErr(t, call(t, s, "list_project_files", `{"limit": 0}`), "limit must be at least 1")
+	mustErr(t, call(t, s, "list_project_files", `{"offset": -1}`), `list_project_files argument "offset" must be at least 0 (or null for 0), got -1`)
+	mustErr(t, call(t, s, "list_project_files", `{"limit": 0}`), `list_project_files argument "limit" must be at least 1 (or null for 200), got 0`)
 	mustErr(t, call(t, s, "list_project_files", `{"path_prefix": "nope"}`), `no tracked file or directory "nope"`)
 	mustErr(t, call(t, s, "list_project_files", `{"glob": "[a-"}`), "not a valid glob")
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/reviewdev/review/tools/toolname"
 	"golang.org/x/mod/modfile"
 )
 
@@ -475,7 +476,7 @@ func (m *manifest) render(b *strings.Builder, maxPerGroup int) {
 		fmt.Fprintf(b, "  %s (%d):\n", g.name, len(g.deps))
 		for i, d := range g.deps {
 			if i == maxPerGroup {
-				fmt.Fprintf(b, "    … %d more; ask for this manifest alone with get_dependencies %s\n", len(g.deps)-maxPerGroup, jsonArgs("path", m.path))
+				fmt.Fprintf(b, "    … %d more; ask for this manifest alone with "+toolname.GetDependencies+" %s\n", len(g.deps)-maxPerGroup, jsonArgs("path", m.path))
 				break
 			}
 			fmt.Fprintf(b, "    %s\n", d)

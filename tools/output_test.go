@@ -71,10 +71,10 @@ func TestReadToolOutput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := call(t, s, "read_tool_output", fmt.Sprintf(tt.args, ref))
-			out := mustOK(t, res)
-			if !res.Paged {
-				t.Error("result is not marked Paged")
+			ans := answer(t, s, "read_tool_output", fmt.Sprintf(tt.args, ref))
+			out := mustOK(t, ans.Result)
+			if ans.Ref != "" || ans.Content != out {
+				t.Errorf("a page was stored again as %q, or carried as a preview", ans.Ref)
 			}
 			contains(t, out, tt.want...)
 			lacks(t, out, tt.lack...)
@@ -92,17 +92,17 @@ func TestReadToolOutputErrors(t *testing.T) {
 		{"unknown ref", `{"ref": "aaaaaaaaaa"}`, []string{`no stored output with ref "aaaaaaaaaa"`}},
 		{"malformed ref", `{"ref": "../../etc"}`, []string{`no stored output with ref "../../etc"`}},
 		{"empty ref", `{"ref": ""}`, []string{"ref is empty"}},
-		{"missing ref", `{}`, []string{`needs argument "ref"`}},
+		{"missing ref", `{}`, []string{`argument "ref" is missing`}},
 		{"bad grep", fmt.Sprintf(`{"ref": %q, "grep": "a(("}`, ref), []string{"invalid regular expression"}},
 		{"empty grep", fmt.Sprintf(`{"ref": %q, "grep": ""}`, ref), []string{"grep is empty"}},
-		{"zero start", fmt.Sprintf(`{"ref": %q, "start_line": 0}`, ref), []string{"start_line must be 1 or more"}},
-		{"zero count", fmt.Sprintf(`{"ref": %q, "line_count": 0}`, ref), []string{"line_count must be 1 or more"}},
+		{"zero start", fmt.Sprintf(`{"ref": %q, "start_line": 0}`, ref), []string{`read_tool_output argument "start_line" must be at least 1 (or null for 1), got 0`}},
+		{"zero count", fmt.Sprintf(`{"ref": %q, "line_count": 0}`, ref), []string{`read_tool_output argument "line_count" must be at least 1 (or null for 80), got 0`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := call(t, s, "read_tool_output", tt.args)
-			mustErr(t, res, tt.want...)
-			if !res.Paged {
+			ans := answer(t, s, "read_tool_output", tt.args)
+			mustErr(t, ans.Result, tt.want...)
+			if ans.Ref != "" {
 				t.Error("an error of read_tool_output must not be stored as a new ref either")
 			}
 		})

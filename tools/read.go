@@ -3,9 +3,10 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Limits of read_file_hunk.
@@ -25,24 +26,23 @@ type readArgs struct {
 	Revision  *string `json:"revision"`
 }
 
-func (s *Set) readTool() *tool {
-	t := newTool("read_file_hunk",
-		fmt.Sprintf("Read numbered lines of a file at the reviewed head revision (default) or at the base revision. At most %d lines per call; the result says how to get more.", readMaxLines),
-		`{"path": "src/main.go", "start_line": 1, "end_line": 120, "revision": null}`,
-		[]param{
-			{name: "path", typ: typeString, required: true, desc: `File path relative to the repository root, e.g. "src/main.go".`},
-			{name: "start_line", typ: typeInteger, required: true, desc: "First line to show, from 1."},
-			{name: "end_line", typ: typeInteger, required: true, desc: fmt.Sprintf("Last line to show (inclusive); at most %d lines per call.", readMaxLines)},
-			{name: "revision", typ: typeString, enum: []string{string(revHead), string(revBase)}, desc: `"head" (the change under review) or "base" (before it). Null for "head".`},
-		}, nil)
-	t.run = func(ctx context.Context, raw json.RawMessage) (Result, error) {
+func (s *Set) readTool() Tool {
+	return s.repoTool(Spec{
+		Name:        toolname.ReadFileHunk,
+		Description: fmt.Sprintf("Read numbered lines of a file at the reviewed head revision (default) or at the base revision. At most %d lines per call; the result says how to get more.", readMaxLines),
+		Params: []Param{
+			String("path", `File path relative to the repository root, e.g. "src/main.go".`).Required().Example("src/main.go"),
+			Integer("start_line", "First line to show.").Required().Min(1).Example(1),
+			Integer("end_line", fmt.Sprintf("Last line to show (inclusive); at most %d lines per call.", readMaxLines)).Required().Example(120),
+			String("revision", `"head" (the change under review) or "base" (before it).`).Enum(string(revHead), string(revBase)).Default(string(revHead)).Example(nil),
+		},
+	}, func(ctx context.Context, args Args) (Result, error) {
 		var a readArgs
-		if err := t.decode(raw, &a); err != nil {
+		if err := args.Decode(&a); err != nil {
 			return Result{}, err
 		}
 		return s.read(ctx, a)
-	}
-	return t
+	})
 }
 
 func (s *Set) read(ctx context.Context, a readArgs) (Result, error) {
@@ -53,9 +53,6 @@ func (s *Set) read(ctx context.Context, a readArgs) (Result, error) {
 	rev := revHead
 	if a.Revision != nil {
 		rev = revision(*a.Revision)
-	}
-	if a.StartLine < 1 {
-		return Result{}, fmt.Errorf("start_line must be 1 or more (lines are numbered from 1), got %d", a.StartLine)
 	}
 	if a.EndLine < a.StartLine {
 		return Result{}, fmt.Errorf("end_line %d is before start_line %d; ask for end_line >= start_line", a.EndLine, a.StartLine)
@@ -75,7 +72,7 @@ func (s *Set) read(ctx context.Context, a readArgs) (Result, error) {
 		return Result{}, fmt.Errorf("%q is a submodule (commit %s); its files belong to another repository and cannot be read", resolved, e.oid)
 	}
 	if e.size > readMaxFile {
-		return Result{}, fmt.Errorf("%q is %d bytes, too large to read; use search_in_project to find the lines you need", resolved, e.size)
+		return Result{}, fmt.Errorf("%q is %d bytes, too large to read; use "+toolname.SearchInProject+" to find the lines you need", resolved, e.size)
 	}
 	data, err := s.blob(ctx, e.oid)
 	if err != nil {
@@ -120,7 +117,7 @@ func (s *Set) read(ctx context.Context, a readArgs) (Result, error) {
 		if rev == revBase {
 			next = append(next, "revision", string(revBase))
 		}
-		fmt.Fprintf(&b, "[%d lines per call at most; the file goes on to line %d: call read_file_hunk %s]\n", readMaxLines, total, jsonArgs(next...))
+		fmt.Fprintf(&b, "[%d lines per call at most; the file goes on to line %d: call "+toolname.ReadFileHunk+" %s]\n", readMaxLines, total, jsonArgs(next...))
 	}
 	return Result{Output: b.String()}, nil
 }

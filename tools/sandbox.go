@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/reviewdev/review/diffctx/ignore"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // maxLinkHops bounds symlink chains, as the kernel's ELOOP does.
@@ -41,7 +43,7 @@ func (s *Set) cleanPath(arg, p string, root bool) (string, error) {
 		return "", fmt.Errorf("%s %q leaves the repository; only files inside it can be read (paths are relative to its root)", arg, p)
 	}
 	if gitInternal(c) {
-		return "", fmt.Errorf("%s %q is inside .git; git internals are not available: use get_file_diff for changes and read_file_hunk or list_project_files for files", arg, p)
+		return "", fmt.Errorf("%s %q is inside .git; git internals are not available: use "+toolname.GetFileDiff+" for changes and "+toolname.ReadFileHunk+" or "+toolname.ListProjectFiles+" for files", arg, p)
 	}
 	if c == "" && !root {
 		return "", fmt.Errorf("%s is empty; send a repository-relative file path such as \"src/main.go\"", arg)
@@ -138,7 +140,7 @@ func (s *Set) lookup(ctx context.Context, t *tree, p string, rev revision) (entr
 			}
 			parts, cur, i = rest, "", -1
 			if len(parts) == 0 {
-				return entry{}, "", fmt.Errorf("%q resolves to the repository root, which is a directory; list it with list_project_files", p)
+				return entry{}, "", fmt.Errorf("%q resolves to the repository root, which is a directory; list it with "+toolname.ListProjectFiles, p)
 			}
 		case i < len(parts)-1:
 			return entry{}, "", fmt.Errorf("%q is not a directory at %s, so %q does not exist", next, rev, p)
@@ -147,7 +149,7 @@ func (s *Set) lookup(ctx context.Context, t *tree, p string, rev revision) (entr
 		}
 	}
 	if t.isDir(cur) {
-		return entry{}, "", fmt.Errorf("%q is a directory at %s; list its files with list_project_files {\"path_prefix\": %q}", cur, rev, cur)
+		return entry{}, "", fmt.Errorf("%q is a directory at %s; list its files with "+toolname.ListProjectFiles+" {\"path_prefix\": %q}", cur, rev, cur)
 	}
 	return entry{}, "", s.notFound(t, p, rev)
 }
@@ -183,5 +185,16 @@ func (s *Set) notFound(t *tree, p string, rev revision) error {
 	if len(similar) > 0 {
 		return fmt.Errorf("%s; files with that name: %s", msg, strings.Join(similar, ", "))
 	}
-	return fmt.Errorf("%s; find files with list_project_files (glob %q) or search_in_project", msg, base)
+	return fmt.Errorf("%s; find files with "+toolname.ListProjectFiles+" (glob %q) or "+toolname.SearchInProject, msg, base)
+}
+
+// repoTool defines a tool that reads the repository: it answers with an
+// error result when the set has no absolute root to read.
+func (s *Set) repoTool(spec Spec, run func(context.Context, Args) (Result, error)) Tool {
+	return define(spec, func(ctx context.Context, a Args) (Result, error) {
+		if s.env.Root == "" || !filepath.IsAbs(s.env.Root) {
+			return Result{}, fmt.Errorf("%s is unavailable: the repository root is not set to an absolute path", spec.Name)
+		}
+		return run(ctx, a)
+	})
 }

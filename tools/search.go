@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -11,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Limits of search_in_project.
@@ -32,28 +33,27 @@ const (
 type searchArgs struct {
 	Pattern      string  `json:"pattern"`
 	PathGlob     *string `json:"path_glob"`
-	MaxResults   *int    `json:"max_results"`
-	ContextLines *int    `json:"context_lines"`
+	MaxResults   int     `json:"max_results"`
+	ContextLines int     `json:"context_lines"`
 }
 
-func (s *Set) searchTool() *tool {
-	t := newTool("search_in_project",
-		"Search the files tracked at the reviewed head revision for a regular expression (RE2/Go syntax, matched per line; (?i) for case-insensitive). Results in path order as \"path:line: text\"; with context_lines, context lines are \"path-line- text\" and groups are separated by \"--\". Binary files and files over 1 MiB are skipped.",
-		`{"pattern": "func New\\(", "path_glob": "*.go", "max_results": 50, "context_lines": 0}`,
-		[]param{
-			{name: "pattern", typ: typeString, required: true, desc: `Regular expression, e.g. "func (New|Open)\\(" or "(?i)todo". Escape ( [ . * + ? { | \ ^ $ to match them literally.`},
-			{name: "path_glob", typ: typeString, desc: `Glob limiting the files searched: without a slash it matches file names at any depth ("*.go"); with one the whole path ("src/**/*.ts"). Null for all files.`},
-			{name: "max_results", typ: typeInteger, desc: fmt.Sprintf("Most matching lines to return, 1-%d. Null for %d.", searchMax, searchDefault)},
-			{name: "context_lines", typ: typeInteger, desc: fmt.Sprintf("Lines of context before and after each match, 0-%d. Null for 0.", searchMaxContext)},
-		}, nil)
-	t.run = func(ctx context.Context, raw json.RawMessage) (Result, error) {
+func (s *Set) searchTool() Tool {
+	return s.repoTool(Spec{
+		Name:        toolname.SearchInProject,
+		Description: "Search the files tracked at the reviewed head revision for a regular expression (RE2/Go syntax, matched per line; (?i) for case-insensitive). Results in path order as \"path:line: text\"; with context_lines, context lines are \"path-line- text\" and groups are separated by \"--\". Binary files and files over 1 MiB are skipped.",
+		Params: []Param{
+			String("pattern", `Regular expression, e.g. "func (New|Open)\\(" or "(?i)todo". Escape ( [ . * + ? { | \ ^ $ to match them literally.`).Required().Example(`func New\(`),
+			String("path_glob", `Glob limiting the files searched: without a slash it matches file names at any depth ("*.go"); with one the whole path ("src/**/*.ts"). Null for all files.`).Example("*.go"),
+			Integer("max_results", "Most matching lines to return.").Min(1).Max(searchMax).Default(searchDefault).Example(searchDefault),
+			Integer("context_lines", "Lines of context before and after each match.").Min(0).Max(searchMaxContext).Default(0).Example(0),
+		},
+	}, func(ctx context.Context, args Args) (Result, error) {
 		var a searchArgs
-		if err := t.decode(raw, &a); err != nil {
+		if err := args.Decode(&a); err != nil {
 			return Result{}, err
 		}
-		return s.search(ctx, a)
-	}
-	return t
+		return s.search(ctx, a, args.Notes())
+	})
 }
 
 // matcher finds the lines of a file that match a pattern, with grep's
@@ -265,7 +265,7 @@ type searchStats struct {
 	stoppedAt  string
 }
 
-func (s *Set) search(ctx context.Context, a searchArgs) (Result, error) {
+func (s *Set) search(ctx context.Context, a searchArgs, notes []string) (Result, error) {
 	if a.Pattern == "" {
 		return Result{}, fmt.Errorf("pattern is empty; send a regular expression such as \"func New\"")
 	}
@@ -280,28 +280,7 @@ func (s *Set) search(ctx context.Context, a searchArgs) (Result, error) {
 			return Result{}, err
 		}
 	}
-	maxResults, contextLines := searchDefault, 0
-	var notes []string
-	if a.MaxResults != nil {
-		maxResults = *a.MaxResults
-		if maxResults < 1 {
-			return Result{}, fmt.Errorf("max_results must be at least 1 (or null for %d)", searchDefault)
-		}
-		if maxResults > searchMax {
-			notes = append(notes, fmt.Sprintf("max_results %d lowered to the maximum, %d", maxResults, searchMax))
-			maxResults = searchMax
-		}
-	}
-	if a.ContextLines != nil {
-		contextLines = *a.ContextLines
-		if contextLines < 0 {
-			return Result{}, fmt.Errorf("context_lines must be 0 or more")
-		}
-		if contextLines > searchMaxContext {
-			notes = append(notes, fmt.Sprintf("context_lines %d lowered to the maximum, %d", contextLines, searchMaxContext))
-			contextLines = searchMaxContext
-		}
-	}
+	maxResults, contextLines := a.MaxResults, a.ContextLines
 	t, err := s.tree(ctx, revHead)
 	if err != nil {
 		return Result{}, err

@@ -113,10 +113,10 @@ func TestSearchInProjectErrors(t *testing.T) {
 	mustErr(t, call(t, s, "search_in_project", `{"pattern": "(?<=x)y"}`), "not a valid RE2")
 	mustErr(t, call(t, s, "search_in_project", `{"pattern": ""}`), "pattern is empty")
 	mustErr(t, call(t, s, "search_in_project", `{"pattern": "`+strings.Repeat("a", 2000)+`"}`), "at most 1000")
-	mustErr(t, call(t, s, "search_in_project", `{"pattern": "x", "max_results": 0}`), "max_results must be at least 1")
-	mustErr(t, call(t, s, "search_in_project", `{"pattern": "x", "context_lines": -2}`), "context_lines must be 0 or more")
+	mustErr(t, call(t, s, "search_in_project", `{"pattern": "x", "max_results": 0}`), `search_in_project argument "max_results" must be at least 1 (or null for 50), got 0`)
+	mustErr(t, call(t, s, "search_in_project", `{"pattern": "x", "context_lines": -2}`), `search_in_project argument "context_lines" must be at least 0 (or null for 0), got -2`)
 	mustErr(t, call(t, s, "search_in_project", `{"pattern": "x", "path_glob": "{a,"}`), "not a valid glob")
-	mustErr(t, call(t, s, "search_in_project", `{}`), `needs argument "pattern"`)
+	mustErr(t, call(t, s, "search_in_project", `{}`), `argument "pattern" is missing`)
 }
 
 func TestSearchInProjectIgnore(t *testing.T) {

@@ -85,12 +85,7 @@ func jsonArgs(kv ...any) string {
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, "%q: ", kv[i])
-		switch v := kv[i+1].(type) {
-		case string:
-			b.WriteString(quoteJSON(v))
-		default:
-			fmt.Fprint(&b, v)
-		}
+		b.WriteString(jsonValue(kv[i+1]))
 	}
 	b.WriteByte('}')
 	return b.String()

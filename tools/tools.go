@@ -31,11 +31,12 @@ type Env struct {
 	// is empty, revision "base" and get_file_diff answer with an error
 	// result.
 	Base string
-	// Store holds earlier tool outputs for read_tool_output; when nil, that
-	// tool answers with an error result.
+	// Store is tool memory: Answer stores outputs in it, read_tool_output
+	// reads them back. When nil, outputs are not stored and
+	// read_tool_output answers with an error result.
 	Store *toolmem.Store
 	// Ignore holds doublestar globs hiding paths from every tool; see
-	// ignore.Match for how they match.
+	// Ignored for how they match.
 	Ignore []string
 	// Timeout limits each call (DefaultTimeout when zero).
 	Timeout time.Duration
@@ -62,34 +63,64 @@ type Result struct {
 	// IsError marks a call the model should fix: bad arguments, a missing
 	// file, a line past the end, a refused path.
 	IsError bool
-	// Paged marks an output that already is a page of a stored output
-	// (read_tool_output): the caller must not store it again as a new
-	// truncated reference.
-	Paged bool
 }
 
+// Tool is one tool a model may call.
+type Tool interface {
+	// Spec is what the model is told about the tool and how its calls are
+	// checked. It must not change.
+	Spec() Spec
+	// Run runs a call whose arguments passed the checks of the spec's
+	// parameters. A returned error becomes an error result: it is for
+	// mistakes the model can fix, worded for it.
+	Run(ctx context.Context, args Args) (Result, error)
+}
+
+// Spec describes a tool.
+type Spec struct {
+	Name        string
+	Description string
+	Params      []Param
+	// Unstored marks a tool whose results are never kept in tool memory:
+	// a page of a stored output (read_tool_output) would be stored again,
+	// and an acknowledgement (submit_review) is not worth a ref.
+	Unstored bool
+}
+
+// define returns a tool made of its spec and the function that runs it.
+func define(spec Spec, run func(ctx context.Context, args Args) (Result, error)) Tool {
+	return funcTool{spec, run}
+}
+
+type funcTool struct {
+	spec Spec
+	run  func(context.Context, Args) (Result, error)
+}
+
+func (t funcTool) Spec() Spec                                      { return t.spec }
+func (t funcTool) Run(ctx context.Context, a Args) (Result, error) { return t.run(ctx, a) }
+
 // Set is the tools bound to one repository and review. It is safe for
-// concurrent use; it caches what it reads of the repository, which does not
-// change during a review.
+// concurrent use once its tools are registered; it caches what it reads of
+// the repository, which does not change during a review.
 type Set struct {
 	env    Env
 	tools  []*tool
 	byName map[string]*tool
-	state  repoState
+	state  *repoState
 }
 
-// tool is one tool: its definition and what runs it.
+// tool is a registered tool, with what its spec derives.
 type tool struct {
+	Tool
+	spec   Spec
 	def    Definition
-	params []param
+	params map[string]Param
 	// example is a valid arguments object, shown when a call is malformed.
 	example string
-	run     func(ctx context.Context, args json.RawMessage) (Result, error)
-	// paged marks a tool whose results are pages of stored outputs.
-	paged bool
 }
 
-// New returns the tools for env, with defaults filled in.
+// New returns the repository tools for env, with defaults filled in.
 func New(env Env) *Set {
 	if env.Head == "" {
 		env.Head = "HEAD"
@@ -107,20 +138,63 @@ func New(env Env) *Set {
 	s := &Set{
 		env:    env,
 		byName: map[string]*tool{},
-		state:  repoState{revs: map[revision]string{}, trees: map[string]*tree{}},
+		state:  &repoState{revs: map[revision]string{}, trees: map[string]*tree{}},
 	}
-	s.tools = []*tool{
+	for _, t := range []Tool{
 		s.listTool(),
 		s.searchTool(),
 		s.readTool(),
 		s.diffTool(),
 		s.depsTool(),
 		s.outputTool(),
-	}
-	for _, t := range s.tools {
-		s.byName[t.def.Name] = t
+	} {
+		s.Register(t)
 	}
 	return s
+}
+
+// Register adds a tool, offered after those already in the set. A tool
+// whose name is taken or empty, or whose parameters repeat a name, is a
+// programming error: Register panics.
+func (s *Set) Register(t Tool) {
+	spec := t.Spec()
+	if spec.Name == "" {
+		panic("tools: registering a tool without a name")
+	}
+	if _, dup := s.byName[spec.Name]; dup {
+		panic(fmt.Sprintf("tools: tool %q registered twice", spec.Name))
+	}
+	r := &tool{
+		Tool: t,
+		spec: spec,
+		def: Definition{
+			Name:        spec.Name,
+			Description: spec.Description,
+			Parameters:  strictSchema(spec.Params),
+			Strict:      true,
+		},
+		params:  map[string]Param{},
+		example: example(spec.Params),
+	}
+	for _, p := range spec.Params {
+		if _, dup := r.params[p.name]; dup {
+			panic(fmt.Sprintf("tools: tool %q has two parameters %q", spec.Name, p.name))
+		}
+		r.params[p.name] = p
+	}
+	s.tools = append(s.tools, r)
+	s.byName[spec.Name] = r
+}
+
+// With returns a set that offers the tools of s and then extra, sharing
+// what s knows of the repository. s is unchanged: a tool loop adds the
+// tools of its own (submit_review) without touching the set others use.
+func (s *Set) With(extra ...Tool) *Set {
+	w := &Set{env: s.env, tools: slices.Clone(s.tools), byName: maps.Clone(s.byName), state: s.state}
+	for _, t := range extra {
+		w.Register(t)
+	}
+	return w
 }
 
 // Definitions returns the tools' definitions, always in the same order.
@@ -143,7 +217,7 @@ func (s *Set) Names() []string {
 
 // Call runs the named tool with JSON arguments. It never panics and never
 // returns a Go error: whatever goes wrong becomes an error result that tells
-// the model what to change.
+// the model what to change. It stores nothing; Answer does.
 func (s *Set) Call(ctx context.Context, name, args string) (res Result) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -152,19 +226,15 @@ func (s *Set) Call(ctx context.Context, name, args string) (res Result) {
 	}()
 	t, ok := s.byName[name]
 	if !ok {
-		return errorResult(fmt.Errorf("unknown tool %q; the tools are: %s", cutLine(name, 100), strings.Join(s.Names(), ", ")))
+		return errorResult(s.unknown(name))
 	}
-	defer func() { res.Paged = res.Paged || t.paged }()
-	raw, err := t.check(args)
+	a, err := t.check(args)
 	if err != nil {
 		return errorResult(err)
 	}
-	if s.env.Root == "" || !filepath.IsAbs(s.env.Root) {
-		return errorResult(fmt.Errorf("%s is unavailable: the repository root is not set to an absolute path", name))
-	}
 	ctx, cancel := context.WithTimeout(ctx, s.env.Timeout)
 	defer cancel()
-	res, err = t.run(ctx, raw)
+	res, err = t.Run(ctx, a)
 	if err != nil {
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -178,73 +248,114 @@ func (s *Set) Call(ctx context.Context, name, args string) (res Result) {
 	return res
 }
 
+// Check checks arguments for the named tool as Call does, without running
+// it. Mistakes in the arguments are *ArgError.
+func (s *Set) Check(name, args string) error {
+	t, ok := s.byName[name]
+	if !ok {
+		return s.unknown(name)
+	}
+	_, err := t.check(args)
+	return err
+}
+
+func (s *Set) unknown(name string) error {
+	return fmt.Errorf("unknown tool %q; the tools are: %s", cutLine(name, 100), strings.Join(s.Names(), ", "))
+}
+
 func errorResult(err error) Result {
 	return Result{Output: "error: " + err.Error(), IsError: true}
 }
 
-// check validates raw arguments against the tool's parameters and returns
-// them normalized for decoding: nulls dropped, integers sent as strings or
-// as integral floats ("10", 10.0) turned into numbers, as some models send
-// them so. Each mistake gets a message naming the fix: not an object, an
-// unknown name, a required argument missing, a wrong type.
-func (t *tool) check(args string) (json.RawMessage, error) {
+// Args are the arguments of a call, checked against the tool's parameters.
+type Args struct {
+	t     *tool
+	raw   json.RawMessage
+	given map[string]bool
+	notes []string
+}
+
+// Decode unmarshals the arguments into a tool's argument struct: nulls
+// dropped, defaults filled in, integers as numbers, values above a
+// parameter's maximum lowered to it.
+func (a Args) Decode(v any) error {
+	if err := json.Unmarshal(a.raw, v); err != nil {
+		return &ArgError{Tool: a.t.def.Name, Problem: fmt.Sprintf("are malformed (%v)", err), Example: a.t.example}
+	}
+	return nil
+}
+
+// Given reports whether the call sent the argument, not null.
+func (a Args) Given(name string) bool { return a.given[name] }
+
+// Notes say what the checks changed ("limit 5000 lowered to the maximum,
+// 1000"), for the tool to show in its result.
+func (a Args) Notes() []string { return a.notes }
+
+// Errorf returns an error about one argument of the call, worded as every
+// argument error is (see ArgError). arg may name an element:
+// "findings[0].path".
+func (a Args) Errorf(arg, format string, v ...any) error {
+	return &ArgError{Tool: a.t.def.Name, Arg: arg, Problem: fmt.Sprintf(format, v...), Example: a.t.example}
+}
+
+// check validates raw arguments against the tool's parameters. Each mistake
+// gets a message naming the fix: not an object, an unknown name, a
+// required argument missing, a wrong type, a value below the minimum.
+func (t *tool) check(args string) (Args, error) {
+	a := Args{t: t, given: map[string]bool{}}
 	args = strings.TrimSpace(args)
 	if args == "" || args == "null" {
 		args = "{}"
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(args), &m); err != nil || m == nil {
-		return nil, fmt.Errorf("%s arguments must be a JSON object, e.g. %s", t.def.Name, t.example)
+		return a, &ArgError{Tool: t.def.Name, Problem: "must be a JSON object", Example: t.example}
 	}
 	// Sorted, so that a call with several mistakes always gets the same
 	// message.
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
-		p, ok := t.param(k)
+		p, ok := t.params[k]
 		if !ok {
-			return nil, fmt.Errorf("%s has no argument %q; its arguments are %s (e.g. %s)", t.def.Name, k, t.paramNames(false), t.example)
+			return a, a.Errorf(k, "is unknown; the arguments are %s", t.paramNames(false))
 		}
 		if string(v) == "null" {
 			delete(m, k)
 			continue
 		}
-		norm, err := p.normalize(v)
+		norm, note, err := p.normalize(v)
 		if err != nil {
-			return nil, fmt.Errorf("%s argument %q %v (e.g. %s)", t.def.Name, k, err, t.example)
+			return a, a.Errorf(k, "%v", err)
+		}
+		if note != "" {
+			a.notes = append(a.notes, note)
 		}
 		m[k] = norm
+		a.given[k] = true
 	}
-	for _, p := range t.params {
-		if _, ok := m[p.name]; p.required && !ok {
-			return nil, fmt.Errorf("%s needs argument %q; required: %s (e.g. %s)", t.def.Name, p.name, t.paramNames(true), t.example)
+	for _, p := range t.spec.Params {
+		if _, ok := m[p.name]; ok {
+			continue
+		}
+		if p.required {
+			return a, a.Errorf(p.name, "is missing; required: %s", t.paramNames(true))
+		}
+		if p.def != nil {
+			m[p.name] = json.RawMessage(jsonValue(p.def))
 		}
 	}
-	return json.Marshal(m)
-}
-
-func (t *tool) param(name string) (param, bool) {
-	for _, p := range t.params {
-		if p.name == name {
-			return p, true
-		}
-	}
-	return param{}, false
+	raw, err := json.Marshal(m)
+	a.raw = raw
+	return a, err
 }
 
 func (t *tool) paramNames(requiredOnly bool) string {
 	var names []string
-	for _, p := range t.params {
+	for _, p := range t.spec.Params {
 		if p.required || !requiredOnly {
 			names = append(names, p.name)
 		}
 	}
 	return strings.Join(names, ", ")
-}
-
-// decode unmarshals checked arguments into a tool's argument struct.
-func (t *tool) decode(raw json.RawMessage, v any) error {
-	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("%s arguments are malformed (%v); e.g. %s", t.def.Name, err, t.example)
-	}
-	return nil
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -61,6 +62,72 @@ func TestDefinitions(t *testing.T) {
 	}
 }
 
+// TestDeclaredLimits holds the schema's limits to the checks of a call: a
+// value below a property's minimum is an argument error, one above its
+// maximum is run with the maximum and says so, and the description states
+// the default.
+func TestDeclaredLimits(t *testing.T) {
+	s := New(Env{Root: "/nonexistent"})
+	limits := 0
+	for _, d := range s.Definitions() {
+		var schema struct {
+			Properties map[string]struct {
+				Minimum     *int
+				Maximum     *int
+				Description string
+			}
+		}
+		if err := json.Unmarshal(d.Parameters, &schema); err != nil {
+			t.Fatal(err)
+		}
+		for name, p := range schema.Properties {
+			with := func(v int) string {
+				var args map[string]any
+				json.Unmarshal([]byte(s.byName[d.Name].example), &args)
+				args[name] = v
+				b, _ := json.Marshal(args)
+				return string(b)
+			}
+			if p.Minimum != nil {
+				limits++
+				err := s.Check(d.Name, with(*p.Minimum-1))
+				var ae *ArgError
+				if !errors.As(err, &ae) || ae.Arg != name || !strings.HasPrefix(ae.Problem, fmt.Sprintf("must be at least %d", *p.Minimum)) {
+					t.Errorf("%s %s below its minimum: %v", d.Name, name, err)
+				}
+				if err := s.Check(d.Name, with(*p.Minimum)); err != nil {
+					t.Errorf("%s %s at its minimum: %v", d.Name, name, err)
+				}
+			}
+			if p.Maximum != nil {
+				limits++
+				a, err := s.byName[d.Name].check(with(*p.Maximum + 1))
+				want := fmt.Sprintf("%s %d lowered to the maximum, %d", name, *p.Maximum+1, *p.Maximum)
+				if err != nil || !slices.Contains(a.Notes(), want) {
+					t.Errorf("%s %s above its maximum: notes %q, err %v", d.Name, name, a.Notes(), err)
+				}
+			}
+			for _, param := range s.byName[d.Name].spec.Params {
+				if param.name == name && param.def != nil {
+					contains(t, p.Description, "Null for "+jsonValue(param.def)+".")
+				}
+			}
+		}
+	}
+	if limits < 8 {
+		t.Errorf("only %d limits declared; the tools' integer arguments lost theirs", limits)
+	}
+	// Defaults fill in what a call leaves out or sends as null.
+	a, err := s.byName["list_project_files"].check(`{"limit": null}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var la listArgs
+	if err := a.Decode(&la); err != nil || la.Limit != listDefault || la.Offset != 0 || a.Given("limit") {
+		t.Errorf("decoded %+v (given %v, err %v), want the defaults", la, a.Given("limit"), err)
+	}
+}
+
 func compileSchema(t *testing.T, d Definition) *jsonschema.Schema {
 	t.Helper()
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(string(d.Parameters)))
@@ -79,8 +146,10 @@ func compileSchema(t *testing.T, d Definition) *jsonschema.Schema {
 	return schema
 }
 
-// strictKeywords are the schema keywords OpenAI's strict mode accepts.
-var strictKeywords = []string{"type", "description", "properties", "required", "additionalProperties", "enum", "items", "anyOf", "$defs", "$ref", "const"}
+// strictKeywords are the schema keywords OpenAI's strict mode accepts:
+// minimum and maximum are among those it supports for numbers. default is
+// not: a strict schema holding it is refused.
+var strictKeywords = []string{"type", "description", "properties", "required", "additionalProperties", "enum", "items", "anyOf", "$defs", "$ref", "const", "minimum", "maximum"}
 
 // checkStrict applies the rules of OpenAI's strict mode: objects list every
 // property as required and forbid others, only supported keywords appear,
@@ -174,8 +243,8 @@ func TestCallErrors(t *testing.T) {
 		{"array", "list_project_files", `[1, 2]`, []string{"must be a JSON object"}},
 		{"string", "list_project_files", `"main.go"`, []string{"must be a JSON object"}},
 		{"trailing garbage", "list_project_files", `{} {}`, []string{"must be a JSON object"}},
-		{"unknown argument", "read_file_hunk", `{"file": "main.go", "start_line": 1, "end_line": 2}`, []string{`read_file_hunk has no argument "file"; its arguments are path, start_line, end_line, revision`}},
-		{"missing required", "read_file_hunk", `{"path": "main.go"}`, []string{`read_file_hunk needs argument "start_line"; required: path, start_line, end_line`}},
+		{"unknown argument", "read_file_hunk", `{"file": "main.go", "start_line": 1, "end_line": 2}`, []string{`read_file_hunk argument "file" is unknown; the arguments are path, start_line, end_line, revision (e.g. {"path": "src/main.go", `}},
+		{"missing required", "read_file_hunk", `{"path": "main.go"}`, []string{`read_file_hunk argument "start_line" is missing; required: path, start_line, end_line (e.g. `}},
 		{"wrong type", "search_in_project", `{"pattern": ["a"]}`, []string{`"pattern" must be a string`}},
 		{"bool for integer", "list_project_files", `{"limit": true}`, []string{`"limit" must be an integer`}},
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/toolmem"
 )
 
 // DefaultModel is used when neither --model, REVIEW_MODEL nor a
@@ -57,7 +58,7 @@ var keys = []Key{
 	{Name: "context_window", kind: kindInt, Flag: "context-window", File: true, parse: atLeast(1)},
 	{Name: "answer_reserve", kind: kindInt, Flag: "answer-reserve", File: true, parse: atLeast(0)},
 	{Name: "static_share", kind: kindFloat, Flag: "static-share", File: true, parse: share},
-	{Name: "preview_chars", kind: kindInt, Flag: "preview-chars", File: true, parse: atLeast(200)},
+	{Name: "preview_chars", kind: kindInt, Flag: "preview-chars", File: true, parse: atLeast(toolmem.MinPreviewChars)},
 	{Name: "max_steps", kind: kindInt, Flag: "max-steps", File: true, parse: atLeast(1)},
 	{Name: "timeout", kind: kindString, Flag: "timeout", Env: "REVIEW_TIMEOUT", File: true, parse: duration(100*time.Millisecond, time.Hour)},
 	{Name: "deadline", kind: kindString, Flag: "deadline", Env: "REVIEW_DEADLINE", File: true, parse: duration(0, 24*time.Hour)},

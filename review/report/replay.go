@@ -9,7 +9,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
-	"github.com/reviewdev/review/toolmem"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // WriteReplayJSON writes a recorded run as one line of JSON, compact and
@@ -216,5 +216,5 @@ func indent(s string) string {
 // whole output: previews open with tool memory's header line.
 func isPreview(content string) bool {
 	first, _, _ := strings.Cut(content, "\n")
-	return strings.HasPrefix(first, "[output ") && strings.Contains(first, toolmem.PagingTool)
+	return strings.HasPrefix(first, "[output ") && strings.Contains(first, toolname.ReadToolOutput)
 }

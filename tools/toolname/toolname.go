@@ -1,0 +1,21 @@
+package toolname
+
+// The tools, in the order they are offered to the model.
+const (
+	// ListProjectFiles lists the files tracked at head.
+	ListProjectFiles = "list_project_files"
+	// SearchInProject searches the files at head for a regular expression.
+	SearchInProject = "search_in_project"
+	// ReadFileHunk reads numbered lines of a file at head or base.
+	ReadFileHunk = "read_file_hunk"
+	// GetFileDiff returns one changed file's whole diff.
+	GetFileDiff = "get_file_diff"
+	// GetDependencies shows manifests, a file's imports and its importers.
+	GetDependencies = "get_dependencies"
+	// ReadToolOutput pages or greps an output kept in tool memory; preview
+	// headers name it as the call that gets more.
+	ReadToolOutput = "read_tool_output"
+	// SubmitReview ends a review with its summary and findings. Package
+	// review defines it: it knows findings.
+	SubmitReview = "submit_review"
+)
