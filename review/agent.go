@@ -206,6 +206,7 @@ func (l *loop) run(ctx context.Context) error {
 		msg := reply.Message
 		msg.Role = conversation.Assistant
 		uniqueCallIDs(msg.ToolCalls)
+		nameCalls(msg.ToolCalls)
 		l.appendMsg(msg)
 		if strings.TrimSpace(msg.Content) != "" {
 			l.lastText = msg.Content
@@ -373,7 +374,11 @@ func (l *loop) call(ctx context.Context, step int, tc conversation.ToolCall) (co
 		// The tool set does not know submit_review; name every tool the
 		// model was offered.
 		names := append(l.a.Tools.Names(), SubmitTool)
-		out = tools.Result{IsError: true, Output: fmt.Sprintf("error: unknown tool %q; the tools are: %s", oneLine(tc.Name, 100), strings.Join(names, ", "))}
+		what := fmt.Sprintf("unknown tool %q", oneLine(tc.Name, 100))
+		if tc.Name == unnamedTool {
+			what = "the call names no tool"
+		}
+		out = tools.Result{IsError: true, Output: fmt.Sprintf("error: %s; the tools are: %s", what, strings.Join(names, ", "))}
 	}
 	if err := ctx.Err(); err != nil {
 		return res, err
@@ -411,6 +416,23 @@ func uniqueCallIDs(calls []conversation.ToolCall) {
 		}
 		seen[id] = true
 		calls[i].ID = id
+	}
+}
+
+// unnamedTool is the name a tool call that came without one is kept
+// under. It is no tool's name, so the call is answered like an unknown
+// tool's.
+const unnamedTool = "unnamed_tool"
+
+// nameCalls names the tool calls of a reply that came without a name, as
+// some servers send them. The call goes back to the provider in the next
+// request, which refuses a call without a function name (OpenAI answers
+// 400), and would again on every later turn.
+func nameCalls(calls []conversation.ToolCall) {
+	for i := range calls {
+		if strings.TrimSpace(calls[i].Name) == "" {
+			calls[i].Name = unnamedTool
+		}
 	}
 }
 
