@@ -213,7 +213,11 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		}
 	}
 	if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		if err := appendFile(p, func(w io.Writer) error { return review.WriteStepSummary(w, res) }); err != nil {
+		// The summary is Markdown that GitHub renders: safe like the
+		// markdown format.
+		if err := appendFile(p, func(w io.Writer) error {
+			return writeSafe(w, func(w io.Writer) error { return review.WriteStepSummary(w, res) })
+		}); err != nil {
 			return fmt.Errorf("writing the step summary to %s: %w", p, err)
 		}
 	}

@@ -27,7 +27,10 @@ func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f := &Factory{IO: System(), Getenv: os.Getenv, Now: time.Now}
-	return run(ctx, f, os.Args[1:])
+	f.IO.ActionsLog = f.Getenv("GITHUB_ACTIONS") == "true"
+	code := run(ctx, f, os.Args[1:])
+	f.IO.Flush()
+	return code
 }
 
 func run(ctx context.Context, f *Factory, args []string) int {

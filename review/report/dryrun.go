@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	ctext "github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
 )
@@ -15,6 +16,8 @@ const unitListFiles = 5
 // writeDryRun prints the messages of the first request for a person: each
 // message whole, headed by its role, layer and token count, then the budget.
 // It reads the same data the JSON view writes, so the two cannot disagree.
+// Repository text, configuration (the model's name) and all, is passed
+// through text.Safe, since it is printed to terminals and job logs.
 func writeDryRun(w io.Writer, d *review.DryRun) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Dry run: %s (%s) → %s (%s), merge base %s\n", d.Base, short(d.BaseSHA), d.Head, short(d.HeadSHA), short(d.MergeBase))
@@ -42,7 +45,7 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 		}
 	}
 	fmt.Fprintf(&b, "First request: %d tokens (%.1f%% of input).\n", bu.TotalTokens, 100*float64(bu.TotalTokens)/float64(max(bu.Input, 1)))
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, ctext.Safe(b.String()))
 	return err
 }
 

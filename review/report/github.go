@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	ctext "github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
 )
 
@@ -14,7 +15,8 @@ import (
 // critical and high findings, ::warning for medium, ::notice for low and
 // info. A file-level finding names the file without a line. Text is escaped
 // as the runner expects, so a finding can never end its command early or
-// start another one. A last plain line says how to replay the run.
+// start another one, and cleaned of what a terminal would act on. A last
+// plain line says how to replay the run.
 //
 // GitHub shows a limited number of annotations per step; findings come most
 // severe first, and the step summary lists them all.
@@ -65,6 +67,7 @@ func escapeData(s string) string { return escapeCommand(s, false) }
 func escapeProperty(s string) string { return escapeCommand(s, true) }
 
 func escapeCommand(s string, property bool) string {
+	s = ctext.Clean(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {

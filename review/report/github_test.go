@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	ctext "github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
 )
 
@@ -151,11 +152,15 @@ func FuzzWorkflowCommand(f *testing.F) {
 		if strings.Contains(lines[0], "\r") {
 			t.Fatalf("raw carriage return in %q", lines[0])
 		}
+		if ctext.Clean(lines[0]) != lines[0] {
+			t.Fatalf("control characters in %q", lines[0])
+		}
 		c, err := parseWorkflowCommand(lines[0])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.props["file"] != path || c.props["title"] != annotationTitle(fd) || c.message != plainMessage(fd, false) {
+		// Everything but what a terminal would act on comes through.
+		if c.props["file"] != ctext.Clean(path) || c.props["title"] != ctext.Clean(annotationTitle(fd)) || c.message != ctext.Clean(plainMessage(fd, false)) {
 			t.Fatalf("round trip lost text: %+v", c)
 		}
 		if line > 0 && c.props["line"] != strconv.Itoa(line) {
