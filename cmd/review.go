@@ -226,7 +226,14 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 			return err
 		}
 	}
-	return failOn(opts.IO, res.Findings, set.FailOn)
+	err = failOn(opts.IO, res.Findings, set.FailOn)
+	if !res.Submitted {
+		fmt.Fprintf(opts.IO.ErrOut, "review: incomplete review: the model did not submit it, so findings may be missing; run it again, or see what the model saw: review replay %s\n", res.RunID)
+		if err == nil {
+			err = errIncomplete
+		}
+	}
+	return err
 }
 
 // overrideSeverity applies configured severities by category.

@@ -40,11 +40,11 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	if ctx.Err() != nil && !errors.Is(err, errFindings) {
+	if ctx.Err() != nil && !isOutcome(err) {
 		fmt.Fprintln(f.IO.ErrOut, "review: interrupted")
 		return ExitInterrupted
 	}
-	if !errors.Is(err, errFindings) {
+	if !isOutcome(err) {
 		fmt.Fprintln(f.IO.ErrOut, "review: "+oneLine(err))
 	}
 	var ue *UsageError

@@ -15,8 +15,9 @@ import (
 // critical and high findings, ::warning for medium, ::notice for low and
 // info. A file-level finding names the file without a line. Text is escaped
 // as the runner expects, so a finding can never end its command early or
-// start another one, and cleaned of what a terminal would act on. A last
-// plain line says how to replay the run.
+// start another one, and cleaned of what a terminal would act on. A review
+// the model never submitted gets a ::warning saying it is incomplete. A
+// last plain line says how to replay the run.
 //
 // GitHub shows a limited number of annotations per step; findings come most
 // severe first, and the step summary lists them all.
@@ -33,6 +34,9 @@ func writeGitHub(w io.Writer, r *review.Result) error {
 		}
 		b.WriteString(",title=" + escapeProperty(annotationTitle(f)))
 		b.WriteString("::" + escapeData(plainMessage(f, false)) + "\n")
+	}
+	if !r.Submitted {
+		b.WriteString("::warning title=" + escapeProperty("Incomplete review") + "::" + escapeData(incompleteNote) + "\n")
 	}
 	fmt.Fprintf(&b, "review: %s · run %s · see what the model saw: review replay %s\n",
 		review.CountFindings(r.Findings), r.RunID, r.RunID)
@@ -55,6 +59,10 @@ func annotationLevel(s review.Severity) string {
 func annotationTitle(f review.Finding) string {
 	return fmt.Sprintf("[%s] %s (%s)", f.Severity, f.Title, f.RuleID())
 }
+
+// incompleteNote tells a reader of any format that the model never
+// submitted its review.
+const incompleteNote = "The model did not submit a structured review, so findings may be missing; its last message is the summary. Run the review again, or see what the model saw with review replay."
 
 // escapeData escapes a workflow command's message as the runner's
 // unescaping expects (actions/toolkit's escapeData): the percent sign, so

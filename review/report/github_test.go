@@ -105,11 +105,31 @@ func TestWriteGitHub(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := writeGitHub(&b, &review.Result{RunID: "none"}); err != nil {
+	if err := writeGitHub(&b, &review.Result{RunID: "none", Submitted: true}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "::") || !strings.Contains(b.String(), "no findings") {
 		t.Errorf("no findings: %q", b.String())
+	}
+}
+
+// TestWriteGitHubIncomplete checks that a review the model never submitted
+// says so in a warning annotation, not only "no findings".
+func TestWriteGitHubIncomplete(t *testing.T) {
+	var b strings.Builder
+	if err := writeGitHub(&b, &review.Result{RunID: "r1", Summary: "Looks fine."}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want the warning and the replay line, got %q", b.String())
+	}
+	c, err := parseWorkflowCommand(lines[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.name != "warning" || c.props["title"] != "Incomplete review" || !strings.Contains(c.message, "did not submit") {
+		t.Errorf("warning = %+v", c)
 	}
 }
 
@@ -142,7 +162,7 @@ func FuzzWorkflowCommand(f *testing.F) {
 	f.Fuzz(func(t *testing.T, path, title, body, suggestion string, line, end int) {
 		fd := review.Finding{Path: path, Line: line, EndLine: end, Severity: review.High, Category: "c,d:e", Title: title, Body: body, Suggestion: suggestion}
 		var b bytes.Buffer
-		if err := writeGitHub(&b, &review.Result{RunID: "run", Findings: []review.Finding{fd}}); err != nil {
+		if err := writeGitHub(&b, &review.Result{RunID: "run", Submitted: true, Findings: []review.Finding{fd}}); err != nil {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")

@@ -128,3 +128,38 @@ func TestSafeJSON(t *testing.T) {
 		t.Errorf("safeJSON(%q) = %q (%v)", raw, got, err)
 	}
 }
+
+// TestSARIFIncomplete checks that a review the model never submitted is
+// an unsuccessful invocation with a notification saying why.
+func TestSARIFIncomplete(t *testing.T) {
+	for _, submitted := range []bool{true, false} {
+		r := hostileResult()
+		r.Submitted = submitted
+		var b bytes.Buffer
+		if err := writeSARIF(&b, r, "v1"); err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Runs []struct {
+				Invocations []struct {
+					ExecutionSuccessful *bool `json:"executionSuccessful"`
+					Notes               []struct {
+						Level   string `json:"level"`
+						Message struct{ Text string }
+					} `json:"toolExecutionNotifications"`
+				} `json:"invocations"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal(b.Bytes(), &out); err != nil {
+			t.Fatal(err)
+		}
+		inv := out.Runs[0].Invocations
+		switch {
+		case submitted && inv != nil:
+			t.Errorf("submitted review has invocations %+v", inv)
+		case !submitted && (len(inv) != 1 || inv[0].ExecutionSuccessful == nil || *inv[0].ExecutionSuccessful ||
+			len(inv[0].Notes) != 1 || !strings.Contains(inv[0].Notes[0].Message.Text, "did not submit")):
+			t.Errorf("unsubmitted review: invocations %+v", inv)
+		}
+	}
+}
