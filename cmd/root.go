@@ -75,7 +75,46 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdAsk(f, nil),
 		NewCmdConfig(f, nil),
 	)
+	// Made now rather than when the root runs, so its arguments can be
+	// checked like every group's.
+	root.InitDefaultCompletionCmd()
+	checkGroups(root)
 	return root
+}
+
+// checkGroups makes every command that only groups others (memory,
+// completion) refuse an argument that names none of them. Cobra would
+// print the group's help and exit 0, so `review completion tcsh` looked
+// like it worked. Without arguments a group still prints its help.
+func checkGroups(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		checkGroups(sub)
+	}
+	if c == c.Root() || c.Runnable() || !c.HasSubCommands() {
+		return
+	}
+	what := "command"
+	if c.Name() == "completion" {
+		what = "shell"
+		for _, sub := range c.Commands() {
+			if sub.Args != nil {
+				sub.Args = usageArgs(sub.Args)
+			}
+		}
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
+		}
+		var names []string
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				names = append(names, sub.Name())
+			}
+		}
+		return usageErrorf("unknown %s %q for %s: use %s", what, args[0], c.CommandPath(), joinOr(names))
+	}
 }
 
 // usageArgs turns cobra's positional-argument errors into usage errors.
