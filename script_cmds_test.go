@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -47,6 +48,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"capture":      cmdCapture,
 		"ghevent":      cmdGHEvent,
 		"githubserver": cmdGitHubServer,
+		"printable":    cmdPrintable,
 	}
 }
 
@@ -906,4 +908,43 @@ func ghJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
+}
+
+// printable checks that the last command's stdout or stderr, or a file, is
+// safe to print to a terminal and to a GitHub Actions log: no control
+// character but tab and line breaks, no escape sequence, and no line the
+// runner would run as a workflow command. The runner splits at "\n", "\r"
+// and "\r\n", trims leading white space, and runs a line starting "::";
+// it also runs "##[" anywhere in a line not starting "::". -commands N
+// allows N "::" lines (the github format's own annotations):
+// `printable [-commands N] stdout|stderr|file`.
+func cmdPrintable(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flag.NewFlagSet("printable", flag.ContinueOnError)
+	commands := fs.Int("commands", 0, "")
+	if neg || fs.Parse(args) != nil || fs.NArg() != 1 {
+		ts.Fatalf("usage: printable [-commands N] stdout|stderr|file")
+	}
+	name := fs.Arg(0)
+	data := ts.ReadFile(name)
+	if !utf8.ValidString(data) {
+		ts.Fatalf("%s: invalid UTF-8", name)
+	}
+	for _, r := range data {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r >= 0x7f && r <= 0x9f {
+			ts.Fatalf("%s: control character %U in %q", name, r, data)
+		}
+	}
+	n := 0
+	for _, line := range strings.FieldsFunc(data, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		cmd := strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::")
+		if cmd {
+			n++
+		}
+		if strings.Contains(line, "##[") && !cmd {
+			ts.Fatalf("%s: a legacy workflow command in %q", name, line)
+		}
+	}
+	if n != *commands {
+		ts.Fatalf("%s: %d workflow command lines, want %d:\n%s", name, n, *commands, data)
+	}
 }

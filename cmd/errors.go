@@ -10,11 +10,15 @@ import (
 
 // Exit codes. Scripts and CI configurations rely on them: never renumber.
 const (
-	ExitOK          = 0
-	ExitError       = 1
-	ExitUsage       = 2
-	ExitFindings    = 3
-	ExitLocked      = 4
+	ExitOK       = 0
+	ExitError    = 1
+	ExitUsage    = 2
+	ExitFindings = 3
+	ExitLocked   = 4
+	// ExitIncomplete is a review the model never submitted: what it
+	// reviewed is unknown, so CI must not take it for a clean one.
+	// Findings at or above --fail-on take precedence (ExitFindings).
+	ExitIncomplete  = 5
 	ExitInterrupted = 130
 )
 
@@ -43,6 +47,8 @@ func exitCode(err error) int {
 		return ExitLocked
 	case errors.Is(err, errFindings):
 		return ExitFindings
+	case errors.Is(err, errIncomplete):
+		return ExitIncomplete
 	}
 	return ExitError
 }
@@ -50,6 +56,17 @@ func exitCode(err error) int {
 // errFindings is returned after all outputs are written when a finding is at
 // or above --fail-on.
 var errFindings = errors.New("findings at or above the --fail-on severity")
+
+// errIncomplete is returned after all outputs are written when the model
+// never submitted its review.
+var errIncomplete = errors.New("the model did not submit its review")
+
+// isOutcome reports whether err is the outcome of a finished review
+// (errFindings, errIncomplete), said on stderr already, rather than an
+// error to print.
+func isOutcome(err error) bool {
+	return errors.Is(err, errFindings) || errors.Is(err, errIncomplete)
+}
 
 // isLocked reports whether err means another review holds the store.
 func isLocked(err error) bool { return errors.Is(err, toolmem.ErrLocked) }

@@ -91,7 +91,7 @@ func runMemoryShow(opts *MemoryOptions, paging bool) error {
 	if err != nil {
 		return err
 	}
-	_, err = opts.IO.Out.Write(data)
+	_, err = opts.IO.ExactOut().Write(data)
 	return err
 }
 

@@ -13,9 +13,12 @@ import (
 // writeOutput writes to path, or to standard output when path is empty. A
 // file is written beside its destination and renamed into place, so a
 // failure never leaves a half-written report where CI expects a whole one.
+// Standard output is written unfiltered: every format of review/report
+// makes its own output safe to print, and the github format's workflow
+// commands must reach the runner as they are.
 func writeOutput(s *IOStreams, path string, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
-		return write(s.Out)
+		return write(s.rawOut())
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
@@ -48,6 +51,15 @@ func lookupFormat(name string, k report.Kind) (report.Format, error) {
 		return f, usageErrorf("unknown format %q: use %s", name, text.JoinOr(report.Names(k)))
 	}
 	return f, nil
+}
+
+// writeSafe passes what write writes to w through text.Writer.
+func writeSafe(w io.Writer, write func(io.Writer) error) error {
+	tw := text.NewWriter(w)
+	if err := write(tw); err != nil {
+		return err
+	}
+	return tw.Flush()
 }
 
 // appendFile appends what write produces to path, creating it if needed.

@@ -219,7 +219,11 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		}
 	}
 	if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		if err := appendFile(p, func(w io.Writer) error { return github.WriteStepSummary(w, res) }); err != nil {
+		// The summary is Markdown that GitHub renders: safe like the
+		// markdown format.
+		if err := appendFile(p, func(w io.Writer) error {
+			return writeSafe(w, func(w io.Writer) error { return github.WriteStepSummary(w, res) })
+		}); err != nil {
 			return fmt.Errorf("writing the step summary to %s: %w", p, err)
 		}
 	}
@@ -228,7 +232,14 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 			return err
 		}
 	}
-	return failOn(opts.IO, res.Findings, set.FailOn)
+	err = failOn(opts.IO, res.Findings, set.FailOn)
+	if !res.Submitted {
+		fmt.Fprintf(opts.IO.ErrOut, "review: incomplete review: the model did not submit it, so findings may be missing; run it again, or see what the model saw: review replay %s\n", res.RunID)
+		if err == nil {
+			err = errIncomplete
+		}
+	}
+	return err
 }
 
 // overrideSeverity applies configured severities by category.

@@ -28,7 +28,10 @@ func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f := &Factory{IO: System(), Getenv: os.Getenv, Now: time.Now}
-	return run(ctx, f, os.Args[1:])
+	f.IO.ActionsLog = f.Getenv("GITHUB_ACTIONS") == "true"
+	code := run(ctx, f, os.Args[1:])
+	f.IO.Flush()
+	return code
 }
 
 func run(ctx context.Context, f *Factory, args []string) int {
@@ -38,11 +41,11 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	if ctx.Err() != nil && !errors.Is(err, errFindings) {
+	if ctx.Err() != nil && !isOutcome(err) {
 		fmt.Fprintln(f.IO.ErrOut, "review: interrupted")
 		return ExitInterrupted
 	}
-	if !errors.Is(err, errFindings) {
+	if !isOutcome(err) {
 		fmt.Fprintln(f.IO.ErrOut, "review: "+text.OneLine(err.Error(), 0))
 	}
 	var he *hintError
@@ -79,7 +82,46 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdAsk(f, nil),
 		NewCmdConfig(f, nil),
 	)
+	// Made now rather than when the root runs, so its arguments can be
+	// checked like every group's.
+	root.InitDefaultCompletionCmd()
+	checkGroups(root)
 	return root
+}
+
+// checkGroups makes every command that only groups others (memory,
+// completion) refuse an argument that names none of them. Cobra would
+// print the group's help and exit 0, so `review completion tcsh` looked
+// like it worked. Without arguments a group still prints its help.
+func checkGroups(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		checkGroups(sub)
+	}
+	if c == c.Root() || c.Runnable() || !c.HasSubCommands() {
+		return
+	}
+	what := "command"
+	if c.Name() == "completion" {
+		what = "shell"
+		for _, sub := range c.Commands() {
+			if sub.Args != nil {
+				sub.Args = usageArgs(sub.Args)
+			}
+		}
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
+		}
+		var names []string
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				names = append(names, sub.Name())
+			}
+		}
+		return usageErrorf("unknown %s %q for %s: use %s", what, args[0], c.CommandPath(), text.JoinOr(names))
+	}
 }
 
 // usageArgs turns cobra's positional-argument errors into usage errors.

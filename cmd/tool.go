@@ -132,7 +132,11 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 			out = ans.Output
 		}
 	}
-	if _, err := io.WriteString(opts.IO.Out, out); err != nil {
+	w := opts.IO.Out
+	if opts.Full {
+		w = opts.IO.ExactOut()
+	}
+	if _, err := io.WriteString(w, out); err != nil {
 		return err
 	}
 	// --full is byte-exact, like review memory show; the preview is for

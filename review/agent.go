@@ -199,6 +199,7 @@ func (l *loop) run(ctx context.Context) error {
 		msg := reply.Message
 		msg.Role = conversation.Assistant
 		uniqueCallIDs(msg.ToolCalls)
+		nameCalls(msg.ToolCalls)
 		l.appendMsg(msg)
 		if strings.TrimSpace(msg.Content) != "" {
 			l.lastText = msg.Content
@@ -375,6 +376,18 @@ func uniqueCallIDs(calls []conversation.ToolCall) {
 		}
 		seen[id] = true
 		calls[i].ID = id
+	}
+}
+
+// nameCalls names the tool calls of a reply that came without a name, as
+// some servers send them. The call goes back to the provider in the next
+// request, which refuses a call without a function name (OpenAI answers
+// 400), and would again on every later turn.
+func nameCalls(calls []conversation.ToolCall) {
+	for i := range calls {
+		if strings.TrimSpace(calls[i].Name) == "" {
+			calls[i].Name = toolname.Unnamed
+		}
 	}
 }
 

@@ -21,8 +21,10 @@ import (
 // turn prunes the history and runs the loop of the latest turn. When the
 // provider says the first request of the loop is over its context length,
 // the history budget is halved and the turn retried once, if halving
-// leaves out anything. ask ends the loop on a prose answer instead of
-// asking for submit_review.
+// leaves out anything. The first turn of a run has no history: there the
+// diff context is halved instead (shrinkFirst), so a first review and a
+// first question get the same one retry. ask ends the loop on a prose
+// answer instead of asking for submit_review.
 func (s *Session) turn(ctx context.Context, opts AskOptions, ask bool) (*submission, string, error) {
 	lim := opts.Limits
 	if _, err := s.prune(ctx, lim, opts.SummarizeWithModel, false); err != nil {
@@ -37,6 +39,9 @@ func (s *Session) turn(ctx context.Context, opts AskOptions, ask bool) (*submiss
 		lim.Turns /= 2
 		lim.Chars /= 2
 		changed, perr := s.prune(ctx, lim, opts.SummarizeWithModel, true)
+		if !changed && perr == nil && s.Conv.Turns() == 1 {
+			changed, perr = s.shrinkFirst(ask)
+		}
 		if perr != nil {
 			return nil, "", perr
 		}

@@ -107,6 +107,14 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		if k == 1 {
+			// A first request refused as too long re-plans the review,
+			// in more units or in units where there were none.
+			if units, err = s.units(); err != nil {
+				return nil, err
+			}
+			n = max(len(units), 1)
+		}
 		if sub == nil {
 			submitted = false
 			summary = text
@@ -127,4 +135,82 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 		r.Findings = []Finding{}
 	}
 	return r, nil
+}
+
+// shrinkFirst re-plans the first turn of a run whose first request the
+// provider refused as longer than its context window, which happens when
+// the window it was planned for (the model table, --context-window) is
+// larger than the provider's. The static layer is written once and never
+// pruned, but here the provider has taken no request with it, so nothing
+// the model saw changes: the diff context gets half the tokens that it and
+// the turn's hunks took, and a review's hunks that no longer fit go into
+// units, as Prepare plans them for a smaller window; a question keeps its
+// text. It reports whether the turn got smaller, and records the new plan
+// with the run and as a "replan" event before the step it precedes.
+func (s *Session) shrinkFirst(ask bool) (bool, error) {
+	ci, ti := -1, -1
+	for i, m := range s.Conv.Messages {
+		switch {
+		case m.Role != conversation.User:
+		case m.Layer == conversation.Static && ci < 0:
+			ci = i
+		case m.Turn == 1 && ti < 0:
+			ti = i
+		}
+	}
+	if ci < 0 || ti < 0 {
+		return false, nil
+	}
+	d, c := s.Diff, s.Counter
+	task := s.Conv.Messages[ti].Content
+	before := c.Count(s.Conv.Messages[ci].Content)
+	if !ask {
+		before += c.Count(task)
+	}
+	room := before / 2
+	dctx := diffctx.Render(d, room, c)
+	var units []diffctx.Unit
+	after := c.Count(dctx.Markdown)
+	if !ask {
+		dctx, units = splitUnits(d, dctx, room, c)
+		task = taskPrompt(d.Base, d.Head)
+		if len(units) > 0 {
+			task = unitPrompt(d, 1, len(units), units[0].Markdown)
+		}
+		after = c.Count(dctx.Markdown) + c.Count(task)
+	}
+	if after >= before {
+		return false, nil
+	}
+	var set Settings
+	if len(s.Run.Settings) > 0 {
+		if err := json.Unmarshal(s.Run.Settings, &set); err != nil {
+			return false, fmt.Errorf("run %s has unreadable settings (%v): start a new review", s.Run.ID, err)
+		}
+	}
+	set.Units = units
+	raw, err := json.Marshal(set)
+	if err != nil {
+		return false, err
+	}
+	s.Run.Settings = raw
+	s.Conv.Messages[ci].Content = dctx.Markdown
+	s.Conv.Messages[ti].Content = task
+	ev, err := json.Marshal(struct {
+		Kind    string   `json:"kind"`
+		Turn    int      `json:"turn"`
+		Reasons []string `json:"reasons"`
+		// Before and After are our counts of the diff context and the
+		// turn's hunks.
+		Before int `json:"before_tokens"`
+		After  int `json:"after_tokens"`
+		Units  int `json:"units"`
+	}{"replan", 1, []string{"context_length"}, before, after, len(units)})
+	if err != nil {
+		return false, err
+	}
+	if err := s.Store.AddEvent(s.Run.ID, s.Steps+1, ev); err != nil {
+		return false, err
+	}
+	return true, s.save()
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/toolmem"
+	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Defaults for the zero values of Env.
@@ -260,7 +261,11 @@ func (s *Set) Check(name, args string) error {
 }
 
 func (s *Set) unknown(name string) error {
-	return fmt.Errorf("unknown tool %q; the tools are: %s", cutLine(name, 100), strings.Join(s.Names(), ", "))
+	what := fmt.Sprintf("unknown tool %q", cutLine(name, 100))
+	if name == toolname.Unnamed {
+		what = "the call names no tool"
+	}
+	return fmt.Errorf("%s; the tools are: %s", what, strings.Join(s.Names(), ", "))
 }
 
 func errorResult(err error) Result {

@@ -16,6 +16,8 @@ const unitListFiles = 5
 // writeDryRun prints the messages of the first request for a person: each
 // message whole, headed by its role, layer and token count, then the budget.
 // It reads the same data the JSON view writes, so the two cannot disagree.
+// Repository text, configuration (the model's name) and all, is passed
+// through text.Safe, since it is printed to terminals and job logs.
 func writeDryRun(w io.Writer, d *review.DryRun) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Dry run: %s (%s) → %s (%s), merge base %s\n", d.Base, text.ShortSHA(d.BaseSHA), d.Head, text.ShortSHA(d.HeadSHA), text.ShortSHA(d.MergeBase))
@@ -43,7 +45,7 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 		}
 	}
 	fmt.Fprintf(&b, "First request: %d tokens (%.1f%% of input).\n", bu.TotalTokens, 100*float64(bu.TotalTokens)/float64(max(bu.Input, 1)))
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	ctext "github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
 )
 
@@ -14,7 +15,9 @@ import (
 // critical and high findings, ::warning for medium, ::notice for low and
 // info. A file-level finding names the file without a line. Text is escaped
 // as the runner expects, so a finding can never end its command early or
-// start another one. A last plain line says how to replay the run.
+// start another one, and cleaned of what a terminal would act on. A review
+// the model never submitted gets a ::warning saying it is incomplete. A
+// last plain line says how to replay the run.
 //
 // GitHub shows a limited number of annotations per step; findings come most
 // severe first, and the step summary lists them all.
@@ -31,6 +34,9 @@ func writeGitHub(w io.Writer, r *review.Result) error {
 		}
 		b.WriteString(",title=" + escapeProperty(annotationTitle(f)))
 		b.WriteString("::" + escapeData(plainMessage(f, false)) + "\n")
+	}
+	if !r.Submitted {
+		b.WriteString("::warning title=" + escapeProperty("Incomplete review") + "::" + escapeData(incompleteNote) + "\n")
 	}
 	fmt.Fprintf(&b, "review: %s · run %s · see what the model saw: review replay %s\n",
 		review.CountFindings(r.Findings), r.RunID, r.RunID)
@@ -54,6 +60,10 @@ func annotationTitle(f review.Finding) string {
 	return fmt.Sprintf("[%s] %s (%s)", f.Severity, f.Title, f.RuleID())
 }
 
+// incompleteNote tells a reader of any format that the model never
+// submitted its review.
+const incompleteNote = "The model did not submit a structured review, so findings may be missing; its last message is the summary. Run the review again, or see what the model saw with review replay."
+
 // escapeData escapes a workflow command's message as the runner's
 // unescaping expects (actions/toolkit's escapeData): the percent sign, so
 // that text such as "%0A" is not read as an escape, and the line breaks
@@ -65,6 +75,7 @@ func escapeData(s string) string { return escapeCommand(s, false) }
 func escapeProperty(s string) string { return escapeCommand(s, true) }
 
 func escapeCommand(s string, property bool) string {
+	s = ctext.Clean(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	ctext "github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
 )
 
@@ -104,11 +105,31 @@ func TestWriteGitHub(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := writeGitHub(&b, &review.Result{RunID: "none"}); err != nil {
+	if err := writeGitHub(&b, &review.Result{RunID: "none", Submitted: true}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "::") || !strings.Contains(b.String(), "no findings") {
 		t.Errorf("no findings: %q", b.String())
+	}
+}
+
+// TestWriteGitHubIncomplete checks that a review the model never submitted
+// says so in a warning annotation, not only "no findings".
+func TestWriteGitHubIncomplete(t *testing.T) {
+	var b strings.Builder
+	if err := writeGitHub(&b, &review.Result{RunID: "r1", Summary: "Looks fine."}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want the warning and the replay line, got %q", b.String())
+	}
+	c, err := parseWorkflowCommand(lines[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.name != "warning" || c.props["title"] != "Incomplete review" || !strings.Contains(c.message, "did not submit") {
+		t.Errorf("warning = %+v", c)
 	}
 }
 
@@ -141,7 +162,7 @@ func FuzzWorkflowCommand(f *testing.F) {
 	f.Fuzz(func(t *testing.T, path, title, body, suggestion string, line, end int) {
 		fd := review.Finding{Path: path, Line: line, EndLine: end, Severity: review.High, Category: "c,d:e", Title: title, Body: body, Suggestion: suggestion}
 		var b bytes.Buffer
-		if err := writeGitHub(&b, &review.Result{RunID: "run", Findings: []review.Finding{fd}}); err != nil {
+		if err := writeGitHub(&b, &review.Result{RunID: "run", Submitted: true, Findings: []review.Finding{fd}}); err != nil {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -151,11 +172,15 @@ func FuzzWorkflowCommand(f *testing.F) {
 		if strings.Contains(lines[0], "\r") {
 			t.Fatalf("raw carriage return in %q", lines[0])
 		}
+		if ctext.Clean(lines[0]) != lines[0] {
+			t.Fatalf("control characters in %q", lines[0])
+		}
 		c, err := parseWorkflowCommand(lines[0])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.props["file"] != path || c.props["title"] != annotationTitle(fd) || c.message != plainMessage(fd, false) {
+		// Everything but what a terminal would act on comes through.
+		if c.props["file"] != ctext.Clean(path) || c.props["title"] != ctext.Clean(annotationTitle(fd)) || c.message != ctext.Clean(plainMessage(fd, false)) {
 			t.Fatalf("round trip lost text: %+v", c)
 		}
 		if line > 0 && c.props["line"] != strconv.Itoa(line) {

@@ -10,7 +10,10 @@ import (
 )
 
 // writeMarkdown renders a result for people: summary, findings by severity,
-// usage, and how to replay the run.
+// usage, and how to replay the run. Model text is untrusted and Markdown
+// may be printed to a terminal or a job log, so the whole is passed
+// through text.Safe; in Markdown its escapes ("\\::", "#\\#[") still read
+// "::" and "##[".
 func writeMarkdown(w io.Writer, r *review.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Review of %s against %s\n\n", r.Head, r.Base)
@@ -46,22 +49,8 @@ func writeMarkdown(w io.Writer, r *review.Result) error {
 		b.WriteString("\n</details>\n\n")
 	}
 	b.WriteString("---\n" + r.UsageLine() + "\n")
-	_, err := io.WriteString(w, noCommands(b.String()))
+	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err
-}
-
-// noCommands escapes the start of any line that a GitHub Actions runner
-// would take for a workflow command ("::error ..."), since model text is
-// untrusted and Markdown may be printed to a job log. In Markdown, "\::"
-// still reads "::".
-func noCommands(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(strings.TrimLeft(l, " \t"), "::") {
-			lines[i] = strings.Replace(l, "::", "\\::", 1)
-		}
-	}
-	return strings.Join(lines, "\n")
 }
 
 // writeAnswer renders a follow-up turn's answer for people.
@@ -79,6 +68,6 @@ func writeAnswer(w io.Writer, a *review.Answer) error {
 	fmt.Fprintf(&b, "---\nRun `%s` turn %d · model %s · %s · %d prompt tokens (%d cached) · %d completion tokens\n",
 		a.RunID, a.Turn, a.Model, text.Plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion)
 	fmt.Fprintf(&b, "Ask again: `review ask %s \"...\"` · see what the model saw: `review replay %s`\n", a.RunID, a.RunID)
-	_, err := io.WriteString(w, noCommands(b.String()))
+	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err
 }

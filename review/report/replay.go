@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,11 +15,16 @@ import (
 
 // WriteReplayJSON writes a recorded run as one line of JSON, compact and
 // unescaped, so each request appears byte for byte as the endpoint
-// received it.
+// received it, but for what safeJSON escapes.
 func WriteReplayJSON(w io.Writer, r *review.Replay) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	_, err := w.Write(safeJSON(b.Bytes()))
+	return err
 }
 
 // wireRequest is the part of a chat-completion request replay reads.
@@ -71,7 +77,8 @@ type event struct {
 // WriteReplay renders a recorded run for a person: per step, each
 // message's role, layer, size, tokens (counted with c) and first line, with
 // events in place. step > 0 shows that step only, with every message whole
-// and the response.
+// and the response. What the model and the repository wrote is passed
+// through text.Safe.
 func WriteReplay(w io.Writer, r *review.Replay, c *conversation.Counter, step int) error {
 	var b strings.Builder
 	run := r.Run
@@ -93,7 +100,7 @@ func WriteReplay(w io.Writer, r *review.Replay, c *conversation.Counter, step in
 	if step > 0 && !found {
 		return fmt.Errorf("run %s has no step %d: it has steps 1 to %d", run.ID, step, len(r.Steps))
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err
 }
 

@@ -1,9 +1,11 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/reviewdev/review/review"
 )
@@ -133,10 +135,56 @@ func (f Format) cannot(k Kind) error {
 
 // WriteJSON writes v as indented JSON with a trailing newline, leaving <, >
 // and & as they are, since people read it too: the json format, and what
-// commands print for --json.
+// commands print for --json. It is safe to print (safeJSON).
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(safeJSON(b.Bytes()))
+	return err
+}
+
+// safeJSON makes JSON from encoding/json safe to print to a terminal or a
+// GitHub Actions log without changing the values it holds. The encoder
+// already escapes the C0 controls (ESC included) and line breaks; this
+// escapes what it leaves raw: DEL and the C1 controls, which terminals act
+// on (U+009B is CSI), the "##[" the Actions runner reads as a command
+// anywhere in a line, and invalid UTF-8 in embedded raw JSON, as U+FFFD.
+// None of these can occur outside a string, where an escape means the same
+// character.
+func safeJSON(b []byte) []byte {
+	if !bytes.Contains(b, []byte("##[")) && bytes.IndexFunc(b, func(r rune) bool { return r >= 0x7f }) < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '#' && i+2 < len(b) && b[i+1] == '#' && b[i+2] == '[':
+			out = append(out, `##\u005b`...)
+			i += 3
+		case c < 0x7f:
+			out = append(out, c)
+			i++
+		case c == 0x7f:
+			out = append(out, `\u007f`...)
+			i++
+		default:
+			r, n := utf8.DecodeRune(b[i:])
+			switch {
+			case r == utf8.RuneError && n == 1:
+				out = append(out, `\ufffd`...)
+			case r <= 0x9f:
+				out = fmt.Appendf(out, `\u%04x`, r)
+			default:
+				out = append(out, b[i:i+n]...)
+			}
+			i += n
+		}
+	}
+	return out
 }

@@ -45,11 +45,21 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool               sarifTool                    `json:"tool"`
+		Tool sarifTool `json:"tool"`
+		// Invocations is set only for a review the model never submitted.
+		Invocations        []sarifInvocation            `json:"invocations,omitempty"`
 		AutomationDetails  sarifAutomation              `json:"automationDetails"`
 		OriginalURIBaseIDs map[string]sarifArtifactBase `json:"originalUriBaseIds"`
 		Results            []sarifResult                `json:"results"`
 		Properties         sarifRunProperties           `json:"properties"`
+	}
+	sarifInvocation struct {
+		ExecutionSuccessful        bool                `json:"executionSuccessful"`
+		ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+	}
+	sarifNotification struct {
+		Level   string    `json:"level"`
+		Message sarifText `json:"message"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
@@ -142,6 +152,11 @@ type (
 // A finding about a whole file (Line 0) is placed at line 1 and marked
 // fileLevel in its properties: code scanning rejects a result without a
 // start line.
+//
+// A review the model never submitted is an analysis that did not finish:
+// the run's invocation says executionSuccessful false, with a notification
+// saying why, so a consumer does not take the missing findings for fixed
+// ones.
 func writeSARIF(w io.Writer, r *review.Result, version string) error {
 	rules, index := sarifRules(r.Findings)
 	results := make([]sarifResult, 0, len(r.Findings))
@@ -193,6 +208,11 @@ func writeSARIF(w io.Writer, r *review.Result, version string) error {
 			Results:    results,
 			Properties: props,
 		}},
+	}
+	if !r.Submitted {
+		log.Runs[0].Invocations = []sarifInvocation{{
+			ToolExecutionNotifications: []sarifNotification{{Level: "error", Message: sarifText{Text: incompleteNote}}},
+		}}
 	}
 	return WriteJSON(w, log)
 }

@@ -19,3 +19,9 @@ const (
 	// review defines it: it knows findings.
 	SubmitReview = "submit_review"
 )
+
+// Unnamed is the name a tool call that came without one is kept under
+// (some servers send such calls; the provider refuses them when they are
+// sent back). It is no tool's name, so the call is answered as an unknown
+// tool's, saying that it named none.
+const Unnamed = "unnamed_tool"
