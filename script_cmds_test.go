@@ -47,6 +47,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"capture":      cmdCapture,
 		"ghevent":      cmdGHEvent,
 		"githubserver": cmdGitHubServer,
+		"corruptstore": cmdCorruptStore,
+		"storesum":     cmdStoreSum,
 	}
 }
 

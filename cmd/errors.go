@@ -11,11 +11,14 @@ import (
 
 // Exit codes. Scripts and CI configurations rely on them: never renumber.
 const (
-	ExitOK          = 0
-	ExitError       = 1
-	ExitUsage       = 2
-	ExitFindings    = 3
-	ExitLocked      = 4
+	ExitOK       = 0
+	ExitError    = 1
+	ExitUsage    = 2
+	ExitFindings = 3
+	ExitLocked   = 4
+	// ExitDamaged is a store that cannot be read back as it was written
+	// (toolmem.ErrDamaged); the command left it as it was.
+	ExitDamaged     = 6
 	ExitInterrupted = 130
 )
 
@@ -42,6 +45,8 @@ func exitCode(err error) int {
 		return ExitUsage
 	case isLocked(err):
 		return ExitLocked
+	case errors.Is(err, toolmem.ErrDamaged):
+		return ExitDamaged
 	case errors.Is(err, errFindings):
 		return ExitFindings
 	}
