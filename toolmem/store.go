@@ -53,7 +53,7 @@ type Store struct {
 	dir string
 
 	// readOnly refuses writes; rw says Badger opened the files for
-	// writing (always, but for a read-only store that was recovered).
+	// writing: a writable store, or a read-only one Open had to recover.
 	readOnly, rw, recovered bool
 	unlock                  func()
 	warn                    func(error)
