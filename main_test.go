@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,7 +25,17 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup:               setupScript,
 		Cmds:                scriptCmds(),
+		Condition:           scriptCondition,
 	})
+}
+
+// scriptCondition adds [root]: the script runs as the superuser, whom
+// file permissions do not stop.
+func scriptCondition(cond string) (bool, error) {
+	if cond == "root" {
+		return os.Geteuid() == 0, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // setupScript isolates each script from the machine: git reads a config file

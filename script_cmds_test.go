@@ -49,6 +49,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"ghevent":      cmdGHEvent,
 		"githubserver": cmdGitHubServer,
 		"printable":    cmdPrintable,
+		"corruptstore": cmdCorruptStore,
+		"storesum":     cmdStoreSum,
 	}
 }
 

@@ -18,7 +18,10 @@ const (
 	// ExitIncomplete is a review the model never submitted: what it
 	// reviewed is unknown, so CI must not take it for a clean one.
 	// Findings at or above --fail-on take precedence (ExitFindings).
-	ExitIncomplete  = 5
+	ExitIncomplete = 5
+	// ExitDamaged is a store that cannot be read back as it was written
+	// (toolmem.ErrDamaged); the command left it as it was.
+	ExitDamaged     = 6
 	ExitInterrupted = 130
 )
 
@@ -45,6 +48,8 @@ func exitCode(err error) int {
 		return ExitUsage
 	case isLocked(err):
 		return ExitLocked
+	case errors.Is(err, toolmem.ErrDamaged):
+		return ExitDamaged
 	case errors.Is(err, errFindings):
 		return ExitFindings
 	case errors.Is(err, errIncomplete):

@@ -6,6 +6,8 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
+
+	"github.com/reviewdev/review/toolmem"
 )
 
 // GCOptions are the settings of `review gc`.
@@ -43,7 +45,7 @@ func runGC(opts *GCOptions) error {
 	if err != nil {
 		return &UsageError{Err: err}
 	}
-	st, err := openStore(opts.Store, opts.Getenv, opts.Dir)
+	st, err := openStoreWith(opts.Store, opts.Getenv, opts.Dir, toolmem.Options{Warn: warner(opts.IO.ErrOut)})
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func NewCmdMemoryShow(f *Factory, runF func(*MemoryOptions) error) *cobra.Comman
 }
 
 func runMemoryShow(opts *MemoryOptions, paging bool) error {
-	st, err := openStore(opts.Store, opts.Getenv, opts.Dir)
+	st, err := readStore(opts.Store, opts.Getenv, opts.Dir, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func NewCmdMemoryList(f *Factory, runF func(*MemoryOptions) error) *cobra.Comman
 }
 
 func runMemoryList(opts *MemoryOptions) error {
-	st, err := openStore(opts.Store, opts.Getenv, opts.Dir)
+	st, err := readStore(opts.Store, opts.Getenv, opts.Dir, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}

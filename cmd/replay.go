@@ -53,7 +53,7 @@ tool previews and their refs, prune events in place, and the model's response.
 }
 
 func runReplay(opts *ReplayOptions) error {
-	st, err := openStore(opts.Store, opts.Getenv, opts.Dir)
+	st, err := readStore(opts.Store, opts.Getenv, opts.Dir, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}

@@ -79,6 +79,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdTool(f, nil),
 		NewCmdMemory(f),
 		NewCmdGC(f, nil),
+		NewCmdDoctor(f, nil),
 		NewCmdAsk(f, nil),
 		NewCmdConfig(f, nil),
 	)

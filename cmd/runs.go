@@ -3,9 +3,11 @@ package cmd
 import (
 	"fmt"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/report"
 )
 
@@ -38,12 +40,12 @@ func NewCmdRuns(f *Factory, runF func(*RunsOptions) error) *cobra.Command {
 }
 
 func runRuns(opts *RunsOptions) error {
-	st, err := openStore(opts.Store, opts.Getenv, opts.Dir)
+	st, err := readStore(opts.Store, opts.Getenv, opts.Dir, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	runs, err := st.Runs()
+	runs, err := review.Runs(st, time.Now())
 	if err != nil {
 		return err
 	}

@@ -2,12 +2,14 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/toolmem"
 )
@@ -15,7 +17,8 @@ import (
 // storeFlagHelp is the help of --store, the same on every command that opens
 // tool memory.
 const storeFlagHelp = "tool memory directory (default $REVIEW_STORE, else <git common dir>/review); " +
-	"one review uses it at a time, others wait $REVIEW_LOCK_WAIT (a duration, default 10s) and then exit with code 4"
+	"one review uses it at a time, others wait $REVIEW_LOCK_WAIT (a duration, default 10s) and then exit with code 4; " +
+	"a damaged store exits with code 6"
 
 // addStoreFlag registers --store on fs.
 func addStoreFlag(fs *pflag.FlagSet, p *string) {
@@ -55,10 +58,25 @@ func lockWait(getenv func(string) string) (time.Duration, error) {
 	return d, nil
 }
 
-// openStore opens tool memory; the caller closes it on every path. It fails
-// with an error wrapping toolmem.ErrLocked (exit code 4) if another review
-// still holds the store after the wait.
+// openStore opens tool memory for writing; the caller closes it on every
+// path. It fails with an error wrapping toolmem.ErrLocked (exit code 4) if
+// another review still holds the store after the wait, and with one
+// wrapping toolmem.ErrDamaged (exit code 6) if the store is damaged.
 func openStore(flag string, getenv func(string) string, dir string) (*toolmem.Store, error) {
+	return openStoreWith(flag, getenv, dir, toolmem.Options{})
+}
+
+// readStore opens tool memory read-only, for a command that only reads
+// it: nothing in the store changes (see toolmem.Open for the recovery of a
+// store left by a killed review), other readers may use it meanwhile, and a
+// damaged record is skipped with a warning on errOut.
+func readStore(flag string, getenv func(string) string, dir string, errOut io.Writer) (*toolmem.Store, error) {
+	return openStoreWith(flag, getenv, dir, toolmem.Options{ReadOnly: true, Warn: warner(errOut)})
+}
+
+// openStoreWith opens tool memory with opts, filling in the wait; a store
+// opened for writing gets its abandoned runs closed.
+func openStoreWith(flag string, getenv func(string) string, dir string, opts toolmem.Options) (*toolmem.Store, error) {
 	wait, err := lockWait(getenv)
 	if err != nil {
 		return nil, err
@@ -67,15 +85,31 @@ func openStore(flag string, getenv func(string) string, dir string) (*toolmem.St
 	if err != nil {
 		return nil, err
 	}
-	st, err := toolmem.Open(d, toolmem.Options{LockWait: wait})
+	opts.LockWait = wait
+	st, err := toolmem.Open(d, opts)
 	if err != nil {
 		return nil, err
+	}
+	if st.ReadOnly() {
+		return st, nil
 	}
 	if _, err := review.CloseAbandoned(st, time.Now()); err != nil {
 		st.Close()
 		return nil, err
 	}
 	return st, nil
+}
+
+// warner prints each damaged record a command skips as a warning, and once
+// where to learn more.
+func warner(w io.Writer) func(error) {
+	n := 0
+	return func(err error) {
+		fmt.Fprintf(w, "review: warning: %s\n", text.OneLine(err.Error(), 0))
+		if n++; n == 1 {
+			fmt.Fprintln(w, "review: warning: the rest is readable; 'review doctor' checks the whole store")
+		}
+	}
 }
 
 // parseAge reads an age such as 30d, 2w, 12h or 90m.

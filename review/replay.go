@@ -1,6 +1,7 @@
 package review
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 
@@ -26,11 +27,54 @@ type ReplayStep struct {
 	Ended    time.Time         `json:"ended,omitzero"`
 }
 
+// MarshalJSON writes the request and response bodies as they were sent and
+// received when they are JSON, and as JSON strings when they are not (a
+// proxy's HTML error page, a body cut short, an event stream): a
+// json.RawMessage that is not JSON cannot be written at all.
+func (s ReplayStep) MarshalJSON() ([]byte, error) {
+	type plain ReplayStep // without this method
+	p := plain(s)
+	p.Request, p.Response = jsonOrString(s.Request), jsonOrString(s.Response)
+	p.Events = make([]json.RawMessage, len(s.Events))
+	for i, e := range s.Events {
+		p.Events[i] = jsonOrString(e)
+	}
+	return marshal(p)
+}
+
+// jsonOrString returns b if it is JSON, else b as a JSON string.
+func jsonOrString(b json.RawMessage) json.RawMessage {
+	if json.Valid(b) {
+		return b
+	}
+	s, err := marshal(string(b))
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return s
+}
+
+// marshal is json.Marshal without escaping <, > and &, as the replay
+// JSON is written (WriteReplayJSON): bodies stay as they were sent.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
 // LoadReplay reads a run's records. id may be an unambiguous prefix.
 func LoadReplay(st *toolmem.Store, id string) (*Replay, error) {
 	run, err := st.Run(id)
 	if err != nil {
 		return nil, err
+	}
+	if st.ReadOnly() && run.Status == StatusRunning {
+		// As Runs shows it: see there.
+		run = abandoned(st, run, time.Now())
 	}
 	steps, err := st.Steps(run.ID)
 	if err != nil {

@@ -54,9 +54,9 @@ func getBlob(txn *badger.Txn, prefix []byte) ([]byte, error) {
 		return nil, err
 	}
 	var size uint64
-	if err := item.Value(func(v []byte) error {
+	if err := readValue(item, func(v []byte) error {
 		if len(v) != 8 {
-			return fmt.Errorf("blob %q: bad header", prefix)
+			return errors.New("its length header is damaged")
 		}
 		size = binary.BigEndian.Uint64(v)
 		return nil
@@ -72,7 +72,7 @@ func getBlob(txn *badger.Txn, prefix []byte) ([]byte, error) {
 		if len(item.Key()) != len(prefix)+4 {
 			continue // the header, or a nested key
 		}
-		if err := item.Value(func(v []byte) error {
+		if err := readValue(item, func(v []byte) error {
 			out = append(out, v...)
 			return nil
 		}); err != nil {
@@ -80,7 +80,7 @@ func getBlob(txn *badger.Txn, prefix []byte) ([]byte, error) {
 		}
 	}
 	if uint64(len(out)) != size {
-		return nil, fmt.Errorf("blob %q is damaged: %d of %d bytes present", prefix, len(out), size)
+		return nil, fmt.Errorf("only %d of its %d bytes are present", len(out), size)
 	}
 	return out, nil
 }

@@ -13,12 +13,28 @@
 //
 // A store lives in one directory, by default <git common dir>/review (see
 // DefaultDir), so it is per repository, shared by its worktrees and never
-// committed. The directory is created 0700 and its files are made 0600 when
-// the store opens and closes (files Badger adds in between are covered by the
-// directory's mode). Open refuses a directory that holds anything but a store.
-// Badger lets one process use a directory at a time; Open waits
-// Options.LockWait for another review to finish and then fails with
-// ErrLocked.
+// committed. The directory is created 0700, and group and others lose their
+// permissions on it and its files when the store opens and closes (files
+// Badger adds in between are covered by the directory's mode); no permission
+// is ever added. Open refuses a directory that holds anything but a store.
+// One process writes to a store at a time, and only when no other reads it;
+// readers (Options.ReadOnly) share it. Open waits Options.LockWait for the
+// store to be free and then fails with ErrLocked.
+//
+// # Damage
+//
+// Badger trusts its files: it starts an empty store over tables whose
+// MANIFEST is gone and deletes them, trims its logs after their first
+// damaged entry, panics in a background goroutine on a damaged table, and
+// only logs a value it cannot read. So Open checks the files first, with
+// the directory locked (checkFiles), Badger checks blocks and values against
+// their checksums as it reads them, and this package turns what Badger says
+// and its panics into errors that wrap ErrDamaged. A store that cannot be
+// opened is left as it is. A damaged record is an ErrDamaged error when it
+// is read, and is left out of listings (Options.Warn is told); Verify reads
+// every record. A read-only open changes nothing, but for the recovery of a
+// store left by a killed writer, which Badger needs before it can read it
+// (see Open).
 //
 // # Key layout
 //

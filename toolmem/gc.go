@@ -23,6 +23,12 @@ type GCStats struct {
 // the most.
 func (s *Store) GC(olderThan time.Time) (GCStats, error) {
 	var st GCStats
+	if s.readOnly {
+		return st, s.errReadOnly()
+	}
+	if err := s.checkValueLogs(); err != nil {
+		return st, err
+	}
 	before, err := diskUsage(s.dir)
 	if err != nil {
 		return st, err
@@ -31,19 +37,23 @@ func (s *Store) GC(olderThan time.Time) (GCStats, error) {
 
 	runs := map[string]bool{} // run ID -> to drop
 	var refs []Output
-	err = s.db.View(func(txn *badger.Txn) error {
+	err = s.view(func(txn *badger.Txn) error {
 		prefix := []byte(nsRun)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true})
 		for it.Seek(prefix); it.Valid(); it.Next() {
+			// A run whose record is damaged has no known age: it is
+			// kept, and so are its outputs.
+			id := runIDOf(it.Item().Key())
 			var r Run
-			if err := it.Item().Value(func(v []byte) error { return decodeRun(v, &r) }); err != nil {
-				it.Close()
-				return err
+			if err := readValue(it.Item(), func(v []byte) error { return decodeRun(v, &r) }); err != nil {
+				s.skip("run "+id, err)
+				runs[id] = false
+				continue
 			}
-			runs[r.ID] = r.Started.Before(olderThan)
+			runs[id] = r.Started.Before(olderThan)
 		}
 		it.Close()
-		return scanMeta(txn, func(o Output) {
+		return s.scanMeta(txn, func(o Output) {
 			drop, known := runs[o.Run]
 			if drop || !known && o.Created.Before(olderThan) {
 				refs = append(refs, o)
@@ -70,7 +80,7 @@ func (s *Store) GC(olderThan time.Time) (GCStats, error) {
 		// DropPrefix, unlike deletes, flushes the memtable and compacts the
 		// tables at once, which also tells the value log GC below what it
 		// may discard.
-		if err := s.db.DropPrefix(prefixes...); err != nil {
+		if err := guard(s.dir, func() error { return s.db.DropPrefix(prefixes...) }); err != nil {
 			return st, s.errTxn("dropping old runs", err)
 		}
 	}
@@ -91,7 +101,7 @@ func (s *Store) collectValueLog() error {
 	// Each call rewrites at most one file; the bound only guards against a
 	// store that keeps finding work.
 	for range 1000 {
-		err := s.db.RunValueLogGC(0.5)
+		err := guard(s.dir, func() error { return s.db.RunValueLogGC(0.5) })
 		if errors.Is(err, badger.ErrNoRewrite) || errors.Is(err, badger.ErrRejected) {
 			return nil
 		}

@@ -117,7 +117,7 @@ func (s *Store) Put(run string, step int, callID, tool, args string, output []by
 
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	err := s.db.Update(func(txn *badger.Txn) error {
+	err := s.update(func(txn *badger.Txn) error {
 		ref, err := allocRef(txn, out)
 		if err != nil {
 			return err
@@ -164,6 +164,8 @@ func allocRef(txn *badger.Txn, out Output) (string, error) {
 	}
 }
 
+// getMeta reads the metadata of ref; if it is damaged, the error is a
+// *metaError.
 func getMeta(txn *badger.Txn, ref string) (Output, error) {
 	var out Output
 	item, err := txn.Get(metaKey(ref))
@@ -173,11 +175,31 @@ func getMeta(txn *badger.Txn, ref string) (Output, error) {
 	if err != nil {
 		return out, err
 	}
-	err = item.Value(func(v []byte) error { return json.Unmarshal(v, &out) })
+	err = readValue(item, func(v []byte) error { return json.Unmarshal(v, &out) })
 	if err != nil {
-		return out, fmt.Errorf("output %s: damaged metadata: %w", ref, err)
+		return out, &metaError{ref, err}
 	}
 	return out, nil
+}
+
+// metaError is damaged output metadata.
+type metaError struct {
+	ref string
+	err error
+}
+
+func (e *metaError) Error() string { return e.err.Error() }
+func (e *metaError) Unwrap() error { return e.err }
+
+// damagedOutput turns a failure to read output ref into an ErrDamaged
+// error, keeping errors of this package as they are.
+func (s *Store) damagedOutput(ref string, err error) error {
+	var nf *notFoundError
+	var in *inputError
+	if err == nil || errors.As(err, &nf) || errors.As(err, &in) {
+		return err
+	}
+	return s.damagedRecord("output "+ref, err)
 }
 
 // Meta returns the metadata of the output stored under ref.
@@ -187,10 +209,10 @@ func (s *Store) Meta(ref string) (Output, error) {
 		return Output{}, refNotFound(ref)
 	}
 	var out Output
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		var err error
 		out, err = getMeta(txn, ref)
-		return err
+		return s.damagedOutput(ref, err)
 	})
 	if err != nil {
 		return Output{}, s.errTxn("reading output "+ref, err)
@@ -213,16 +235,16 @@ func (s *Store) get(ref string) (Output, []byte, error) {
 		out  Output
 		data []byte
 	)
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		var err error
 		if out, err = getMeta(txn, ref); err != nil {
-			return err
+			return s.damagedOutput(ref, err)
 		}
 		data, err = getBlob(txn, outputPrefix(ref))
 		if errors.Is(err, errNoBlob) {
-			return fmt.Errorf("output %s is damaged: its metadata has no data", ref)
+			err = errors.New("its metadata has no data")
 		}
-		return err
+		return s.damagedOutput(ref, err)
 	})
 	if err != nil {
 		return Output{}, nil, s.errTxn("reading output "+ref, err)
@@ -231,7 +253,8 @@ func (s *Store) get(ref string) (Output, []byte, error) {
 }
 
 // List returns the metadata of the outputs of run, or of every run if run
-// is empty, oldest first.
+// is empty, oldest first. An output whose metadata is damaged is left out
+// and reported to Options.Warn.
 func (s *Store) List(run string) ([]Output, error) {
 	if run != "" {
 		if err := checkRunID(run); err != nil {
@@ -239,9 +262,9 @@ func (s *Store) List(run string) ([]Output, error) {
 		}
 	}
 	var outs []Output
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		if run == "" {
-			return scanMeta(txn, func(o Output) { outs = append(outs, o) })
+			return s.scanMeta(txn, func(o Output) { outs = append(outs, o) })
 		}
 		prefix := indexPrefix(run)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
@@ -250,6 +273,11 @@ func (s *Store) List(run string) ([]Output, error) {
 			ref := string(it.Item().Key()[len(prefix):])
 			o, err := getMeta(txn, ref)
 			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			var me *metaError
+			if errors.As(err, &me) {
+				s.skip("output "+ref, err)
 				continue
 			}
 			if err != nil {
@@ -271,19 +299,26 @@ func (s *Store) List(run string) ([]Output, error) {
 	return outs, nil
 }
 
-// scanMeta calls f with the metadata of every output.
-func scanMeta(txn *badger.Txn, f func(Output)) error {
+// scanMeta calls f with the metadata of every output, leaving out (and
+// reporting to Options.Warn) the damaged ones.
+func (s *Store) scanMeta(txn *badger.Txn, f func(Output)) error {
 	prefix := []byte(nsMeta)
 	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
 	defer it.Close()
 	for it.Seek(prefix); it.Valid(); it.Next() {
 		var o Output
-		if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &o) }); err != nil {
-			return fmt.Errorf("damaged output metadata under %q: %w", it.Item().Key(), err)
+		if err := readValue(it.Item(), func(v []byte) error { return json.Unmarshal(v, &o) }); err != nil {
+			s.skip("output "+refOf(it.Item().Key()), err)
+			continue
 		}
 		f(o)
 	}
 	return nil
+}
+
+// refOf returns the ref of a metadata key, m/<ref>/.
+func refOf(k []byte) string {
+	return strings.TrimSuffix(string(k[len(nsMeta):]), "/")
 }
 
 // Page is a range of lines of a stored output.
@@ -424,7 +459,7 @@ func (s *Store) Grep(ref, pattern string, max int) (GrepResult, error) {
 // paging through a large output costs little.
 func (s *Store) scanLines(ref string, start int, f func(n int, line []byte) bool) error {
 	ls := lineSplitter{skip: start - 1, emit: f}
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		prefix := outputPrefix(ref)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
@@ -433,11 +468,11 @@ func (s *Store) scanLines(ref string, start int, f func(n int, line []byte) bool
 			if len(item.Key()) != len(prefix)+4 {
 				continue // the length header
 			}
-			if err := item.Value(func(v []byte) error {
+			if err := readValue(item, func(v []byte) error {
 				ls.feed(v)
 				return nil
 			}); err != nil {
-				return err
+				return s.damagedRecord("output "+ref, err)
 			}
 		}
 		ls.end()

@@ -96,7 +96,7 @@ func (s *Store) PutRun(r Run) error {
 	if err != nil {
 		return fmt.Errorf("encoding run %s: %w", r.ID, err)
 	}
-	if err := s.db.Update(func(txn *badger.Txn) error {
+	if err := s.update(func(txn *badger.Txn) error {
 		return txn.Set(runKey(r.ID), data)
 	}); err != nil {
 		return s.errTxn("storing run "+r.ID, err)
@@ -116,10 +116,13 @@ func (s *Store) Run(id string) (Run, error) {
 		r       Run
 		matches []string
 	)
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		item, err := txn.Get(runKey(id))
 		if err == nil {
-			return item.Value(func(v []byte) error { return decodeRun(v, &r) })
+			if err := readValue(item, func(v []byte) error { return decodeRun(v, &r) }); err != nil {
+				return s.damagedRecord("run "+id, err)
+			}
+			return nil
 		}
 		if !errors.Is(err, badger.ErrKeyNotFound) {
 			return err
@@ -131,8 +134,8 @@ func (s *Store) Run(id string) (Run, error) {
 			item := it.Item()
 			matches = append(matches, runIDOf(item.Key()))
 			if len(matches) == 1 {
-				if err := item.Value(func(v []byte) error { return decodeRun(v, &r) }); err != nil {
-					return err
+				if err := readValue(item, func(v []byte) error { return decodeRun(v, &r) }); err != nil {
+					return s.damagedRecord("run "+matches[0], err)
 				}
 			}
 		}
@@ -162,7 +165,7 @@ func runIDOf(k []byte) string {
 func decodeRun(v []byte, r *Run) error {
 	var rec runRecord
 	if err := json.Unmarshal(v, &rec); err != nil {
-		return fmt.Errorf("damaged run record: %w", err)
+		return err
 	}
 	*r = Run{
 		ID: rec.ID, Repo: rec.Repo, Base: rec.Base, Head: rec.Head, BaseSHA: rec.BaseSHA, HeadSHA: rec.HeadSHA,
@@ -172,17 +175,19 @@ func decodeRun(v []byte, r *Run) error {
 	return nil
 }
 
-// Runs returns every run, oldest first.
+// Runs returns every run, oldest first. A run whose record is damaged is
+// left out and reported to Options.Warn.
 func (s *Store) Runs() ([]Run, error) {
 	var runs []Run
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		prefix := []byte(nsRun)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
 		defer it.Close()
 		for it.Seek(prefix); it.Valid(); it.Next() {
 			var r Run
-			if err := it.Item().Value(func(v []byte) error { return decodeRun(v, &r) }); err != nil {
-				return err
+			if err := readValue(it.Item(), func(v []byte) error { return decodeRun(v, &r) }); err != nil {
+				s.skip("run "+runIDOf(it.Item().Key()), err)
+				continue
 			}
 			runs = append(runs, r)
 		}
@@ -239,7 +244,7 @@ func (s *Store) PutStep(st Step) error {
 		return fmt.Errorf("encoding step %d of run %s: %w", st.N, st.Run, err)
 	}
 	prefix := stepPrefix(st.Run, st.N)
-	err = s.db.Update(func(txn *badger.Txn) error {
+	err = s.update(func(txn *badger.Txn) error {
 		if err := deletePrefix(txn, prefix); err != nil {
 			return err
 		}
@@ -257,13 +262,14 @@ func (s *Store) PutStep(st Step) error {
 	return s.sync()
 }
 
-// Steps returns the steps of run in order.
+// Steps returns the steps of run in order. A step whose record or bodies
+// are damaged is left out and reported to Options.Warn.
 func (s *Store) Steps(run string) ([]Step, error) {
 	if err := checkRunID(run); err != nil {
 		return nil, err
 	}
 	var steps []Step
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		prefix := stepsPrefix(run)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
 		defer it.Close()
@@ -274,18 +280,22 @@ func (s *Store) Steps(run string) ([]Step, error) {
 				continue
 			}
 			n := int(binary.BigEndian.Uint32(k[len(prefix):]))
+			what := fmt.Sprintf("step %d of run %s", n, run)
 			var rec stepRecord
-			if err := it.Item().Value(func(v []byte) error { return json.Unmarshal(v, &rec) }); err != nil {
-				return fmt.Errorf("damaged record of step %d: %w", n, err)
+			if err := readValue(it.Item(), func(v []byte) error { return json.Unmarshal(v, &rec) }); err != nil {
+				s.skip(what, err)
+				continue
 			}
 			st := Step{Run: run, N: n, Turn: rec.Turn, Refs: rec.Refs, Started: rec.Started, Ended: rec.Ended, Error: rec.Error}
 			sp := stepPrefix(run, n)
 			var err error
 			if st.Request, err = getBlob(txn, key(string(sp), "q/")); err != nil && !errors.Is(err, errNoBlob) {
-				return err
+				s.skip("the request of "+what, err)
+				continue
 			}
 			if st.Response, err = getBlob(txn, key(string(sp), "a/")); err != nil && !errors.Is(err, errNoBlob) {
-				return err
+				s.skip("the response of "+what, err)
+				continue
 			}
 			steps = append(steps, st)
 		}
@@ -317,7 +327,7 @@ func (s *Store) AddEvent(run string, step int, ev json.RawMessage) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	err := s.db.Update(func(txn *badger.Txn) error {
+	err := s.update(func(txn *badger.Txn) error {
 		prefix := eventsPrefix(run)
 		seq := 1
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, Reverse: true})
@@ -336,13 +346,14 @@ func (s *Store) AddEvent(run string, step int, ev json.RawMessage) error {
 	return s.sync()
 }
 
-// Events returns the events of run in the order they were added.
+// Events returns the events of run in the order they were added. A damaged
+// event is left out and reported to Options.Warn.
 func (s *Store) Events(run string) ([]Event, error) {
 	if err := checkRunID(run); err != nil {
 		return nil, err
 	}
 	var evs []Event
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		prefix := eventsPrefix(run)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
 		defer it.Close()
@@ -352,15 +363,16 @@ func (s *Store) Events(run string) ([]Event, error) {
 				continue
 			}
 			ev := Event{Run: run, Seq: int(binary.BigEndian.Uint32(item.Key()[len(prefix):]))}
-			if err := item.Value(func(v []byte) error {
+			if err := readValue(item, func(v []byte) error {
 				if len(v) < 4 {
-					return fmt.Errorf("damaged event %d", ev.Seq)
+					return errors.New("shorter than its step number")
 				}
 				ev.Step = int(binary.BigEndian.Uint32(v))
 				ev.Data = append(json.RawMessage{}, v[4:]...)
 				return nil
 			}); err != nil {
-				return err
+				s.skip(fmt.Sprintf("event %d of run %s", ev.Seq, run), err)
+				continue
 			}
 			evs = append(evs, ev)
 		}
@@ -381,7 +393,7 @@ func (s *Store) PutConversation(run string, data json.RawMessage) error {
 	if data == nil {
 		data = json.RawMessage{}
 	}
-	if err := s.db.Update(func(txn *badger.Txn) error {
+	if err := s.update(func(txn *badger.Txn) error {
 		return putBlob(txn, convPrefix(run), data)
 	}); err != nil {
 		return s.errTxn("storing the conversation of run "+run, err)
@@ -395,13 +407,16 @@ func (s *Store) Conversation(run string) (json.RawMessage, error) {
 		return nil, err
 	}
 	var data []byte
-	err := s.db.View(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		var err error
 		data, err = getBlob(txn, convPrefix(run))
 		if errors.Is(err, errNoBlob) {
 			return &notFoundError{fmt.Sprintf("no conversation stored for run %q: it ended before its first request", run)}
 		}
-		return err
+		if err != nil {
+			return s.damagedRecord("the conversation of run "+run, err)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, s.errTxn("reading the conversation of run "+run, err)

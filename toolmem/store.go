@@ -39,12 +39,26 @@ type Options struct {
 	// ErrorLog receives Badger's error messages, one a line. Nil discards
 	// them: Badger never writes to the terminal on its own.
 	ErrorLog io.Writer
+	// ReadOnly opens the store for reading only: nothing in the directory
+	// is created or changed (see Open for the one exception), other
+	// readers may use it at the same time, and a missing or empty
+	// directory is an empty store.
+	ReadOnly bool
+	// Warn is told of each record left out of a listing because it is
+	// damaged (an error wrapping ErrDamaged); nil leaves them out quietly.
+	Warn func(error)
 }
 
 // Store is an open tool memory. Its methods are safe for concurrent use.
 type Store struct {
 	db  *badger.DB
 	dir string
+
+	// readOnly refuses writes; rw says Badger opened the files for
+	// writing: a writable store, or a read-only one Open had to recover.
+	readOnly, rw, recovered bool
+	unlock                  func()
+	warn                    func(error)
 
 	// wmu serialises the writes that read before they write (ref
 	// allocation in Put, sequence numbers in AddEvent), which Badger's
@@ -117,6 +131,18 @@ func badgerOptions(dir string, errLog io.Writer) badger.Options {
 // Open opens the store in dir, creating it if needed. If another process
 // holds it, Open retries for opts.LockWait and then returns an error that
 // wraps ErrLocked.
+//
+// Open checks the store's files before Badger reads them and fails with an
+// error wrapping ErrDamaged, changing nothing, if its MANIFEST is missing or
+// unreadable or a table fails its checksums. Values are checked against
+// their checksums as they are read.
+//
+// With opts.ReadOnly, Open changes nothing in dir, with one exception: a
+// store left by a process killed while writing must be recovered before
+// Badger can read it (its write-ahead log trimmed of the unused space after
+// the last entry, tables no MANIFEST entry lists dropped). Open then
+// recovers it as a writable open would, waiting for the exclusive lock, if
+// nothing but unused space is lost; it is still read-only to the caller.
 func Open(dir string, opts Options) (*Store, error) {
 	return open(dir, opts, badgerOptions)
 }
@@ -131,29 +157,62 @@ func open(dir string, opts Options, badgerOpts func(dir string, errLog io.Writer
 		return nil, fmt.Errorf("tool memory directory %s: %w", dir, err)
 	}
 	dir = abs
-	if err := prepareDir(dir); err != nil {
+	if opts.ReadOnly {
+		empty, err := checkDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		if empty {
+			return openEmpty(dir, opts)
+		}
+	} else if err := prepareDir(dir); err != nil {
 		return nil, err
 	}
 	wait := opts.LockWait
 	if wait == 0 {
 		wait = DefaultLockWait
 	}
-	bopts := badgerOpts(dir, opts.ErrorLog)
+	bopts := badgerOpts(dir, opts.ErrorLog).
+		// Tables are checked whole before Badger opens them (checkFiles),
+		// then each block as it is read; values in the value log are
+		// checked as they are read.
+		WithChecksumVerificationMode(options.OnBlockRead).
+		WithVerifyValueChecksum(true)
 
+	s, err := openLocked(dir, bopts, opts.ReadOnly, wait)
+	if opts.ReadOnly && errors.Is(err, errNeedsRecovery) {
+		s, err = openLocked(dir, bopts, false, wait)
+		if err == nil {
+			s.readOnly, s.recovered = true, true
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.warn = opts.Warn
+	if s.rw && !s.readOnly {
+		if err := restrictFiles(dir); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// openLocked locks dir (waiting up to wait for another process), checks its
+// files and opens it with Badger, read-only or not.
+func openLocked(dir string, bopts badger.Options, readOnly bool, wait time.Duration) (*Store, error) {
+	bopts = bopts.WithReadOnly(readOnly).
+		WithBypassLockGuard(ownLock || readOnly && !badgerLocksReaders)
 	deadline := time.Now().Add(wait)
 	delay := 20 * time.Millisecond
 	for {
-		db, err := badger.Open(bopts)
+		db, unlock, err := lockAndOpen(dir, bopts, readOnly)
 		if err == nil {
-			s := &Store{db: db, dir: dir}
-			if err := restrictFiles(dir); err != nil {
-				s.Close()
-				return nil, err
-			}
-			return s, nil
+			return &Store{db: db, dir: dir, readOnly: readOnly, rw: !readOnly, unlock: unlock}, nil
 		}
-		if !isLockError(err) {
-			return nil, fmt.Errorf("cannot open tool memory at %s: %s", dir, text.FirstLine(err.Error()))
+		if !errors.Is(err, errBusy) && !isLockError(err) {
+			return nil, err
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
@@ -164,9 +223,141 @@ func open(dir string, opts Options, badgerOpts func(dir string, errLog io.Writer
 	}
 }
 
+// lockAndOpen is one attempt of openLocked.
+func lockAndOpen(dir string, bopts badger.Options, readOnly bool) (*badger.DB, func(), error) {
+	unlock, err := lockDir(dir, readOnly)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := openBadger(dir, bopts, readOnly)
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return db, unlock, nil
+}
+
+// openBadger checks the files of dir and opens them with Badger. It turns
+// Badger's panics and its errors about damaged files into ErrDamaged
+// errors.
+func openBadger(dir string, bopts badger.Options, readOnly bool) (db *badger.DB, err error) {
+	if err := checkFiles(dir, bopts, readOnly); err != nil {
+		return nil, err
+	}
+	err = guard(dir, func() error {
+		var err error
+		db, err = badger.Open(bopts)
+		return err
+	})
+	switch {
+	case err == nil:
+		return db, nil
+	case errors.Is(err, ErrDamaged), isLockError(err):
+		return nil, err
+	case readOnly && isTruncateNeeded(err):
+		// checkFiles found nothing but unused space to trim.
+		return nil, errNeedsRecovery
+	case errors.Is(err, os.ErrPermission):
+		return nil, fmt.Errorf("cannot open tool memory at %s: %s: make it readable and writable by you, or choose another with --store DIR", dir, lastClause(err))
+	case isDamage(err):
+		return nil, damagedStore(dir, "%s", lastClause(err))
+	}
+	return nil, fmt.Errorf("cannot open tool memory at %s: %s", dir, text.FirstLine(err.Error()))
+}
+
+// openEmpty returns the empty, read-only store of a directory that holds
+// none: in memory, so that reading it creates nothing.
+func openEmpty(dir string, opts Options) (*Store, error) {
+	db, err := badger.Open(badger.DefaultOptions("").
+		WithInMemory(true).
+		WithLogger(errorLogger{opts.ErrorLog}).
+		WithMetricsEnabled(false).
+		WithMemTableSize(1 << 20).
+		WithValueThreshold(4 << 10).
+		WithCompression(options.None).
+		WithBlockCacheSize(0).
+		WithIndexCacheSize(0))
+	if err != nil {
+		return nil, fmt.Errorf("cannot open tool memory at %s: %s", dir, text.FirstLine(err.Error()))
+	}
+	return &Store{db: db, dir: dir, readOnly: true, warn: opts.Warn, unlock: func() {}}, nil
+}
+
+// guard runs f, turning a panic into an ErrDamaged error: Badger panics on
+// some damage it finds, and that must end in a message, not a stack trace.
+func guard(dir string, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = damagedStore(dir, "reading it failed: %s", firstLine(fmt.Sprint(r)))
+		}
+	}()
+	return f()
+}
+
+// view and update are db.View and db.Update behind guard; update refuses a
+// read-only store.
+func (s *Store) view(f func(*badger.Txn) error) error {
+	return guard(s.dir, func() error { return s.db.View(f) })
+}
+
+func (s *Store) update(f func(*badger.Txn) error) error {
+	if s.readOnly {
+		return s.errReadOnly()
+	}
+	return guard(s.dir, func() error { return s.db.Update(f) })
+}
+
+// errReadOnly is the error of a write to a read-only store: a mistake of
+// the caller, which opened it read-only.
+func (s *Store) errReadOnly() error {
+	return fmt.Errorf("tool memory at %s is open read-only", s.dir)
+}
+
+// ReadOnly reports whether the store was opened read-only.
+func (s *Store) ReadOnly() bool { return s.readOnly }
+
+// Recovered reports whether a read-only Open had to recover the store from
+// a killed process first (see Open).
+func (s *Store) Recovered() bool { return s.recovered }
+
+// checkDir checks the directory of a store to be opened read-only: it
+// reports whether there is no store there yet (no directory, or one without
+// a MANIFEST or data files), and refuses a directory that holds anything
+// but a store.
+func checkDir(dir string) (empty bool, err error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("cannot read tool memory directory %s: %w", dir, err)
+	}
+	empty = true
+	for _, e := range entries {
+		name := e.Name()
+		if !isBadgerFile(name) {
+			return false, notStoreError(dir, name)
+		}
+		switch filepath.Ext(name) {
+		case ".sst", ".vlog", ".mem":
+			empty = false
+		}
+		if name == badger.ManifestFilename {
+			empty = false
+		}
+	}
+	return empty, nil
+}
+
+func notStoreError(dir, name string) error {
+	return fmt.Errorf("%s is not a tool memory directory (it holds %s): choose an empty or new directory with --store DIR", dir, name)
+}
+
 // prepareDir creates dir 0700, or checks that an existing dir is a store (or
-// empty) before tightening its mode: a mistyped --store must not turn a
-// directory of the user's into a database.
+// empty) before taking away the permissions of group and others: a mistyped
+// --store must not turn a directory of the user's into a database. It never
+// adds a permission: a store made read-only stays read-only, and a writable
+// open of it fails with a message that says so.
 func prepareDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("cannot create tool memory directory %s: %w", dir, err)
@@ -177,11 +368,20 @@ func prepareDir(dir string) error {
 	}
 	for _, e := range entries {
 		if !isBadgerFile(e.Name()) {
-			return fmt.Errorf("%s is not a tool memory directory (it holds %s): choose an empty or new directory with --store DIR", dir, e.Name())
+			return notStoreError(dir, e.Name())
 		}
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return fmt.Errorf("cannot restrict tool memory directory %s to its owner: %w", dir, err)
+	if !writable(dir) {
+		return fmt.Errorf("tool memory at %s is read-only: 'review runs', 'replay', 'memory' and 'doctor' can read it, but a review needs a store it can write: make it writable (chmod u+w %s) or choose another with --store DIR", dir, dir)
+	}
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("cannot read tool memory directory %s: %w", dir, err)
+	}
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		if err := os.Chmod(dir, perm&^0o077); err != nil {
+			return fmt.Errorf("cannot restrict tool memory directory %s to its owner: %w", dir, err)
+		}
 	}
 	return nil
 }
@@ -200,9 +400,10 @@ func isBadgerFile(name string) bool {
 	return false
 }
 
-// restrictFiles makes the files of the store 0600. Badger creates most of
-// them 0666 minus the umask; files it creates while open are protected by the
-// 0700 directory and are tightened on Close.
+// restrictFiles takes the permissions of group and others away from the
+// files of the store (0600 as Badger creates them, 0666 minus the umask).
+// Files it creates while open are protected by the 0700 directory and are
+// tightened on Close. Like prepareDir, it never adds a permission.
 func restrictFiles(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -219,10 +420,11 @@ func restrictFiles(dir string) error {
 		if err != nil {
 			return fmt.Errorf("cannot restrict tool memory files: %w", err)
 		}
-		if info.Mode().Perm() == 0o600 {
+		perm := info.Mode().Perm()
+		if perm&0o077 == 0 {
 			continue
 		}
-		err = os.Chmod(filepath.Join(dir, e.Name()), 0o600)
+		err = os.Chmod(filepath.Join(dir, e.Name()), perm&^0o077)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot restrict tool memory files: %w", err)
 		}
@@ -241,11 +443,18 @@ func isLockError(err error) bool {
 // Close flushes and closes the store. It is safe to call more than once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		if err := s.db.Close(); err != nil {
-			s.closeErr = fmt.Errorf("closing tool memory at %s: %s", s.dir, text.FirstLine(err.Error()))
+		defer s.unlock()
+		err := guard(s.dir, s.db.Close)
+		if err != nil {
+			if !errors.Is(err, ErrDamaged) {
+				err = fmt.Errorf("closing tool memory at %s: %s", s.dir, text.FirstLine(err.Error()))
+			}
+			s.closeErr = err
 			return
 		}
-		s.closeErr = restrictFiles(s.dir)
+		if s.rw {
+			s.closeErr = restrictFiles(s.dir)
+		}
 	})
 	return s.closeErr
 }
@@ -257,7 +466,7 @@ func (s *Store) Dir() string { return s.dir }
 // survives a killed process; this guards run records against a crash of the
 // machine.
 func (s *Store) sync() error {
-	if err := s.db.Sync(); err != nil {
+	if err := guard(s.dir, s.db.Sync); err != nil {
 		return fmt.Errorf("syncing tool memory at %s: %s", s.dir, text.FirstLine(err.Error()))
 	}
 	return nil
@@ -309,7 +518,8 @@ func (errorLogger) Debugf(string, ...any)   {}
 func (s *Store) errTxn(what string, err error) error {
 	var nf *notFoundError
 	var in *inputError
-	if errors.As(err, &nf) || errors.As(err, &in) {
+	var dm *damagedError
+	if errors.As(err, &nf) || errors.As(err, &in) || errors.As(err, &dm) {
 		return err
 	}
 	if strings.ContainsRune(strings.TrimSpace(err.Error()), '\n') {

@@ -29,20 +29,35 @@ func WriteReplayJSON(w io.Writer, r *review.Replay) error {
 
 // wireRequest is the part of a chat-completion request replay reads.
 type wireRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role       string          `json:"role"`
-		Content    json.RawMessage `json:"content"`
-		ToolCallID string          `json:"tool_call_id"`
-		ToolCalls  []struct {
-			ID       string `json:"id"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-	} `json:"messages"`
+	Model      string          `json:"model"`
+	Messages   []wireMessage   `json:"messages"`
 	ToolChoice json.RawMessage `json:"tool_choice"`
+}
+
+// wireMessage is one message of a wireRequest.
+type wireMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCallID string          `json:"tool_call_id"`
+	ToolCalls  []struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
+}
+
+// size is what a message carries to the model, in characters and tokens:
+// its text, and the name and arguments of each tool call it makes (an
+// assistant message that only calls tools has no text at all).
+func (m wireMessage) size(c *conversation.Counter, content string) (chars, tokens int) {
+	chars, tokens = len(content), c.Count(content)
+	for _, tc := range m.ToolCalls {
+		chars += len(tc.Function.Name) + len(tc.Function.Arguments)
+		tokens += c.Count(tc.Function.Name) + c.Count(tc.Function.Arguments)
+	}
+	return chars, tokens
 }
 
 // contentText returns a message content that is a string or an array of text parts.
@@ -98,7 +113,10 @@ func WriteReplay(w io.Writer, r *review.Replay, c *conversation.Counter, step in
 		writeStep(&b, c, s, step > 0)
 	}
 	if step > 0 && !found {
-		return fmt.Errorf("run %s has no step %d: it has steps 1 to %d", run.ID, step, len(r.Steps))
+		if len(r.Steps) == 0 {
+			return fmt.Errorf("run %s has no step %d: it recorded no steps", run.ID, step)
+		}
+		return fmt.Errorf("run %s has no step %d: its steps are %d to %d", run.ID, step, r.Steps[0].N, r.Steps[len(r.Steps)-1].N)
 	}
 	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err
@@ -129,7 +147,8 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 	}
 	total := 0
 	for _, m := range req.Messages {
-		total += c.Count(contentText(m.Content))
+		_, tokens := m.size(c, contentText(m.Content))
+		total += tokens
 	}
 	choice := strings.Trim(string(req.ToolChoice), `"`)
 	if choice == "" {
@@ -155,7 +174,8 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 		case ref != "":
 			kind = " whole, ref " + ref
 		}
-		fmt.Fprintf(b, "  %2d %-9s %-7s %6d chars %5d tok%s", i+1, m.Role, layer, len(content), c.Count(content), kind)
+		chars, tokens := m.size(c, content)
+		fmt.Fprintf(b, "  %2d %-9s %-7s %6d chars %5d tok%s", i+1, m.Role, layer, chars, tokens, kind)
 		for _, tc := range m.ToolCalls {
 			fmt.Fprintf(b, "\n     → %s %s", tc.Function.Name, text.OneLine(tc.Function.Arguments, 100))
 		}

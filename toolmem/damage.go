@@ -1,0 +1,433 @@
+package toolmem
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+	"github.com/dgraph-io/badger/v4/table"
+	"github.com/dgraph-io/ristretto/v2/z"
+	"github.com/reviewdev/review/conversation/text"
+)
+
+// ErrDamaged reports a store, or a record in it, that cannot be read back as
+// it was written: a file that fails its checksum, a missing MANIFEST, a
+// value log cut short, a record that does not decode. Errors wrap it with
+// what is damaged and what to do.
+var ErrDamaged = errors.New("tool memory is damaged")
+
+// damagedError is an ErrDamaged with the message a person needs. record is
+// empty when the store as a whole cannot be opened.
+type damagedError struct {
+	dir    string
+	record string // "run X", "output REF", "step N of run X"
+	why    string
+}
+
+func (e *damagedError) Error() string {
+	if e.record == "" {
+		return fmt.Sprintf("tool memory at %s is damaged (%s); it was left as it is: move it aside to start afresh (mv %s %s.damaged), and see 'review doctor --store %s' for details",
+			e.dir, e.why, e.dir, e.dir, e.dir)
+	}
+	return fmt.Sprintf("%s in tool memory at %s is damaged (%s); the other records are readable: 'review doctor' lists every damaged one",
+		e.record, e.dir, e.why)
+}
+
+func (e *damagedError) Unwrap() error { return ErrDamaged }
+
+// damagedStore is the error of a store that cannot be opened.
+func damagedStore(dir, format string, args ...any) error {
+	return &damagedError{dir: dir, why: fmt.Sprintf(format, args...)}
+}
+
+// damagedRecord is the error of one record that cannot be read.
+func (s *Store) damagedRecord(record string, err error) error {
+	return &damagedError{dir: s.dir, record: record, why: damageReason(err)}
+}
+
+// damageReason says in a few words why a value could not be read. Badger
+// flattens its errors to text, so the text is all there is to go on.
+func damageReason(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &syn), errors.As(err, &typ):
+		return "not a valid record: " + text.FirstLine(err.Error())
+	case errors.Is(err, errValueLost):
+		return "its value in the value log is unreadable: damaged or cut short"
+	case strings.Contains(msg, "checksum mismatch"):
+		return "it fails its checksum"
+	case strings.Contains(msg, "ErrEOF"), strings.Contains(msg, "Invalid read"):
+		return "its value log ends before it"
+	case strings.Contains(msg, "file with ID") && strings.Contains(msg, "not found"):
+		return "its value log file is missing"
+	}
+	return text.FirstLine(err.Error())
+}
+
+// skip reports a record left out of a listing because it is damaged.
+func (s *Store) skip(record string, err error) {
+	if s.warn != nil {
+		s.warn(&skippedError{record: record, why: damageReason(err)})
+	}
+}
+
+// skippedError is what Options.Warn is told of a record left out.
+type skippedError struct{ record, why string }
+
+func (e *skippedError) Error() string {
+	return fmt.Sprintf("skipped %s: it is damaged (%s)", e.record, e.why)
+}
+
+func (e *skippedError) Unwrap() error { return ErrDamaged }
+
+// errNeedsRecovery reports a store that Badger cannot open read-only
+// without first repairing what a killed process left: a write-ahead log to
+// trim, tables to drop that no MANIFEST entry lists.
+var errNeedsRecovery = errors.New("tool memory needs recovery")
+
+// checkFiles looks at the files of the store in dir before Badger opens
+// them, with the directory locked. Badger trusts its files: without a
+// MANIFEST it starts an empty store and deletes the tables it does not know
+// (even when opened read-only), and a damaged table panics in one of the
+// goroutines that open tables, where no recover can reach. So checkFiles
+// refuses a store whose MANIFEST is missing or unreadable, or whose tables
+// are missing or fail their checksums, with an ErrDamaged error; and for a
+// read-only open it returns errNeedsRecovery if Badger would delete tables.
+func checkFiles(dir string, bopts badger.Options, readOnly bool) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("cannot read tool memory directory %s: %w", dir, err)
+	}
+	tables := map[uint64]string{}
+	var data []string
+	manifest := false
+	var wal []string
+	lastLog, lastFid := "", -1
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case name == badger.ManifestFilename:
+			manifest = true
+		case strings.HasSuffix(name, ".sst"):
+			if id, ok := table.ParseFileID(name); ok {
+				tables[id] = name
+			}
+			data = append(data, name)
+		case strings.HasSuffix(name, ".mem"):
+			wal = append(wal, name)
+			data = append(data, name)
+		case strings.HasSuffix(name, ".vlog"):
+			// Every value log file starts with a 20-byte header;
+			// Badger would take a shorter one for a new file.
+			if info, err := e.Info(); err == nil && info.Size() < vlogHeaderSize {
+				return damagedStore(dir, "value log %s is cut short (%d bytes)", name, info.Size())
+			}
+			if fid, err := strconv.Atoi(strings.TrimSuffix(name, ".vlog")); err == nil && fid > lastFid {
+				lastLog, lastFid = name, fid
+			}
+			data = append(data, name)
+		}
+	}
+	if !manifest {
+		if len(data) > 0 {
+			return damagedStore(dir, "its MANIFEST is missing, and without it the %d data files it holds cannot be read", len(data))
+		}
+		return nil // a new store
+	}
+
+	m, err := replayManifest(filepath.Join(dir, badger.ManifestFilename), bopts)
+	if err != nil {
+		return damagedStore(dir, "its MANIFEST cannot be read: %s", text.FirstLine(err.Error()))
+	}
+	for id, tm := range m.Tables {
+		name, ok := tables[id]
+		if !ok {
+			return damagedStore(dir, "table %s, listed in its MANIFEST, is missing", table.IDToFilename(id))
+		}
+		if err := verifyTable(filepath.Join(dir, name), tm, bopts); err != nil {
+			return damagedStore(dir, "table %s is unreadable: %s", name, err)
+		}
+	}
+	// Badger reads write-ahead logs, and for a writable open the last
+	// value log, up to their first damaged entry and trims the rest.
+	for _, name := range wal {
+		if err := checkLog(filepath.Join(dir, name)); err != nil {
+			return damagedStore(dir, "write-ahead log %s %s", name, err)
+		}
+	}
+	if !readOnly && lastLog != "" {
+		if err := checkLog(filepath.Join(dir, lastLog)); err != nil {
+			return damagedStore(dir, "value log %s %s", lastLog, err)
+		}
+	}
+	// Badger deletes the tables its MANIFEST does not list. A process
+	// killed while writing tables leaves such tables, and always a
+	// write-ahead log (a store closed cleanly has none): then they are its
+	// unfinished work, and Badger's recovery is right to drop them.
+	// Without a write-ahead log the MANIFEST has lost them.
+	for id, name := range tables {
+		if _, ok := m.Tables[id]; ok {
+			continue
+		}
+		if len(wal) == 0 {
+			return damagedStore(dir, "its MANIFEST does not list table %s", name)
+		}
+		if readOnly {
+			return errNeedsRecovery
+		}
+	}
+	return nil
+}
+
+// replayManifest reads the MANIFEST at path without changing it.
+func replayManifest(path string, bopts badger.Options) (m badger.Manifest, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return m, err
+	}
+	defer f.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	m, _, err = badger.ReplayManifestFile(f, bopts.ExternalMagicVersion, bopts)
+	return m, err
+}
+
+// verifyTable reads the table at path and checks the checksums of its
+// index and of every block, recovering from the panics Badger's table code
+// raises on some damage.
+func verifyTable(path string, tm badger.TableManifest, bopts badger.Options) (err error) {
+	if tm.KeyID != 0 {
+		return nil // encrypted: review never writes such tables
+	}
+	mf, err := z.OpenMmapFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return errors.New(firstClause(err))
+	}
+	// OpenTable closes the file on some errors and not on others (nor on
+	// a panic); closing it twice would unmap memory twice.
+	closeFile := func() {
+		if _, err := mf.Fd.Stat(); !errors.Is(err, os.ErrClosed) {
+			_ = mf.Close(-1)
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			closeFile()
+			err = errors.New("it does not parse as a table")
+		}
+	}()
+	_, err = table.OpenTable(mf, table.Options{
+		ReadOnly:    true,
+		ChkMode:     options.OnTableRead,
+		Compression: tm.Compression,
+		BlockSize:   bopts.BlockSize,
+	})
+	closeFile()
+	if err != nil {
+		return errors.New(lastClause(err))
+	}
+	return nil
+}
+
+// isTruncateNeeded recognises Badger's refusal to open read-only a store
+// whose write-ahead log needs trimming.
+func isTruncateNeeded(err error) bool {
+	return strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error())
+}
+
+// isDamage reports whether an error of badger.Open says that its files are
+// damaged rather than, say, not readable by this user.
+func isDamage(err error) bool {
+	if errors.Is(err, os.ErrPermission) || errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	s := strings.ToLower(err.Error())
+	for _, w := range []string{"checksum", "corrupt", "manifest", "eof", "does not exist for table", "truncate", "level validation", "unable to read", "out of range", "key mismatch", "keyregistry"} {
+		if strings.Contains(s, w) && !strings.Contains(s, "unsupported version") {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLine is the first line of s.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// firstClause and lastClause pick from Badger's errors, which chain their
+// causes as "context err: cause err: cause", the outermost and the
+// innermost part.
+func firstClause(err error) string {
+	s, _, _ := strings.Cut(firstLine(err.Error()), " err: ")
+	return s
+}
+
+func lastClause(err error) string {
+	s := firstLine(err.Error())
+	if i := strings.LastIndex(s, " err: "); i >= 0 {
+		s = s[i+len(" err: "):]
+	}
+	return s
+}
+
+// errValueLost reports a value Badger could not read from the value log.
+var errValueLost = errors.New("its value cannot be read from the value log")
+
+// readValue calls f with the value of item. Badger only logs a failure to
+// read a value from the value log (a checksum mismatch, a file cut short)
+// and passes on no value at all; readValue returns errValueLost instead,
+// telling such a value from an empty one by the size the key records.
+func readValue(item *badger.Item, f func(v []byte) error) error {
+	return item.Value(func(v []byte) error {
+		if len(v) == 0 && item.ValueSize() > 0 {
+			return errValueLost
+		}
+		return f(v)
+	})
+}
+
+// vlogHeaderSize is the size of the header of a value log file.
+const vlogHeaderSize = 20
+
+// checkLog reads a log file (a write-ahead log or a value log) entry by
+// entry, as Badger does when it opens a store, before it trims the file
+// after the last entry it can read. A process killed while writing leaves
+// one entry half written (Go copies large buffers header last, so even its
+// header may be missing), then the zeros of the file's preallocated space:
+// trimming those loses nothing. checkLog fails only on evidence that
+// trimming would lose entries: the unreadable entry has a header, and a
+// whole entry follows it.
+func checkLog(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := info.Size()
+	r := bufio.NewReaderSize(f, 64<<10)
+	if _, err := r.Discard(vlogHeaderSize); err != nil {
+		return errors.New("is cut short")
+	}
+	end := int64(vlogHeaderSize) // of the readable entries
+	for {
+		n, ok := readLogEntry(r, size-end)
+		if !ok {
+			break
+		}
+		end += n
+	}
+	if _, err := f.Seek(end, io.SeekStart); err != nil {
+		return err
+	}
+	r.Reset(f)
+	var h logHeader
+	hlen, err := h.read(r, crc32.New(castagnoli))
+	if err != nil || h.klen == 0 || h.klen > maxKeyLen {
+		return nil
+	}
+	next := end + int64(hlen) + int64(h.klen) + int64(h.vlen) + crc32.Size
+	if next >= size {
+		return nil
+	}
+	if _, err := f.Seek(next, io.SeekStart); err != nil {
+		return err
+	}
+	r.Reset(f)
+	if _, ok := readLogEntry(r, size-next); ok {
+		return fmt.Errorf("has a damaged entry at byte %d, and readable entries after it", end)
+	}
+	return nil
+}
+
+// checkValueLogs checks every value log file as checkLog does. Badger's
+// value log GC rewrites a file by reading it up to its first damaged entry,
+// then deletes it.
+func (s *Store) checkValueLogs() error {
+	logs, err := filepath.Glob(filepath.Join(s.dir, "*.vlog"))
+	if err != nil {
+		return err
+	}
+	for _, path := range logs {
+		if err := checkLog(path); err != nil {
+			return damagedStore(s.dir, "value log %s %s", filepath.Base(path), err)
+		}
+	}
+	return nil
+}
+
+// maxKeyLen is the longest key Badger writes to a value log.
+const maxKeyLen = 1 << 16
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// logHeader is the header of a value log entry: two bytes, then the key
+// length, value length and expiry as uvarints.
+type logHeader struct{ klen, vlen uint64 }
+
+// read reads a header from r, also into sum, and returns its length.
+func (h *logHeader) read(r *bufio.Reader, sum hash.Hash32) (int, error) {
+	var b [2]byte
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return 0, err
+	}
+	sum.Write(b[:])
+	n := 2
+	var vals [3]uint64
+	for i := range vals {
+		v, err := binary.ReadUvarint(r)
+		if err != nil {
+			return 0, err
+		}
+		var enc [binary.MaxVarintLen64]byte
+		k := binary.PutUvarint(enc[:], v)
+		sum.Write(enc[:k])
+		n += k
+		vals[i] = v
+	}
+	h.klen, h.vlen = vals[0], vals[1]
+	return n, nil
+}
+
+// readLogEntry reads one entry of a value log from r and checks it against
+// its checksum; it returns the entry's length and whether it is whole.
+func readLogEntry(r *bufio.Reader, left int64) (int64, bool) {
+	sum := crc32.New(castagnoli)
+	var h logHeader
+	hlen, err := h.read(r, sum)
+	if err != nil || h.klen > maxKeyLen || int64(hlen)+int64(h.klen)+int64(h.vlen)+crc32.Size > left {
+		return 0, false
+	}
+	if _, err := io.CopyN(sum, r, int64(h.klen+h.vlen)); err != nil {
+		return 0, false
+	}
+	var crc [crc32.Size]byte
+	if _, err := io.ReadFull(r, crc[:]); err != nil || binary.BigEndian.Uint32(crc[:]) != sum.Sum32() {
+		return 0, false
+	}
+	return int64(hlen) + int64(h.klen+h.vlen) + crc32.Size, true
+}
