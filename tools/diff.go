@@ -79,7 +79,7 @@ func (s *Set) diff(ctx context.Context, a diffArgs) (Result, error) {
 	}
 	// The diff context's own patch, so that a file's diff reads the same
 	// here and there.
-	out, cut, err := s.git(ctx, s.env.MaxBytes, git.PatchArgs(base, head, paths...)...)
+	out, cut, err := s.git(ctx, s.env.MaxBytes, git.PatchArgs(base, head, s.env.FindCopies, paths...)...)
 	if err != nil {
 		return Result{}, fmt.Errorf("diffing %q: %w", p, err)
 	}
@@ -95,7 +95,11 @@ func (s *Set) diff(ctx context.Context, a diffArgs) (Result, error) {
 
 // changes lists the files that differ between two commits, with renames.
 func (s *Set) changes(ctx context.Context, base, head string) ([]change, error) {
-	out, _, err := s.git(ctx, 0, "diff", "-z", "--name-status", "--no-ext-diff", "--no-relative", "-M", "-C", "--ignore-submodules=none", base, head)
+	args := []string{"diff", "-z", "--name-status", "--no-ext-diff", "--no-relative", "-M", "--ignore-submodules=none"}
+	if s.env.FindCopies {
+		args = append(args, "-C")
+	}
+	out, _, err := s.git(ctx, 0, append(args, base, head)...)
 	if err != nil {
 		return nil, fmt.Errorf("listing changed files: %w", err)
 	}

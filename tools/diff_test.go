@@ -100,8 +100,13 @@ func TestGetFileDiffCopy(t *testing.T) {
 		"b.go": "package a\n\nfunc A() {\n" + body + "}\n",
 	})
 	head := r.commit("copy")
-	s := New(Env{Root: r.root, Head: head, Base: base})
-	out := mustOK(t, call(t, s, "get_file_diff", `{"path": "b.go"}`))
+	// As git diff does by default, and as the diff context does, a new
+	// file is added unless copies are asked for.
+	out := mustOK(t, call(t, New(Env{Root: r.root, Head: head, Base: base}), "get_file_diff", `{"path": "b.go"}`))
+	contains(t, out, "new file mode 100644")
+	lacks(t, out, "copy from")
+	s := New(Env{Root: r.root, Head: head, Base: base, FindCopies: true})
+	out = mustOK(t, call(t, s, "get_file_diff", `{"path": "b.go"}`))
 	contains(t, out, "copy from a.go\ncopy to b.go")
 	// The source of a copy is its own change.
 	out = mustOK(t, call(t, s, "get_file_diff", `{"path": "a.go"}`))
