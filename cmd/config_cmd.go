@@ -37,8 +37,9 @@ Settings are read, first match wins, from:
 
 Configuration files are YAML mappings with the keys model, base_url,
 tokenizer, off_diff, context_window, answer_reserve, static_share,
-preview_chars, max_steps, history_turns, history_chars, fail_on,
-instructions, ignore, severity and price. A key set in one file replaces
+preview_chars, max_steps, history_turns, history_chars, max_units,
+max_prompt_tokens, max_cost, find_copies, fail_on, instructions, ignore,
+severity and price. A key set in one file replaces
 that key of a file below it whole: lists and mappings are not merged.`,
 		Example: `  review config
   review config --model gpt-4o --json`,

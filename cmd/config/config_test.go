@@ -186,6 +186,10 @@ answer_reserve: 2000
 static_share: 0.4
 history_chars: 9000
 price: {prompt: 2.5, completion: 10}
+max_units: 5
+max_prompt_tokens: 100000
+max_cost: 3
+find_copies: true
 `)
 	e, err := c.resolveArgs(nil, nil)
 	if err != nil {
@@ -202,6 +206,9 @@ price: {prompt: 2.5, completion: 10}
 		Severity:     map[string]review.Severity{"style": review.Info, "security": review.Critical},
 		// Without a cached price, cached input costs the prompt price.
 		Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10},
+		// The cost cap is reckoned at the configured price.
+		Caps:       review.Caps{MaxUnits: 5, MaxPromptTokens: 100000, MaxCost: 3, Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10}},
+		FindCopies: true,
 	}
 	want.Budget = conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)
 	want.Budget.ContextWindow = 32000
