@@ -98,6 +98,9 @@ func (e Estimate) Line() string {
 	return b.String()
 }
 
+// CapFlag is how people set the cap a Reason constant names.
+func CapFlag(reason string) string { return capName(reason) }
+
 // capName is how people set a cap.
 func capName(reason string) string {
 	switch reason {

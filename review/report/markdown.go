@@ -19,6 +19,9 @@ func writeMarkdown(w io.Writer, r *review.Result) error {
 	if !r.Submitted {
 		b.WriteString("_The model did not submit a structured review; its last message is shown above._\n\n")
 	}
+	if len(r.NotReviewed) > 0 {
+		fmt.Fprintf(&b, "**Partial review: %s were not reviewed (%s); they are listed below.**\n\n", plural(len(r.NotReviewed), "file"), oneLineText(why(r)))
+	}
 	if len(r.Findings) == 0 {
 		b.WriteString("No findings.\n\n")
 	} else {
@@ -44,6 +47,7 @@ func writeMarkdown(w io.Writer, r *review.Result) error {
 		}
 		b.WriteString("\n</details>\n\n")
 	}
+	writeNotReviewed(&b, r)
 	b.WriteString("---\n" + r.UsageLine() + "\n")
 	_, err := io.WriteString(w, noCommands(b.String()))
 	return err

@@ -45,6 +45,7 @@ type (
 	}
 	sarifRun struct {
 		Tool               sarifTool                    `json:"tool"`
+		Invocations        []sarifInvocation            `json:"invocations,omitempty"`
 		AutomationDetails  sarifAutomation              `json:"automationDetails"`
 		OriginalURIBaseIDs map[string]sarifArtifactBase `json:"originalUriBaseIds"`
 		Results            []sarifResult                `json:"results"`
@@ -52,6 +53,17 @@ type (
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
+	}
+	// sarifInvocation carries the note that files were not reviewed, as
+	// a tool execution notification with their locations.
+	sarifInvocation struct {
+		ExecutionSuccessful        bool                `json:"executionSuccessful"`
+		ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+	}
+	sarifNotification struct {
+		Level     string          `json:"level"`
+		Message   sarifText       `json:"message"`
+		Locations []sarifLocation `json:"locations,omitempty"`
 	}
 	sarifDriver struct {
 		Name           string      `json:"name"`
@@ -178,6 +190,17 @@ func writeSARIF(w io.Writer, r *review.Result, version string) error {
 		c = math.Round(c*1e6) / 1e6
 		props.EstimatedCostUSD = &c
 	}
+	var invocations []sarifInvocation
+	if line := notReviewedLine(r); line != "" {
+		n := sarifNotification{Level: "warning", Message: sarifText{Text: "review: " + line}}
+		for _, f := range r.NotReviewed {
+			n.Locations = append(n.Locations, sarifLocation{PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: artifactURI(f.Path), URIBaseID: srcRoot},
+				Region:           sarifRegion{StartLine: 1},
+			}})
+		}
+		invocations = []sarifInvocation{{ExecutionSuccessful: true, ToolExecutionNotifications: []sarifNotification{n}}}
+	}
 	log := sarifLog{
 		Schema:  sarifSchema,
 		Version: sarifVersion,
@@ -185,6 +208,7 @@ func writeSARIF(w io.Writer, r *review.Result, version string) error {
 			Tool: sarifTool{Driver: sarifDriver{
 				Name: "review", Version: version, InformationURI: informationURI, Rules: rules,
 			}},
+			Invocations:       invocations,
 			AutomationDetails: sarifAutomation{ID: automationCategory + "/" + r.RunID},
 			OriginalURIBaseIDs: map[string]sarifArtifactBase{
 				srcRoot: {Description: sarifText{Text: "The top level of the repository's work tree."}},
