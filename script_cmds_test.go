@@ -24,6 +24,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -47,6 +48,194 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"capture":      cmdCapture,
 		"ghevent":      cmdGHEvent,
 		"githubserver": cmdGitHubServer,
+		"genrepo":      cmdGenRepo,
+		"fits":         cmdFits,
+		"atmost":       cmdAtMost,
+	}
+}
+
+// genrepo builds, in the current directory, a repository whose branch
+// feature, checked out, changes n files against main:
+// `genrepo [-renames r] n`. Files are Go sources of about 30 lines in 40
+// directories two levels deep; of the n, a tenth are added, a tenth
+// deleted, r renamed with an edit, and the rest modified in two places;
+// every 97th is under internal/auth. Commits are written with git
+// fast-import, so thousands of files take well under a second; the work
+// tree is left empty, since review reads only commits.
+func cmdGenRepo(ts *testscript.TestScript, neg bool, args []string) {
+	fl := flag.NewFlagSet("genrepo", flag.ContinueOnError)
+	renames := fl.Int("renames", 0, "files renamed with an edit")
+	if neg || fl.Parse(args) != nil || fl.NArg() != 1 {
+		ts.Fatalf("usage: genrepo [-renames r] n")
+	}
+	n, err := strconv.Atoi(fl.Arg(0))
+	ts.Check(err)
+	path := func(i int) string {
+		if i%97 == 5 {
+			return fmt.Sprintf("internal/auth/a%05d.go", i)
+		}
+		return fmt.Sprintf("pkg%02d/sub%d/f%05d.go", i%40, i%3, i)
+	}
+	body := func(i, variant int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "package p%d\n\n", i%40)
+		for k := 1; k <= 30; k++ {
+			v := 0
+			if variant > 0 && (k == 4 || k == 24) {
+				v = variant
+			}
+			fmt.Fprintf(&b, "func F%d_%d(x int) int { return x*%d + %d }\n", i, k, k, v)
+		}
+		return b.String()
+	}
+	var stream bytes.Buffer
+	file := func(p, data string) {
+		fmt.Fprintf(&stream, "M 100644 inline %s\ndata %d\n%s\n", p, len(data), data)
+	}
+	commit := func(ref, msg, from string) {
+		fmt.Fprintf(&stream, "commit %s\ncommitter Test <test@example.com> 1767225600 +0000\ndata %d\n%s\n", ref, len(msg), msg)
+		if from != "" {
+			fmt.Fprintf(&stream, "from %s\n", from)
+		}
+	}
+	added := n / 10
+	base := n - added // files the base has
+	commit("refs/heads/main", "base", "")
+	for i := range base {
+		file(path(i), body(i, 0))
+	}
+	commit("refs/heads/feature", "feature", "refs/heads/main")
+	for i := range base {
+		switch {
+		case i < *renames:
+			fmt.Fprintf(&stream, "D %s\n", path(i))
+			file(strings.Replace(path(i), ".go", "_moved.go", 1), body(i, 1))
+		case i%10 == 9:
+			fmt.Fprintf(&stream, "D %s\n", path(i))
+		default:
+			file(path(i), body(i, 1))
+		}
+	}
+	for i := base; i < n; i++ {
+		file(path(i), body(i, 0))
+	}
+	c := exec.Command("git", "init", "-q")
+	c.Dir, c.Env = ts.MkAbs("."), environ(ts)
+	if out, err := c.CombinedOutput(); err != nil {
+		ts.Fatalf("git init: %v\n%s", err, out)
+	}
+	c = exec.Command("git", "fast-import", "--quiet")
+	// glibc's malloc would give back, and fault in again, zlib's state for
+	// every object: a tenfold slowdown of fast-import on Linux.
+	env := append(environ(ts), "MALLOC_TRIM_THRESHOLD_=100000000", "MALLOC_MMAP_THRESHOLD_=100000000")
+	c.Dir, c.Env, c.Stdin = ts.MkAbs("."), env, &stream
+	if out, err := c.CombinedOutput(); err != nil {
+		ts.Fatalf("git fast-import: %v\n%s", err, out)
+	}
+	git(ts, "symbolic-ref", "HEAD", "refs/heads/feature")
+}
+
+// fits checks that every request recorded in dir, counted as review
+// counts with the estimate tokenizer (messages and tool definitions), is
+// at most max tokens, and with -total that all of them together are at
+// most total, counted so or as the scripted server bills them (a token
+// for four bytes), whichever is more: `fits [-total n] dir max`. It prints
+// each request's count.
+func cmdFits(ts *testscript.TestScript, neg bool, args []string) {
+	fl := flag.NewFlagSet("fits", flag.ContinueOnError)
+	total := fl.Int("total", 0, "bound on all requests together")
+	if neg || fl.Parse(args) != nil || fl.NArg() != 2 {
+		ts.Fatalf("usage: fits [-total n] dir max")
+	}
+	limit, err := strconv.Atoi(fl.Arg(1))
+	ts.Check(err)
+	files := requestFiles(ts, fl.Arg(0))
+	if len(files) == 0 {
+		ts.Fatalf("no requests in %s", fl.Arg(0))
+	}
+	sum := 0
+	counter, err := conversation.NewCounter("", conversation.Estimate)
+	ts.Check(err)
+	for i, f := range files {
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		var body struct {
+			Messages []struct {
+				Role      string `json:"role"`
+				Content   string `json:"content"`
+				ToolCalls []struct {
+					ID       string `json:"id"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+				ToolCallID string `json:"tool_call_id"`
+				Name       string `json:"name"`
+			} `json:"messages"`
+			Tools []struct {
+				Function json.RawMessage `json:"function"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(data, &body); err != nil {
+			ts.Fatalf("%s: %v", f, err)
+		}
+		msgs := make([]conversation.Message, len(body.Messages))
+		for k, m := range body.Messages {
+			msgs[k] = conversation.Message{Role: conversation.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+			for _, tc := range m.ToolCalls {
+				msgs[k].ToolCalls = append(msgs[k].ToolCalls, conversation.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+			}
+		}
+		defs := make([]json.RawMessage, len(body.Tools))
+		for k, t := range body.Tools {
+			defs[k] = t.Function
+		}
+		tools, err := json.Marshal(defs)
+		ts.Check(err)
+		n := counter.CountMessages(msgs) + counter.Count(string(tools))
+		fmt.Fprintf(ts.Stdout(), "request %d: %d tokens\n", i+1, n)
+		if n > limit {
+			ts.Fatalf("request %d counts %d tokens, over %d", i+1, n, limit)
+		}
+		sum += max(n, (len(data)+3)/4)
+	}
+	fmt.Fprintf(ts.Stdout(), "all requests: %d tokens\n", sum)
+	if *total > 0 && sum > *total {
+		ts.Fatalf("the requests count %d tokens in all, over %d", sum, *total)
+	}
+}
+
+// atmost checks that a number in a JSON file is at most a bound, given as
+// a number or as another path in the file: `atmost file path bound`.
+// Paths are keys and array indexes joined by dots.
+func cmdAtMost(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: atmost file path bound")
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &doc); err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+	number := func(p string) float64 {
+		if f, err := strconv.ParseFloat(p, 64); err == nil {
+			return f
+		}
+		var got []float64
+		walkJSON(doc, strings.Split(p, "."), nil, func(_ []string, v any) {
+			if f, ok := v.(float64); ok {
+				got = append(got, f)
+			}
+		})
+		if len(got) != 1 {
+			ts.Fatalf("%s: %s is not one number", args[0], p)
+		}
+		return got[0]
+	}
+	a, b := number(args[1]), number(args[2])
+	fmt.Fprintf(ts.Stdout(), "%s = %g, %s = %g\n", args[1], a, args[2], b)
+	if a > b {
+		ts.Fatalf("%s is %g, over %s (%g)", args[1], a, args[2], b)
 	}
 }
 

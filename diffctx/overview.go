@@ -149,10 +149,19 @@ func (r *renderer) setNotes(note func(*item) string, groupNote func([]*item) str
 	}
 }
 
+// unitReserve stands for the note of a file in a review in units, laid
+// out before its units are known: the files listed first are the first
+// packed, so their notes name units. If some are not reviewed after all,
+// their longer notes take files off the list (Split.Keep).
+const unitReserve = " — in units 1000–1000"
+
 // line is the file's overview line.
 func (r *renderer) line(it *item, shown int) string {
-	if r.note != nil {
+	switch {
+	case r.note != nil:
 		return it.line() + r.note(it)
+	case r.inUnits && it.inline():
+		return it.line() + unitReserve
 	}
 	return it.overview(shown)
 }

@@ -230,12 +230,21 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 	if caps.MaxPromptTokens > 0 {
 		e.MaxPromptTokens = min(e.MaxPromptTokens, caps.MaxPromptTokens)
 	}
+	// Every request carries the static layer: a cap on tokens is a cap
+	// on requests too.
+	if caps.MaxPromptTokens > 0 && static > 0 {
+		e.MaxRequests = max(e.MinRequests, min(e.MaxRequests, caps.MaxPromptTokens/static))
+	}
 	if priced {
 		c := requestCost(*price, e.MaxPromptTokens, e.MaxRequests, b.AnswerReserve)
 		if caps.MaxCost > 0 {
 			c = min(c, caps.MaxCost)
-			// The tokens the cost cap can buy, at most.
+			// The tokens the cost cap can buy, at most, and so the
+			// requests.
 			e.MaxPromptTokens = min(e.MaxPromptTokens, int(caps.MaxCost/price.Prompt*1e6))
+			if static > 0 {
+				e.MaxRequests = max(e.MinRequests, min(e.MaxRequests, e.MaxPromptTokens/static))
+			}
 		}
 		e.MaxCost = &c
 		e.PriceSource = "list price of " + llm.PricesAsOf

@@ -136,9 +136,10 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	if p.split != nil {
-		if kept < len(p.Units) {
-			// Fewer units: the overview marks their files not reviewed,
-			// and the first turn says how many units there are.
+		if kept < len(p.Units) || len(p.split.Left) > 0 {
+			// Fewer units than the diff takes: the overview says which
+			// cap left files out, and the first turn how many units
+			// there are.
 			p.split.Keep(kept, p.Estimate.Cap)
 			p.Units = p.split.Units
 			p.Context = p.split.Context
