@@ -55,13 +55,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 }
 
 // genrepo builds, in the current directory, a repository whose branch
-// feature, checked out, changes n files against main:
-// `genrepo [-renames r] n`. Files are Go sources of about 30 lines in 40
-// directories two levels deep; of the n, a tenth are added, a tenth
-// deleted, r renamed with an edit, and the rest modified in two places;
-// every 97th is under internal/auth. Commits are written with git
-// fast-import, so thousands of files take well under a second; the work
-// tree is left empty, since review reads only commits.
+// feature, checked out, changes n files against main, as
+// reviewtest.GenerateRepo describes: `genrepo [-renames r] n`.
 func cmdGenRepo(ts *testscript.TestScript, neg bool, args []string) {
 	fl := flag.NewFlagSet("genrepo", flag.ContinueOnError)
 	renames := fl.Int("renames", 0, "files renamed with an edit")
@@ -70,69 +65,7 @@ func cmdGenRepo(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	n, err := strconv.Atoi(fl.Arg(0))
 	ts.Check(err)
-	path := func(i int) string {
-		if i%97 == 5 {
-			return fmt.Sprintf("internal/auth/a%05d.go", i)
-		}
-		return fmt.Sprintf("pkg%02d/sub%d/f%05d.go", i%40, i%3, i)
-	}
-	body := func(i, variant int) string {
-		var b strings.Builder
-		fmt.Fprintf(&b, "package p%d\n\n", i%40)
-		for k := 1; k <= 30; k++ {
-			v := 0
-			if variant > 0 && (k == 4 || k == 24) {
-				v = variant
-			}
-			fmt.Fprintf(&b, "func F%d_%d(x int) int { return x*%d + %d }\n", i, k, k, v)
-		}
-		return b.String()
-	}
-	var stream bytes.Buffer
-	file := func(p, data string) {
-		fmt.Fprintf(&stream, "M 100644 inline %s\ndata %d\n%s\n", p, len(data), data)
-	}
-	commit := func(ref, msg, from string) {
-		fmt.Fprintf(&stream, "commit %s\ncommitter Test <test@example.com> 1767225600 +0000\ndata %d\n%s\n", ref, len(msg), msg)
-		if from != "" {
-			fmt.Fprintf(&stream, "from %s\n", from)
-		}
-	}
-	added := n / 10
-	base := n - added // files the base has
-	commit("refs/heads/main", "base", "")
-	for i := range base {
-		file(path(i), body(i, 0))
-	}
-	commit("refs/heads/feature", "feature", "refs/heads/main")
-	for i := range base {
-		switch {
-		case i < *renames:
-			fmt.Fprintf(&stream, "D %s\n", path(i))
-			file(strings.Replace(path(i), ".go", "_moved.go", 1), body(i, 1))
-		case i%10 == 9:
-			fmt.Fprintf(&stream, "D %s\n", path(i))
-		default:
-			file(path(i), body(i, 1))
-		}
-	}
-	for i := base; i < n; i++ {
-		file(path(i), body(i, 0))
-	}
-	c := exec.Command("git", "init", "-q")
-	c.Dir, c.Env = ts.MkAbs("."), environ(ts)
-	if out, err := c.CombinedOutput(); err != nil {
-		ts.Fatalf("git init: %v\n%s", err, out)
-	}
-	c = exec.Command("git", "fast-import", "--quiet")
-	// glibc's malloc would give back, and fault in again, zlib's state for
-	// every object: a tenfold slowdown of fast-import on Linux.
-	env := append(environ(ts), "MALLOC_TRIM_THRESHOLD_=100000000", "MALLOC_MMAP_THRESHOLD_=100000000")
-	c.Dir, c.Env, c.Stdin = ts.MkAbs("."), env, &stream
-	if out, err := c.CombinedOutput(); err != nil {
-		ts.Fatalf("git fast-import: %v\n%s", err, out)
-	}
-	git(ts, "symbolic-ref", "HEAD", "refs/heads/feature")
+	ts.Check(reviewtest.GenerateRepo(ts.MkAbs("."), n, *renames, environ(ts)))
 }
 
 // fits checks that every request recorded in dir, counted as review

@@ -107,11 +107,16 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		return nil, windowError(b, fixed, smallest, need)
 	}
 	room := max(b.Static()-fixed, floor)
-	p.Context = diffctx.Render(d, room, counter)
 	task := taskPrompt(d.Base, d.Head)
+	// Filling the diff context only to learn that a diff many times its
+	// size does not fit would count a great deal for nothing.
+	huge := opts.Question == "" && hunkEstimate(d) > 2*room
+	if !huge {
+		p.Context = diffctx.Render(d, room, counter)
+	}
 	if opts.Question != "" {
 		task = opts.Question
-	} else if !fits(p.Context) {
+	} else if huge || !fits(p.Context) {
 		// A review whose hunks do not fit is split into units; a question
 		// is answered with what fits and the tools.
 		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: opts.Caps.MaxUnits, Counter: counter})
@@ -155,6 +160,21 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		p.Estimate.NotReviewed = []NotReviewed{}
 	}
 	return p, nil
+}
+
+// hunkEstimate is about how many tokens d's hunks take, by
+// conversation.EstimateTokens, which is cheap.
+func hunkEstimate(d *diffctx.Diff) int {
+	n := 0
+	for _, f := range d.Files {
+		if f.Binary || f.HasTag(diffctx.TagLockfile) || f.HasTag(diffctx.TagGenerated) {
+			continue
+		}
+		for i := range f.Hunks {
+			n += conversation.EstimateTokens(f.Hunks[i].Body)
+		}
+	}
+	return n
 }
 
 // fits reports whether the context shows every hunk it may inline.
