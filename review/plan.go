@@ -12,9 +12,9 @@ import (
 
 // A review is planned, and priced, before any request: how many units it
 // takes, how many requests and prompt tokens that can cost at most, and
-// what the caps leave out. While it runs, a guard holds it to that plan:
-// no request is sent that would pass the bound on requests, prompt tokens
-// or cost, so the bound the plan states is one the run keeps.
+// what the caps leave out. When prompt tokens or cost are capped, a guard
+// holds the run to that plan: no request is sent that would pass the
+// bound on requests, prompt tokens or cost.
 
 // DefaultMaxUnits is how many units a review covers unless configured.
 const DefaultMaxUnits = 12
@@ -256,6 +256,7 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 	p.guard = &guard{
 		maxRequests: e.MaxRequests, maxTokens: e.MaxPromptTokens, reserve: b.AnswerReserve,
 		preview: b.PreviewChars / 3, firsts: firsts[:kept],
+		hard: caps.MaxPromptTokens > 0 || caps.MaxCost > 0,
 	}
 	if caps.MaxCost > 0 {
 		p.guard.maxCost, p.guard.price = caps.MaxCost, caps.Price
@@ -279,8 +280,12 @@ func capCost(caps Caps, tokens, requests, reserve int) string {
 // guard holds a run to its plan: it refuses a request that would pass the
 // bound on requests, prompt tokens or cost, and tells a loop to ask for
 // its final review while the caps still leave room for it and for the
-// units after it.
+// units after it. Without caps on tokens or cost it only keeps count: the
+// loops' own bounds (max steps, the input budget) keep the plan then, but
+// for a final request, which may pass the input budget by the tool
+// results before it and is better sent than refused.
 type guard struct {
+	hard        bool // caps on tokens or cost are set: enforce
 	maxRequests int
 	maxTokens   int
 	maxCost     float64
@@ -302,7 +307,7 @@ func (a *Agent) capsGuard() *guard {
 	if c.MaxPromptTokens <= 0 && c.MaxCost <= 0 {
 		return nil
 	}
-	g := &guard{maxTokens: c.MaxPromptTokens, reserve: a.Budget.AnswerReserve, preview: a.Budget.PreviewChars / 3}
+	g := &guard{hard: true, maxTokens: c.MaxPromptTokens, reserve: a.Budget.AnswerReserve, preview: a.Budget.PreviewChars / 3}
 	if c.MaxCost > 0 && c.Price != nil {
 		g.maxCost, g.price = c.MaxCost, c.Price
 	}
@@ -322,7 +327,7 @@ func (e *capError) Error() string {
 
 // allow checks a request of tokens prompt tokens against the bounds.
 func (g *guard) allow(tokens int) error {
-	if g == nil {
+	if g == nil || !g.hard {
 		return nil
 	}
 	switch {
@@ -341,7 +346,7 @@ func (g *guard) allow(tokens int) error {
 // (about as large, plus a tool result) and the first two requests of each
 // later unit would no longer fit the bounds.
 func (g *guard) tight(tokens int) bool {
-	if g == nil {
+	if g == nil || !g.hard {
 		return false
 	}
 	later := 0

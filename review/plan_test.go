@@ -133,7 +133,7 @@ func TestReviewHeldToCap(t *testing.T) {
 
 func TestGuard(t *testing.T) {
 	price := &llm.Price{Prompt: 1, Completion: 2}
-	g := &guard{maxRequests: 3, maxTokens: 1000, maxCost: 0.01, price: price, reserve: 100, preview: 50, firsts: []int{200, 200}}
+	g := &guard{hard: true, maxRequests: 3, maxTokens: 1000, maxCost: 0.01, price: price, reserve: 100, preview: 50, firsts: []int{200, 200}}
 	if err := g.allow(300); err != nil {
 		t.Fatal(err)
 	}
@@ -158,5 +158,11 @@ func TestGuard(t *testing.T) {
 	var none *guard
 	if none.allow(1<<30) != nil || none.tight(1<<30) {
 		t.Error("no guard, no bounds")
+	}
+	// Without caps on tokens or cost the guard only counts.
+	soft := &guard{maxRequests: 1, maxTokens: 10}
+	soft.spent(100, llm.Usage{})
+	if soft.allow(1<<20) != nil || soft.tight(1<<20) || soft.tokens != 100 {
+		t.Error("a guard without caps refused a request")
 	}
 }
