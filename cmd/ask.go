@@ -103,7 +103,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 			Caps: set.Caps, FindCopies: set.FindCopies,
 		})
 		if err != nil {
-			return err
+			return windowUsage(err)
 		}
 		if len(plan.Diff.Files) == 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "review: nothing to ask about: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)
