@@ -86,7 +86,7 @@ func (r *renderer) compact(limit int) int {
 	// Lines of their own for the first files while they fit; the groups
 	// were counted with every file, which only shrinks them.
 	used, k := head+groups, 0
-	for k < n {
+	for k < n && (r.maxListed <= 0 || k < r.maxListed) {
 		t := r.lineTokens(r.items[k])
 		if used+t > limit {
 			break

@@ -357,6 +357,8 @@ type renderer struct {
 	// counted in lines of their directory, depth elements deep.
 	listed int
 	depth  int
+	// maxListed, when set, bounds the files a compact overview lists.
+	maxListed int
 	// note, when set, ends the overview line of a file in place of its
 	// hint, and groupNote ends a directory's line (a review in units).
 	note      func(it *item) string

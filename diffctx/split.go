@@ -171,6 +171,19 @@ func (s *Split) Keep(n int, why string) {
 		largest = max(largest, u.Tokens)
 	}
 	limit := max(s.limit, s.room-largest)
+	// Lines of their own for files not reviewed are worth less than
+	// finer directories: a compact overview lists the files reviewed.
+	if r.listed < len(r.items) {
+		reviewed := 0
+		for reviewed < len(r.items) && (spans[r.items[reviewed].f.Path] != nil || !r.items[reviewed].inline()) {
+			reviewed++
+		}
+		if reviewed < r.listed {
+			r.maxListed = max(reviewed, 1)
+			r.compact(limit)
+			r.maxListed = 0
+		}
+	}
 	var b strings.Builder
 	r.writeOverview(&b, r.listed, r.depth)
 	tokens := r.c.Count(b.String())

@@ -335,3 +335,42 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// TestSplitManyFiles splits a change of 3,000 files into two units: the
+// overview and each unit fit the room together, the files listed are the
+// ones reviewed, the others are counted by directory, and every file not
+// in a unit is left.
+func TestSplitManyFiles(t *testing.T) {
+	d := &Diff{Files: mustParse(t, manyFiles(3000))}
+	const room, intro = 20000, 100
+	s := SplitUnits(d, SplitOptions{Room: room, Intro: intro, Max: 2})
+	if len(s.Units) != 2 || s.Total <= 2 {
+		t.Fatalf("%d units of %d", len(s.Units), s.Total)
+	}
+	inUnits := map[string]bool{}
+	for _, u := range s.Units {
+		if s.Context.Tokens+intro+u.Tokens > room {
+			t.Errorf("overview %d and unit %d tokens: over the room", s.Context.Tokens, u.Tokens)
+		}
+		for _, p := range u.Files() {
+			inUnits[p] = true
+		}
+	}
+	if len(s.Left) != len(d.Files)-len(inUnits) {
+		t.Errorf("%d files left, %d in no unit", len(s.Left), len(d.Files)-len(inUnits))
+	}
+	listed := 0
+	for _, e := range s.Context.Files {
+		if e.Group == "" {
+			listed++
+			if !inUnits[e.Path] {
+				t.Errorf("%s is listed but not reviewed", e.Path)
+			}
+		} else if !strings.Contains(s.Context.Markdown, "listed by "+codeSpan(fetchCall(e.Group))) {
+			t.Errorf("%s: no line for its directory %s", e.Path, e.Group)
+		}
+	}
+	if listed == 0 || !strings.Contains(s.Context.Markdown, "This review covers the first 2 of the ") {
+		t.Errorf("%d files listed:\n%s", listed, s.Context.Markdown)
+	}
+}
