@@ -25,6 +25,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -51,6 +52,127 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"printable":    cmdPrintable,
 		"corruptstore": cmdCorruptStore,
 		"storesum":     cmdStoreSum,
+		"genrepo":      cmdGenRepo,
+		"fits":         cmdFits,
+		"atmost":       cmdAtMost,
+	}
+}
+
+// genrepo builds, in the current directory, a repository whose branch
+// feature, checked out, changes n files against main, as
+// reviewtest.GenerateRepo describes: `genrepo [-renames r] n`.
+func cmdGenRepo(ts *testscript.TestScript, neg bool, args []string) {
+	fl := flag.NewFlagSet("genrepo", flag.ContinueOnError)
+	renames := fl.Int("renames", 0, "files renamed with an edit")
+	if neg || fl.Parse(args) != nil || fl.NArg() != 1 {
+		ts.Fatalf("usage: genrepo [-renames r] n")
+	}
+	n, err := strconv.Atoi(fl.Arg(0))
+	ts.Check(err)
+	ts.Check(reviewtest.GenerateRepo(ts.MkAbs("."), n, *renames, environ(ts)))
+}
+
+// fits checks that every request recorded in dir, counted as review
+// counts with the estimate tokenizer (messages and tool definitions), is
+// at most max tokens, and with -total that all of them together are at
+// most total, counted so or as the scripted server bills them (a token
+// for four bytes), whichever is more: `fits [-total n] dir max`. It prints
+// each request's count.
+func cmdFits(ts *testscript.TestScript, neg bool, args []string) {
+	fl := flag.NewFlagSet("fits", flag.ContinueOnError)
+	total := fl.Int("total", 0, "bound on all requests together")
+	if neg || fl.Parse(args) != nil || fl.NArg() != 2 {
+		ts.Fatalf("usage: fits [-total n] dir max")
+	}
+	limit, err := strconv.Atoi(fl.Arg(1))
+	ts.Check(err)
+	files := requestFiles(ts, fl.Arg(0))
+	if len(files) == 0 {
+		ts.Fatalf("no requests in %s", fl.Arg(0))
+	}
+	sum := 0
+	counter, err := conversation.NewCounter("", conversation.Estimate)
+	ts.Check(err)
+	for i, f := range files {
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		var body struct {
+			Messages []struct {
+				Role      string `json:"role"`
+				Content   string `json:"content"`
+				ToolCalls []struct {
+					ID       string `json:"id"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+				ToolCallID string `json:"tool_call_id"`
+				Name       string `json:"name"`
+			} `json:"messages"`
+			Tools []struct {
+				Function json.RawMessage `json:"function"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(data, &body); err != nil {
+			ts.Fatalf("%s: %v", f, err)
+		}
+		msgs := make([]conversation.Message, len(body.Messages))
+		for k, m := range body.Messages {
+			msgs[k] = conversation.Message{Role: conversation.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+			for _, tc := range m.ToolCalls {
+				msgs[k].ToolCalls = append(msgs[k].ToolCalls, conversation.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+			}
+		}
+		defs := make([]json.RawMessage, len(body.Tools))
+		for k, t := range body.Tools {
+			defs[k] = t.Function
+		}
+		tools, err := json.Marshal(defs)
+		ts.Check(err)
+		n := counter.CountMessages(msgs) + counter.Count(string(tools))
+		fmt.Fprintf(ts.Stdout(), "request %d: %d tokens\n", i+1, n)
+		if n > limit {
+			ts.Fatalf("request %d counts %d tokens, over %d", i+1, n, limit)
+		}
+		sum += max(n, (len(data)+3)/4)
+	}
+	fmt.Fprintf(ts.Stdout(), "all requests: %d tokens\n", sum)
+	if *total > 0 && sum > *total {
+		ts.Fatalf("the requests count %d tokens in all, over %d", sum, *total)
+	}
+}
+
+// atmost checks that a number in a JSON file is at most a bound, given as
+// a number or as another path in the file: `atmost file path bound`.
+// Paths are keys and array indexes joined by dots.
+func cmdAtMost(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: atmost file path bound")
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &doc); err != nil {
+		ts.Fatalf("%s: %v", args[0], err)
+	}
+	number := func(p string) float64 {
+		if f, err := strconv.ParseFloat(p, 64); err == nil {
+			return f
+		}
+		var got []float64
+		walkJSON(doc, strings.Split(p, "."), nil, func(_ []string, v any) {
+			if f, ok := v.(float64); ok {
+				got = append(got, f)
+			}
+		})
+		if len(got) != 1 {
+			ts.Fatalf("%s: %s is not one number", args[0], p)
+		}
+		return got[0]
+	}
+	a, b := number(args[1]), number(args[2])
+	fmt.Fprintf(ts.Stdout(), "%s = %g, %s = %g\n", args[1], a, args[2], b)
+	if a > b {
+		ts.Fatalf("%s is %g, over %s (%g)", args[1], a, args[2], b)
 	}
 }
 

@@ -105,9 +105,10 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 			Dir: opts.Dir, Base: opts.Base, Head: opts.Head,
 			Model: set.Model, Tokenizer: set.Tokenizer, Budget: set.Budget,
 			Instructions: set.Instructions, Ignore: set.Ignore, Question: opts.Question,
+			Caps: set.Caps, FindCopies: set.FindCopies,
 		})
 		if err != nil {
-			return err
+			return windowUsage(err)
 		}
 		if len(plan.Diff.Files) == 0 {
 			fmt.Fprintf(opts.IO.ErrOut, "review: nothing to ask about: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)
@@ -139,7 +140,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 			return err
 		}
 		d := sess.Diff
-		sess.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore})
+		sess.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore, FindCopies: sess.FindCopies})
 		sess.Conv.Append(conversation.Message{Role: conversation.User, Content: opts.Question, Layer: conversation.Loop, Turn: sess.Conv.Turns() + 1})
 		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", sess.Run.ID, sess.Conv.Turns(), set.Model)
 	}

@@ -175,15 +175,17 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		Dir: opts.Dir, Base: opts.Base, Head: opts.Head,
 		Model: set.Model, Tokenizer: set.Tokenizer, Budget: set.Budget,
 		Instructions: set.Instructions, Ignore: set.Ignore,
+		Caps: set.Caps, FindCopies: set.FindCopies,
 	})
 	if err != nil {
-		return err
+		return windowUsage(err)
 	}
 	if len(plan.Diff.Files) == 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "review: nothing to review: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)
 		return nil
 	}
 	if opts.DryRun {
+		warnGit(opts.IO, plan.Diff)
 		d := plan.DryRun(set.Model)
 		for _, out := range outs {
 			if err := writeOutput(opts.IO, out.path, func(w io.Writer) error { return out.format.WriteDryRun(w, &d) }); err != nil {
@@ -205,7 +207,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %s · model %s\n", sess.Run.ID, text.Plural(len(plan.Diff.Files), "file"), set.Model)
+	// The plan comes first, with its price, before any request.
+	fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %s · model %s · plan: %s\n", sess.Run.ID, text.Plural(len(plan.Diff.Files), "file"), set.Model, plan.Estimate.Line())
+	warnGit(opts.IO, plan.Diff)
 	res, err := sess.Review(ctx)
 	prog.done()
 	if err != nil {
@@ -273,7 +277,7 @@ func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity) error 
 // startRun records a new run for plan and returns its session.
 func startRun(getenv func(string) string, set *config.Settings, st *toolmem.Store, plan *review.Plan, prog *progress) (*review.Session, error) {
 	a := newAgent(getenv, set, st, plan.Diff, plan.Counter, prog)
-	return a.Start(plan, review.Settings{BaseURL: set.BaseURL, Tokenizer: set.Tokenizer, Budget: set.Budget, OffDiff: set.OffDiff})
+	return a.Start(plan, review.Settings{BaseURL: set.BaseURL, Tokenizer: set.Tokenizer, Budget: set.Budget, OffDiff: set.OffDiff, FindCopies: set.FindCopies})
 }
 
 // newAgent wires the model client, tools and store into an agent for a diff.
@@ -291,12 +295,31 @@ func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 		Counter:   counter,
 		Budget:    set.Budget,
 		OffDiff:   set.OffDiff,
+		Caps:      set.Caps,
 		Progress:  prog.step,
 	}
 	if d != nil {
-		a.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore})
+		a.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore, FindCopies: set.FindCopies})
 	}
 	return a
+}
+
+// warnGit passes on what git warned of while diffing, such as rename
+// detection skipped past diff.renameLimit: renamed files then read as
+// deleted and added.
+func warnGit(s *IOStreams, d *diffctx.Diff) {
+	for _, w := range d.Warnings {
+		fmt.Fprintf(s.ErrOut, "review: git warned: %s\n", text.OneLine(w, 0))
+	}
+}
+
+// windowUsage makes a context window too small for any review a usage
+// error: it is the --context-window (or the model) that must change.
+func windowUsage(err error) error {
+	if errors.Is(err, review.ErrWindowTooSmall) {
+		return &UsageError{Err: err}
+	}
+	return err
 }
 
 // runError says which run failed, and how to make a request fit when the

@@ -2,12 +2,14 @@ package cmd
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/spf13/pflag"
 
 	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 )
@@ -30,6 +32,10 @@ type agentFlags struct {
 	FailOn        string
 	Timeout       string
 	Deadline      string
+	MaxUnits      int
+	MaxPrompt     int
+	MaxCost       float64
+	FindCopies    bool
 
 	// flags is the set the fields were registered on. A flag counts only
 	// when given on the command line (Changed), so its default never hides
@@ -78,21 +84,25 @@ func (a *agentFlags) given(name string) (string, bool) {
 	}
 	itoa := strconv.Itoa
 	v := map[string]string{
-		"model":          a.Model,
-		"base-url":       a.BaseURL,
-		"store":          a.Store,
-		"off-diff":       a.OffDiff,
-		"tokenizer":      a.Tokenizer,
-		"fail-on":        a.FailOn,
-		"context-window": itoa(a.ContextWindow),
-		"answer-reserve": itoa(a.AnswerReserve),
-		"static-share":   strconv.FormatFloat(a.StaticShare, 'g', -1, 64),
-		"preview-chars":  itoa(a.PreviewChars),
-		"max-steps":      itoa(a.MaxSteps),
-		"history-turns":  itoa(a.HistoryTurns),
-		"history-chars":  itoa(a.HistoryChars),
-		"timeout":        a.Timeout,
-		"deadline":       a.Deadline,
+		"model":             a.Model,
+		"base-url":          a.BaseURL,
+		"store":             a.Store,
+		"off-diff":          a.OffDiff,
+		"tokenizer":         a.Tokenizer,
+		"fail-on":           a.FailOn,
+		"context-window":    itoa(a.ContextWindow),
+		"answer-reserve":    itoa(a.AnswerReserve),
+		"static-share":      strconv.FormatFloat(a.StaticShare, 'g', -1, 64),
+		"preview-chars":     itoa(a.PreviewChars),
+		"max-steps":         itoa(a.MaxSteps),
+		"history-turns":     itoa(a.HistoryTurns),
+		"history-chars":     itoa(a.HistoryChars),
+		"max-units":         itoa(a.MaxUnits),
+		"max-prompt-tokens": itoa(a.MaxPrompt),
+		"max-cost":          strconv.FormatFloat(a.MaxCost, 'g', -1, 64),
+		"find-copies":       map[bool]string{true: "true"}[a.FindCopies],
+		"timeout":           a.Timeout,
+		"deadline":          a.Deadline,
 	}[name]
 	return v, v != "" && v != "0"
 }
@@ -113,5 +123,9 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&a.Deadline, "deadline", "", "how long the whole run may take, all requests and retries included, e.g. 20m (default: $REVIEW_DEADLINE, the configuration files, or none)")
 	fl.IntVar(&a.HistoryTurns, "history-turns", 0, "earlier turns kept before a follow-up loop starts (default 4)")
 	fl.IntVar(&a.HistoryChars, "history-chars", 0, "characters of earlier turns kept before a follow-up loop starts (default 24000)")
+	fl.IntVar(&a.MaxUnits, "max-units", 0, fmt.Sprintf("units a large diff is reviewed in, at most; the files of the others are reported as not reviewed (default %d; 0: no limit)", review.DefaultMaxUnits))
+	fl.IntVar(&a.MaxPrompt, "max-prompt-tokens", 0, "prompt tokens the review may send in all; past them it covers fewer units (default: no limit)")
+	fl.Float64Var(&a.MaxCost, "max-cost", 0, "US dollars the review may cost at the model's price; past them it covers fewer units (default: no limit)")
+	fl.BoolVar(&a.FindCopies, "find-copies", false, "have git detect copies as well as renames (git diff -C)")
 	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical (default: $REVIEW_FAIL_ON, the configuration files, or none)")
 }

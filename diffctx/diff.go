@@ -94,16 +94,29 @@ type Diff struct {
 	HeadSHA   string  `json:"head_sha"`
 	MergeBase string  `json:"merge_base"`
 	Files     []*File `json:"files"`
+	// Warnings are what git warned of while diffing, without "warning: ",
+	// such as rename detection skipped for too many files: renamed files
+	// then read as deleted and added.
+	Warnings []string `json:"warnings,omitempty"`
+
+	byPath  map[string]*File // index of Files by Path, built on first use
+	indexed []*File          // the Files byPath indexes
 }
 
-// File returns the changed file at path (its new path), or nil.
+// File returns the changed file at path (its new path), or nil. Files are
+// indexed on first use, and again when Files is replaced or grows; a
+// caller that swaps entries in place must not mix that with File.
 func (d *Diff) File(path string) *File {
-	for _, f := range d.Files {
-		if f.Path == path {
-			return f
+	if d.byPath == nil || len(d.indexed) != len(d.Files) || len(d.Files) > 0 && &d.indexed[0] != &d.Files[0] {
+		d.indexed = d.Files
+		d.byPath = make(map[string]*File, len(d.Files))
+		for _, f := range d.Files {
+			if _, dup := d.byPath[f.Path]; !dup {
+				d.byPath[f.Path] = f
+			}
 		}
 	}
-	return nil
+	return d.byPath[path]
 }
 
 // Changed reports whether line (1-based, new side) of path is an added line.

@@ -23,6 +23,10 @@ type Options struct {
 	Base   string   // the revision the branch is reviewed against; required
 	Head   string   // the revision under review; "" means "HEAD"
 	Ignore []string // globs on repository paths, matched as ignore.Match does; matching files are left out
+	// FindCopies has git look for copies as well as renames (git diff -C).
+	// Off, as in git diff, a new file is added even when a changed file
+	// is like it.
+	FindCopies bool
 }
 
 // Load diffs head against the merge base of base and head, as git diff
@@ -83,12 +87,15 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 		// without a slash matches a name at any depth, as in .gitignore.
 		skip = func(f *File) bool { return ignore.Match(opts.Ignore, f.Path) }
 	}
-	d.Files, err = g.diff(ctx, d.MergeBase, d.HeadSHA, skip)
+	d.Files, d.Warnings, err = g.diff(ctx, d.MergeBase, d.HeadSHA, opts.FindCopies, skip)
 	if err != nil {
 		var perr *ParseError
 		if errors.As(err, &perr) {
 			return nil, fmt.Errorf("%w; compare with git diff %.12s %.12s and report it if that diff looks normal", err, d.MergeBase, d.HeadSHA)
 		}
+		return nil, err
+	}
+	if err := g.binaryMoves(ctx, d.MergeBase, d.HeadSHA, d.Files); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -191,26 +198,70 @@ func (g *runner) mergeBase(ctx context.Context, d *Diff) (string, error) {
 }
 
 // diff runs git diff and parses its output as it streams, so the raw diff
-// is never held whole.
-func (g *runner) diff(ctx context.Context, from, to string, skip func(*File) bool) ([]*File, error) {
+// is never held whole. It returns the warnings git printed, such as rename
+// detection skipped past diff.renameLimit.
+func (g *runner) diff(ctx context.Context, from, to string, copies bool, skip func(*File) bool) ([]*File, []string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	c := g.Command(ctx, git.PatchArgs(from, to)...)
+	c := g.Command(ctx, git.PatchArgs(from, to, copies)...)
 	out, err := c.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("running git diff: %w", err)
+		return nil, nil, fmt.Errorf("running git diff: %w", err)
 	}
 	if err := c.Start(); err != nil {
-		return nil, fmt.Errorf("running git diff: %w", err)
+		return nil, nil, fmt.Errorf("running git diff: %w", err)
 	}
 	files, perr := parse(out, skip)
 	if perr != nil {
 		cancel() // stop git; its exit status no longer matters
 		_ = c.Wait()
-		return nil, perr
+		return nil, nil, perr
 	}
 	if err := c.Wait(); err != nil {
-		return nil, g.fail(ctx, err)
+		return nil, nil, g.fail(ctx, err)
 	}
-	return files, nil
+	return files, c.Warnings(), nil
+}
+
+// movesPerRun bounds the paths given to one git diff --numstat, well below
+// any limit on the length of a command line.
+const movesPerRun = 1000
+
+// binaryMoves sets Binary on exact renames and copies of binary files. Git
+// prints such a move without content, so the patch cannot tell; its
+// --numstat of the new path, diffed alone, can, with the same attributes
+// and rules as any other file.
+func (g *runner) binaryMoves(ctx context.Context, from, to string, files []*File) error {
+	var moved []*File
+	for _, f := range files {
+		if (f.Status == Renamed || f.Status == Copied) && len(f.Hunks) == 0 && !f.Binary && !f.Submodule && !f.Symlink {
+			moved = append(moved, f)
+		}
+	}
+	for len(moved) > 0 {
+		n := min(len(moved), movesPerRun)
+		batch := moved[:n]
+		moved = moved[n:]
+		args := []string{"diff", "-z", "--numstat", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-relative",
+			"--ignore-submodules=none", from, to, "--"}
+		byPath := make(map[string]*File, len(batch))
+		for _, f := range batch {
+			args = append(args, f.Path)
+			byPath[f.Path] = f
+		}
+		out, err := g.Output(ctx, args...)
+		if err != nil {
+			return fmt.Errorf("checking moved files for binary content: %w", g.fail(ctx, err))
+		}
+		for rec := range strings.SplitSeq(string(out), "\x00") {
+			// "-\t-\t<path>" is git's mark of a binary file.
+			if p, ok := strings.CutPrefix(rec, "-\t-\t"); ok {
+				if f := byPath[p]; f != nil {
+					f.Binary = true
+					tag(f)
+				}
+			}
+		}
+	}
+	return nil
 }

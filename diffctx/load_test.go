@@ -22,6 +22,9 @@ type gitCase struct {
 	setup  func(r *repo)
 }
 
+// withCopies are the cases loaded with Options.FindCopies.
+var withCopies = map[string]bool{"copy": true, "binary_moves": true}
+
 var gitCases = []gitCase{
 	{"modify", true, func(r *repo) {
 		r.write("calc.go", numbered("package calc\n\nfunc Add(a, b int) int {\n", 30))
@@ -53,6 +56,30 @@ var gitCases = []gitCase{
 		r.write("src.go", numbered("", 20)+"extra\n")
 		r.write("copy.go", numbered("", 20))
 		r.commit("copy")
+	}},
+	// A new file written next to a like file the change also edits is
+	// added, as git diff says, not a copy with deletions it never had.
+	{"new_beside_similar", true, func(r *repo) {
+		r.write("handler.go", numbered("package api\n\n", 30))
+		r.commit("base")
+		r.branch()
+		r.write("handler.go", numbered("package api\n\n", 30)+"// more\n")
+		r.write("handler_v2.go", strings.Replace(numbered("package api\n\n", 30), "line 7\n", "line seven\n", 1))
+		r.commit("v2")
+	}},
+	// Git prints exact moves without content; binary they stay.
+	{"binary_moves", false, func(r *repo) {
+		r.write("logo.png", "\x89PNG\r\n\x1a\n\x00\x00\x00logo")
+		r.write("data.bin", "\x00\x01\x02data")
+		r.write("text.txt", "just text\n")
+		r.commit("base")
+		r.branch()
+		r.write("img/keep", "")
+		r.git("mv", "logo.png", "img/logo.png")
+		r.git("mv", "text.txt", "moved.txt")
+		r.write("data.bin", "\x00\x01\x02data changed")
+		r.write("data-copy.bin", "\x00\x01\x02data")
+		r.commit("moves")
 	}},
 	{"mode_only", true, func(r *repo) {
 		r.write("run.sh", "#!/bin/sh\necho hi\n")
@@ -229,7 +256,7 @@ func TestLoad(t *testing.T) {
 			t.Parallel()
 			r := newRepo(t)
 			tc.setup(r)
-			d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main"})
+			d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main", FindCopies: withCopies[tc.name]})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -240,11 +267,11 @@ func TestLoad(t *testing.T) {
 			if root, _ := filepath.EvalSymlinks(r.dir); d.Root != root {
 				t.Errorf("Root = %q, want %q", d.Root, root)
 			}
-			checkOracle(t, r, d)
+			checkOracle(t, r, d, withCopies[tc.name])
 			if !tc.golden {
 				return
 			}
-			raw, err := git.Runner{Dir: r.dir}.Output(context.Background(), git.PatchArgs(d.MergeBase, d.HeadSHA)...)
+			raw, err := git.Runner{Dir: r.dir}.Output(context.Background(), git.PatchArgs(d.MergeBase, d.HeadSHA, withCopies[tc.name])...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -271,9 +298,12 @@ func TestLoad(t *testing.T) {
 
 // checkOracle compares d with git diff --numstat and --name-status, run
 // with the same detection flags.
-func checkOracle(t *testing.T, r *repo, d *Diff) {
+func checkOracle(t *testing.T, r *repo, d *Diff, copies bool) {
 	t.Helper()
-	flags := []string{"-c", "core.quotePath=false", "diff", "-z", "-M", "-C", "--no-ext-diff", "--no-textconv"}
+	flags := []string{"-c", "core.quotePath=false", "diff", "-z", "-M", "--no-ext-diff", "--no-textconv"}
+	if copies {
+		flags = append(flags, "-C")
+	}
 	numstat := strings.Split(r.git(append(flags, "--numstat", d.MergeBase, d.HeadSHA)...), "\x00")
 	status := strings.Split(r.git(append(flags, "--name-status", d.MergeBase, d.HeadSHA)...), "\x00")
 
@@ -376,6 +406,38 @@ func TestLoadConfigProof(t *testing.T) {
 	}
 	if len(clean.Files) != 3 || clean.File("sub/y.go") == nil || clean.File("sub/y.go").Status != Renamed {
 		t.Errorf("files: %s", goldenJSON(t, clean.Files))
+	}
+}
+
+// TestLoadWarnings checks that git's warnings reach the Diff: past
+// diff.renameLimit git skips inexact rename detection, and the renamed
+// files read as deleted and added.
+func TestLoadWarnings(t *testing.T) {
+	r := newRepo(t)
+	for i := 1; i <= 4; i++ {
+		r.write(fmt.Sprintf("a%d.txt", i), numbered(fmt.Sprintf("file %d\n", i), 20))
+	}
+	r.commit("base")
+	r.branch()
+	for i := 1; i <= 4; i++ {
+		r.remove(fmt.Sprintf("a%d.txt", i))
+		r.write(fmt.Sprintf("b%d.txt", i), strings.Replace(numbered(fmt.Sprintf("file %d\n", i), 20), "line 5\n", "line five\n", 1))
+	}
+	r.commit("move")
+	d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Files) != 4 || len(d.Warnings) != 0 {
+		t.Fatalf("without a limit: %d files, warnings %q", len(d.Files), d.Warnings)
+	}
+	r.git("config", "diff.renameLimit", "1")
+	d, err = Load(context.Background(), Options{Dir: r.dir, Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Files) != 8 || len(d.Warnings) == 0 || !strings.Contains(d.Warnings[0], "rename detection was skipped") {
+		t.Errorf("past the limit: %d files, warnings %q", len(d.Files), d.Warnings)
 	}
 }
 

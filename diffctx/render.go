@@ -2,7 +2,6 @@ package diffctx
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/tools/toolname"
 )
 
@@ -48,6 +48,9 @@ type Entry struct {
 	// Fetch is the tool call that returns the file's whole diff, set when
 	// the static context does not show all of it and there is text to fetch.
 	Fetch string `json:"fetch,omitempty"`
+	// Group, set when the overview is too large to give every file a line,
+	// is the directory whose line counts the file instead ("." for all).
+	Group string `json:"group,omitempty"`
 }
 
 // Context is the static diff context for the model.
@@ -73,8 +76,8 @@ func (c *Context) JSON() ([]byte, error) {
 // Render writes the static context of d within budget tokens as counted by
 // c (nil counts with conversation.EstimateTokens).
 //
-// The Markdown opens with a header and an overview naming every changed file
-// with its status, line counts and tags, then shows hunks file by file in
+// The Markdown opens with a header and an overview of the changed files with
+// their status, line counts and tags, then shows hunks file by file in
 // priority order: security-relevant code, other code, configuration,
 // security-relevant tests and docs, tests, docs. Lockfiles, generated and
 // binary files are only summarised. Long runs of deleted lines in hunks that
@@ -83,37 +86,84 @@ func (c *Context) JSON() ([]byte, error) {
 // not fit; the overview gives every file not shown whole the exact tool call
 // that fetches it.
 //
-// Tokens never exceeds Budget, except when the header and overview alone
-// exceed it: the context is then the header and overview only, since the
-// model must at least learn which files changed.
+// The overview is budgeted too. It names every file on a line of its own
+// when everything fits, or when that takes at most half the budget;
+// otherwise it takes at most half the budget: the files first in priority
+// order keep their lines and the others are counted by directory, each
+// directory with the call that lists its files (see Entry.Group). Every
+// changed file stays reachable.
+//
+// Tokens never exceeds Budget, except when the smallest overview (the
+// header and one line counting every file) alone exceeds it: the context
+// is then that overview, since the model must at least learn what changed.
 func Render(d *Diff, budget int, c Counter) *Context {
+	r := newRenderer(d, c)
+	r.budget = budget
+	ov, full := r.full(budget)
+	if full {
+		r.fill(ov)
+	}
+	if !full || !r.allShown() && ov > budget/2 {
+		// The whole overview would crowd out the hunks: keep it to half.
+		r.reset()
+		ov = r.compact(budget / 2)
+		r.fill(ov)
+	}
+	md := r.markdown()
+	tokens := r.c.Count(md)
+	// Parts were counted one by one; the whole can differ by a few tokens.
+	for tokens > budget && r.drop(tokens-budget) {
+		md = r.markdown()
+		tokens = r.c.Count(md)
+	}
+	return r.context(md, tokens, budget)
+}
+
+// newRenderer sorts d's files in priority order.
+func newRenderer(d *Diff, c Counter) *renderer {
 	if c == nil {
 		c = estimator{}
 	}
 	if d == nil {
 		d = &Diff{}
 	}
-	r := &renderer{d: d, c: c, budget: budget}
+	r := &renderer{d: d, c: c}
 	r.items = make([]*item, len(d.Files))
 	for i, f := range d.Files {
 		r.items[i] = newItem(f)
 	}
-	slices.SortStableFunc(r.items, func(a, b *item) int {
-		return cmp.Or(cmp.Compare(a.rank, b.rank), strings.Compare(a.f.Path, b.f.Path))
-	})
-	r.fill()
-	md := r.markdown()
-	tokens := c.Count(md)
-	// Parts were counted one by one; the whole can differ by a few tokens.
-	for tokens > budget && r.drop(tokens-budget) {
-		md = r.markdown()
-		tokens = c.Count(md)
-	}
+	slices.SortStableFunc(r.items, byPriority)
+	r.listed = len(r.items)
+	return r
+}
+
+// context is the rendered Markdown with its entries.
+func (r *renderer) context(md string, tokens, budget int) *Context {
 	ctx := &Context{Markdown: md, Tokens: tokens, Budget: budget, Files: make([]Entry, len(r.items))}
 	for i, it := range r.items {
 		ctx.Files[i] = it.entry()
+		if i >= r.listed {
+			ctx.Files[i].Group = groupPath(groupKey(it.f.Path, r.depth))
+		}
 	}
 	return ctx
+}
+
+// allShown reports whether every hunk that may be shown is.
+func (r *renderer) allShown() bool {
+	for _, it := range r.items {
+		if it.inline() && it.shown < len(it.f.Hunks) {
+			return false
+		}
+	}
+	return true
+}
+
+// reset forgets which hunks are shown.
+func (r *renderer) reset() {
+	for _, it := range r.items {
+		it.shown, it.lineTok = 0, -1
+	}
 }
 
 type estimator struct{}
@@ -142,12 +192,14 @@ type item struct {
 	ticks   []int    // their longest backtick runs
 	cut     []bool   // whether deleted lines were cut
 	shown   int      // hunks shown
-	lineTok int      // tokens of its overview line as accounted
+	lineTok int      // tokens of its overview line as filling accounted it, -1 for tok0
+	tok0    int      // tokens of its overview line with no hunk shown, -1 until counted
 	crlf    bool     // its lines end in CRLF; the rendering drops the CR
+	head    string   // its overview line up to the hint, built on first use
 }
 
 func newItem(f *File) *item {
-	it := &item{f: f, rank: rank(f)}
+	it := &item{f: f, rank: rank(f), lineTok: -1, tok0: -1}
 	switch {
 	case f.Binary:
 		it.reason = ReasonBinary
@@ -226,6 +278,15 @@ func (it *item) entry() Entry {
 
 // overview is the file's line in the overview with shown hunks.
 func (it *item) overview(shown int) string {
+	return it.line() + it.hint(shown)
+}
+
+// line is the file's overview line up to the hint: path, status, line
+// counts, modes and tags.
+func (it *item) line() string {
+	if it.head != "" {
+		return it.head
+	}
 	f := it.f
 	var b strings.Builder
 	b.WriteString("- ")
@@ -255,23 +316,30 @@ func (it *item) overview(shown int) string {
 	if len(f.Tags) > 0 {
 		fmt.Fprintf(&b, " [%s]", strings.Join(f.Tags, ", "))
 	}
-	n := len(f.Hunks)
+	it.head = b.String()
+	return it.head
+}
+
+// hint ends the file's overview line: what of it is shown, and the call
+// that fetches the rest.
+func (it *item) hint(shown int) string {
+	n := len(it.f.Hunks)
 	fetch := ""
 	if it.fetch != "" {
 		fetch = ": " + codeSpan(it.fetch)
 	}
 	switch {
 	case it.reason != "":
-		fmt.Fprintf(&b, " — not shown (%s)%s", it.reason, fetch)
+		return fmt.Sprintf(" — not shown (%s)%s", it.reason, fetch)
 	case n == 0:
 	case shown == 0:
-		fmt.Fprintf(&b, " — not shown (%s)%s", ReasonBudget, fetch)
+		return fmt.Sprintf(" — not shown (%s)%s", ReasonBudget, fetch)
 	case shown < n:
-		fmt.Fprintf(&b, " — first %d of %d hunks shown (%s); all%s", shown, n, ReasonBudget, fetch)
+		return fmt.Sprintf(" — first %d of %d hunks shown (%s); all%s", shown, n, ReasonBudget, fetch)
 	case it.shortened(shown):
-		fmt.Fprintf(&b, " — long deletions cut; all%s", fetch)
+		return " — long deletions cut; all" + fetch
 	}
-	return b.String()
+	return ""
 }
 
 // renderer fills the budget.
@@ -282,6 +350,22 @@ type renderer struct {
 	items  []*item
 	used   int     // tokens accounted so far
 	ratio  float64 // the most bytes per token of any hunk counted
+
+	// items[:listed] have an overview line of their own; the others are
+	// counted in lines of their directory, depth elements deep.
+	listed int
+	depth  int
+	// maxListed, when set, bounds the files a compact overview lists.
+	maxListed int
+	// note, when set, ends the overview line of a file in place of its
+	// hint, and groupNote ends a directory's line (a review in units).
+	note      func(it *item) string
+	groupNote func(items []*item) string
+	// inUnits lays out the overview of a review in units, whose notes
+	// are not known yet: directories' lines keep room for theirs.
+	inUnits bool
+	// coverage, in a review in units, says which units it covers.
+	coverage string
 }
 
 const (
@@ -311,6 +395,14 @@ func (r *renderer) header() string {
 		files = "file"
 	}
 	fmt.Fprintf(&b, "%d %s changed, +%d -%d.\n", len(r.d.Files), files, adds, dels)
+	if r.coverage != "" {
+		b.WriteString(r.coverage + "\n")
+	}
+	for _, w := range r.d.Warnings {
+		// Past its rename limit git stops pairing renamed files: they
+		// read as deleted and added.
+		fmt.Fprintf(&b, "Git warned while diffing: %s\n", text.OneLine(w, 300))
+	}
 	if len(r.d.Files) > 0 {
 		b.WriteString("Each hunk line starts with its line number in the new file, then the diff marker: " +
 			"space for context, `+` added, `-` deleted (deleted lines have no number). Cite these line numbers.\n")
@@ -319,22 +411,20 @@ func (r *renderer) header() string {
 }
 
 // fill decides how many hunks of each file are shown. It accounts tokens
-// part by part: the header and overview first, as if no hunk were shown,
-// then each hunk with the change it makes to its file's overview line.
-func (r *renderer) fill() {
-	r.used = r.c.Count(r.header()) + r.c.Count(filesHeading)
-	for _, it := range r.items {
-		it.lineTok = r.c.Count(it.overview(0)) + 1 // +1 for the newline
-		r.used += it.lineTok
-	}
+// part by part: the header and overview first (ov tokens), as if no hunk
+// were shown, then each hunk with the change it makes to its file's
+// overview line, if the file has one.
+func (r *renderer) fill(ov int) {
+	r.used = ov
 	if r.used > r.budget {
 		return
 	}
 	headed, misses := false, 0
-	for _, it := range r.items {
+	for i, it := range r.items {
 		if !it.inline() {
 			continue
 		}
+		listed := i < r.listed
 		for k := range it.f.Hunks {
 			room := r.budget - r.used
 			text := it.hunk(k)
@@ -354,8 +444,11 @@ func (r *renderer) fill() {
 					delta += r.c.Count(hunksHeading)
 				}
 			}
-			lineTok := r.c.Count(it.overview(k+1)) + 1
-			delta += lineTok - it.lineTok
+			lineTok := 0
+			if listed {
+				lineTok = r.c.Count(it.overview(k+1)) + 1
+				delta += lineTok - r.accounted(it)
+			}
 			if r.used+delta > r.budget {
 				// Counting is the costly part of rendering; when the
 				// room left keeps being too small, stop trying.
@@ -365,7 +458,10 @@ func (r *renderer) fill() {
 				break
 			}
 			r.used += delta
-			it.shown, it.lineTok, headed, misses = k+1, lineTok, true, 0
+			it.shown, headed, misses = k+1, true, 0
+			if listed {
+				it.lineTok = lineTok
+			}
 		}
 	}
 }
@@ -415,12 +511,9 @@ func (r *renderer) drop(excess int) bool {
 
 func (r *renderer) markdown() string {
 	var b strings.Builder
-	b.WriteString(r.header())
-	b.WriteString(filesHeading)
+	r.writeOverview(&b, r.listed, r.depth)
 	shown := false
 	for _, it := range r.items {
-		b.WriteString(it.overview(it.shown))
-		b.WriteByte('\n')
 		shown = shown || it.shown > 0
 	}
 	if !shown {

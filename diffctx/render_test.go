@@ -112,6 +112,17 @@ func checkContext(t *testing.T, d *Diff, ctx *Context, c Counter) {
 	seen := map[string]bool{}
 	for _, e := range ctx.Files {
 		seen[e.Path] = true
+		if e.Group != "" {
+			// Counted by directory: the directory's line names the call
+			// that lists it.
+			if !strings.Contains(overview, "listed by "+codeSpan(fetchCall(e.Group))) {
+				t.Errorf("%s: overview lacks the line of its directory %q", e.Path, e.Group)
+			}
+			if !strings.HasPrefix(e.Path, e.Group+"/") && e.Group != ListAll {
+				t.Errorf("%s: counted in directory %q", e.Path, e.Group)
+			}
+			continue
+		}
 		if !strings.Contains(overview, codeSpan(displayPath(e.Path))) {
 			t.Errorf("overview does not name %q", e.Path)
 		}
@@ -321,4 +332,58 @@ func mustParse(t testing.TB, raw []byte) []*File {
 		t.Fatal(err)
 	}
 	return files
+}
+
+// manyFiles is a diff of n small files, two hunks each, in nested
+// directories; every 50th is security-relevant.
+func manyFiles(n int) []byte {
+	var b strings.Builder
+	for i := range n {
+		p := fmt.Sprintf("svc%02d/part%d/f%05d.go", i%23, i%5, i)
+		if i%50 == 7 {
+			p = fmt.Sprintf("internal/auth/a%05d.go", i)
+		}
+		fmt.Fprintf(&b, "diff --git a/%s b/%s\nindex 1111111..2222222 100644\n--- a/%s\n+++ b/%s\n", p, p, p, p)
+		fmt.Fprintf(&b, "@@ -1,3 +1,3 @@ func f%d() {\n a := %d\n-b := old(a)\n+b := next(a)\n c := b\n", i, i)
+		fmt.Fprintf(&b, "@@ -20,3 +20,4 @@ func g%d() {\n x := %d\n+y := x\n z := x\n w := z\n", i, i)
+	}
+	return []byte(b.String())
+}
+
+// TestRenderManyFiles checks the overview of a diff too large to name each
+// file: within budget, the first files in priority order listed, the
+// others counted by directory as deep as fits, each file reachable.
+func TestRenderManyFiles(t *testing.T) {
+	d := &Diff{Files: mustParse(t, manyFiles(3000))}
+	tik := tiktoken(t)
+	prev := -1
+	for _, budget := range []int{500, 1000, 4000, 16000, 60000} {
+		ctx := Render(d, budget, tik)
+		checkContext(t, d, ctx, tik)
+		if ctx.Tokens > budget {
+			t.Errorf("budget %d: %d tokens", budget, ctx.Tokens)
+		}
+		listed, groups := 0, map[string]bool{}
+		for i, e := range ctx.Files {
+			if e.Group == "" {
+				listed++
+				if i >= listed {
+					t.Errorf("budget %d: %s listed after files counted by directory", budget, e.Path)
+				}
+				continue
+			}
+			groups[e.Group] = true
+		}
+		if listed == len(ctx.Files) || listed < prev {
+			t.Errorf("budget %d: %d files listed (%d with a smaller budget)", budget, listed, prev)
+		}
+		prev = listed
+		if !strings.Contains(ctx.Markdown, "- `internal/auth/a00007.go` — modified, +2 -1 [security]") {
+			t.Errorf("budget %d: the first file by priority has no line:\n%s", budget, ctx.Markdown[:min(len(ctx.Markdown), 1500)])
+		}
+		t.Logf("budget %d: %d tokens, %d files listed, %d directories", budget, ctx.Tokens, listed, len(groups))
+		if budget >= 4000 && len(groups) < 23 {
+			t.Errorf("budget %d: files counted in %d directories, want at least one for each of 23", budget, len(groups))
+		}
+	}
 }

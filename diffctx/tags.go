@@ -270,22 +270,33 @@ var securityTerms = [][]byte{
 func securityContent(f *File) bool {
 	var buf []byte
 	for i := range f.Hunks {
-		body := f.Hunks[i].Body
-		for body != "" {
-			line := body
-			if j := strings.IndexByte(body, '\n'); j >= 0 {
-				line, body = body[:j], body[j+1:]
-			} else {
-				body = ""
-			}
-			if line == "" || (line[0] != '+' && line[0] != '-') {
-				continue
-			}
-			buf = appendLowerASCII(buf[:0], line[1:])
-			for _, t := range securityTerms {
-				if bytes.Contains(buf, t) {
-					return true
-				}
+		if securityLines(f.Hunks[i].Body, &buf) {
+			return true
+		}
+	}
+	return false
+}
+
+// securityLines reports whether a changed line of a hunk's body names a
+// security-relevant term. buf, if given, is scratch space to reuse.
+func securityLines(body string, buf *[]byte) bool {
+	if buf == nil {
+		buf = new([]byte)
+	}
+	for body != "" {
+		line := body
+		if j := strings.IndexByte(body, '\n'); j >= 0 {
+			line, body = body[:j], body[j+1:]
+		} else {
+			body = ""
+		}
+		if line == "" || (line[0] != '+' && line[0] != '-') {
+			continue
+		}
+		*buf = appendLowerASCII((*buf)[:0], line[1:])
+		for _, t := range securityTerms {
+			if bytes.Contains(*buf, t) {
+				return true
 			}
 		}
 	}

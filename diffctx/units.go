@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/reviewdev/review/tools/toolname"
@@ -60,13 +61,12 @@ const maxRepack = 4
 // which the context only summarises, are left out.
 //
 // Files are packed whole, in order, into as few units as that order allows.
-// A file larger than a unit gets units of its own, cut between hunks, and a
-// hunk larger than a unit is cut between lines. A unit exceeds budget only
-// when one line (at most 2000 runes) of a hunk does.
+// A file larger than a unit gets units of its own, cut between hunks taken
+// in order of priority (see hunkRank), and a hunk larger than a unit is
+// cut between lines; within a unit, a file's hunks read in file order. A
+// unit exceeds budget only when one line (at most 2000 runes) of a hunk
+// does.
 func Units(d *Diff, ctx *Context, budget int, c Counter) []Unit {
-	if c == nil {
-		c = estimator{}
-	}
 	if d == nil {
 		return nil
 	}
@@ -76,26 +76,34 @@ func Units(d *Diff, ctx *Context, budget int, c Counter) []Unit {
 			shown[e.Path] = e.Shown
 		}
 	}
-	items := make([]*item, 0, len(d.Files))
-	for _, f := range d.Files {
-		it := newItem(f)
-		if it.inline() && shown[f.Path] < len(f.Hunks) {
-			items = append(items, it)
+	units, _ := packUnits(newRenderer(d, c).items, shown, budget, 0, c)
+	return units
+}
+
+// packUnits packs the hunks of items not shown into units of budget
+// tokens, at most limit of them (0: no bound). Past limit it only
+// estimates, with conversation.EstimateTokens, how many units the rest
+// would take, so that a huge diff costs no more counting than the units
+// kept; total is the units kept plus that estimate.
+func packUnits(items []*item, shown map[string]int, budget, limit int, c Counter) (units []Unit, total int) {
+	if c == nil {
+		c = estimator{}
+	}
+	p := &packer{c: c, counts: map[string]int{}, byPath: map[string]*item{}}
+	for _, it := range items {
+		if it.inline() && shown[it.f.Path] < len(it.f.Hunks) {
+			p.items = append(p.items, it)
+			p.from = append(p.from, shown[it.f.Path])
+			p.byPath[it.f.Path] = it
 		}
 	}
-	slices.SortStableFunc(items, func(a, b *item) int {
-		return cmp.Or(cmp.Compare(a.rank, b.rank), strings.Compare(a.f.Path, b.f.Path))
-	})
-	p := &packer{c: c, counts: map[string]int{}}
-	for _, it := range items {
-		p.files = append(p.files, p.pieces(it, shown[it.f.Path]))
-	}
+	p.files = make([][]piece, len(p.items))
 	// Parts are counted one by one; the rendered whole can count a few
 	// tokens more. Shrink the room by the worst excess and pack again.
 	room := budget
-	var units []Unit
+	next, rest := 0, 0
 	for pass := 0; pass < maxRepack; pass++ {
-		units = p.pack(room)
+		units, next, rest = p.pack(room, limit)
 		excess := 0
 		for _, u := range units {
 			if len(u.Parts) > 1 || u.Parts[0].FromLine == 0 || u.Parts[0].FromLine != u.Parts[0].ToLine {
@@ -107,50 +115,11 @@ func Units(d *Diff, ctx *Context, budget int, c Counter) []Unit {
 		}
 		room -= excess
 	}
-	return units
-}
-
-// UnitContext renders the static context of a review in units: the header
-// and the overview of every file, as Render gives them with no room for
-// hunks, except that a file whose hunks are in units names its units
-// instead of the tool call that fetches it.
-func UnitContext(d *Diff, units []Unit, c Counter) *Context {
-	if c == nil {
-		c = estimator{}
+	total = len(units) + p.estimate(next, room)
+	if rest > 0 && room > 0 {
+		total += (rest + room - 1) / room
 	}
-	ctx := Render(d, 0, c)
-	first, last := map[string]int{}, map[string]int{}
-	for i, u := range units {
-		for _, p := range u.Parts {
-			if _, ok := first[p.Path]; !ok {
-				first[p.Path] = i + 1
-			}
-			last[p.Path] = i + 1
-		}
-	}
-	if d == nil || len(first) == 0 {
-		return ctx
-	}
-	md := ctx.Markdown
-	for _, f := range d.Files {
-		k, ok := first[f.Path]
-		if !ok {
-			continue
-		}
-		it := newItem(f)
-		line := it.overview(0) + "\n"
-		hint := fmt.Sprintf(" — not shown (%s): %s\n", ReasonBudget, codeSpan(it.fetch))
-		where := fmt.Sprintf(" — in unit %d\n", k)
-		if last[f.Path] > k {
-			where = fmt.Sprintf(" — in units %d–%d\n", k, last[f.Path])
-		}
-		if cut, ok := strings.CutSuffix(line, hint); ok {
-			md = strings.Replace(md, line, cut+where, 1)
-		}
-	}
-	ctx.Markdown = md
-	ctx.Tokens = c.Count(md)
-	return ctx
+	return units, total
 }
 
 // RenderUnit renders the hunks of u from d: the Markdown that Units gave
@@ -191,26 +160,32 @@ type piece struct {
 	text string
 	cost int
 	more bool // a slice that stops before the end of its hunk
+	rank int  // its hunk's hunkRank
 }
 
 // packer packs the pieces of files into units.
 type packer struct {
 	c      Counter
 	counts map[string]int // memo of counts of lines of cut hunks
-	files  [][]piece      // per file, in priority order
-	items  []*item
+	items  []*item        // files with hunks to pack, in priority order
+	from   []int          // per file, its first hunk to pack
+	files  [][]piece      // per file, its pieces once counted
+	byPath map[string]*item
 }
 
-// pieces are the file's hunks that the context does not show, each with its
-// count.
-func (p *packer) pieces(it *item, from int) []piece {
-	p.items = append(p.items, it)
-	f := it.f
-	var out []piece
-	for k := from; k < len(f.Hunks); k++ {
-		text := unitHunk(&f.Hunks[k])
-		out = append(out, piece{part: Part{Path: f.Path, First: k + 1, Last: k + 1}, text: text, cost: p.c.Count(text)})
+// pieces are the file's hunks to pack, each with its count, counted on
+// first use.
+func (p *packer) pieces(i int) []piece {
+	if p.files[i] != nil {
+		return p.files[i]
 	}
+	f := p.items[i].f
+	out := []piece{}
+	for k := p.from[i]; k < len(f.Hunks); k++ {
+		text := unitHunk(&f.Hunks[k])
+		out = append(out, piece{part: Part{Path: f.Path, First: k + 1, Last: k + 1}, text: text, cost: p.c.Count(text), rank: hunkRank(&f.Hunks[k])})
+	}
+	p.files[i] = out
 	return out
 }
 
@@ -240,26 +215,39 @@ func (u *unitBuilder) add(pc piece) {
 	u.used += pc.cost
 }
 
+// headCost is the count of a file's heading in a unit, with the longest
+// note it can have.
+func (p *packer) headCost(f *File) int {
+	n := len(f.Hunks)
+	return p.c.Count(fmt.Sprintf("\n### %s (hunks %d–%d of %d; continued from the previous unit; continued in the next unit)\n\n```\n```\n",
+		codeSpan(displayPath(f.Path)), n, n, n))
+}
+
 // pack fills units of room tokens with whole files where they fit, else
-// with a file's hunks or slices of a hunk.
-func (p *packer) pack(room int) []Unit {
-	var units []Unit
+// with a file's hunks or slices of a hunk, and stops after limit units (0:
+// no bound). It returns the units, the first file it did not reach and
+// the tokens of the file it stopped inside that it did not pack.
+func (p *packer) pack(room, limit int) (units []Unit, next, rest int) {
 	var cur unitBuilder
+	full := func() bool { return limit > 0 && len(units) >= limit }
 	closeUnit := func() {
 		if len(cur.parts) == 0 {
 			return
 		}
-		parts, texts, more := merge(cur.parts, cur.texts, cur.more)
+		parts, texts, more := merge(inFileOrder(cur.parts, cur.texts, cur.more))
 		u := Unit{Parts: parts}
-		u.Markdown = renderParts(p.items, parts, texts, more)
+		u.Markdown = renderParts(p.byPath, parts, texts, more)
 		u.Tokens = p.c.Count(u.Markdown)
 		units = append(units, u)
 		cur = unitBuilder{}
 	}
-	for i, pieces := range p.files {
-		it := p.items[i]
-		head := p.c.Count(fmt.Sprintf("\n### %s (hunks %d–%d of %d; continued from the previous unit; continued in the next unit)\n\n```\n```\n",
-			codeSpan(displayPath(it.f.Path)), len(it.f.Hunks), len(it.f.Hunks), len(it.f.Hunks)))
+	for i := range p.items {
+		if full() {
+			return units, i, 0
+		}
+		f := p.items[i].f
+		pieces := p.pieces(i)
+		head := p.headCost(f)
 		whole := head
 		for _, pc := range pieces {
 			whole += pc.cost
@@ -267,6 +255,9 @@ func (p *packer) pack(room int) []Unit {
 		if whole <= room {
 			if cur.used+whole > room {
 				closeUnit()
+				if full() {
+					return units, i, 0
+				}
 			}
 			cur.used += head
 			for _, pc := range pieces {
@@ -275,13 +266,24 @@ func (p *packer) pack(room int) []Unit {
 			continue
 		}
 		// The file is larger than a unit: units of its own, cut between
-		// hunks, and inside hunks too large for a unit.
+		// hunks taken by priority, and inside hunks too large for a unit.
 		closeUnit()
-		for _, pc := range pieces {
+		if full() {
+			return units, i, 0
+		}
+		ordered := slices.Clone(pieces)
+		slices.SortStableFunc(ordered, func(a, b piece) int { return cmp.Compare(a.rank, b.rank) })
+		left := whole - head
+		for _, pc := range ordered {
 			for _, s := range p.slices(pc, room-head) {
 				if len(cur.parts) > 0 && cur.used+s.cost > room {
 					closeUnit()
 				}
+				if full() {
+					// The file is cut here; the rest of it is left.
+					return units, i + 1, left
+				}
+				left -= s.cost
 				if len(cur.parts) == 0 {
 					cur.used = head
 				}
@@ -291,7 +293,72 @@ func (p *packer) pack(room int) []Unit {
 		closeUnit()
 	}
 	closeUnit()
+	return units, len(p.items), 0
+}
+
+// estimate is about how many units of room tokens the files from the
+// next one on take, counted with conversation.EstimateTokens: the units
+// past a bound are only counted, never built.
+func (p *packer) estimate(next, room int) int {
+	if next >= len(p.items) || room <= 0 {
+		return 0
+	}
+	units, used := 0, 0
+	for i := next; i < len(p.items); i++ {
+		f := p.items[i].f
+		cost := 0
+		for k := p.from[i]; k < len(f.Hunks); k++ {
+			cost += estimator{}.Count(f.Hunks[k].Body) + 10 // and its @@ line
+		}
+		switch {
+		case cost > room:
+			units += (cost + room - 1) / room
+		case used+cost > room:
+			units++
+			used = cost
+		default:
+			used += cost
+		}
+	}
+	if used > 0 {
+		units++
+	}
 	return units
+}
+
+// inFileOrder sorts a unit's parts so that each file's read in the order
+// of the file, though a file larger than a unit is packed by priority.
+func inFileOrder(parts []Part, texts []string, more []bool) ([]Part, []string, []bool) {
+	idx := make([]int, len(parts))
+	files := map[string]int{}
+	for i, p := range parts {
+		idx[i] = i
+		if _, ok := files[p.Path]; !ok {
+			files[p.Path] = len(files)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		pa, pb := parts[a], parts[b]
+		return cmp.Or(cmp.Compare(files[pa.Path], files[pb.Path]), cmp.Compare(pa.First, pb.First), cmp.Compare(pa.FromLine, pb.FromLine))
+	})
+	ps, ts, ms := make([]Part, len(idx)), make([]string, len(idx)), make([]bool, len(idx))
+	for i, j := range idx {
+		ps[i], ts[i], ms[i] = parts[j], texts[j], more[j]
+	}
+	return ps, ts, ms
+}
+
+// hunkRank orders the hunks of a file too large for one unit: hunks whose
+// changed lines name security-relevant terms first, then hunks that add
+// lines, then hunks that only delete.
+func hunkRank(h *Hunk) int {
+	switch {
+	case securityLines(h.Body, nil):
+		return 0
+	case strings.HasPrefix(h.Body, "+") || strings.Contains(h.Body, "\n+"):
+		return 1
+	}
+	return 2
 }
 
 // merge joins runs of whole hunks of a file into one part.
@@ -340,11 +407,7 @@ func (p *packer) slices(pc piece, room int) []piece {
 
 // renderParts writes the Markdown of a unit's parts: consecutive parts of
 // one file share a heading and a fence.
-func renderParts(items []*item, parts []Part, texts []string, more []bool) string {
-	byPath := map[string]*item{}
-	for _, it := range items {
-		byPath[it.f.Path] = it
-	}
+func renderParts(byPath map[string]*item, parts []Part, texts []string, more []bool) string {
 	var b strings.Builder
 	for i := 0; i < len(parts); {
 		j := i + 1
@@ -363,13 +426,30 @@ func renderParts(items []*item, parts []Part, texts []string, more []bool) strin
 func writeSection(b *strings.Builder, it *item, parts []Part, texts []string, more bool) {
 	f := it.f
 	first, last := parts[0], parts[len(parts)-1]
+	// The hunks the parts hold, in order; a file packed by priority can
+	// skip some.
+	var nums []int
+	for _, p := range parts {
+		for k := p.First; k <= p.Last; k++ {
+			if len(nums) == 0 || nums[len(nums)-1] != k {
+				nums = append(nums, k)
+			}
+		}
+	}
+	runs := nums[len(nums)-1]-nums[0]+1 == len(nums)
 	var note []string
 	switch {
-	case first.First == 1 && last.Last == len(f.Hunks) && first.FromLine <= 1 && !more:
-	case first.First == last.Last:
+	case first.First == 1 && last.Last == len(f.Hunks) && runs && first.FromLine <= 1 && !more:
+	case len(nums) == 1:
 		note = append(note, fmt.Sprintf("hunk %d of %d", first.First, len(f.Hunks)))
-	default:
+	case runs:
 		note = append(note, fmt.Sprintf("hunks %d–%d of %d", first.First, last.Last, len(f.Hunks)))
+	default:
+		s := make([]string, len(nums))
+		for i, k := range nums {
+			s[i] = strconv.Itoa(k)
+		}
+		note = append(note, fmt.Sprintf("hunks %s of %d", strings.Join(s, ", "), len(f.Hunks)))
 	}
 	if first.FromLine > 1 {
 		note = append(note, "continued from the previous unit")

@@ -78,8 +78,17 @@ func checkUnits(t *testing.T, d *Diff, ctx *Context, budget int, c Counter, unit
 		}
 	}
 	for path, hs := range want {
-		if !slices.Equal(got[path], hs) {
+		// A file larger than a unit is packed by priority, not in order.
+		sorted := slices.Sorted(slices.Values(got[path]))
+		if !slices.Equal(sorted, hs) || len(got[path]) != len(hs) {
 			t.Errorf("%s: units hold hunks %v, want %v", path, got[path], hs)
+		}
+		ranks := make([]int, len(got[path]))
+		for i, k := range got[path] {
+			ranks[i] = hunkRank(&d.File(path).Hunks[k-1])
+		}
+		if !slices.IsSorted(ranks) && !slices.IsSorted(got[path]) {
+			t.Errorf("%s: hunks %v are in neither file nor priority order (ranks %v)", path, got[path], ranks)
 		}
 	}
 	for path := range got {
@@ -221,16 +230,23 @@ func TestUnitsLongLine(t *testing.T) {
 	checkUnits(t, d, nil, 100000, nil, units)
 }
 
-// TestUnitContext checks the overview of a review in units: each file names
+// TestSplitUnits checks the overview of a review in units: each file names
 // its units instead of the call that fetches it; summarised files keep
-// theirs.
-func TestUnitContext(t *testing.T) {
+// theirs; past the bound on units, the files left are marked and listed.
+func TestSplitUnits(t *testing.T) {
 	raw := addedFile("big.go", 300) + addedFile("small.go", 3) +
 		"diff --git a/go.sum b/go.sum\nindex 1111111..2222222 100644\n--- a/go.sum\n+++ b/go.sum\n@@ -1 +1 @@\n-a v1 h1:x\n+a v2 h1:y\n"
 	d := &Diff{Files: mustParse(t, []byte(raw))}
-	units := Units(d, nil, 1000, nil)
-	ctx := UnitContext(d, units, nil)
-	n := len(units)
+	s := SplitUnits(d, SplitOptions{Room: 2400, Intro: 100})
+	n := len(s.Units)
+	if n < 3 || s.Total != n || len(s.Left) != 0 {
+		t.Fatalf("%d units, total %d, left %v", n, s.Total, s.Left)
+	}
+	if s.Budget+100+s.Context.Tokens > 2400 || s.Budget < 1900 {
+		t.Errorf("unit budget %d with an overview of %d tokens: over the room of 2400 less the intro", s.Budget, s.Context.Tokens)
+	}
+	checkUnits(t, d, nil, s.Budget, nil, s.Units)
+	ctx := s.Context
 	for _, want := range []string{
 		fmt.Sprintf("- `big.go` — added, +300 -0 — in units 1–%d\n", n-1),
 		fmt.Sprintf("- `small.go` — added, +3 -0 — in unit %d\n", n),
@@ -240,11 +256,36 @@ func TestUnitContext(t *testing.T) {
 			t.Errorf("overview lacks %q:\n%s", want, ctx.Markdown)
 		}
 	}
-	if ctx.Tokens != (estimator{}).Count(ctx.Markdown) || strings.Contains(ctx.Markdown, "## Hunks") {
+	if ctx.Tokens != (estimator{}).Count(ctx.Markdown) || strings.Contains(ctx.Markdown, "## Hunks") || strings.Contains(ctx.Markdown, "This review covers") {
 		t.Errorf("context %d tokens:\n%s", ctx.Tokens, ctx.Markdown)
 	}
-	if got := UnitContext(d, nil, nil); got.Markdown != Render(d, 0, nil).Markdown {
-		t.Errorf("without units the overview should be Render's")
+
+	// Past a bound of two units: big.go's one hunk is cut, small.go not
+	// reached; both are left, and the overview says so.
+	capped := SplitUnits(d, SplitOptions{Room: 2400, Intro: 100, Max: 2})
+	if len(capped.Units) != 2 || capped.Total != n {
+		t.Fatalf("capped: %d units of %d, want 2 of about %d", len(capped.Units), capped.Total, n)
+	}
+	want := []Left{{Path: "big.go", Hunks: 1, All: 1}, {Path: "small.go", Hunks: 1, All: 1}}
+	if !slices.Equal(capped.Left, want) {
+		t.Errorf("left %v, want %v", capped.Left, want)
+	}
+	capped.Keep(1, "--max-units 1")
+	for _, want := range []string{
+		fmt.Sprintf("This review covers the first 1 of the %d units the hunks take (--max-units 1): lines marked \"not reviewed\" are outside it.\n", n),
+		"- `big.go` — added, +300 -0 — in unit 1; 1 of 1 hunks not reviewed: `get_file_diff {\"path\": \"big.go\"}`\n",
+		"- `small.go` — added, +3 -0 — not reviewed: `get_file_diff {\"path\": \"small.go\"}`\n",
+	} {
+		if !strings.Contains(capped.Context.Markdown, want) {
+			t.Errorf("capped overview lacks %q:\n%s", want, capped.Context.Markdown)
+		}
+	}
+	// The unit budget was set by the overview as laid out; marking files
+	// not reviewed must not make it larger.
+	for i, u := range capped.Units {
+		if c := capped.Context; c.Tokens > c.Budget || c.Tokens+100+u.Tokens > 2400 {
+			t.Errorf("capped overview %d tokens (limit %d) and unit %d of %d: over the room", c.Tokens, c.Budget, i+1, u.Tokens)
+		}
 	}
 }
 
@@ -293,4 +334,43 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// TestSplitManyFiles splits a change of 3,000 files into two units: the
+// overview and each unit fit the room together, the files listed are the
+// ones reviewed, the others are counted by directory, and every file not
+// in a unit is left.
+func TestSplitManyFiles(t *testing.T) {
+	d := &Diff{Files: mustParse(t, manyFiles(3000))}
+	const room, intro = 20000, 100
+	s := SplitUnits(d, SplitOptions{Room: room, Intro: intro, Max: 2})
+	if len(s.Units) != 2 || s.Total <= 2 {
+		t.Fatalf("%d units of %d", len(s.Units), s.Total)
+	}
+	inUnits := map[string]bool{}
+	for _, u := range s.Units {
+		if s.Context.Tokens+intro+u.Tokens > room {
+			t.Errorf("overview %d and unit %d tokens: over the room", s.Context.Tokens, u.Tokens)
+		}
+		for _, p := range u.Files() {
+			inUnits[p] = true
+		}
+	}
+	if len(s.Left) != len(d.Files)-len(inUnits) {
+		t.Errorf("%d files left, %d in no unit", len(s.Left), len(d.Files)-len(inUnits))
+	}
+	listed := 0
+	for _, e := range s.Context.Files {
+		if e.Group == "" {
+			listed++
+			if !inUnits[e.Path] {
+				t.Errorf("%s is listed but not reviewed", e.Path)
+			}
+		} else if !strings.Contains(s.Context.Markdown, "listed by "+codeSpan(fetchCall(e.Group))) {
+			t.Errorf("%s: no line for its directory %s", e.Path, e.Group)
+		}
+	}
+	if listed == 0 || !strings.Contains(s.Context.Markdown, "This review covers the first 2 of the ") {
+		t.Errorf("%d files listed:\n%s", listed, s.Context.Markdown)
+	}
 }

@@ -28,6 +28,9 @@ type Agent struct {
 	// OffDiff decides what happens to findings outside the changed hunks.
 	OffDiff     OffDiff
 	Temperature *float32
+	// Caps bound what a follow-up turn may spend; a review is held to
+	// its plan, which counts them.
+	Caps Caps
 	// Progress, if set, is told about each step (for a terminal's progress line).
 	Progress func(Progress)
 	Now      func() time.Time
@@ -88,6 +91,12 @@ type Result struct {
 	// Submitted is false when the model never called submit_review and its
 	// last text became the summary.
 	Submitted bool `json:"submitted"`
+	// NotReviewed are the files whose hunks, or some of them, the review
+	// did not cover because a cap left them out, in priority order.
+	NotReviewed []NotReviewed `json:"not_reviewed"`
+	// Stopped says why the review stopped before its plan was done, if a
+	// bound on requests, tokens or cost stopped it.
+	Stopped string `json:"stopped,omitempty"`
 	// Price is the configured price of the model's tokens, if any; without
 	// one, cost is estimated from the model's list price when known.
 	Price *llm.Price `json:"price,omitempty"`
@@ -113,6 +122,13 @@ type Session struct {
 	// Steps is the number of the last recorded step; steps are numbered
 	// across all turns of a run.
 	Steps int
+	// Stopped says why the plan's bounds stopped the review, if they did.
+	Stopped string
+	// FindCopies says the run's diff was loaded with copies detected.
+	FindCopies bool
+
+	guard       *guard        // holds the run to its plan; nil: no bounds
+	notReviewed []NotReviewed // what the plan leaves out
 }
 
 // loop is the state of one tool loop.
@@ -185,7 +201,7 @@ func (l *loop) run(ctx context.Context) error {
 	for {
 		l.step++
 		choice := "auto"
-		if !forced && (l.step > l.a.Budget.MaxSteps || l.overBudget()) {
+		if !forced && (l.step > l.a.Budget.MaxSteps || l.overBudget() || l.a.guard.tight(l.tokens)) {
 			forced = true
 			l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
 		}
@@ -280,6 +296,9 @@ func (s *Session) record(ctx context.Context, req llm.Request, turn int, msgs []
 // request's prompt tokens.
 func (s *Session) exchange(ctx context.Context, req llm.Request, turn, own int) (*llm.Reply, *toolmem.Step, error) {
 	msgs := req.Messages
+	if err := s.guard.allow(own); err != nil {
+		return nil, nil, err
+	}
 	s.Steps++
 	st := toolmem.Step{Run: s.Run.ID, N: s.Steps, Turn: turn, Started: s.now()}
 	if err := s.Store.AddEvent(st.Run, st.N, requestEvent(msgs)); err != nil {
@@ -291,6 +310,11 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, own int) 
 		putErr = s.Store.PutStep(st)
 	})
 	reply, err := s.Model.Complete(sendCtx, req)
+	if reply != nil {
+		s.guard.spent(own, reply.Usage)
+	} else {
+		s.guard.spent(own, llm.Usage{})
+	}
 	if putErr != nil {
 		return nil, nil, fmt.Errorf("recording step %d: %w", st.N, putErr)
 	}

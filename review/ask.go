@@ -52,7 +52,11 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 	if len(conv.Messages) == 0 {
 		return nil, fmt.Errorf("run %s has no conversation to continue: it is not a review run", run.ID)
 	}
-	d, err := diffctx.Load(ctx, diffctx.Options{Dir: run.Repo, Base: run.BaseSHA, Head: run.HeadSHA, Ignore: ignore})
+	var set Settings
+	if len(run.Settings) > 0 {
+		_ = json.Unmarshal(run.Settings, &set) // units are checked where they are used
+	}
+	d, err := diffctx.Load(ctx, diffctx.Options{Dir: run.Repo, Base: run.BaseSHA, Head: run.HeadSHA, Ignore: ignore, FindCopies: set.FindCopies})
 	if err != nil {
 		return nil, fmt.Errorf("reloading the diff of run %s: %w", run.ID, err)
 	}
@@ -61,7 +65,7 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Agent: a, Run: run, Conv: conv, Diff: d}
+	s := &Session{Agent: a, Run: run, Conv: conv, Diff: d, FindCopies: set.FindCopies}
 	for _, st := range steps {
 		s.Steps = max(s.Steps, st.N)
 	}
@@ -88,6 +92,9 @@ func (s *Session) Ask(ctx context.Context, question string, opts AskOptions) (*A
 // conversation, and records how the run ended.
 func (s *Session) Answer(ctx context.Context, opts AskOptions) (*Answer, error) {
 	s.Run.Status, s.Run.Error = StatusRunning, ""
+	// A question is held to the caps on tokens and cost, counted afresh;
+	// the review's plan bounded the review.
+	s.guard = s.capsGuard()
 	before := s.Usage
 	turn := s.Conv.Turns()
 	question := ""

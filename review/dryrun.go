@@ -19,6 +19,11 @@ type DryRun struct {
 	// reviewed in; empty when it fits.
 	Units  []diffctx.Unit `json:"units"`
 	Budget DryRunBudget   `json:"budget"`
+	// Plan is what the review would send at most, and what the caps
+	// leave out.
+	Plan Estimate `json:"plan"`
+	// Warnings are git's, from diffing.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // DryRunMessage is one message with our token count.
@@ -58,6 +63,7 @@ func (p *Plan) DryRun(model string) DryRun {
 			Budget: p.Budget, Input: p.Budget.Input(), Static: p.Budget.Static(),
 			ToolTokens: p.ToolTokens, TotalTokens: p.Tokens(),
 		},
+		Plan: p.Estimate, Warnings: d.Warnings,
 	}
 	for _, m := range p.Messages {
 		out.Messages = append(out.Messages, DryRunMessage{Role: m.Role, Layer: m.Layer, Tokens: p.Counter.CountMessage(m), Content: m.Content})

@@ -29,6 +29,10 @@ type Options struct {
 	Ignore []string
 	// Question, if set, is the first turn instead of the review task.
 	Question string
+	// Caps bound what the review may spend.
+	Caps Caps
+	// FindCopies has git detect copies as well as renames.
+	FindCopies bool
 }
 
 // Plan is everything the first request of a review is built from: the diff,
@@ -37,9 +41,13 @@ type Plan struct {
 	Diff    *diffctx.Diff
 	Context *diffctx.Context
 	// Units, for a diff whose hunks do not fit the static context, are the
-	// shares of its hunks reviewed one per turn; Context then holds the
-	// header and overview only, and the first turn carries the first unit.
+	// shares of its hunks reviewed one per turn, within the caps; Context
+	// then holds the header and overview only, and the first turn carries
+	// the first unit.
 	Units []diffctx.Unit
+	// Estimate is what the review is planned to send, and what the caps
+	// leave out.
+	Estimate Estimate
 	// Messages are the static layer followed by the first turn's task.
 	Messages []conversation.Message
 	Tools    []tools.Definition
@@ -47,10 +55,20 @@ type Plan struct {
 	ToolTokens int
 	Budget     conversation.Budget
 	Counter    *conversation.Counter
+
+	split *diffctx.Split
+	guard *guard
 }
 
-// Prepare loads the diff and builds the first request's context. A diff with
-// no files yields a Plan with no messages; callers report "nothing to review".
+// Prepare loads the diff, builds the first request's context and plans the
+// review within the caps, before any request. A diff with no files yields a
+// Plan with no messages; callers report "nothing to review".
+//
+// The first request never exceeds the input budget: the overview is kept
+// to half of the diff context's share, and a unit's hunks to the rest. A
+// window too small for the system prompt, the tool definitions, the
+// smallest overview and a minimal tool loop is an error matching
+// ErrWindowTooSmall; caps too low for the first unit, ErrCapTooLow.
 func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	if err := opts.Budget.Validate(); err != nil {
 		return nil, err
@@ -59,7 +77,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore})
+	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies})
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +85,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	if len(d.Files) == 0 {
 		return p, nil
 	}
-	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Ignore: opts.Ignore})
+	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Ignore: opts.Ignore, FindCopies: opts.FindCopies})
 	p.Tools = offered(set, nil).Definitions()
 	defs, err := json.Marshal(p.Tools)
 	if err != nil {
@@ -76,27 +94,110 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	p.ToolTokens = counter.Count(string(defs))
 
 	sys := conversation.Message{ID: "m1", Role: conversation.System, Content: SystemPrompt(opts.Instructions), Layer: conversation.Static}
+	fixed := counter.CountMessage(sys) + p.ToolTokens
 	// The diff context gets the static share of the input budget, less what
-	// the system prompt and tool definitions already take of it.
-	room := opts.Budget.Static() - counter.CountMessage(sys) - p.ToolTokens
-	p.Context = diffctx.Render(d, max(room, 0), counter)
+	// the system prompt and tool definitions already take of it; but never
+	// less than the smallest overview and unit, which the loop's share
+	// gives up when the window is small.
+	b := opts.Budget
+	intro := max(counter.Count(unitPrompt(d, 1, 99, "")), counter.Count(unitPrompt(d, 99, 99, "")))
+	smallest := diffctx.Render(d, 0, counter).Tokens
+	floor := smallest + minUnitTokens + intro
+	if need := fixed + floor + loopFloor(b, counter); need > b.Input() {
+		return nil, windowError(b, fixed, smallest, need)
+	}
+	room := max(b.Static()-fixed, floor)
 	task := taskPrompt(d.Base, d.Head)
+	// Filling the diff context only to learn that a diff many times its
+	// size does not fit would count a great deal for nothing.
+	huge := opts.Question == "" && hunkEstimate(d) > 2*room
+	if !huge {
+		p.Context = diffctx.Render(d, room, counter)
+	}
 	if opts.Question != "" {
 		task = opts.Question
-	} else {
+	} else if huge || !fits(p.Context) {
 		// A review whose hunks do not fit is split into units; a question
 		// is answered with what fits and the tools.
-		p.Context, p.Units = splitUnits(d, p.Context, room, counter)
-		if len(p.Units) > 0 {
-			task = unitPrompt(d, 1, len(p.Units), p.Units[0].Markdown)
+		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: opts.Caps.MaxUnits, Counter: counter})
+		p.Units = p.split.Units
+	}
+	message := func(task string) []conversation.Message {
+		return []conversation.Message{
+			sys,
+			{ID: "m2", Role: conversation.User, Content: p.Context.Markdown, Layer: conversation.Static},
+			{ID: "m3", Role: conversation.User, Content: task, Layer: conversation.Loop, Turn: 1},
 		}
 	}
-	p.Messages = []conversation.Message{
-		sys,
-		{ID: "m2", Role: conversation.User, Content: p.Context.Markdown, Layer: conversation.Static},
-		{ID: "m3", Role: conversation.User, Content: task, Layer: conversation.Loop, Turn: 1},
+	if p.split != nil {
+		p.Context = p.split.Context
+		p.Context.Budget = room
+		task = unitPrompt(d, 1, len(p.Units), p.Units[0].Markdown)
+	}
+	p.Messages = message(task)
+	static := fixed + counter.CountMessage(p.Messages[1])
+	kept, reason, err := p.planUnits(opts.Caps, opts.Model, p.Tokens(), static, intro)
+	if err != nil {
+		return nil, err
+	}
+	if p.split != nil {
+		if kept < len(p.Units) || len(p.split.Left) > 0 {
+			// Fewer units than the diff takes: the overview says which
+			// cap left files out, and the first turn how many units
+			// there are.
+			p.split.Keep(kept, p.Estimate.Cap)
+			p.Units = p.split.Units
+			p.Context = p.split.Context
+			p.Context.Budget = room
+			p.Messages = message(unitPrompt(d, 1, len(p.Units), p.Units[0].Markdown))
+			p.Estimate.FirstRequestTokens = p.Tokens()
+		}
+		for _, l := range p.split.Left {
+			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, NotReviewed{Left: l, Reason: reason})
+		}
+	}
+	if p.Estimate.NotReviewed == nil {
+		p.Estimate.NotReviewed = []NotReviewed{}
 	}
 	return p, nil
+}
+
+// hunkEstimate is about how many tokens d's hunks take, by
+// conversation.EstimateTokens, which is cheap.
+func hunkEstimate(d *diffctx.Diff) int {
+	n := 0
+	for _, f := range d.Files {
+		if f.Binary || f.HasTag(diffctx.TagLockfile) || f.HasTag(diffctx.TagGenerated) {
+			continue
+		}
+		for i := range f.Hunks {
+			n += conversation.EstimateTokens(f.Hunks[i].Body)
+		}
+	}
+	return n
+}
+
+// fits reports whether the context shows every hunk it may inline.
+func fits(ctx *diffctx.Context) bool {
+	for _, e := range ctx.Files {
+		if e.Reason == diffctx.ReasonBudget {
+			return false
+		}
+	}
+	return true
+}
+
+// capValue is the value of the cap named by reason, as a flag takes it.
+func capValue(c Caps, reason string) string {
+	switch reason {
+	case ReasonMaxUnits:
+		return fmt.Sprintf(" %d", c.MaxUnits)
+	case ReasonMaxPromptTokens:
+		return fmt.Sprintf(" %d", c.MaxPromptTokens)
+	case ReasonMaxCost:
+		return fmt.Sprintf(" %g", c.MaxCost)
+	}
+	return ""
 }
 
 // Tokens is our count of everything the first request carries.

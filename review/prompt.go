@@ -26,7 +26,7 @@ How to work:
 - Cite lines. Every finding names the file and the line in the new version of the file (the numbers shown in the diff context), and explains the failure: what input or sequence triggers it and what goes wrong.
 - Tools are read-only and see the repository at the reviewed head (` + toolname.ReadFileHunk + ` can also read the base). Paths are relative to the repository root.
 - Large tool outputs are stored, not pasted: you receive a preview whose first line gives the output's ref, its size, the lines shown, and the exact ` + toolname.ReadToolOutput + ` call to see more. Call ` + toolname.ReadToolOutput + ` with that ref and start_line/line_count to page, or with grep to search it. Refs stay valid for the whole review.
-- Files whose hunks did not fit the diff context are listed with the ` + toolname.GetFileDiff + ` call that fetches them; fetch the ones that matter.
+- Files whose hunks did not fit the diff context are listed with the ` + toolname.GetFileDiff + ` call that fetches them; fetch the ones that matter. When the overview counts files by directory, ` + toolname.GetFileDiff + ` on a directory lists them.
 - Severity: critical (exploitable or data loss in normal use), high (wrong results or crashes likely), medium (a real defect in less common paths), low (minor defect or risk), info (worth knowing, no defect).
 
 When you are done, call ` + toolname.SubmitReview + ` exactly once with a short summary of the change and your verdict, and your findings (an empty list if there are none). Findings must be on lines the change added or modified wherever possible.`

@@ -31,6 +31,9 @@ type Settings struct {
 	// Units are the units a diff too large for the static context is
 	// reviewed in, one turn each; none when it fitted.
 	Units []diffctx.Unit `json:"units,omitempty"`
+	// FindCopies records that git was asked for copies, so a follow-up
+	// turn diffs the same way.
+	FindCopies bool `json:"find_copies,omitempty"`
 }
 
 // Start records a new run for plan and returns its session. The run is
@@ -55,6 +58,8 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 			Model: a.ModelName, Status: StatusRunning, Settings: set, Started: a.now(),
 		},
 	}
+	s.guard = plan.guard
+	s.notReviewed = append([]NotReviewed(nil), plan.Estimate.NotReviewed...)
 	for _, m := range plan.Messages {
 		s.Conv.Append(m)
 	}

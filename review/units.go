@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,35 +18,6 @@ import (
 // next unit, in the overview's priority order. Earlier units' turns are
 // pruned before each loop like follow-up turns are, and the findings of all
 // units make one list.
-
-// minUnitTokens bounds units from below: when the context window leaves
-// less room than this for a unit's hunks, the review goes on in units this
-// small rather than in units of a line each.
-const minUnitTokens = 256
-
-// splitUnits reports whether ctx leaves hunks out for lack of room and, if
-// so, returns the static context of a review in units (header and overview)
-// and the units, each fitting room less the overview and a turn's
-// instructions.
-func splitUnits(d *diffctx.Diff, ctx *diffctx.Context, room int, counter *conversation.Counter) (*diffctx.Context, []diffctx.Unit) {
-	over := false
-	for _, e := range ctx.Files {
-		over = over || e.Reason == diffctx.ReasonBudget
-	}
-	if !over {
-		return ctx, nil
-	}
-	overview := diffctx.Render(d, 0, counter)
-	intro := max(counter.Count(unitPrompt(d, 1, 99, "")), counter.Count(unitPrompt(d, 99, 99, "")))
-	budget := max(room-overview.Tokens-intro, minUnitTokens)
-	units := diffctx.Units(d, overview, budget, counter)
-	if len(units) == 0 {
-		return ctx, nil
-	}
-	uctx := diffctx.UnitContext(d, units, counter)
-	uctx.Budget = ctx.Budget
-	return uctx, units
-}
 
 // unitPrompt is the user message of unit k of n: what to do, then the
 // unit's hunks (md).
@@ -84,6 +56,8 @@ func (s *Session) units() ([]diffctx.Unit, error) {
 
 // review runs the loop of the first turn and then, for a diff reviewed in
 // units, a turn for each further unit, and merges what the model submitted.
+// A request the plan's bounds refuse ends the review where it is: the units
+// not finished are reported as not reviewed, with what was found so far.
 func (s *Session) review(ctx context.Context) (*Result, error) {
 	units, err := s.units()
 	if err != nil {
@@ -94,7 +68,11 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 	var findings []Finding
 	submitted := true
 	summary := ""
+	left := s.notReviewed
 	for k := 1; k <= n; k++ {
+		if s.guard != nil {
+			s.guard.unit = k - 1
+		}
 		if k > 1 {
 			md, err := diffctx.RenderUnit(s.Diff, units[k-1])
 			if err != nil {
@@ -104,6 +82,23 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 				Layer: conversation.Loop, Turn: s.Conv.Turns() + 1})
 		}
 		sub, text, err := s.turn(ctx, opts, false)
+		var capped *capError
+		if errors.As(err, &capped) {
+			// Stopped by the plan's bounds: this unit and the later
+			// ones are not reviewed, unless this one was submitted.
+			rest := units[min(k-1, len(units)):]
+			if sub != nil {
+				findings = append(findings, sub.Findings...)
+				summary = sub.Summary
+				rest = units[min(k, len(units)):]
+			}
+			if len(units) == 0 && sub == nil {
+				rest = wholeDiff(s.Diff)
+			}
+			left = mergeNotReviewed(left, notReviewed(rest, capped.Reason), s.Diff)
+			s.Stopped = capped.Error()
+			break
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -123,10 +118,14 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 		findings = append(findings, sub.Findings...)
 		summary = sub.Summary
 	}
+	if left == nil {
+		left = []NotReviewed{}
+	}
 	r := &Result{
 		RunID: s.Run.ID, Revisions: revisionsOf(s.Diff),
 		Model: s.ModelName, Usage: s.Usage, Steps: s.Steps,
 		Summary: summary, Submitted: submitted,
+		NotReviewed: left, Stopped: s.Stopped,
 	}
 	// Checked together, findings of different units on the same line
 	// are merged like duplicates of one unit.
@@ -170,18 +169,28 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 	room := before / 2
 	dctx := diffctx.Render(d, room, c)
 	var units []diffctx.Unit
+	var left []NotReviewed
 	after := c.Count(dctx.Markdown)
 	if !ask {
-		dctx, units = splitUnits(d, dctx, room, c)
 		task = taskPrompt(d.Base, d.Head)
-		if len(units) > 0 {
-			task = unitPrompt(d, 1, len(units), units[0].Markdown)
+		if !fits(dctx) {
+			intro := max(c.Count(unitPrompt(d, 1, 99, "")), c.Count(unitPrompt(d, 99, 99, "")))
+			sp := diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: s.Caps.MaxUnits, Counter: c})
+			dctx, units = sp.Context, sp.Units
+			dctx.Budget = room
+			if len(units) > 0 {
+				task = unitPrompt(d, 1, len(units), units[0].Markdown)
+			}
+			for _, l := range sp.Left {
+				left = append(left, NotReviewed{Left: l, Reason: ReasonMaxUnits})
+			}
 		}
 		after = c.Count(dctx.Markdown) + c.Count(task)
 	}
 	if after >= before {
 		return false, nil
 	}
+	s.notReviewed = mergeNotReviewed(s.notReviewed, left, d)
 	var set Settings
 	if len(s.Run.Settings) > 0 {
 		if err := json.Unmarshal(s.Run.Settings, &set); err != nil {
@@ -213,4 +222,16 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 		return false, err
 	}
 	return true, s.save()
+}
+
+// wholeDiff is the diff as one unit: every hunk of every file that may be
+// inlined, for a review stopped in its only turn.
+func wholeDiff(d *diffctx.Diff) []diffctx.Unit {
+	var u diffctx.Unit
+	for _, f := range d.Files {
+		if len(f.Hunks) > 0 && !f.Binary {
+			u.Parts = append(u.Parts, diffctx.Part{Path: f.Path, First: 1, Last: len(f.Hunks)})
+		}
+	}
+	return []diffctx.Unit{u}
 }

@@ -35,7 +35,13 @@ func funcs(name string, n int) string {
 // real tools, talking to the scripted server srv.
 func scratchSession(tb testing.TB, dir string, b conversation.Budget, srv *reviewtest.Server) (*Session, *Plan) {
 	tb.Helper()
-	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Model: "gpt-4o", Budget: b})
+	return scratchSessionCaps(tb, dir, b, srv, Caps{})
+}
+
+// scratchSessionCaps is scratchSession with caps.
+func scratchSessionCaps(tb testing.TB, dir string, b conversation.Budget, srv *reviewtest.Server, c Caps) (*Session, *Plan) {
+	tb.Helper()
+	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Model: "gpt-4o", Budget: b, Caps: c})
 	if err != nil {
 		tb.Fatal(err)
 	}

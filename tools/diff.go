@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reviewdev/review/diffctx/git"
@@ -19,9 +20,9 @@ type diffArgs struct {
 func (s *Set) diffTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.GetFileDiff,
-		Description: "Get the unified diff (3 lines of context) of one changed file between the base and head revisions under review. Use it for changed files whose hunks are not in the diff context. A renamed file can be named by its old or new path.",
+		Description: "Get the unified diff (3 lines of context) of one changed file between the base and head revisions under review. Use it for changed files whose hunks are not in the diff context. A renamed file can be named by its old or new path. Given a directory, it lists the changed files under it (\".\" for all).",
 		Params: []Param{
-			String("path", `Path of a changed file relative to the repository root, e.g. "src/main.go".`).Required().Example("src/main.go"),
+			String("path", `Path of a changed file relative to the repository root, e.g. "src/main.go", or of a directory to list.`).Required().Example("src/main.go"),
 		},
 	}, func(ctx context.Context, args Args) (Result, error) {
 		var a diffArgs
@@ -39,7 +40,10 @@ type change struct {
 }
 
 func (s *Set) diff(ctx context.Context, a diffArgs) (Result, error) {
-	p, err := s.cleanPath("path", a.Path, false)
+	if strings.TrimSpace(a.Path) == "" {
+		return Result{}, fmt.Errorf("path is empty; send a changed file's path such as \"src/main.go\", or \".\" to list every changed file")
+	}
+	p, err := s.cleanPath("path", a.Path, true)
 	if err != nil {
 		return Result{}, err
 	}
@@ -70,6 +74,9 @@ func (s *Set) diff(ctx context.Context, a diffArgs) (Result, error) {
 		}
 	}
 	if found == nil {
+		if list, ok, err := s.listChanges(ctx, base, head, p, changes); ok || err != nil {
+			return list, err
+		}
 		return Result{}, s.unchanged(p, changes)
 	}
 	paths := []string{found.new}
@@ -78,7 +85,7 @@ func (s *Set) diff(ctx context.Context, a diffArgs) (Result, error) {
 	}
 	// The diff context's own patch, so that a file's diff reads the same
 	// here and there.
-	out, cut, err := s.git(ctx, s.env.MaxBytes, git.PatchArgs(base, head, paths...)...)
+	out, cut, err := s.git(ctx, s.env.MaxBytes, git.PatchArgs(base, head, s.env.FindCopies, paths...)...)
 	if err != nil {
 		return Result{}, fmt.Errorf("diffing %q: %w", p, err)
 	}
@@ -92,9 +99,99 @@ func (s *Set) diff(ctx context.Context, a diffArgs) (Result, error) {
 	return Result{Output: text}, nil
 }
 
+// listChanges lists the changed files under a directory (dir "" for all),
+// one a line with status and line counts, in path order; ok is false when
+// no file changed under it.
+func (s *Set) listChanges(ctx context.Context, base, head, dir string, changes []change) (Result, bool, error) {
+	var under []change
+	for _, c := range changes {
+		if !s.hidden(c.new) && (dir == "" || strings.HasPrefix(c.new, dir+"/")) {
+			under = append(under, c)
+		}
+	}
+	if len(under) == 0 {
+		return Result{}, false, nil
+	}
+	counts, err := s.numstat(ctx, base, head)
+	if err != nil {
+		return Result{}, true, err
+	}
+	slices.SortFunc(under, func(a, b change) int { return strings.Compare(a.new, b.new) })
+	var b strings.Builder
+	where := "under " + dir
+	if dir == "" {
+		where = "in all"
+	}
+	fmt.Fprintf(&b, "%d changed files %s; a file's diff: "+toolname.GetFileDiff+" {\"path\": \"<file>\"}\n", len(under), where)
+	for _, c := range under {
+		n := counts[c.new]
+		if n == "" {
+			n = "+0 -0"
+		}
+		fmt.Fprintf(&b, "%-8s %-13s %s", statusWord(c.status), n, c.new)
+		if c.old != c.new {
+			fmt.Fprintf(&b, " (from %s, %s%%)", c.old, strings.TrimLeft(c.status[1:], "0"))
+		}
+		b.WriteByte('\n')
+	}
+	return Result{Output: b.String()}, true, nil
+}
+
+// statusWord names a git --name-status letter.
+func statusWord(st string) string {
+	switch st[:1] {
+	case "A":
+		return "added"
+	case "D":
+		return "deleted"
+	case "R":
+		return "renamed"
+	case "C":
+		return "copied"
+	case "T":
+		return "type"
+	}
+	return "modified"
+}
+
+// numstat returns "+a -d" (or "binary") for each changed file's new path.
+func (s *Set) numstat(ctx context.Context, base, head string) (map[string]string, error) {
+	args := []string{"diff", "-z", "--numstat", "--no-ext-diff", "--no-textconv", "--no-relative", "-M", "--ignore-submodules=none"}
+	if s.env.FindCopies {
+		args = append(args, "-C")
+	}
+	out, _, err := s.git(ctx, 0, append(args, base, head)...)
+	if err != nil {
+		return nil, fmt.Errorf("counting changed lines: %w", err)
+	}
+	counts := map[string]string{}
+	fields := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+	for i := 0; i < len(fields); i++ {
+		parts := strings.SplitN(fields[i], "\t", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		path := parts[2]
+		if path == "" && i+2 < len(fields) { // a rename or copy: old, then new
+			path = fields[i+2]
+			i += 2
+		}
+		n := "+" + parts[0] + " -" + parts[1]
+		if parts[0] == "-" {
+			n = "binary"
+		}
+		counts[path] = n
+	}
+	return counts, nil
+}
+
 // changes lists the files that differ between two commits, with renames.
 func (s *Set) changes(ctx context.Context, base, head string) ([]change, error) {
-	out, _, err := s.git(ctx, 0, "diff", "-z", "--name-status", "--no-ext-diff", "--no-relative", "-M", "-C", "--ignore-submodules=none", base, head)
+	args := []string{"diff", "-z", "--name-status", "--no-ext-diff", "--no-relative", "-M", "--ignore-submodules=none"}
+	if s.env.FindCopies {
+		args = append(args, "-C")
+	}
+	out, _, err := s.git(ctx, 0, append(args, base, head)...)
 	if err != nil {
 		return nil, fmt.Errorf("listing changed files: %w", err)
 	}
@@ -115,18 +212,11 @@ func (s *Set) changes(ctx context.Context, base, head string) ([]change, error) 
 
 // unchanged explains that a path is not part of the change, listing what is.
 func (s *Set) unchanged(p string, changes []change) error {
-	var under, all []string
+	var all []string
 	for _, c := range changes {
-		if s.hidden(c.new) {
-			continue
+		if !s.hidden(c.new) {
+			all = append(all, c.new)
 		}
-		all = append(all, c.new)
-		if strings.HasPrefix(c.new, p+"/") {
-			under = append(under, c.new)
-		}
-	}
-	if len(under) > 0 {
-		return fmt.Errorf("%q is a directory; "+toolname.GetFileDiff+" takes one file; changed files under it: %s", p, listSome(under, diffListMax))
 	}
 	if len(all) == 0 {
 		return fmt.Errorf("%q did not change: base and head have no differences", p)

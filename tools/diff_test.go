@@ -63,8 +63,8 @@ func TestGetFileDiffErrors(t *testing.T) {
 	f := sharedFixture(t)
 	s := f.set()
 	mustErr(t, call(t, s, "get_file_diff", `{"path": "README.md"}`), `"README.md" did not change between base and head`, "changed files: ", "main.go")
-	mustErr(t, call(t, s, "get_file_diff", `{"path": "util"}`), `"util" is a directory`, "util/new.go")
 	mustErr(t, call(t, s, "get_file_diff", `{}`), `argument "path" is missing`)
+	mustErr(t, call(t, s, "get_file_diff", `{"path": ""}`), `path is empty`, `"." to list every changed file`)
 	noBase := New(Env{Root: f.root, Head: f.head})
 	mustErr(t, call(t, noBase, "get_file_diff", `{"path": "main.go"}`), "no base revision")
 	hidden := f.set(func(e *Env) { e.Ignore = []string{"main.go"} })
@@ -74,6 +74,24 @@ func TestGetFileDiffErrors(t *testing.T) {
 	if strings.Contains(res.Output, " main.go") {
 		t.Errorf("an ignored file is named: %s", res.Output)
 	}
+}
+
+// TestGetFileDiffList lists the changed files under a directory, which is
+// how the overview of a large change reaches the files it only counts.
+func TestGetFileDiffList(t *testing.T) {
+	f := sharedFixture(t)
+	out := mustOK(t, call(t, f.set(), "get_file_diff", `{"path": "util"}`))
+	contains(t, out, "2 changed files under util; a file's diff: get_file_diff {\"path\": \"<file>\"}\n",
+		"added    +3 -0         util/new.go\n",
+		"renamed  +0 -0         util/renamed.go (from util/old.go, 100%)\n")
+	lacks(t, out, "main.go", "diff --git")
+	all := mustOK(t, call(t, f.set(), "get_file_diff", `{"path": "."}`))
+	contains(t, all, "changed files in all;", "util/new.go", "main.go")
+	// Ignored files are not listed.
+	hidden := mustOK(t, call(t, f.set(func(e *Env) { e.Ignore = []string{"main.go"} }), "get_file_diff", `{"path": "."}`))
+	lacks(t, hidden, " main.go")
+	// A directory with no changes is an error naming what changed.
+	mustErr(t, call(t, f.set(), "get_file_diff", `{"path": "nochange"}`), `"nochange" did not change`)
 }
 
 func TestGetFileDiffLarge(t *testing.T) {
@@ -100,8 +118,13 @@ func TestGetFileDiffCopy(t *testing.T) {
 		"b.go": "package a\n\nfunc A() {\n" + body + "}\n",
 	})
 	head := r.commit("copy")
-	s := New(Env{Root: r.root, Head: head, Base: base})
-	out := mustOK(t, call(t, s, "get_file_diff", `{"path": "b.go"}`))
+	// As git diff does by default, and as the diff context does, a new
+	// file is added unless copies are asked for.
+	out := mustOK(t, call(t, New(Env{Root: r.root, Head: head, Base: base}), "get_file_diff", `{"path": "b.go"}`))
+	contains(t, out, "new file mode 100644")
+	lacks(t, out, "copy from")
+	s := New(Env{Root: r.root, Head: head, Base: base, FindCopies: true})
+	out = mustOK(t, call(t, s, "get_file_diff", `{"path": "b.go"}`))
 	contains(t, out, "copy from a.go\ncopy to b.go")
 	// The source of a copy is its own change.
 	out = mustOK(t, call(t, s, "get_file_diff", `{"path": "a.go"}`))

@@ -39,6 +39,9 @@ type Env struct {
 	// Ignore holds doublestar globs hiding paths from every tool; see
 	// Ignored for how they match.
 	Ignore []string
+	// FindCopies has get_file_diff detect copies as well as renames, as
+	// the diff context does when it was loaded with copies.
+	FindCopies bool
 	// Timeout limits each call (DefaultTimeout when zero).
 	Timeout time.Duration
 	// MaxBytes caps each call's output (DefaultMaxBytes when zero); a cut

@@ -186,6 +186,10 @@ answer_reserve: 2000
 static_share: 0.4
 history_chars: 9000
 price: {prompt: 2.5, completion: 10}
+max_units: 5
+max_prompt_tokens: 100000
+max_cost: 3
+find_copies: true
 `)
 	e, err := c.resolveArgs(nil, nil)
 	if err != nil {
@@ -202,6 +206,9 @@ price: {prompt: 2.5, completion: 10}
 		Severity:     map[string]review.Severity{"style": review.Info, "security": review.Critical},
 		// Without a cached price, cached input costs the prompt price.
 		Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10},
+		// The cost cap is reckoned at the configured price.
+		Caps:       review.Caps{MaxUnits: 5, MaxPromptTokens: 100000, MaxCost: 3, Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10}},
+		FindCopies: true,
 	}
 	want.Budget = conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)
 	want.Budget.ContextWindow = 32000
@@ -325,6 +332,13 @@ func TestResolveErrors(t *testing.T) {
 			"answer_reserve 5000 (.review.yaml:1) must be less than context_window 4000 (" + c.userFile() + ":1)", false},
 		{"reserve over window from flags", "", "", nil, []string{"--context-window", "4000", "--answer-reserve", "4000"},
 			"answer_reserve 4000 (flag --answer-reserve) must be less than context_window 4000 (flag --context-window)", true},
+		{"cost cap without a price", "", "", nil, []string{"--model", "my-local-model", "--max-cost", "2"},
+			"max_cost (flag --max-cost) needs the price of model my-local-model, which is not known: set price:", true},
+		{"cost cap in a file without a price", "model: my-local-model\nmax_cost: 2\n", "", nil, nil,
+			"max_cost (.review.yaml:2) needs the price of model my-local-model", false},
+		{"negative cost cap", "", "", nil, []string{"--max-cost", "-1"}, "--max-cost must be 0 (no limit) or more, got -1", true},
+		{"bad find copies", "", "", nil, []string{"--find-copies=maybe"}, `--find-copies must be true or false, got "maybe"`, true},
+		{"bad find copies in a file", "find_copies: yes please\n", "", nil, nil, `.review.yaml:1: find_copies must be true or false, got "yes please"`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

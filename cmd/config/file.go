@@ -263,6 +263,12 @@ func decodeNode(file string, k Key, n *yaml.Node) (any, error) {
 			return nil, bad(n, "must be a number, got %s", describe(n))
 		}
 		v = f
+	case kindBool:
+		var b bool
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(&b) != nil {
+			return nil, bad(n, "must be true or false, got %s", describe(n))
+		}
+		v = b
 	case kindGlobs:
 		if n.Kind != yaml.SequenceNode {
 			return nil, bad(n, `must be a list of globs, such as ["gen/**", "*.pb.go"], got %s`, describe(n))

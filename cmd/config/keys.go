@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -30,6 +31,7 @@ const (
 	kindGlobs                // []string of doublestar globs
 	kindSeverities           // map[string]review.Severity, by finding category
 	kindPrice                // llm.Price
+	kindBool                 // bool
 )
 
 // Key is one setting: its name in configuration files and in
@@ -64,6 +66,10 @@ var keys = []Key{
 	{Name: "deadline", kind: kindString, Flag: "deadline", Env: "REVIEW_DEADLINE", File: true, parse: duration(0, 24*time.Hour)},
 	{Name: "history_turns", kind: kindInt, Flag: "history-turns", File: true, parse: atLeast(0)},
 	{Name: "history_chars", kind: kindInt, Flag: "history-chars", File: true, parse: atLeast(0)},
+	{Name: "max_units", kind: kindInt, Flag: "max-units", File: true, parse: atLeast(0)},
+	{Name: "max_prompt_tokens", kind: kindInt, Flag: "max-prompt-tokens", File: true, parse: atLeast(0)},
+	{Name: "max_cost", kind: kindFloat, Flag: "max-cost", File: true, parse: nonNegative},
+	{Name: "find_copies", kind: kindBool, Flag: "find-copies", File: true},
 	{Name: "fail_on", kind: kindString, Flag: "fail-on", Env: "REVIEW_FAIL_ON", File: true, parse: failOnSeverity},
 	{Name: "instructions", kind: kindString, File: true},
 	{Name: "ignore", kind: kindGlobs, File: true},
@@ -112,6 +118,12 @@ func parseString(k Key, label, s string) (any, error) {
 			return nil, fmt.Errorf("%s must be a number, got %q", label, s)
 		}
 		v = f
+	case kindBool:
+		b, err := strconv.ParseBool(strings.TrimSpace(s))
+		if err != nil {
+			return nil, fmt.Errorf("%s must be true or false, got %q", label, s)
+		}
+		v = b
 	case kindString:
 	default:
 		return nil, fmt.Errorf("%s can only be set in a configuration file", label)
@@ -179,6 +191,15 @@ func duration(lo, hi time.Duration) func(string, any) (any, error) {
 		}
 		return d, nil
 	}
+}
+
+// nonNegative accepts a number of zero or more; zero means no limit.
+// Written so NaN fails too.
+func nonNegative(label string, v any) (any, error) {
+	if f := v.(float64); !(f >= 0) || math.IsInf(f, 1) {
+		return nil, fmt.Errorf("%s must be 0 (no limit) or more, got %g", label, f)
+	}
+	return v, nil
 }
 
 // share accepts a fraction in (0, 1]; written so NaN fails too.

@@ -38,6 +38,10 @@ type Settings struct {
 	Timeout time.Duration
 	// Deadline bounds the whole run, all requests and retries; 0 is none.
 	Deadline time.Duration
+	// Caps bound what a review may spend: units, prompt tokens, cost.
+	Caps review.Caps
+	// FindCopies has git detect copies as well as renames.
+	FindCopies bool
 }
 
 // Effective is the resolved configuration and where each value came from,
@@ -155,6 +159,10 @@ func (e *Effective) apply() error {
 	def("price", nil)
 	def("timeout", llm.DefaultTimeout)
 	def("deadline", time.Duration(0))
+	def("max_units", review.DefaultMaxUnits)
+	def("max_prompt_tokens", 0)
+	def("max_cost", 0.0)
+	def("find_copies", false)
 
 	s := &e.Settings
 	s.Model = e.values["model"].v.(string)
@@ -171,6 +179,28 @@ func (e *Effective) apply() error {
 	}
 	s.Timeout = e.values["timeout"].v.(time.Duration)
 	s.Deadline = e.values["deadline"].v.(time.Duration)
+	s.FindCopies = e.values["find_copies"].v.(bool)
+	s.Caps = review.Caps{
+		MaxUnits:        e.values["max_units"].v.(int),
+		MaxPromptTokens: e.values["max_prompt_tokens"].v.(int),
+		MaxCost:         e.values["max_cost"].v.(float64),
+	}
+	if s.Caps.MaxCost > 0 {
+		// A cost cap is only as good as the price it converts with.
+		price, ok := llm.PriceFor(s.Model)
+		if s.Price != nil {
+			price, ok = *s.Price, true
+		}
+		if !ok || price.Prompt <= 0 {
+			c := e.values["max_cost"]
+			err := fmt.Errorf("max_cost (%s) needs the price of model %s, which is not known: set price: {prompt: …, cached: …, completion: …} (USD per million tokens) in the configuration, or cap with max_prompt_tokens", c.src, s.Model)
+			if strings.HasPrefix(c.src, "flag ") {
+				return &FlagError{Err: err}
+			}
+			return err
+		}
+		s.Caps.Price = &price
+	}
 
 	// Budgets default per model, and the answer reserve per window.
 	b := conversation.DefaultBudget(llm.Lookup(s.Model).Window)

@@ -43,6 +43,8 @@ func (e *Effective) Rows() Rows {
 			r.Text = strconv.Itoa(x)
 		case float64:
 			r.Text = strconv.FormatFloat(x, 'g', -1, 64)
+		case bool:
+			r.Text = strconv.FormatBool(x)
 		case review.Severity:
 			r.Value, r.Text = string(x), string(x)
 			if x == "" {
@@ -90,6 +92,10 @@ func (e *Effective) Rows() Rows {
 			}
 		case "instructions":
 			r.Text = firstLine(r.Text)
+		case "max_units", "max_prompt_tokens", "max_cost":
+			if r.Text == "0" {
+				r.Text = "0 (no limit)"
+			}
 		}
 		rows = append(rows, r)
 	}

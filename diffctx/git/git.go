@@ -109,6 +109,19 @@ func (c *Cmd) Run() error { return c.fail(c.Cmd.Run()) }
 // Wait waits for a started git to exit.
 func (c *Cmd) Wait() error { return c.fail(c.Cmd.Wait()) }
 
+// Warnings returns the warnings git wrote on its standard error, without
+// their "warning: " prefix: a run that succeeds may still have skipped
+// work, as rename detection does past diff.renameLimit.
+func (c *Cmd) Warnings() []string {
+	var out []string
+	for line := range strings.SplitSeq(c.stderr.buf.String(), "\n") {
+		if w, ok := strings.CutPrefix(strings.TrimSpace(line), "warning: "); ok && w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 func (c *Cmd) fail(err error) error {
 	if err == nil {
 		return nil
@@ -251,12 +264,21 @@ func (w *capWriter) Write(p []byte) (int, error) {
 // format and file order. The diff context and the tools' file diff share
 // them, so a file's diff reads the same in both. go-diff misreads coloured
 // and -U0 output, so neither may ever be used.
-func PatchArgs(from, to string, paths ...string) []string {
+//
+// Renames are detected as git diff does by default (-M). Copies only when
+// asked (-C): git then pairs a new file with any similar file the change
+// also touched, so a new file written next to a like one reads as its copy,
+// with lines counted against it that were never deleted.
+func PatchArgs(from, to string, copies bool, paths ...string) []string {
 	args := []string{
 		"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-relative",
-		"--src-prefix=a/", "--dst-prefix=b/", "-M", "-C", "-U3", "--inter-hunk-context=0",
-		"--submodule=short", "--ignore-submodules=none", "-O/dev/null",
-		from, to, "--",
+		"--src-prefix=a/", "--dst-prefix=b/", "-M",
 	}
+	if copies {
+		args = append(args, "-C")
+	}
+	args = append(args, "-U3", "--inter-hunk-context=0",
+		"--submodule=short", "--ignore-submodules=none", "-O/dev/null",
+		from, to, "--")
 	return append(args, paths...)
 }

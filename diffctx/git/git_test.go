@@ -90,7 +90,7 @@ func newRepo(t *testing.T) (dir, first, second string) {
 
 func TestPatchIgnoresConfiguration(t *testing.T) {
 	dir, first, second := newRepo(t)
-	out, err := Runner{Dir: dir}.Output(context.Background(), PatchArgs(first, second)...)
+	out, err := Runner{Dir: dir}.Output(context.Background(), PatchArgs(first, second, false)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,8 +45,30 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 		}
 	}
 	fmt.Fprintf(&b, "First request: %d tokens (%.1f%% of input).\n", bu.TotalTokens, 100*float64(bu.TotalTokens)/float64(max(bu.Input, 1)))
+	p := d.Plan
+	fmt.Fprintf(&b, "Plan: %s.\n", p.Line())
+	if p.MaxCost != nil {
+		fmt.Fprintf(&b, "Cost at the %s.\n", p.PriceSource)
+	}
+	if n := len(p.NotReviewed); n > 0 {
+		fmt.Fprintf(&b, "Not reviewed (%d files, %s):\n", n, p.Cap)
+		for _, f := range p.NotReviewed {
+			fmt.Fprintf(&b, "  %s%s\n", f.Path, partly(f))
+		}
+	}
+	for _, w := range d.Warnings {
+		fmt.Fprintf(&b, "Git warned: %s\n", w)
+	}
 	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err
+}
+
+// partly notes a file only some of whose hunks are not reviewed.
+func partly(n review.NotReviewed) string {
+	if n.All > 0 && n.Hunks < n.All {
+		return fmt.Sprintf(" (%d of %d hunks)", n.Hunks, n.All)
+	}
+	return ""
 }
 
 func included(es []diffctx.Entry) int {

@@ -38,6 +38,10 @@ func writeGitHub(w io.Writer, r *review.Result) error {
 	if !r.Submitted {
 		b.WriteString("::warning title=" + escapeProperty("Incomplete review") + "::" + escapeData(incompleteNote) + "\n")
 	}
+	if line := notReviewedLine(r); line != "" {
+		// No file: the runner shows it on the run, not on a line.
+		b.WriteString("::warning title=" + escapeProperty("review: partial review") + "::" + escapeData(line+" (every file is listed in the json output)") + "\n")
+	}
 	fmt.Fprintf(&b, "review: %s · run %s · see what the model saw: review replay %s\n",
 		review.CountFindings(r.Findings), r.RunID, r.RunID)
 	_, err := io.WriteString(w, b.String())

@@ -23,6 +23,9 @@ func writeMarkdown(w io.Writer, r *review.Result) error {
 	if !r.Submitted {
 		b.WriteString("_The model did not submit a structured review; its last message is shown above._\n\n")
 	}
+	if len(r.NotReviewed) > 0 {
+		fmt.Fprintf(&b, "**Partial review: %s were not reviewed (%s); they are listed below.**\n\n", text.Plural(len(r.NotReviewed), "file"), text.OneLine(why(r), 0))
+	}
 	if len(r.Findings) == 0 {
 		b.WriteString("No findings.\n\n")
 	} else {
@@ -48,6 +51,7 @@ func writeMarkdown(w io.Writer, r *review.Result) error {
 		}
 		b.WriteString("\n</details>\n\n")
 	}
+	writeNotReviewed(&b, r)
 	b.WriteString("---\n" + r.UsageLine() + "\n")
 	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err

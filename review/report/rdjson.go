@@ -84,6 +84,16 @@ func writeRDJSON(w io.Writer, r *review.Result) error {
 		d.Message = plainMessage(g, true)
 		out.Diagnostics = append(out.Diagnostics, d)
 	}
+	if line := notReviewedLine(r); line != "" {
+		// rdjson has no place for a note on the run: one diagnostic on
+		// the first file not reviewed says it, without a line.
+		out.Diagnostics = append(out.Diagnostics, rdDiagnostic{
+			Message:  "review: " + line,
+			Location: rdLocation{Path: r.NotReviewed[0].Path},
+			Severity: "INFO",
+			Code:     rdCode{Value: "not-reviewed"},
+		})
+	}
 	if top != "" {
 		out.Severity = rdSeverity(top)
 	}

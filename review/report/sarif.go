@@ -46,23 +46,27 @@ type (
 	}
 	sarifRun struct {
 		Tool sarifTool `json:"tool"`
-		// Invocations is set only for a review the model never submitted.
+		// Invocations is set only for an incomplete or partial review.
 		Invocations        []sarifInvocation            `json:"invocations,omitempty"`
 		AutomationDetails  sarifAutomation              `json:"automationDetails"`
 		OriginalURIBaseIDs map[string]sarifArtifactBase `json:"originalUriBaseIds"`
 		Results            []sarifResult                `json:"results"`
 		Properties         sarifRunProperties           `json:"properties"`
 	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	// sarifInvocation says that the model never submitted its review, or
+	// that files were not reviewed, as tool execution notifications (the
+	// latter with the files' locations).
 	sarifInvocation struct {
 		ExecutionSuccessful        bool                `json:"executionSuccessful"`
 		ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
 	}
 	sarifNotification struct {
-		Level   string    `json:"level"`
-		Message sarifText `json:"message"`
-	}
-	sarifTool struct {
-		Driver sarifDriver `json:"driver"`
+		Level     string          `json:"level"`
+		Message   sarifText       `json:"message"`
+		Locations []sarifLocation `json:"locations,omitempty"`
 	}
 	sarifDriver struct {
 		Name           string      `json:"name"`
@@ -194,6 +198,26 @@ func writeSARIF(w io.Writer, r *review.Result, version string) error {
 		c = math.Round(c*1e6) / 1e6
 		props.EstimatedCostUSD = &c
 	}
+	// One invocation: it failed when the model never submitted, and says
+	// which files were not reviewed when caps left some out.
+	var invocations []sarifInvocation
+	inv := sarifInvocation{ExecutionSuccessful: r.Submitted, ToolExecutionNotifications: []sarifNotification{}}
+	if !r.Submitted {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "error", Message: sarifText{Text: incompleteNote}})
+	}
+	if line := notReviewedLine(r); line != "" {
+		n := sarifNotification{Level: "warning", Message: sarifText{Text: "review: " + line}}
+		for _, f := range r.NotReviewed {
+			n.Locations = append(n.Locations, sarifLocation{PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: artifactURI(f.Path), URIBaseID: srcRoot},
+				Region:           sarifRegion{StartLine: 1},
+			}})
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, n)
+	}
+	if len(inv.ToolExecutionNotifications) > 0 {
+		invocations = []sarifInvocation{inv}
+	}
 	log := sarifLog{
 		Schema:  sarifSchema,
 		Version: sarifVersion,
@@ -201,6 +225,7 @@ func writeSARIF(w io.Writer, r *review.Result, version string) error {
 			Tool: sarifTool{Driver: sarifDriver{
 				Name: "review", Version: version, InformationURI: informationURI, Rules: rules,
 			}},
+			Invocations:       invocations,
 			AutomationDetails: sarifAutomation{ID: automationCategory + "/" + r.RunID},
 			OriginalURIBaseIDs: map[string]sarifArtifactBase{
 				srcRoot: {Description: sarifText{Text: "The top level of the repository's work tree."}},
@@ -208,11 +233,6 @@ func writeSARIF(w io.Writer, r *review.Result, version string) error {
 			Results:    results,
 			Properties: props,
 		}},
-	}
-	if !r.Submitted {
-		log.Runs[0].Invocations = []sarifInvocation{{
-			ToolExecutionNotifications: []sarifNotification{{Level: "error", Message: sarifText{Text: incompleteNote}}},
-		}}
 	}
 	return WriteJSON(w, log)
 }

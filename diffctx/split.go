@@ -1,0 +1,200 @@
+package diffctx
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SplitOptions say how SplitUnits splits a diff.
+type SplitOptions struct {
+	// Room is what the overview and one unit's hunks may take together,
+	// in tokens; the overview takes at most half of it.
+	Room int
+	// Intro is the count of a unit turn's own instructions, which take
+	// from the unit's share.
+	Intro int
+	// Max bounds the units; 0 is no bound.
+	Max int
+	// Counter counts tokens; nil counts with conversation.EstimateTokens.
+	Counter Counter
+}
+
+// Split is a diff split into units for a review in turns, one per unit.
+type Split struct {
+	// Context is the static context of the review: the header and the
+	// overview, which names the unit of each file, or says it is not
+	// reviewed. It holds no hunks.
+	Context *Context
+	// Units are the units reviewed, in priority order.
+	Units []Unit
+	// Total is how many units the whole diff takes; past Max it is
+	// estimated, not packed.
+	Total int
+	// Budget is what each unit's hunks may take, in tokens.
+	Budget int
+	// Left are the files with hunks that no unit reviewed holds, in
+	// priority order.
+	Left []Left
+
+	r     *renderer
+	all   []Unit
+	total int
+	limit int // what the overview was laid out in
+	room  int // SplitOptions.Room less SplitOptions.Intro
+}
+
+// Left is a changed file some or all of whose hunks are in no unit
+// reviewed.
+type Left struct {
+	Path string `json:"path"`
+	// Hunks is how many of its hunks are not reviewed, of All.
+	Hunks int `json:"hunks_not_reviewed"`
+	All   int `json:"hunks"`
+}
+
+// SplitUnits lays out the overview of d within half of opts.Room and
+// packs the hunks of its files into units of what is left, less
+// opts.Intro, in priority order as Units does, at most opts.Max units. The
+// overview names each file's units; files whose hunks are not all in them
+// are marked not reviewed and listed in Left.
+func SplitUnits(d *Diff, opts SplitOptions) *Split {
+	r := newRenderer(d, opts.Counter)
+	r.inUnits = true
+	ov, _ := r.layout(opts.Room / 2)
+	budget := max(opts.Room-ov-opts.Intro, 1)
+	units, total := packUnits(r.items, nil, budget, opts.Max, r.c)
+	s := &Split{Budget: budget, r: r, all: units, total: total, limit: ov, room: opts.Room - opts.Intro}
+	s.Keep(len(units), "")
+	return s
+}
+
+// Keep reviews only the first n units: the others' files are left, and
+// the overview says so; why names the cap that left them, for the model.
+func (s *Split) Keep(n int, why string) {
+	n = max(0, min(n, len(s.all)))
+	s.Units = s.all[:n]
+	s.Total = s.total
+	r := s.r
+	type span struct{ first, last, done int }
+	spans := map[string]*span{}
+	for i, u := range s.Units {
+		for _, p := range u.Parts {
+			sp := spans[p.Path]
+			if sp == nil {
+				sp = &span{first: i + 1}
+				spans[p.Path] = sp
+			}
+			sp.last = i + 1
+			if p.FromLine == 0 {
+				sp.done += p.Last - p.First + 1
+				continue
+			}
+			// A sliced hunk is reviewed when its last slice is.
+			if f := s.r.d.File(p.Path); f != nil && p.First <= len(f.Hunks) {
+				if _, all := splitHunk(unitHunk(&f.Hunks[p.First-1])); p.ToLine >= len(all) {
+					sp.done++
+				}
+			}
+		}
+	}
+	s.Left = nil
+	left := map[string]int{}
+	for _, it := range r.items {
+		if !it.inline() {
+			continue
+		}
+		done := 0
+		if sp := spans[it.f.Path]; sp != nil {
+			done = sp.done
+		}
+		if n := len(it.f.Hunks) - done; n > 0 {
+			left[it.f.Path] = n
+			s.Left = append(s.Left, Left{Path: it.f.Path, Hunks: n, All: len(it.f.Hunks)})
+		}
+	}
+	r.coverage = ""
+	if len(s.Left) > 0 {
+		if why != "" {
+			why = " (" + why + ")"
+		}
+		r.coverage = fmt.Sprintf("This review covers the first %d of the %d units the hunks take%s: lines marked \"not reviewed\" are outside it.", n, s.Total, why)
+	}
+	units := func(sp *span) string {
+		if sp.first == sp.last {
+			return fmt.Sprintf("unit %d", sp.first)
+		}
+		return fmt.Sprintf("units %d–%d", sp.first, sp.last)
+	}
+	note := func(it *item) string {
+		if !it.inline() {
+			return it.hint(0)
+		}
+		sp, n := spans[it.f.Path], left[it.f.Path]
+		switch {
+		case sp == nil:
+			return " — not reviewed: " + codeSpan(it.fetch)
+		case n > 0:
+			return fmt.Sprintf(" — in %s; %d of %d hunks not reviewed: %s", units(sp), n, len(it.f.Hunks), codeSpan(it.fetch))
+		}
+		return " — in " + units(sp)
+	}
+	groupNote := func(items []*item) string {
+		var all *span
+		notReviewed := 0
+		for _, it := range items {
+			if left[it.f.Path] > 0 {
+				notReviewed++
+			}
+			sp := spans[it.f.Path]
+			if sp == nil {
+				continue
+			}
+			if all == nil {
+				all = &span{first: sp.first, last: sp.last}
+			}
+			all.first, all.last = min(all.first, sp.first), max(all.last, sp.last)
+		}
+		var b strings.Builder
+		if all != nil {
+			b.WriteString("; in " + units(all))
+		}
+		if notReviewed > 0 {
+			fmt.Fprintf(&b, "; %d not reviewed", notReviewed)
+		}
+		return b.String()
+	}
+	r.setNotes(note, groupNote)
+	// The notes and the line on what the review covers change the
+	// overview's count; it may take what the largest unit kept leaves.
+	largest := 0
+	for _, u := range s.Units {
+		largest = max(largest, u.Tokens)
+	}
+	limit := max(s.limit, s.room-largest)
+	// Lines of their own for files not reviewed are worth less than
+	// finer directories: a compact overview lists the files reviewed.
+	if r.listed < len(r.items) {
+		reviewed := 0
+		for reviewed < len(r.items) && (spans[r.items[reviewed].f.Path] != nil || !r.items[reviewed].inline()) {
+			reviewed++
+		}
+		if reviewed < r.listed {
+			r.maxListed = max(reviewed, 1)
+			r.compact(limit)
+			r.maxListed = 0
+		}
+	}
+	var b strings.Builder
+	r.writeOverview(&b, r.listed, r.depth)
+	tokens := r.c.Count(b.String())
+	if tokens > limit {
+		if r.listed == len(r.items) {
+			tokens = r.compact(limit)
+		} else {
+			tokens = r.shrink(r.listed, limit)
+		}
+		b.Reset()
+		r.writeOverview(&b, r.listed, r.depth)
+	}
+	s.Context = r.context(b.String(), tokens, limit)
+}

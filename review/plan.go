@@ -1,0 +1,434 @@
+package review
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review/llm"
+)
+
+// A review is planned, and priced, before any request: how many units it
+// takes, how many requests and prompt tokens that can cost at most, and
+// what the caps leave out. When prompt tokens or cost are capped, a guard
+// holds the run to that plan: no request is sent that would pass the
+// bound on requests, prompt tokens or cost.
+
+// DefaultMaxUnits is how many units a review covers unless configured.
+const DefaultMaxUnits = 12
+
+// Caps bound what a review may spend. A zero field is no bound.
+type Caps struct {
+	// MaxUnits bounds the units of a diff reviewed in units; the files of
+	// the others are reported as not reviewed.
+	MaxUnits int
+	// MaxPromptTokens bounds the prompt tokens of all requests, by our
+	// count or the server's, whichever is larger.
+	MaxPromptTokens int
+	// MaxCost bounds the cost in US dollars, prompts at Price and each
+	// answer counted as long as the answer reserve allows.
+	MaxCost float64
+	// Price is what MaxCost is reckoned in: the configured price, else
+	// the model's list price. It must be set with MaxCost.
+	Price *llm.Price
+}
+
+// Reasons files are not reviewed.
+const (
+	ReasonMaxUnits        = "max_units"
+	ReasonMaxPromptTokens = "max_prompt_tokens"
+	ReasonMaxCost         = "max_cost"
+	ReasonMaxRequests     = "max_requests"
+)
+
+// NotReviewed is a changed file some or all of whose hunks the review did
+// not cover, because a cap left them out.
+type NotReviewed struct {
+	diffctx.Left
+	// Reason is the cap: one of the Reason constants.
+	Reason string `json:"reason"`
+}
+
+// Estimate is what a review is planned to send, known before any request.
+type Estimate struct {
+	// Units are the turns the review takes, one per unit (1 for a diff
+	// whose hunks fit the diff context); TotalUnits the units the whole
+	// diff would take (past MaxUnits an estimate).
+	Units      int `json:"units"`
+	TotalUnits int `json:"total_units"`
+	// MinRequests and MaxRequests bound the requests: at least one per
+	// unit, at most max_steps and the final one.
+	MinRequests int `json:"min_requests"`
+	MaxRequests int `json:"max_requests"`
+	// FirstRequestTokens is our count of the first request.
+	FirstRequestTokens int `json:"first_request_tokens"`
+	// MaxPromptTokens bounds the prompt tokens of the whole review.
+	MaxPromptTokens int `json:"max_prompt_tokens"`
+	// MaxCost bounds its cost in US dollars, when the price is known.
+	MaxCost *float64 `json:"max_cost_usd,omitempty"`
+	// PriceSource says where the price came from: "configured" or the
+	// date of the list price.
+	PriceSource string `json:"price_source,omitempty"`
+	// LimitedBy names the cap that left units out, if one did: one of
+	// the Reason constants; Cap is how it was set, e.g. "--max-units 12".
+	LimitedBy string `json:"limited_by,omitempty"`
+	Cap       string `json:"cap,omitempty"`
+	// NotReviewed are the files the caps leave out, in priority order.
+	NotReviewed []NotReviewed `json:"not_reviewed"`
+}
+
+// Line says the plan in one line for people: units, requests, tokens,
+// cost, and what is left out.
+func (e Estimate) Line() string {
+	var b strings.Builder
+	if e.TotalUnits > e.Units {
+		fmt.Fprintf(&b, "%d of %d units", e.Units, e.TotalUnits)
+	} else {
+		b.WriteString(text.Plural(e.Units, "unit"))
+	}
+	fmt.Fprintf(&b, ", %d to %d requests, at most %s prompt tokens", e.MinRequests, e.MaxRequests, groupDigits(e.MaxPromptTokens))
+	if e.MaxCost != nil {
+		fmt.Fprintf(&b, " and %s", llm.FormatUSD(*e.MaxCost))
+	}
+	if n := len(e.NotReviewed); n > 0 {
+		fmt.Fprintf(&b, "; %s not reviewed (%s)", text.Plural(n, "file"), e.Cap)
+	}
+	return b.String()
+}
+
+// CapFlag is how people set the cap a Reason constant names.
+func CapFlag(reason string) string { return capName(reason) }
+
+// capName is how people set a cap.
+func capName(reason string) string {
+	switch reason {
+	case ReasonMaxUnits:
+		return "--max-units"
+	case ReasonMaxPromptTokens:
+		return "--max-prompt-tokens"
+	case ReasonMaxCost:
+		return "--max-cost"
+	case ReasonMaxRequests:
+		return "the bound on requests"
+	}
+	return reason
+}
+
+// groupDigits writes n with thousands separated by commas.
+func groupDigits(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// ErrWindowTooSmall is a context window too small for any review: the
+// system prompt, the tool definitions, the smallest overview and a minimal
+// tool loop do not fit its input budget.
+var ErrWindowTooSmall = errors.New("context window too small for a review")
+
+// ErrCapTooLow is a cap that does not allow even the first unit.
+var ErrCapTooLow = errors.New("cap too low for a review")
+
+// minUnitTokens bounds units from below: when the context window leaves
+// less room than this for a unit's hunks, the static share gives way to it
+// (within the input budget), so units are never a line or two each.
+const minUnitTokens = 256
+
+// loopFloor is what the smallest tool loop adds to the first request: one
+// tool call with its preview, and the message asking for the final review.
+func loopFloor(b conversation.Budget, c *conversation.Counter) int {
+	return 64 + b.PreviewChars/3 + c.Count(final)
+}
+
+// windowError says how large a window a review needs.
+func windowError(b conversation.Budget, fixed, overview, need int) error {
+	// The smallest window whose input budget holds need, with the
+	// default answer reserve (a quarter of the window, at most 8192).
+	want := (need*4 + 2) / 3
+	if need > 3*8192 {
+		want = need + 8192
+	}
+	want = max(want, need+b.AnswerReserve)
+	return fmt.Errorf("%w: the system prompt and tool definitions take %d tokens, the smallest overview of the changed files %d and a minimal review turn %d more, but a context window of %d with an answer reserve of %d leaves %d: use --context-window %d or more",
+		ErrWindowTooSmall, fixed, overview, need-fixed-overview, b.ContextWindow, b.AnswerReserve, b.Input(), roundUp(want, 1000))
+}
+
+func roundUp(n, to int) int { return (n + to - 1) / to * to }
+
+// historyAllowance is about what the earlier turns a unit's first request
+// carries can take, in tokens: the window of turns and a summary.
+func historyAllowance(b conversation.Budget) int {
+	return b.HistoryChars/4 + 500
+}
+
+// planUnits decides how many of the units to review within the caps, and
+// prices the review. first is our count of the first request, static that
+// of its static layer with the tool definitions, and intro that of a unit
+// turn's own words. It returns the units kept and the reason the others
+// were dropped.
+func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int, string, error) {
+	b := p.Budget
+	n := max(len(p.Units), 1)
+	firsts := make([]int, n)
+	firsts[0] = first
+	for k := 1; k < n; k++ {
+		firsts[k] = min(b.Input(), static+intro+p.Units[k].Tokens+historyAllowance(b))
+	}
+	price, priced := caps.Price, caps.Price != nil
+	if !priced {
+		if lp, ok := llm.PriceFor(model); ok {
+			price, priced = &lp, true
+		}
+	}
+	// A unit is planned only if the caps leave it at least one exploring
+	// request and the final one.
+	reason := ""
+	if len(p.Units) > 0 && p.split.Total > len(p.Units) {
+		reason = ReasonMaxUnits
+	}
+	kept, tokens := n, 0
+	for k := range n {
+		t := tokens + 2*firsts[k]
+		over := ""
+		switch {
+		case caps.MaxPromptTokens > 0 && t > caps.MaxPromptTokens:
+			over = ReasonMaxPromptTokens
+		case caps.MaxCost > 0 && requestCost(*caps.Price, t, 2*(k+1), b.AnswerReserve) > caps.MaxCost:
+			over = ReasonMaxCost
+		}
+		if over != "" {
+			if k == 0 {
+				return 0, over, fmt.Errorf("%w: the first request alone takes %d prompt tokens, and a review needs room for at least two (%d tokens%s); raise %s", ErrCapTooLow, first, 2*firsts[0], capCost(caps, 2*firsts[0], 2, b.AnswerReserve), capName(over))
+			}
+			kept, reason = k, over
+			break
+		}
+		tokens = t
+	}
+	steps := b.MaxSteps + 1
+	e := Estimate{
+		Units: kept, TotalUnits: max(kept, 1), MinRequests: kept, MaxRequests: kept * steps,
+		FirstRequestTokens: first, MaxPromptTokens: kept * steps * b.Input(), LimitedBy: reason,
+	}
+	if reason != "" {
+		e.Cap = capName(reason) + capValue(caps, reason)
+	}
+	if len(p.Units) > 0 {
+		e.TotalUnits = p.split.Total
+	}
+	if caps.MaxPromptTokens > 0 {
+		e.MaxPromptTokens = min(e.MaxPromptTokens, caps.MaxPromptTokens)
+	}
+	// Every request carries the static layer: a cap on tokens is a cap
+	// on requests too.
+	if caps.MaxPromptTokens > 0 && static > 0 {
+		e.MaxRequests = max(e.MinRequests, min(e.MaxRequests, caps.MaxPromptTokens/static))
+	}
+	if priced {
+		c := requestCost(*price, e.MaxPromptTokens, e.MaxRequests, b.AnswerReserve)
+		if caps.MaxCost > 0 {
+			c = min(c, caps.MaxCost)
+			// The tokens the cost cap can buy, at most, and so the
+			// requests.
+			e.MaxPromptTokens = min(e.MaxPromptTokens, int(caps.MaxCost/price.Prompt*1e6))
+			if static > 0 {
+				e.MaxRequests = max(e.MinRequests, min(e.MaxRequests, e.MaxPromptTokens/static))
+			}
+		}
+		e.MaxCost = &c
+		e.PriceSource = "list price of " + llm.PricesAsOf
+		if caps.Price != nil {
+			e.PriceSource = "configured"
+		}
+	}
+	p.Estimate = e
+	p.guard = &guard{
+		maxRequests: e.MaxRequests, maxTokens: e.MaxPromptTokens, reserve: b.AnswerReserve,
+		preview: b.PreviewChars / 3, firsts: firsts[:kept],
+		hard: caps.MaxPromptTokens > 0 || caps.MaxCost > 0,
+	}
+	if caps.MaxCost > 0 {
+		p.guard.maxCost, p.guard.price = caps.MaxCost, caps.Price
+	}
+	return kept, reason, nil
+}
+
+// requestCost is the most that requests prompting tokens in all can cost,
+// each answer as long as the answer reserve.
+func requestCost(p llm.Price, tokens, requests, reserve int) float64 {
+	return p.Cost(tokens, 0, requests*reserve)
+}
+
+func capCost(caps Caps, tokens, requests, reserve int) string {
+	if caps.Price == nil {
+		return ""
+	}
+	return ", " + llm.FormatUSD(requestCost(*caps.Price, tokens, requests, reserve))
+}
+
+// guard holds a run to its plan: it refuses a request that would pass the
+// bound on requests, prompt tokens or cost, and tells a loop to ask for
+// its final review while the caps still leave room for it and for the
+// units after it. Without caps on tokens or cost it only keeps count: the
+// loops' own bounds (max steps, the input budget) keep the plan then, but
+// for a final request, which may pass the input budget by the tool
+// results before it and is better sent than refused.
+type guard struct {
+	hard        bool // caps on tokens or cost are set: enforce
+	maxRequests int
+	maxTokens   int
+	maxCost     float64
+	price       *llm.Price
+	reserve     int   // the answer reserve: the longest answer counted
+	preview     int   // about what one tool call adds to a request
+	firsts      []int // per unit, our count of its first request
+	unit        int   // the unit running, from 0
+
+	requests int
+	tokens   int
+	cost     float64
+}
+
+// capsGuard holds a follow-up turn to the agent's caps on prompt tokens
+// and cost; nil when there are none.
+func (a *Agent) capsGuard() *guard {
+	c := a.Caps
+	if c.MaxPromptTokens <= 0 && c.MaxCost <= 0 {
+		return nil
+	}
+	g := &guard{hard: true, maxTokens: c.MaxPromptTokens, reserve: a.Budget.AnswerReserve, preview: a.Budget.PreviewChars / 3}
+	if c.MaxCost > 0 && c.Price != nil {
+		g.maxCost, g.price = c.MaxCost, c.Price
+	}
+	return g
+}
+
+// capError is a request the guard refused; Reason is one of the Reason
+// constants.
+type capError struct {
+	Reason string
+	detail string
+}
+
+func (e *capError) Error() string {
+	return fmt.Sprintf("stopped before a request that would pass %s: %s", capName(e.Reason), e.detail)
+}
+
+// allow checks a request of tokens prompt tokens against the bounds.
+func (g *guard) allow(tokens int) error {
+	if g == nil || !g.hard {
+		return nil
+	}
+	switch {
+	case g.maxRequests > 0 && g.requests+1 > g.maxRequests:
+		return &capError{ReasonMaxRequests, fmt.Sprintf("%d requests were planned", g.maxRequests)}
+	case g.maxTokens > 0 && g.tokens+tokens > g.maxTokens:
+		return &capError{ReasonMaxPromptTokens, fmt.Sprintf("%d prompt tokens sent, %d more would pass %d", g.tokens, tokens, g.maxTokens)}
+	case g.maxCost > 0 && g.cost+requestCost(*g.price, tokens, 1, g.reserve) > g.maxCost:
+		return &capError{ReasonMaxCost, fmt.Sprintf("%s spent, the next request could pass %s", llm.FormatUSD(g.cost), llm.FormatUSD(g.maxCost))}
+	}
+	return nil
+}
+
+// tight reports whether a loop should ask for its final review now rather
+// than explore with a request of tokens: after it, the final request
+// (about as large, plus a tool result) and the first two requests of each
+// later unit would no longer fit the bounds.
+func (g *guard) tight(tokens int) bool {
+	if g == nil || !g.hard {
+		return false
+	}
+	later := 0
+	for _, f := range g.firsts[min(g.unit+1, len(g.firsts)):] {
+		later += 2 * f
+	}
+	need := tokens + (tokens + g.preview) + later
+	switch {
+	case g.maxTokens > 0 && g.tokens+need > g.maxTokens:
+		return true
+	case g.maxCost > 0 && g.cost+requestCost(*g.price, need, 2, g.reserve) > g.maxCost:
+		return true
+	}
+	return false
+}
+
+// spent accounts a request sent: own is our count of its prompt, u what
+// the server reported (zero when it failed).
+func (g *guard) spent(own int, u llm.Usage) {
+	if g == nil {
+		return
+	}
+	prompt := max(own, u.Prompt)
+	g.requests++
+	g.tokens += prompt
+	if g.price != nil {
+		completion := u.Completion
+		if u.Prompt == 0 && u.Completion == 0 {
+			completion = g.reserve // unknown: count the longest
+		}
+		g.cost += g.price.Cost(prompt, min(u.Cached, prompt), completion)
+	}
+}
+
+// notReviewed lists the files of units that were not reviewed, for reason.
+func notReviewed(units []diffctx.Unit, reason string) []NotReviewed {
+	var out []NotReviewed
+	index := map[string]int{}
+	for _, u := range units {
+		seen := map[string]map[int]bool{}
+		for _, p := range u.Parts {
+			if seen[p.Path] == nil {
+				seen[p.Path] = map[int]bool{}
+			}
+			for k := p.First; k <= p.Last; k++ {
+				seen[p.Path][k] = true
+			}
+		}
+		for _, path := range u.Files() {
+			i, ok := index[path]
+			if !ok {
+				i = len(out)
+				index[path] = i
+				out = append(out, NotReviewed{Left: diffctx.Left{Path: path}, Reason: reason})
+			}
+			out[i].Hunks += len(seen[path])
+		}
+	}
+	return out
+}
+
+// mergeNotReviewed adds more to list: a file in both counts the hunks of
+// both, with the reason it had first.
+func mergeNotReviewed(list, more []NotReviewed, d *diffctx.Diff) []NotReviewed {
+	index := map[string]int{}
+	for i, n := range list {
+		index[n.Path] = i
+	}
+	for _, n := range more {
+		if i, ok := index[n.Path]; ok {
+			list[i].Hunks += n.Hunks
+			continue
+		}
+		if f := d.File(n.Path); f != nil {
+			n.All = len(f.Hunks)
+		}
+		index[n.Path] = len(list)
+		list = append(list, n)
+	}
+	for i := range list {
+		list[i].Hunks = min(list[i].Hunks, max(list[i].All, list[i].Hunks))
+	}
+	return list
+}
