@@ -209,12 +209,11 @@ func environ(ts *testscript.TestScript) []string {
 	return env
 }
 
-type serverKey struct{}
-
 // modelserver starts the scripted OpenAI-compatible server for the rest of
 // the script and points OPENAI_BASE_URL at it, with credentials in the URL
-// if asked: `modelserver [-record dir] [-userinfo u:p] [-query q] script.json`. Every request body it receives is
-// written byte-exact to dir/req-NNN.json.
+// if asked: `modelserver [-record dir] [-userinfo u:p] [-query q]
+// script.json`. Every request body it receives is written byte-exact to
+// dir/req-NNN.json.
 func cmdModelServer(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! modelserver")

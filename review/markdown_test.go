@@ -4,14 +4,6 @@ import (
 	"testing"
 )
 
-// workflowCommand is a workflow command parsed the way the Actions runner
-// parses one line: "::name k=v,k=v::message", values unescaped.
-type workflowCommand struct {
-	name    string
-	props   map[string]string
-	message string
-}
-
 func TestMarkdownHelpers(t *testing.T) {
 	for in, want := range map[string]string{
 		"a < b":            "a &lt; b",
