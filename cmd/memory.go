@@ -68,8 +68,11 @@ func NewCmdMemoryShow(f *Factory, runF func(*MemoryOptions) error) *cobra.Comman
 			return runMemoryShow(opts, paging)
 		},
 	}
-	c.Flags().IntVar(&opts.StartLine, "start-line", 1, "first line to print (1-based)")
-	c.Flags().IntVar(&opts.Lines, "lines", 80, "number of lines to print from --start-line")
+	// Without --start-line, --lines or --grep the output is printed whole;
+	// the defaults below apply once either paging flag is given, and the
+	// help says so rather than showing a default that seems always on.
+	c.Flags().IntVar(&opts.StartLine, "start-line", 1, "print numbered lines from this line (1-based; with --lines alone, 1)")
+	c.Flags().IntVar(&opts.Lines, "lines", 80, "print this many numbered lines (with --start-line alone, 80); without either flag the output is printed whole")
 	c.Flags().StringVar(&opts.Grep, "grep", "", "print the lines matching this regular expression (RE2), numbered")
 	addStoreFlag(c.Flags(), &opts.Store)
 	return c

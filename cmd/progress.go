@@ -2,8 +2,10 @@ package cmd
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
 )
@@ -15,15 +17,16 @@ import (
 type progress struct {
 	io    *IOStreams
 	drawn bool
+	start time.Time
 }
 
-func newProgress(s *IOStreams) *progress { return &progress{io: s} }
+func newProgress(s *IOStreams) *progress { return &progress{io: s, start: time.Now()} }
 
 func (p *progress) step(s review.Progress) {
 	if !p.io.ErrTTY {
 		return
 	}
-	fmt.Fprintf(p.io.rawErr(), "\r\033[K  step %d · %d tool calls · %d tokens sent", s.Step, s.ToolCalls, s.Tokens)
+	fmt.Fprintf(p.io.rawErr(), "\r\033[K  %s", progressLine(s, time.Since(p.start)))
 	p.drawn = true
 }
 
@@ -40,4 +43,16 @@ func (p *progress) done() {
 		fmt.Fprint(p.io.rawErr(), "\r\033[K")
 		p.drawn = false
 	}
+}
+
+// progressLine says where a review is: "unit 2/5 · step 7 · 3 tool calls ·
+// 41,200 tokens sent · 1m12s".
+func progressLine(s review.Progress, elapsed time.Duration) string {
+	var b strings.Builder
+	if s.Units > 1 {
+		fmt.Fprintf(&b, "unit %d/%d · ", s.Unit, s.Units)
+	}
+	fmt.Fprintf(&b, "step %d · %s · %s tokens sent · %s", s.Step, text.Plural(s.ToolCalls, "tool call"),
+		humanize.Comma(int64(s.Tokens)), elapsed.Round(time.Second))
+	return b.String()
 }

@@ -181,7 +181,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		return windowUsage(err)
 	}
 	if len(plan.Diff.Files) == 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "review: nothing to review: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)
+		// Most often the branch checked out is the base itself: say what
+		// to try.
+		fmt.Fprintf(opts.IO.ErrOut, "review: nothing to review: %s has no changes since its merge base with %s; to review the last commit, use --base %s~1, or name the branch it was made from\n", opts.Head, opts.Base, opts.Head)
 		return nil
 	}
 	if opts.DryRun {
@@ -283,10 +285,11 @@ func startRun(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 // newAgent wires the model client, tools and store into an agent for a diff.
 func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Store, d *diffctx.Diff, counter *conversation.Counter, prog *progress) *review.Agent {
 	client := llm.NewClient(llm.ClientConfig{
-		BaseURL: set.BaseURL,
-		APIKey:  getenv("OPENAI_API_KEY"),
-		OnRetry: prog.retry,
-		Timeout: set.Timeout,
+		BaseURL:     set.BaseURL,
+		BaseURLFrom: set.BaseURLFrom,
+		APIKey:      getenv("OPENAI_API_KEY"),
+		OnRetry:     prog.retry,
+		Timeout:     set.Timeout,
 	})
 	a := &review.Agent{
 		Model:     client,

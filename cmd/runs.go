@@ -2,13 +2,17 @@ package cmd
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/report"
+	"github.com/reviewdev/review/toolmem"
 )
 
 // RunsOptions are the settings of `review runs`.
@@ -18,6 +22,8 @@ type RunsOptions struct {
 	Dir    string
 	Store  string
 	JSON   bool
+	// All lists the runs of review tool calls too.
+	All bool
 }
 
 // NewCmdRuns builds `review runs`.
@@ -36,6 +42,7 @@ func NewCmdRuns(f *Factory, runF func(*RunsOptions) error) *cobra.Command {
 	}
 	addStoreFlag(c.Flags(), &opts.Store)
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the run records as JSON")
+	c.Flags().BoolVar(&opts.All, "all", false, "list the runs that only hold outputs of review tool calls too")
 	return c
 }
 
@@ -49,12 +56,27 @@ func runRuns(opts *RunsOptions) error {
 	if err != nil {
 		return err
 	}
+	// A review tool call from the shell stores its output under a run of
+	// its own, which is no review: listed only when asked for.
+	hidden := 0
+	if !opts.All {
+		runs = slices.DeleteFunc(runs, func(r toolmem.Run) bool {
+			if r.Model == toolRunModel {
+				hidden++
+				return true
+			}
+			return false
+		})
+	}
 	if opts.JSON {
 		return report.WriteJSON(opts.IO.Out, runs)
 	}
 	if len(runs) == 0 {
-		fmt.Fprintln(opts.IO.ErrOut, "no runs recorded yet")
+		fmt.Fprintln(opts.IO.ErrOut, "no runs recorded yet"+hiddenNote(hidden))
 		return nil
+	}
+	if hidden > 0 {
+		defer fmt.Fprintln(opts.IO.ErrOut, strings.TrimPrefix(hiddenNote(hidden), "; "))
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tMODEL\tBASE..HEAD")
@@ -66,4 +88,12 @@ func runRuns(opts *RunsOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04"), r.Status, r.Model, revs)
 	}
 	return tw.Flush()
+}
+
+// hiddenNote says how many runs of review tool calls the listing left out.
+func hiddenNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s of review tool calls not listed: --all lists them", text.Plural(n, "run"))
 }

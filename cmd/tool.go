@@ -1,16 +1,19 @@
 package cmd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/diffctx/git"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
@@ -89,21 +92,27 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 	}
 	root, err := gitOut(ctx, opts.Dir, "rev-parse", "--show-toplevel")
 	if err != nil {
+		if strings.Contains(err.Error(), "not a git repository") {
+			where, _ := filepath.Abs(cmp.Or(opts.Dir, "."))
+			return fmt.Errorf("%s is not inside a git repository: run review tool in one", where)
+		}
 		return fmt.Errorf("review tool needs a git repository: %w", err)
 	}
-	head, err := gitOut(ctx, root, "rev-parse", "--verify", "--end-of-options", opts.Head+"^{commit}")
+	// An unknown revision is a problem of the repository, as for a
+	// review (exit 1), with the same advice.
+	head, err := diffctx.Resolve(ctx, root, opts.Head)
 	if err != nil {
-		return usageErrorf("unknown revision %q for --head: %v", opts.Head, err)
+		return fmt.Errorf("--head: %w", err)
 	}
 	base := ""
 	if opts.Base != "" {
-		b, err := gitOut(ctx, root, "rev-parse", "--verify", "--end-of-options", opts.Base+"^{commit}")
+		b, err := diffctx.Resolve(ctx, root, opts.Base)
 		if err != nil {
-			return usageErrorf("unknown revision %q for --base: %v", opts.Base, err)
+			return fmt.Errorf("--base: %w", err)
 		}
 		if base, err = gitOut(ctx, root, "merge-base", b, head); err != nil {
 			// git merge-base says nothing when the histories are unrelated.
-			return usageErrorf("no merge base between --base %q and %s (%v): choose a base that shares history with --head", opts.Base, opts.Head, err)
+			return fmt.Errorf("no merge base between --base %q and %s (%v): choose a base that shares history with --head", opts.Base, opts.Head, err)
 		}
 	}
 	st, err := openStore(opts.Store, opts.Getenv, opts.Dir)
@@ -117,7 +126,7 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 	// any other. The run is recorded once an output is stored under it.
 	now := opts.Now()
 	run := toolmem.Run{ID: toolmem.NewRunID(now), Repo: root, Head: opts.Head, HeadSHA: head, Base: opts.Base, BaseSHA: base,
-		Model: "review tool", Status: "complete", Started: now, Ended: now}
+		Model: toolRunModel, Status: "complete", Started: now, Ended: now}
 	ans, err := set.Answer(ctx, tools.Call{Run: run.ID, Step: 0, ID: "cli", Name: opts.Name, Args: opts.Args}, toolmem.Limits{})
 	if err != nil {
 		return err
@@ -166,6 +175,10 @@ func checkToolArgs(name, args string) error {
 // gitOut runs git in dir and returns its trimmed output; errors carry git's
 // own message, whole, unless the fix is safe.directory or the run was
 // cancelled.
+// toolRunModel stands for the model in the run that holds review tool
+// outputs; review runs lists such runs only with --all.
+const toolRunModel = "review tool"
+
 func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
 	out, err := git.Runner{Dir: dir}.Text(ctx, args...)
 	var gerr *git.Error

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -140,15 +141,31 @@ func (g *runner) resolve(ctx context.Context, rev string) (string, error) {
 	return sha, nil
 }
 
-// revHint says how to make rev resolvable.
+// Resolve returns the commit rev names in the repository at dir, or a
+// *RevError saying how to make it resolvable.
+func Resolve(ctx context.Context, dir, rev string) (string, error) {
+	return (&runner{git.Runner{Dir: dir}}).resolve(ctx, rev)
+}
+
+// hexRev matches what can only be an abbreviated or full commit ID.
+var hexRev = regexp.MustCompile(`^[0-9a-fA-F]{7,64}$`)
+
+// revHint says how to make rev resolvable. Fetching from a remote is
+// advice for a branch name only: not for a commit ID, and not for a
+// revision expression such as HEAD~3 or HEAD:path.
 func (g *runner) revHint(ctx context.Context, rev string) string {
+	if _, err := g.output(ctx, "rev-parse", "--verify", "--quiet", "HEAD"); err != nil && ctx.Err() == nil {
+		return "the repository has no commits yet; commit the changes to review first"
+	}
 	var hint string
 	remotes, _ := g.output(ctx, "remote")
 	names := strings.Fields(remotes)
 	remote, branch, qualified := strings.Cut(rev, "/")
 	switch {
-	case rev == "HEAD":
-		hint = "the repository has no commits yet; commit the changes to review first"
+	case hexRev.MatchString(rev):
+		hint = "no commit has this ID here; fetch the commit, or check the ID with git log"
+	case strings.ContainsAny(rev, ":~^@{}"):
+		hint = "the expression names no commit; check it with git rev-parse"
 	case qualified && slices.Contains(names, remote):
 		hint = fmt.Sprintf("fetch it first: git fetch %s %s", remote, branch)
 	case len(names) > 0:

@@ -43,6 +43,9 @@ type Progress struct {
 	// Tokens is the prompt tokens sent so far, as the server reported them
 	// (our own count where it reported none).
 	Tokens int
+	// Unit and Units say which unit of a review in units is under way
+	// (from 1); Units is 0 for a review in one piece and for questions.
+	Unit, Units int
 }
 
 // RunUsage totals a run's model usage.
@@ -127,8 +130,9 @@ type Session struct {
 	// FindCopies says the run's diff was loaded with copies detected.
 	FindCopies bool
 
-	guard       *guard        // holds the run to its plan; nil: no bounds
-	notReviewed []NotReviewed // what the plan leaves out
+	guard             *guard        // holds the run to its plan; nil: no bounds
+	unitNow, unitsAll int           // the unit under way (from 1) and how many, for progress
+	notReviewed       []NotReviewed // what the plan leaves out
 }
 
 // loop is the state of one tool loop.
@@ -276,7 +280,7 @@ func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.St
 		if tok == 0 {
 			tok = l.a.Usage.Own
 		}
-		l.a.Progress(Progress{Step: l.a.Steps, ToolCalls: l.calls, Tokens: tok})
+		l.a.Progress(Progress{Step: l.a.Steps, ToolCalls: l.calls, Tokens: tok, Unit: l.a.unitNow, Units: l.a.unitsAll})
 	}
 	return reply, st, nil
 }

@@ -73,6 +73,9 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 		if s.guard != nil {
 			s.guard.unit = k - 1
 		}
+		if len(units) > 1 {
+			s.unitNow, s.unitsAll = k, len(units)
+		}
 		if k > 1 {
 			md, err := diffctx.RenderUnit(s.Diff, units[k-1])
 			if err != nil {

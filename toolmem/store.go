@@ -1,6 +1,7 @@
 package toolmem
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -82,11 +83,15 @@ func DefaultDir(repoDir string) (string, error) {
 		if _, unsafe := gerr.Unsafe(); unsafe {
 			return "", err // the fix is safe.directory, not another directory
 		}
-		msg, _, _ := strings.Cut(strings.TrimSpace(string(gerr.Stderr)), "\n")
+		where, _ := filepath.Abs(cmp.Or(repoDir, "."))
+		msg := text.FirstLine(strings.TrimSpace(string(gerr.Stderr)))
+		if strings.Contains(msg, "not a git repository") {
+			return "", fmt.Errorf("%s is not inside a git repository: run review in one, or choose a store with --store DIR", where)
+		}
 		if msg == "" {
 			msg = gerr.Err.Error()
 		}
-		return "", fmt.Errorf("cannot locate the git directory of %s (%s): run inside a git repository or choose a store with --store DIR", repoDir, msg)
+		return "", fmt.Errorf("cannot locate the git directory of %s (%s): run review in a git repository, or choose a store with --store DIR", where, strings.TrimPrefix(msg, "fatal: "))
 	}
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(repoDir, dir)

@@ -198,6 +198,7 @@ find_copies: true
 	want := Settings{
 		Model:        "gpt-4o",
 		BaseURL:      "http://localhost:11434/v1",
+		BaseURLFrom:  "base_url in " + c.userFile() + ":2",
 		Tokenizer:    conversation.Estimate,
 		OffDiff:      review.DropOffDiff,
 		Instructions: "Errors are wrapped with %w.\nNo panics on bad input.\n",

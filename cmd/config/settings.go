@@ -16,6 +16,10 @@ import (
 type Settings struct {
 	Model   string
 	BaseURL string
+	// BaseURLFrom names what set BaseURL, as the user wrote it
+	// ("--base-url", "OPENAI_BASE_URL", "base_url in FILE:LINE"); "" for
+	// the default. Errors about the endpoint name it.
+	BaseURLFrom string
 	// Store is the tool memory directory, or "" for the repository's
 	// default.
 	Store     string
@@ -167,6 +171,7 @@ func (e *Effective) apply() error {
 	s := &e.Settings
 	s.Model = e.values["model"].v.(string)
 	s.BaseURL = e.values["base_url"].v.(string)
+	s.BaseURLFrom = setBy(e.values["base_url"].src, "base_url")
 	s.Store = e.values["store"].v.(string)
 	s.Tokenizer = e.values["tokenizer"].v.(string)
 	s.OffDiff = review.OffDiff(e.values["off_diff"].v.(string))
@@ -248,6 +253,21 @@ func (e *Effective) apply() error {
 // fromCommandLine reports whether a source is a flag or a default, so a
 // conflict between them is a mistake in the command line rather than in a
 // configuration file.
+// setBy names, for advice in an error, what the user set a value with:
+// "--base-url", "OPENAI_BASE_URL", "base_url in .review.yaml:3"; "" for
+// a default.
+func setBy(src, key string) string {
+	switch {
+	case src == sourceDefault:
+		return ""
+	case strings.HasPrefix(src, "flag "):
+		return strings.TrimPrefix(src, "flag ")
+	case strings.HasPrefix(src, "env "):
+		return strings.TrimPrefix(src, "env ")
+	}
+	return key + " in " + src
+}
+
 func fromCommandLine(src string) bool {
 	return src == sourceDefault || strings.HasPrefix(src, "flag ")
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,6 +84,11 @@ type ClientConfig struct {
 	// BaseURL is the API root including the version, as in
 	// OPENAI_BASE_URL: "http://localhost:11434/v1" for Ollama.
 	BaseURL string
+	// BaseURLFrom names what set BaseURL, as the user wrote it
+	// ("--base-url", "OPENAI_BASE_URL", "base_url in .review.yaml:3"), so
+	// advice about the endpoint names the setting to change; "" (the
+	// default endpoint) names OPENAI_BASE_URL and --base-url.
+	BaseURLFrom string
 	// APIKey is sent as a bearer token; empty sends no Authorization
 	// header (local servers). It never appears in replies, errors or
 	// formatted output.
@@ -193,6 +199,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Reply, error) {
 	var ae *APIError
 	if errors.As(err, &ae) {
 		ae.NoKey = c.cfg.APIKey == ""
+		ae.URLSetting = c.urlSetting()
 	}
 	return &Reply{Request: body, Response: ex.body, Attempts: ex.attempts}, err
 }
@@ -289,6 +296,9 @@ type APIError struct {
 	// NoKey is set when the request carried no API key, so that a 401
 	// asks for one rather than calling it wrong.
 	NoKey bool
+	// URLSetting names the setting that chose the endpoint, for advice
+	// on a 404.
+	URLSetting string
 }
 
 // Error is a one-line message saying what failed and what to do.
@@ -305,7 +315,7 @@ func (e *APIError) Error() string {
 	case e.Status == http.StatusForbidden:
 		return fmt.Sprintf("model endpoint refused the request (HTTP 403): %s: check that the API key may use this model", msg)
 	case e.Status == http.StatusNotFound:
-		return fmt.Sprintf("model endpoint answered HTTP 404 (%s): check --model and OPENAI_BASE_URL (it usually ends in /v1, also for Ollama, vLLM and llama.cpp)", msg)
+		return fmt.Sprintf("model endpoint answered HTTP 404 (%s): check --model and %s (it usually ends in /v1, also for Ollama, vLLM and llama.cpp)", msg, cmp.Or(e.URLSetting, "OPENAI_BASE_URL"))
 	case e.contextLength():
 		return fmt.Sprintf("%s (HTTP %d): %s", ErrContextLength, e.Status, msg)
 	case e.quota():
@@ -435,4 +445,12 @@ func squash(s string) string { return text.OneLine(s, maxMessage) }
 func SendHook(ctx context.Context) func(body []byte) {
 	hook, _ := ctx.Value(sendHookKey{}).(func([]byte))
 	return hook
+}
+
+// urlSetting names the setting that chose the endpoint, for advice.
+func (c *Client) urlSetting() string {
+	if c.cfg.BaseURLFrom != "" {
+		return c.cfg.BaseURLFrom
+	}
+	return "OPENAI_BASE_URL (or --base-url)"
 }

@@ -428,6 +428,11 @@ func TestConnectionRefused(t *testing.T) {
 	if r.Attempts != 2 || len(log.calls) != 1 || r.Response != nil {
 		t.Errorf("reply = %+v, retries %v", r, log.calls)
 	}
+	// Advice names the setting the user chose the endpoint with.
+	c = newTestClient(base, &log, func(c *ClientConfig) { c.MaxAttempts = 1; c.BaseURLFrom = "--base-url" })
+	if _, err = c.Complete(context.Background(), testRequest()); err == nil || !strings.HasSuffix(err.Error(), "connection refused: check --base-url and that the server is running") {
+		t.Errorf("with --base-url: err = %v", err)
+	}
 }
 
 func TestMalformedResponses(t *testing.T) {

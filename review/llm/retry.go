@@ -273,11 +273,11 @@ func (c *Client) transportError(err error) *endpointError {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		e.what = "cannot connect to model endpoint " + c.site
 		e.detail = "connection refused"
-		e.hint = "check OPENAI_BASE_URL and that the server is running"
+		e.hint = "check " + c.urlSetting() + " and that the server is running"
 	case errors.As(err, &dnsErr):
 		e.what = "cannot resolve the host of model endpoint " + c.site
 		e.detail = dnsErr.Err
-		e.hint = "check OPENAI_BASE_URL"
+		e.hint = "check " + c.urlSetting()
 	case errors.As(err, &certErr), errors.As(err, &recErr):
 		e.what = "TLS with model endpoint " + c.site + " failed"
 		e.hint = "check the URL's scheme (http or https) and the server's certificate"

@@ -10,6 +10,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/tools"
 	"github.com/reviewdev/review/tools/toolname"
 )
 
@@ -32,6 +33,27 @@ type wireRequest struct {
 	Model      string          `json:"model"`
 	Messages   []wireMessage   `json:"messages"`
 	ToolChoice json.RawMessage `json:"tool_choice"`
+	Tools      []struct {
+		Function tools.Definition `json:"function"`
+	} `json:"tools"`
+}
+
+// toolTokens counts the request's tool definitions as the dry run and the
+// loop count them (review.Plan.ToolTokens): the definitions' JSON, so a
+// step's figure and the dry run's agree.
+func (r wireRequest) toolTokens(c *conversation.Counter) int {
+	if len(r.Tools) == 0 {
+		return 0
+	}
+	defs := make([]tools.Definition, len(r.Tools))
+	for i, t := range r.Tools {
+		defs[i] = t.Function
+	}
+	data, err := json.Marshal(defs)
+	if err != nil {
+		return 0
+	}
+	return c.Count(string(data))
 }
 
 // wireMessage is one message of a wireRequest.
@@ -50,14 +72,17 @@ type wireMessage struct {
 
 // size is what a message carries to the model, in characters and tokens:
 // its text, and the name and arguments of each tool call it makes (an
-// assistant message that only calls tools has no text at all).
+// assistant message that only calls tools has no text at all). Tokens are
+// counted as conversation.Counter.CountMessage counts them for the dry run
+// and the loop, per-message overhead included.
 func (m wireMessage) size(c *conversation.Counter, content string) (chars, tokens int) {
-	chars, tokens = len(content), c.Count(content)
+	cm := conversation.Message{Content: content}
+	chars = len(content)
 	for _, tc := range m.ToolCalls {
 		chars += len(tc.Function.Name) + len(tc.Function.Arguments)
-		tokens += c.Count(tc.Function.Name) + c.Count(tc.Function.Arguments)
+		cm.ToolCalls = append(cm.ToolCalls, conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
-	return chars, tokens
+	return chars, c.CountMessage(cm)
 }
 
 // contentText returns a message content that is a string or an array of text parts.
@@ -102,7 +127,7 @@ func WriteReplay(w io.Writer, r *review.Replay, c *conversation.Counter, step in
 	if run.Error != "" {
 		fmt.Fprintf(&b, "Error: %s\n", run.Error)
 	}
-	fmt.Fprintf(&b, "%d steps\n", len(r.Steps))
+	b.WriteString(text.Plural(len(r.Steps), "step") + "\n")
 	found := false
 	for _, s := range r.Steps {
 		if step > 0 && s.N != step {
@@ -145,7 +170,8 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 		}
 		return
 	}
-	total := 0
+	toolTok := req.toolTokens(c)
+	total := toolTok
 	for _, m := range req.Messages {
 		_, tokens := m.size(c, contentText(m.Content))
 		total += tokens
@@ -156,6 +182,9 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 	}
 	fmt.Fprintf(b, "━━ step %d · turn %d · %d messages · %d bytes · ~%d tokens · tool_choice %s ━━\n",
 		s.N, s.Turn, len(req.Messages), len(s.Request), total, text.OneLine(choice, 80))
+	if len(req.Tools) > 0 {
+		fmt.Fprintf(b, "     %-9s %-7s %6s       %5d tok · %s\n", "tools", conversation.Static, "", toolTok, text.Plural(len(req.Tools), "definition"))
+	}
 	for i, m := range req.Messages {
 		content := contentText(m.Content)
 		layer, ref := conversation.Layer("?"), ""
