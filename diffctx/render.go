@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/conversation/text"
@@ -636,16 +634,9 @@ func fetchCall(path string) string {
 	return toolname.GetFileDiff + ` {"path": ` + strings.TrimSuffix(b.String(), "\n") + "}"
 }
 
-// displayPath shows a path as is unless it holds control characters or
-// bytes that are not UTF-8, which would break the Markdown: then quoted.
-func displayPath(p string) string {
-	for _, r := range p {
-		if r == utf8.RuneError || unicode.IsControl(r) {
-			return strconv.Quote(p)
-		}
-	}
-	return p
-}
+// displayPath shows a path as is unless it would break the Markdown:
+// then quoted, in the form the tools and findings accept back.
+func displayPath(p string) string { return text.QuotePath(p) }
 
 // codeSpan wraps s in a Markdown code span with more backticks than any
 // run inside it.

@@ -253,7 +253,8 @@ func parseSubmission(args tools.Args) (submission, error) {
 		if err != nil {
 			return submission{}, args.Errorf(fmt.Sprintf("findings[%d].severity", i), "must be info, low, medium, high or critical, not %q", f.Severity)
 		}
-		path := strings.TrimPrefix(strings.TrimSpace(f.Path), "./")
+		// The quoted form the diff context shows a path with a newline in.
+		path := text.UnquotePath(strings.TrimPrefix(strings.TrimSpace(f.Path), "./"))
 		if path == "" {
 			return submission{}, args.Errorf(fmt.Sprintf("findings[%d].path", i), "is missing; give the repository-relative path of the file")
 		}

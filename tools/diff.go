@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx/git"
 	"github.com/reviewdev/review/tools/toolname"
 )
@@ -128,9 +129,9 @@ func (s *Set) listChanges(ctx context.Context, base, head, dir string, changes [
 		if n == "" {
 			n = "+0 -0"
 		}
-		fmt.Fprintf(&b, "%-8s %-13s %s", statusWord(c.status), n, c.new)
+		fmt.Fprintf(&b, "%-8s %-13s %s", statusWord(c.status), n, text.QuotePath(c.new))
 		if c.old != c.new {
-			fmt.Fprintf(&b, " (from %s, %s%%)", c.old, strings.TrimLeft(c.status[1:], "0"))
+			fmt.Fprintf(&b, " (from %s, %s%%)", text.QuotePath(c.old), strings.TrimLeft(c.status[1:], "0"))
 		}
 		b.WriteByte('\n')
 	}
@@ -226,6 +227,10 @@ func (s *Set) unchanged(p string, changes []change) error {
 
 // listSome joins at most n items, saying how many were left out.
 func listSome(items []string, n int) string {
+	items = slices.Clone(items)
+	for i, p := range items {
+		items[i] = text.QuotePath(p)
+	}
 	if len(items) <= n {
 		return strings.Join(items, ", ")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/tools/toolname"
 )
 
@@ -96,11 +97,11 @@ func (s *Set) list(ctx context.Context, a listArgs, notes []string) (Result, err
 	for _, e := range match[offset:end] {
 		switch {
 		case e.symlink():
-			fmt.Fprintf(&b, "%s symlink\n", e.path)
+			fmt.Fprintf(&b, "%s symlink\n", text.QuotePath(e.path))
 		case e.submodule():
-			fmt.Fprintf(&b, "%s submodule\n", e.path)
+			fmt.Fprintf(&b, "%s submodule\n", text.QuotePath(e.path))
 		default:
-			fmt.Fprintf(&b, "%s %d\n", e.path, e.size)
+			fmt.Fprintf(&b, "%s %d\n", text.QuotePath(e.path), e.size)
 		}
 	}
 	if end < len(match) {

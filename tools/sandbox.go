@@ -10,6 +10,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx/ignore"
 	"github.com/reviewdev/review/tools/toolname"
 )
@@ -25,6 +26,9 @@ var drivePath = regexp.MustCompile(`^[A-Za-z]:[\\/]`)
 // "." or ".." elements; "" is the root itself, accepted only when root is
 // true. Every refusal says what to send instead.
 func (s *Set) cleanPath(arg, p string, root bool) (string, error) {
+	// A path with a newline or bytes that are not UTF-8 is shown quoted
+	// in the diff context and in tool outputs; take that form back.
+	p = text.UnquotePath(p)
 	if strings.IndexByte(p, 0) >= 0 {
 		return "", fmt.Errorf("%s %q contains a NUL byte; send a plain repository-relative path such as \"src/main.go\"", arg, p)
 	}

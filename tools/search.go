@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/tools/toolname"
 )
 
@@ -387,7 +388,7 @@ func writeHits(b *strings.Builder, path string, data []byte, lines []int, c, lim
 				if b.Len() >= limit {
 					return next
 				}
-				fmt.Fprintf(b, "%s:%d: %s\n", path, n, displayLine(line))
+				fmt.Fprintf(b, "%s:%d: %s\n", text.QuotePath(path), n, displayLine(line))
 				if next++; next == len(lines) {
 					break
 				}
@@ -420,7 +421,7 @@ func writeHits(b *strings.Builder, path string, data []byte, lines []int, c, lim
 			if isMatch[k] {
 				sep = ":"
 			}
-			fmt.Fprintf(b, "%s%s%d%s %s\n", path, sep, k, sep, displayLine(all[k-1]))
+			fmt.Fprintf(b, "%s%s%d%s %s\n", text.QuotePath(path), sep, k, sep, displayLine(all[k-1]))
 		}
 		last = to
 	}

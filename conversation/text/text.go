@@ -2,7 +2,9 @@ package text
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -90,4 +92,38 @@ func Wrap(s string, width int) string {
 		}
 	}
 	return b.String()
+}
+
+// QuotePath shows a file path as is unless it holds control characters
+// (a newline, say) or bytes that are not UTF-8, which would break a line
+// or a Markdown span: then it is quoted as a Go string ("a\nb.go").
+// UnquotePath reverses it, so the form shown to the model can be sent back.
+func QuotePath(p string) string {
+	if needsQuote(p) {
+		return strconv.Quote(p)
+	}
+	return p
+}
+
+// UnquotePath returns the path QuotePath showed as q: q unquoted when it is
+// a quoted string whose path QuotePath would quote, else q itself (a file
+// may well be named with quotes).
+func UnquotePath(q string) string {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return q
+	}
+	p, err := strconv.Unquote(q)
+	if err != nil || !needsQuote(p) {
+		return q
+	}
+	return p
+}
+
+func needsQuote(p string) bool {
+	for _, r := range p {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			return true
+		}
+	}
+	return false
 }

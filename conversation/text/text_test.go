@@ -92,3 +92,23 @@ func TestWrap(t *testing.T) {
 		t.Error("long word")
 	}
 }
+
+func TestQuotePath(t *testing.T) {
+	for _, c := range []struct{ path, shown string }{
+		{"src/main.go", "src/main.go"},
+		{"sp ace.go", "sp ace.go"},
+		{"é.go", "é.go"},
+		{"a\nb.go", `"a\nb.go"`},
+		{"tab\there", `"tab\there"`},
+		{"bad\xffbyte", `"bad\xffbyte"`},
+		{`"quoted".go`, `"quoted".go`},
+		{`"plain"`, `"plain"`}, // a name with quotes stays itself
+	} {
+		if got := QuotePath(c.path); got != c.shown {
+			t.Errorf("QuotePath(%q) = %q, want %q", c.path, got, c.shown)
+		}
+		if got := UnquotePath(c.shown); got != c.path {
+			t.Errorf("UnquotePath(%q) = %q, want %q", c.shown, got, c.path)
+		}
+	}
+}
