@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reviewdev/review/review/reviewtest"
+)
+
+// The benchmarks below measure the review binary as a user runs it: a
+// whole process, built as `go build` builds it, started once per
+// iteration. They report the median wall time and the peak resident set
+// size of the process (its own, not the benchmark's), so `.ci/bench` can
+// print them next to the in-process figures.
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// reviewBinary builds the binary once per benchmark process.
+func reviewBinary(b *testing.B) string {
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "review-bench-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "review")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		b.Fatal(binErr)
+	}
+	return binPath
+}
+
+// benchEnv is an environment isolated from the machine's git and user
+// configuration, with no API key.
+func benchEnv(b *testing.B, extra ...string) []string {
+	home := b.TempDir()
+	cfg := filepath.Join(home, ".gitconfig")
+	if err := os.WriteFile(cfg, []byte("[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"GIT_CONFIG_GLOBAL=" + cfg, "GIT_CONFIG_NOSYSTEM=1", "TMPDIR=" + os.TempDir()}
+	return append(env, extra...)
+}
+
+// smallChange makes a repository whose branch changes three lines of one
+// file, and returns its directory.
+func smallChange(b *testing.B, env []string) string {
+	dir := filepath.Join(b.TempDir(), "repo")
+	run := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	var src strings.Builder
+	src.WriteString("package main\n\nimport \"fmt\"\n\n")
+	for i := range 40 {
+		fmt.Fprintf(&src, "func f%d(x int) int { return x + %d }\n", i, i)
+	}
+	src.WriteString("\nfunc main() { fmt.Println(f1(1)) }\n")
+	write := func(s string) {
+		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(s), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write(src.String())
+	run("init", "-q", "-b", "main")
+	run("add", ".")
+	run("commit", "-q", "-m", "init")
+	run("checkout", "-q", "-b", "feature")
+	changed := strings.Replace(src.String(), "return x + 1 }", "return x - 1 }", 1)
+	changed = strings.Replace(changed, "return x + 2 }", "return x * 2 }", 1)
+	changed = strings.Replace(changed, "fmt.Println(f1(1))", "fmt.Println(f1(1), f2(2))", 1)
+	write(changed)
+	run("commit", "-q", "-am", "change")
+	return dir
+}
+
+// hugeChange makes a repository whose branch changes 100,000 lines: 1,000
+// files of 100 lines, each line modified, committed with fast-import.
+func hugeChange(b *testing.B, env []string) string {
+	dir := filepath.Join(b.TempDir(), "repo")
+	var s bytes.Buffer
+	commit := func(ref, msg, from string, variant int) {
+		fmt.Fprintf(&s, "commit %s\ncommitter Bench <bench@example.com> 1767225600 +0000\ndata %d\n%s\n", ref, len(msg), msg)
+		if from != "" {
+			fmt.Fprintf(&s, "from %s\n", from)
+		}
+		for i := range 1000 {
+			var f strings.Builder
+			fmt.Fprintf(&f, "package p%d\n", i%50)
+			for k := range 99 {
+				fmt.Fprintf(&f, "func F%d_%d(x int) int { return x*%d + %d }\n", i, k, k, variant)
+			}
+			fmt.Fprintf(&s, "M 100644 inline pkg%02d/f%04d.go\ndata %d\n%s\n", i%50, i, f.Len(), f.String())
+		}
+	}
+	commit("refs/heads/main", "base", "", 0)
+	commit("refs/heads/feature", "change", "refs/heads/main", 1)
+	for _, args := range [][]string{{"init", "-q", "-b", "main", dir}, {"-C", dir, "fast-import", "--quiet"}, {"-C", dir, "symbolic-ref", "HEAD", "refs/heads/feature"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Env = env
+		if args[2] == "fast-import" {
+			cmd.Stdin = &s
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// runProcess starts the binary b.N times and reports the median wall time
+// and the largest peak RSS. before, if set, runs untimed before each start.
+func runProcess(b *testing.B, dir string, env []string, before func() []string, args ...string) {
+	bin := reviewBinary(b)
+	var walls []time.Duration
+	var rss int64
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		e := env
+		if before != nil {
+			e = append(slices.Clone(env), before()...)
+		}
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = dir, e
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = nil, &stderr
+		b.StartTimer()
+		start := time.Now()
+		err := cmd.Run()
+		walls = append(walls, time.Since(start))
+		if err != nil {
+			b.Fatalf("review %v: %v\n%s", args, err, stderr.String())
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = max(rss, int64(ru.Maxrss)) // KiB on Linux
+		}
+	}
+	b.StopTimer()
+	slices.Sort(walls)
+	b.ReportMetric(float64(walls[len(walls)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(rss)/1024, "peak-RSS-MiB")
+}
+
+// fourRequests is a scripted review of four requests: three tool calls,
+// then the submission.
+const fourRequests = `[
+  {"tool_calls": [{"name": "read_file_hunk", "arguments": {"path": "main.go", "start_line": 1, "end_line": 20}}]},
+  {"tool_calls": [{"name": "search_in_project", "arguments": {"pattern": "f1\\("}}]},
+  {"tool_calls": [{"name": "list_project_files", "arguments": {}}]},
+  {"tool_calls": [{"name": "submit_review", "arguments": {"summary": "Fine.", "findings": []}}]}
+]`
+
+// BenchmarkProcessReview is a whole `review --base main` of a three-line
+// change against a scripted, zero-latency OpenAI-compatible server: four
+// requests over real HTTP, a real store, real git.
+func BenchmarkProcessReview(b *testing.B) {
+	for _, tok := range []string{"tiktoken", "estimate"} {
+		b.Run(tok, func(b *testing.B) {
+			env := benchEnv(b)
+			dir := smallChange(b, env)
+			script, err := reviewtest.ParseScript([]byte(fourRequests))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var srv *reviewtest.Server
+			defer func() {
+				if srv != nil {
+					srv.Close()
+				}
+			}()
+			next := func() []string {
+				if srv != nil {
+					srv.Close()
+				}
+				srv = reviewtest.NewServer(script, "")
+				return []string{"OPENAI_BASE_URL=" + srv.URL}
+			}
+			runProcess(b, dir, env, next, "--base", "main", "--tokenizer", tok, "--format", "json")
+		})
+	}
+}
+
+// BenchmarkProcessDryRun is `review --base main --dry-run` of a three-line
+// change, and of a 100,000-changed-line one.
+func BenchmarkProcessDryRun(b *testing.B) {
+	b.Run("3lines", func(b *testing.B) {
+		env := benchEnv(b)
+		runProcess(b, smallChange(b, env), env, nil, "--base", "main", "--dry-run")
+	})
+	b.Run("100k", func(b *testing.B) {
+		env := benchEnv(b)
+		runProcess(b, hugeChange(b, env), env, nil, "--base", "main", "--dry-run")
+	})
+}
+
+// BenchmarkFirstRequestBytes reports the size of the first request of a
+// three-line change's review, as posted.
+func BenchmarkFirstRequestBytes(b *testing.B) {
+	env := benchEnv(b)
+	dir := smallChange(b, env)
+	rec := b.TempDir()
+	var size int
+	for range b.N {
+		script, err := reviewtest.ParseScript([]byte(fourRequests))
+		if err != nil {
+			b.Fatal(err)
+		}
+		srv := reviewtest.NewServer(script, rec)
+		cmd := exec.Command(reviewBinary(b), "--base", "main", "--format", "json")
+		cmd.Dir, cmd.Env = dir, append(slices.Clone(env), "OPENAI_BASE_URL="+srv.URL)
+		out, err := cmd.CombinedOutput()
+		srv.Close()
+		if err != nil {
+			b.Fatalf("review: %v\n%s", err, out)
+		}
+		data, err := os.ReadFile(filepath.Join(rec, "req-001.json"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(data)
+	}
+	b.ReportMetric(float64(size), "first-request-bytes")
+}
