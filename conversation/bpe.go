@@ -3,73 +3,195 @@ package conversation
 //go:generate go run ./internal/bpegen
 
 import (
-	"embed"
+	_ "embed"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"path"
-	"strings"
+	"math"
 	"sync"
-	"unsafe"
 
-	"github.com/pkoukk/tiktoken-go"
+	"github.com/dlclark/regexp2"
 )
 
-// The BPE ranks of the encodings we count with, pre-parsed at build time
-// (go generate runs internal/bpegen, and a test checks them against the
-// offline loader's). Parsing the loader's base64 text took about 190 ms at
-// every start; reading this form takes a fraction of that.
+// Counting with tiktoken's encodings without building an encoder.
 //
-//go:embed bpe/*.bin
-var bpeFiles embed.FS
+// tiktoken-go's encoder is built from a map of the encoding's ~200,000
+// ranks, and builds a reverse map and a sorted token list besides, which
+// only decoding uses: about 166 ms and 21 MB on every start, for a review
+// of any size. Counting needs the ranks alone, so bpegen (go generate)
+// writes them, from the offline loader's copies, as ready-made hash tables
+// that are embedded and read in place: nothing is built but the
+// pre-tokenizer's regular expression. Counting is tiktoken's: the same
+// pre-tokenizer patterns, and the same byte-pair merge per piece; a test
+// checks every rank against the offline loader and counts against
+// tiktoken-go's encoder.
+//
+// The tables, embedded as variables so they are read where they lie,
+// never copied (embed.FS would copy each on reading).
+var (
+	//go:embed bpe/o200k_base.tab
+	o200kTable []byte
+	//go:embed bpe/cl100k_base.tab
+	cl100kTable []byte
+)
 
-// bpeLoader serves tiktoken-go the embedded ranks. It never downloads: an
-// encoding that is not embedded is an error.
-type bpeLoader struct{}
+// tables are the embedded tables by encoding.
+var tables = map[string][]byte{O200k: o200kTable, CL100k: cl100kTable}
 
-func (bpeLoader) LoadTiktokenBpe(file string) (map[string]int, error) {
-	name := strings.TrimSuffix(path.Base(file), ".tiktoken")
-	data, err := bpeFiles.ReadFile("bpe/" + name + ".bin")
-	if err != nil {
-		return nil, fmt.Errorf("tiktoken encoding %s is not built in", name)
-	}
-	return parseRanks(data)
+// patterns are the encodings' pre-tokenizers, as tiktoken (and
+// tiktoken-go) define them.
+var patterns = map[string]string{
+	O200k: `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+		`|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
+	CL100k: `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
 }
 
-// parseRanks reads the form bpegen writes. The keys point into data, which
-// is embedded and never written, so no token is copied.
-func parseRanks(data []byte) (map[string]int, error) {
-	ranks := make(map[string]int, len(data)/8)
-	rank := -1
-	for len(data) > 0 {
-		gap, n := binary.Uvarint(data)
-		if n <= 0 || gap == 0 {
-			return nil, errors.New("damaged BPE ranks")
-		}
-		data = data[n:]
-		size, n := binary.Uvarint(data)
-		if n <= 0 || uint64(len(data)-n) < size || size == 0 {
-			return nil, errors.New("damaged BPE ranks")
-		}
-		data = data[n:]
-		rank += int(gap)
-		ranks[unsafe.String(&data[0], int(size))] = rank
-		data = data[size:]
-	}
-	return ranks, nil
+// bpe counts the tokens of one encoding.
+type bpe struct {
+	split *regexp2.Regexp
+	n     uint32 // tokens; a token's index is its rank
+	mask  uint32 // slots - 1
+	off   []byte // n+1 little-endian uint32 offsets into blob
+	slots []byte // little-endian uint32: 0 empty, else rank+1
+	blob  []byte
 }
 
-// encoders holds one encoder per encoding for the whole process: building
-// one (the ranks, then tiktoken-go's decoder and sorted tokens) is the
-// expensive part of counting, and every Counter of an encoding can share it.
-var encoders sync.Map // encoding name → func() (*tiktoken.Tiktoken, error)
+// encoders holds one bpe per encoding for the whole process.
+var encoders sync.Map // encoding name → func() (*bpe, error)
 
-// encoder returns the process's encoder for an encoding, building it on
-// first use.
-func encoder(name string) (*tiktoken.Tiktoken, error) {
-	f, _ := encoders.LoadOrStore(name, sync.OnceValues(func() (*tiktoken.Tiktoken, error) {
-		setLoader.Do(func() { tiktoken.SetBpeLoader(bpeLoader{}) })
-		return tiktoken.GetEncoding(name)
+// encoder returns the process's bpe for an encoding, reading it on first
+// use.
+func encoder(name string) (*bpe, error) {
+	f, _ := encoders.LoadOrStore(name, sync.OnceValues(func() (*bpe, error) {
+		pat, ok := patterns[name]
+		if !ok {
+			return nil, fmt.Errorf("tiktoken encoding %s is not built in", name)
+		}
+		b, err := readTable(tables[name])
+		if err != nil {
+			return nil, fmt.Errorf("tiktoken encoding %s: %w", name, err)
+		}
+		if b.split, err = regexp2.Compile(pat, regexp2.None); err != nil {
+			return nil, err
+		}
+		return b, nil
 	}))
-	return f.(func() (*tiktoken.Tiktoken, error))()
+	return f.(func() (*bpe, error))()
+}
+
+// readTable checks the form bpegen writes and returns it in place.
+func readTable(data []byte) (*bpe, error) {
+	bad := errors.New("damaged BPE table")
+	if len(data) < 16 || string(data[:4]) != "BPE1" {
+		return nil, bad
+	}
+	u := func(i int) uint32 { return binary.LittleEndian.Uint32(data[i:]) }
+	n, slots, size := u(4), u(8), u(12)
+	if slots == 0 || slots&(slots-1) != 0 || slots <= n {
+		return nil, bad
+	}
+	offEnd := 16 + 4*(uint64(n)+1)
+	slotEnd := offEnd + 4*uint64(slots)
+	if uint64(len(data)) != slotEnd+uint64(size) {
+		return nil, bad
+	}
+	b := &bpe{n: n, mask: slots - 1, off: data[16:offEnd], slots: data[offEnd:slotEnd], blob: data[slotEnd:]}
+	prev := uint32(0)
+	for r := uint32(0); r <= n; r++ {
+		o := binary.LittleEndian.Uint32(b.off[4*r:])
+		if o < prev || o > size {
+			return nil, bad
+		}
+		prev = o
+	}
+	for i := uint32(0); i < slots; i++ {
+		if binary.LittleEndian.Uint32(b.slots[4*i:]) > n {
+			return nil, bad
+		}
+	}
+	return b, nil
+}
+
+// token returns the bytes of the token of rank r.
+func (b *bpe) token(r uint32) []byte {
+	return b.blob[binary.LittleEndian.Uint32(b.off[4*r:]):binary.LittleEndian.Uint32(b.off[4*r+4:])]
+}
+
+// rank returns the rank of token t, if it is one.
+func (b *bpe) rank(t []byte) (int, bool) {
+	h := uint32(2166136261) // FNV-1a, as bpegen hashes
+	for _, c := range t {
+		h ^= uint32(c)
+		h *= 16777619
+	}
+	for i := h & b.mask; ; i = (i + 1) & b.mask {
+		e := binary.LittleEndian.Uint32(b.slots[4*i:])
+		if e == 0 {
+			return 0, false
+		}
+		if string(b.token(e-1)) == string(t) {
+			return int(e - 1), true
+		}
+	}
+}
+
+// count returns the number of tokens in s, as tiktoken's encode_ordinary
+// would return them.
+func (b *bpe) count(s string) int {
+	runes := []rune(s)
+	n := 0
+	var piece []byte
+	m, _ := b.split.FindRunesMatch(runes)
+	for m != nil {
+		piece = append(piece[:0], string(runes[m.Index:m.Index+m.Length])...)
+		n += b.pieceCount(piece)
+		m, _ = b.split.FindNextMatch(m)
+	}
+	return n
+}
+
+// pieceCount counts one pre-tokenized piece by tiktoken's byte-pair merge:
+// the adjacent pair whose join has the lowest rank is merged until no
+// join is a token.
+func (b *bpe) pieceCount(p []byte) int {
+	if len(p) <= 1 {
+		return len(p)
+	}
+	if _, ok := b.rank(p); ok {
+		return 1
+	}
+	type part struct{ start, rank int }
+	parts := make([]part, len(p)+1)
+	for i := range parts {
+		parts[i] = part{i, math.MaxInt}
+	}
+	rankOf := func(i, skip int) int {
+		if i+skip+2 < len(parts) {
+			if r, ok := b.rank(p[parts[i].start:parts[i+skip+2].start]); ok {
+				return r
+			}
+		}
+		return math.MaxInt
+	}
+	for i := 0; i < len(parts)-2; i++ {
+		parts[i].rank = rankOf(i, 0)
+	}
+	for len(parts) > 1 {
+		low, at := math.MaxInt, -1
+		for i := 0; i < len(parts)-1; i++ {
+			if parts[i].rank < low {
+				low, at = parts[i].rank, i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		parts[at].rank = rankOf(at, 1)
+		if at > 0 {
+			parts[at-1].rank = rankOf(at-1, 1)
+		}
+		parts = append(parts[:at+1], parts[at+2:]...)
+	}
+	return len(parts) - 1
 }

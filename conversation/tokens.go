@@ -5,8 +5,6 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/pkoukk/tiktoken-go"
 )
 
 // Tokenizer modes accepted by NewCounter.
@@ -36,7 +34,7 @@ type Counter struct {
 	encoding string
 
 	once sync.Once
-	enc  *tiktoken.Tiktoken
+	enc  *bpe
 	err  error
 
 	// memo remembers counts of long texts: a tool loop re-counts the same
@@ -94,7 +92,7 @@ func (c *Counter) Count(s string) int {
 		return EstimateTokens(s)
 	}
 	if len(s) < memoMin {
-		return len(c.enc.EncodeOrdinary(s))
+		return c.enc.count(s)
 	}
 	c.mu.Lock()
 	n, ok := c.memo[s]
@@ -123,10 +121,10 @@ const maxRun = 256
 func (c *Counter) encodeLen(s string) int {
 	n, start := 0, 0
 	for _, cut := range cuts(s) {
-		n += len(c.enc.EncodeOrdinary(s[start:cut]))
+		n += c.enc.count(s[start:cut])
 		start = cut
 	}
-	return n + len(c.enc.EncodeOrdinary(s[start:]))
+	return n + c.enc.count(s[start:])
 }
 
 // cuts returns where to cut s so that no run of white space or of other
