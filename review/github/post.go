@@ -276,6 +276,7 @@ func (p reviewPlan) render(r *review.Result, head string, fallback bool) string 
 	if s := strings.TrimSpace(r.Summary); s != "" {
 		b.WriteString(neutralizeSuggestions(tidyMarkdown(s)) + "\n\n")
 	}
+	b.WriteString(coverageNote(r))
 	if fallback {
 		b.WriteString("_GitHub did not accept comments on the lines of this pull request's diff, so every finding is listed here._\n\n")
 	}
@@ -316,4 +317,20 @@ func capBody(s string) string {
 		return s
 	}
 	return closeFences(text.Truncate(s, maxBody)) + "\n\n_(cut to fit GitHub's length limit; the run's other outputs have it all)_"
+}
+
+// coverageNote says, in Markdown, that a review is incomplete (never
+// submitted) or partial (files left out by the caps), for a reader of the
+// pull request who would otherwise take it for a whole one; "" when it is
+// neither.
+func coverageNote(r *review.Result) string {
+	var b strings.Builder
+	if !r.Submitted {
+		fmt.Fprintf(&b, "**Incomplete review:** the model did not submit it, so findings may be missing. See what it saw with `review replay %s`.\n\n", r.RunID)
+	}
+	if n := len(r.NotReviewed); n > 0 {
+		fmt.Fprintf(&b, "**Partial review:** %s not reviewed (past %s); every file is listed in the json output.\n\n",
+			text.Plural(n, "file"), review.CapFlag(r.NotReviewed[0].Reason))
+	}
+	return b.String()
 }

@@ -30,6 +30,10 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 	if !r.Submitted {
 		b.WriteString("_The model did not submit a structured review; its last message is shown above._\n\n")
 	}
+	if n := len(r.NotReviewed); n > 0 {
+		fmt.Fprintf(&b, "**Partial review:** %s not reviewed (past %s); every file is listed in the json output.\n\n",
+			text.Plural(n, "file"), review.CapFlag(r.NotReviewed[0].Reason))
+	}
 	if len(r.Findings) > 0 {
 		b.WriteString("| Severity | Location | Category | Finding |\n|---|---|---|---|\n")
 		for _, f := range r.Findings {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
 	"go.yaml.in/yaml/v3"
 )
@@ -255,4 +256,26 @@ func BenchmarkWriteStepSummary(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(buf.Len())/float64(len(r.Findings)), "bytes/finding")
+}
+
+func TestCoverageNote(t *testing.T) {
+	r := &review.Result{RunID: "r1", Submitted: true}
+	if got := coverageNote(r); got != "" {
+		t.Errorf("whole review: note %q", got)
+	}
+	r.Submitted = false
+	r.NotReviewed = []review.NotReviewed{{Left: diffctx.Left{Path: "a.go"}, Reason: review.ReasonMaxUnits}, {Left: diffctx.Left{Path: "b.go"}, Reason: review.ReasonMaxUnits}}
+	got := coverageNote(r)
+	for _, want := range []string{"**Incomplete review:**", "`review replay r1`", "**Partial review:** 2 files not reviewed (past --max-units)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("note %q lacks %q", got, want)
+		}
+	}
+	var b strings.Builder
+	if err := WriteStepSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "**Partial review:** 2 files not reviewed") {
+		t.Errorf("step summary lacks the partial review:\n%s", b.String())
+	}
 }
