@@ -247,3 +247,67 @@ func BenchmarkFirstRequestBytes(b *testing.B) {
 	}
 	b.ReportMetric(float64(size), "first-request-bytes")
 }
+
+// BenchmarkProcessLarge reviews generated pull requests of 1,000, 3,000
+// and 10,000 changed files as a user would, with the default model
+// (gpt-4o-mini, 128k window), tokenizer and caps (12 units), against a
+// scripted server that submits each unit at once. It reports the dry
+// run's and the review's median wall time and peak RSS, the requests the
+// review made, and the store's size on disk after one review.
+func BenchmarkProcessLarge(b *testing.B) {
+	const submit = `{"steps": [], "fallback": {"tool_calls": [{"name": "submit_review", "arguments": {"summary": "Fine.", "findings": []}}]}}`
+	for _, n := range []int{1000, 3000, 10000} {
+		b.Run(fmt.Sprintf("%dfiles", n), func(b *testing.B) {
+			env := benchEnv(b)
+			dir := b.TempDir()
+			if err := reviewtest.GenerateRepo(dir, n, n/20, env); err != nil {
+				b.Fatal(err)
+			}
+			bin := reviewBinary(b)
+			script, err := reviewtest.ParseScript([]byte(submit))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var dry, full []time.Duration
+			var dryRSS, fullRSS int64
+			requests := 0
+			var storeKiB int64
+			run := func(extra []string, args ...string) (time.Duration, int64) {
+				cmd := exec.Command(bin, args...)
+				cmd.Dir, cmd.Env = dir, append(slices.Clone(env), extra...)
+				start := time.Now()
+				out, err := cmd.CombinedOutput()
+				d := time.Since(start)
+				if err != nil {
+					b.Fatalf("review %v: %v\n%s", args, err, out)
+				}
+				return d, int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
+			}
+			b.ResetTimer()
+			for range b.N {
+				d, rss := run(nil, "--base", "main", "--dry-run")
+				dry, dryRSS = append(dry, d), max(dryRSS, rss)
+				store := filepath.Join(b.TempDir(), "store")
+				srv := reviewtest.NewServer(script, "")
+				d, rss = run([]string{"OPENAI_BASE_URL=" + srv.URL, "REVIEW_STORE=" + store}, "--base", "main", "--format", "json")
+				requests = len(srv.Requests())
+				srv.Close()
+				full, fullRSS = append(full, d), max(fullRSS, rss)
+				if storeKiB, err = diskKiB(store); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			median := func(ds []time.Duration) float64 {
+				slices.Sort(ds)
+				return float64(ds[len(ds)/2].Microseconds()) / 1000
+			}
+			b.ReportMetric(median(dry), "dry-run-ms")
+			b.ReportMetric(float64(dryRSS)/1024, "dry-run-RSS-MiB")
+			b.ReportMetric(median(full), "review-ms")
+			b.ReportMetric(float64(fullRSS)/1024, "review-RSS-MiB")
+			b.ReportMetric(float64(requests), "requests")
+			b.ReportMetric(float64(storeKiB), "store-KiB")
+		})
+	}
+}

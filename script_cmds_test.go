@@ -55,6 +55,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"genrepo":      cmdGenRepo,
 		"fits":         cmdFits,
 		"atmost":       cmdAtMost,
+		"storesize":    cmdStoreSize,
 	}
 }
 
@@ -1069,5 +1070,22 @@ func cmdPrintable(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if n != *commands {
 		ts.Fatalf("%s: %d workflow command lines, want %d:\n%s", name, n, *commands, data)
+	}
+}
+
+// storesize checks that the files under dir take at most max KiB of disk
+// (allocated blocks, as du counts them: Badger's value logs are sparse,
+// so their apparent size says little), and prints it: `storesize dir max`.
+func cmdStoreSize(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: storesize dir maxKiB")
+	}
+	limit, err := strconv.ParseInt(args[1], 10, 64)
+	ts.Check(err)
+	kib, err := diskKiB(ts.MkAbs(args[0]))
+	ts.Check(err)
+	fmt.Fprintf(ts.Stdout(), "%s: %d KiB on disk\n", args[0], kib)
+	if kib > limit {
+		ts.Fatalf("%s takes %d KiB on disk, over %d", args[0], kib, limit)
 	}
 }
