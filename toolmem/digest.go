@@ -158,7 +158,7 @@ func digestLine(groups []group, chars int) string {
 		total += g.count
 	}
 	g0 := groups[0]
-	start := fmt.Sprintf("[%d %s in %d %s", total, g0.noun, len(groups), g0.of)
+	start := fmt.Sprintf("[%d %s in %d %s", total, one(total, g0.noun), len(groups), one(len(groups), g0.of))
 	var b strings.Builder
 	b.WriteString(start)
 	shown := 0
@@ -187,6 +187,19 @@ func digestLine(groups []group, chars int) string {
 		s = string(r[:max(chars-2, 0)]) + "…]"
 	}
 	return s
+}
+
+// one is the singular of the plural nouns the digest counts, for a count
+// of one.
+func one(n int, plural string) string {
+	if n != 1 {
+		return plural
+	}
+	switch plural {
+	case "directories":
+		return "directory"
+	}
+	return strings.TrimSuffix(plural, "s")
 }
 
 // sanitizeKey keeps a path readable on one line.

@@ -64,6 +64,9 @@ func (s *Store) Verify() (Report, error) {
 			})
 			if err != nil {
 				if blob != nil && blob.holds(k) {
+					if blob.bad {
+						continue // one problem per blob, however many chunks are damaged
+					}
 					blob.bad = true
 				}
 				rep.Problems = append(rep.Problems, Problem{describeKey(k), damageReason(err)})

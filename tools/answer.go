@@ -50,14 +50,19 @@ func (s *Set) Answer(ctx context.Context, c Call, lim toolmem.Limits) (Answer, e
 		res.Output = "(no output)"
 	}
 	a := Answer{Result: res, Content: res.Output}
-	if t, ok := s.byName[c.Name]; (ok && t.spec.Unstored) || s.env.Store == nil {
+	t, ok := s.byName[c.Name]
+	if (ok && t.spec.Unstored) || s.env.Store == nil {
 		return a, nil
+	}
+	kind := toolmem.Text
+	if ok && !res.IsError {
+		kind = t.spec.Preview
 	}
 	ref, err := s.env.Store.Put(c.Run, c.Step, c.ID, c.Name, c.Args, []byte(res.Output))
 	if err != nil {
 		return Answer{}, fmt.Errorf("storing the output of %s: %w", c.Name, err)
 	}
 	a.Ref = ref
-	a.Content = toolmem.Preview(ref, []byte(res.Output), lim)
+	a.Content = toolmem.PreviewKind(kind, ref, []byte(res.Output), lim)
 	return a, nil
 }

@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools/toolname"
 )
 
-// Limits of list_project_files.
+// Limits of list_project_files. A listing is whole by default: it is
+// stored in tool memory, and the conversation carries its preview (files
+// per directory, then the first paths).
 const (
-	listDefault = 200
-	listMax     = 1000
 	// listDirs bounds the directory summary shown when a listing is cut.
 	listDirs = 40
 )
@@ -27,12 +28,13 @@ type listArgs struct {
 func (s *Set) listTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.ListProjectFiles,
-		Description: "List the files tracked at the reviewed head revision (what git tracks; ignored and untracked files are not included), with sizes in bytes, in path order. Paged: the result says how many more files exist and the exact call for the next page.",
+		Description: "List the files tracked at the reviewed head revision (ignored and untracked files are not included), with sizes in bytes, in path order: the whole list; the preview counts files per directory, and the rest is paged or grepped by ref.",
+		Preview:     toolmem.Paths,
 		Params: []Param{
 			String("path_prefix", `Directory (or file) to list, relative to the repository root, e.g. "src/api". Null for the whole repository.`).Example("src"),
 			String("glob", `Glob to filter paths: without a slash it matches file names at any depth ("*.go", "*_test.py"); with one it matches the whole path ("cmd/**/*.go"). Null for all files.`).Example("*.go"),
-			Integer("limit", "Files per page.").Min(1).Max(listMax).Default(listDefault).Example(listDefault),
-			Integer("offset", "Number of matching files to skip, for the next page.").Min(0).Default(0).Example(0),
+			Integer("limit", "Most files to list. Null for all.").Min(1).Example(nil),
+			Integer("offset", "Number of matching files to skip.").Min(0).Default(0).Example(0),
 		},
 	}, func(ctx context.Context, args Args) (Result, error) {
 		var a listArgs
@@ -88,7 +90,10 @@ func (s *Set) list(ctx context.Context, a listArgs, notes []string) (Result, err
 	if offset >= len(match) {
 		return Result{}, fmt.Errorf("offset %d is past the end: %s%s match; use an offset below %d", offset, plural(len(match), "file"), scope, len(match))
 	}
-	end := min(offset+limit, len(match))
+	end := len(match)
+	if limit > 0 {
+		end = min(offset+limit, end)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s%s at head; showing %d-%d (path, then size in bytes)\n", plural(len(match), "file"), scope, offset+1, end)
 	for _, n := range notes {

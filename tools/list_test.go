@@ -82,14 +82,19 @@ func TestListProjectFilesPaging(t *testing.T) {
 	out = mustOK(t, call(t, s, "list_project_files", `{"path_prefix": "py", "limit": 3, "offset": 3}`))
 	contains(t, out, "showing 4-6")
 
-	// A huge limit is lowered and says so; a string number is accepted.
-	out = mustOK(t, call(t, s, "list_project_files", `{"limit": "1000000000"}`))
-	contains(t, out, "limit 1000000000 lowered to the maximum, 1000")
+	// Without a limit the list is whole; a string number is accepted.
+	out = mustOK(t, call(t, s, "list_project_files", `{}`))
 	lacks(t, out, "more files")
+	all := strings.Count(out, "\n") - 1
+	out = mustOK(t, call(t, s, "list_project_files", `{"limit": "1000000000"}`))
+	lacks(t, out, "more files", "lowered")
+	if n := strings.Count(out, "\n") - 1; n != all || all < 10 {
+		t.Errorf("a huge limit listed %d files, the whole list %d", n, all)
+	}
 
 	mustErr(t, call(t, s, "list_project_files", `{"offset": 100000}`), "past the end")
 	mustErr(t, call(t, s, "list_project_files", `{"offset": -1}`), `list_project_files argument "offset" must be at least 0 (or null for 0), got -1`)
-	mustErr(t, call(t, s, "list_project_files", `{"limit": 0}`), `list_project_files argument "limit" must be at least 1 (or null for 200), got 0`)
+	mustErr(t, call(t, s, "list_project_files", `{"limit": 0}`), `list_project_files argument "limit" must be at least 1, got 0`)
 	mustErr(t, call(t, s, "list_project_files", `{"path_prefix": "nope"}`), `no tracked file or directory "nope"`)
 	mustErr(t, call(t, s, "list_project_files", `{"glob": "[a-"}`), "not a valid glob")
 }

@@ -1,10 +1,12 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/reviewdev/review/toolmem"
 )
@@ -124,4 +126,43 @@ func TestReadToolOutputBounded(t *testing.T) {
 		t.Errorf("page is %d bytes", len(out))
 	}
 	contains(t, out, "more lines: call read_tool_output")
+}
+
+// TestAnswerPreviewWithinLimits holds every tool's preview to the limits
+// the conversation sets, for outputs small and large, whatever their kind.
+func TestAnswerPreviewWithinLimits(t *testing.T) {
+	s, ref := storeWith(t, lines(5000, "path/to/file%d.go:12: match"))
+	calls := map[string][]string{
+		"list_project_files": {`{}`, `{"path_prefix": "py"}`},
+		"search_in_project":  {`{"pattern": "."}`, `{"pattern": "line", "context_lines": 2}`, `{"pattern": "nomatchanywhere"}`},
+		"read_file_hunk":     {`{"path": "long.txt", "start_line": 1, "end_line": 1001}`, `{"path": "nope.txt", "start_line": 1, "end_line": 2}`},
+		"get_file_diff":      {`{"path": "."}`, `{"path": "main.go"}`},
+		"get_dependencies":   {`{}`},
+		"read_tool_output":   {fmt.Sprintf(`{"ref": %q}`, ref), fmt.Sprintf(`{"ref": %q, "grep": "file1"}`, ref)},
+	}
+	for _, name := range s.Names() {
+		if len(calls[name]) == 0 {
+			t.Errorf("no calls of %s: add some", name)
+		}
+	}
+	for _, lim := range []toolmem.Limits{{Chars: toolmem.MinPreviewChars, Lines: 10}, {Chars: 2000, Lines: 40}, {}} {
+		max := lim.Chars
+		if max == 0 {
+			max = toolmem.DefaultPreviewChars
+		}
+		for name, list := range calls {
+			for i, args := range list {
+				a, err := s.Answer(context.Background(), Call{Run: "run-1", Step: 2, ID: fmt.Sprintf("c%d", i), Name: name, Args: args}, lim)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.Ref == "" && name != "read_tool_output" {
+					t.Errorf("%s %s: output not stored", name, args)
+				}
+				if n := utf8.RuneCountInString(a.Content); a.Ref != "" && n > max {
+					t.Errorf("%s %s: preview of %d chars, over %d", name, args, n, max)
+				}
+			}
+		}
+	}
 }

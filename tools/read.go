@@ -9,9 +9,10 @@ import (
 	"github.com/reviewdev/review/tools/toolname"
 )
 
-// Limits of read_file_hunk.
+// Limits of read_file_hunk. There is no limit on the lines of a read: the
+// whole range is stored in tool memory and the conversation carries a
+// preview of it, so a large read costs the model no more than a small one.
 const (
-	readMaxLines = 400
 	// readMaxLine cuts single lines (minified code) to this many bytes.
 	readMaxLine = 2000
 	// readMaxFile is the largest file read at all; larger ones are data
@@ -29,11 +30,11 @@ type readArgs struct {
 func (s *Set) readTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.ReadFileHunk,
-		Description: fmt.Sprintf("Read numbered lines of a file at the reviewed head revision (default) or at the base revision. At most %d lines per call; the result says how to get more.", readMaxLines),
+		Description: "Read numbered lines of a file at the reviewed head (default) or base revision: every line asked for, up to the whole file. A large read costs only a preview; page or grep the rest by its ref.",
 		Params: []Param{
 			String("path", `File path relative to the repository root, e.g. "src/main.go".`).Required().Example("src/main.go"),
 			Integer("start_line", "First line to show.").Required().Min(1).Example(1),
-			Integer("end_line", fmt.Sprintf("Last line to show (inclusive); at most %d lines per call.", readMaxLines)).Required().Example(120),
+			Integer("end_line", "Last line to show (inclusive); past the end means to the end.").Required().Example(120),
 			String("revision", `"head" (the change under review) or "base" (before it).`).Enum(string(revHead), string(revBase)).Default(string(revHead)).Example(nil),
 		},
 	}, func(ctx context.Context, args Args) (Result, error) {
@@ -93,14 +94,10 @@ func (s *Set) read(ctx context.Context, a readArgs) (Result, error) {
 		return Result{}, fmt.Errorf("%s has %d lines; ask for start_line <= %d", name, total, total)
 	}
 	end := min(a.EndLine, total)
-	cut := false
-	if end-a.StartLine+1 > readMaxLines {
-		end = a.StartLine + readMaxLines - 1
-		cut = true
-	}
 	var b strings.Builder
+	b.Grow(len(data) + 8*(end-a.StartLine+1))
 	fmt.Fprintf(&b, "%s, lines %d-%d of %d:\n", name, a.StartLine, end, total)
-	n := 0
+	n, cut := 0, 0
 	for line := range bytes.Lines(data) {
 		n++
 		if n < a.StartLine {
@@ -110,14 +107,14 @@ func (s *Set) read(ctx context.Context, a readArgs) (Result, error) {
 			break
 		}
 		text := strings.TrimSuffix(string(bytes.TrimSuffix(line, []byte{'\n'})), "\r")
+		if len(text) > readMaxLine {
+			cut++
+		}
 		fmt.Fprintf(&b, "%d: %s\n", n, cutLine(text, readMaxLine))
 	}
-	if cut {
-		next := []any{"path", p, "start_line", end + 1, "end_line", min(end+readMaxLines, total)}
-		if rev == revBase {
-			next = append(next, "revision", string(revBase))
-		}
-		fmt.Fprintf(&b, "[%d lines per call at most; the file goes on to line %d: call "+toolname.ReadFileHunk+" %s]\n", readMaxLines, total, jsonArgs(next...))
+	if cut > 0 {
+		// Said once at the end too: a preview may not show the cut lines.
+		fmt.Fprintf(&b, "[%s cut at %d bytes (minified or generated code); "+toolname.SearchInProject+" finds text in them]\n", plural(cut, "line"), readMaxLine)
 	}
 	return Result{Output: b.String()}, nil
 }

@@ -78,22 +78,19 @@ func TestReadFileHunk(t *testing.T) {
 	}
 }
 
-func TestReadFileHunkCapsLines(t *testing.T) {
+// TestReadFileHunkWhole reads every line asked for: the whole range is
+// stored, and the conversation carries a preview of it.
+func TestReadFileHunkWhole(t *testing.T) {
 	f := sharedFixture(t)
 	s := f.set()
-	out := mustOK(t, call(t, s, "read_file_hunk", `{"path": "long.txt", "start_line": 1, "end_line": 1001}`))
-	contains(t, out, "lines 1-400 of 1001", "\n400: line 400\n",
-		`[400 lines per call at most; the file goes on to line 1001: call read_file_hunk {"path": "long.txt", "start_line": 401, "end_line": 800}]`)
-	lacks(t, out, "401: line 401")
-	if n := strings.Count(out, "\n"); n != 402 {
-		t.Errorf("want 402 lines (header, 400, hint), got %d", n)
-	}
-	// At base the hint keeps the revision.
-	out = mustOK(t, call(t, s, "read_file_hunk", `{"path": "long.txt", "start_line": 801, "end_line": 1300, "revision": "base"}`))
-	contains(t, out, "lines 801-1000 of 1000")
+	out := mustOK(t, call(t, s, "read_file_hunk", `{"path": "long.txt", "start_line": 1, "end_line": 5000}`))
+	contains(t, out, "lines 1-1001 of 1001", "\n400: line 400\n", "\n1001: line 1001\n")
 	lacks(t, out, "per call at most")
-	out = mustOK(t, call(t, s, "read_file_hunk", `{"path": "long.txt", "start_line": 1, "end_line": 500, "revision": "base"}`))
-	contains(t, out, `"start_line": 401, "end_line": 800, "revision": "base"}`)
+	if n := strings.Count(out, "\n"); n != 1002 {
+		t.Errorf("want 1002 lines (header, 1001), got %d", n)
+	}
+	out = mustOK(t, call(t, s, "read_file_hunk", `{"path": "long.txt", "start_line": 801, "end_line": 1300, "revision": "base"}`))
+	contains(t, out, "lines 801-1000 of 1000", "\n1000: line 1000\n")
 }
 
 func TestReadFileHunkErrors(t *testing.T) {

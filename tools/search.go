@@ -12,15 +12,18 @@ import (
 	"sync"
 
 	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Limits of search_in_project.
 const (
 	// minPart is the fewest files worth their own git cat-file process.
-	minPart          = 256
-	searchDefault    = 50
-	searchMax        = 500
+	minPart = 256
+	// searchMax is a safety limit on matching lines, not a page: every
+	// match up to it is returned and stored, and the output says so when
+	// it is hit. A review's searches stay far below it.
+	searchMax        = 20000
 	searchMaxContext = 10
 	// searchMaxFile skips larger files: they are generated data, not code,
 	// and one of them could use up a call's time.
@@ -41,11 +44,12 @@ type searchArgs struct {
 func (s *Set) searchTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.SearchInProject,
-		Description: "Search the files tracked at the reviewed head revision for a regular expression (RE2/Go syntax, matched per line; (?i) for case-insensitive). Results in path order as \"path:line: text\"; with context_lines, context lines are \"path-line- text\" and groups are separated by \"--\". Binary files and files over 1 MiB are skipped.",
+		Description: "Search the files tracked at the reviewed head revision for a regular expression (RE2/Go syntax, per line; (?i) for case-insensitive). Returns every match as \"path:line: text\" in path order (context lines \"path-line- text\", groups split by \"--\"); the preview counts matches per file, and the rest is paged or grepped by ref. Binary files and files over 1 MiB are skipped.",
+		Preview:     toolmem.Matches,
 		Params: []Param{
 			String("pattern", `Regular expression, e.g. "func (New|Open)\\(" or "(?i)todo". Escape ( [ . * + ? { | \ ^ $ to match them literally.`).Required().Example(`func New\(`),
 			String("path_glob", `Glob limiting the files searched: without a slash it matches file names at any depth ("*.go"); with one the whole path ("src/**/*.ts"). Null for all files.`).Example("*.go"),
-			Integer("max_results", "Most matching lines to return.").Min(1).Max(searchMax).Default(searchDefault).Example(searchDefault),
+			Integer("max_results", "Most matching lines to return; the default is a safety limit.").Min(1).Max(searchMax).Default(searchMax).Example(nil),
 			Integer("context_lines", "Lines of context before and after each match.").Min(0).Max(searchMaxContext).Default(0).Example(0),
 		},
 	}, func(ctx context.Context, args Args) (Result, error) {
@@ -364,11 +368,11 @@ func searchReport(pattern, glob string, st searchStats, notes []string, matches 
 	case st.full:
 		fmt.Fprintf(&b, "[stopped after %s: the result reached its size limit; more matches follow: narrow pattern or path_glob, or use fewer context_lines]\n", st.stoppedAt)
 	case st.more:
-		fmt.Fprintf(&b, "[stopped after %s at max_results=%d; more matches follow: narrow pattern or path_glob", st.stoppedAt, maxResults)
-		if maxResults < searchMax {
-			fmt.Fprintf(&b, ", or raise max_results (up to %d)", searchMax)
+		if maxResults >= searchMax {
+			fmt.Fprintf(&b, "[stopped after %s at the safety limit of %d matching lines; more matches follow: narrow pattern or path_glob]\n", st.stoppedAt, searchMax)
+			break
 		}
-		b.WriteString("]\n")
+		fmt.Fprintf(&b, "[stopped after %s at max_results=%d; more matches follow: narrow pattern or path_glob, or raise max_results (up to %d)]\n", st.stoppedAt, maxResults, searchMax)
 	}
 	if st.binary > 0 || st.large > 0 {
 		fmt.Fprintf(&b, "[skipped %s and %s over %d bytes]\n", plural(st.binary, "binary file"), plural(st.large, "file"), searchMaxFile)

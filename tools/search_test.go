@@ -83,13 +83,13 @@ func TestSearchInProject(t *testing.T) {
 		{
 			name: "stops at max_results and says how to get more",
 			args: `{"pattern": "^line", "max_results": 5}`,
-			want: []string{"first 5 matching lines", "long.txt:5: line 5\n", "[stopped after long.txt:5 at max_results=5; more matches follow", "raise max_results (up to 500)"},
+			want: []string{"first 5 matching lines", "long.txt:5: line 5\n", "[stopped after long.txt:5 at max_results=5; more matches follow", "raise max_results (up to 20000)"},
 			lack: []string{"long.txt:6:"},
 		},
 		{
 			name: "huge max_results lowered",
 			args: `{"pattern": "^line 100$", "max_results": 99999999}`,
-			want: []string{"max_results 99999999 lowered to the maximum, 500", "long.txt:100:"},
+			want: []string{"max_results 99999999 lowered to the maximum, 20000", "long.txt:100:"},
 		},
 		{
 			name: "no matches",
@@ -113,7 +113,7 @@ func TestSearchInProjectErrors(t *testing.T) {
 	mustErr(t, call(t, s, "search_in_project", `{"pattern": "(?<=x)y"}`), "not a valid RE2")
 	mustErr(t, call(t, s, "search_in_project", `{"pattern": ""}`), "pattern is empty")
 	mustErr(t, call(t, s, "search_in_project", `{"pattern": "`+strings.Repeat("a", 2000)+`"}`), "at most 1000")
-	mustErr(t, call(t, s, "search_in_project", `{"pattern": "x", "max_results": 0}`), `search_in_project argument "max_results" must be at least 1 (or null for 50), got 0`)
+	mustErr(t, call(t, s, "search_in_project", `{"pattern": "x", "max_results": 0}`), `search_in_project argument "max_results" must be at least 1 (or null for 20000), got 0`)
 	mustErr(t, call(t, s, "search_in_project", `{"pattern": "x", "context_lines": -2}`), `search_in_project argument "context_lines" must be at least 0 (or null for 0), got -2`)
 	mustErr(t, call(t, s, "search_in_project", `{"pattern": "x", "path_glob": "{a,"}`), "not a valid glob")
 	mustErr(t, call(t, s, "search_in_project", `{}`), `argument "pattern" is missing`)

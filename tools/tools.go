@@ -18,7 +18,7 @@ import (
 // Defaults for the zero values of Env.
 const (
 	DefaultTimeout  = 20 * time.Second
-	DefaultMaxBytes = 1 << 20
+	DefaultMaxBytes = 64 << 20
 )
 
 // Env is what the tools read and the limits they run under.
@@ -85,6 +85,10 @@ type Spec struct {
 	Name        string
 	Description string
 	Params      []Param
+	// Preview is what the tool's output holds, so that its preview can
+	// summarise it (matches per file, files per directory) rather than
+	// show an arbitrary head and tail.
+	Preview toolmem.Kind
 	// Unstored marks a tool whose results are never kept in tool memory:
 	// a page of a stored output (read_tool_output) would be stored again,
 	// and an acknowledgement (submit_review) is not worth a ref.
