@@ -3,6 +3,7 @@ package review
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -202,17 +203,36 @@ func (s *Session) countTools(defs []tools.Definition) int {
 func (l *loop) run(ctx context.Context) error {
 	nudged := false
 	forced := false
+	shrunk := false // a context-length refusal was answered already
 	for {
 		l.step++
 		choice := "auto"
-		if !forced && (l.step > l.a.Budget.MaxSteps || l.overBudget() || l.a.guard.tight(l.tokens)) {
-			forced = true
-			l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
+		if !forced {
+			switch {
+			case l.nearWindow():
+				forced = true
+				if err := l.finish("input_budget"); err != nil {
+					return err
+				}
+			case l.step > l.a.Budget.MaxSteps || l.a.guard.tight(l.tokens):
+				forced = true
+				l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
+			}
 		}
 		if forced {
 			choice = toolname.SubmitReview
 		}
 		reply, st, err := l.send(ctx, choice)
+		if errors.Is(err, llm.ErrContextLength) && !shrunk && l.dropLastStep() {
+			// The provider's window is smaller than the one planned
+			// for: the calls that overflowed it go unanswered, and the
+			// review is asked for with what was seen before them, once.
+			shrunk, forced = true, true
+			if err := l.finish("context_length"); err != nil {
+				return err
+			}
+			reply, st, err = l.send(ctx, toolname.SubmitReview)
+		}
 		if err != nil {
 			return err
 		}
@@ -250,10 +270,64 @@ func (l *loop) run(ctx context.Context) error {
 	}
 }
 
-// overBudget reports whether the next request, tool definitions included,
-// would not leave the answer reserve free.
-func (l *loop) overBudget() bool {
-	return l.tokens > l.a.Budget.Input()
+// finalShare is the share of the input budget past which a loop stops
+// exploring: the next tool result could take the rest, and the final
+// request still needs room. The loop is append-only, so it cannot make
+// room later.
+const finalShare = 0.8
+
+// nearWindow reports whether the next request, tool definitions included,
+// passes finalShare of the input budget.
+func (l *loop) nearWindow() bool {
+	return float64(l.tokens) > finalShare*float64(l.a.Budget.Input())
+}
+
+// finish asks for the review now, with what the model has seen: it stops
+// offering any tool but submit_review, appends the final request, and
+// records why as a "final" event before the step it precedes.
+func (l *loop) finish(reason string) error {
+	var keep []tools.Definition
+	for _, d := range l.defs {
+		if d.Name == toolname.SubmitReview {
+			keep = append(keep, d)
+		}
+	}
+	before := l.tokens
+	l.defs = keep
+	l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
+	l.tokens = l.a.Counter.CountMessages(l.sent) + l.a.countTools(l.defs)
+	ev, err := json.Marshal(struct {
+		Kind   string `json:"kind"`
+		Reason string `json:"reason"`
+		Turn   int    `json:"turn"`
+		// Tokens is our count of the request that would have been sent,
+		// Limit the share of the input budget it passed.
+		Tokens int `json:"tokens"`
+		Limit  int `json:"limit_tokens"`
+	}{"final", reason, l.turn, before, int(finalShare * float64(l.a.Budget.Input()))})
+	if err != nil {
+		return err
+	}
+	return l.a.Store.AddEvent(l.a.Run.ID, l.a.Steps+1, ev)
+}
+
+// dropLastStep takes the model's last tool calls and their results off
+// the requests to come, when the loop has any: the request that carried
+// them was refused as too long. The conversation keeps them; the next
+// request is the last one that fitted, plus what is appended to it.
+func (l *loop) dropLastStep() bool {
+	for i := len(l.sent) - 1; i >= 0; i-- {
+		m := l.sent[i]
+		if m.Layer != conversation.Loop || m.Turn != l.turn {
+			return false
+		}
+		if m.Role == conversation.Assistant && len(m.ToolCalls) > 0 {
+			l.sent = l.sent[:i]
+			l.tokens = l.a.Counter.CountMessages(l.sent) + l.a.countTools(l.defs)
+			return true
+		}
+	}
+	return false
 }
 
 func (l *loop) appendMsg(m conversation.Message) {

@@ -263,11 +263,12 @@ func TestLoopEndings(t *testing.T) {
 		submit = `{"tool_calls": [{"name": "submit_review", "arguments": {"summary": "Fine.", "findings": []}}]}`
 	)
 	overAt := func(extra int) func(*Agent, *Plan) {
-		// A window whose input budget holds the first request, tool
-		// definitions included, plus extra tokens.
+		// A window whose share for exploring (finalShare of the input
+		// budget) holds the first request, tool definitions included,
+		// plus extra tokens.
 		return func(a *Agent, p *Plan) {
 			a.Budget.AnswerReserve = 100
-			a.Budget.ContextWindow = a.Budget.AnswerReserve + p.Tokens() + extra
+			a.Budget.ContextWindow = a.Budget.AnswerReserve + int(float64(p.Tokens()+extra)/finalShare)
 		}
 	}
 	tests := []struct {

@@ -75,6 +75,15 @@ type Script struct {
 	// Fallback answers requests after the steps run out. Without one they
 	// get HTTP 500 "script exhausted", which a test will notice.
 	Fallback *Step `json:"fallback,omitempty"`
+	// Forced, if set, answers every request whose tool_choice names a
+	// function, as a model that obeys the choice would, without taking a
+	// step.
+	Forced *Step `json:"forced,omitempty"`
+	// Window, if set, is a context window in tokens, counted as a quarter
+	// of the request's bytes: a longer request is refused with HTTP 400
+	// context_length_exceeded, as OpenAI refuses it, without taking a
+	// step.
+	Window int `json:"window,omitempty"`
 }
 
 // LoadScript reads a script from a JSON file: either an array of steps or
@@ -127,6 +136,14 @@ func (s *Script) Validate() error {
 		if err := s.Fallback.validate(); err != nil {
 			return fmt.Errorf("fallback: %w", err)
 		}
+	}
+	if s.Forced != nil {
+		if err := s.Forced.validate(); err != nil {
+			return fmt.Errorf("forced: %w", err)
+		}
+	}
+	if s.Window < 0 {
+		return fmt.Errorf("window %d is negative", s.Window)
 	}
 	return nil
 }

@@ -49,6 +49,8 @@ type Server struct {
 	steps    []Step
 	next     int
 	fallback Step
+	forced   *Step
+	window   int
 	calls    int // tool calls handed out, for default IDs
 	received []Received
 	err      error
@@ -69,6 +71,7 @@ func NewServer(s *Script, recordDir string) *Server {
 		if s.Fallback != nil {
 			srv.fallback = *s.Fallback
 		}
+		srv.forced, srv.window = s.Forced, s.Window
 	}
 	if s == nil || s.Fallback == nil {
 		srv.fallback = Step{
@@ -146,12 +149,23 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.record(fmt.Sprintf("req-%03d.headers", n), hdr.Bytes())
 	var a answer
 	if r.Method == http.MethodPost && r.URL.Path == chatPath {
-		st := s.fallback
-		if s.next < len(s.steps) {
-			st = s.steps[s.next]
-			s.next++
+		switch tokens := len(body) / 4; {
+		case s.window > 0 && tokens > s.window:
+			a = answer{status: http.StatusBadRequest, body: errorJSON(ErrorBody{
+				Message: fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", s.window, tokens),
+				Type:    "invalid_request_error",
+				Code:    "context_length_exceeded",
+			})}
+		case s.forced != nil && forcesFunction(body):
+			a = s.render(n, *s.forced, body)
+		default:
+			st := s.fallback
+			if s.next < len(s.steps) {
+				st = s.steps[s.next]
+				s.next++
+			}
+			a = s.render(n, st, body)
 		}
-		a = s.render(n, st, body)
 	} else {
 		a = answer{status: http.StatusNotFound, body: errorJSON(ErrorBody{
 			Message: fmt.Sprintf("Unknown request URL: %s %s. This server serves POST %s.", r.Method, r.URL.Path, chatPath),
@@ -405,4 +419,18 @@ func Serve(t testing.TB, script string) *Server {
 		}
 	})
 	return srv
+}
+
+// forcesFunction reports whether a request's tool_choice names a function.
+func forcesFunction(body []byte) bool {
+	var req struct {
+		ToolChoice json.RawMessage `json:"tool_choice"`
+	}
+	if json.Unmarshal(body, &req) != nil {
+		return false
+	}
+	var choice struct {
+		Type string `json:"type"`
+	}
+	return json.Unmarshal(req.ToolChoice, &choice) == nil && choice.Type == "function"
 }
