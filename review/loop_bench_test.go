@@ -43,7 +43,10 @@ func benchRepo(b *testing.B) string {
 // benchCall is the tool call the scripted model makes at step n of 20: a
 // search with many matches, then whole pages of every file, a diff, a page
 // and a grep of earlier outputs by ref, and at last submit_review.
-func benchCall(n int, req llm.Request) conversation.ToolCall {
+//
+// With whole set, the calls ask for everything, as the tools now allow: the
+// search for every match, each read for the whole file.
+func benchCall(n int, req llm.Request, whole bool) conversation.ToolCall {
 	id := fmt.Sprintf("s%d", n)
 	file := func(i int) string { return fmt.Sprintf("src/mod_%02d.go", (i-1)%benchFiles+1) }
 	refOf := func(call string) string {
@@ -55,6 +58,10 @@ func benchCall(n int, req llm.Request) conversation.ToolCall {
 		return "missing"
 	}
 	switch {
+	case n == 1 && whole:
+		return conversation.ToolCall{ID: id, Name: "search_in_project", Arguments: `{"pattern": "compute\\(", "path_glob": "*.go", "max_results": null, "context_lines": 0}`}
+	case n <= 16 && whole:
+		return conversation.ToolCall{ID: id, Name: "read_file_hunk", Arguments: fmt.Sprintf(`{"path": %q, "start_line": 1, "end_line": %d, "revision": null}`, file(n-1), benchLines+3)}
 	case n == 1:
 		return conversation.ToolCall{ID: id, Name: "search_in_project", Arguments: `{"pattern": "compute\\(", "path_glob": "*.go", "max_results": 500, "context_lines": 0}`}
 	case n <= 11:
@@ -81,6 +88,11 @@ func benchCall(n int, req llm.Request) conversation.ToolCall {
 // transcript would have sent naively, every output whole in every later
 // request.
 func BenchmarkLoop20(b *testing.B) {
+	b.Run("pages", func(b *testing.B) { loop20(b, false) })
+	b.Run("whole", func(b *testing.B) { loop20(b, true) })
+}
+
+func loop20(b *testing.B, whole bool) {
 	const steps = 20
 	dir := benchRepo(b)
 	budget := conversation.DefaultBudget(llm.Lookup(testModel).Window)
@@ -106,7 +118,7 @@ func BenchmarkLoop20(b *testing.B) {
 		sizes = sizes[:0]
 		model := &fakeModel{next: func(n int, req llm.Request) conversation.Message {
 			sizes = append(sizes, len(req.Messages))
-			return conversation.Message{ToolCalls: []conversation.ToolCall{benchCall(n, req)}}
+			return conversation.Message{ToolCalls: []conversation.ToolCall{benchCall(n, req, whole)}}
 		}}
 		a := &Agent{
 			Model: model, ModelName: testModel, Store: st, Counter: plan.Counter, Budget: budget, OffDiff: KeepFileLevel,
