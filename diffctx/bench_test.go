@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/redact"
 )
 
 // synthDiff returns a git diff with about changed changed lines: files of
@@ -48,16 +49,24 @@ func synthDiff(changed int) []byte {
 	return b.Bytes()
 }
 
-func BenchmarkRender1k(b *testing.B)   { benchmarkRender(b, 1000) }
-func BenchmarkRender100k(b *testing.B) { benchmarkRender(b, 100000) }
+func BenchmarkRender1k(b *testing.B)   { benchmarkRender(b, 1000, nil) }
+func BenchmarkRender100k(b *testing.B) { benchmarkRender(b, 100000, nil) }
+
+// BenchmarkRender100kRedacted is BenchmarkRender100k with the secrets of
+// the hunks redacted between Parse and Render, as a review does: the
+// difference is the cost of the scanner.
+func BenchmarkRender100kRedacted(b *testing.B) {
+	benchmarkRender(b, 100000, redact.New(redact.Options{}))
+}
 
 // benchmarkRender measures the way from raw diff to static context: Parse,
 // then Render within the default static budget of gpt-4o, counted with
-// tiktoken.
-func benchmarkRender(b *testing.B, changed int) {
+// tiktoken; with a redactor, Redact in between.
+func benchmarkRender(b *testing.B, changed int, r *redact.Redactor) {
 	raw := synthDiff(changed)
 	c := tiktoken(b)
-	c.Count("warm up") // build the encoder outside the measurement
+	c.Count("warm up")  // build the encoder outside the measurement
+	r.Redact("warm up") // and compile the rules
 	budget := conversation.DefaultBudget(128000).Static()
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
@@ -68,11 +77,13 @@ func benchmarkRender(b *testing.B, changed int) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		d := &Diff{Files: files}
+		d.Redact(r)
 		lines = 0
 		for _, f := range files {
 			lines += f.Additions + f.Deletions
 		}
-		ctx = Render(&Diff{Files: files}, budget, c)
+		ctx = Render(d, budget, c)
 	}
 	b.ReportMetric(float64(len(raw)), "diff-bytes")
 	b.ReportMetric(float64(lines), "changed-lines")

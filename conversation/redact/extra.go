@@ -1,0 +1,313 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// This package's own detectors, for what gitleaks' rules leave out by
+// design: gitleaks' generic rule wants a long random value and misses a
+// short password; it has no rule for credentials in a URL; and its
+// private-key rule needs the END line, which a tool's page of a file may
+// not reach.
+
+// IDs of this package's own rules.
+const (
+	RuleAssignment = "generic-password"
+	RuleURL        = "url-credentials"
+	RulePrivateKey = "private-key" // shared with gitleaks' rule for whole blocks
+	RuleKeyLines   = "pem-key-lines"
+)
+
+func extraRules() []*rule {
+	return []*rule{
+		{
+			id:       RuleAssignment,
+			desc:     "A password, token or key assigned a literal value in code or configuration.",
+			keywords: []string{"pass", "pwd", "secret", "token", "key", "credential"},
+			prio:     prioAssignment,
+			ext:      extent{bytes: -1},
+			extra:    assignments,
+		},
+		{
+			id:       RuleURL,
+			desc:     "A URL carrying a user name and password.",
+			keywords: []string{"://"},
+			prio:     prioURL,
+			ext:      extent{bytes: -1},
+			extra:    urlCredentials,
+		},
+		{
+			id:       RulePrivateKey,
+			desc:     "A private key block whose END line is not in the text.",
+			keywords: []string{"-----begin"},
+			prio:     prioKeyBlock,
+			ext:      unbounded(),
+			extra:    openKeyBlocks,
+		},
+		{
+			id:    RuleKeyLines,
+			desc:  "Lines of base64 shaped like the body of a PEM or OpenSSH key, without its header.",
+			prio:  prioGuard,
+			ext:   unbounded(),
+			extra: keyLines,
+		},
+	}
+}
+
+// secretName matches the end of an identifier naming a secret: its last
+// part is a password, secret, token, credential or a key of a kind that is
+// secret. Names that only start so (tokenizer, password_hint, max_tokens)
+// do not end so.
+var secretName = regexp.MustCompile(`(?:passw(?:or)?d|passphrase|pwd|pass|secret|token|credentials?|` +
+	`(?:api|access|secret|private|auth|signing|encryption|master|client|app)[_.-]?key)$`)
+
+var (
+	// quotedValue follows a name in name = "value", in most languages and
+	// formats: =, :=, :, =>, == (a hard-coded comparison), or, after a
+	// quoted name, a comma, as in a call setting a header (group 1).
+	quotedValue = regexp.MustCompile(`^(?:["'\]]*[ \t]*(?::=|=>|==|=|:)|(["'])[ \t]*,)[ \t]*` +
+		`(?:[a-zA-Z]{0,2}"((?:[^"\\\n]|\\.){6,200})"|'([^'\n]{6,200})'|` + "`([^`\\n]{6,200})`" + `)`)
+	// bareLead and bareValue make NAME=value or name: value alone on a
+	// line, as in .env, YAML, INI and properties files, after
+	// read_file_hunk's line number or a diff's marker if any.
+	bareLead  = regexp.MustCompile(`^[ \t]*(?:\d+: )?[+ -]?[ \t]*(?:export[ \t]+|-[ \t]+)?["']?$`)
+	bareValue = regexp.MustCompile(`^["']?[ \t]*[=:][ \t]*([^\s"'` + "`" + `#]{6,200})[ \t]*(?:#.*)?\r?$`)
+)
+
+// assignments finds literal values assigned to names of secrets. It looks
+// only at the identifiers holding the rule's keywords: a regular
+// expression searching every line for them would cost more than all of
+// gitleaks' rules.
+func assignments(t *target, rl *rule, _ []window) [][2]int {
+	var out [][2]int
+	text, lower := t.text, t.lower
+	done := -1 // the end of the last identifier looked at
+	for _, p := range t.positions(rl) {
+		if p < done {
+			continue
+		}
+		s, e := p, p
+		for s > 0 && identByte(lower[s-1]) {
+			s--
+		}
+		for e < len(lower) && identByte(lower[e]) {
+			e++
+		}
+		done = e
+		if !secretName.MatchString(lower[s:e]) {
+			continue
+		}
+		ls := strings.LastIndexByte(text[:s], '\n') + 1
+		le := strings.IndexByte(text[e:], '\n')
+		if le < 0 {
+			le = len(text)
+		} else {
+			le += e
+		}
+		rest := text[e:le]
+		if m := quotedValue.FindStringSubmatchIndex(rest); m != nil && (m[2] < 0 || (s > 0 && text[s-1] == rest[m[2]])) {
+			for g := 2; g <= 4; g++ {
+				if vs, ve := m[2*g], m[2*g+1]; vs >= 0 && secretValue(rest[vs:ve], true) {
+					out = append(out, [2]int{e + vs, e + ve})
+				}
+			}
+			continue
+		}
+		if bareLead.MatchString(text[ls:s]) {
+			if m := bareValue.FindStringSubmatchIndex(rest); m != nil && secretValue(rest[m[2]:m[3]], false) {
+				out = append(out, [2]int{e + m[2], e + m[3]})
+			}
+		}
+	}
+	return out
+}
+
+// identByte reports whether c, in lower case, may be part of a name such as
+// db.password, X-Api-Key or client_secret.
+func identByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-'
+}
+
+// eachLine calls fn with each line of text in the windows where matches
+// may start, and its offset.
+func eachLine(text string, win []window, fn func(off int, line string)) {
+	for _, w := range win {
+		for off := w.start; off < w.keep; {
+			end := strings.IndexByte(text[off:w.keep], '\n')
+			if end < 0 {
+				end = w.keep - off
+			}
+			fn(off, text[off:off+end])
+			off += end + 1
+		}
+	}
+}
+
+// placeholders are words of values that stand for a secret rather than
+// being one.
+var placeholders = []string{"example", "changeme", "change_me", "change-me", "placeholder", "dummy",
+	"redacted", "your_", "your-", "xxxx", "****", "...", "<", ">", "[secret:", "://"}
+
+// secretValue reports whether an assigned value looks like a secret: six
+// characters or more, no spaces, not an identifier, a reference (${VAR},
+// {{ .x }}, %s), a placeholder or, when not quoted, code; and random
+// enough.
+func secretValue(v string, quoted bool) bool {
+	if len(v) < 6 || strings.ContainsAny(v, " \t") || strings.ContainsAny(v[:1], "$%{@!&*") {
+		return false
+	}
+	if !quoted && strings.ContainsAny(v, "()[]{};,") {
+		return false
+	}
+	if strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.-") == "" {
+		return false // a name or a reference, such as config.Password
+	}
+	l := strings.ToLower(v)
+	for _, p := range placeholders {
+		if strings.Contains(l, p) {
+			return false
+		}
+	}
+	return entropy(v) >= 2.5
+}
+
+// urlCred is scheme://user:password@host; the password is the secret.
+var urlCred = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]{1,30}://([^\s:/?#@"'` + "`" + `<>\[\]{}\\]{0,100}):([^\s/?#@"'` + "`" + `<>\\]{1,200})@[a-z0-9\[]`)
+
+// weakPasswords are passwords in URLs that are documentation, not secrets.
+var weakPasswords = map[string]bool{"password": true, "pass": true, "passwd": true, "pwd": true, "secret": true,
+	"changeme": true, "x": true, "xx": true, "xxx": true, "token": true}
+
+// urlCredentials finds passwords in URLs.
+func urlCredentials(t *target, _ *rule, win []window) [][2]int {
+	var out [][2]int
+	eachLine(t.text, win, func(off int, line string) {
+		for _, m := range urlCred.FindAllStringSubmatchIndex(line, -1) {
+			user, pw := line[m[2]:m[3]], line[m[4]:m[5]]
+			l := strings.ToLower(pw)
+			if len(pw) < 3 || pw == user || weakPasswords[l] || strings.Trim(pw, "*x.") == "" ||
+				strings.ContainsAny(pw[:1], "$%{<") || strings.Contains(l, "example") || strings.Contains(l, "[secret:") {
+				continue
+			}
+			out = append(out, [2]int{off + m[4], off + m[5]})
+		}
+	})
+	return out
+}
+
+var (
+	keyHeader = regexp.MustCompile(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
+	// escapedBody is the rest of a one-line key, as in JSON: base64 and
+	// escaped line breaks.
+	escapedBody = regexp.MustCompile(`^(?:[A-Za-z0-9+/=]|\\[nr])+`)
+	pemHeader   = regexp.MustCompile(`^(?:Proc-Type|DEK-Info|Comment): `)
+)
+
+// openKeyBlocks finds private keys from their BEGIN line through the lines
+// of base64 after it, for blocks whose END line is missing: a page of a
+// file can end inside a key. (Blocks with their END line are gitleaks';
+// where both find one, the two make one match.)
+func openKeyBlocks(t *target, _ *rule, _ []window) [][2]int {
+	text := t.text
+	var out [][2]int
+	for _, h := range keyHeader.FindAllStringIndex(text, -1) {
+		end := h[1]
+		if m := escapedBody.FindStringIndex(text[end:]); m != nil {
+			end += m[1]
+		}
+		for end < len(text) && text[end] == '\r' {
+			end++
+		}
+		// Encrypted keys have header lines and a blank line before the
+		// base64; the body ends at its first short line.
+		body, headers := false, false
+		for end < len(text) && text[end] == '\n' {
+			next := strings.IndexByte(text[end+1:], '\n')
+			if next < 0 {
+				next = len(text) - end - 1
+			}
+			rest := layout(strings.TrimSuffix(text[end+1:end+1+next], "\r"))
+			take, last := false, false
+			switch {
+			case !body && pemHeader.MatchString(rest):
+				take, headers = true, true
+			case !body && headers && rest == "":
+				take = true
+			case isBase64(rest) && (body || len(rest) >= 16):
+				// Body lines are 64 characters (70 in OpenSSH keys);
+				// a shorter one is the last.
+				take, body, last = true, true, len(rest) < 60
+			}
+			if !take {
+				break
+			}
+			end += 1 + next
+			if last {
+				break
+			}
+		}
+		if body || end > h[1] {
+			out = append(out, [2]int{h[0], end})
+		}
+	}
+	return out
+}
+
+// keyLines finds runs of three or more lines of 60 to 76 base64 characters
+// (PEM bodies have 64 a line, OpenSSH keys 70): a page of a key file that
+// starts after its header.
+func keyLines(t *target, _ *rule, _ []window) [][2]int {
+	text := t.text
+	var out [][2]int
+	runStart, runEnd, n := -1, -1, 0
+	flush := func() {
+		if n >= 3 {
+			out = append(out, [2]int{runStart, runEnd})
+		}
+		runStart, n = -1, 0
+	}
+	for off := 0; off < len(text); {
+		nl := strings.IndexByte(text[off:], '\n')
+		if nl < 0 {
+			nl = len(text) - off
+		}
+		line := strings.TrimSuffix(text[off:off+nl], "\r")
+		rest := layout(line)
+		if l := len(rest); l >= 60 && l <= 76 && isBase64(rest) {
+			if runStart < 0 {
+				runStart = off + len(line) - l
+			}
+			runEnd = off + len(line)
+			n++
+		} else {
+			flush()
+		}
+		off += nl + 1
+	}
+	flush()
+	return out
+}
+
+// layout strips what lays a line out rather than being its content:
+// indentation, read_file_hunk's line number, a diff's marker.
+func layout(line string) string {
+	line = strings.TrimLeft(line, " \t")
+	line = line[gutterLen(line):]
+	if strings.HasPrefix(line, "+") || strings.HasPrefix(line, "-") {
+		if rest := line[1:]; rest == "" || !isBase64(line) {
+			line = rest
+		}
+	}
+	return strings.TrimSpace(line)
+}
+
+func isBase64(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return false
+		}
+	}
+	return s != ""
+}

@@ -1,0 +1,49 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzRedact feeds the redactor untrusted text: whatever it is, redaction
+// keeps its lines, names every replaced span in order, and redacting the
+// result again changes nothing.
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{
+		"",
+		"token = " + githubToken + "\n",
+		pemKey(),
+		"12: " + strings.ReplaceAll(pemKey(), "\n", "\n13: "),
+		"+" + strings.ReplaceAll(pemKey(), "\n", "\n+"),
+		`DB_PASSWORD = "s3cr3t-Pa55w0rd!"` + "\r\n" + `url = "postgres://app:Tr0ub4dor-3@db:5432/x"`,
+		"key: [secret:github-pat#1a2b]\npassword: hunter22x\n",
+		"-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7",
+		"export API_KEY=" + fake(4, alnum, 32),
+		"\xff\xfe api_key = \"\xe2\x82\xac1234567\"",
+	} {
+		f.Add(s)
+	}
+	r := New(Options{})
+	f.Fuzz(func(t *testing.T, in string) {
+		out, ms := r.Redact(in)
+		if strings.Count(out, "\n") != strings.Count(in, "\n") {
+			t.Fatalf("lines changed: %q -> %q", in, out)
+		}
+		if len(ms) == 0 && out != in {
+			t.Fatalf("no match, but %q -> %q", in, out)
+		}
+		prev := 0
+		for _, m := range ms {
+			if m.Start < prev || m.End <= m.Start || m.End > len(in) || m.Line > m.EndLine || m.Line < 1 {
+				t.Fatalf("bad match %+v in %q", m, in)
+			}
+			if !strings.Contains(out, m.Placeholder) {
+				t.Fatalf("placeholder %s missing from %q", m.Placeholder, out)
+			}
+			prev = m.End
+		}
+		if again, ms2 := r.Redact(out); again != out {
+			t.Fatalf("not idempotent (%+v):\n%q\n%q", ms2, out, again)
+		}
+	})
+}

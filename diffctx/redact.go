@@ -1,0 +1,113 @@
+package diffctx
+
+import (
+	"strings"
+
+	"github.com/reviewdev/review/conversation/redact"
+)
+
+// Leak is a secret on lines the change adds.
+type Leak struct {
+	Path string `json:"path"`
+	// Line and EndLine are the first and last added lines holding it, in
+	// the new version of the file; EndLine is 0 for a secret on one line.
+	Line    int `json:"line"`
+	EndLine int `json:"end_line,omitempty"`
+	// Rule names what was found, Description says what the rule looks
+	// for, and Placeholder is what the model sees instead.
+	Rule        string `json:"rule"`
+	Description string `json:"description"`
+	Placeholder string `json:"placeholder"`
+}
+
+// Redact replaces the secrets in the hunks of d, on context, deleted and
+// added lines alike and in the hunk headers' section text, with r's
+// placeholders, and returns the secrets on added lines: those the change
+// adds. Each file's lines are scanned together, without their diff
+// markers, so a secret over several lines (a private key) is found as in
+// the file; the hunks keep their lines and line numbers. A nil r changes
+// nothing.
+func (d *Diff) Redact(r *redact.Redactor) []Leak {
+	if r == nil {
+		return nil
+	}
+	var leaks []Leak
+	for _, f := range d.Files {
+		leaks = append(leaks, f.redact(r)...)
+	}
+	return leaks
+}
+
+func (f *File) redact(r *redact.Redactor) []Leak {
+	// The text of every line of every hunk, and for each its marker and
+	// new-side number.
+	type ref struct {
+		op      byte
+		newLine int
+	}
+	var b strings.Builder
+	var refs []ref
+	for i := range f.Hunks {
+		h := &f.Hunks[i]
+		h.Section, _ = r.RedactFile(f.Path, h.Section)
+		h.walk(func(op byte, text string, newLine int) bool {
+			if op != '\\' {
+				b.WriteString(text)
+				b.WriteByte('\n')
+				refs = append(refs, ref{op, newLine})
+			}
+			return true
+		})
+	}
+	text, ms := r.RedactFile(f.Path, b.String())
+	if len(ms) == 0 {
+		return nil
+	}
+	lines := strings.Split(text, "\n") // one per ref, as redaction keeps lines
+	next := 0
+	for i := range f.Hunks {
+		h := &f.Hunks[i]
+		var nb strings.Builder
+		nb.Grow(len(h.Body))
+		for _, line := range strings.SplitAfter(h.Body, "\n") {
+			if line == "" {
+				continue
+			}
+			if line[0] == '\\' {
+				nb.WriteString(line)
+				continue
+			}
+			nb.WriteByte(line[0])
+			nb.WriteString(lines[next])
+			if strings.HasSuffix(line, "\n") {
+				nb.WriteByte('\n')
+			}
+			next++
+		}
+		h.Body = nb.String()
+	}
+	var leaks []Leak
+	for _, m := range ms {
+		if m.Guard {
+			continue
+		}
+		first, last := 0, 0
+		for _, rf := range refs[m.Line-1 : m.EndLine] {
+			if rf.op == '+' {
+				if first == 0 {
+					first = rf.newLine
+				}
+				last = rf.newLine
+			}
+		}
+		if first == 0 {
+			continue
+		}
+		l := Leak{Path: f.Path, Line: first, Rule: m.Rule, Description: m.Description, Placeholder: m.Placeholder}
+		if last > first {
+			l.EndLine = last
+		}
+		leaks = append(leaks, l)
+	}
+	return leaks
+}
