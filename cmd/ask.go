@@ -106,6 +106,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 			Model: set.Model, Tokenizer: set.Tokenizer, Budget: set.Budget,
 			Instructions: set.Instructions, Ignore: set.Ignore, Question: opts.Question,
 			Caps: set.Caps, FindCopies: set.FindCopies,
+			Redact: redactor(set), AllowSecrets: set.AllowSecrets, AllowSecretRules: set.AllowSecretRules,
 		})
 		if err != nil {
 			return windowUsage(err)

@@ -70,7 +70,8 @@ var errIncomplete = errors.New("the model did not submit its review")
 // (errFindings, errIncomplete), said on stderr already, rather than an
 // error to print.
 func isOutcome(err error) bool {
-	return errors.Is(err, errFindings) || errors.Is(err, errIncomplete)
+	var r *reported
+	return errors.Is(err, errFindings) || errors.Is(err, errIncomplete) || errors.As(err, &r)
 }
 
 // isLocked reports whether err means another review holds the store.
@@ -86,3 +87,10 @@ type hintError struct {
 
 func (e *hintError) Error() string { return e.err.Error() }
 func (e *hintError) Unwrap() error { return e.err }
+
+// reported is an error already said on stderr: exit code 1, nothing more
+// printed.
+type reported struct{ err error }
+
+func (e *reported) Error() string { return e.err.Error() }
+func (e *reported) Unwrap() error { return e.err }

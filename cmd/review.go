@@ -7,12 +7,14 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/redact"
 	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
@@ -176,6 +178,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		Model: set.Model, Tokenizer: set.Tokenizer, Budget: set.Budget,
 		Instructions: set.Instructions, Ignore: set.Ignore,
 		Caps: set.Caps, FindCopies: set.FindCopies,
+		Redact: redactor(set), AllowSecrets: set.AllowSecrets, AllowSecretRules: set.AllowSecretRules,
 	})
 	if err != nil {
 		return windowUsage(err)
@@ -214,8 +217,15 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	warnGit(opts.IO, plan.Diff)
 	res, err := sess.Review(ctx)
 	prog.done()
+	var failed error // the review's own error, when only local findings are left
 	if err != nil {
-		return runError(ctx, sess.Run.ID, err)
+		failed = runError(ctx, sess.Run.ID, err)
+		if len(plan.Leaks) == 0 || ctx.Err() != nil {
+			return failed
+		}
+		// The secrets the change adds need no model: their findings are
+		// written, so --fail-on still blocks a leaked key.
+		res = sess.LocalResult()
 	}
 	overrideSeverity(res.Findings, set.Severity)
 	res.SetPrice(set.Price)
@@ -239,6 +249,14 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		}
 	}
 	err = failOn(opts.IO, res.Findings, set.FailOn)
+	if failed != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(failed.Error(), 0))
+		fmt.Fprintf(opts.IO.ErrOut, "review: the outputs hold only the %s review found without the model\n", text.Plural(len(res.Findings), "secret"))
+		if err == nil {
+			err = &reported{failed}
+		}
+		return err
+	}
 	if !res.Submitted {
 		fmt.Fprintf(opts.IO.ErrOut, "review: incomplete review: the model did not submit it, so findings may be missing; run it again, or see what the model saw: review replay %s\n", res.RunID)
 		if err == nil {
@@ -300,9 +318,10 @@ func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 		OffDiff:   set.OffDiff,
 		Caps:      set.Caps,
 		Progress:  prog.step,
+		Redact:    redactor(set),
 	}
 	if d != nil {
-		a.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore, FindCopies: set.FindCopies})
+		a.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore, FindCopies: set.FindCopies, Redact: redactor(set)})
 	}
 	return a
 }
@@ -367,4 +386,16 @@ func checkKey(getenv func(string) string, set *config.Settings) error {
 			"To see what would be sent without a model: review --base <ref> --dry-run",
 		},
 	}
+}
+
+// theRedactor is the process's secret scanner: its rules compile once.
+var theRedactor = sync.OnceValue(func() *redact.Redactor { return redact.New(redact.Options{}) })
+
+// redactor is the scanner a command's settings ask for: nil with
+// --no-redact or redact: false, which sends and stores text as it is.
+func redactor(set *config.Settings) *redact.Redactor {
+	if !set.Redact {
+		return nil
+	}
+	return theRedactor()
 }

@@ -36,6 +36,7 @@ type agentFlags struct {
 	MaxPrompt     int
 	MaxCost       float64
 	FindCopies    bool
+	NoRedact      bool
 
 	// flags is the set the fields were registered on. A flag counts only
 	// when given on the command line (Changed), so its default never hides
@@ -101,6 +102,7 @@ func (a *agentFlags) given(name string) (string, bool) {
 		"max-prompt-tokens": itoa(a.MaxPrompt),
 		"max-cost":          strconv.FormatFloat(a.MaxCost, 'g', -1, 64),
 		"find-copies":       map[bool]string{true: "true"}[a.FindCopies],
+		"no-redact":         map[bool]string{true: "true"}[a.NoRedact],
 		"timeout":           a.Timeout,
 		"deadline":          a.Deadline,
 	}[name]
@@ -127,5 +129,6 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&a.MaxPrompt, "max-prompt-tokens", 0, "prompt tokens the review may send in all; past them it covers fewer units (default: no limit)")
 	fl.Float64Var(&a.MaxCost, "max-cost", 0, "US dollars the review may cost at the model's price; past them it covers fewer units (default: no limit)")
 	fl.BoolVar(&a.FindCopies, "find-copies", false, "have git detect copies as well as renames (git diff -C)")
+	fl.BoolVar(&a.NoRedact, "no-redact", false, "send and store text as it is, secrets included (for a local model); redaction of secrets is on by default")
 	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical (default: $REVIEW_FAIL_ON, the configuration files, or none)")
 }

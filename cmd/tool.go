@@ -120,7 +120,7 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 		return err
 	}
 	defer st.Close()
-	set := tools.New(tools.Env{Root: root, Head: head, Base: base, Store: st})
+	set := tools.New(tools.Env{Root: root, Head: head, Base: base, Store: st, Redact: theRedactor()})
 	// Run, stored and previewed as the agent does it, with the default
 	// preview limits, under a run of its own, so gc treats shell calls like
 	// any other. The run is recorded once an output is stored under it.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/redact"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
@@ -29,6 +30,9 @@ type Agent struct {
 	// OffDiff decides what happens to findings outside the changed hunks.
 	OffDiff     OffDiff
 	Temperature *float32
+	// Redact, if set, replaces secrets in the questions asked; the tools
+	// redact their outputs themselves (tools.Env.Redact).
+	Redact *redact.Redactor
 	// Caps bound what a follow-up turn may spend; a review is held to
 	// its plan, which counts them.
 	Caps Caps
@@ -131,9 +135,10 @@ type Session struct {
 	// FindCopies says the run's diff was loaded with copies detected.
 	FindCopies bool
 
-	guard             *guard        // holds the run to its plan; nil: no bounds
-	unitNow, unitsAll int           // the unit under way (from 1) and how many, for progress
-	notReviewed       []NotReviewed // what the plan leaves out
+	guard             *guard         // holds the run to its plan; nil: no bounds
+	unitNow, unitsAll int            // the unit under way (from 1) and how many, for progress
+	notReviewed       []NotReviewed  // what the plan leaves out
+	leaks             []diffctx.Leak // secrets the change adds, reported as findings
 }
 
 // loop is the state of one tool loop.

@@ -84,6 +84,7 @@ func (s *Session) Ask(ctx context.Context, question string, opts AskOptions) (*A
 	if question == "" {
 		return nil, errors.New("the question is empty: say what you want to know about the change")
 	}
+	question, _ = s.Redact.Redact(question)
 	s.Conv.Append(conversation.Message{Role: conversation.User, Content: question, Layer: conversation.Loop, Turn: s.Conv.Turns() + 1})
 	return s.Answer(ctx, opts)
 }

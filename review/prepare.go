@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/redact"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/tools"
@@ -33,6 +34,14 @@ type Options struct {
 	Caps Caps
 	// FindCopies has git detect copies as well as renames.
 	FindCopies bool
+	// Redact, when set, replaces secrets with placeholders in everything
+	// the model is sent: the diff, the instructions, the question, and
+	// the tools' outputs before they are stored. Nil sends text as it is.
+	Redact *redact.Redactor
+	// AllowSecrets (path globs) and AllowSecretRules (rule IDs) name
+	// known fixtures: their secrets are still redacted, but not reported
+	// as findings.
+	AllowSecrets, AllowSecretRules []string
 }
 
 // Plan is everything the first request of a review is built from: the diff,
@@ -55,6 +64,11 @@ type Plan struct {
 	ToolTokens int
 	Budget     conversation.Budget
 	Counter    *conversation.Counter
+
+	// Leaks are the secrets the change adds, each reported as a finding
+	// of its own; Redact is what replaced them, for the tools to use.
+	Leaks  []diffctx.Leak
+	Redact *redact.Redactor
 
 	split *diffctx.Split
 	guard *guard
@@ -81,9 +95,14 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Diff: d, Budget: opts.Budget, Counter: counter}
+	p := &Plan{Diff: d, Budget: opts.Budget, Counter: counter, Redact: opts.Redact}
 	if len(d.Files) == 0 {
 		return p, nil
+	}
+	if opts.Redact != nil {
+		p.Leaks = allowLeaks(d.Redact(opts.Redact), opts.AllowSecrets, opts.AllowSecretRules)
+		opts.Instructions, _ = opts.Redact.Redact(opts.Instructions)
+		opts.Question, _ = opts.Redact.Redact(opts.Question)
 	}
 	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Ignore: opts.Ignore, FindCopies: opts.FindCopies})
 	p.Tools = offered(set, nil).Definitions()

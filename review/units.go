@@ -132,7 +132,9 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 	}
 	// Checked together, findings of different units on the same line
 	// are merged like duplicates of one unit.
-	r.Findings, r.Dropped = checkFindings(s.Diff, findings, s.OffDiff)
+	// The secrets first: a model's finding on the same line merges into
+	// the one review made itself.
+	r.Findings, r.Dropped = checkFindings(s.Diff, append(leakFindings(s.leaks), findings...), s.OffDiff)
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}

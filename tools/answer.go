@@ -49,6 +49,9 @@ func (s *Set) Answer(ctx context.Context, c Call, lim toolmem.Limits) (Answer, e
 	if strings.TrimSpace(res.Output) == "" {
 		res.Output = "(no output)"
 	}
+	// Before anything keeps or shows the output: the store on disk and
+	// the run records then hold placeholders only.
+	res.Output, _ = s.env.Redact.Redact(res.Output)
 	a := Answer{Result: res, Content: res.Output}
 	t, ok := s.byName[c.Name]
 	if (ok && t.spec.Unstored) || s.env.Store == nil {

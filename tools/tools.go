@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reviewdev/review/conversation/redact"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools/toolname"
 )
@@ -23,6 +24,10 @@ const (
 
 // Env is what the tools read and the limits they run under.
 type Env struct {
+	// Redact, if set, replaces secrets in every output before it is
+	// stored or shown: tool memory, run records and the model see only
+	// placeholders.
+	Redact *redact.Redactor
 	// Root is the top level of the repository's work tree (absolute).
 	Root string
 	// Head is the revision the tools read as "head", normally a commit SHA;

@@ -42,6 +42,9 @@ type Key struct {
 	Env  string // the environment variable that sets it, or ""
 	// File is whether configuration files may set it.
 	File bool
+	// negate marks a bool flag that says the opposite of its key:
+	// --no-redact sets redact to false.
+	negate bool
 
 	kind valueKind
 	// parse checks a decoded value and normalizes it. label names the
@@ -70,6 +73,9 @@ var keys = []Key{
 	{Name: "max_prompt_tokens", kind: kindInt, Flag: "max-prompt-tokens", File: true, parse: atLeast(0)},
 	{Name: "max_cost", kind: kindFloat, Flag: "max-cost", File: true, parse: nonNegative},
 	{Name: "find_copies", kind: kindBool, Flag: "find-copies", File: true},
+	{Name: "redact", kind: kindBool, Flag: "no-redact", negate: true, File: true},
+	{Name: "allow_secrets", kind: kindGlobs, File: true},
+	{Name: "allow_secret_rules", kind: kindGlobs, File: true},
 	{Name: "fail_on", kind: kindString, Flag: "fail-on", Env: "REVIEW_FAIL_ON", File: true, parse: failOnSeverity},
 	{Name: "instructions", kind: kindString, File: true},
 	{Name: "ignore", kind: kindGlobs, File: true},

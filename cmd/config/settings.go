@@ -46,6 +46,12 @@ type Settings struct {
 	Caps review.Caps
 	// FindCopies has git detect copies as well as renames.
 	FindCopies bool
+	// Redact replaces secrets with placeholders in all the model is sent
+	// and all that is stored (on unless --no-redact or redact: false).
+	Redact bool
+	// AllowSecrets (path globs) and AllowSecretRules (rule IDs) name
+	// known fixtures whose secrets are not reported as findings.
+	AllowSecrets, AllowSecretRules []string
 }
 
 // Effective is the resolved configuration and where each value came from,
@@ -96,6 +102,11 @@ func Resolve(src Sources) (*Settings, error) {
 	// the API key to a host of its choosing.
 	if s := e.values["base_url"].src; strings.HasPrefix(s, repoConfigName+":") && src.Getenv("OPENAI_API_KEY") != "" {
 		return nil, fmt.Errorf("%s sets base_url, but a repository file may not choose where OPENAI_API_KEY is sent: set OPENAI_BASE_URL or --base-url instead, or unset OPENAI_API_KEY for a keyless local server", s)
+	}
+	// Nor switch off the redaction of its own secrets where it runs
+	// unattended.
+	if s := e.values["redact"]; !e.Settings.Redact && strings.HasPrefix(s.src, repoConfigName+":") && (src.Getenv("CI") != "" || src.Getenv("GITHUB_ACTIONS") != "") {
+		return nil, fmt.Errorf("%s sets redact: false, which a repository file may not do in CI: a pull request could send its secrets to the model; pass --no-redact in a trusted job instead", s.src)
 	}
 	return &e.Settings, nil
 }
@@ -167,6 +178,9 @@ func (e *Effective) apply() error {
 	def("max_prompt_tokens", 0)
 	def("max_cost", 0.0)
 	def("find_copies", false)
+	def("redact", true)
+	def("allow_secrets", []string(nil))
+	def("allow_secret_rules", []string(nil))
 
 	s := &e.Settings
 	s.Model = e.values["model"].v.(string)
@@ -185,6 +199,9 @@ func (e *Effective) apply() error {
 	s.Timeout = e.values["timeout"].v.(time.Duration)
 	s.Deadline = e.values["deadline"].v.(time.Duration)
 	s.FindCopies = e.values["find_copies"].v.(bool)
+	s.Redact = e.values["redact"].v.(bool)
+	s.AllowSecrets = e.values["allow_secrets"].v.([]string)
+	s.AllowSecretRules = e.values["allow_secret_rules"].v.([]string)
 	s.Caps = review.Caps{
 		MaxUnits:        e.values["max_units"].v.(int),
 		MaxPromptTokens: e.values["max_prompt_tokens"].v.(int),
@@ -289,6 +306,9 @@ func flagLayer(flag func(string) (string, bool)) (layer, error) {
 		v, err := parseString(k, "--"+k.Flag, s)
 		if err != nil {
 			return nil, &FlagError{Err: err}
+		}
+		if k.negate {
+			v = !v.(bool)
 		}
 		l[k.Name] = value{v: v, src: "flag --" + k.Flag}
 	}
