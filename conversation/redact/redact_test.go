@@ -298,3 +298,22 @@ func BenchmarkRedact(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "secrets")
 }
+
+// TestRulesCompile compiles every rule's expression, which the rules
+// otherwise put off until a text holds one of their keywords.
+func TestRulesCompile(t *testing.T) {
+	n := 0
+	for _, rl := range loadRules().rules {
+		if rl.src == "" {
+			continue
+		}
+		rl.compile()
+		if rl.re == nil || rl.re.String() != rl.src {
+			t.Errorf("rule %s: expression not compiled", rl.id)
+		}
+		n++
+	}
+	if n < 100 {
+		t.Errorf("only %d rules with expressions", n)
+	}
+}

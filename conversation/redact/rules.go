@@ -15,6 +15,12 @@ import (
 // rule is one detector: a gitleaks rule, or one of ours (extra.go).
 type rule struct {
 	id, desc string
+	// src is the rule's expression, compiled into re (and ext and assign
+	// worked out) by compile, on the first text holding a keyword of the
+	// rule: most rules never meet one, and compiling all two hundred
+	// took most of a small review's start.
+	src      string
+	once     sync.Once
 	re       *regexp.Regexp
 	// group is the capture group holding the secret; 0 takes the first
 	// non-empty group, or the whole match when there is none.
@@ -51,7 +57,7 @@ type ruleSet struct {
 // loadRules compiles gitleaks' default configuration. It cannot fail on
 // the configuration the module ships; a panic here is caught by the tests.
 var loadRules = sync.OnceValue(func() *ruleSet {
-	cfg, err := gitleaksConfig()
+	cfg, src, err := gitleaksConfig()
 	if err != nil {
 		panic(fmt.Sprintf("redact: gitleaks' default configuration: %v", err))
 	}
@@ -65,7 +71,7 @@ var loadRules = sync.OnceValue(func() *ruleSet {
 			continue
 		}
 		rl := &rule{
-			id: r.RuleID, desc: r.Description, re: r.Regex, group: r.SecretGroup,
+			id: r.RuleID, desc: r.Description, src: src[r.RuleID], group: r.SecretGroup,
 			entropy: r.Entropy, path: r.Path, keywords: r.Keywords,
 			allow: override(r.RuleID, r.Allowlists), prio: prioSpecific,
 		}
@@ -86,16 +92,27 @@ var loadRules = sync.OnceValue(func() *ruleSet {
 		for _, k := range r.keywords {
 			r.kw = append(r.kw, rs.kw.index(strings.ToLower(k)))
 		}
-		if r.re != nil {
-			r.assign = strings.Contains(r.re.String(), assignTemplate)
-			r.ext = unbounded()
-			if re, err := syntax.Parse(r.re.String(), syntax.Perl); err == nil {
-				r.ext = extentOf(re.Simplify())
-			}
-		}
 	}
 	return rs
 })
+
+// compile compiles a gitleaks rule's expression and works out how far
+// its matches reach, once. gitleaks compiled the same expression when it
+// read its configuration, so it cannot fail here; our own rules have no
+// expression.
+func (r *rule) compile() {
+	r.once.Do(func() {
+		if r.src == "" {
+			return
+		}
+		r.re = regexp.MustCompile(r.src)
+		r.assign = strings.Contains(r.src, assignTemplate)
+		r.ext = unbounded()
+		if re, err := syntax.Parse(r.src, syntax.Perl); err == nil {
+			r.ext = extentOf(re.Simplify())
+		}
+	})
+}
 
 func (rs *ruleSet) add(r *rule) {
 	rs.rules = append(rs.rules, r)
@@ -116,17 +133,30 @@ const assignReach = 23
 // gitleaksConfig reads the default configuration the way gitleaks' own
 // detector does, with a viper instance of its own rather than viper's
 // global one.
-func gitleaksConfig() (config.Config, error) {
+func gitleaksConfig() (config.Config, map[string]string, error) {
 	v := viper.New()
 	v.SetConfigType("toml")
 	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
-		return config.Config{}, err
+		return config.Config{}, nil, err
 	}
 	var vc config.ViperConfig
 	if err := v.Unmarshal(&vc); err != nil {
-		return config.Config{}, err
+		return config.Config{}, nil, err
 	}
-	return vc.Translate()
+	// Translate compiles every rule's expression; the rules' expressions
+	// are kept aside, and compiled only when needed (rule.compile). A
+	// test checks that every one compiles.
+	src := map[string]string{}
+	for i := range vc.Rules {
+		if vc.Rules[i].Regex != "" {
+			src[vc.Rules[i].ID] = vc.Rules[i].Regex
+			// Matches nothing, with as many groups as the rule's
+			// secret group needs to pass Translate's check.
+			vc.Rules[i].Regex = "$^" + strings.Repeat("()", vc.Rules[i].SecretGroup)
+		}
+	}
+	cfg, err := vc.Translate()
+	return cfg, src, err
 }
 
 // override adjusts the allowlists of one published rule. Only one is

@@ -169,6 +169,7 @@ func (t *target) windows(rl *rule) []window {
 	if len(pos) == 0 {
 		return nil
 	}
+	rl.compile()
 	if rl.ext.lines < 0 {
 		return []window{{0, len(t.text), len(t.text)}}
 	}
