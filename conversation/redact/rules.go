@@ -19,9 +19,9 @@ type rule struct {
 	// worked out) by compile, on the first text holding a keyword of the
 	// rule: most rules never meet one, and compiling all two hundred
 	// took most of a small review's start.
-	src      string
-	once     sync.Once
-	re       *regexp.Regexp
+	src  string
+	once sync.Once
+	re   *regexp.Regexp
 	// group is the capture group holding the secret; 0 takes the first
 	// non-empty group, or the whole match when there is none.
 	group int
