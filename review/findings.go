@@ -179,14 +179,14 @@ type submitTool struct{ done func(submission) }
 var findingSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "path": {"type": "string", "description": "Repository-relative path of the file."},
-    "line": {"type": "integer", "description": "Line in the new version of the file (as numbered in the diff context)."},
-    "end_line": {"type": ["integer", "null"], "description": "Last line of a multi-line finding, or null."},
+    "path": {"type": "string"},
+    "line": {"type": "integer", "description": "In the new version, as numbered in the diff context."},
+    "end_line": {"type": ["integer", "null"], "description": "Last line, or null."},
     "severity": {"type": "string", "enum": ["info", "low", "medium", "high", "critical"]},
-    "category": {"type": "string", "description": "One word: correctness, security, concurrency, error-handling, performance, tests, maintainability."},
-    "title": {"type": "string", "description": "One line naming the problem."},
-    "body": {"type": "string", "description": "What goes wrong, when, and why; cite the code."},
-    "suggestion": {"type": ["string", "null"], "description": "How to fix it, or null."}
+    "category": {"type": "string", "description": "One word: correctness, security, concurrency, error-handling, performance, tests."},
+    "title": {"type": "string", "description": "The problem, in one line."},
+    "body": {"type": "string", "description": "What goes wrong, when, why."},
+    "suggestion": {"type": ["string", "null"], "description": "The fix, or null."}
   },
   "required": ["path", "line", "end_line", "severity", "category", "title", "body", "suggestion"],
   "additionalProperties": false
@@ -195,12 +195,12 @@ var findingSchema = json.RawMessage(`{
 func (submitTool) Spec() tools.Spec {
 	return tools.Spec{
 		Name:        toolname.SubmitReview,
-		Description: "Finish the review: give a short summary and verdict, and every finding (an empty list if the change is fine). Call it exactly once, at the end.",
+		Description: "End the review with a short summary and verdict and every finding (none if the change is fine), once, last.",
 		Params: []tools.Param{
 			// Not null in the schema, yet a call without them is taken as
 			// an empty summary or no findings: models that do not follow
 			// the schema still get their review through.
-			tools.String("summary", "What the change does and your verdict, in a few sentences.").NotNull().
+			tools.String("summary", "What the change does, and your verdict.").NotNull().
 				Example("Adds a retry loop to the client; it never stops on a permanent error."),
 			tools.Array("findings", "", findingSchema).NotNull().
 				Example(json.RawMessage(`[{"path": "client.go", "line": 42, "end_line": null, "severity": "high", "category": "correctness", "title": "Retry loop never ends", "body": "...", "suggestion": null}]`)),

@@ -32,9 +32,9 @@ type depsArgs struct {
 func (s *Set) depsTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.GetDependencies,
-		Description: "Show declared dependencies at the reviewed head revision. Without a path, or with a directory: the dependency manifests found (" + manifestNames + "). With a manifest: its dependencies. With a Go, JavaScript/TypeScript or Python source file: what it imports and which tracked files import it.",
+		Description: "Dependencies at head. Without a path or for a directory: the manifests found (" + manifestNames + "); for a manifest: its dependencies; for a Go, JS/TS or Python file: its imports and the files importing it.",
 		Params: []Param{
-			String("path", `A manifest, source file or directory, relative to the repository root. Null for the whole repository.`).Example("src/server.ts"),
+			String("path", `A manifest, source file or directory. Null for all.`).Example("src/server.ts"),
 		},
 	}, func(ctx context.Context, args Args) (Result, error) {
 		var a depsArgs

@@ -21,9 +21,9 @@ type diffArgs struct {
 func (s *Set) diffTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.GetFileDiff,
-		Description: "Get the unified diff (3 lines of context) of one changed file between the base and head revisions under review. Use it for changed files whose hunks are not in the diff context. A renamed file can be named by its old or new path. Given a directory, it lists the changed files under it (\".\" for all).",
+		Description: "The unified diff of one changed file (by its old or new path), for files whose hunks are not in the diff context; for a directory, its changed files (\".\" for all).",
 		Params: []Param{
-			String("path", `Path of a changed file relative to the repository root, e.g. "src/main.go", or of a directory to list.`).Required().Example("src/main.go"),
+			String("path", `A changed file, e.g. "src/main.go", or a directory.`).Required().Example("src/main.go"),
 		},
 	}, func(ctx context.Context, args Args) (Result, error) {
 		var a diffArgs

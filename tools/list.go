@@ -28,11 +28,11 @@ type listArgs struct {
 func (s *Set) listTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.ListProjectFiles,
-		Description: "List the files tracked at the reviewed head revision (ignored and untracked files are not included), with sizes in bytes, in path order: the whole list; the preview counts files per directory, and the rest is paged or grepped by ref.",
+		Description: "List the files tracked at head with sizes in bytes, in path order: the whole list (its preview counts files per directory).",
 		Preview:     toolmem.Paths,
 		Params: []Param{
-			String("path_prefix", `Directory (or file) to list, relative to the repository root, e.g. "src/api". Null for the whole repository.`).Example("src"),
-			String("glob", `Glob to filter paths: without a slash it matches file names at any depth ("*.go", "*_test.py"); with one it matches the whole path ("cmd/**/*.go"). Null for all files.`).Example("*.go"),
+			String("path_prefix", `Directory or file to list, e.g. "src/api". Null for all.`).Example("src"),
+			String("glob", `Glob: without a slash it matches names at any depth ("*.go"), with one the whole path ("cmd/**/*.go"). Null for all.`).Example("*.go"),
 			Integer("limit", "Most files to list. Null for all.").Min(1).Example(nil),
 			Integer("offset", "Number of matching files to skip.").Min(0).Default(0).Example(0),
 		},

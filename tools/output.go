@@ -20,12 +20,12 @@ type outputArgs struct {
 func (s *Set) outputTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.ReadToolOutput,
-		Description: fmt.Sprintf("Read more of an earlier tool output that was shown only as a preview: a page of its lines, or the lines matching a regular expression. The preview's header gives the ref and the exact call for the next page. At most %d lines per call.", toolmem.MaxPageLines),
+		Description: fmt.Sprintf("Page or grep an output shown as a preview; its header gives the ref and the next call. At most %d lines per call.", toolmem.MaxPageLines),
 		Params: []Param{
-			String("ref", "The output's ref, from the preview header.").Required().Example("abcdefgh23"),
+			String("ref", "The ref in the preview's header.").Required().Example("abcdefgh23"),
 			Integer("start_line", "First line of the page. Ignored with grep.").Min(1).Default(1).Example(81),
-			Integer("line_count", "Lines per page (with grep: most matching lines).").Min(1).Max(toolmem.MaxPageLines).Default(toolmem.DefaultPageLines).Example(toolmem.DefaultPageLines),
-			String("grep", `Regular expression (RE2/Go syntax) selecting the lines to show instead of a page, e.g. "(?i)error|warn". Null to page.`).Example(nil),
+			Integer("line_count", "Lines per page (with grep: most matches).").Min(1).Max(toolmem.MaxPageLines).Default(toolmem.DefaultPageLines).Example(toolmem.DefaultPageLines),
+			String("grep", `RE2 expression selecting lines instead of a page, e.g. "(?i)error|warn". Null to page.`).Example(nil),
 		},
 		// Its results are pages of stored outputs.
 		Unstored: true,

@@ -30,12 +30,12 @@ type readArgs struct {
 func (s *Set) readTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.ReadFileHunk,
-		Description: "Read numbered lines of a file at the reviewed head (default) or base revision: every line asked for, up to the whole file. A large read costs only a preview; page or grep the rest by its ref.",
+		Description: "Read numbered lines of a file at head or base: every line asked for, up to the whole file; a large read costs only its preview.",
 		Params: []Param{
-			String("path", `File path relative to the repository root, e.g. "src/main.go".`).Required().Example("src/main.go"),
+			String("path", `E.g. "src/main.go".`).Required().Example("src/main.go"),
 			Integer("start_line", "First line to show.").Required().Min(1).Example(1),
-			Integer("end_line", "Last line to show (inclusive); past the end means to the end.").Required().Example(120),
-			String("revision", `"head" (the change under review) or "base" (before it).`).Enum(string(revHead), string(revBase)).Default(string(revHead)).Example(nil),
+			Integer("end_line", "Last line (inclusive); past the end reads to the end.").Required().Example(120),
+			String("revision", `"head" (the change) or "base" (before it).`).Enum(string(revHead), string(revBase)).Default(string(revHead)).Example(nil),
 		},
 	}, func(ctx context.Context, args Args) (Result, error) {
 		var a readArgs

@@ -44,13 +44,13 @@ type searchArgs struct {
 func (s *Set) searchTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.SearchInProject,
-		Description: "Search the files tracked at the reviewed head revision for a regular expression (RE2/Go syntax, per line; (?i) for case-insensitive). Returns every match as \"path:line: text\" in path order (context lines \"path-line- text\", groups split by \"--\"); the preview counts matches per file, and the rest is paged or grepped by ref. Binary files and files over 1 MiB are skipped.",
+		Description: "Search tracked files at head for an RE2 regular expression, per line ((?i) ignores case): every match as \"path:line: text\" (context \"path-line- text\", groups split by \"--\"); its preview counts matches per file. Skips binary files and files over 1 MiB.",
 		Preview:     toolmem.Matches,
 		Params: []Param{
-			String("pattern", `Regular expression, e.g. "func (New|Open)\\(" or "(?i)todo". Escape ( [ . * + ? { | \ ^ $ to match them literally.`).Required().Example(`func New\(`),
-			String("path_glob", `Glob limiting the files searched: without a slash it matches file names at any depth ("*.go"); with one the whole path ("src/**/*.ts"). Null for all files.`).Example("*.go"),
-			Integer("max_results", "Most matching lines to return; the default is a safety limit.").Min(1).Max(searchMax).Default(searchMax).Example(nil),
-			Integer("context_lines", "Lines of context before and after each match.").Min(0).Max(searchMaxContext).Default(0).Example(0),
+			String("pattern", `E.g. "func (New|Open)\\(" or "(?i)todo"; escape ( [ . * + ? { | \ ^ $ to match them.`).Required().Example(`func New\(`),
+			String("path_glob", `Glob of the files to search ("*.go", "src/**/*.ts"). Null for all.`).Example("*.go"),
+			Integer("max_results", "Most matching lines.").Min(1).Max(searchMax).Default(searchMax).Example(nil),
+			Integer("context_lines", "Context lines around each match.").Min(0).Max(searchMaxContext).Default(0).Example(0),
 		},
 	}, func(ctx context.Context, args Args) (Result, error) {
 		var a searchArgs
