@@ -187,7 +187,12 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		// Most often the branch checked out is the base itself: say what
 		// to try.
 		fmt.Fprintf(opts.IO.ErrOut, "review: nothing to review: %s has no changes since its merge base with %s; to review the last commit, use --base %s~1, or name the branch it was made from\n", opts.Head, opts.Base, opts.Head)
-		return nil
+		if opts.DryRun {
+			return nil
+		}
+		// Every requested output is still written, as a valid empty
+		// document: a CI step that reads it must not fail on its absence.
+		return writeResult(opts.IO, opts.Getenv, outs, review.NothingToReview(plan.Diff, set.Model))
 	}
 	if opts.DryRun {
 		warnGit(opts.IO, plan.Diff)
@@ -229,19 +234,8 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	overrideSeverity(res.Findings, set.Severity)
 	res.SetPrice(set.Price)
-	for _, out := range outs {
-		if err := writeOutput(opts.IO, out.path, func(w io.Writer) error { return out.format.WriteResult(w, res, version()) }); err != nil {
-			return err
-		}
-	}
-	if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		// The summary is Markdown that GitHub renders: safe like the
-		// markdown format.
-		if err := appendFile(p, func(w io.Writer) error {
-			return writeSafe(w, func(w io.Writer) error { return github.WriteStepSummary(w, res) })
-		}); err != nil {
-			return fmt.Errorf("writing the step summary to %s: %w", p, err)
-		}
+	if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
+		return err
 	}
 	if gh != nil {
 		if err := gh.post(ctx, opts.IO, res, plan.Diff); err != nil {
@@ -398,4 +392,24 @@ func redactor(set *config.Settings) *redact.Redactor {
 		return nil
 	}
 	return theRedactor()
+}
+
+// writeResult writes a result in every output asked for, and to the
+// GitHub Actions step summary when there is one.
+func writeResult(s *IOStreams, getenv func(string) string, outs []output, res *review.Result) error {
+	for _, out := range outs {
+		if err := writeOutput(s, out.path, func(w io.Writer) error { return out.format.WriteResult(w, res, version()) }); err != nil {
+			return err
+		}
+	}
+	if p := getenv("GITHUB_STEP_SUMMARY"); p != "" {
+		// The summary is Markdown that GitHub renders: safe like the
+		// markdown format.
+		if err := appendFile(p, func(w io.Writer) error {
+			return writeSafe(w, func(w io.Writer) error { return github.WriteStepSummary(w, res) })
+		}); err != nil {
+			return fmt.Errorf("writing the step summary to %s: %w", p, err)
+		}
+	}
+	return nil
 }

@@ -3,8 +3,11 @@ package diffctx
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reviewdev/review/conversation/redact"
 )
 
 // FuzzParse feeds Parse arbitrary input, seeded with every diff in
@@ -79,6 +82,39 @@ func FuzzParse(f *testing.F) {
 			for _, line := range []int{-1, 0, 1, 2, 3, 1000} {
 				d.Changed(f.Path, line)
 				d.InHunk(f.Path, line)
+			}
+		}
+	})
+}
+
+// FuzzRedact checks that redacting any parsed diff keeps every hunk's
+// lines and markers, reports secrets on added lines only, and never
+// panics mapping a secret back to its lines.
+func FuzzRedact(f *testing.F) {
+	f.Add([]byte("diff --git a/k.pem b/k.pem\nnew file mode 100644\n--- /dev/null\n+++ b/k.pem\n@@ -0,0 +1,3 @@\n+-----BEGIN RSA PRIVATE KEY-----\n+MIIEowIBAAKCAQEAx4Lh9Tq3dB1wYpQz8sKf0aVnR2mJcT6uXeH7oLgWbN5yZrD1\n+-----END RSA PRIVATE KEY-----\n"))
+	f.Add([]byte("diff --git a/c.py b/c.py\n--- a/c.py\n+++ b/c.py\n@@ -1,2 +1,2 @@\n-password = \"old-Pa55word\"\n+password = \"new-Pa55word\"\n key = 1\n\\ No newline at end of file\n"))
+	r := redact.New(redact.Options{})
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		files, err := Parse(raw)
+		if err != nil {
+			return
+		}
+		lines := func() (n []int) {
+			for _, f := range files {
+				for _, h := range f.Hunks {
+					n = append(n, strings.Count(h.Body, "\n"))
+				}
+			}
+			return n
+		}
+		before := lines()
+		leaks := (&Diff{Files: files}).Redact(r)
+		if after := lines(); !slices.Equal(before, after) {
+			t.Fatalf("hunk line counts %v became %v", before, after)
+		}
+		for _, l := range leaks {
+			if l.Line < 1 || (l.EndLine != 0 && l.EndLine < l.Line) {
+				t.Fatalf("leak at bad lines: %+v", l)
 			}
 		}
 	})

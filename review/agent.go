@@ -112,6 +112,18 @@ type Result struct {
 	Cost *float64 `json:"cost_usd,omitempty"`
 }
 
+// NothingToReview is the result of a review of a diff with no changes:
+// complete, without findings or a run, so that every format still writes a
+// valid document (an empty SARIF log, an rdjson with no diagnostics).
+func NothingToReview(d *diffctx.Diff, model string) *Result {
+	return &Result{
+		Revisions: revisionsOf(d), Model: model, Submitted: true,
+		Summary:     fmt.Sprintf("Nothing to review: %s has no changes since its merge base with %s.", d.Head, d.Base),
+		Findings:    []Finding{},
+		NotReviewed: []NotReviewed{},
+	}
+}
+
 // SetPrice prices the result: p if given, else the model's list price.
 func (r *Result) SetPrice(p *llm.Price) {
 	r.Price = p

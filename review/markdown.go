@@ -103,6 +103,9 @@ func FenceOf(t string) string {
 // UsageLine is the run's usage in one line of Markdown, with how to
 // replay it.
 func (r *Result) UsageLine() string {
+	if r.RunID == "" {
+		return "Nothing was sent to the model: there was nothing to review."
+	}
 	u := r.Usage
 	s := fmt.Sprintf("Run `%s` · model %s · %s · %d prompt tokens (%d cached) · %d completion tokens · our count %d",
 		r.RunID, EscapeAngles(text.OneLine(r.Model, 0)), text.Plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion, u.Own)

@@ -42,8 +42,12 @@ func writeGitHub(w io.Writer, r *review.Result) error {
 		// No file: the runner shows it on the run, not on a line.
 		b.WriteString("::warning title=" + escapeProperty("review: partial review") + "::" + escapeData(line+" (every file is listed in the json output)") + "\n")
 	}
-	fmt.Fprintf(&b, "review: %s · run %s · see what the model saw: review replay %s\n",
-		review.CountFindings(r.Findings), r.RunID, r.RunID)
+	if r.RunID == "" {
+		b.WriteString("review: " + r.Summary + "\n")
+	} else {
+		fmt.Fprintf(&b, "review: %s · run %s · see what the model saw: review replay %s\n",
+			review.CountFindings(r.Findings), r.RunID, r.RunID)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

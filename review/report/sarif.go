@@ -190,7 +190,7 @@ func writeSARIF(w io.Writer, r *review.Result, version string) error {
 		RunID: r.RunID, Model: r.Model, Base: r.Base, Head: r.Head,
 		BaseSHA: r.BaseSHA, HeadSHA: r.HeadSHA, MergeBase: r.MergeBase,
 		Summary: r.Summary, Submitted: r.Submitted, Steps: r.Steps, Usage: r.Usage,
-		Replay: "review replay " + r.RunID,
+		Replay: replayCommand(r.RunID),
 	}
 	if c, ok := r.EstimateCost(); ok {
 		// Millionths of a dollar are below any price's precision; rounding
@@ -334,4 +334,13 @@ func plainMessage(f review.Finding, withTitle bool) string {
 		return f.Title
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// replayCommand is the command that shows what the model saw in a run;
+// none for a result without a run (nothing to review).
+func replayCommand(run string) string {
+	if run == "" {
+		return ""
+	}
+	return "review replay " + run
 }
