@@ -29,6 +29,7 @@ type agentFlags struct {
 	MaxSteps      int
 	HistoryTurns  int
 	HistoryChars  int
+	HistorySelect string
 	FailOn        string
 	Timeout       string
 	Deadline      string
@@ -98,6 +99,7 @@ func (a *agentFlags) given(name string) (string, bool) {
 		"max-steps":         itoa(a.MaxSteps),
 		"history-turns":     itoa(a.HistoryTurns),
 		"history-chars":     itoa(a.HistoryChars),
+		"history-select":    a.HistorySelect,
 		"max-units":         itoa(a.MaxUnits),
 		"max-prompt-tokens": itoa(a.MaxPrompt),
 		"max-cost":          strconv.FormatFloat(a.MaxCost, 'g', -1, 64),
@@ -125,6 +127,7 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&a.Deadline, "deadline", "", "how long the whole run may take, all requests and retries included, e.g. 20m (default: $REVIEW_DEADLINE, the configuration files, or none)")
 	fl.IntVar(&a.HistoryTurns, "history-turns", 0, "earlier turns kept before a follow-up loop starts (default 4)")
 	fl.IntVar(&a.HistoryChars, "history-chars", 0, "characters of earlier turns kept before a follow-up loop starts (default 24000)")
+	fl.StringVar(&a.HistorySelect, "history-select", "", "which earlier turns a follow-up keeps when not all fit: relevance (to the question, then recency) or recency (default relevance)")
 	fl.IntVar(&a.MaxUnits, "max-units", 0, fmt.Sprintf("units a large diff is reviewed in, at most; the files of the others are reported as not reviewed (default %d; 0: no limit)", review.DefaultMaxUnits))
 	fl.IntVar(&a.MaxPrompt, "max-prompt-tokens", 0, "prompt tokens the review may send in all; past them it covers fewer units (default: no limit)")
 	fl.Float64Var(&a.MaxCost, "max-cost", 0, "US dollars the review may cost at the model's price; past them it covers fewer units (default: no limit)")

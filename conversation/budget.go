@@ -23,6 +23,9 @@ type Budget struct {
 	// loop starts.
 	HistoryTurns int `json:"history_turns"`
 	HistoryChars int `json:"history_chars"`
+	// HistorySelect chooses the earlier turns kept: SelectRelevance
+	// (default, "") or SelectRecency.
+	HistorySelect string `json:"history_select,omitempty"`
 	// MessageCap truncates a single oversized history message, in chars.
 	MessageCap int `json:"message_cap"`
 	// MaxSteps bounds the exploring requests of one tool loop; one more

@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -23,11 +24,14 @@ type Limits struct {
 	Tokens int
 	// DigestChars bounds the summary of dropped turns.
 	DigestChars int
+	// Select chooses the turns kept when not all fit: SelectRelevance
+	// (the default, "") or SelectRecency.
+	Select string
 }
 
 // LimitsFrom derives pruning limits from a budget.
 func LimitsFrom(b Budget) Limits {
-	return Limits{Turns: b.HistoryTurns, Chars: b.HistoryChars, MessageCap: b.MessageCap, Tokens: b.Input(), DigestChars: 4000}
+	return Limits{Turns: b.HistoryTurns, Chars: b.HistoryChars, MessageCap: b.MessageCap, Tokens: b.Input(), DigestChars: 4000, Select: b.HistorySelect}
 }
 
 // Stats measure a set of messages.
@@ -52,15 +56,22 @@ type PruneEvent struct {
 	StubbedIDs []string `json:"stubbed_ids,omitempty"`
 	Capped     []string `json:"capped,omitempty"`
 	Dropped    []string `json:"dropped,omitempty"`
+	// Restored lists the messages of turns an earlier pass dropped that
+	// relevance to the new question brought back.
+	Restored []string `json:"restored,omitempty"`
 	// Digest is the summary layer's text after this pass, and Summarizer
 	// says who wrote it ("rules", "model", or why the model's was not used).
 	Digest     string `json:"digest,omitempty"`
 	Summarizer string `json:"summarizer,omitempty"`
+	// Select is how the kept turns were chosen, and Scores how each
+	// earlier turn scored (relevance selection only).
+	Select string      `json:"select,omitempty"`
+	Scores []TurnScore `json:"scores,omitempty"`
 }
 
 // Changed reports whether the pass changed anything.
 func (e *PruneEvent) Changed() bool {
-	return len(e.StubbedIDs)+len(e.Capped)+len(e.Dropped) > 0
+	return len(e.StubbedIDs)+len(e.Capped)+len(e.Dropped)+len(e.Restored) > 0
 }
 
 // Summarizer writes the summary of dropped turns from the previous summary
@@ -85,6 +96,19 @@ func Prune(c *Conversation, lim Limits, counter *Counter, sum Summarizer) (*Prun
 	cur := c.Turns()
 	ev := &PruneEvent{Kind: "prune", Turn: cur}
 	ev.Before = c.stats(counter)
+	// Relevance selection reconsiders every earlier turn, those an earlier
+	// pass dropped too: a question about an old turn's file brings it
+	// back. The summary is then rewritten from the turns dropped now.
+	relevance := lim.Select != SelectRecency
+	wasDropped := map[string]bool{}
+	if relevance {
+		for i := range c.Messages {
+			if m := &c.Messages[i]; m.earlier(cur) && m.Dropped {
+				wasDropped[m.ID] = true
+				m.Dropped = false
+			}
+		}
+	}
 
 	earlier := func() []int { return c.earlierTurns(cur) }
 	charsOf := func() int { return c.chars(cur) }
@@ -135,7 +159,21 @@ func Prune(c *Conversation, lim Limits, counter *Counter, sum Summarizer) (*Prun
 	// limit, so it is rewritten after every drop; the rule-based digest
 	// is used while deciding, a model's only once the set is final.
 	prev := c.summary()
+	orig := prev
+	if relevance {
+		prev = ""
+	}
 	var dropped []Message
+	// With relevance selection the turns go in the order of their scores
+	// against the new question, computed once; with recency, oldest first.
+	var order []int
+	if relevance {
+		if turns := earlier(); len(turns) > 0 && (len(turns) > lim.Turns || charsOf() > lim.Chars || overTokens()) {
+			ev.Select = SelectRelevance
+			ev.Scores = c.scoreTurns(turns, c.question(cur))
+			order = dropOrder(ev.Scores)
+		}
+	}
 	for {
 		turns := earlier()
 		if len(turns) == 0 {
@@ -154,17 +192,56 @@ func Prune(c *Conversation, lim Limits, counter *Counter, sum Summarizer) (*Prun
 			break
 		}
 		ev.addReason(reason)
+		victim := turns[0]
+		if len(order) > 0 {
+			victim, order = order[0], order[1:]
+		}
 		for i := range c.Messages {
 			m := &c.Messages[i]
-			if m.Turn == turns[0] && m.Layer != Static && m.Layer != Summary && !m.Dropped {
+			if m.Turn == victim && m.Layer != Static && m.Layer != Summary && !m.Dropped {
 				m.Dropped = true
 				dropped = append(dropped, *m)
-				ev.Dropped = append(ev.Dropped, m.ID)
+				if !wasDropped[m.ID] {
+					ev.Dropped = append(ev.Dropped, m.ID)
+				}
 			}
 		}
 		c.setSummary(clipDigest(Digest(prev, dropped), lim.DigestChars))
 	}
 
+	for i := range ev.Scores {
+		ev.Scores[i].Kept = slices.Contains(earlier(), ev.Scores[i].Turn)
+	}
+	for i := range c.Messages {
+		if m := &c.Messages[i]; wasDropped[m.ID] && !m.Dropped {
+			ev.Restored = append(ev.Restored, m.ID)
+		}
+	}
+	if relevance && len(dropped) == 0 && len(wasDropped) > 0 {
+		// Every turn is back: no summary of dropped turns is left.
+		for i := range c.Messages {
+			if c.Messages[i].Layer == Summary {
+				c.Messages[i].Dropped = true
+			}
+		}
+	}
+	if relevance && len(ev.Restored) == 0 {
+		// No turn came back: the summary grows from the one before, which
+		// may be a model's, by the turns dropped now, as with recency.
+		var fresh []Message
+		for _, m := range dropped {
+			if !wasDropped[m.ID] {
+				fresh = append(fresh, m)
+			}
+		}
+		prev, dropped = orig, fresh
+		switch {
+		case len(fresh) > 0:
+			c.setSummary(clipDigest(Digest(prev, fresh), lim.DigestChars))
+		case orig != "":
+			c.setSummary(orig)
+		}
+	}
 	if len(dropped) > 0 {
 		ev.Summarizer = "rules"
 		if sum != nil {
@@ -205,6 +282,16 @@ func errText(err error) string {
 		return "empty summary"
 	}
 	return err.Error()
+}
+
+// question is the text of turn cur's user message: what a follow-up asks.
+func (c *Conversation) question(cur int) string {
+	for _, m := range c.Messages {
+		if m.Turn == cur && m.Role == User {
+			return m.Content
+		}
+	}
+	return ""
 }
 
 // earlier reports whether m belongs to a turn before cur.
@@ -306,6 +393,7 @@ func (c *Conversation) setSummary(digest string) {
 	for i := range c.Messages {
 		if c.Messages[i].Layer == Summary {
 			c.Messages[i].Content = digest
+			c.Messages[i].Dropped = false
 			return
 		}
 	}

@@ -220,6 +220,7 @@ find_copies: true
 	want.Budget.MaxSteps = 8
 	want.Budget.HistoryTurns = 0
 	want.Budget.HistoryChars = 9000
+	want.Budget.HistorySelect = conversation.SelectRelevance
 	want.Timeout = llm.DefaultTimeout
 	if !reflect.DeepEqual(e.Settings, want) {
 		t.Errorf("settings:\n got %+v\nwant %+v", e.Settings, want)

@@ -69,6 +69,7 @@ var keys = []Key{
 	{Name: "deadline", kind: kindString, Flag: "deadline", Env: "REVIEW_DEADLINE", File: true, parse: duration(0, 24*time.Hour)},
 	{Name: "history_turns", kind: kindInt, Flag: "history-turns", File: true, parse: atLeast(0)},
 	{Name: "history_chars", kind: kindInt, Flag: "history-chars", File: true, parse: atLeast(0)},
+	{Name: "history_select", kind: kindString, Flag: "history-select", File: true, parse: oneOf("relevance", "recency")},
 	{Name: "max_units", kind: kindInt, Flag: "max-units", File: true, parse: atLeast(0)},
 	{Name: "max_prompt_tokens", kind: kindInt, Flag: "max-prompt-tokens", File: true, parse: atLeast(0)},
 	{Name: "max_cost", kind: kindFloat, Flag: "max-cost", File: true, parse: nonNegative},

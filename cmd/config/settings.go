@@ -247,6 +247,11 @@ func (e *Effective) apply() error {
 		}
 		def(f.name, *f.dst)
 	}
+	b.HistorySelect = conversation.SelectRelevance
+	if v, ok := e.values["history_select"]; ok {
+		b.HistorySelect = v.v.(string)
+	}
+	def("history_select", b.HistorySelect)
 	if v, ok := e.values["static_share"]; ok {
 		b.StaticShare = v.v.(float64)
 	}

@@ -106,7 +106,8 @@ func contentText(raw json.RawMessage) string {
 
 // event is the part of a recorded event replay reads.
 type event struct {
-	Kind     string `json:"kind"`
+	Kind     string                   `json:"kind"`
+	Scores   []conversation.TurnScore `json:"scores"`
 	Messages []struct {
 		ID    string             `json:"id"`
 		Layer conversation.Layer `json:"layer"`
@@ -161,6 +162,9 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 			continue
 		}
 		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind, text.OneLine(string(raw), 300))
+		for _, sc := range e.Scores {
+			fmt.Fprintf(b, "     %s\n", scoreLine(sc))
+		}
 	}
 	var req wireRequest
 	if err := json.Unmarshal(s.Request, &req); err != nil || len(s.Request) == 0 || string(s.Request) == "null" {
@@ -273,4 +277,21 @@ func indent(s string) string {
 func isPreview(content string) bool {
 	first, _, _ := strings.Cut(content, "\n")
 	return strings.HasPrefix(first, "[output ") && strings.Contains(first, toolname.ReadToolOutput)
+}
+
+// scoreLine says how relevance selection judged one earlier turn: "turn 3
+// kept: relevance 0.62 (cache.go, get), recency 0.21".
+func scoreLine(s conversation.TurnScore) string {
+	verdict := "dropped"
+	if s.Kept {
+		verdict = "kept"
+	}
+	terms := ""
+	if len(s.Terms) > 0 {
+		terms = " (" + text.OneLine(strings.Join(s.Terms, ", "), 80) + ")"
+	}
+	if s.Named {
+		terms += " named by the question"
+	}
+	return fmt.Sprintf("turn %d %s: relevance %.2f%s, recency %.2f", s.Turn, verdict, s.Relevance, terms, s.Recency)
 }

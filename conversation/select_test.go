@@ -1,0 +1,156 @@
+package conversation
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestPruneSelectRecencyEquivalence: relevance selection with a question
+// that names nothing keeps exactly what recency selection keeps, and
+// recency selection is the pruning by age alone.
+func TestPruneSelectRecencyEquivalence(t *testing.T) {
+	counter, _ := NewCounter(O200k, Estimate)
+	for seed := uint64(0); seed < 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 11))
+		base := genConversation(r)
+		cur := base.Turns()
+		for i := range base.Messages {
+			if base.Messages[i].Turn == cur && base.Messages[i].Role == User {
+				base.Messages[i].Content = "?"
+			}
+		}
+		lim := Limits{Turns: r.IntN(5), Chars: 500 + r.IntN(20000), MessageCap: 1000 + r.IntN(6000), DigestChars: 4000}
+		a, b := clone(base), clone(base)
+		lim.Select = SelectRecency
+		if _, err := Prune(a, lim, counter, nil); err != nil {
+			t.Fatal(err)
+		}
+		lim.Select = SelectRelevance
+		if _, err := Prune(b, lim, counter, nil); err != nil {
+			t.Fatal(err)
+		}
+		if ka, kb := a.earlierTurns(cur), b.earlierTurns(cur); !slices.Equal(ka, kb) {
+			t.Errorf("seed %d: recency keeps %v, relevance without terms %v", seed, ka, kb)
+		}
+		// By age alone: the kept turns are the newest ones.
+		kept := a.earlierTurns(cur)
+		for i, turn := range kept {
+			if want := cur - len(kept) + i; turn != want {
+				t.Errorf("seed %d: recency kept %v, not the newest turns", seed, kept)
+				break
+			}
+		}
+	}
+}
+
+// nineTurns is a conversation whose turn 2 read internal/cache.go; the
+// other turns read other files, and turn 10 is the new question.
+func nineTurns(question string) *Conversation {
+	c := &Conversation{}
+	c.Append(Message{Role: System, Layer: Static, Content: "system prompt"})
+	for turn := 1; turn <= 9; turn++ {
+		file := fmt.Sprintf("pkg/other%d.go", turn)
+		if turn == 2 {
+			file = "internal/cache.go"
+		}
+		c.Append(Message{Role: User, Layer: Loop, Turn: turn, Content: fmt.Sprintf("Question %d about the change.", turn)})
+		id := fmt.Sprintf("call_%d", turn)
+		c.Append(Message{Role: Assistant, Layer: Loop, Turn: turn, ToolCalls: []ToolCall{{ID: id, Name: "read_file_hunk", Arguments: fmt.Sprintf(`{"path": %q}`, file)}}})
+		c.Append(Message{Role: Tool, Layer: Loop, Turn: turn, ToolCallID: id, Name: "read_file_hunk", Ref: fmt.Sprintf("k%dabcdefgh", turn)[:10],
+			Content: fmt.Sprintf("%q at head, lines 1-40:\n1: package x\n2: func Get%d() {}\n%s", file, turn, strings.Repeat("3: filler line of code\n", 30))})
+		c.Append(Message{Role: Assistant, Layer: Loop, Turn: turn, Content: fmt.Sprintf("Answer %d.", turn)})
+	}
+	c.Append(Message{Role: User, Layer: Loop, Turn: 10, Content: question})
+	return c
+}
+
+func TestPruneRelevanceBringsBackTheTurn(t *testing.T) {
+	counter, _ := NewCounter(O200k, Estimate)
+	lim := Limits{Turns: 3, Chars: 1 << 20, MessageCap: 1 << 20, DigestChars: 4000}
+	for _, q := range []string{
+		"Go back to the race in cache.go: is the fix in store.go enough?",
+		"Is internal/cache.go safe?",
+		"What did k2abcdefgh show?",
+		"cache.go の競合は修正されましたか？",
+	} {
+		c := nineTurns(q)
+		ev, err := Prune(c, lim, counter, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := c.earlierTurns(10)
+		if len(kept) != 3 || !slices.Contains(kept, 2) || !slices.Contains(kept, 9) {
+			t.Errorf("%q: kept turns %v, want turn 2 and the newest, 9", q, kept)
+		}
+		if ev.Select != SelectRelevance || len(ev.Scores) != 9 || !ev.Scores[1].Kept || ev.Scores[1].Relevance < 0.5 {
+			t.Errorf("%q: event select %q, scores %+v", q, ev.Select, ev.Scores)
+		}
+		// Idempotent.
+		again, err := Prune(c, lim, counter, nil)
+		if err != nil || again.Changed() {
+			t.Errorf("%q: a second pass changed %+v (%v)", q, again, err)
+		}
+		c = nineTurns(q)
+		lim.Select = SelectRecency
+		if _, err := Prune(c, lim, counter, nil); err != nil {
+			t.Fatal(err)
+		}
+		lim.Select = ""
+		if kept := c.earlierTurns(10); !slices.Equal(kept, []int{7, 8, 9}) {
+			t.Errorf("%q: recency kept %v, want 7 8 9", q, kept)
+		}
+	}
+}
+
+func TestQuestionTerms(t *testing.T) {
+	got := questionTerms("Is the Get method in internal/cache.go racy, and what about HTTPServer? データベース")
+	var texts []string
+	for _, tm := range got {
+		texts = append(texts, fmt.Sprintf("%s:%g", tm.text, tm.weight))
+	}
+	want := []string{"get:1", "method:1", "internal/cache.go:3", "cache.go:3", "racy:1", "httpserver:3", "デー:1", "ータ:1", "タベ:1", "ベー:1", "ース:1"}
+	if !slices.Equal(texts, want) {
+		t.Errorf("terms %v, want %v", texts, want)
+	}
+}
+
+func FuzzQuestionTerms(f *testing.F) {
+	f.Add("Go back to the race in cache.go: is the fix in store.go enough?")
+	f.Add("数据库连接失败 k3f7a2bc4d")
+	f.Fuzz(func(t *testing.T, q string) {
+		c := nineTurns(q)
+		ev, err := Prune(c, Limits{Turns: 2, Chars: 1 << 20, MessageCap: 1 << 20, DigestChars: 4000}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kept := c.earlierTurns(10); len(kept) != 2 || kept[1] != 9 {
+			t.Fatalf("kept %v", kept)
+		}
+		for _, s := range ev.Scores {
+			if s.Relevance < 0 || s.Relevance > 1 || s.Score < 0 || s.Score > 1 {
+				t.Fatalf("score out of range: %+v", s)
+			}
+		}
+	})
+}
+
+// BenchmarkPruneSelect prunes a ten-turn conversation (the pass before a
+// tenth question) with each selection: what choosing by relevance costs a
+// turn over choosing by age.
+func BenchmarkPruneSelect(b *testing.B) {
+	counter, _ := NewCounter(O200k, Estimate)
+	for _, sel := range []string{SelectRecency, SelectRelevance} {
+		b.Run(sel, func(b *testing.B) {
+			lim := Limits{Turns: 3, Chars: 24000, MessageCap: 8000, DigestChars: 4000, Select: sel}
+			base := nineTurns("Go back to the race in cache.go: is the fix in store.go enough?")
+			for b.Loop() {
+				if _, err := Prune(clone(base), lim, counter, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
