@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
@@ -51,6 +52,9 @@ type RunUsage struct {
 	Prompt     int `json:"prompt_tokens"`
 	Completion int `json:"completion_tokens"`
 	Cached     int `json:"cached_tokens"`
+	// Reasoning is the part of Completion the server reports as spent on
+	// reasoning.
+	Reasoning int `json:"reasoning_tokens,omitempty"`
 	// Own is our tiktoken count of every prompt sent, for comparison with
 	// what the server reported.
 	Own int `json:"own_prompt_tokens"`
@@ -61,6 +65,7 @@ func (u *RunUsage) add(r llm.Usage, own int) {
 	u.Prompt += r.Prompt
 	u.Completion += r.Completion
 	u.Cached += r.Cached
+	u.Reasoning += r.Reasoning
 	u.Own += own
 }
 
@@ -129,6 +134,9 @@ type Session struct {
 
 	guard       *guard        // holds the run to its plan; nil: no bounds
 	notReviewed []NotReviewed // what the plan leaves out
+	// unforced is set once the server ignored a forced tool choice: from
+	// then on the run asks for submit_review with a nudge instead.
+	unforced bool
 }
 
 // loop is the state of one tool loop.
@@ -155,6 +163,9 @@ type loop struct {
 	// ask is set for follow-up questions: a prose answer ends the loop,
 	// with no nudge towards submit_review.
 	ask bool
+	// reasoning is the reasoning_content of this loop's assistant
+	// messages, by message ID.
+	reasoning map[string]string
 }
 
 // nudge asks a model that answered in prose for the structured review.
@@ -198,6 +209,7 @@ func (s *Session) countTools(defs []tools.Definition) int {
 func (l *loop) run(ctx context.Context) error {
 	nudged := false
 	forced := false
+	pressed := false // the model was nudged again after ignoring the forced choice
 	for {
 		l.step++
 		choice := "auto"
@@ -205,7 +217,7 @@ func (l *loop) run(ctx context.Context) error {
 			forced = true
 			l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
 		}
-		if forced {
+		if forced && !l.a.unforced {
 			choice = toolname.SubmitReview
 		}
 		reply, st, err := l.send(ctx, choice)
@@ -217,10 +229,36 @@ func (l *loop) run(ctx context.Context) error {
 		uniqueCallIDs(msg.ToolCalls)
 		nameCalls(msg.ToolCalls)
 		l.appendMsg(msg)
+		if reply.Reasoning != "" {
+			// Sent back within this loop only, as reasoning models require;
+			// the next turn's history goes without it.
+			if l.reasoning == nil {
+				l.reasoning = map[string]string{}
+			}
+			l.reasoning[l.sent[len(l.sent)-1].ID] = reply.Reasoning
+		}
 		if strings.TrimSpace(msg.Content) != "" {
 			l.lastText = msg.Content
 		}
+		// A server that ignores the forced choice (llama.cpp reads it as
+		// auto, Ollama drops it) answers text or another tool: the findings
+		// must not be lost, so the run falls back to a nudge, once.
+		// Under hard caps the extra request is not planned for, so there
+		// the loop ends as before.
+		ignored := forced && !pressed && !callsTool(msg.ToolCalls, toolname.SubmitReview) && (l.a.guard == nil || !l.a.guard.hard)
+		if ignored && choice == toolname.SubmitReview && (reply.ToolChoice == "" || reply.ToolChoice == choice) {
+			l.a.unforced = true
+			if err := l.a.fallbackEvent(st.N, llm.Fallback{Kind: "fallback", Feature: "tool_choice", From: "function", To: "auto",
+				Reason: "the server ignored the forced " + toolname.SubmitReview + " call"}); err != nil {
+				return err
+			}
+		}
 		if len(msg.ToolCalls) == 0 {
+			if ignored {
+				pressed = true
+				l.appendMsg(conversation.Message{Role: conversation.User, Content: nudge})
+				continue
+			}
 			if nudged || forced || l.ask {
 				return nil
 			}
@@ -240,10 +278,37 @@ func (l *loop) run(ctx context.Context) error {
 			return nil
 		}
 		if forced {
-			// The model ignored the forced choice; asking again would loop.
+			if ignored {
+				pressed = true
+				l.appendMsg(conversation.Message{Role: conversation.User, Content: nudge})
+				continue
+			}
+			// The model ignored the forced choice and a nudge; asking
+			// again would loop.
 			return nil
 		}
 	}
+}
+
+// callsTool reports whether calls include one of the named tool.
+func callsTool(calls []conversation.ToolCall, name string) bool {
+	for _, c := range calls {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// fallbackEvent records a feature the server refused or ignored with the
+// step that learned it.
+func (s *Session) fallbackEvent(step int, fb llm.Fallback) error {
+	fb.Reason = text.OneLine(fb.Reason, 200)
+	data, err := json.Marshal(fb)
+	if err != nil {
+		return err
+	}
+	return s.Store.AddEvent(s.Run.ID, step, data)
 }
 
 // overBudget reports whether the next request, tool definitions included,
@@ -266,7 +331,7 @@ func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.St
 	if err := conversation.Validate(l.sent); err != nil {
 		return nil, nil, fmt.Errorf("internal error: refusing to send a malformed conversation: %w", err)
 	}
-	req := llm.Request{Model: l.a.ModelName, Messages: l.sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature}
+	req := llm.Request{Model: l.a.ModelName, Messages: l.sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature, Reasoning: l.reasoning}
 	reply, st, err := l.a.exchange(ctx, req, l.turn, l.tokens)
 	if err != nil {
 		return nil, nil, err
@@ -325,6 +390,13 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, own int) 
 	}
 	if err != nil {
 		st.Error = err.Error()
+	}
+	if reply != nil {
+		for _, fb := range reply.Fallbacks {
+			if ferr := s.fallbackEvent(st.N, fb); ferr != nil && err == nil {
+				err = ferr
+			}
+		}
 	}
 	if perr := s.Store.PutStep(st); perr != nil && err == nil {
 		err = fmt.Errorf("recording step %d: %w", st.N, perr)

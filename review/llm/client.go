@@ -42,6 +42,13 @@ type Request struct {
 	// MaxTokens bounds the answer; 0 leaves it to the server. Reasoning
 	// models receive it as max_completion_tokens.
 	MaxTokens int
+	// Reasoning holds the reasoning_content of assistant messages of the
+	// current tool loop, by message ID: reasoning models (DeepSeek) require
+	// it back within the loop and document dropping it from history, so
+	// only the messages named here carry it.
+	Reasoning map[string]string
+
+	maxField string // the token-limit field the server accepts, if learned
 }
 
 // Usage is the token usage the server reported for one request.
@@ -52,6 +59,9 @@ type Usage struct {
 	// cache (prompt_tokens_details.cached_tokens).
 	Cached int `json:"cached"`
 	Total  int `json:"total"`
+	// Reasoning is the part of Completion spent on reasoning
+	// (completion_tokens_details.reasoning_tokens).
+	Reasoning int `json:"reasoning,omitempty"`
 }
 
 // Reply is the outcome of a request.
@@ -67,6 +77,15 @@ type Reply struct {
 	Response []byte
 	// Attempts counts the HTTP requests made, retries included.
 	Attempts int
+	// Reasoning is the reply's reasoning_content, if the server sent one.
+	Reasoning string
+	// ToolChoice is the tool choice actually sent: "auto" or "required"
+	// when the server refused a forced function, so the caller knows the
+	// tool is only asked for, not forced.
+	ToolChoice string
+	// Fallbacks are the refusals learned while making this request, each
+	// for the rest of the run.
+	Fallbacks []Fallback
 }
 
 // Defaults for a ClientConfig's zero fields.
@@ -127,6 +146,7 @@ type Client struct {
 	site     string // the base URL as shown in messages: no credentials, no query
 	header   http.Header
 	urlErr   error
+	caps     caps
 }
 
 // NewClient returns a client for cfg. A malformed base URL is reported by
@@ -175,11 +195,36 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Reply, error) {
 	if c.urlErr != nil {
 		return nil, c.urlErr
 	}
+	hook := SendHook(ctx)
+	var fbs []Fallback
+	for {
+		sent := c.caps.adapt(req)
+		r, err := c.complete(ctx, sent, hook)
+		if err != nil && r != nil && r.Response != nil {
+			// A refused feature we can do without: learn it for the run
+			// and send again without it. Each feature is learned at most
+			// once per level, so this ends.
+			if fb, ok := c.caps.learn(sent, req, err); ok {
+				// The hook sees the new body too: the step records what
+				// was finally sent.
+				fbs = append(fbs, fb)
+				continue
+			}
+		}
+		if r != nil {
+			r.Fallbacks = fbs
+			r.ToolChoice = sent.ToolChoice
+		}
+		return r, err
+	}
+}
+
+func (c *Client) complete(ctx context.Context, req Request, hook func([]byte)) (*Reply, error) {
 	body, err := EncodeRequest(req)
 	if err != nil {
 		return nil, err
 	}
-	if hook := SendHook(ctx); hook != nil {
+	if hook != nil {
 		hook(body)
 	}
 	ex, err := c.send(ctx, body)
