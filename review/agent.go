@@ -331,7 +331,9 @@ func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.St
 	if err := conversation.Validate(l.sent); err != nil {
 		return nil, nil, fmt.Errorf("internal error: refusing to send a malformed conversation: %w", err)
 	}
-	req := llm.Request{Model: l.a.ModelName, Messages: l.sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature, Reasoning: l.reasoning}
+	req := llm.Request{Model: l.a.ModelName, Messages: l.sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature, Reasoning: l.reasoning,
+		// The answer may take what the budget reserves for it, no more.
+		MaxTokens: l.a.Budget.AnswerReserve}
 	reply, st, err := l.a.exchange(ctx, req, l.turn, l.tokens)
 	if err != nil {
 		return nil, nil, err

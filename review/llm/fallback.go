@@ -112,14 +112,30 @@ func (c *caps) learn(sent, orig Request, err error) (fb Fallback, ok bool) {
 	case strings.Contains(msg, "strict") && anyStrict(sent) && !c.noStrict:
 		c.noStrict = true
 		return Fallback{Kind: "fallback", Feature: "strict", From: "strict", To: "not strict", Reason: ae.Message}, true
-	case sent.MaxTokens > 0 && unsupportedParam(msg, "max_completion_tokens") && c.maxField != "max_tokens":
-		c.maxField = "max_tokens"
-		return Fallback{Kind: "fallback", Feature: "max_tokens", From: "max_completion_tokens", To: "max_tokens", Reason: ae.Message}, true
-	case sent.MaxTokens > 0 && unsupportedParam(msg, "max_tokens") && !strings.Contains(msg, "max_completion_tokens") && c.maxField != "max_completion_tokens":
-		c.maxField = "max_completion_tokens"
-		return Fallback{Kind: "fallback", Feature: "max_tokens", From: "max_tokens", To: "max_completion_tokens", Reason: ae.Message}, true
+	case sent.MaxTokens > 0 && unsupportedParam(msg, limitField(sent)):
+		from := limitField(sent)
+		to := "max_tokens"
+		if from == to {
+			to = "max_completion_tokens"
+		}
+		if c.maxField == to {
+			return Fallback{}, false
+		}
+		c.maxField = to
+		return Fallback{Kind: "fallback", Feature: "max_tokens", From: from, To: to, Reason: ae.Message}, true
 	}
 	return Fallback{}, false
+}
+
+// limitField is the field that carries req's token limit.
+func limitField(req Request) string {
+	switch {
+	case req.maxField != "":
+		return req.maxField
+	case Lookup(req.Model).Reasoning:
+		return "max_completion_tokens"
+	}
+	return "max_tokens"
 }
 
 // unsupportedParam reports a message that refuses the parameter name.
