@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -283,10 +284,12 @@ func startRun(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 // newAgent wires the model client, tools and store into an agent for a diff.
 func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Store, d *diffctx.Diff, counter *conversation.Counter, prog *progress) *review.Agent {
 	client := llm.NewClient(llm.ClientConfig{
-		BaseURL: set.BaseURL,
-		APIKey:  getenv("OPENAI_API_KEY"),
-		OnRetry: prog.retry,
-		Timeout: set.Timeout,
+		BaseURL:   set.BaseURL,
+		APIKey:    getenv("OPENAI_API_KEY"),
+		OnRetry:   prog.retry,
+		Timeout:   set.Timeout,
+		Headers:   expandHeaders(set.Headers, getenv),
+		ExtraBody: set.ExtraBody,
 	})
 	a := &review.Agent{
 		Model:     client,
@@ -302,6 +305,19 @@ func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 		a.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore, FindCopies: set.FindCopies})
 	}
 	return a
+}
+
+// expandHeaders fills ${VAR} references in configured header values from
+// the environment, so a gateway's key stays out of the configuration file.
+func expandHeaders(h map[string]string, getenv func(string) string) map[string]string {
+	if len(h) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		out[k] = os.Expand(v, getenv)
+	}
+	return out
 }
 
 // warnGit passes on what git warned of while diffing, such as rename

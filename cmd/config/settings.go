@@ -42,6 +42,10 @@ type Settings struct {
 	Caps review.Caps
 	// FindCopies has git detect copies as well as renames.
 	FindCopies bool
+	// Headers are added to every model request; values may hold ${VAR}.
+	Headers map[string]string
+	// ExtraBody fields are added to every model request body.
+	ExtraBody map[string]any
 }
 
 // Effective is the resolved configuration and where each value came from,
@@ -163,6 +167,8 @@ func (e *Effective) apply() error {
 	def("max_prompt_tokens", 0)
 	def("max_cost", 0.0)
 	def("find_copies", false)
+	def("headers", map[string]string(nil))
+	def("extra_body", map[string]any(nil))
 
 	s := &e.Settings
 	s.Model = e.values["model"].v.(string)
@@ -180,6 +186,8 @@ func (e *Effective) apply() error {
 	s.Timeout = e.values["timeout"].v.(time.Duration)
 	s.Deadline = e.values["deadline"].v.(time.Duration)
 	s.FindCopies = e.values["find_copies"].v.(bool)
+	s.Headers = e.values["headers"].v.(map[string]string)
+	s.ExtraBody = e.values["extra_body"].v.(map[string]any)
 	s.Caps = review.Caps{
 		MaxUnits:        e.values["max_units"].v.(int),
 		MaxPromptTokens: e.values["max_prompt_tokens"].v.(int),

@@ -120,6 +120,13 @@ type ClientConfig struct {
 	OnRetry func(attempt int, wait time.Duration, err error)
 	// HTTPClient sends the requests; nil uses a client of its own.
 	HTTPClient *http.Client
+	// Headers are added to every request (a gateway's routing or
+	// organisation headers). They are never recorded or shown; see
+	// CredentialHeader for those shown as [redacted] in configuration.
+	Headers map[string]string
+	// ExtraBody fields are added to every request body, after ours; a
+	// field the request already sets keeps our value.
+	ExtraBody map[string]any
 }
 
 // Format prints the configuration without the API key, so a config that
@@ -179,7 +186,10 @@ func NewClient(cfg ClientConfig) *Client {
 		"Content-Type": {"application/json"},
 		"Accept":       {"application/json"},
 	}
-	if cfg.APIKey != "" {
+	for k, v := range cfg.Headers {
+		c.header.Set(k, v)
+	}
+	if cfg.APIKey != "" && c.header.Get("Authorization") == "" {
 		c.header.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
 	return c
@@ -222,6 +232,9 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Reply, error) {
 func (c *Client) complete(ctx context.Context, req Request, hook func([]byte)) (*Reply, error) {
 	body, err := EncodeRequest(req)
 	if err != nil {
+		return nil, err
+	}
+	if body, err = withExtra(body, c.cfg.ExtraBody); err != nil {
 		return nil, err
 	}
 	if hook != nil {
