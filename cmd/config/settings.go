@@ -46,6 +46,12 @@ type Settings struct {
 	Headers map[string]string
 	// ExtraBody fields are added to every model request body.
 	ExtraBody map[string]any
+	// WindowUnknown is set when no context_window was given and the model
+	// table does not know the model: the window is a guess, to be asked of
+	// the server.
+	WindowUnknown bool
+	// ReserveSet is set when answer_reserve was given.
+	ReserveSet bool
 }
 
 // Effective is the resolved configuration and where each value came from,
@@ -211,6 +217,9 @@ func (e *Effective) apply() error {
 	}
 
 	// Budgets default per model, and the answer reserve per window.
+	_, windowSet := e.values["context_window"]
+	_, s.ReserveSet = e.values["answer_reserve"]
+	s.WindowUnknown = !windowSet && llm.Lookup(s.Model).Name == ""
 	b := conversation.DefaultBudget(llm.Lookup(s.Model).Window)
 	if v, ok := e.values["context_window"]; ok {
 		b.ContextWindow = v.v.(int)

@@ -90,6 +90,13 @@ type Script struct {
 	// Fallback answers requests after the steps run out. Without one they
 	// get HTTP 500 "script exhausted", which a test will notice.
 	Fallback *Step `json:"fallback,omitempty"`
+	// Discovery bodies, served as a provider serves them so the client can
+	// learn the context window: GET /v1/models (vLLM, llama.cpp), POST
+	// /api/show (Ollama), GET /props (llama.cpp). Unset ones answer 404.
+	// These requests are not numbered with the chat requests.
+	Models json.RawMessage `json:"models,omitempty"`
+	Show   json.RawMessage `json:"show,omitempty"`
+	Props  json.RawMessage `json:"props,omitempty"`
 }
 
 // LoadScript reads a script from a JSON file: either an array of steps or

@@ -45,6 +45,8 @@ type Server struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 
+	discovery map[string][]byte // "METHOD /path" → body
+
 	mu       sync.Mutex
 	steps    []Step
 	next     int
@@ -68,6 +70,12 @@ func NewServer(s *Script, recordDir string) *Server {
 		}
 		if s.Fallback != nil {
 			srv.fallback = *s.Fallback
+		}
+		srv.discovery = map[string][]byte{}
+		for k, v := range map[string]json.RawMessage{"GET /v1/models": s.Models, "POST /api/show": s.Show, "GET /props": s.Props} {
+			if len(v) > 0 {
+				srv.discovery[k] = v
+			}
 		}
 	}
 	if s == nil || s.Fallback == nil {
@@ -136,6 +144,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		http.Error(w, "read request: "+err.Error(), http.StatusBadRequest)
 		return
+	}
+	if r.URL.Path != chatPath {
+		// Discovery is not a chat request: answered, never numbered.
+		if b, ok := s.discovery[r.Method+" "+r.URL.Path]; ok {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(b)
+			return
+		}
+		switch r.Method + " " + r.URL.Path {
+		case "GET /v1/models", "POST /api/show", "GET /props":
+			http.NotFound(w, r)
+			return
+		}
 	}
 	s.mu.Lock()
 	n := len(s.received) + 1
