@@ -60,3 +60,29 @@ func TestNoFallbackForOtherErrors(t *testing.T) {
 		t.Fatalf("err %v after %d requests", err, len(srv.Requests()))
 	}
 }
+
+// FuzzWindowBodies feeds the discovery decoders what a server may answer:
+// never a panic, never a window below one token.
+func FuzzWindowBodies(f *testing.F) {
+	for _, s := range []string{
+		`{"object":"list","data":[{"id":"m","max_model_len":32768}]}`,
+		`{"data":[{"id":"m","meta":{"n_ctx":4096,"n_ctx_train":131072}}]}`,
+		`{"parameters":"num_ctx 8192","model_info":{"llama.context_length":131072}}`,
+		`{"model_info":{"x.context_length":"big"}}`,
+		`{"default_generation_settings":{"n_ctx":-1}}`,
+		`{"data":null}`, `[]`, `null`, `{`, "\xff",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, w := range []func() (Window, bool){
+			func() (Window, bool) { return windowFromModels(body, "m") },
+			func() (Window, bool) { return windowFromOllama(body) },
+			func() (Window, bool) { return windowFromProps(body) },
+		} {
+			if got, ok := w(); ok && got.Tokens < 1 {
+				t.Fatalf("window %d from %q", got.Tokens, body)
+			}
+		}
+	})
+}
