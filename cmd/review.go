@@ -335,13 +335,21 @@ func fitWindow(ctx context.Context, s *IOStreams, getenv func(string) string, se
 
 // expandHeaders fills ${VAR} references in configured header values from
 // the environment, so a gateway's key stays out of the configuration file.
+// Only REVIEW_* variables and OPENAI_API_KEY are read: a pull request can
+// change .review.yaml, and must not send, say, GITHUB_TOKEN to the model
+// endpoint. Other references stay as written.
 func expandHeaders(h map[string]string, getenv func(string) string) map[string]string {
 	if len(h) == 0 {
 		return nil
 	}
 	out := make(map[string]string, len(h))
 	for k, v := range h {
-		out[k] = os.Expand(v, getenv)
+		out[k] = os.Expand(v, func(name string) string {
+			if strings.HasPrefix(name, "REVIEW_") || name == "OPENAI_API_KEY" {
+				return getenv(name)
+			}
+			return "${" + name + "}"
+		})
 	}
 	return out
 }
