@@ -118,7 +118,8 @@ func (c *caps) learn(sent, orig Request, err error) (fb Fallback, ok bool) {
 		if from == to {
 			to = "max_completion_tokens"
 		}
-		if c.maxField == to {
+		if c.maxField != "" {
+			// Both fields refused: there is nothing left to try.
 			return Fallback{}, false
 		}
 		c.maxField = to

@@ -86,3 +86,14 @@ func FuzzWindowBodies(f *testing.F) {
 		}
 	})
 }
+
+// TestBothLimitFieldsRefused ends with the error rather than switching
+// fields forever.
+func TestBothLimitFieldsRefused(t *testing.T) {
+	srv := reviewtest.Serve(t, `{"steps":[],"fallback":{"reject":{"max_":"Unsupported parameter: 'max_tokens' and 'max_completion_tokens' are not supported"}}}`)
+	c := NewClient(ClientConfig{BaseURL: srv.URL, MaxAttempts: 1})
+	_, err := c.Complete(context.Background(), Request{Model: "m", MaxTokens: 10, Messages: []conversation.Message{{Role: conversation.User, Content: "hi"}}})
+	if err == nil || len(srv.Requests()) != 2 {
+		t.Fatalf("err %v after %d requests", err, len(srv.Requests()))
+	}
+}
