@@ -178,7 +178,8 @@ func toWire(m conversation.Message) openai.ChatCompletionMessage {
 // fromWire converts a reply message back. Content and tool calls (IDs, names
 // and arguments byte for byte, in order) survive a round trip through toWire.
 // A refusal becomes the content so the agent sees why the model declined;
-// reasoning_content is dropped, as providers reject it in later requests.
+// reasoning_content is not part of the message: DecodeReply puts it in
+// Reply.Reasoning, and only the running loop sends it back.
 func fromWire(w openai.ChatCompletionMessage) conversation.Message {
 	m := conversation.Message{
 		Role:    conversation.Role(w.Role),
