@@ -94,6 +94,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	}
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
+	fitWindow(ctx, opts.IO, opts.Getenv, set)
 	if err := checkKey(opts.Getenv, set); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -168,6 +169,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
+	fitWindow(ctx, opts.IO, opts.Getenv, set)
 	if opts.Getenv("GITHUB_ACTIONS") == "true" {
 		if err := ensureMergeBase(ctx, opts.Dir, opts.Base, opts.Head, opts.IO.ErrOut); err != nil {
 			return err
@@ -302,6 +304,8 @@ func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 		APIKey:      getenv("OPENAI_API_KEY"),
 		OnRetry:     prog.retry,
 		Timeout:     set.Timeout,
+		Headers:     expandHeaders(set.Headers, getenv),
+		ExtraBody:   set.ExtraBody,
 	})
 	a := &review.Agent{
 		Model:     client,
@@ -318,6 +322,52 @@ func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 		a.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore, FindCopies: set.FindCopies, Redact: redactor(set)})
 	}
 	return a
+}
+
+// fitWindow asks the server the context window of a model the table does
+// not know, when --context-window is unset: Ollama serves 4,096 tokens by
+// default and vLLM what it was started with, and a prompt planned for the
+// 128k guess is cut or refused. A server that cannot say gets one warning.
+func fitWindow(ctx context.Context, s *IOStreams, getenv func(string) string, set *config.Settings) {
+	if !set.WindowUnknown {
+		return
+	}
+	w, ok := llm.DiscoverWindow(ctx, llm.ClientConfig{BaseURL: set.BaseURL, APIKey: getenv("OPENAI_API_KEY"),
+		Headers: expandHeaders(set.Headers, getenv)}, set.Model)
+	reserve := set.Budget.AnswerReserve
+	if !set.ReserveSet {
+		reserve = conversation.DefaultReserve(w.Tokens)
+	}
+	if !ok || reserve >= w.Tokens {
+		fmt.Fprintf(s.ErrOut, "review: warning: the context window of model %s is not known and the server does not say; assuming %d tokens: set --context-window (for Ollama, start it with OLLAMA_CONTEXT_LENGTH)\n", set.Model, set.Budget.ContextWindow)
+		return
+	}
+	set.Budget.ContextWindow, set.Budget.AnswerReserve = w.Tokens, reserve
+	fmt.Fprintf(s.ErrOut, "review: context window of %s: %d tokens (%s)\n", set.Model, w.Tokens, w.Source)
+	if w.Warning != "" {
+		fmt.Fprintf(s.ErrOut, "review: warning: %s\n", w.Warning)
+	}
+}
+
+// expandHeaders fills ${VAR} references in configured header values from
+// the environment, so a gateway's key stays out of the configuration file.
+// Only REVIEW_* variables and OPENAI_API_KEY are read: a pull request can
+// change .review.yaml, and must not send, say, GITHUB_TOKEN to the model
+// endpoint. Other references stay as written.
+func expandHeaders(h map[string]string, getenv func(string) string) map[string]string {
+	if len(h) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(h))
+	for k, v := range h {
+		out[k] = os.Expand(v, func(name string) string {
+			if strings.HasPrefix(name, "REVIEW_") || name == "OPENAI_API_KEY" {
+				return getenv(name)
+			}
+			return "${" + name + "}"
+		})
+	}
+	return out
 }
 
 // warnGit passes on what git warned of while diffing, such as rename

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/conversation/redact"
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
@@ -59,6 +60,9 @@ type RunUsage struct {
 	Prompt     int `json:"prompt_tokens"`
 	Completion int `json:"completion_tokens"`
 	Cached     int `json:"cached_tokens"`
+	// Reasoning is the part of Completion the server reports as spent on
+	// reasoning.
+	Reasoning int `json:"reasoning_tokens,omitempty"`
 	// Own is our tiktoken count of every prompt sent, for comparison with
 	// what the server reported.
 	Own int `json:"own_prompt_tokens"`
@@ -69,6 +73,7 @@ func (u *RunUsage) add(r llm.Usage, own int) {
 	u.Prompt += r.Prompt
 	u.Completion += r.Completion
 	u.Cached += r.Cached
+	u.Reasoning += r.Reasoning
 	u.Own += own
 }
 
@@ -151,6 +156,9 @@ type Session struct {
 	unitNow, unitsAll int            // the unit under way (from 1) and how many, for progress
 	notReviewed       []NotReviewed  // what the plan leaves out
 	leaks             []diffctx.Leak // secrets the change adds, reported as findings
+	// unforced is set once the server ignored a forced tool choice: from
+	// then on the run asks for submit_review with a nudge instead.
+	unforced bool
 }
 
 // loop is the state of one tool loop.
@@ -177,6 +185,9 @@ type loop struct {
 	// ask is set for follow-up questions: a prose answer ends the loop,
 	// with no nudge towards submit_review.
 	ask bool
+	// reasoning is the reasoning_content of this loop's assistant
+	// messages, by message ID.
+	reasoning map[string]string
 }
 
 // nudge asks a model that answered in prose for the structured review.
@@ -220,7 +231,8 @@ func (s *Session) countTools(defs []tools.Definition) int {
 func (l *loop) run(ctx context.Context) error {
 	nudged := false
 	forced := false
-	shrunk := false // a context-length refusal was answered already
+	shrunk := false  // a context-length refusal was answered already
+	pressed := false // the model was nudged again after ignoring the forced choice
 	for {
 		l.step++
 		choice := "auto"
@@ -236,7 +248,7 @@ func (l *loop) run(ctx context.Context) error {
 				l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
 			}
 		}
-		if forced {
+		if forced && !l.a.unforced {
 			choice = toolname.SubmitReview
 		}
 		reply, st, err := l.send(ctx, choice)
@@ -248,7 +260,10 @@ func (l *loop) run(ctx context.Context) error {
 			if err := l.finish("context_length"); err != nil {
 				return err
 			}
-			reply, st, err = l.send(ctx, toolname.SubmitReview)
+			if !l.a.unforced {
+				choice = toolname.SubmitReview
+			}
+			reply, st, err = l.send(ctx, choice)
 		}
 		if err != nil {
 			return err
@@ -258,10 +273,36 @@ func (l *loop) run(ctx context.Context) error {
 		uniqueCallIDs(msg.ToolCalls)
 		nameCalls(msg.ToolCalls)
 		l.appendMsg(msg)
+		if reply.Reasoning != "" {
+			// Sent back within this loop only, as reasoning models require;
+			// the next turn's history goes without it.
+			if l.reasoning == nil {
+				l.reasoning = map[string]string{}
+			}
+			l.reasoning[l.sent[len(l.sent)-1].ID] = reply.Reasoning
+		}
 		if strings.TrimSpace(msg.Content) != "" {
 			l.lastText = msg.Content
 		}
+		// A server that ignores the forced choice (llama.cpp reads it as
+		// auto, Ollama drops it) answers text or another tool: the findings
+		// must not be lost, so the run falls back to a nudge, once.
+		// Under hard caps the extra request is not planned for, so there
+		// the loop ends as before.
+		ignored := forced && !pressed && !callsTool(msg.ToolCalls, toolname.SubmitReview) && (l.a.guard == nil || !l.a.guard.hard)
+		if ignored && choice == toolname.SubmitReview && (reply.ToolChoice == "" || reply.ToolChoice == choice) {
+			l.a.unforced = true
+			if err := l.a.fallbackEvent(st.N, llm.Fallback{Kind: "fallback", Feature: "tool_choice", From: "function", To: "auto",
+				Reason: "the server ignored the forced " + toolname.SubmitReview + " call"}); err != nil {
+				return err
+			}
+		}
 		if len(msg.ToolCalls) == 0 {
+			if ignored {
+				pressed = true
+				l.appendMsg(conversation.Message{Role: conversation.User, Content: nudge})
+				continue
+			}
 			if nudged || forced || l.ask {
 				return nil
 			}
@@ -281,7 +322,13 @@ func (l *loop) run(ctx context.Context) error {
 			return nil
 		}
 		if forced {
-			// The model ignored the forced choice; asking again would loop.
+			if ignored {
+				pressed = true
+				l.appendMsg(conversation.Message{Role: conversation.User, Content: nudge})
+				continue
+			}
+			// The model ignored the forced choice and a nudge; asking
+			// again would loop.
 			return nil
 		}
 	}
@@ -347,6 +394,27 @@ func (l *loop) dropLastStep() bool {
 	return false
 }
 
+// callsTool reports whether calls include one of the named tool.
+func callsTool(calls []conversation.ToolCall, name string) bool {
+	for _, c := range calls {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// fallbackEvent records a feature the server refused or ignored with the
+// step that learned it.
+func (s *Session) fallbackEvent(step int, fb llm.Fallback) error {
+	fb.Reason = text.OneLine(fb.Reason, 200)
+	data, err := json.Marshal(fb)
+	if err != nil {
+		return err
+	}
+	return s.Store.AddEvent(s.Run.ID, step, data)
+}
+
 func (l *loop) appendMsg(m conversation.Message) {
 	m.Layer = conversation.Loop
 	m.Turn = l.turn
@@ -361,7 +429,9 @@ func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.St
 	if err := conversation.Validate(l.sent); err != nil {
 		return nil, nil, fmt.Errorf("internal error: refusing to send a malformed conversation: %w", err)
 	}
-	req := llm.Request{Model: l.a.ModelName, Messages: l.sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature}
+	req := llm.Request{Model: l.a.ModelName, Messages: l.sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature, Reasoning: l.reasoning,
+		// The answer may take what the budget reserves for it, no more.
+		MaxTokens: l.a.Budget.AnswerReserve}
 	reply, st, err := l.a.exchange(ctx, req, l.turn, l.tokens)
 	if err != nil {
 		return nil, nil, err
@@ -420,6 +490,13 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, own int) 
 	}
 	if err != nil {
 		st.Error = err.Error()
+	}
+	if reply != nil {
+		for _, fb := range reply.Fallbacks {
+			if ferr := s.fallbackEvent(st.N, fb); ferr != nil && err == nil {
+				err = ferr
+			}
+		}
 	}
 	if perr := s.Store.PutStep(st); perr != nil && err == nil {
 		err = fmt.Errorf("recording step %d: %w", st.N, perr)

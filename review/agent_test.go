@@ -308,10 +308,10 @@ func TestLoopEndings(t *testing.T) {
 			requests: 3, submitted: true, summary: "Fine.", lastUser: "The exploration budget", choice: forcedSubmit,
 		},
 		{
-			name:     "a forced choice ignored ends the loop instead of asking again",
-			script:   `[` + list + `, ` + list + `]`,
+			name:     "a forced choice ignored falls back to one nudge, then ends the loop",
+			script:   `[` + list + `, ` + list + `, ` + list + `]`,
 			edit:     func(a *Agent, _ *Plan) { a.Budget.MaxSteps = 1 },
-			requests: 2, lastUser: "The exploration budget", choice: forcedSubmit,
+			requests: 3, lastUser: "Please finish now", choice: `"auto"`,
 		},
 		{
 			name:     "a submission that cannot be read is an error result, then a good one",

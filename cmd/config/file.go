@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -289,6 +290,20 @@ func decodeNode(file string, k Key, n *yaml.Node) (any, error) {
 		return decodeSeverities(n, bad)
 	case kindPrice:
 		return decodePrice(n, bad)
+	case kindHeaders:
+		return decodeHeaders(n, bad)
+	case kindBody:
+		if n.Kind != yaml.MappingNode {
+			return nil, bad(n, "must map request body fields to values, such as {options: {num_ctx: 32768}}, got %s", describe(n))
+		}
+		var m map[string]any
+		if err := n.Decode(&m); err != nil {
+			return nil, bad(n, "cannot be read: %v", err)
+		}
+		if _, err := json.Marshal(m); err != nil {
+			return nil, bad(n, "cannot be sent as JSON: %v", err)
+		}
+		return m, nil
 	}
 	if k.parse == nil {
 		return v, nil
@@ -298,6 +313,31 @@ func decodeNode(file string, k Key, n *yaml.Node) (any, error) {
 		return nil, &fileError{file: file, line: n.Line, msg: err.Error()}
 	}
 	return v, nil
+}
+
+// headerName is an HTTP header name (an RFC 9110 token).
+var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+// decodeHeaders reads extra HTTP headers: name → value. Values may name
+// environment variables as ${VAR}, expanded when the request is made, so a
+// gateway's key need not be written in the file.
+func decodeHeaders(n *yaml.Node, bad func(*yaml.Node, string, ...any) error) (map[string]string, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, bad(n, "must map header names to values, such as {X-Org: team}, got %s", describe(n))
+	}
+	m := make(map[string]string, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := deref(n.Content[i]), deref(n.Content[i+1])
+		name := strings.TrimSpace(kn.Value)
+		if kn.Kind != yaml.ScalarNode || !headerName.MatchString(name) {
+			return nil, bad(kn, "keys must be HTTP header names, such as X-Org, got %s", describe(kn))
+		}
+		if vn.Kind != yaml.ScalarNode || strings.ContainsAny(vn.Value, "\r\n\x00") {
+			return nil, bad(vn, "header %s must be a one-line text value, got %s", name, describe(vn))
+		}
+		m[name] = vn.Value
+	}
+	return m, nil
 }
 
 // decodeSeverities reads severity overrides: finding category → severity.

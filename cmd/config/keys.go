@@ -32,6 +32,8 @@ const (
 	kindSeverities           // map[string]review.Severity, by finding category
 	kindPrice                // llm.Price
 	kindBool                 // bool
+	kindHeaders              // map[string]string of HTTP headers
+	kindBody                 // map[string]any of JSON body fields
 )
 
 // Key is one setting: its name in configuration files and in
@@ -82,6 +84,8 @@ var keys = []Key{
 	{Name: "ignore", kind: kindGlobs, File: true},
 	{Name: "severity", kind: kindSeverities, File: true},
 	{Name: "price", kind: kindPrice, File: true},
+	{Name: "headers", kind: kindHeaders, File: true},
+	{Name: "extra_body", kind: kindBody, File: true},
 }
 
 // Keys returns every setting, in the order `review config` lists them.

@@ -52,6 +52,16 @@ type Settings struct {
 	// AllowSecrets (path globs) and AllowSecretRules (rule IDs) name
 	// known fixtures whose secrets are not reported as findings.
 	AllowSecrets, AllowSecretRules []string
+	// Headers are added to every model request; values may hold ${VAR}.
+	Headers map[string]string
+	// ExtraBody fields are added to every model request body.
+	ExtraBody map[string]any
+	// WindowUnknown is set when no context_window was given and the model
+	// table does not know the model: the window is a guess, to be asked of
+	// the server.
+	WindowUnknown bool
+	// ReserveSet is set when answer_reserve was given.
+	ReserveSet bool
 }
 
 // Effective is the resolved configuration and where each value came from,
@@ -181,6 +191,8 @@ func (e *Effective) apply() error {
 	def("redact", true)
 	def("allow_secrets", []string(nil))
 	def("allow_secret_rules", []string(nil))
+	def("headers", map[string]string(nil))
+	def("extra_body", map[string]any(nil))
 
 	s := &e.Settings
 	s.Model = e.values["model"].v.(string)
@@ -202,6 +214,8 @@ func (e *Effective) apply() error {
 	s.Redact = e.values["redact"].v.(bool)
 	s.AllowSecrets = e.values["allow_secrets"].v.([]string)
 	s.AllowSecretRules = e.values["allow_secret_rules"].v.([]string)
+	s.Headers = e.values["headers"].v.(map[string]string)
+	s.ExtraBody = e.values["extra_body"].v.(map[string]any)
 	s.Caps = review.Caps{
 		MaxUnits:        e.values["max_units"].v.(int),
 		MaxPromptTokens: e.values["max_prompt_tokens"].v.(int),
@@ -225,6 +239,9 @@ func (e *Effective) apply() error {
 	}
 
 	// Budgets default per model, and the answer reserve per window.
+	_, windowSet := e.values["context_window"]
+	_, s.ReserveSet = e.values["answer_reserve"]
+	s.WindowUnknown = !windowSet && llm.Lookup(s.Model).Name == ""
 	b := conversation.DefaultBudget(llm.Lookup(s.Model).Window)
 	if v, ok := e.values["context_window"]; ok {
 		b.ContextWindow = v.v.(int)

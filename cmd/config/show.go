@@ -66,6 +66,27 @@ func (e *Effective) Rows() Rows {
 			r.Text = strings.Join(parts, ", ")
 		case llm.Price:
 			r.Text = formatPrice(x, "")
+		case map[string]string:
+			// Header values that are credentials are never shown.
+			shown := map[string]string{}
+			var parts []string
+			for _, h := range slices.Sorted(maps.Keys(x)) {
+				val := x[h]
+				if llm.CredentialHeader(h) {
+					val = "[redacted]"
+				}
+				shown[h] = val
+				parts = append(parts, h+": "+val)
+			}
+			r.Value, r.Text = shown, strings.Join(parts, ", ")
+		case map[string]any:
+			if x == nil {
+				r.Value = map[string]any{}
+			}
+			if len(x) > 0 {
+				b, _ := json.Marshal(x)
+				r.Text = string(b)
+			}
 		case time.Duration:
 			r.Value, r.Text = x.String(), x.String()
 			if x == 0 {

@@ -43,6 +43,13 @@ type Request struct {
 	// MaxTokens bounds the answer; 0 leaves it to the server. Reasoning
 	// models receive it as max_completion_tokens.
 	MaxTokens int
+	// Reasoning holds the reasoning_content of assistant messages of the
+	// current tool loop, by message ID: reasoning models (DeepSeek) require
+	// it back within the loop and document dropping it from history, so
+	// only the messages named here carry it.
+	Reasoning map[string]string
+
+	maxField string // the token-limit field the server accepts, if learned
 }
 
 // Usage is the token usage the server reported for one request.
@@ -53,6 +60,9 @@ type Usage struct {
 	// cache (prompt_tokens_details.cached_tokens).
 	Cached int `json:"cached"`
 	Total  int `json:"total"`
+	// Reasoning is the part of Completion spent on reasoning
+	// (completion_tokens_details.reasoning_tokens).
+	Reasoning int `json:"reasoning,omitempty"`
 }
 
 // Reply is the outcome of a request.
@@ -68,6 +78,15 @@ type Reply struct {
 	Response []byte
 	// Attempts counts the HTTP requests made, retries included.
 	Attempts int
+	// Reasoning is the reply's reasoning_content, if the server sent one.
+	Reasoning string
+	// ToolChoice is the tool choice actually sent: "auto" or "required"
+	// when the server refused a forced function, so the caller knows the
+	// tool is only asked for, not forced.
+	ToolChoice string
+	// Fallbacks are the refusals learned while making this request, each
+	// for the rest of the run.
+	Fallbacks []Fallback
 }
 
 // Defaults for a ClientConfig's zero fields.
@@ -107,6 +126,13 @@ type ClientConfig struct {
 	OnRetry func(attempt int, wait time.Duration, err error)
 	// HTTPClient sends the requests; nil uses a client of its own.
 	HTTPClient *http.Client
+	// Headers are added to every request (a gateway's routing or
+	// organisation headers). They are never recorded or shown; see
+	// CredentialHeader for those shown as [redacted] in configuration.
+	Headers map[string]string
+	// ExtraBody fields are added to every request body, after ours; a
+	// field the request already sets keeps our value.
+	ExtraBody map[string]any
 }
 
 // Format prints the configuration without the API key, so a config that
@@ -133,6 +159,7 @@ type Client struct {
 	site     string // the base URL as shown in messages: no credentials, no query
 	header   http.Header
 	urlErr   error
+	caps     caps
 }
 
 // NewClient returns a client for cfg. A malformed base URL is reported by
@@ -165,7 +192,10 @@ func NewClient(cfg ClientConfig) *Client {
 		"Content-Type": {"application/json"},
 		"Accept":       {"application/json"},
 	}
-	if cfg.APIKey != "" {
+	for k, v := range cfg.Headers {
+		c.header.Set(k, v)
+	}
+	if cfg.APIKey != "" && c.header.Get("Authorization") == "" {
 		c.header.Set("Authorization", "Bearer "+cfg.APIKey)
 	}
 	return c
@@ -181,11 +211,39 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Reply, error) {
 	if c.urlErr != nil {
 		return nil, c.urlErr
 	}
+	hook := SendHook(ctx)
+	var fbs []Fallback
+	for {
+		sent := c.caps.adapt(req)
+		r, err := c.complete(ctx, sent, hook)
+		if err != nil && r != nil && r.Response != nil {
+			// A refused feature we can do without: learn it for the run
+			// and send again without it. Each feature is learned at most
+			// once per level, so this ends.
+			if fb, ok := c.caps.learn(sent, req, err); ok {
+				// The hook sees the new body too: the step records what
+				// was finally sent.
+				fbs = append(fbs, fb)
+				continue
+			}
+		}
+		if r != nil {
+			r.Fallbacks = fbs
+			r.ToolChoice = sent.ToolChoice
+		}
+		return r, err
+	}
+}
+
+func (c *Client) complete(ctx context.Context, req Request, hook func([]byte)) (*Reply, error) {
 	body, err := EncodeRequest(req)
 	if err != nil {
 		return nil, err
 	}
-	if hook := SendHook(ctx); hook != nil {
+	if body, err = withExtra(body, c.cfg.ExtraBody); err != nil {
+		return nil, err
+	}
+	if hook != nil {
 		hook(body)
 	}
 	ex, err := c.send(ctx, body)

@@ -66,6 +66,9 @@ func EncodeRequest(req Request) ([]byte, error) {
 			return nil, fmt.Errorf("message %d has unknown role %q", i, m.Role)
 		}
 		w.Messages[i] = toWire(m)
+		if m.Role == conversation.Assistant && req.Reasoning[m.ID] != "" {
+			w.Messages[i].ReasoningContent = req.Reasoning[m.ID]
+		}
 	}
 	if len(req.Tools) > 0 {
 		w.Tools = make([]openai.Tool, len(req.Tools))
@@ -87,6 +90,13 @@ func EncodeRequest(req Request) ([]byte, error) {
 	} else {
 		w.MaxTokens = req.MaxTokens
 		w.Temperature = req.Temperature
+	}
+	// A field the server refused moves the limit to the one it accepts.
+	switch req.maxField {
+	case "max_tokens":
+		w.MaxTokens, w.MaxCompletionTokens = w.MaxTokens+w.MaxCompletionTokens, 0
+	case "max_completion_tokens":
+		w.MaxTokens, w.MaxCompletionTokens = 0, w.MaxTokens+w.MaxCompletionTokens
 	}
 	body, err := json.Marshal(w)
 	if err != nil {
@@ -168,7 +178,8 @@ func toWire(m conversation.Message) openai.ChatCompletionMessage {
 // fromWire converts a reply message back. Content and tool calls (IDs, names
 // and arguments byte for byte, in order) survive a round trip through toWire.
 // A refusal becomes the content so the agent sees why the model declined;
-// reasoning_content is dropped, as providers reject it in later requests.
+// reasoning_content is not part of the message: DecodeReply puts it in
+// Reply.Reasoning, and only the running loop sends it back.
 func fromWire(w openai.ChatCompletionMessage) conversation.Message {
 	m := conversation.Message{
 		Role:    conversation.Role(w.Role),
@@ -224,6 +235,7 @@ func DecodeReply(status int, body []byte) (*Reply, error) {
 	fillCallIDs(msg.ToolCalls, body)
 	r := &Reply{
 		Message:      msg,
+		Reasoning:    choice.Message.ReasoningContent,
 		FinishReason: string(choice.FinishReason),
 		Usage: Usage{
 			Prompt:     resp.Usage.PromptTokens,
@@ -233,6 +245,20 @@ func DecodeReply(status int, body []byte) (*Reply, error) {
 	}
 	if d := resp.Usage.PromptTokensDetails; d != nil {
 		r.Usage.Cached = d.CachedTokens
+	}
+	if d := resp.Usage.CompletionTokensDetails; d != nil {
+		r.Usage.Reasoning = d.ReasoningTokens
+	}
+	if r.Usage.Cached == 0 {
+		// DeepSeek reports its prompt cache at the top level of usage.
+		var ds struct {
+			Usage struct {
+				Hit int `json:"prompt_cache_hit_tokens"`
+			} `json:"usage"`
+		}
+		if json.Unmarshal(body, &ds) == nil {
+			r.Usage.Cached = ds.Usage.Hit
+		}
 	}
 	return r, nil
 }

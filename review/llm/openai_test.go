@@ -355,6 +355,8 @@ func FuzzDecodeReply(f *testing.F) {
 		`{"error":"model not found"}`,
 		`{"object":"error","message":"This model's maximum context length is 4096 tokens.","type":"BadRequestError","code":400}`,
 		`{"usage":{"prompt_tokens":"many"}}`,
+		`{"choices":[{"message":{"role":"assistant","content":"","reasoning_content":"think"}}],"usage":{"prompt_cache_hit_tokens":5,"completion_tokens_details":{"reasoning_tokens":3}}}`,
+		`{"choices":[{"message":{"role":"assistant"}}],"usage":{"prompt_cache_hit_tokens":"x"}}`,
 		`[1,2,3]`,
 		`"text"`,
 		`null`,

@@ -22,6 +22,17 @@ type Step struct {
 	Error *ErrorBody `json:"error,omitempty"`
 	// Content is the assistant's text.
 	Content string `json:"content,omitempty"`
+	// Reasoning is sent as the message's reasoning_content, as DeepSeek's
+	// and Moonshot's reasoning models do.
+	Reasoning string `json:"reasoning_content,omitempty"`
+	// RequireReasoning answers 400 "Missing reasoning_content" when an
+	// assistant message with tool calls in the request lacks it, as
+	// DeepSeek does within a tool loop.
+	RequireReasoning bool `json:"require_reasoning,omitempty"`
+	// Reject answers 400 with this message when the request body holds
+	// the given JSON fragment (e.g. "\"max_completion_tokens\"" or
+	// "\"strict\":true"), the way servers refuse a field they lack.
+	Reject map[string]string `json:"reject,omitempty"`
 	// ToolCalls are the tool calls of the reply, in order.
 	ToolCalls []ScriptCall `json:"tool_calls,omitempty"`
 	// FinishReason overrides the computed one ("tool_calls" when there are
@@ -67,6 +78,10 @@ type Usage struct {
 	Cached int `json:"cached_tokens,omitempty"`
 	// Total defaults to Prompt + Completion.
 	Total int `json:"total_tokens,omitempty"`
+	// Reasoning is sent as completion_tokens_details.reasoning_tokens.
+	Reasoning int `json:"reasoning_tokens,omitempty"`
+	// CacheHit is sent as DeepSeek's top-level prompt_cache_hit_tokens.
+	CacheHit int `json:"prompt_cache_hit_tokens,omitempty"`
 }
 
 // Script is the sequence of answers a Server gives.
@@ -84,6 +99,13 @@ type Script struct {
 	// context_length_exceeded, as OpenAI refuses it, without taking a
 	// step.
 	Window int `json:"window,omitempty"`
+	// Discovery bodies, served as a provider serves them so the client can
+	// learn the context window: GET /v1/models (vLLM, llama.cpp), POST
+	// /api/show (Ollama), GET /props (llama.cpp). Unset ones answer 404.
+	// These requests are not numbered with the chat requests.
+	Models json.RawMessage `json:"models,omitempty"`
+	Show   json.RawMessage `json:"show,omitempty"`
+	Props  json.RawMessage `json:"props,omitempty"`
 }
 
 // LoadScript reads a script from a JSON file: either an array of steps or

@@ -45,6 +45,8 @@ type Server struct {
 	closed    chan struct{}
 	closeOnce sync.Once
 
+	discovery map[string][]byte // "METHOD /path" → body
+
 	mu       sync.Mutex
 	steps    []Step
 	next     int
@@ -72,6 +74,12 @@ func NewServer(s *Script, recordDir string) *Server {
 			srv.fallback = *s.Fallback
 		}
 		srv.forced, srv.window = s.Forced, s.Window
+		srv.discovery = map[string][]byte{}
+		for k, v := range map[string]json.RawMessage{"GET /v1/models": s.Models, "POST /api/show": s.Show, "GET /props": s.Props} {
+			if len(v) > 0 {
+				srv.discovery[k] = v
+			}
+		}
 	}
 	if s == nil || s.Fallback == nil {
 		srv.fallback = Step{
@@ -139,6 +147,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		http.Error(w, "read request: "+err.Error(), http.StatusBadRequest)
 		return
+	}
+	if r.URL.Path != chatPath {
+		// Discovery is not a chat request: answered, never numbered.
+		if b, ok := s.discovery[r.Method+" "+r.URL.Path]; ok {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(b)
+			return
+		}
+		switch r.Method + " " + r.URL.Path {
+		case "GET /v1/models", "POST /api/show", "GET /props":
+			http.NotFound(w, r)
+			return
+		}
 	}
 	s.mu.Lock()
 	n := len(s.received) + 1
@@ -221,6 +242,9 @@ func (s *Server) render(n int, st Step, reqBody []byte) answer {
 		a.body = []byte(st.Raw)
 	case st.Error != nil:
 		a.body = errorJSON(*st.Error)
+	case refused(st, reqBody) != "":
+		a.status = http.StatusBadRequest
+		a.body = errorJSON(ErrorBody{Message: refused(st, reqBody), Type: "invalid_request_error"})
 	default:
 		a.body = s.completion(n, st, reqBody)
 	}
@@ -247,6 +271,7 @@ type (
 	message struct {
 		Role      string     `json:"role"`
 		Content   *string    `json:"content"`
+		Reasoning string     `json:"reasoning_content,omitempty"`
 		Refusal   *string    `json:"refusal"`
 		ToolCalls []toolCall `json:"tool_calls,omitempty"`
 	}
@@ -264,6 +289,10 @@ type (
 		CompletionTokens    int           `json:"completion_tokens"`
 		TotalTokens         int           `json:"total_tokens"`
 		PromptTokensDetails promptDetails `json:"prompt_tokens_details"`
+		CompletionDetails   *struct {
+			ReasoningTokens int `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details,omitempty"`
+		CacheHit int `json:"prompt_cache_hit_tokens,omitempty"`
 	}
 	promptDetails struct {
 		CachedTokens int `json:"cached_tokens"`
@@ -278,7 +307,7 @@ func (s *Server) completion(n int, st Step, reqBody []byte) []byte {
 	if json.Unmarshal(reqBody, &req) != nil || req.Model == "" {
 		req.Model = "unknown"
 	}
-	msg := message{Role: "assistant"}
+	msg := message{Role: "assistant", Reasoning: st.Reasoning}
 	if st.Content != "" || len(st.ToolCalls) == 0 {
 		msg.Content = &st.Content
 	}
@@ -321,24 +350,57 @@ func (s *Server) completion(n int, st Step, reqBody []byte) []byte {
 	if u.Total == 0 {
 		u.Total = u.Prompt + u.Completion
 	}
+	uj := usageJSON{
+		PromptTokens:        u.Prompt,
+		CompletionTokens:    u.Completion,
+		TotalTokens:         u.Total,
+		PromptTokensDetails: promptDetails{CachedTokens: u.Cached},
+		CacheHit:            u.CacheHit,
+	}
+	if u.Reasoning > 0 {
+		uj.CompletionDetails = &struct {
+			ReasoningTokens int `json:"reasoning_tokens"`
+		}{u.Reasoning}
+	}
 	out, err := json.Marshal(completion{
-		ID:      fmt.Sprintf("chatcmpl-%d", n),
-		Object:  "chat.completion",
-		Created: created,
-		Model:   req.Model,
-		Choices: []choice{{Message: msg, FinishReason: finish}},
-		Usage: usageJSON{
-			PromptTokens:        u.Prompt,
-			CompletionTokens:    u.Completion,
-			TotalTokens:         u.Total,
-			PromptTokensDetails: promptDetails{CachedTokens: u.Cached},
-		},
+		ID:                fmt.Sprintf("chatcmpl-%d", n),
+		Object:            "chat.completion",
+		Created:           created,
+		Model:             req.Model,
+		Choices:           []choice{{Message: msg, FinishReason: finish}},
+		Usage:             uj,
 		SystemFingerprint: "fp_reviewtest",
 	})
 	if err != nil {
 		return errorJSON(ErrorBody{Message: "reviewtest: cannot encode the completion: " + err.Error(), Type: "server_error"})
 	}
 	return out
+}
+
+// refused is the 400 message for a request step st refuses, or "".
+func refused(st Step, reqBody []byte) string {
+	for frag, msg := range st.Reject {
+		if bytes.Contains(reqBody, []byte(frag)) {
+			return msg
+		}
+	}
+	if !st.RequireReasoning {
+		return ""
+	}
+	var req struct {
+		Messages []struct {
+			Role      string          `json:"role"`
+			Reasoning string          `json:"reasoning_content"`
+			ToolCalls json.RawMessage `json:"tool_calls"`
+		} `json:"messages"`
+	}
+	_ = json.Unmarshal(reqBody, &req)
+	for i, m := range req.Messages {
+		if m.Role == "assistant" && len(m.ToolCalls) > 0 && m.Reasoning == "" {
+			return fmt.Sprintf("Missing `reasoning_content` field in the assistant message at message index %d", i)
+		}
+	}
+	return ""
 }
 
 type (

@@ -1,0 +1,166 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Window is a context window the server reported for a model.
+type Window struct {
+	Tokens int
+	// Source says where it came from, e.g. "vLLM /v1/models max_model_len".
+	Source string
+	// Warning, if set, is what the user should know about it (Ollama
+	// serving fewer tokens than the model has unless told otherwise).
+	Warning string
+}
+
+// discoverTimeout bounds each discovery request: a server that does not
+// answer at once is asked the model's window no further.
+const discoverTimeout = 5 * time.Second
+
+// numCtx finds num_ctx in Ollama's parameters text ("num_ctx  32768").
+var numCtx = regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`)
+
+// DiscoverWindow asks the server what context window it serves model
+// with: vLLM's max_model_len and llama.cpp's n_ctx in /v1/models, then
+// Ollama's /api/show (num_ctx, else the model's context_length). ok is
+// false when no server answered with one. Errors are never returned: a
+// server without these endpoints is a server that cannot say.
+func DiscoverWindow(ctx context.Context, cfg ClientConfig, model string) (w Window, ok bool) {
+	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
+	base = strings.TrimSuffix(base, "/chat/completions")
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Window{}, false
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	get := func(method, rawURL string, body []byte) []byte {
+		rctx, cancel := context.WithTimeout(ctx, discoverTimeout)
+		defer cancel()
+		req, err := http.NewRequestWithContext(rctx, method, rawURL, bytes.NewReader(body))
+		if err != nil {
+			return nil
+		}
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range cfg.Headers {
+			req.Header.Set(k, v)
+		}
+		if cfg.APIKey != "" && req.Header.Get("Authorization") == "" {
+			req.Header.Set("Authorization", "Bearer "+cfg.APIKey)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return nil
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil
+		}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+		return b
+	}
+	if w, ok := windowFromModels(get(http.MethodGet, base+"/models", nil), model); ok {
+		return w, true
+	}
+	root := strings.TrimSuffix(base, "/v1")
+	body, _ := json.Marshal(map[string]string{"model": model})
+	if w, ok := windowFromOllama(get(http.MethodPost, root+"/api/show", body)); ok {
+		return w, true
+	}
+	if w, ok := windowFromProps(get(http.MethodGet, root+"/props", nil)); ok {
+		return w, true
+	}
+	return Window{}, false
+}
+
+// windowFromModels reads a /v1/models list: vLLM's max_model_len, or
+// llama.cpp's meta.n_ctx / n_ctx_train.
+func windowFromModels(body []byte, model string) (Window, bool) {
+	var list struct {
+		Data []struct {
+			ID          string `json:"id"`
+			MaxModelLen int    `json:"max_model_len"`
+			Meta        *struct {
+				NCtx      int `json:"n_ctx"`
+				NCtxTrain int `json:"n_ctx_train"`
+			} `json:"meta"`
+		} `json:"data"`
+	}
+	if len(body) == 0 || json.Unmarshal(body, &list) != nil {
+		return Window{}, false
+	}
+	for _, m := range list.Data {
+		if len(list.Data) > 1 && m.ID != model {
+			continue
+		}
+		switch {
+		case m.MaxModelLen > 0:
+			return Window{Tokens: m.MaxModelLen, Source: "vLLM /v1/models max_model_len"}, true
+		case m.Meta != nil && m.Meta.NCtx > 0:
+			return Window{Tokens: m.Meta.NCtx, Source: "llama.cpp /v1/models n_ctx"}, true
+		case m.Meta != nil && m.Meta.NCtxTrain > 0:
+			return Window{Tokens: m.Meta.NCtxTrain, Source: "llama.cpp /v1/models n_ctx_train"}, true
+		}
+	}
+	return Window{}, false
+}
+
+// windowFromOllama reads /api/show: the num_ctx parameter is what the
+// model is served with; without it Ollama serves OLLAMA_CONTEXT_LENGTH
+// (4096 by default), which the API does not tell, so the model's own
+// context_length is used with a warning.
+func windowFromOllama(body []byte) (Window, bool) {
+	var show struct {
+		Parameters string                     `json:"parameters"`
+		ModelInfo  map[string]json.RawMessage `json:"model_info"`
+	}
+	if len(body) == 0 || json.Unmarshal(body, &show) != nil {
+		return Window{}, false
+	}
+	if m := numCtx.FindStringSubmatch(show.Parameters); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+			return Window{Tokens: n, Source: "Ollama /api/show num_ctx"}, true
+		}
+	}
+	for k, v := range show.ModelInfo {
+		if !strings.HasSuffix(k, ".context_length") {
+			continue
+		}
+		var n int
+		if json.Unmarshal(v, &n) == nil && n > 0 {
+			return Window{Tokens: n, Source: "Ollama /api/show " + k,
+				Warning: fmt.Sprintf("Ollama serves %d tokens only if started with OLLAMA_CONTEXT_LENGTH=%d (or the model's num_ctx set); by default it serves 4096 and cuts longer prompts silently", n, n)}, true
+		}
+	}
+	return Window{}, false
+}
+
+// windowFromProps reads llama.cpp's /props: default_generation_settings.n_ctx.
+func windowFromProps(body []byte) (Window, bool) {
+	var p struct {
+		Default struct {
+			NCtx int `json:"n_ctx"`
+		} `json:"default_generation_settings"`
+		NCtx int `json:"n_ctx"`
+	}
+	if len(body) == 0 || json.Unmarshal(body, &p) != nil {
+		return Window{}, false
+	}
+	if n := max(p.Default.NCtx, p.NCtx); n > 0 {
+		return Window{Tokens: n, Source: "llama.cpp /props n_ctx"}, true
+	}
+	return Window{}, false
+}
