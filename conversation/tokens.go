@@ -23,10 +23,6 @@ const (
 // chat-completion APIs add around role and content.
 const messageOverhead = 4
 
-// The embedded loader is installed once for the whole process: tiktoken-go's
-// default loader would download encodings, and the binary must never do that.
-var setLoader sync.Once
-
 // Counter counts tokens in one encoding. The encoder is built on first use and
 // only once, because loading a BPE table costs tens of milliseconds.
 type Counter struct {
