@@ -88,6 +88,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	if err != nil {
 		return err
 	}
+	opts.base = opts.Base
 	set, err := opts.resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err

@@ -163,6 +163,14 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	default:
 		return usageErrorf("unknown --post %q: use github", opts.Post)
 	}
+	// First, so that the base is here: its .review.yaml is the one read
+	// in CI.
+	if opts.Getenv("GITHUB_ACTIONS") == "true" {
+		if err := ensureMergeBase(ctx, opts.Dir, opts.Base, opts.Head, opts.IO.ErrOut); err != nil {
+			return err
+		}
+	}
+	opts.base = opts.Base
 	set, err := opts.resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err
@@ -170,11 +178,6 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
 	fitWindow(ctx, opts.IO, opts.Getenv, set)
-	if opts.Getenv("GITHUB_ACTIONS") == "true" {
-		if err := ensureMergeBase(ctx, opts.Dir, opts.Base, opts.Head, opts.IO.ErrOut); err != nil {
-			return err
-		}
-	}
 	plan, err := review.Prepare(ctx, review.Options{
 		Dir: opts.Dir, Base: opts.Base, Head: opts.Head,
 		Model: set.Model, Tokenizer: set.Tokenizer, Budget: set.Budget,
@@ -234,6 +237,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		// written, so --fail-on still blocks a leaked key.
 		res = sess.LocalResult()
 	}
+	res.Config = set.RepoConfig
 	overrideSeverity(res.Findings, set.Severity)
 	res.SetPrice(set.Price)
 	if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {

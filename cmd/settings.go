@@ -31,13 +31,18 @@ type agentFlags struct {
 	HistoryChars  int
 	HistorySelect string
 	FailOn        string
-	Timeout       string
-	Deadline      string
-	MaxUnits      int
-	MaxPrompt     int
-	MaxCost       float64
-	FindCopies    bool
-	NoRedact      bool
+	// ConfigFrom is --config-from: "base", "worktree" or "" for the
+	// default; base is the revision a review is against, set by the
+	// command before resolving.
+	ConfigFrom string
+	base       string
+	Timeout    string
+	Deadline   string
+	MaxUnits   int
+	MaxPrompt  int
+	MaxCost    float64
+	FindCopies bool
+	NoRedact   bool
 
 	// flags is the set the fields were registered on. A flag counts only
 	// when given on the command line (Changed), so its default never hides
@@ -47,12 +52,33 @@ type agentFlags struct {
 
 // sources are where the settings of a command run in dir come from.
 func (a *agentFlags) sources(getenv func(string) string, dir string) config.Sources {
-	return config.Sources{Flag: a.given, Getenv: getenv, Dir: dir}
+	return config.Sources{Flag: a.given, Getenv: getenv, Dir: dir, RepoRev: a.repoRev(getenv)}
+}
+
+// repoRev is the revision whose .review.yaml a command reads: the base of
+// the review with --config-from base, the default in CI (a pull request's
+// work tree is its own content, and must not loosen its own gate); none,
+// the work tree, with --config-from worktree, the default elsewhere.
+func (a *agentFlags) repoRev(getenv func(string) string) string {
+	from := a.ConfigFrom
+	if from == "" {
+		from = "worktree"
+		if getenv("GITHUB_ACTIONS") == "true" || getenv("CI") == "true" {
+			from = "base"
+		}
+	}
+	if from != "base" {
+		return ""
+	}
+	return a.base
 }
 
 // resolve computes the effective settings for a command run in dir; see
 // config.Resolve. A bad flag is a usage error.
 func (a *agentFlags) resolve(getenv func(string) string, dir string) (*config.Settings, error) {
+	if a.ConfigFrom != "" && a.ConfigFrom != "base" && a.ConfigFrom != "worktree" {
+		return nil, usageErrorf("unknown --config-from %q: use base or worktree", a.ConfigFrom)
+	}
 	s, err := config.Resolve(a.sources(getenv, dir))
 	return s, flagUsage(err)
 }
@@ -133,5 +159,6 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&a.MaxCost, "max-cost", 0, "US dollars the review may cost at the model's price; past them it covers fewer units (default: no limit)")
 	fl.BoolVar(&a.FindCopies, "find-copies", false, "have git detect copies as well as renames (git diff -C)")
 	fl.BoolVar(&a.NoRedact, "no-redact", false, "send and store text as it is, secrets included (for a local model); redaction of secrets is on by default")
+	fl.StringVar(&a.ConfigFrom, "config-from", "", "read the repository's .review.yaml from the base revision (base) or the work tree (worktree); default: base in CI (GITHUB_ACTIONS or CI), worktree elsewhere")
 	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical (default: $REVIEW_FAIL_ON, the configuration files, or none)")
 }

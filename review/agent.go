@@ -94,6 +94,9 @@ func revisionsOf(d *diffctx.Diff) Revisions {
 // Result is the outcome of a review.
 type Result struct {
 	RunID string `json:"run_id"`
+	// Config names the repository configuration file the review was run
+	// with, and its revision when read from one (".review.yaml@origin/main").
+	Config string `json:"config,omitempty"`
 	Revisions
 	Model    string    `json:"model"`
 	Summary  string    `json:"summary"`

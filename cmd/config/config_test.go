@@ -211,6 +211,7 @@ find_copies: true
 		Caps:       review.Caps{MaxUnits: 5, MaxPromptTokens: 100000, MaxCost: 3, Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10}},
 		FindCopies: true,
 		Redact:     true,
+		RepoConfig: ".review.yaml",
 		ReserveSet: true,
 	}
 	want.Budget = conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)

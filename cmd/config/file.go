@@ -51,7 +51,9 @@ type configFile struct {
 	// within, if set, is the directory the file must stay in once
 	// symbolic links are followed.
 	within string
-	found  bool
+	// rev, if set, is the revision the file is read from, with git.
+	rev   string
+	found bool
 }
 
 // fileError is a mistake in a configuration file, located to its line.
@@ -123,6 +125,28 @@ func loadConfig(f *configFile) (layer, error) {
 	}
 	defer fh.Close()
 	data, err := io.ReadAll(io.LimitReader(fh, maxConfigSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", f.display, err)
+	}
+	if len(data) > maxConfigSize {
+		return nil, &fileError{file: f.display, msg: fmt.Sprintf("larger than %d bytes; a configuration file is a few lines", maxConfigSize)}
+	}
+	f.found = true
+	return parseConfig(f.display, data)
+}
+
+// loadConfigAt reads the repository file as committed at f.rev, for the
+// repository holding dir. A revision without the file is an empty layer.
+func loadConfigAt(f *configFile, dir string) (layer, error) {
+	r := git.Runner{Dir: dir}
+	ctx := context.Background()
+	// An unknown revision reads as no file: loading the diff fails on it
+	// next, with the advice that fits (a fetch, a deeper clone).
+	kind, err := r.Text(ctx, "cat-file", "-t", f.rev+":"+repoConfigName)
+	if err != nil || kind != "blob" {
+		return layer{}, nil // no file at that revision (or not a file)
+	}
+	data, err := r.Output(ctx, "cat-file", "blob", f.rev+":"+repoConfigName)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", f.display, err)
 	}

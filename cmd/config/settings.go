@@ -60,6 +60,10 @@ type Settings struct {
 	// table does not know the model: the window is a guess, to be asked of
 	// the server.
 	WindowUnknown bool
+	// RepoConfig names the repository file the settings came from, with
+	// its revision when read from one (".review.yaml@origin/main"); empty
+	// when there is none.
+	RepoConfig string
 	// ReserveSet is set when answer_reserve was given.
 	ReserveSet bool
 }
@@ -89,6 +93,11 @@ type Sources struct {
 	// Dir is where the command runs: the .review.yaml at the top of its
 	// git work tree is read, if it is in one.
 	Dir string
+	// RepoRev, if set, is the revision whose .review.yaml is read instead
+	// of the work tree's: the base of a pull request, so that the change
+	// under review cannot loosen its own review (severities, ignore
+	// globs, fail_on). A revision without the file sets nothing.
+	RepoRev string
 }
 
 // FlagError is a mistake in the command line: a bad flag value, or flags
@@ -140,9 +149,18 @@ func Load(src Sources) (*Effective, error) {
 	}
 	user := configFile{path: userConfig(src.Getenv)}
 	user.display = user.path
-	repoLayer, err := loadConfig(&repo)
+	var repoLayer layer
+	if src.RepoRev != "" {
+		repo.display, repo.rev = repoConfigName+"@"+src.RepoRev, src.RepoRev
+		repoLayer, err = loadConfigAt(&repo, src.Dir)
+	} else {
+		repoLayer, err = loadConfig(&repo)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if repo.found {
+		e.Settings.RepoConfig = repo.display
 	}
 	userLayer, err := loadConfig(&user)
 	if err != nil {

@@ -54,6 +54,9 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 		b.WriteString("\n</details>\n\n")
 	}
 	b.WriteString(usageTable(r))
+	if r.Config != "" {
+		fmt.Fprintf(&b, "\nConfiguration: %s.\n", mdCode(r.Config))
+	}
 	if r.RunID != "" {
 		fmt.Fprintf(&b, "\nRun `%s` · model %s · see what the model saw: `review replay %s`\n", r.RunID, mdCell(r.Model), r.RunID)
 	}

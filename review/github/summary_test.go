@@ -177,7 +177,7 @@ func TestActionYAML(t *testing.T) {
 		t.Errorf("runs.using = %q", action.Runs.Using)
 	}
 	for name, want := range map[string]string{
-		"model": "", "base-url": "", "api-key": "", "fail-on": "none", "format": "github",
+		"model": "", "base-url": "", "api-key": "", "fail-on": "", "format": "github",
 		"sarif": "false", "post": "false", "version": "",
 	} {
 		in, ok := action.Inputs[name]
