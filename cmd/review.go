@@ -237,7 +237,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		// written, so --fail-on still blocks a leaked key.
 		res = sess.LocalResult()
 	}
-	res.Config = set.RepoConfig
+	res.Config, res.FailOn = set.RepoConfig, set.FailOn
 	overrideSeverity(res.Findings, set.Severity)
 	res.SetPrice(set.Price)
 	if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {

@@ -17,10 +17,22 @@ func version() string {
 	if Version != "" {
 		return Version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	bi, ok := debug.ReadBuildInfo()
+	if ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	return "devel"
+	// A build from a checkout: a semantic version that says so, with the
+	// commit when go build recorded it (code scanning wants a version
+	// that identifies the tool, not "devel").
+	v := "0.0.0-dev"
+	if ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += "+" + s.Value[:12]
+			}
+		}
+	}
+	return v
 }
 
 // NewCmdVersion builds `review version`.

@@ -97,6 +97,10 @@ type Result struct {
 	// Config names the repository configuration file the review was run
 	// with, and its revision when read from one (".review.yaml@origin/main").
 	Config string `json:"config,omitempty"`
+	// FailOn is the --fail-on severity the review ran with, if any: a
+	// SARIF result at or above it is an error, which fails a code
+	// scanning check; below it, a warning or a note.
+	FailOn Severity `json:"fail_on,omitempty"`
 	Revisions
 	Model    string    `json:"model"`
 	Summary  string    `json:"summary"`

@@ -78,14 +78,26 @@ type (
 		ID                   string             `json:"id"`
 		Name                 string             `json:"name"`
 		ShortDescription     sarifText          `json:"shortDescription"`
+		FullDescription      sarifText          `json:"fullDescription"`
+		Help                 sarifHelp          `json:"help"`
 		DefaultConfiguration sarifConfiguration `json:"defaultConfiguration"`
 		Properties           sarifRuleProps     `json:"properties"`
+	}
+	// sarifHelp is a rule's help, as code scanning shows it on an alert.
+	sarifHelp struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown"`
 	}
 	sarifConfiguration struct {
 		Level string `json:"level"`
 	}
 	sarifRuleProps struct {
 		Tags []string `json:"tags"`
+		// SecuritySeverity is code scanning's score (0.0–10.0) of the
+		// security rule, from its most severe finding that reaches
+		// --fail-on; without one, none, so no security alert fails the
+		// check.
+		SecuritySeverity string `json:"security-severity,omitempty"`
 	}
 	sarifText struct {
 		Text string `json:"text"`
@@ -162,7 +174,7 @@ type (
 // saying why, so a consumer does not take the missing findings for fixed
 // ones.
 func writeSARIF(w io.Writer, r *review.Result, version string) error {
-	rules, index := sarifRules(r.Findings)
+	rules, index := sarifRules(r.Findings, r.FailOn)
 	results := make([]sarifResult, 0, len(r.Findings))
 	for _, f := range r.Findings {
 		region := sarifRegion{StartLine: f.Line}
@@ -174,13 +186,15 @@ func writeSARIF(w io.Writer, r *review.Result, version string) error {
 		results = append(results, sarifResult{
 			RuleID:    f.RuleID(),
 			RuleIndex: index[f.RuleID()],
-			Level:     sarifLevel(f.Severity),
+			Level:     sarifLevel(f.Severity, r.FailOn),
 			Message:   sarifText{Text: plainMessage(f, true)},
 			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
 				ArtifactLocation: sarifArtifact{URI: artifactURI(f.Path), URIBaseID: srcRoot},
 				Region:           region,
 			}}},
-			PartialFingerprints: map[string]string{fingerprintKey: f.Fingerprint()},
+			// primaryLocationLineHash is the one code scanning matches
+			// alerts by; ours is stable across edits of other lines.
+			PartialFingerprints: map[string]string{fingerprintKey: f.Fingerprint(), "primaryLocationLineHash": f.Fingerprint()},
 			Properties: sarifResultProps{
 				Severity: f.Severity, RunID: r.RunID, FileLevel: f.Line <= 0, Note: f.Note,
 			},
@@ -239,7 +253,7 @@ func writeSARIF(w io.Writer, r *review.Result, version string) error {
 
 // sarifRules returns one rule per category, sorted by ID, and each ID's
 // index in the list.
-func sarifRules(fs []review.Finding) ([]sarifRule, map[string]int) {
+func sarifRules(fs []review.Finding, failOn review.Severity) ([]sarifRule, map[string]int) {
 	seen := map[string]bool{}
 	var ids []string
 	for _, f := range fs {
@@ -257,12 +271,22 @@ func sarifRules(fs []review.Finding) ([]sarifRule, map[string]int) {
 		if id == "security" {
 			tags = []string{"review", "security"}
 		}
+		desc := categoryDescription(id)
+		props := sarifRuleProps{Tags: tags}
+		if id == "security" {
+			props.SecuritySeverity = securitySeverity(fs, failOn)
+		}
 		rules = append(rules, sarifRule{
-			ID:                   id,
-			Name:                 text.Truncate(id, 255), // code scanning's limit
-			ShortDescription:     sarifText{Text: categoryDescription(id)},
+			ID:               id,
+			Name:             text.Truncate(ruleName(id), 255), // code scanning's limit
+			ShortDescription: sarifText{Text: desc},
+			FullDescription:  sarifText{Text: desc + " Found by review, an AI code reviewer, in the changed lines of a pull request."},
+			Help: sarifHelp{
+				Text:     desc + " Each alert explains the failure and, where it can, how to fix it; `review replay <run>` shows what the model saw.",
+				Markdown: "**" + desc + "**\n\nEach alert explains the failure and, where it can, how to fix it. To see what the model saw, run `review replay <run>` with the run ID in the alert's properties.",
+			},
 			DefaultConfiguration: sarifConfiguration{Level: "warning"},
-			Properties:           sarifRuleProps{Tags: tags},
+			Properties:           props,
 		})
 	}
 	return rules, index
@@ -292,12 +316,42 @@ func categoryDescription(c string) string {
 	return text.Truncate("Code review findings in category "+c+".", 1000)
 }
 
-// sarifLevel maps a severity to a SARIF level.
-func sarifLevel(s review.Severity) string {
-	switch s {
-	case review.Critical, review.High:
+// ruleName is a rule's name for code scanning, which wants it to differ
+// from the ID: "error-handling" is "ErrorHandling".
+func ruleName(id string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(id, func(r rune) bool { return r == '-' || r == '_' || r == ' ' || r == '/' }) {
+		r := []rune(w)
+		b.WriteString(strings.ToUpper(string(r[0])) + string(r[1:]))
+	}
+	if b.Len() == 0 || b.String() == id {
+		return "Review" + b.String()
+	}
+	return b.String()
+}
+
+// securitySeverity is code scanning's score for the security rule: that
+// of its most severe finding at or above failOn, or none.
+func securitySeverity(fs []review.Finding, failOn review.Severity) string {
+	score := map[review.Severity]string{review.Critical: "9.5", review.High: "8.0", review.Medium: "5.5", review.Low: "3.0", review.Info: "0.5"}
+	best := review.Severity("")
+	for _, f := range fs {
+		if f.RuleID() == "security" && failOn != "" && f.Severity.Rank() >= failOn.Rank() && f.Severity.Rank() > best.Rank() {
+			best = f.Severity
+		}
+	}
+	return score[best]
+}
+
+// sarifLevel maps a severity to a SARIF level. Code scanning fails its
+// check on errors, so only findings at or above --fail-on are errors:
+// with no --fail-on, no result fails the check.
+func sarifLevel(s, failOn review.Severity) string {
+	if failOn != "" && s.Rank() >= failOn.Rank() && s.Rank() > 0 {
 		return "error"
-	case review.Medium:
+	}
+	switch s {
+	case review.Critical, review.High, review.Medium:
 		return "warning"
 	}
 	return "note"

@@ -17,7 +17,7 @@ import (
 // Markdown table and HTML syntax, fences, and non-ASCII paths.
 func hostileResult() *review.Result {
 	return &review.Result{
-		RunID: "r7k2m9", Model: "gpt-4o-mini",
+		RunID: "r7k2m9", Model: "gpt-4o-mini", FailOn: review.High,
 		Revisions: review.Revisions{Base: "main", Head: "feature|x",
 			HeadSHA: "0123456789abcdef0123456789abcdef01234567", BaseSHA: "fedcba9876543210fedcba9876543210fedcba98"},
 		Summary:   "Adds a cache.\n\n```go\nunclosed fence",
@@ -293,9 +293,21 @@ func TestWriteSARIFDeterministic(t *testing.T) {
 }
 
 func TestSARIFLevelAndURI(t *testing.T) {
-	for s, want := range map[review.Severity]string{review.Critical: "error", review.High: "error", review.Medium: "warning", review.Low: "note", review.Info: "note", "odd": "note"} {
-		if got := sarifLevel(s); got != want {
-			t.Errorf("sarifLevel(%s) = %s, want %s", s, got, want)
+	// Without --fail-on nothing is an error, so no code scanning check
+	// fails; with it, what reaches it is.
+	for s, want := range map[review.Severity]string{review.Critical: "warning", review.High: "warning", review.Medium: "warning", review.Low: "note", review.Info: "note", "odd": "note"} {
+		if got := sarifLevel(s, ""); got != want {
+			t.Errorf("sarifLevel(%s, none) = %s, want %s", s, got, want)
+		}
+	}
+	for s, want := range map[review.Severity]string{review.Critical: "error", review.High: "error", review.Medium: "warning", review.Low: "note", "odd": "note"} {
+		if got := sarifLevel(s, review.High); got != want {
+			t.Errorf("sarifLevel(%s, high) = %s, want %s", s, got, want)
+		}
+	}
+	for id, want := range map[string]string{"security": "Security", "error-handling": "ErrorHandling", "x": "X", "": "Review"} {
+		if got := ruleName(id); got != want || got == id {
+			t.Errorf("ruleName(%q) = %q, want %q", id, got, want)
 		}
 	}
 	for in, want := range map[string]string{
