@@ -100,7 +100,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 		return err
 	}
 	askOpts := review.AskOptions{Limits: conversation.LimitsFrom(set.Budget), SummarizeWithModel: opts.Summarize == "model"}
-	prog := newProgress(opts.IO)
+	prog := newProgress(opts.IO, opts.Getenv)
 	var sess *review.Session
 	if opts.RunID == "" {
 		plan, err := review.Prepare(ctx, review.Options{

@@ -10,19 +10,29 @@ import (
 	"github.com/reviewdev/review/review"
 )
 
-// progress draws a live status line on a terminal's standard error and
-// nothing at all otherwise, so CI logs stay clean. It writes its own
-// control sequences to the unfiltered stream, and text it did not make
-// (a provider's error) only cleaned and on one line.
+// progress draws a live status line on a terminal's standard error; in
+// CI (CI or GITHUB_ACTIONS set), where stderr is a log, it writes a line
+// per step and per retry instead, so a long review shows that it moves;
+// elsewhere nothing. It writes its own control sequences to the
+// unfiltered stream, and text it did not make (a provider's error) only
+// cleaned and on one line.
 type progress struct {
 	io    *IOStreams
 	drawn bool
 	start time.Time
+	log   bool // a line per event: stderr is a CI log
 }
 
-func newProgress(s *IOStreams) *progress { return &progress{io: s, start: time.Now()} }
+func newProgress(s *IOStreams, getenv func(string) string) *progress {
+	ci := getenv("CI") != "" || getenv("GITHUB_ACTIONS") != ""
+	return &progress{io: s, start: time.Now(), log: !s.ErrTTY && ci}
+}
 
 func (p *progress) step(s review.Progress) {
+	if p.log {
+		fmt.Fprintf(p.io.ErrOut, "review: %s\n", progressLine(s, time.Since(p.start)))
+		return
+	}
 	if !p.io.ErrTTY {
 		return
 	}
@@ -31,6 +41,10 @@ func (p *progress) step(s review.Progress) {
 }
 
 func (p *progress) retry(attempt int, wait time.Duration, err error) {
+	if p.log {
+		fmt.Fprintf(p.io.ErrOut, "review: retrying in %s (attempt %d): %s\n", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(err.Error(), 300))
+		return
+	}
 	if !p.io.ErrTTY {
 		return
 	}

@@ -217,7 +217,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		return err
 	}
 	defer st.Close()
-	prog := newProgress(opts.IO)
+	prog := newProgress(opts.IO, opts.Getenv)
 	sess, err := startRun(opts.Getenv, set, st, plan, prog)
 	if err != nil {
 		return err
