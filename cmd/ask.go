@@ -103,13 +103,9 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	prog := newProgress(opts.IO, opts.Getenv)
 	var sess *review.Session
 	if opts.RunID == "" {
-		plan, err := review.Prepare(ctx, review.Options{
-			Dir: opts.Dir, Base: opts.Base, Head: opts.Head,
-			Model: set.Model, Tokenizer: set.Tokenizer, Budget: set.Budget,
-			Instructions: set.Instructions, Ignore: set.Ignore, Question: opts.Question,
-			Caps: set.Caps, FindCopies: set.FindCopies,
-			Redact: redactor(set), AllowSecrets: set.AllowSecrets, AllowSecretRules: set.AllowSecretRules,
-		})
+		po := prepareOptions(set, opts.Dir, opts.Base, opts.Head)
+		po.Question = opts.Question
+		plan, err := review.Prepare(ctx, po)
 		if err != nil {
 			return windowUsage(err)
 		}

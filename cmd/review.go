@@ -178,13 +178,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
 	fitWindow(ctx, opts.IO, opts.Getenv, set)
-	plan, err := review.Prepare(ctx, review.Options{
-		Dir: opts.Dir, Base: opts.Base, Head: opts.Head,
-		Model: set.Model, Tokenizer: set.Tokenizer, Budget: set.Budget,
-		Instructions: set.Instructions, Ignore: set.Ignore,
-		Caps: set.Caps, FindCopies: set.FindCopies,
-		Redact: redactor(set), AllowSecrets: set.AllowSecrets, AllowSecretRules: set.AllowSecretRules,
-	})
+	plan, err := review.Prepare(ctx, prepareOptions(set, opts.Dir, opts.Base, opts.Head))
 	if err != nil {
 		return windowUsage(err)
 	}
@@ -433,6 +427,18 @@ func checkKey(getenv func(string) string, set *config.Settings) error {
 			"For a local server, no key is needed:     export OPENAI_BASE_URL=http://localhost:11434/v1   (Ollama; vLLM, llama.cpp alike)",
 			"To see what would be sent without a model: review --base <ref> --dry-run",
 		},
+	}
+}
+
+// prepareOptions are the options of review.Prepare that the settings
+// decide, for a review of base..head in dir.
+func prepareOptions(set *config.Settings, dir, base, head string) review.Options {
+	return review.Options{
+		Dir: dir, Base: base, Head: head,
+		Model: set.Model, Tokenizer: set.Tokenizer, Budget: set.Budget,
+		Instructions: set.Instructions, Ignore: set.Ignore,
+		Caps: set.Caps, FindCopies: set.FindCopies,
+		Redact: redactor(set), AllowSecrets: set.AllowSecrets, AllowSecretRules: set.AllowSecretRules,
 	}
 }
 

@@ -128,6 +128,11 @@ func loadConfig(f *configFile) (layer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", f.display, err)
 	}
+	return f.parse(data)
+}
+
+// parse parses the file's bytes, once read, and marks it found.
+func (f *configFile) parse(data []byte) (layer, error) {
 	if len(data) > maxConfigSize {
 		return nil, &fileError{file: f.display, msg: fmt.Sprintf("larger than %d bytes; a configuration file is a few lines", maxConfigSize)}
 	}
@@ -150,11 +155,7 @@ func loadConfigAt(f *configFile, dir string) (layer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", f.display, err)
 	}
-	if len(data) > maxConfigSize {
-		return nil, &fileError{file: f.display, msg: fmt.Sprintf("larger than %d bytes; a configuration file is a few lines", maxConfigSize)}
-	}
-	f.found = true
-	return parseConfig(f.display, data)
+	return f.parse(data)
 }
 
 // inside reports whether path, with symbolic links followed, is in dir.
