@@ -11,6 +11,9 @@ const (
 	nsStep   = "s/"
 	nsEvent  = "e/"
 	nsConv   = "c/"
+	// nsTurns holds conversations message by message: a header with the
+	// count, then one key per message, so a step writes what changed.
+	nsTurns = "t/"
 )
 
 // MaxStep is the largest step number the store takes.
@@ -54,3 +57,5 @@ func stepsPrefix(run string) []byte       { return key(nsStep, run, "/") }
 func stepPrefix(run string, n int) []byte { return key(nsStep, run, "/", be32(n), "/") }
 func eventsPrefix(run string) []byte      { return key(nsEvent, run, "/") }
 func convPrefix(run string) []byte        { return key(nsConv, run, "/") }
+func turnsPrefix(run string) []byte       { return key(nsTurns, run, "/") }
+func turnKey(run string, i int) []byte    { return key(nsTurns, run, "/", be32(i)) }

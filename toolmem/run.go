@@ -1,12 +1,14 @@
 package toolmem
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -244,11 +246,12 @@ func (s *Store) PutStep(st Step) error {
 		return fmt.Errorf("encoding step %d of run %s: %w", st.N, st.Run, err)
 	}
 	prefix := stepPrefix(st.Run, st.N)
+	req := s.deltaRequest(st)
 	err = s.update(func(txn *badger.Txn) error {
 		if err := deletePrefix(txn, prefix); err != nil {
 			return err
 		}
-		if err := putBlob(txn, key(string(prefix), "q/"), st.Request); err != nil {
+		if err := putBlob(txn, key(string(prefix), "q/"), req); err != nil {
 			return err
 		}
 		if err := putBlob(txn, key(string(prefix), "a/"), st.Response); err != nil {
@@ -259,7 +262,76 @@ func (s *Store) PutStep(st Step) error {
 	if err != nil {
 		return s.errTxn(fmt.Sprintf("storing step %d of run %s", st.N, st.Run), err)
 	}
+	s.lmu.Lock()
+	if s.last == nil {
+		s.last = map[string]lastRequest{}
+	}
+	if len(st.Request) > 0 {
+		s.last[st.Run] = lastRequest{n: st.N, body: st.Request}
+	}
+	s.lmu.Unlock()
 	return s.sync()
+}
+
+// A step's request is most of its record, and a tool loop's requests only
+// grow: each is the one before with the new messages added. Stored whole,
+// a run's requests would take space in the square of its steps; so a
+// request that shares a long start with the request of an earlier step
+// stored by the same process is stored as that step's number, the length
+// of the shared start and the rest: deltaMagic, two uvarints, the bytes.
+// JSON never starts with a NUL byte, so the two forms cannot be confused.
+const deltaMagic = "\x00rd1"
+
+// minShared is the shortest shared start worth a delta.
+const minShared = 512
+
+// lastRequest is the newest request stored, whole.
+type lastRequest struct {
+	n    int
+	body []byte
+}
+
+// deltaRequest is the form st.Request is stored in.
+func (s *Store) deltaRequest(st Step) []byte {
+	s.lmu.Lock()
+	prev, ok := s.last[st.Run]
+	s.lmu.Unlock()
+	if !ok || prev.n >= st.N || len(st.Request) == 0 {
+		return st.Request
+	}
+	n := 0
+	for n < len(prev.body) && n < len(st.Request) && prev.body[n] == st.Request[n] {
+		n++
+	}
+	if n < minShared {
+		return st.Request
+	}
+	out := append([]byte(deltaMagic), binary.AppendUvarint(nil, uint64(prev.n))...)
+	out = binary.AppendUvarint(out, uint64(n))
+	return append(out, st.Request[n:]...)
+}
+
+// undelta returns the request stored as data, given the requests of the
+// earlier steps of the run read so far.
+func undelta(data []byte, earlier map[int][]byte) ([]byte, error) {
+	rest, ok := bytes.CutPrefix(data, []byte(deltaMagic))
+	if !ok {
+		return data, nil
+	}
+	base, n := binary.Uvarint(rest)
+	if n <= 0 {
+		return nil, errors.New("its delta header is damaged")
+	}
+	rest = rest[n:]
+	shared, n := binary.Uvarint(rest)
+	if n <= 0 {
+		return nil, errors.New("its delta header is damaged")
+	}
+	prev, ok := earlier[int(base)]
+	if !ok || uint64(len(prev)) < shared {
+		return nil, fmt.Errorf("it is stored against step %d, which is missing or damaged", base)
+	}
+	return append(append([]byte(nil), prev[:shared]...), rest[n:]...), nil
 }
 
 // Steps returns the steps of run in order. A step whose record or bodies
@@ -269,6 +341,7 @@ func (s *Store) Steps(run string) ([]Step, error) {
 		return nil, err
 	}
 	var steps []Step
+	requests := map[int][]byte{} // whole, for the deltas of later steps
 	err := s.view(func(txn *badger.Txn) error {
 		prefix := stepsPrefix(run)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
@@ -293,6 +366,11 @@ func (s *Store) Steps(run string) ([]Step, error) {
 				s.skip("the request of "+what, err)
 				continue
 			}
+			if st.Request, err = undelta(st.Request, requests); err != nil {
+				s.skip("the request of "+what, err)
+				continue
+			}
+			requests[n] = st.Request
 			if st.Response, err = getBlob(txn, key(string(sp), "a/")); err != nil && !errors.Is(err, errNoBlob) {
 				s.skip("the response of "+what, err)
 				continue
@@ -385,7 +463,13 @@ func (s *Store) Events(run string) ([]Event, error) {
 }
 
 // PutConversation stores the conversation of run (replacing the previous
-// one) byte for byte, and syncs it to disk.
+// one) and syncs it to disk; Conversation returns it byte for byte.
+//
+// A conversation as package conversation encodes it, {"messages": [...],
+// "next": N}, is stored message by message: each step rewrites only the
+// messages that changed (the new ones, and those pruning changed) and a
+// small header, so a run's records grow with what it sent rather than
+// with the square of its steps. Other data is stored whole.
 func (s *Store) PutConversation(run string, data json.RawMessage) error {
 	if err := checkRunID(run); err != nil {
 		return err
@@ -393,12 +477,95 @@ func (s *Store) PutConversation(run string, data json.RawMessage) error {
 	if data == nil {
 		data = json.RawMessage{}
 	}
+	msgs, next, ok := splitConversation(data)
+	if !ok {
+		if err := s.update(func(txn *badger.Txn) error {
+			if err := deletePrefix(txn, turnsPrefix(run)); err != nil {
+				return err
+			}
+			return putBlob(txn, convPrefix(run), data)
+		}); err != nil {
+			return s.errTxn("storing the conversation of run "+run, err)
+		}
+		return s.sync()
+	}
 	if err := s.update(func(txn *badger.Txn) error {
-		return putBlob(txn, convPrefix(run), data)
+		old := 0
+		if item, err := txn.Get(turnsPrefix(run)); err == nil {
+			var h turnsHeader
+			if err := readValue(item, func(v []byte) error { return json.Unmarshal(v, &h) }); err == nil {
+				old = h.Count
+			}
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		} else if err := deletePrefix(txn, convPrefix(run)); err != nil {
+			return err // a whole conversation from before: replaced
+		}
+		for i, m := range msgs {
+			if i < old {
+				same := false
+				if item, err := txn.Get(turnKey(run, i)); err == nil {
+					_ = readValue(item, func(v []byte) error { same = bytes.Equal(v, m); return nil })
+				}
+				if same {
+					continue
+				}
+			}
+			if err := txn.Set(turnKey(run, i), m); err != nil {
+				return err
+			}
+		}
+		for i := len(msgs); i < old; i++ {
+			if err := txn.Delete(turnKey(run, i)); err != nil {
+				return err
+			}
+		}
+		h, err := json.Marshal(turnsHeader{Count: len(msgs), Next: next})
+		if err != nil {
+			return err
+		}
+		return txn.Set(turnsPrefix(run), h)
 	}); err != nil {
 		return s.errTxn("storing the conversation of run "+run, err)
 	}
 	return s.sync()
+}
+
+// turnsHeader heads a conversation stored message by message.
+type turnsHeader struct {
+	Count int `json:"count"`
+	Next  int `json:"next"`
+}
+
+// splitConversation splits data of the form {"messages":[...],"next":N}
+// into its messages, when joinConversation gives the same bytes back.
+func splitConversation(data []byte) ([]json.RawMessage, int, bool) {
+	var c struct {
+		Messages []json.RawMessage `json:"messages"`
+		Next     int               `json:"next"`
+	}
+	if json.Unmarshal(data, &c) != nil || c.Messages == nil {
+		return nil, 0, false
+	}
+	if !bytes.Equal(joinConversation(c.Messages, c.Next), data) {
+		return nil, 0, false
+	}
+	return c.Messages, c.Next, true
+}
+
+// joinConversation is the encoding package conversation gives a
+// conversation: its messages, then the next message number.
+func joinConversation(msgs []json.RawMessage, next int) []byte {
+	b := []byte(`{"messages":[`)
+	for i, m := range msgs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, m...)
+	}
+	b = append(b, `],"next":`...)
+	b = strconv.AppendInt(b, int64(next), 10)
+	return append(b, '}')
 }
 
 // Conversation returns the conversation stored for run.
@@ -408,6 +575,29 @@ func (s *Store) Conversation(run string) (json.RawMessage, error) {
 	}
 	var data []byte
 	err := s.view(func(txn *badger.Txn) error {
+		if item, err := txn.Get(turnsPrefix(run)); err == nil {
+			var h turnsHeader
+			if err := readValue(item, func(v []byte) error { return json.Unmarshal(v, &h) }); err != nil {
+				return s.damagedRecord("the conversation of run "+run, err)
+			}
+			msgs := make([]json.RawMessage, 0, h.Count)
+			for i := range h.Count {
+				item, err := txn.Get(turnKey(run, i))
+				if err == nil {
+					err = readValue(item, func(v []byte) error {
+						msgs = append(msgs, append(json.RawMessage(nil), v...))
+						return nil
+					})
+				}
+				if err != nil {
+					return s.damagedRecord("the conversation of run "+run, fmt.Errorf("message %d: %w", i, err))
+				}
+			}
+			data = joinConversation(msgs, h.Next)
+			return nil
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		}
 		var err error
 		data, err = getBlob(txn, convPrefix(run))
 		if errors.Is(err, errNoBlob) {

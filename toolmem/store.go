@@ -66,6 +66,11 @@ type Store struct {
 	// conflict detection cannot protect against phantoms.
 	wmu sync.Mutex
 
+	// last is the request of the newest step stored by this process, by
+	// run, which the next step's request is stored against (see PutStep).
+	lmu  sync.Mutex
+	last map[string]lastRequest
+
 	closeOnce sync.Once
 	closeErr  error
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -582,4 +583,92 @@ func TestErrorLog(t *testing.T) {
 		t.Fatalf("log = %q", got)
 	}
 	errorLogger{}.Errorf("nowhere") // a nil writer drops errors
+}
+
+// TestConversationByMessage stores a growing conversation step by step:
+// it reads back byte for byte, each step writes only what changed, and
+// the store's records stay readable for doctor.
+func TestConversationByMessage(t *testing.T) {
+	s := openTest(t)
+	run := "20260101-000000-abcdef"
+	var msgs []string
+	for step := 1; step <= 60; step++ {
+		msgs = append(msgs, fmt.Sprintf(`{"id":"m%d","role":"tool","content":%q}`, step, strings.Repeat("x", step*10)))
+		if step == 30 {
+			msgs[3] = `{"id":"m4","role":"tool","content":"[stub]"}` // pruning changed one
+		}
+		data := []byte(`{"messages":[` + strings.Join(msgs, ",") + `],"next":` + strconv.Itoa(step) + `}`)
+		if err := s.PutConversation(run, data); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Conversation(run)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("step %d: read back %d bytes (%v), want %d", step, len(got), err, len(data))
+		}
+	}
+	// Shrinking and other shapes round-trip too.
+	for _, data := range []string{`{"messages":[],"next":0}`, `{"other":1}`, `{"messages":[{"id":"m1"}],"next":1}`} {
+		if err := s.PutConversation(run, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Conversation(run); err != nil || string(got) != data {
+			t.Fatalf("read back %q (%v), want %q", got, err, data)
+		}
+	}
+	rep, err := s.Verify()
+	if err != nil || len(rep.Problems) > 0 {
+		t.Fatalf("verify: %+v, %v", rep.Problems, err)
+	}
+}
+
+// TestStepRequestsAsDeltas stores a loop's growing requests, each against
+// the one before, and reads every one back byte for byte, also after the
+// store is reopened and a step is added by another process.
+func TestStepRequestsAsDeltas(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := "20260101-000000-abcdef"
+	body := `{"model":"m","messages":[` + strings.Repeat(`{"role":"user","content":"some earlier message"},`, 40)
+	var want [][]byte
+	put := func(s *Store, n int) {
+		body += fmt.Sprintf(`{"role":"tool","content":"output %d"},`, n)
+		req := []byte(body + `{"role":"user","content":"go on"}],"tools":[{"type":"function"}]}`)
+		want = append(want, req)
+		// Twice, as a review records a step: as sent, then with its answer.
+		for range 2 {
+			if err := s.PutStep(Step{Run: run, N: n, Request: req, Response: []byte(`{}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for n := 1; n <= 10; n++ {
+		put(s, n)
+	}
+	if len(s.deltaRequest(Step{Run: run, N: 11, Request: want[9]})) > 100 {
+		t.Error("a request that repeats the last one whole is not stored as a delta")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	put(s, 11)
+	steps, err := s.Steps(run)
+	if err != nil || len(steps) != 11 {
+		t.Fatalf("%d steps, %v", len(steps), err)
+	}
+	for i, st := range steps {
+		if !bytes.Equal(st.Request, want[i]) {
+			t.Errorf("step %d: request read back differs (%d bytes, want %d)", i+1, len(st.Request), len(want[i]))
+		}
+	}
+	if _, err := undelta([]byte(deltaMagic+"\x05\x10rest"), map[int][]byte{}); err == nil {
+		t.Error("a delta against a missing step was accepted")
+	}
 }

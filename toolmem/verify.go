@@ -135,6 +135,17 @@ func checkRecord(k, v []byte, rep *Report, blob **blobCheck) error {
 		return nil
 	case nsIndex:
 		return nil
+	case nsTurns:
+		// t/<run>/ is the header; a message's key adds 4 bytes of its
+		// number, which may hold any byte, '/' too.
+		if len(k) < 5 || k[len(k)-5] != '/' {
+			var h turnsHeader
+			return json.Unmarshal(v, &h)
+		}
+		if !json.Valid(v) {
+			return errors.New("not a valid message")
+		}
+		return nil
 	}
 	return errors.New("not a key this store writes")
 }
@@ -167,7 +178,7 @@ func describeKey(k []byte) string {
 		return "the data of output " + string(id)
 	case nsIndex:
 		return "an output of run " + string(id)
-	case nsConv:
+	case nsConv, nsTurns:
 		return "the conversation of run " + string(id)
 	case nsEvent:
 		if len(tail) == 4 {
