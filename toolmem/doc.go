@@ -54,10 +54,15 @@
 //	x/<run>/<ref>                    empty: the outputs of a run
 //	r/<run>/                         run record (JSON)
 //	s/<run>/<step>/h                 step record (JSON)
-//	s/<run>/<step>/q/ (+ <chunk>)    request body exactly as sent (blob)
+//	s/<run>/<step>/q/ (+ <chunk>)    request body as sent (blob), or a delta:
+//	                                 NUL "rd1", the step it extends and the
+//	                                 length they share (uvarints), the rest
 //	s/<run>/<step>/a/ (+ <chunk>)    response body (blob)
 //	e/<run>/<seq>                    event: step (4 bytes) then its data verbatim
-//	c/<run>/ (+ <chunk>)             the run's conversation (blob)
+//	t/<run>/                         the run's conversation: count and next ID (JSON)
+//	t/<run>/<message>                one message of it (JSON), 4-byte index
+//	c/<run>/ (+ <chunk>)             a conversation stored whole (blob): other
+//	                                 shapes, and stores written before t/
 //
 // # Durability
 //
