@@ -106,7 +106,7 @@ func (s *Set) ask(ctx context.Context, t *tree, p string) (entry, bool, error) {
 // when they are sure to be the blob's, else from the run's cat-file.
 func (s *Set) content(ctx context.Context, e entry) ([]byte, error) {
 	if s.worktree(ctx) {
-		if data, ok := s.fromDisk(e); ok {
+		if data, ok := s.fromDisk(e, nil); ok {
 			return data, nil
 		}
 	}

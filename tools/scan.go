@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -16,7 +17,7 @@ const minPart = 256
 // from one goroutine. It stops early, without error, when ctx is cancelled
 // by the caller.
 func (s *Set) scanBlobs(ctx context.Context, files []entry, fn func(i int, data []byte)) error {
-	err := scanFiles(ctx, s, files, func(data []byte) []byte { return data }, func(i int, data []byte) bool {
+	err := scanFiles(ctx, s, files, bytes.Clone, func(i int, data []byte) bool {
 		fn(i, data)
 		return true
 	})
@@ -33,7 +34,9 @@ type scanned[T any] struct {
 }
 
 // scanFiles reads files and runs work on each on every core, and hands
-// the results to emit in file order. emit returns false to stop: files
+// the results to emit in file order. work must not keep the slice it is
+// given past its return (copy what it keeps): reading into the same
+// buffers spares the garbage collector the size of the repository. emit returns false to stop: files
 // are then no longer read. Files come from the work tree when it holds the
 // reviewed head (see worktree), each checked against its object id, and
 // otherwise are unpacked by git cat-file processes, one per core.
@@ -109,12 +112,14 @@ func scanDisk[T any](ctx context.Context, s *Set, files []entry, workers int, wo
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			var buf []byte
 			for ctx.Err() == nil {
 				i := int(next.Add(1) - 1)
 				if i >= len(files) {
 					return
 				}
-				data, ok := s.fromDisk(files[i])
+				data, ok := s.fromDisk(files[i], buf)
+				buf = data
 				if !ok {
 					var err error
 					if data, err = s.blob(ctx, files[i].oid); err != nil {

@@ -437,7 +437,7 @@ func (s *Set) scanMatches(ctx context.Context, files []entry, m *matcher, maxRes
 		if isBinary(data) {
 			h.binary = true
 		} else if h.lines, h.more = m.find(data, maxResults); len(h.lines) > 0 {
-			h.data = data
+			h.data = bytes.Clone(data)
 		}
 		return h
 	}, func(i int, h fileHits) bool {

@@ -69,18 +69,19 @@ func sameDir(a, b string) bool {
 }
 
 // fromDisk returns the content of a regular file entry read from the work
-// tree, or false when the work-tree copy is not exactly the blob.
-func (s *Set) fromDisk(e entry) ([]byte, bool) {
+// tree, or false when the work-tree copy is not exactly the blob. It reads
+// into buf when it is large enough (nil: a new buffer).
+func (s *Set) fromDisk(e entry, buf []byte) ([]byte, bool) {
 	if !e.regular() || e.size < 0 {
-		return nil, false
+		return buf, false
 	}
 	want, err := hex.DecodeString(e.oid)
 	if err != nil {
-		return nil, false
+		return buf, false
 	}
-	data, ok := readRegular(filepath.Join(s.env.Root, filepath.FromSlash(e.path)), e.size)
+	data, ok := readRegular(filepath.Join(s.env.Root, filepath.FromSlash(e.path)), e.size, buf)
 	if !ok || !blobHash(want, data) {
-		return nil, false
+		return data[:0], false
 	}
 	return data, true
 }

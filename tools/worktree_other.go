@@ -7,4 +7,4 @@ package tools
 // files.
 const diskReads = false
 
-func readRegular(name string, size int64) ([]byte, bool) { return nil, false }
+func readRegular(name string, size int64, buf []byte) ([]byte, bool) { return buf, false }
