@@ -103,9 +103,12 @@ func (s *Set) ask(ctx context.Context, t *tree, p string) (entry, bool, error) {
 }
 
 // content returns the bytes of a regular file entry: from the work tree
-// when they are sure to be the blob's, else from the run's cat-file.
+// when they are sure to be the blob's, else from the run's cat-file. One
+// file is worth trying on disk whether or not the head is checked out:
+// the try costs less than asking git whether to make it, and the hash
+// check makes its answer the blob's either way.
 func (s *Set) content(ctx context.Context, e entry) ([]byte, error) {
-	if s.worktree(ctx) {
+	if diskReads {
 		if data, ok := s.fromDisk(e, nil); ok {
 			return data, nil
 		}
