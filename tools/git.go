@@ -141,7 +141,7 @@ func parseLsTree(out []byte, fn func(entry)) error {
 		e := entry{path: string(rec[tab+1:]), mode: mode, oid: string(fields[2]), size: -1}
 		if string(fields[3]) != "-" {
 			n, err := strconv.ParseInt(string(fields[3]), 10, 64)
-			if err != nil {
+			if err != nil || n < 0 {
 				return fmt.Errorf("unexpected size in ls-tree record %q", rec)
 			}
 			e.size = n
