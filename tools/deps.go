@@ -93,7 +93,7 @@ func (s *Set) readEntry(ctx context.Context, e entry) ([]byte, error) {
 	if e.size > readMaxFile {
 		return nil, fmt.Errorf("%q is %d bytes, too large to read", e.path, e.size)
 	}
-	data, err := s.blob(ctx, e.oid)
+	data, err := s.content(ctx, e)
 	if err != nil {
 		return nil, fmt.Errorf("reading %q: %w", e.path, err)
 	}

@@ -90,3 +90,28 @@ func FuzzCall(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseLsTree feeds arbitrary bytes, where git's ls-tree output would
+// be (its paths come from the repository), to the parser: it returns
+// entries or an error, never panics, and keeps each path whole.
+func FuzzParseLsTree(f *testing.F) {
+	f.Add([]byte("100644 blob 587be6b4c3f93f93c489c0111bba5596147a26cb       2\ta/b c\x00040000 tree 3c936162cc685914e15b63e7a7fc2afcb19d1fa1       -\ta\x00"))
+	f.Add([]byte("120000 blob db89c972fc57862eae378f45b74aca228037d415 3\tl\ttab\x00"))
+	f.Add([]byte("160000 commit 55e905c5e75ec0a3f86dc8a7cb59b85e4e50f80e -\tsub"))
+	f.Add([]byte("100644 blob x\t\x00\x00 1 2 3 4 5\t"))
+	f.Add([]byte("100644 blob 587be6b4c3f93f93c489c0111bba5596147a26cb -5\tneg"))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		var n int
+		err := parseLsTree(out, func(e entry) {
+			n++
+			if strings.IndexByte(e.path, 0) >= 0 || e.size < -1 {
+				t.Fatalf("bad entry %+v", e)
+			}
+		})
+		if err == nil {
+			if tr, err := parseTree("rev", out); err != nil || len(tr.entries) != n {
+				t.Fatalf("parseTree disagrees: %v", err)
+			}
+		}
+	})
+}

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,11 +44,31 @@ func (e entry) regular() bool   { return !e.symlink() && !e.submodule() }
 type tree struct {
 	rev     string // full commit SHA
 	entries []entry
-	index   map[string]int
-	dirs    map[string]int // directory -> number of files below it
+	// index and dirs are built on first use: a search or a listing walks
+	// entries and needs neither.
+	maps  sync.Once
+	index map[string]int
+	dirs  map[string]int // directory -> number of files below it
+	// lazy is set on a tree that holds no listing and resolves paths one
+	// at a time (see pathTree); the fields above are then empty.
+	lazy *pathCache
+}
+
+func (t *tree) build() {
+	t.maps.Do(func() {
+		t.index = make(map[string]int, len(t.entries))
+		t.dirs = map[string]int{}
+		for i, e := range t.entries {
+			t.index[e.path] = i
+			for d := parentDir(e.path); d != ""; d = parentDir(d) {
+				t.dirs[d]++
+			}
+		}
+	})
 }
 
 func (t *tree) file(p string) (entry, bool) {
+	t.build()
 	i, ok := t.index[p]
 	if !ok {
 		return entry{}, false
@@ -60,13 +80,31 @@ func (t *tree) isDir(p string) bool {
 	if p == "" {
 		return true
 	}
+	t.build()
 	_, ok := t.dirs[p]
 	return ok
 }
 
 // parseTree parses the output of git ls-tree -r -l -z --full-tree.
 func parseTree(rev string, out []byte) (*tree, error) {
-	t := &tree{rev: rev, index: map[string]int{}, dirs: map[string]int{}}
+	t := &tree{rev: rev}
+	t.entries = make([]entry, 0, bytes.Count(out, []byte{0}))
+	if err := parseLsTree(out, func(e entry) { t.entries = append(t.entries, e) }); err != nil {
+		return nil, err
+	}
+	// git lists paths in tree order, which is bytewise path order: sorting
+	// is for a git that would not.
+	cmp := func(a, b entry) int { return strings.Compare(a.path, b.path) }
+	if !slices.IsSortedFunc(t.entries, cmp) {
+		slices.SortFunc(t.entries, cmp)
+	}
+	return t, nil
+}
+
+// parseLsTree parses the records of git ls-tree -l -z, calling fn for each.
+func parseLsTree(out []byte, fn func(entry)) error {
+	// Modes repeat: one string each, not one per file.
+	modes := map[string]string{}
 	for len(out) > 0 {
 		i := bytes.IndexByte(out, 0)
 		if i < 0 {
@@ -78,32 +116,39 @@ func parseTree(rev string, out []byte) (*tree, error) {
 			continue
 		}
 		// <mode> SP <type> SP <object> SP+ <size> TAB <path>
+		bad := func() error { return fmt.Errorf("unexpected ls-tree record %q", rec) }
 		tab := bytes.IndexByte(rec, '\t')
 		if tab < 0 {
-			return nil, fmt.Errorf("unexpected ls-tree record %q", rec)
+			return bad()
 		}
-		fields := strings.Fields(string(rec[:tab]))
-		if len(fields) != 4 {
-			return nil, fmt.Errorf("unexpected ls-tree record %q", rec)
+		var fields [4][]byte
+		n := 0
+		for f := range bytes.FieldsSeq(rec[:tab]) {
+			if n == len(fields) {
+				return bad()
+			}
+			fields[n] = f
+			n++
 		}
-		e := entry{path: string(rec[tab+1:]), mode: fields[0], oid: fields[2], size: -1}
-		if fields[3] != "-" {
-			n, err := strconv.ParseInt(fields[3], 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("unexpected size in ls-tree record %q", rec)
+		if n != len(fields) {
+			return bad()
+		}
+		mode, ok := modes[string(fields[0])]
+		if !ok {
+			mode = string(fields[0])
+			modes[mode] = mode
+		}
+		e := entry{path: string(rec[tab+1:]), mode: mode, oid: string(fields[2]), size: -1}
+		if string(fields[3]) != "-" {
+			n, err := strconv.ParseInt(string(fields[3]), 10, 64)
+			if err != nil || n < 0 {
+				return fmt.Errorf("unexpected size in ls-tree record %q", rec)
 			}
 			e.size = n
 		}
-		t.entries = append(t.entries, e)
+		fn(e)
 	}
-	sort.Slice(t.entries, func(i, j int) bool { return t.entries[i].path < t.entries[j].path })
-	for i, e := range t.entries {
-		t.index[e.path] = i
-		for d := parentDir(e.path); d != ""; d = parentDir(d) {
-			t.dirs[d]++
-		}
-	}
-	return t, nil
+	return nil
 }
 
 // parentDir is the directory of a slash path, "" at the top.
@@ -129,6 +174,11 @@ type repoState struct {
 	mu    sync.Mutex
 	revs  map[revision]string
 	trees map[string]*tree
+	lazy  map[string]*tree // trees resolving one path at a time
+	// disk says whether files are read from the work tree, once known.
+	disk, diskKnown bool
+	// cat reads single objects for the whole run.
+	cat *catFile
 }
 
 // resolve returns the full commit SHA of a revision.
@@ -183,19 +233,19 @@ func (s *Set) tree(ctx context.Context, r revision) (*tree, error) {
 	return t, nil
 }
 
-// blob reads one object whole. Callers check its size first.
+// blob reads one object whole, through the run's cat-file process.
+// Callers check its size first.
 func (s *Set) blob(ctx context.Context, oid string) ([]byte, error) {
-	out, _, err := s.git(ctx, 0, "cat-file", "blob", oid)
-	return out, err
+	return s.state.cat.blob(ctx, oid)
 }
 
-// scanBlobs streams the contents of files through one git cat-file --batch
+// streamBlobs streams the contents of files through one git cat-file --batch
 // process, in order, calling fn for each from the reading goroutine. Asking
 // for all objects up front on one pipe and reading the answers on another is
 // what makes reading thousands of files cheap: one process, no per-file
 // start-up. It stops early, without error, when ctx is cancelled by the
 // caller; fn must not block forever.
-func (s *Set) scanBlobs(ctx context.Context, files []entry, fn func(i int, data []byte)) error {
+func (s *Set) streamBlobs(ctx context.Context, files []entry, fn func(i int, data []byte)) error {
 	if len(files) == 0 {
 		return nil
 	}

@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(home)
-	for _, dir := range []string{fixtureDir, benchDir} {
+	for _, dir := range []string{fixtureDir} {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}

@@ -58,7 +58,7 @@ func (s *Set) read(ctx context.Context, a readArgs) (Result, error) {
 	if a.EndLine < a.StartLine {
 		return Result{}, fmt.Errorf("end_line %d is before start_line %d; ask for end_line >= start_line", a.EndLine, a.StartLine)
 	}
-	t, err := s.tree(ctx, rev)
+	t, err := s.pathTree(ctx, rev)
 	if err != nil {
 		return Result{}, err
 	}
@@ -75,7 +75,7 @@ func (s *Set) read(ctx context.Context, a readArgs) (Result, error) {
 	if e.size > readMaxFile {
 		return Result{}, fmt.Errorf("%q is %d bytes, too large to read; use "+toolname.SearchInProject+" to find the lines you need", resolved, e.size)
 	}
-	data, err := s.blob(ctx, e.oid)
+	data, err := s.content(ctx, e)
 	if err != nil {
 		return Result{}, fmt.Errorf("reading %q at %s: %w", resolved, rev, err)
 	}

@@ -106,7 +106,10 @@ func (s *Set) lookup(ctx context.Context, t *tree, p string, rev revision) (entr
 	cur := ""
 	for i, hops := 0, 0; i < len(parts); i++ {
 		next := path.Join(cur, parts[i])
-		e, ok := t.file(next)
+		e, ok, err := s.stat(ctx, t, next)
+		if err != nil {
+			return entry{}, "", err
+		}
 		if !ok {
 			cur = next
 			continue
@@ -152,8 +155,19 @@ func (s *Set) lookup(ctx context.Context, t *tree, p string, rev revision) (entr
 			return e, next, nil
 		}
 	}
-	if t.isDir(cur) {
+	if dir, err := s.dirAt(ctx, t, cur); err != nil {
+		return entry{}, "", err
+	} else if dir {
 		return entry{}, "", fmt.Errorf("%q is a directory at %s; list its files with "+toolname.ListProjectFiles+" {\"path_prefix\": %q}", cur, rev, cur)
+	}
+	if t.lazy != nil {
+		// Suggesting the file meant takes the whole listing: worth it
+		// for a mistake, which a lazy tree cannot list.
+		full, err := s.tree(ctx, rev)
+		if err != nil {
+			return entry{}, "", err
+		}
+		t = full
 	}
 	return entry{}, "", s.notFound(t, p, rev)
 }

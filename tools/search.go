@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/toolmem"
@@ -18,8 +16,6 @@ import (
 
 // Limits of search_in_project.
 const (
-	// minPart is the fewest files worth their own git cat-file process.
-	minPart = 256
 	// searchMax is a safety limit on matching lines, not a page: every
 	// match up to it is returned and stored, and the output says so when
 	// it is hit. A review's searches stay far below it.
@@ -437,96 +433,20 @@ func displayLine(line []byte) string {
 	return cutLine(strings.TrimRight(string(line), "\r\n"), searchMaxLine)
 }
 
-// scanMatches reads files in one git cat-file stream, matches them on all
-// cores, and hands the results to emit in file order. emit returns false to
-// stop the search early; files are then no longer read.
+// scanMatches reads files (see scanFiles), matches them on all cores, and
+// hands the results to emit in file order. emit returns false to stop the
+// search early; files are then no longer read.
 func (s *Set) scanMatches(ctx context.Context, files []entry, m *matcher, maxResults int, emit func(fileHits) bool) error {
-	scanCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	type job struct {
-		i    int
-		data []byte
-	}
-	workers := runtime.GOMAXPROCS(0)
-	jobs := make(chan job, 4*workers)
-	hits := make(chan fileHits, 4*workers)
-	scanErr := make(chan error, 1)
-
-	// One git cat-file per core: inflating objects is the bulk of the
-	// work, and one process does it on one core. Each reads a contiguous
-	// run of paths, which keeps git's delta base cache warm.
-	parts := max(1, min(workers, len(files)/minPart))
-	var readers sync.WaitGroup
-	for p := range parts {
-		lo, hi := p*len(files)/parts, (p+1)*len(files)/parts
-		readers.Go(func() {
-			err := s.scanBlobs(scanCtx, files[lo:hi], func(i int, data []byte) {
-				select {
-				case jobs <- job{lo + i, data}:
-				case <-scanCtx.Done():
-				}
-			})
-			if err != nil {
-				select {
-				case scanErr <- err:
-				default:
-				}
-			}
-		})
-	}
-	go func() {
-		readers.Wait()
-		close(jobs)
-		close(scanErr)
-	}()
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for j := range jobs {
-				h := fileHits{i: j.i}
-				if isBinary(j.data) {
-					h.binary = true
-				} else if h.lines, h.more = m.find(j.data, maxResults); len(h.lines) > 0 {
-					h.data = j.data
-				}
-				hits <- h
-			}
-		})
-	}
-	go func() {
-		wg.Wait()
-		close(hits)
-	}()
-	// Put the results back in file order; the workers finish out of order.
-	pending := map[int]fileHits{}
-	next, stopped := 0, false
-	for h := range hits {
-		if stopped {
-			continue // drain, so the workers can finish
+	return scanFiles(ctx, s, files, func(data []byte) fileHits {
+		var h fileHits
+		if isBinary(data) {
+			h.binary = true
+		} else if h.lines, h.more = m.find(data, maxResults); len(h.lines) > 0 {
+			h.data = bytes.Clone(data)
 		}
-		pending[h.i] = h
-		for {
-			h, ok := pending[next]
-			if !ok {
-				break
-			}
-			delete(pending, next)
-			next++
-			if !emit(h) {
-				stopped = true
-				stop()
-				break
-			}
-		}
-	}
-	if err, ok := <-scanErr; ok && err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if !stopped && next != len(files) {
-		return fmt.Errorf("read %d of %d files", next, len(files))
-	}
-	return nil
+		return h
+	}, func(i int, h fileHits) bool {
+		h.i = i
+		return emit(h)
+	})
 }

@@ -151,7 +151,12 @@ func New(env Env) *Set {
 	s := &Set{
 		env:    env,
 		byName: map[string]*tool{},
-		state:  &repoState{revs: map[revision]string{}, trees: map[string]*tree{}},
+		state: &repoState{
+			revs:  map[revision]string{},
+			trees: map[string]*tree{},
+			lazy:  map[string]*tree{},
+			cat:   &catFile{dir: env.Root},
+		},
 	}
 	for _, t := range []Tool{
 		s.listTool(),

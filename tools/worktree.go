@@ -1,0 +1,107 @@
+package tools
+
+import (
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Files are read from the work tree when that is sure to give the
+// committed bytes, and unpacked from git otherwise. Whether a work-tree
+// file is unmodified is not taken from git's index (git status, stat
+// data): that answer is stale as soon as it is given, and it is wrong for
+// files that clean and smudge filters or end-of-line conversion rewrite on
+// checkout, whose work-tree bytes differ from the blob though git calls
+// them unmodified. Instead every file read from disk is hashed as git
+// hashes a blob and used only when the hash is the object id in the tree:
+// the bytes are then the committed ones by construction, whatever happened
+// to the work tree, and a race with an editor costs one unpack, never a
+// wrong answer. Hashing runs at over 1 GB/s, several times faster than
+// inflating objects. The disk is only tried when the work tree's HEAD is
+// the reviewed head, where nearly every file matches; elsewhere the misses
+// would cost more than they save.
+
+// worktree reports whether files may be read from the work tree: Root is
+// the top level of a work tree whose HEAD is the reviewed head. It asks
+// git once per Set.
+func (s *Set) worktree(ctx context.Context) bool {
+	s.state.mu.Lock()
+	known, ok := s.state.disk, s.state.diskKnown
+	s.state.mu.Unlock()
+	if ok {
+		return known
+	}
+	if !diskReads {
+		return false
+	}
+	head, err := s.resolve(ctx, revHead)
+	if err != nil {
+		return false
+	}
+	out, _, err := s.git(ctx, 0, "rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil && ctx.Err() != nil {
+		return false // not known: ask again on the next call
+	}
+	use := false
+	if lines := strings.Split(strings.TrimSpace(string(out)), "\n"); err == nil && len(lines) == 2 {
+		use = lines[1] == head && sameDir(lines[0], s.env.Root)
+	}
+	s.state.mu.Lock()
+	s.state.disk, s.state.diskKnown = use, true
+	s.state.mu.Unlock()
+	return use
+}
+
+// sameDir reports whether two absolute paths name the same directory,
+// through symlinks (git prints the resolved path).
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// fromDisk returns the content of a regular file entry read from the work
+// tree, or false when the work-tree copy is not exactly the blob. It reads
+// into buf when it is large enough (nil: a new buffer).
+func (s *Set) fromDisk(e entry, buf []byte) ([]byte, bool) {
+	if !e.regular() || e.size < 0 {
+		return buf, false
+	}
+	want, err := hex.DecodeString(e.oid)
+	if err != nil {
+		return buf, false
+	}
+	data, ok := readRegular(filepath.Join(s.env.Root, filepath.FromSlash(e.path)), e.size, buf)
+	if !ok || !blobHash(want, data) {
+		return data[:0], false
+	}
+	return data, true
+}
+
+// blobHash reports whether data is the blob whose id is want, in a SHA-1
+// or a SHA-256 repository.
+func blobHash(want, data []byte) bool {
+	var h hash.Hash
+	switch len(want) {
+	case sha1.Size:
+		h = sha1.New()
+	case sha256.Size:
+		h = sha256.New()
+	default:
+		return false
+	}
+	var hdr [32]byte
+	h.Write(strconv.AppendInt(append(hdr[:0], "blob "...), int64(len(data)), 10))
+	h.Write([]byte{0})
+	h.Write(data)
+	var sum [sha256.Size]byte
+	return string(h.Sum(sum[:0])) == string(want)
+}
