@@ -166,6 +166,9 @@ type Session struct {
 	// unforced is set once the server ignored a forced tool choice: from
 	// then on the run asks for submit_review with a nudge instead.
 	unforced bool
+	// lastRefs are the messages of the last request recorded: the next
+	// request event names only what it adds to them.
+	lastRefs []msgRef
 }
 
 // loop is the state of one tool loop.
@@ -473,7 +476,7 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, own int) 
 	}
 	s.Steps++
 	st := toolmem.Step{Run: s.Run.ID, N: s.Steps, Turn: turn, Started: s.now()}
-	if err := s.Store.AddEvent(st.Run, st.N, requestEvent(msgs)); err != nil {
+	if err := s.Store.AddEvent(st.Run, st.N, s.requestEvent(msgs)); err != nil {
 		return nil, nil, err
 	}
 	var putErr error
@@ -594,22 +597,34 @@ func nameCalls(calls []conversation.ToolCall) {
 	}
 }
 
+// msgRef is a message of a request as its request event names it.
+type msgRef struct {
+	ID    string             `json:"id"`
+	Layer conversation.Layer `json:"layer"`
+	Ref   string             `json:"ref,omitempty"`
+}
+
 // requestEvent names the messages of a request and their layers, so replay
-// can show which layer each message came from.
-func requestEvent(msgs []conversation.Message) json.RawMessage {
-	type ref struct {
-		ID    string             `json:"id"`
-		Layer conversation.Layer `json:"layer"`
-		Ref   string             `json:"ref,omitempty"`
+// can show which layer each message came from. A request that starts with
+// the messages of the one before, as every request of a tool loop does,
+// names only the messages it adds, and in "same" how many it shares, which
+// LoadReplay puts back: naming them all again would make a run's events
+// grow with the square of its steps.
+func (s *Session) requestEvent(msgs []conversation.Message) json.RawMessage {
+	refs := make([]msgRef, len(msgs))
+	for i, m := range msgs {
+		refs[i] = msgRef{m.ID, m.Layer, m.Ref}
 	}
-	ev := struct {
-		Kind     string `json:"kind"`
-		Messages []ref  `json:"messages"`
-	}{Kind: "request"}
-	for _, m := range msgs {
-		ev.Messages = append(ev.Messages, ref{m.ID, m.Layer, m.Ref})
+	same := 0
+	for same < min(len(refs), len(s.lastRefs)) && refs[same] == s.lastRefs[same] {
+		same++
 	}
-	b, _ := json.Marshal(ev)
+	s.lastRefs = refs
+	b, _ := json.Marshal(struct {
+		Kind     string   `json:"kind"`
+		Same     int      `json:"same,omitempty"`
+		Messages []msgRef `json:"messages"`
+	}{"request", same, refs[same:]})
 	return b
 }
 

@@ -24,7 +24,7 @@ const (
 
 // benchRepo is a repository of benchFiles Go files of benchLines lines,
 // with the change touching two lines of each.
-func benchRepo(b *testing.B) string {
+func benchRepo(b testing.TB) string {
 	base, head := map[string]string{}, map[string]string{}
 	for f := 1; f <= benchFiles; f++ {
 		var lines []string

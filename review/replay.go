@@ -3,6 +3,7 @@ package review
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/reviewdev/review/toolmem"
@@ -85,6 +86,10 @@ func LoadReplay(st *toolmem.Store, id string) (*Replay, error) {
 		return nil, err
 	}
 	r := &Replay{Run: run, Steps: []ReplayStep{}}
+	var prev []json.RawMessage // the messages of the last request event
+	for i, e := range events {
+		events[i].Data, prev = expandRequest(e.Data, prev)
+	}
 	for _, s := range steps {
 		rs := ReplayStep{N: s.N, Turn: s.Turn, Request: s.Request, Response: s.Response, Error: s.Error,
 			Started: s.Started, Ended: s.Ended, Events: []json.RawMessage{}}
@@ -102,4 +107,31 @@ func LoadReplay(st *toolmem.Store, id string) (*Replay, error) {
 		r.Steps = append(r.Steps, rs)
 	}
 	return r, nil
+}
+
+// expandRequest puts back the messages a request event shares with the
+// request before it (prev), which it counts in "same" rather than naming
+// them again (see Session.requestEvent). Other events are returned as they
+// are; prev becomes the messages of data if it is a request event.
+func expandRequest(data json.RawMessage, prev []json.RawMessage) (json.RawMessage, []json.RawMessage) {
+	var ev struct {
+		Kind     string            `json:"kind"`
+		Same     int               `json:"same"`
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if json.Unmarshal(data, &ev) != nil || ev.Kind != "request" {
+		return data, prev
+	}
+	if ev.Same <= 0 || ev.Same > len(prev) {
+		return data, ev.Messages
+	}
+	msgs := append(slices.Clip(prev[:ev.Same]), ev.Messages...)
+	out, err := json.Marshal(struct {
+		Kind     string            `json:"kind"`
+		Messages []json.RawMessage `json:"messages"`
+	}{ev.Kind, msgs})
+	if err != nil {
+		return data, msgs
+	}
+	return out, msgs
 }

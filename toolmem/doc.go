@@ -53,16 +53,24 @@
 //	o/<ref>/<chunk>                  output bytes, chunk by chunk
 //	x/<run>/<ref>                    empty: the outputs of a run
 //	r/<run>/                         run record (JSON)
+//	p/<run>/ (+ <chunk>)             the run's settings (blob), apart from its record
 //	s/<run>/<step>/h                 step record (JSON)
 //	s/<run>/<step>/q/ (+ <chunk>)    request body as sent (blob), or a delta:
-//	                                 NUL "rd1", the step it extends and the
-//	                                 length they share (uvarints), the rest
+//	                                 NUL "rd2", the step it extends and the
+//	                                 lengths of the start and the end they
+//	                                 share (uvarints), the bytes between
+//	                                 (NUL "rd1": the start alone, still read)
 //	s/<run>/<step>/a/ (+ <chunk>)    response body (blob)
 //	e/<run>/<seq>                    event: step (4 bytes) then its data verbatim
 //	t/<run>/                         the run's conversation: count and next ID (JSON)
 //	t/<run>/<message>                one message of it (JSON), 4-byte index
 //	c/<run>/ (+ <chunk>)             a conversation stored whole (blob): other
 //	                                 shapes, and stores written before t/
+//
+// Run records are appended per step, never rewritten whole: a record
+// written again writes only what changed since this process wrote it (see
+// memo), so what a step adds to the store is about what it added to the
+// run.
 //
 // # Durability
 //

@@ -14,6 +14,9 @@ const (
 	// nsTurns holds conversations message by message: a header with the
 	// count, then one key per message, so a step writes what changed.
 	nsTurns = "t/"
+	// nsSettings holds the settings of a run apart from its record, which
+	// is written again after every step.
+	nsSettings = "p/"
 )
 
 // MaxStep is the largest step number the store takes.
@@ -58,4 +61,5 @@ func stepPrefix(run string, n int) []byte { return key(nsStep, run, "/", be32(n)
 func eventsPrefix(run string) []byte      { return key(nsEvent, run, "/") }
 func convPrefix(run string) []byte        { return key(nsConv, run, "/") }
 func turnsPrefix(run string) []byte       { return key(nsTurns, run, "/") }
+func settingsPrefix(run string) []byte    { return key(nsSettings, run, "/") }
 func turnKey(run string, i int) []byte    { return key(nsTurns, run, "/", be32(i)) }

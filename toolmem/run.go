@@ -42,6 +42,10 @@ type Run struct {
 	Error    string          `json:"error,omitempty"`
 	Started  time.Time       `json:"started"`
 	Ended    time.Time       `json:"ended"`
+
+	// settingsApart: decoded from a record whose settings are under
+	// their own key, not read yet.
+	settingsApart bool
 }
 
 // runRecord is how a Run is stored: byte slices rather than RawMessage,
@@ -51,6 +55,9 @@ type runRecord struct {
 	Settings, Usage                                       []byte
 	Error                                                 string
 	Started, Ended                                        time.Time
+	// SettingsApart says the settings are stored under their own key,
+	// written when they change, not in every run record.
+	SettingsApart bool `json:",omitempty"`
 }
 
 // NewRunID returns a new run ID: the UTC time of now to the second and six
@@ -90,20 +97,53 @@ func (s *Store) PutRun(r Run) error {
 	default:
 		return inputErrorf("run %s: unknown status %q (want running, complete, failed or interrupted)", r.ID, r.Status)
 	}
+	// The settings, which hold the units of a large diff, go under their
+	// own key, written when they change: the run record is written again
+	// after every step.
+	apart := len(r.Settings) > 0
 	data, err := json.Marshal(runRecord{
 		ID: r.ID, Repo: r.Repo, Base: r.Base, Head: r.Head, BaseSHA: r.BaseSHA, HeadSHA: r.HeadSHA,
-		Model: r.Model, Status: r.Status, Settings: r.Settings, Usage: r.Usage, Error: r.Error,
-		Started: r.Started, Ended: r.Ended,
+		Model: r.Model, Status: r.Status, Usage: r.Usage, Error: r.Error,
+		Started: r.Started, Ended: r.Ended, SettingsApart: apart,
 	})
 	if err != nil {
 		return fmt.Errorf("encoding run %s: %w", r.ID, err)
 	}
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	s.memo.init()
+	var p pending
+	set := settingsPrefix(r.ID)
 	if err := s.update(func(txn *badger.Txn) error {
+		if !s.memo.same(set, r.Settings) {
+			p.wrote(set, r.Settings)
+			if err := putBlob(txn, set, r.Settings); err != nil {
+				return err
+			}
+		}
 		return txn.Set(runKey(r.ID), data)
 	}); err != nil {
 		return s.errTxn("storing run "+r.ID, err)
 	}
+	s.memo.commit(&p)
 	return s.sync()
+}
+
+// loadSettings reads the settings of a run decoded from a record that
+// keeps them apart.
+func (s *Store) loadSettings(txn *badger.Txn, r *Run) error {
+	if !r.settingsApart {
+		return nil
+	}
+	set, err := getBlob(txn, settingsPrefix(r.ID))
+	if errors.Is(err, errNoBlob) {
+		err = errors.New("its settings are missing")
+	}
+	if err != nil {
+		return err
+	}
+	r.Settings, r.settingsApart = set, false
+	return nil
 }
 
 // Run returns the run with the given ID, or with the only ID that starts
@@ -124,6 +164,9 @@ func (s *Store) Run(id string) (Run, error) {
 			if err := readValue(item, func(v []byte) error { return decodeRun(v, &r) }); err != nil {
 				return s.damagedRecord("run "+id, err)
 			}
+			if err := s.loadSettings(txn, &r); err != nil {
+				return s.damagedRecord("the settings of run "+id, err)
+			}
 			return nil
 		}
 		if !errors.Is(err, badger.ErrKeyNotFound) {
@@ -138,6 +181,9 @@ func (s *Store) Run(id string) (Run, error) {
 			if len(matches) == 1 {
 				if err := readValue(item, func(v []byte) error { return decodeRun(v, &r) }); err != nil {
 					return s.damagedRecord("run "+matches[0], err)
+				}
+				if err := s.loadSettings(txn, &r); err != nil {
+					return s.damagedRecord("the settings of run "+matches[0], err)
 				}
 			}
 		}
@@ -172,7 +218,7 @@ func decodeRun(v []byte, r *Run) error {
 	*r = Run{
 		ID: rec.ID, Repo: rec.Repo, Base: rec.Base, Head: rec.Head, BaseSHA: rec.BaseSHA, HeadSHA: rec.HeadSHA,
 		Model: rec.Model, Status: rec.Status, Settings: rec.Settings, Usage: rec.Usage, Error: rec.Error,
-		Started: rec.Started, Ended: rec.Ended,
+		Started: rec.Started, Ended: rec.Ended, settingsApart: rec.SettingsApart,
 	}
 	return nil
 }
@@ -189,6 +235,10 @@ func (s *Store) Runs() ([]Run, error) {
 			var r Run
 			if err := readValue(it.Item(), func(v []byte) error { return decodeRun(v, &r) }); err != nil {
 				s.skip("run "+runIDOf(it.Item().Key()), err)
+				continue
+			}
+			if err := s.loadSettings(txn, &r); err != nil {
+				s.skip("the settings of run "+r.ID, err)
 				continue
 			}
 			runs = append(runs, r)
@@ -233,7 +283,8 @@ type stepRecord struct {
 
 // PutStep writes st, replacing any earlier record of the same step (so a
 // step can be written when its request is sent and again when its response
-// arrives), and syncs it to disk.
+// arrives), and syncs it to disk. A step this process wrote before keeps the
+// bodies that did not change: only what changed is written again.
 func (s *Store) PutStep(st Step) error {
 	if err := checkRunID(st.Run); err != nil {
 		return err
@@ -246,92 +297,129 @@ func (s *Store) PutStep(st Step) error {
 		return fmt.Errorf("encoding step %d of run %s: %w", st.N, st.Run, err)
 	}
 	prefix := stepPrefix(st.Run, st.N)
-	req := s.deltaRequest(st)
+	reqKey, respKey := key(string(prefix), "q/"), key(string(prefix), "a/")
+	s.lmu.Lock()
+	defer s.lmu.Unlock()
+	s.memo.init()
+	var p pending
 	err = s.update(func(txn *badger.Txn) error {
-		if err := deletePrefix(txn, prefix); err != nil {
-			return err
+		if _, known := s.memo.blobs[string(reqKey)]; !known {
+			// Not written by this process: it may hold anything, and is
+			// replaced whole.
+			if err := deletePrefix(txn, prefix); err != nil {
+				return err
+			}
 		}
-		if err := putBlob(txn, key(string(prefix), "q/"), req); err != nil {
-			return err
+		if !s.memo.same(reqKey, st.Request) {
+			p.wrote(reqKey, st.Request)
+			if err := putBlob(txn, reqKey, s.deltaRequest(&p, st)); err != nil {
+				return err
+			}
 		}
-		if err := putBlob(txn, key(string(prefix), "a/"), st.Response); err != nil {
-			return err
+		if !s.memo.same(respKey, st.Response) {
+			p.wrote(respKey, st.Response)
+			if err := putBlob(txn, respKey, st.Response); err != nil {
+				return err
+			}
 		}
 		return txn.Set(key(string(prefix), "h"), hdr)
 	})
 	if err != nil {
 		return s.errTxn(fmt.Sprintf("storing step %d of run %s", st.N, st.Run), err)
 	}
-	s.lmu.Lock()
-	if s.last == nil {
-		s.last = map[string]lastRequest{}
-	}
-	if len(st.Request) > 0 {
-		s.last[st.Run] = lastRequest{n: st.N, body: st.Request}
-	}
-	s.lmu.Unlock()
+	s.memo.commit(&p)
 	return s.sync()
 }
 
 // A step's request is most of its record, and a tool loop's requests only
 // grow: each is the one before with the new messages added. Stored whole,
 // a run's requests would take space in the square of its steps; so a
-// request that shares a long start with the request of an earlier step
-// stored by the same process is stored as that step's number, the length
-// of the shared start and the rest: deltaMagic, two uvarints, the bytes.
-// JSON never starts with a NUL byte, so the two forms cannot be confused.
-const deltaMagic = "\x00rd1"
+// request is stored as its difference from the request of an earlier step
+// stored by the same process: deltaMagic, that step's number, the lengths
+// of the start and the end the two share (uvarints), then the bytes
+// between. The end matters as much as the start: a request ends with the
+// tool definitions, thousands of bytes that every request repeats. JSON
+// never starts with a NUL byte, so the forms cannot be confused.
+const deltaMagic = "\x00rd2"
 
-// minShared is the shortest shared start worth a delta.
+// deltaMagic1 is the form of earlier versions, which kept only the shared
+// start; it is still read.
+const deltaMagic1 = "\x00rd1"
+
+// minShared is the fewest shared bytes worth a delta.
 const minShared = 512
 
-// lastRequest is the newest request stored, whole.
-type lastRequest struct {
-	n    int
-	body []byte
-}
-
-// deltaRequest is the form st.Request is stored in.
-func (s *Store) deltaRequest(st Step) []byte {
-	s.lmu.Lock()
-	prev, ok := s.last[st.Run]
-	s.lmu.Unlock()
-	if !ok || prev.n >= st.N || len(st.Request) == 0 {
+// deltaRequest is the form st.Request is stored in: a delta against the
+// newest request of the run stored before this step, unless the deltas
+// since the last request stored whole already outweigh a whole one, which
+// bounds what reading a request back costs. It notes in p the request
+// written, for the deltas of later steps.
+func (s *Store) deltaRequest(p *pending, st Step) []byte {
+	c := s.memo.reqs[st.Run]
+	next := reqChain{cur: reqBody{n: st.N, body: st.Request}}
+	if c != nil {
+		next.base = c.base
+		if c.cur.n < st.N && c.cur.body != nil {
+			next.base = c.cur
+		}
+	}
+	p.apply = append(p.apply, func() { s.memo.reqs[st.Run] = &next })
+	b := next.base
+	if len(st.Request) == 0 || b.body == nil || b.n >= st.N {
 		return st.Request
 	}
-	n := 0
-	for n < len(prev.body) && n < len(st.Request) && prev.body[n] == st.Request[n] {
-		n++
-	}
-	if n < minShared {
+	pre := commonPrefix(b.body, st.Request)
+	suf := commonSuffix(b.body[pre:], st.Request[pre:])
+	if pre+suf < minShared {
 		return st.Request
 	}
-	out := append([]byte(deltaMagic), binary.AppendUvarint(nil, uint64(prev.n))...)
-	out = binary.AppendUvarint(out, uint64(n))
-	return append(out, st.Request[n:]...)
+	out := append([]byte(deltaMagic), binary.AppendUvarint(nil, uint64(b.n))...)
+	out = binary.AppendUvarint(out, uint64(pre))
+	out = binary.AppendUvarint(out, uint64(suf))
+	out = append(out, st.Request[pre:len(st.Request)-suf]...)
+	if b.chain+len(out) >= len(st.Request) {
+		return st.Request
+	}
+	next.cur.chain = b.chain + len(out)
+	return out
 }
 
 // undelta returns the request stored as data, given the requests of the
 // earlier steps of the run read so far.
 func undelta(data []byte, earlier map[int][]byte) ([]byte, error) {
 	rest, ok := bytes.CutPrefix(data, []byte(deltaMagic))
+	v1 := false
 	if !ok {
-		return data, nil
+		if rest, ok = bytes.CutPrefix(data, []byte(deltaMagic1)); !ok {
+			return data, nil
+		}
+		v1 = true
 	}
+	damaged := errors.New("its delta header is damaged")
 	base, n := binary.Uvarint(rest)
 	if n <= 0 {
-		return nil, errors.New("its delta header is damaged")
+		return nil, damaged
 	}
 	rest = rest[n:]
-	shared, n := binary.Uvarint(rest)
+	pre, n := binary.Uvarint(rest)
 	if n <= 0 {
-		return nil, errors.New("its delta header is damaged")
+		return nil, damaged
+	}
+	rest = rest[n:]
+	var suf uint64
+	if !v1 {
+		if suf, n = binary.Uvarint(rest); n <= 0 {
+			return nil, damaged
+		}
+		rest = rest[n:]
 	}
 	prev, ok := earlier[int(base)]
-	if !ok || uint64(len(prev)) < shared {
+	if !ok || uint64(len(prev)) < pre || uint64(len(prev))-pre < suf {
 		return nil, fmt.Errorf("it is stored against step %d, which is missing or damaged", base)
 	}
-	return append(append([]byte(nil), prev[:shared]...), rest[n:]...), nil
+	out := make([]byte, 0, int(pre)+len(rest)+int(suf))
+	out = append(append(out, prev[:pre]...), rest...)
+	return append(out, prev[uint64(len(prev))-suf:]...), nil
 }
 
 // Steps returns the steps of run in order. A step whose record or bodies

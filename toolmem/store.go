@@ -66,10 +66,10 @@ type Store struct {
 	// conflict detection cannot protect against phantoms.
 	wmu sync.Mutex
 
-	// last is the request of the newest step stored by this process, by
-	// run, which the next step's request is stored against (see PutStep).
+	// memo is what this process wrote of run records, so that a record
+	// written again writes only what changed (see memo); lmu guards it.
 	lmu  sync.Mutex
-	last map[string]lastRequest
+	memo memo
 
 	closeOnce sync.Once
 	closeErr  error

@@ -151,13 +151,13 @@ func checkRecord(k, v []byte, rep *Report, blob **blobCheck) error {
 }
 
 // isBlobHeader reports whether k is the key of a blob's length header:
-// o/<ref>/, s/<run>/<step>/q/ or a/, c/<run>/.
+// o/<ref>/, s/<run>/<step>/q/ or a/, c/<run>/, p/<run>/.
 func isBlobHeader(k []byte) bool {
 	if len(k) < 3 || k[len(k)-1] != '/' {
 		return false
 	}
 	switch string(k[:2]) {
-	case nsOutput, nsConv:
+	case nsOutput, nsConv, nsSettings:
 		return bytes.Count(k, []byte("/")) == 2
 	case nsStep:
 		return bytes.HasSuffix(k, []byte("/q/")) || bytes.HasSuffix(k, []byte("/a/"))
@@ -180,6 +180,8 @@ func describeKey(k []byte) string {
 		return "an output of run " + string(id)
 	case nsConv, nsTurns:
 		return "the conversation of run " + string(id)
+	case nsSettings:
+		return "the settings of run " + string(id)
 	case nsEvent:
 		if len(tail) == 4 {
 			return fmt.Sprintf("event %d of run %s", binary.BigEndian.Uint32(tail), id)
