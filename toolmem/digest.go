@@ -26,14 +26,19 @@ const (
 	// Paths are file lists, one "path size" per line (or "path symlink",
 	// "path submodule").
 	Paths Kind = "paths"
+	// Deps are dependency listings: a "path: kind" line per manifest, then
+	// its groups as "  name (count):" with a dependency per line below.
+	Deps Kind = "dependencies"
 )
 
 // PreviewKind is Preview for an output of a known kind. A search result
 // that does not fit becomes the header, a line counting matches per file
 // (the files with most first), then the first matches, grouped by file as
 // the output is; a file list becomes the header, a line counting files per
-// directory, then the first paths. Other kinds, and outputs that fit, are
-// previewed as by Preview. The limits hold as they do for Preview.
+// directory, then the first paths; a dependency listing becomes the
+// header, a line counting dependencies per manifest, then the first lines.
+// Other kinds, and outputs that fit, are previewed as by Preview. The
+// limits hold as they do for Preview.
 func PreviewKind(kind Kind, ref string, data []byte, lim Limits) string {
 	lim = lim.normalize()
 	if kind == Text || fits(data, lim) || lim.Lines < 4 {
@@ -45,6 +50,8 @@ func PreviewKind(kind Kind, ref string, data []byte, lim Limits) string {
 		groups = countBy(data, matchPath, "matching lines", "files")
 	case Paths:
 		groups = countBy(data, pathDir, "files", "directories")
+	case Deps:
+		groups = countDeps(data)
 	}
 	if groups == nil {
 		return Preview(ref, data, lim)
@@ -123,6 +130,35 @@ func pathDir(line []byte) (string, bool) {
 	return d + "/", true
 }
 
+var (
+	// manifestLine starts a manifest of a dependency listing: its path and
+	// what it is.
+	manifestLine = regexp.MustCompile(`^(\S.*?): (.+)$`)
+	// depGroup heads a group of a manifest's dependencies, with its count.
+	depGroup = regexp.MustCompile(`^  (\S.*) \((\d+)\):$`)
+)
+
+// countDeps counts the dependencies of each manifest of a dependency
+// listing. It returns nil when no manifest has a group.
+func countDeps(data []byte) []group {
+	counts := map[string]int{}
+	cur := ""
+	for len(data) > 0 {
+		var line []byte
+		line, data = splitLine(data)
+		line = bytes.TrimRight(line, "\r")
+		if m := manifestLine.FindSubmatch(line); m != nil {
+			cur = string(m[1])
+			continue
+		}
+		if m := depGroup.FindSubmatch(line); m != nil && cur != "" {
+			n, _ := strconv.Atoi(string(m[2]))
+			counts[cur] += n
+		}
+	}
+	return sortGroups(counts, "dependencies", "manifests")
+}
+
 // countBy counts the lines of data by the key of each; lines without one
 // (headings, notes) are not counted. It returns nil when no line has one.
 func countBy(data []byte, key func([]byte) (string, bool), noun, of string) []group {
@@ -134,6 +170,11 @@ func countBy(data []byte, key func([]byte) (string, bool), noun, of string) []gr
 			counts[k]++
 		}
 	}
+	return sortGroups(counts, noun, of)
+}
+
+// sortGroups turns counts by key into groups, the largest first.
+func sortGroups(counts map[string]int, noun, of string) []group {
 	if len(counts) == 0 {
 		return nil
 	}
@@ -198,6 +239,8 @@ func one(n int, plural string) string {
 	switch plural {
 	case "directories":
 		return "directory"
+	case "dependencies":
+		return "dependency"
 	}
 	return strings.TrimSuffix(plural, "s")
 }

@@ -88,7 +88,7 @@ func FuzzPreviewKind(f *testing.F) {
 	f.Add([]byte(strings.Repeat("a/b/c.go 12\n", 400)), 300, 5, 2)
 	f.Add([]byte(strings.Repeat("漢字/路径.go:3: 文字\n", 300)), 250, 6, 1)
 	f.Add([]byte(strings.Repeat("\xff:1: \xfe\n", 300)), 200, 3, 1)
-	kinds := []Kind{Text, Matches, Paths}
+	kinds := []Kind{Text, Matches, Paths, Deps}
 	f.Fuzz(func(t *testing.T, data []byte, chars, lines, kind int) {
 		lim := Limits{Chars: chars % 5000, Lines: lines % 200}
 		k := kinds[(kind%3+3)%3]
@@ -113,4 +113,31 @@ func FuzzPreviewKind(f *testing.F) {
 			t.Fatalf("first line is not a preview header: %q", got)
 		}
 	})
+}
+
+func TestPreviewKindDeps(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("3 dependency manifests in the repository at head\n")
+	for i, n := range []int{5, 300, 40} {
+		fmt.Fprintf(&b, "dir%d/package.json: npm package\n  dependencies (%d):\n", i, n)
+		for d := 0; d < n; d++ {
+			fmt.Fprintf(&b, "    dep%d ^1.%d.0\n", d, d)
+		}
+	}
+	b.WriteString("go.mod: Go module\n  (no dependencies declared)\n")
+	lim := Limits{Chars: 1200, Lines: 30}
+	got := PreviewKind(Deps, testRef, []byte(b.String()), lim)
+	lines := strings.Split(got, "\n")
+	if !headerRE.MatchString(lines[0]) {
+		t.Fatalf("no header: %q", lines[0])
+	}
+	if want := "[345 dependencies in 3 manifests; most: dir1/package.json 300, dir2/package.json 40, dir0/package.json 5]"; lines[1] != want {
+		t.Errorf("digest = %q, want %q", lines[1], want)
+	}
+	if lines[2] != "3 dependency manifests in the repository at head" {
+		t.Errorf("the output does not follow the digest:\n%s", got)
+	}
+	if c := utf8.RuneCountInString(got); c > lim.Chars || len(lines) > lim.Lines {
+		t.Errorf("%d characters, %d lines", c, len(lines))
+	}
 }

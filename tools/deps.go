@@ -12,15 +12,15 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools/toolname"
 	"golang.org/x/mod/modfile"
 )
 
-// Limits of get_dependencies.
+// Limits of get_dependencies. Every manifest, dependency and importer is
+// listed: the conversation carries only the preview, manifests with their
+// counts first.
 const (
-	depsMaxManifests = 40
-	depsMaxPerGroup  = 200
-	depsMaxImporters = 200
 	// depsMaxSource skips larger files when looking for importers.
 	depsMaxSource = 1 << 20
 )
@@ -32,6 +32,7 @@ type depsArgs struct {
 func (s *Set) depsTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.GetDependencies,
+		Preview:     toolmem.Deps,
 		Description: "Dependencies at head. Without a path or for a directory: the manifests found (" + manifestNames + "); for a manifest: its dependencies; for a Go, JS/TS or Python file: its imports and the files importing it.",
 		Params: []Param{
 			String("path", `A manifest, source file or directory. Null for all.`).Example("src/server.ts"),
@@ -135,20 +136,9 @@ func (s *Set) manifestsUnder(ctx context.Context, t *tree, dir string) (Result, 
 	})
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d dependency manifests %s at head\n", len(files), where)
-	var more []string
-	if len(files) > depsMaxManifests {
-		for _, e := range files[depsMaxManifests:] {
-			more = append(more, e.path)
-		}
-		files = files[:depsMaxManifests]
-	}
 	data, err := s.readAll(ctx, files)
 	if err != nil {
 		return Result{}, fmt.Errorf("reading manifests: %w", err)
-	}
-	perGroup := depsMaxPerGroup
-	if len(files) > 1 {
-		perGroup = 50
 	}
 	for i, e := range files {
 		m := &manifest{path: e.path}
@@ -156,10 +146,7 @@ func (s *Set) manifestsUnder(ctx context.Context, t *tree, dir string) (Result, 
 			fmt.Fprintf(&b, "%s: could not be parsed: %s\n", e.path, oneLine(err))
 			continue
 		}
-		m.render(&b, perGroup)
-	}
-	if len(more) > 0 {
-		fmt.Fprintf(&b, "%d more manifests, not shown (ask for one by path): %s\n", len(more), listSome(more, 100))
+		m.render(&b, -1)
 	}
 	return Result{Output: b.String()}, nil
 }
@@ -296,11 +283,7 @@ func (s *Set) imports(ctx context.Context, t *tree, e entry, p, resolved string,
 		return Result{}, err
 	}
 	fmt.Fprintf(&b, "%s (%d of %d tracked %s files):\n", target.what(), len(importers), scanned, l.name)
-	for i, imp := range importers {
-		if i == depsMaxImporters {
-			fmt.Fprintf(&b, "  … %d more; "+toolname.SearchInProject+" can narrow them down\n", len(importers)-depsMaxImporters)
-			break
-		}
+	for _, imp := range importers {
 		fmt.Fprintf(&b, "  %s\n", imp)
 	}
 	if len(importers) == 0 {

@@ -1,8 +1,13 @@
 package tools
 
 import (
+	"context"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reviewdev/review/toolmem"
 )
 
 func TestGetDependencies(t *testing.T) {
@@ -140,5 +145,38 @@ func TestPyModuleName(t *testing.T) {
 		if got := pyModuleName(tr, p); got != want {
 			t.Errorf("pyModuleName(%q) = %q, want %q", p, got, want)
 		}
+	}
+}
+
+// TestDependenciesWhole checks that get_dependencies lists every manifest
+// and every dependency, and that its preview counts dependencies per
+// manifest first.
+func TestDependenciesWhole(t *testing.T) {
+	r := newRepo(t, t.TempDir())
+	files := map[string]string{}
+	for i := range 45 {
+		var deps []string
+		for d := range 60 + i {
+			deps = append(deps, fmt.Sprintf(`"dep%d": "^1.0.%d"`, d, d))
+		}
+		files[fmt.Sprintf("pkgs/p%02d/package.json", i)] = `{"name": "p", "dependencies": {` + strings.Join(deps, ", ") + `}}`
+	}
+	r.write(files)
+	head := r.commit("manifests")
+	store, err := toolmem.Open(filepath.Join(t.TempDir(), "mem"), toolmem.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	s := New(Env{Root: r.root, Head: head, Store: store})
+	a, err := s.Answer(context.Background(), Call{Run: "run-1", Step: 1, ID: "c", Name: "get_dependencies", Args: `{}`}, toolmem.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, a.Output, "45 dependency manifests", "pkgs/p44/package.json: ", "  dependencies (104):\n", "    dep103 ^1.0.103\n")
+	lacks(t, a.Output, "more manifests", "… ")
+	second := strings.SplitN(a.Content, "\n", 3)[1]
+	if !strings.HasPrefix(second, "[3690 dependencies in 45 manifests; most: pkgs/p44/package.json 104, ") {
+		t.Errorf("preview's digest line %q", second)
 	}
 }
