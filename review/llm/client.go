@@ -50,6 +50,9 @@ type Request struct {
 	Reasoning map[string]string
 
 	maxField string // the token-limit field the server accepts, if learned
+	// stream asks for the answer as server-sent events, and streamUsage
+	// for the usage event at their end (stream_options.include_usage).
+	stream, streamUsage bool
 }
 
 // Usage is the token usage the server reported for one request.
@@ -87,6 +90,12 @@ type Reply struct {
 	// Fallbacks are the refusals learned while making this request, each
 	// for the rest of the run.
 	Fallbacks []Fallback
+	// Stream describes how a streamed answer arrived; nil when it came
+	// whole. Response is then the completion reassembled from its events
+	// (or, if they made none, the raw bytes received).
+	Stream *StreamStats
+
+	whole bool // a streamed request answered whole
 }
 
 // Defaults for a ClientConfig's zero fields.
@@ -133,6 +142,17 @@ type ClientConfig struct {
 	// ExtraBody fields are added to every request body, after ours; a
 	// field the request already sets keeps our value.
 	ExtraBody map[string]any
+	// Stream asks for answers as server-sent events (with the usage at
+	// their end), so that a silent server is noticed within
+	// FirstByteTimeout and progress can be shown (WithReceiveHook). A
+	// server that refuses streaming, or its usage option, is asked without
+	// them for the rest of the run.
+	Stream bool
+	// FirstByteTimeout bounds, in a streamed attempt, the wait for the
+	// first byte of the answer and any silence after it; 0 takes
+	// DefaultFirstByteTimeout. It is never more than Timeout, which then
+	// bounds the whole attempt.
+	FirstByteTimeout time.Duration
 }
 
 // Format prints the configuration without the API key, so a config that
@@ -214,8 +234,13 @@ func (c *Client) Complete(ctx context.Context, req Request) (*Reply, error) {
 	hook := SendHook(ctx)
 	var fbs []Fallback
 	for {
-		sent := c.caps.adapt(req)
+		sent := c.caps.adapt(req, c.cfg.Stream)
 		r, err := c.complete(ctx, sent, hook)
+		if err == nil && r.whole {
+			// Asked for a stream, the server sent the answer whole: it
+			// does not stream, and the next requests say so.
+			fbs = append(fbs, c.caps.wholeAnswer())
+		}
 		if err != nil && r != nil && r.Response != nil {
 			// A refused feature we can do without: learn it for the run
 			// and send again without it. Each feature is learned at most
@@ -246,11 +271,14 @@ func (c *Client) complete(ctx context.Context, req Request, hook func([]byte)) (
 	if hook != nil {
 		hook(body)
 	}
-	ex, err := c.send(ctx, body)
+	ex, err := c.send(ctx, body, req.stream)
+	if err == nil && ex.bad != nil {
+		err = ex.bad
+	}
 	if err == nil {
 		var r *Reply
 		if r, err = DecodeReply(ex.status, ex.body); err == nil {
-			r.Request, r.Response, r.Attempts = body, ex.body, ex.attempts
+			r.Request, r.Response, r.Attempts, r.Stream, r.whole = body, ex.body, ex.attempts, ex.stream, ex.whole
 			return r, nil
 		}
 	}
@@ -259,7 +287,7 @@ func (c *Client) complete(ctx context.Context, req Request, hook func([]byte)) (
 		ae.NoKey = c.cfg.APIKey == ""
 		ae.URLSetting = c.urlSetting()
 	}
-	return &Reply{Request: body, Response: ex.body, Attempts: ex.attempts}, err
+	return &Reply{Request: body, Response: ex.body, Attempts: ex.attempts, Stream: ex.stream}, err
 }
 
 type sendHookKey struct{}

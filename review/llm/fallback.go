@@ -13,7 +13,7 @@ import (
 // differ from the first ones.
 type Fallback struct {
 	Kind    string `json:"kind"`    // always "fallback"
-	Feature string `json:"feature"` // "tool_choice", "strict" or "max_tokens"
+	Feature string `json:"feature"` // "tool_choice", "strict", "max_tokens", "stream" or "stream_options"
 	From    string `json:"from"`
 	To      string `json:"to"`
 	Reason  string `json:"reason"` // the server's message, on one line
@@ -40,17 +40,23 @@ type caps struct {
 	// maxField is "max_tokens" or "max_completion_tokens" once one was
 	// refused; "" follows the model table.
 	maxField string
+	// noStream and noStreamUsage: the server refused streaming, or its
+	// stream_options.
+	noStream, noStreamUsage bool
 }
 
-func (c *caps) snapshot() (force int, noStrict bool, maxField string) {
+func (c *caps) snapshot() (force int, noStrict bool, maxField string, stream, usage bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.force, c.noStrict, c.maxField
+	return c.force, c.noStrict, c.maxField, !c.noStream, !c.noStreamUsage
 }
 
-// adapt rewrites req to what the server is known to accept.
-func (c *caps) adapt(req Request) Request {
-	force, noStrict, maxField := c.snapshot()
+// adapt rewrites req to what the server is known to accept; stream asks
+// for streaming where the server was not found to refuse it.
+func (c *caps) adapt(req Request, stream bool) Request {
+	force, noStrict, maxField, canStream, streamUsage := c.snapshot()
+	req.stream = stream && canStream
+	req.streamUsage = req.stream && streamUsage
 	if forced(req) {
 		switch force {
 		case forceRequired:
@@ -112,6 +118,9 @@ func (c *caps) learn(sent, orig Request, err error) (fb Fallback, ok bool) {
 	case strings.Contains(msg, "strict") && anyStrict(sent) && !c.noStrict:
 		c.noStrict = true
 		return Fallback{Kind: "fallback", Feature: "strict", From: "strict", To: "not strict", Reason: ae.Message}, true
+	case sent.streamUsage && strings.Contains(msg, "stream_options") && !c.noStreamUsage:
+		c.noStreamUsage = true
+		return Fallback{Kind: "fallback", Feature: "stream_options", From: "include_usage", To: "none", Reason: ae.Message}, true
 	case sent.MaxTokens > 0 && unsupportedParam(msg, limitField(sent)):
 		from := limitField(sent)
 		to := "max_tokens"
@@ -124,8 +133,22 @@ func (c *caps) learn(sent, orig Request, err error) (fb Fallback, ok bool) {
 		}
 		c.maxField = to
 		return Fallback{Kind: "fallback", Feature: "max_tokens", From: from, To: to, Reason: ae.Message}, true
+	case sent.stream && strings.Contains(msg, "stream") && !c.noStream:
+		// Last: "stream" is a word other refusals may use.
+		c.noStream = true
+		return Fallback{Kind: "fallback", Feature: "stream", From: "stream", To: "whole", Reason: ae.Message}, true
 	}
 	return Fallback{}, false
+}
+
+// wholeAnswer learns that the server answers a streamed request whole,
+// and returns the fallback to record.
+func (c *caps) wholeAnswer() Fallback {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.noStream = true
+	return Fallback{Kind: "fallback", Feature: "stream", From: "stream", To: "whole",
+		Reason: "the server answered a streamed request with a whole JSON response"}
 }
 
 // limitField is the field that carries req's token limit.

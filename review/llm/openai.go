@@ -39,6 +39,8 @@ type chatRequest struct {
 	Temperature         *float32                       `json:"temperature,omitempty"`
 	MaxTokens           int                            `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int                            `json:"max_completion_tokens,omitempty"`
+	Stream              bool                           `json:"stream,omitempty"`
+	StreamOptions       *openai.StreamOptions          `json:"stream_options,omitempty"`
 }
 
 // EncodeRequest renders req as the exact body to send: the first half of
@@ -97,6 +99,12 @@ func EncodeRequest(req Request) ([]byte, error) {
 		w.MaxTokens, w.MaxCompletionTokens = w.MaxTokens+w.MaxCompletionTokens, 0
 	case "max_completion_tokens":
 		w.MaxTokens, w.MaxCompletionTokens = 0, w.MaxTokens+w.MaxCompletionTokens
+	}
+	if req.stream {
+		w.Stream = true
+		if req.streamUsage {
+			w.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+		}
 	}
 	body, err := json.Marshal(w)
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/reviewdev/review/conversation/text"
 )
 
 // maxResponseBytes bounds a response body held in memory. A chat completion
@@ -44,20 +46,47 @@ type attemptError interface {
 
 // exchange is what sending one request body produced.
 type exchange struct {
-	status   int    // of the last response; 0 if none arrived
-	body     []byte // of the last response
+	status int    // of the last response; 0 if none arrived
+	body   []byte // of the last response
+	// stream describes the last response if it was streamed; whole is set
+	// when a streamed request got a whole JSON body instead.
+	stream *StreamStats
+	whole  bool
+	// bad is why a successful streamed response is no answer.
+	bad      error
 	attempts int
+}
+
+// attemptResult is what one attempt received.
+type attemptResult struct {
+	status int
+	header http.Header
+	// body is the response body; for a stream, the reassembled completion,
+	// or the raw bytes if it could not be reassembled or was cut.
+	body     []byte
+	stream   *StreamStats
+	streamed bool
+	whole    bool
+	bad      error
 }
 
 // send posts body to the endpoint, retrying rate limits, server errors,
 // timeouts and connection failures with capped exponential backoff and full
 // jitter. Every attempt sends the same bytes. The caller's context stops it
 // at once, also while waiting between attempts.
-func (c *Client) send(ctx context.Context, body []byte) (exchange, error) {
+func (c *Client) send(ctx context.Context, body []byte, stream bool) (exchange, error) {
 	var ex exchange
 	for {
 		ex.attempts++
-		status, header, resp, err := c.attempt(ctx, body)
+		var (
+			got attemptResult
+			err error
+		)
+		if stream {
+			got, err = c.attemptStream(ctx, body)
+		} else {
+			got, err = c.attempt(ctx, body)
+		}
 		if ctx.Err() != nil {
 			return ex, fmt.Errorf("model request stopped: %w", context.Cause(ctx))
 		}
@@ -67,10 +96,26 @@ func (c *Client) send(ctx context.Context, body []byte) (exchange, error) {
 			hint    time.Duration // the server's Retry-After, if hinted
 			hinted  bool
 		)
-		if err != nil {
-			ex.status, ex.body = 0, nil
+		status, header, resp := got.status, got.header, got.body
+		ex.stream, ex.whole, ex.bad = got.stream, got.whole, got.bad
+		var (
+			ae *APIError
+			ee *endpointError
+		)
+		switch {
+		case err != nil && errors.As(err, &ee):
+			// An error event within a stream, worth another attempt.
+			ex.status, ex.body = 0, resp
+			failure, retry = ee, true
+		case err != nil && errors.As(err, &ae):
+			// An error event within a stream that refuses the request.
+			ex.status, ex.body = 0, resp
+			failure, retry = ae, ae.retryable()
+		case err != nil:
+			// A stream cut short keeps what arrived, for the record.
+			ex.status, ex.body = 0, resp
 			failure, retry = c.transportError(err), transient(err)
-		} else {
+		default:
 			ex.status, ex.body = status, resp
 			if status >= 200 && status < 300 {
 				return ex, nil
@@ -107,7 +152,12 @@ func (c *Client) send(ctx context.Context, body []byte) (exchange, error) {
 // response must start within the timeout and its body then arrive within
 // the timeout again: a silent server fails in one timeout, not in however
 // long its connection stays open.
-func (c *Client) attempt(ctx context.Context, body []byte) (status int, header http.Header, resp []byte, err error) {
+func (c *Client) attempt(ctx context.Context, body []byte) (got attemptResult, err error) {
+	got.status, got.header, got.body, err = c.attemptWhole(ctx, body)
+	return got, err
+}
+
+func (c *Client) attemptWhole(ctx context.Context, body []byte) (status int, header http.Header, resp []byte, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	timer := time.AfterFunc(c.cfg.Timeout, func() { cancel(errAttemptTimeout) })
@@ -265,7 +315,24 @@ func (c *Client) transportError(err error) *endpointError {
 		certErr *tls.CertificateVerificationError
 		recErr  tls.RecordHeaderError
 	)
+	var cut *cutError
 	switch {
+	case errors.As(err, &cut) && errors.Is(cut.why, errFirstByte):
+		e.what = fmt.Sprintf("model endpoint %s sent nothing within %s of a streamed request", c.site, cut.limit)
+		e.detail = ""
+		e.hint = "check that the server is up and not overloaded; a local server loading a large model or reading a long prompt may need more: --first-byte-timeout (REVIEW_FIRST_BYTE_TIMEOUT)"
+	case errors.As(err, &cut) && errors.Is(cut.why, errStalled):
+		e.what = fmt.Sprintf("model endpoint %s stalled: nothing for %s in the middle of a streamed answer, after %s", c.site, cut.limit, byteCount(cut.bytes))
+		e.detail = ""
+		e.hint = "check the server's load and logs; allow longer pauses with --first-byte-timeout, or read answers whole with --stream=false"
+	case errors.As(err, &cut) && errors.Is(cut.why, errAttemptTimeout):
+		e.what = fmt.Sprintf("model endpoint %s did not finish its streamed answer within %s (%s received)", c.site, cut.limit, byteCount(cut.bytes))
+		e.detail = ""
+		e.hint = "allow more time per request with --timeout (REVIEW_TIMEOUT), or a smaller answer with --answer-reserve"
+	case errors.As(err, &cut) && errors.Is(cut.why, errTruncated):
+		e.what = fmt.Sprintf("model endpoint %s closed the stream before the answer ended (%s received, no finish_reason)", c.site, byteCount(cut.bytes))
+		e.detail = ""
+		e.hint = "check the server's logs (a proxy's idle timeout cuts long streams), or read answers whole with --stream=false"
 	case errors.Is(err, errAttemptTimeout), errors.As(err, &netErr) && netErr.Timeout():
 		e.what = fmt.Sprintf("model endpoint %s did not answer within %s", c.site, c.cfg.Timeout)
 		e.detail = ""
@@ -287,6 +354,11 @@ func (c *Client) transportError(err error) *endpointError {
 		e.what = "request to model endpoint " + c.site + " failed"
 	}
 	return e
+}
+
+// byteCount says how many bytes: "1 byte", "2345 bytes".
+func byteCount(n int64) string {
+	return text.Plural(int(n), "byte")
 }
 
 // causeText is the innermost useful message of a transport error: the

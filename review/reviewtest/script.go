@@ -49,6 +49,22 @@ type Step struct {
 	Raw string `json:"raw,omitempty"`
 	// Repeat answers this many requests with the step; 0 means once.
 	Repeat int `json:"repeat,omitempty"`
+
+	// A request with "stream": true is answered with server-sent events
+	// (unless the script says stream: "whole"). The delay then comes after
+	// the headers, before the first event.
+
+	// ChunkBytes cuts reasoning, content and tool-call arguments into
+	// pieces of this many bytes, one event each, even inside a UTF-8
+	// character, as a server streaming bytes would; 0 cuts pieces of up
+	// to 8 bytes between characters.
+	ChunkBytes int `json:"chunk_bytes,omitempty"`
+	// StallAfter sends this many events, then nothing more until the
+	// client gives up: a stream stalled mid-answer.
+	StallAfter int `json:"stall_after,omitempty"`
+	// CutAfter sends this many events, then ends the response: a
+	// connection closed mid-answer.
+	CutAfter int `json:"cut_after,omitempty"`
 }
 
 // ErrorBody is the error object of an OpenAI-style error response.
@@ -106,6 +122,9 @@ type Script struct {
 	Models json.RawMessage `json:"models,omitempty"`
 	Show   json.RawMessage `json:"show,omitempty"`
 	Props  json.RawMessage `json:"props,omitempty"`
+	// Stream "whole" answers a streamed request with a whole JSON
+	// completion, as a server that does not stream does; "" streams.
+	Stream string `json:"stream,omitempty"`
 }
 
 // LoadScript reads a script from a JSON file: either an array of steps or
@@ -167,6 +186,9 @@ func (s *Script) Validate() error {
 	if s.Window < 0 {
 		return fmt.Errorf("window %d is negative", s.Window)
 	}
+	if s.Stream != "" && s.Stream != "whole" {
+		return fmt.Errorf("stream %q: use \"whole\" or leave it out", s.Stream)
+	}
 	return nil
 }
 
@@ -176,6 +198,9 @@ func (st Step) validate() error {
 	}
 	if st.Repeat < 0 {
 		return fmt.Errorf("repeat %d is negative", st.Repeat)
+	}
+	if st.ChunkBytes < 0 || st.StallAfter < 0 || st.CutAfter < 0 {
+		return errors.New("chunk_bytes, stall_after and cut_after must not be negative")
 	}
 	if _, err := st.delay(); err != nil {
 		return err

@@ -53,7 +53,8 @@ type Server struct {
 	fallback Step
 	forced   *Step
 	window   int
-	calls    int // tool calls handed out, for default IDs
+	whole    bool // answer streamed requests whole
+	calls    int  // tool calls handed out, for default IDs
 	received []Received
 	err      error
 }
@@ -73,7 +74,7 @@ func NewServer(s *Script, recordDir string) *Server {
 		if s.Fallback != nil {
 			srv.fallback = *s.Fallback
 		}
-		srv.forced, srv.window = s.Forced, s.Window
+		srv.forced, srv.window, srv.whole = s.Forced, s.Window, s.Stream == "whole"
 		srv.discovery = map[string][]byte{}
 		for k, v := range map[string]json.RawMessage{"GET /v1/models": s.Models, "POST /api/show": s.Show, "GET /props": s.Props} {
 			if len(v) > 0 {
@@ -140,6 +141,10 @@ type answer struct {
 	header map[string]string
 	body   []byte
 	delay  time.Duration
+	// events, if set, are written as a stream instead of body; after
+	// stall of them nothing more is sent, after cut the stream ends.
+	events     [][]byte
+	stall, cut int
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -196,6 +201,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 
+	if a.events != nil {
+		s.stream(w, r, n, a)
+		return
+	}
 	if a.delay > 0 {
 		t := time.NewTimer(a.delay)
 		defer t.Stop()
@@ -245,8 +254,10 @@ func (s *Server) render(n int, st Step, reqBody []byte) answer {
 	case refused(st, reqBody) != "":
 		a.status = http.StatusBadRequest
 		a.body = errorJSON(ErrorBody{Message: refused(st, reqBody), Type: "invalid_request_error"})
-	default:
+	case s.whole || !wantsStream(reqBody):
 		a.body = s.completion(n, st, reqBody)
+	default:
+		a.events, a.stall, a.cut = s.events(n, st, reqBody), st.StallAfter, st.CutAfter
 	}
 	return a
 }
@@ -301,6 +312,18 @@ type (
 
 // completion renders a chat completion for step st; s.mu is held.
 func (s *Server) completion(n int, st Step, reqBody []byte) []byte {
+	c, err := s.build(n, st, reqBody)
+	if err == nil {
+		var out []byte
+		if out, err = json.Marshal(c); err == nil {
+			return out
+		}
+	}
+	return errorJSON(ErrorBody{Message: "reviewtest: cannot encode the completion: " + err.Error(), Type: "server_error"})
+}
+
+// build makes the chat completion for step st; s.mu is held.
+func (s *Server) build(n int, st Step, reqBody []byte) (completion, error) {
 	var req struct {
 		Model string `json:"model"`
 	}
@@ -362,7 +385,7 @@ func (s *Server) completion(n int, st Step, reqBody []byte) []byte {
 			ReasoningTokens int `json:"reasoning_tokens"`
 		}{u.Reasoning}
 	}
-	out, err := json.Marshal(completion{
+	return completion{
 		ID:                fmt.Sprintf("chatcmpl-%d", n),
 		Object:            "chat.completion",
 		Created:           created,
@@ -370,11 +393,7 @@ func (s *Server) completion(n int, st Step, reqBody []byte) []byte {
 		Choices:           []choice{{Message: msg, FinishReason: finish}},
 		Usage:             uj,
 		SystemFingerprint: "fp_reviewtest",
-	})
-	if err != nil {
-		return errorJSON(ErrorBody{Message: "reviewtest: cannot encode the completion: " + err.Error(), Type: "server_error"})
-	}
-	return out
+	}, nil
 }
 
 // refused is the 400 message for a request step st refuses, or "".
