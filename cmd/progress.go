@@ -21,7 +21,16 @@ type progress struct {
 	drawn bool
 	start time.Time
 	log   bool // a line per event: stderr is a CI log
+	// last is when a streaming answer's progress was last shown: on a
+	// terminal at most every receiveDraw, in a CI log every receiveLog.
+	last time.Time
 }
+
+// How often the tokens of a streaming answer are shown.
+const (
+	receiveDraw = 100 * time.Millisecond
+	receiveLog  = 30 * time.Second
+)
 
 func newProgress(s *IOStreams, getenv func(string) string) *progress {
 	ci := getenv("CI") != "" || getenv("GITHUB_ACTIONS") != ""
@@ -29,6 +38,22 @@ func newProgress(s *IOStreams, getenv func(string) string) *progress {
 }
 
 func (p *progress) step(s review.Progress) {
+	if s.Receiving {
+		every := receiveDraw
+		if p.log {
+			// A CI log gets a line only for an answer that takes long.
+			every = receiveLog
+			if p.last.IsZero() {
+				p.last = time.Now()
+			}
+		}
+		if time.Since(p.last) < every || (!p.log && !p.io.ErrTTY) {
+			return
+		}
+		p.last = time.Now()
+	} else {
+		p.last = time.Time{}
+	}
 	if p.log {
 		fmt.Fprintf(p.io.ErrOut, "review: %s\n", progressLine(s, time.Since(p.start)))
 		return
@@ -60,13 +85,18 @@ func (p *progress) done() {
 }
 
 // progressLine says where a review is: "unit 2/5 · step 7 · 3 tool calls ·
-// 41,200 tokens sent · 1m12s".
+// 41,200 tokens sent · 1m12s", with "receiving ~312 tokens" before the
+// time while an answer streams in.
 func progressLine(s review.Progress, elapsed time.Duration) string {
 	var b strings.Builder
 	if s.Units > 1 {
 		fmt.Fprintf(&b, "unit %d/%d · ", s.Unit, s.Units)
 	}
-	fmt.Fprintf(&b, "step %d · %s · %s tokens sent · %s", s.Step, text.Plural(s.ToolCalls, "tool call"),
-		humanize.Comma(int64(s.Tokens)), elapsed.Round(time.Second))
+	fmt.Fprintf(&b, "step %d · %s · %s tokens sent · ", s.Step, text.Plural(s.ToolCalls, "tool call"),
+		humanize.Comma(int64(s.Tokens)))
+	if s.Receiving {
+		fmt.Fprintf(&b, "receiving ~%s tokens · ", humanize.Comma(int64(s.Received)))
+	}
+	b.WriteString(elapsed.Round(time.Second).String())
 	return b.String()
 }

@@ -304,6 +304,9 @@ func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 		Timeout:     set.Timeout,
 		Headers:     expandHeaders(set.Headers, getenv),
 		ExtraBody:   set.ExtraBody,
+
+		Stream:           set.Stream,
+		FirstByteTimeout: set.FirstByteTimeout,
 	})
 	a := &review.Agent{
 		Model:     client,

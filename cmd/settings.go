@@ -44,6 +44,10 @@ type agentFlags struct {
 	FindCopies bool
 	NoRedact   bool
 
+	// Stream is --stream; FirstByteTimeout --first-byte-timeout.
+	Stream           bool
+	FirstByteTimeout string
+
 	// flags is the set the fields were registered on. A flag counts only
 	// when given on the command line (Changed), so its default never hides
 	// an environment variable or a configuration file.
@@ -133,6 +137,10 @@ func (a *agentFlags) given(name string) (string, bool) {
 		"no-redact":         map[bool]string{true: "true"}[a.NoRedact],
 		"timeout":           a.Timeout,
 		"deadline":          a.Deadline,
+		// Streaming is on by default: filled in code, it can only be
+		// asked for.
+		"stream":             map[bool]string{true: "true"}[a.Stream],
+		"first-byte-timeout": a.FirstByteTimeout,
 	}[name]
 	return v, v != "" && v != "0"
 }
@@ -150,6 +158,8 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&a.PreviewChars, "preview-chars", 0, "characters of a tool output shown to the model before it must page (default "+strconv.Itoa(toolmem.DefaultPreviewChars)+", at least "+strconv.Itoa(toolmem.MinPreviewChars)+")")
 	fl.IntVar(&a.MaxSteps, "max-steps", 0, "model requests per tool loop before the final review is asked for (default 20)")
 	fl.StringVar(&a.Timeout, "timeout", "", "how long a model response may take to start, and then to arrive, per attempt, e.g. 90s or 5m (default: $REVIEW_TIMEOUT, the configuration files, or "+llm.DefaultTimeout.String()+")")
+	fl.BoolVar(&a.Stream, "stream", true, "stream answers as server-sent events, so a silent server is noticed within --first-byte-timeout and progress shows; --stream=false reads them whole (a server that refuses streaming is read whole anyway)")
+	fl.StringVar(&a.FirstByteTimeout, "first-byte-timeout", "", "how long a streamed answer may take to send its first byte, and may then pause, per attempt, e.g. 30s or 5m; never more than --timeout (default: $REVIEW_FIRST_BYTE_TIMEOUT, the configuration files, or "+llm.DefaultFirstByteTimeout.String()+")")
 	fl.StringVar(&a.Deadline, "deadline", "", "how long the whole run may take, all requests and retries included, e.g. 20m (default: $REVIEW_DEADLINE, the configuration files, or none)")
 	fl.IntVar(&a.HistoryTurns, "history-turns", 0, "earlier turns kept before a follow-up loop starts (default 4)")
 	fl.IntVar(&a.HistoryChars, "history-chars", 0, "characters of earlier turns kept before a follow-up loop starts (default 24000)")

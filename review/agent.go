@@ -52,6 +52,10 @@ type Progress struct {
 	// Unit and Units say which unit of a review in units is under way
 	// (from 1); Units is 0 for a review in one piece and for questions.
 	Unit, Units int
+	// Receiving is set while the answer to step Step streams in, with
+	// about the tokens received so far in Received.
+	Receiving bool
+	Received  int
 }
 
 // RunUsage totals a run's model usage.
@@ -442,16 +446,23 @@ func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.St
 	req := llm.Request{Model: l.a.ModelName, Messages: l.sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature, Reasoning: l.reasoning,
 		// The answer may take what the budget reserves for it, no more.
 		MaxTokens: l.a.Budget.AnswerReserve}
+	progress := func(p Progress) {
+		tok := l.a.Usage.Prompt
+		if tok == 0 {
+			tok = l.a.Usage.Own
+		}
+		p.Step, p.ToolCalls, p.Tokens, p.Unit, p.Units = l.a.Steps, l.calls, tok, l.a.unitNow, l.a.unitsAll
+		l.a.Progress(p)
+	}
+	if l.a.Progress != nil {
+		ctx = llm.WithReceiveHook(ctx, func(r llm.Received) { progress(Progress{Receiving: true, Received: r.Tokens}) })
+	}
 	reply, st, err := l.a.exchange(ctx, req, l.turn, l.tokens)
 	if err != nil {
 		return nil, nil, err
 	}
 	if l.a.Progress != nil {
-		tok := l.a.Usage.Prompt
-		if tok == 0 {
-			tok = l.a.Usage.Own
-		}
-		l.a.Progress(Progress{Step: l.a.Steps, ToolCalls: l.calls, Tokens: tok, Unit: l.a.unitNow, Units: l.a.unitsAll})
+		progress(Progress{})
 	}
 	return reply, st, nil
 }
@@ -505,6 +516,16 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, own int) 
 		for _, fb := range reply.Fallbacks {
 			if ferr := s.fallbackEvent(st.N, fb); ferr != nil && err == nil {
 				err = ferr
+			}
+		}
+		if reply.Stream != nil {
+			// How the answer arrived: the response is its reassembly.
+			data, merr := json.Marshal(reply.Stream)
+			if merr == nil {
+				merr = s.Store.AddEvent(st.Run, st.N, data)
+			}
+			if merr != nil && err == nil {
+				err = merr
 			}
 		}
 	}

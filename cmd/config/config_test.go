@@ -224,6 +224,7 @@ find_copies: true
 	want.Budget.HistoryChars = 9000
 	want.Budget.HistorySelect = conversation.SelectRelevance
 	want.Timeout = llm.DefaultTimeout
+	want.Stream, want.FirstByteTimeout = true, llm.DefaultFirstByteTimeout
 	if !reflect.DeepEqual(e.Settings, want) {
 		t.Errorf("settings:\n got %+v\nwant %+v", e.Settings, want)
 	}

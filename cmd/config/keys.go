@@ -69,6 +69,8 @@ var keys = []Key{
 	{Name: "max_steps", kind: kindInt, Flag: "max-steps", File: true, parse: atLeast(1)},
 	{Name: "timeout", kind: kindString, Flag: "timeout", Env: "REVIEW_TIMEOUT", File: true, parse: duration(100*time.Millisecond, time.Hour)},
 	{Name: "deadline", kind: kindString, Flag: "deadline", Env: "REVIEW_DEADLINE", File: true, parse: duration(0, 24*time.Hour)},
+	{Name: "stream", kind: kindBool, Flag: "stream", File: true},
+	{Name: "first_byte_timeout", kind: kindString, Flag: "first-byte-timeout", Env: "REVIEW_FIRST_BYTE_TIMEOUT", File: true, parse: duration(100*time.Millisecond, time.Hour)},
 	{Name: "history_turns", kind: kindInt, Flag: "history-turns", File: true, parse: atLeast(0)},
 	{Name: "history_chars", kind: kindInt, Flag: "history-chars", File: true, parse: atLeast(0)},
 	{Name: "history_select", kind: kindString, Flag: "history-select", File: true, parse: oneOf("relevance", "recency")},

@@ -42,6 +42,11 @@ type Settings struct {
 	Timeout time.Duration
 	// Deadline bounds the whole run, all requests and retries; 0 is none.
 	Deadline time.Duration
+	// Stream asks for answers as server-sent events; FirstByteTimeout
+	// bounds the wait for a streamed answer's first byte and any silence
+	// in it.
+	Stream           bool
+	FirstByteTimeout time.Duration
 	// Caps bound what a review may spend: units, prompt tokens, cost.
 	Caps review.Caps
 	// FindCopies has git detect copies as well as renames.
@@ -202,6 +207,8 @@ func (e *Effective) apply() error {
 	def("price", nil)
 	def("timeout", llm.DefaultTimeout)
 	def("deadline", time.Duration(0))
+	def("stream", true)
+	def("first_byte_timeout", llm.DefaultFirstByteTimeout)
 	def("max_units", review.DefaultMaxUnits)
 	def("max_prompt_tokens", 0)
 	def("max_cost", 0.0)
@@ -228,6 +235,8 @@ func (e *Effective) apply() error {
 	}
 	s.Timeout = e.values["timeout"].v.(time.Duration)
 	s.Deadline = e.values["deadline"].v.(time.Duration)
+	s.Stream = e.values["stream"].v.(bool)
+	s.FirstByteTimeout = e.values["first_byte_timeout"].v.(time.Duration)
 	s.FindCopies = e.values["find_copies"].v.(bool)
 	s.Redact = e.values["redact"].v.(bool)
 	s.AllowSecrets = e.values["allow_secrets"].v.([]string)
