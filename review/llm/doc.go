@@ -1,7 +1,10 @@
 // Package llm is the model client. It owns everything that speaks to a
 // chat-completion endpoint: the go-openai wire types and the adapter between
 // them and conversation messages (EncodeRequest, DecodeReply), the HTTP
-// client with its retries and backoff, the classification of failures
+// client with its retries and backoff, streamed answers (read with
+// go-openai's stream reader, bounded by a first-byte timeout, and
+// reassembled into the completion a whole answer would be, which is what
+// gets recorded), the classification of failures
 // (authentication, not found, context length, rate limit and quota), usage
 // as the server reports it, and the one model table (Lookup): context
 // windows, tiktoken encodings, reasoning models and list prices.
