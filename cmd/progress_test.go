@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -20,5 +21,46 @@ func TestProgressLine(t *testing.T) {
 		if got := progressLine(c.p, c.d); got != c.want {
 			t.Errorf("progressLine(%+v, %s) = %q, want %q", c.p, c.d, got, c.want)
 		}
+	}
+}
+
+// A streaming answer redraws a terminal's line at most every receiveDraw,
+// and writes nothing to a CI log for an answer that arrives quickly, nor
+// anything where stderr is neither.
+func TestProgressReceiving(t *testing.T) {
+	env := func(ci string) func(string) string {
+		return func(k string) string {
+			if k == "CI" {
+				return ci
+			}
+			return ""
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		tty   bool
+		ci    string
+		lines int // drawn or logged while receiving
+	}{
+		{"terminal", true, "", 1},
+		{"ci log", false, "true", 0},
+		{"pipe", false, "", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var errOut strings.Builder
+			p := newProgress(&IOStreams{ErrOut: &errOut, ErrTTY: c.tty}, env(c.ci))
+			for i := range 50 {
+				p.step(review.Progress{Step: 2, Receiving: true, Received: i})
+			}
+			if got := strings.Count(errOut.String(), "receiving ~"); got != c.lines {
+				t.Errorf("%d receiving lines, want %d: %q", got, c.lines, errOut.String())
+			}
+			p.step(review.Progress{Step: 2})
+			if c.tty || c.ci != "" {
+				if !strings.Contains(errOut.String(), "step 2 · 0 tool calls") {
+					t.Errorf("no step line after the answer: %q", errOut.String())
+				}
+			}
+		})
 	}
 }

@@ -83,9 +83,11 @@ func (e *cutError) Unwrap() []error {
 // meter is a response body that counts what arrives, remembers it for the
 // record, and restarts the silence timer at each read.
 type meter struct {
-	r       *bufio.Reader
-	body    io.ReadCloser
-	n       atomic.Int64
+	r    *bufio.Reader
+	body io.ReadCloser
+	// n counts the bytes read; the attempt's timer reads it, from its
+	// own goroutine.
+	n       *atomic.Int64
 	raw     bytes.Buffer
 	first   time.Duration // when the first byte came, from the start
 	start   time.Time
@@ -125,6 +127,7 @@ type streamDoer struct {
 	res   *http.Response
 	m     *meter
 	start time.Time
+	n     atomic.Int64
 	read  func()
 }
 
@@ -140,7 +143,7 @@ func (d *streamDoer) Do(r *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.m = &meter{r: bufio.NewReader(io.LimitReader(res.Body, maxResponseBytes+1)), body: res.Body, start: d.start, onRead: d.read}
+	d.m = &meter{r: bufio.NewReader(io.LimitReader(res.Body, maxResponseBytes+1)), body: res.Body, n: &d.n, start: d.start, onRead: d.read}
 	res.Body = d.m
 	d.res = res
 	return res, nil
@@ -172,7 +175,7 @@ func (c *Client) attemptStream(ctx context.Context, body []byte) (got attemptRes
 	d := &streamDoer{c: c, body: body, start: start}
 	var idle *time.Timer
 	idle = time.AfterFunc(fb, func() {
-		if d.m == nil || d.m.n.Load() == 0 {
+		if d.n.Load() == 0 {
 			cancel(errFirstByte)
 		} else {
 			cancel(errStalled)
@@ -183,10 +186,7 @@ func (c *Client) attemptStream(ctx context.Context, body []byte) (got attemptRes
 
 	// cut turns a read failure into the reason the attempt was cut.
 	cut := func(readErr error) error {
-		var n int64
-		if d.m != nil {
-			n = d.m.n.Load()
-		}
+		n := d.n.Load()
 		why := context.Cause(actx)
 		switch {
 		case ctx.Err() != nil:
@@ -272,9 +272,10 @@ func (c *Client) attemptStream(ctx context.Context, body []byte) (got attemptRes
 	}
 	got.streamed = true
 	got.stream = &StreamStats{Kind: "stream", Events: a.events, Bytes: d.m.n.Load(), FirstByteMS: d.m.first.Milliseconds()}
-	if a.choices && a.finish == "" {
-		// The connection closed without finish_reason: the answer may be
-		// cut anywhere, even inside a tool call's arguments.
+	if a.choices && a.finish == "" && !bytes.HasSuffix(bytes.TrimSpace(d.m.raw.Bytes()), []byte("[DONE]")) {
+		// The connection closed without finish_reason or [DONE]: the
+		// answer may be cut anywhere, even inside a tool call's
+		// arguments.
 		got.body = c.redactBody(bytes.Clone(d.m.raw.Bytes()))
 		return got, &cutError{why: errTruncated, bytes: d.m.n.Load(), cause: io.ErrUnexpectedEOF}
 	}
