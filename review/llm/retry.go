@@ -63,11 +63,10 @@ type attemptResult struct {
 	header http.Header
 	// body is the response body; for a stream, the reassembled completion,
 	// or the raw bytes if it could not be reassembled or was cut.
-	body     []byte
-	stream   *StreamStats
-	streamed bool
-	whole    bool
-	bad      error
+	body   []byte
+	stream *StreamStats
+	whole  bool
+	bad    error
 }
 
 // send posts body to the endpoint, retrying rate limits, server errors,
@@ -320,7 +319,7 @@ func (c *Client) transportError(err error) *endpointError {
 	case errors.As(err, &cut) && errors.Is(cut.why, errFirstByte):
 		e.what = fmt.Sprintf("model endpoint %s sent nothing within %s of a streamed request", c.site, cut.limit)
 		e.detail = ""
-		e.hint = "check that the server is up and not overloaded; a local server loading a large model or reading a long prompt may need more: --first-byte-timeout (REVIEW_FIRST_BYTE_TIMEOUT)"
+		e.hint = "check that the server is up and not overloaded; a local server loading a large model or reading a long prompt may need more: --first-byte-timeout (REVIEW_FIRST_BYTE_TIMEOUT); a server that does not stream, --stream=false"
 	case errors.As(err, &cut) && errors.Is(cut.why, errStalled):
 		e.what = fmt.Sprintf("model endpoint %s stalled: nothing for %s in the middle of a streamed answer, after %s", c.site, cut.limit, byteCount(cut.bytes))
 		e.detail = ""

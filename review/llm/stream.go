@@ -163,8 +163,8 @@ func (c *Client) firstByteTimeout() time.Duration {
 // and reassembles the answer. The first byte must come within the
 // first-byte timeout, no later silence may last longer, and the whole
 // attempt must end within the timeout. A server that answers with a whole
-// JSON body instead is read as one. On success resp is the reassembled
-// completion; on failure, the raw bytes that arrived.
+// JSON body instead is read as one. On success got.body is the
+// reassembled completion; on failure, the raw bytes that arrived.
 func (c *Client) attemptStream(ctx context.Context, body []byte) (got attemptResult, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -270,7 +270,6 @@ func (c *Client) attemptStream(ctx context.Context, body []byte) (got attemptRes
 			hook(Received{Events: a.events, Tokens: a.texts, Bytes: d.m.n.Load()})
 		}
 	}
-	got.streamed = true
 	got.stream = &StreamStats{Kind: "stream", Events: a.events, Bytes: d.m.n.Load(), FirstByteMS: d.m.first.Milliseconds()}
 	if a.choices && a.finish == "" && !bytes.HasSuffix(bytes.TrimSpace(d.m.raw.Bytes()), []byte("[DONE]")) {
 		// The connection closed without finish_reason or [DONE]: the
