@@ -75,7 +75,8 @@ type Reply struct {
 	FinishReason string
 	Usage        Usage
 	// Request is the HTTP request body exactly as sent (the same bytes on
-	// every attempt); Response is the raw body of the last response. Neither
+	// every attempt); Response is the raw body of the last response, or
+	// for a streamed answer the completion reassembled from it. Neither
 	// holds the API key: should a server echo it, it is masked.
 	Request  []byte
 	Response []byte
@@ -123,7 +124,8 @@ type ClientConfig struct {
 	APIKey string
 	// Timeout bounds the wait for the response to start (its headers;
 	// without streaming, that is the whole generation) and then again the
-	// reading of its body, in each attempt.
+	// reading of its body, in each attempt. A streamed attempt must end
+	// within it, from the request on.
 	Timeout time.Duration
 	// MaxAttempts bounds the attempts of one request; 1 disables retries.
 	MaxAttempts int
