@@ -231,7 +231,8 @@ func commentMarker(fp, run string) string {
 
 // commentMarkdown is an inline comment: the finding's title, body and
 // suggestion. applicable says the comment covers exactly the finding's
-// lines, so a literal suggestion can be offered as a suggested change;
+// lines, so its replacement lines (or a literal suggestion) can be offered
+// as a suggested change;
 // otherwise it is shown as code. Suggestion blocks anywhere else are shown
 // as code too: GitHub would offer them as changes to the wrong lines.
 func commentMarkdown(f review.Finding, applicable bool) string {
@@ -245,21 +246,24 @@ func commentMarkdown(f review.Finding, applicable bool) string {
 	if f.Body != "" {
 		b.WriteString("\n" + neutralizeSuggestions(tidyMarkdown(f.Body)) + "\n")
 	}
-	if f.Suggestion != "" {
-		if code, prose, ok := review.LiteralSuggestion(f.Suggestion); ok {
-			info := ""
-			if applicable {
-				info = "suggestion"
-			}
-			fence := codeFence(code)
-			block := fence + info + "\n" + code + "\n" + fence
-			if prose != "" {
-				block = neutralizeSuggestions(tidyMarkdown(prose)) + "\n\n" + block
-			}
-			b.WriteString("\n" + labelled("Suggestion", block) + "\n")
-		} else {
-			b.WriteString("\n" + labelled("Suggestion", neutralizeSuggestions(tidyMarkdown(f.Suggestion))) + "\n")
+	if code, prose, ok := f.Change(); ok {
+		info := ""
+		if applicable {
+			info = "suggestion"
 		}
+		fence := codeFence(code)
+		block := fence + info + "\n" + code + "\n" + fence
+		if code == "" {
+			// An empty suggested change deletes the lines; an empty
+			// line inside the block would put one in their place.
+			block = fence + info + "\n" + fence
+		}
+		if prose != "" {
+			block = neutralizeSuggestions(tidyMarkdown(prose)) + "\n\n" + block
+		}
+		b.WriteString("\n" + labelled("Suggestion", block) + "\n")
+	} else if f.Suggestion != "" {
+		b.WriteString("\n" + labelled("Suggestion", neutralizeSuggestions(tidyMarkdown(f.Suggestion))) + "\n")
 	}
 	if f.Note != "" {
 		b.WriteString("\n_" + review.EscapeAngles(text.OneLine(f.Note, 0)) + "_\n")

@@ -381,6 +381,9 @@ func plainMessage(f review.Finding, withTitle bool) string {
 	if f.Suggestion != "" {
 		parts = append(parts, "Suggestion: "+f.Suggestion)
 	}
+	if f.Replacement != nil && f.Line > 0 {
+		parts = append(parts, "Suggested change of "+f.Location()+":\n"+*f.Replacement)
+	}
 	if f.Note != "" {
 		parts = append(parts, "("+f.Note+")")
 	}
