@@ -1,0 +1,215 @@
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// release is a fake release of review as .goreleaser.yaml lays it out:
+// an archive per platform holding a stand-in binary, and a checksums file.
+type release struct {
+	files map[string][]byte // path under the download URL → content
+	mu    sync.Mutex
+	got   []string // paths requested
+}
+
+// stub is the stand-in binary: a script that says which archive it came
+// from.
+func stub(name string) []byte {
+	return []byte("#!/bin/sh\necho 'review from " + name + "'\n")
+}
+
+func newRelease(t *testing.T, version string) *release {
+	t.Helper()
+	num := strings.TrimPrefix(version, "v")
+	r := &release{files: map[string][]byte{}}
+	var sums strings.Builder
+	for _, os := range []string{"linux", "darwin", "windows"} {
+		for _, arch := range []string{"amd64", "arm64"} {
+			base := fmt.Sprintf("review_%s_%s_%s", num, os, arch)
+			var name string
+			var data []byte
+			if os == "windows" {
+				name = base + ".zip"
+				data = zipOf(t, "review.exe", stub(name))
+			} else {
+				name = base + ".tar.gz"
+				data = tarGzOf(t, "review", stub(name))
+			}
+			r.files["/"+version+"/"+name] = data
+			fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256(data), name)
+		}
+	}
+	r.files["/"+version+"/review_"+num+"_checksums.txt"] = []byte(sums.String())
+	return r
+}
+
+func (r *release) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	r.got = append(r.got, req.URL.Path)
+	data, ok := r.files[req.URL.Path]
+	r.mu.Unlock()
+	if !ok {
+		http.NotFound(w, req)
+		return
+	}
+	w.Write(data)
+}
+
+func tarGzOf(t *testing.T, name string, content []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	gz := gzip.NewWriter(&b)
+	tw := tar.NewWriter(gz)
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"README.md", []byte("# review\n")}, {name, content}} {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o755, Size: int64(len(f.data))}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(f.data)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func zipOf(t *testing.T, name string, content []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, err := zw.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(content)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestActionInstall runs the action's install script against a local file
+// server standing in for GitHub releases: it fetches the archive of the
+// runner's platform, checks it against the checksums file, unpacks the
+// binary and puts it on the job's PATH; a damaged or missing archive fails
+// with one line and installs nothing.
+func TestActionInstall(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "tar", "unzip", "sha256sum"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	rel := newRelease(t, "v1.4.0")
+	srv := httptest.NewServer(rel)
+	defer srv.Close()
+
+	run := func(t *testing.T, env ...string) (out string, dir string, path string, err error) {
+		t.Helper()
+		tmp := t.TempDir()
+		ghPath := filepath.Join(tmp, "github_path")
+		cmd := exec.Command("bash", "action/install.sh")
+		cmd.Env = append([]string{
+			"PATH=" + os.Getenv("PATH"), "HOME=" + tmp,
+			"RUNNER_TEMP=" + tmp, "GITHUB_PATH=" + ghPath,
+			"REVIEW_DOWNLOAD_URL=" + srv.URL + "/",
+		}, env...)
+		b, err := cmd.CombinedOutput()
+		p, _ := os.ReadFile(ghPath)
+		return string(b), filepath.Join(tmp, "review-1.4.0"), strings.TrimSpace(string(p)), err
+	}
+
+	for _, tc := range []struct {
+		os, arch, asset, exe string
+	}{
+		{"Linux", "X64", "review_1.4.0_linux_amd64.tar.gz", "review"},
+		{"Linux", "ARM64", "review_1.4.0_linux_arm64.tar.gz", "review"},
+		{"macOS", "ARM64", "review_1.4.0_darwin_arm64.tar.gz", "review"},
+		{"Windows", "X64", "review_1.4.0_windows_amd64.zip", "review.exe"},
+	} {
+		t.Run(tc.os+"-"+tc.arch, func(t *testing.T) {
+			out, dir, path, err := run(t, "REVIEW_VERSION=v1.4.0", "RUNNER_OS="+tc.os, "RUNNER_ARCH="+tc.arch)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if path != dir {
+				t.Errorf("GITHUB_PATH has %q, want %q", path, dir)
+			}
+			if !strings.Contains(out, "review: installed v1.4.0 ("+tc.asset+", sha256 checked)") {
+				t.Errorf("output:\n%s", out)
+			}
+			got, err := exec.Command(filepath.Join(dir, tc.exe)).Output()
+			if err != nil || string(got) != "review from "+tc.asset+"\n" {
+				t.Errorf("the installed binary says %q (%v)", got, err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, tc.asset)); err == nil {
+				t.Error("the archive was left beside the binary")
+			}
+		})
+	}
+
+	// Failures: one ::error line, nothing on the PATH.
+	damaged := "/v1.4.0/review_1.4.0_linux_amd64.tar.gz"
+	good := rel.files[damaged]
+	for _, tc := range []struct {
+		name  string
+		env   []string
+		setup func()
+		want  string
+	}{
+		{"damaged archive", []string{"REVIEW_VERSION=v1.4.0"}, func() { rel.files[damaged] = append(append([]byte(nil), good...), 0) },
+			"::error title=review install::review_1.4.0_linux_amd64.tar.gz does not match its checksum in review_1.4.0_checksums.txt"},
+		{"not in the checksums", []string{"REVIEW_VERSION=v1.4.0"}, func() {
+			rel.files["/v1.4.0/review_1.4.0_checksums.txt"] = []byte(strings.ReplaceAll(string(rel.files["/v1.4.0/review_1.4.0_checksums.txt"]), "linux_amd64", "linux_amd65"))
+		}, "::error title=review install::review_1.4.0_checksums.txt of v1.4.0 does not list review_1.4.0_linux_amd64.tar.gz"},
+		{"no such release", []string{"REVIEW_VERSION=v9.9.9"}, nil,
+			"::error title=review install::cannot download " + srv.URL + "/v9.9.9/review_9.9.9_checksums.txt: is v9.9.9 a release of review?"},
+		{"no version", nil, nil, "::error title=review install::no version to install"},
+		{"not a version", []string{"REVIEW_VERSION=main"}, nil, `::error title=review install::version "main" is not a release version such as v1.2.3`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The server reads the files under the lock.
+			rel.mu.Lock()
+			saved := map[string][]byte{}
+			for k, v := range rel.files {
+				saved[k] = v
+			}
+			if tc.setup != nil {
+				tc.setup()
+			}
+			rel.mu.Unlock()
+			defer func() {
+				rel.mu.Lock()
+				rel.files = saved
+				rel.mu.Unlock()
+			}()
+			out, _, path, err := run(t, append(tc.env, "RUNNER_OS=Linux", "RUNNER_ARCH=X64")...)
+			if err == nil {
+				t.Fatalf("installed:\n%s", out)
+			}
+			if !strings.HasPrefix(out, tc.want) && !strings.Contains(out, "\n"+tc.want) {
+				t.Errorf("output:\n%s\nwant a line starting %q", out, tc.want)
+			}
+			if path != "" {
+				t.Errorf("GITHUB_PATH has %q after a failure", path)
+			}
+		})
+	}
+}
