@@ -238,7 +238,11 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		return err
 	}
 	if gh != nil {
-		if err := gh.post(ctx, opts.IO, res, plan.Diff); err != nil {
+		err := gh.post(ctx, opts.IO, res, plan.Diff)
+		if errors.Is(err, errDenied) {
+			err = denied(opts, outs, res)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -258,6 +262,31 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		}
 	}
 	return err
+}
+
+// denied gives the findings a review could not post as annotations on the
+// job: a warning that says why, and the github format's workflow commands,
+// unless standard output already carries them. When standard output
+// carries another format (rdjson for reviewdog, say), they go to standard
+// error, which the runner reads for commands too.
+func denied(opts *ReviewOptions, outs []output, res *review.Result) error {
+	w, annotated := opts.IO.rawOut(), false
+	for _, o := range outs {
+		if o.path == "" || o.path == "-" {
+			annotated = o.format.Name == "github"
+			if !annotated {
+				w = opts.IO.rawErr()
+			}
+		}
+	}
+	if _, err := io.WriteString(w, "::warning title=review::The review could not be posted on the pull request (the token may not write reviews); its findings are in these annotations.\n"); err != nil {
+		return err
+	}
+	if annotated {
+		return nil
+	}
+	f, _ := report.Lookup("github", report.Result)
+	return f.WriteResult(w, res, version())
 }
 
 // overrideSeverity applies configured severities by category.

@@ -86,6 +86,9 @@ type Error struct {
 	Hint    string // what to do about it
 	// Attempts counts the requests made, retries included.
 	Attempts int
+	// Denied says the token may not do it (403, not a rate limit): a
+	// read-only token, as a pull request from a fork gets.
+	Denied bool
 }
 
 func (e *Error) Error() string {
