@@ -12,9 +12,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // release is a fake release of review as .goreleaser.yaml lays it out:
@@ -211,5 +214,134 @@ func TestActionInstall(t *testing.T) {
 				t.Errorf("GITHUB_PATH has %q after a failure", path)
 			}
 		})
+	}
+}
+
+// actionStep returns the run script of the action's step with id.
+func actionStep(t *testing.T, id string) string {
+	t.Helper()
+	raw, err := os.ReadFile("action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Runs struct {
+			Steps []struct {
+				ID  string `yaml:"id"`
+				Run string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(raw, &action); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range action.Runs.Steps {
+		if s.ID == id {
+			return s.Run
+		}
+	}
+	t.Fatalf("action.yml has no step %q", id)
+	return ""
+}
+
+// TestActionReviewStep runs the action's review step, with a stand-in
+// review that records its arguments, as each event would: a pull request
+// (its head fetched from refs/pull/N/head when the checkout lacks it, as
+// with pull_request_target, which checks out the base), a push (the pushed
+// commits, for a code scanning baseline; nothing posted), a new branch and
+// an event it does not serve.
+func TestActionReviewStep(t *testing.T) {
+	for _, tool := range []string{"bash", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	script := actionStep(t, "review")
+	dir := t.TempDir()
+	env := []string{
+		"PATH=" + filepath.Join(dir, "bin") + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + dir, "GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com",
+		"RUNNER_TEMP=" + dir, "GITHUB_OUTPUT=" + filepath.Join(dir, "output"),
+	}
+	git := func(wd string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = wd, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	// origin: main, and a pull request whose head is only under
+	// refs/pull/7/head, as a fork's is.
+	origin := filepath.Join(dir, "origin")
+	git(dir, "init", "-q", "-b", "main", origin)
+	os.WriteFile(filepath.Join(origin, "a.go"), []byte("package a\n"), 0o644)
+	git(origin, "add", "-A")
+	git(origin, "commit", "-qm", "base")
+	base := git(origin, "rev-parse", "HEAD")
+	git(origin, "checkout", "-qb", "fork")
+	os.WriteFile(filepath.Join(origin, "b.go"), []byte("package a\n"), 0o644)
+	git(origin, "add", "-A")
+	git(origin, "commit", "-qm", "pr")
+	head := git(origin, "rev-parse", "HEAD")
+	git(origin, "update-ref", "refs/pull/7/head", head)
+	git(origin, "checkout", "-q", "main")
+	git(origin, "branch", "-qD", "fork")
+
+	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bin", "review"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$RUNNER_TEMP/args\"\n"), 0o755)
+
+	run := func(t *testing.T, vars ...string) (args []string, out string, err error) {
+		t.Helper()
+		work := filepath.Join(t.TempDir(), "work")
+		git(dir, "clone", "-q", origin, work)
+		os.Remove(filepath.Join(dir, "args"))
+		cmd := exec.Command("bash", "-c", script)
+		cmd.Dir = work
+		cmd.Env = append(append([]string{}, env...), vars...)
+		b, err := cmd.CombinedOutput()
+		a, _ := os.ReadFile(filepath.Join(dir, "args"))
+		if s := strings.TrimSpace(string(a)); s != "" {
+			args = strings.Split(s, "\n")
+		}
+		if err == nil {
+			// The head the review was given is in the clone.
+			if i := slices.Index(args, "--head"); i >= 0 {
+				git(work, "cat-file", "-e", args[i+1]+"^{commit}")
+			}
+		}
+		return args, string(b), err
+	}
+	common := []string{"FORMAT=github", "SARIF=false", "POST=true", "FAIL_ON="}
+	for _, tc := range []struct {
+		name string
+		vars []string
+		want string
+	}{
+		{"pull_request_target", []string{"EVENT=pull_request_target", "BASE_REF=main", "HEAD_SHA=" + head, "PR_NUMBER=7"},
+			"--format github --base origin/main --head " + head + " --post github"},
+		{"fail-on given", []string{"EVENT=pull_request", "BASE_REF=main", "HEAD_SHA=" + head, "PR_NUMBER=7", "FAIL_ON=high"},
+			"--format github --base origin/main --head " + head + " --fail-on high --post github"},
+		{"push", []string{"EVENT=push", "BEFORE=" + base},
+			"--format github --base " + base},
+		{"new branch", []string{"EVENT=push", "BEFORE=0000000000000000000000000000000000000000"},
+			"--format github --base HEAD"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args, out, err := run(t, append(append([]string{}, common...), tc.vars...)...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if got := strings.Join(args, " "); got != tc.want {
+				t.Errorf("review %s\nwant    %s", got, tc.want)
+			}
+		})
+	}
+	_, out, err := run(t, append(common, "EVENT=issue_comment")...)
+	if err == nil || !strings.Contains(out, "::error title=review::review runs on pull_request, pull_request_target and push events, not issue_comment") {
+		t.Errorf("issue_comment: %v\n%s", err, out)
 	}
 }
