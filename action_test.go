@@ -345,3 +345,126 @@ func TestActionReviewStep(t *testing.T) {
 		t.Errorf("issue_comment: %v\n%s", err, out)
 	}
 }
+
+// TestGoreleaserConfig holds .goreleaser.yaml to what the action's install
+// script and `review version` rely on: the six platforms, archives and a
+// checksums file named as install.sh asks for them, zip on windows, and
+// the version stamped into cmd.Version. (goreleaser check validates the
+// rest where goreleaser is installed.)
+func TestGoreleaserConfig(t *testing.T) {
+	raw, err := os.ReadFile(".goreleaser.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Version int `yaml:"version"`
+		Builds  []struct {
+			Binary  string   `yaml:"binary"`
+			Env     []string `yaml:"env"`
+			Goos    []string `yaml:"goos"`
+			Goarch  []string `yaml:"goarch"`
+			Ldflags []string `yaml:"ldflags"`
+		} `yaml:"builds"`
+		Archives []struct {
+			NameTemplate    string   `yaml:"name_template"`
+			Formats         []string `yaml:"formats"`
+			FormatOverrides []struct {
+				Goos    string   `yaml:"goos"`
+				Formats []string `yaml:"formats"`
+			} `yaml:"format_overrides"`
+		} `yaml:"archives"`
+		Checksum struct {
+			NameTemplate string `yaml:"name_template"`
+			Algorithm    string `yaml:"algorithm"`
+		} `yaml:"checksum"`
+	}
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Version != 2 || len(cfg.Builds) != 1 || len(cfg.Archives) != 1 {
+		t.Fatalf("config %+v", cfg)
+	}
+	b := cfg.Builds[0]
+	if b.Binary != "review" || !slices.Equal(b.Goos, []string{"linux", "darwin", "windows"}) || !slices.Equal(b.Goarch, []string{"amd64", "arm64"}) || !slices.Contains(b.Env, "CGO_ENABLED=0") {
+		t.Errorf("build %+v", b)
+	}
+	if !strings.Contains(strings.Join(b.Ldflags, " "), "-X github.com/reviewdev/review/cmd.Version=v{{ .Version }}") {
+		t.Errorf("ldflags %v do not stamp cmd.Version", b.Ldflags)
+	}
+	a := cfg.Archives[0]
+	script, err := os.ReadFile("action/install.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.NameTemplate != "{{ .ProjectName }}_{{ .Version }}_{{ .Os }}_{{ .Arch }}" || !strings.Contains(string(script), `asset="review_${num}_${os}_${arch}.${ext}"`) {
+		t.Errorf("archive names %q do not match install.sh's", a.NameTemplate)
+	}
+	if !slices.Equal(a.Formats, []string{"tar.gz"}) || len(a.FormatOverrides) != 1 || a.FormatOverrides[0].Goos != "windows" || !slices.Equal(a.FormatOverrides[0].Formats, []string{"zip"}) {
+		t.Errorf("archive formats %+v", a)
+	}
+	if cfg.Checksum.NameTemplate != "{{ .ProjectName }}_{{ .Version }}_checksums.txt" || cfg.Checksum.Algorithm != "sha256" || !strings.Contains(string(script), `sums="review_${num}_checksums.txt"`) {
+		t.Errorf("checksum %+v does not match install.sh's", cfg.Checksum)
+	}
+}
+
+// TestREADMEWorkflows checks the workflows the README gives to copy: YAML
+// that parses, with what the CI section promises (a push baseline,
+// concurrency, a timeout, actions: read; pull_request_target only for
+// forks, with no step that could run the pull request's code).
+func TestREADMEWorkflows(t *testing.T) {
+	raw, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var workflows []string
+	for _, block := range strings.Split(string(raw), "```yaml\n")[1:] {
+		if y, _, ok := strings.Cut(block, "\n```"); ok && strings.HasPrefix(y, "name: ") {
+			workflows = append(workflows, y)
+		}
+	}
+	if len(workflows) != 2 {
+		t.Fatalf("%d workflows in the README, want 2", len(workflows))
+	}
+	type step struct {
+		Uses string            `yaml:"uses"`
+		Run  string            `yaml:"run"`
+		With map[string]string `yaml:"with"`
+	}
+	var wf [2]struct {
+		On          map[string]any    `yaml:"on"`
+		Permissions map[string]string `yaml:"permissions"`
+		Concurrency map[string]any    `yaml:"concurrency"`
+		Jobs        map[string]struct {
+			If             string `yaml:"if"`
+			TimeoutMinutes int    `yaml:"timeout-minutes"`
+			Steps          []step `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	for i, y := range workflows {
+		if err := yaml.Unmarshal([]byte(y), &wf[i]); err != nil {
+			t.Fatalf("workflow %d: %v\n%s", i, err, y)
+		}
+		job := wf[i].Jobs["review"]
+		if wf[i].Concurrency["group"] == nil || job.TimeoutMinutes == 0 {
+			t.Errorf("workflow %d: no concurrency group or timeout-minutes", i)
+		}
+		if wf[i].Permissions["pull-requests"] != "write" || wf[i].Permissions["contents"] != "read" {
+			t.Errorf("workflow %d: permissions %v", i, wf[i].Permissions)
+		}
+		if len(job.Steps) != 2 || !strings.HasPrefix(job.Steps[0].Uses, "actions/checkout@") || !strings.HasPrefix(job.Steps[1].Uses, "reviewdev/review@v") {
+			t.Errorf("workflow %d: steps %+v", i, job.Steps)
+		}
+	}
+	same, forks := wf[0], wf[1]
+	if _, ok := same.On["push"]; !ok || same.Permissions["actions"] != "read" || same.Permissions["security-events"] != "write" {
+		t.Errorf("the repository's workflow: on %v, permissions %v", same.On, same.Permissions)
+	}
+	if _, ok := forks.On["pull_request_target"]; !ok || len(forks.On) != 1 || !strings.Contains(forks.Jobs["review"].If, "!= github.repository") {
+		t.Errorf("the forks' workflow: on %v, if %q", forks.On, forks.Jobs["review"].If)
+	}
+	for _, s := range forks.Jobs["review"].Steps {
+		if s.Run != "" || s.With["ref"] != "" {
+			t.Errorf("the forks' workflow runs or checks out the pull request: %+v", s)
+		}
+	}
+}

@@ -21,6 +21,9 @@ type progress struct {
 	drawn bool
 	start time.Time
 	log   bool // a line per event: stderr is a CI log
+	// retries counts the retries of the run so far, for the CI log's
+	// step lines: a slow review that is retrying says so at every step.
+	retries int
 }
 
 func newProgress(s *IOStreams, getenv func(string) string) *progress {
@@ -30,7 +33,11 @@ func newProgress(s *IOStreams, getenv func(string) string) *progress {
 
 func (p *progress) step(s review.Progress) {
 	if p.log {
-		fmt.Fprintf(p.io.ErrOut, "review: %s\n", progressLine(s, time.Since(p.start)))
+		n := fmt.Sprintf("%d retries", p.retries)
+		if p.retries == 1 {
+			n = "1 retry"
+		}
+		fmt.Fprintf(p.io.ErrOut, "review: %s · %s\n", progressLine(s, time.Since(p.start)), n)
 		return
 	}
 	if !p.io.ErrTTY {
@@ -41,6 +48,7 @@ func (p *progress) step(s review.Progress) {
 }
 
 func (p *progress) retry(attempt int, wait time.Duration, err error) {
+	p.retries++
 	if p.log {
 		fmt.Fprintf(p.io.ErrOut, "review: retrying in %s (attempt %d): %s\n", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(err.Error(), 300))
 		return
