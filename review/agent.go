@@ -85,10 +85,13 @@ type Revisions struct {
 	BaseSHA   string `json:"base_sha"`
 	HeadSHA   string `json:"head_sha"`
 	MergeBase string `json:"merge_base"`
+	// Since is the commit after which the review began (--since): only
+	// the commits since it were reviewed.
+	Since string `json:"since,omitempty"`
 }
 
 func revisionsOf(d *diffctx.Diff) Revisions {
-	return Revisions{Base: d.Base, Head: d.Head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA, MergeBase: d.MergeBase}
+	return Revisions{Base: d.Base, Head: d.Head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA, MergeBase: d.MergeBase, Since: d.SinceSHA}
 }
 
 // Result is the outcome of a review.

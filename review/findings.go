@@ -334,6 +334,9 @@ func checkFindings(d *diffctx.Diff, fs []Finding, policy OffDiff) ([]Finding, []
 	for _, f := range fs {
 		file := d.File(f.Path)
 		switch {
+		case file == nil && earlier(d, f.Path):
+			dropped = append(dropped, Dropped{f, fmt.Sprintf("%s changed only before %.12s, which an earlier review covered", f.Path, d.SinceSHA)})
+			continue
 		case file == nil:
 			dropped = append(dropped, Dropped{f, "the change does not touch " + f.Path})
 			continue
@@ -359,6 +362,17 @@ func checkFindings(d *diffctx.Diff, fs []Finding, policy OffDiff) ([]Finding, []
 		return a.Line < b.Line
 	})
 	return kept, dropped
+}
+
+// earlier reports whether path is a file the change touched only before
+// its --since commit.
+func earlier(d *diffctx.Diff, path string) bool {
+	for _, f := range d.Earlier {
+		if f.Path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // dedupe merges findings on the same file and line that share a title or a

@@ -155,12 +155,53 @@ func Post(ctx context.Context, r *review.Result, d *diffctx.Diff, o PostOptions)
 	return rep, nil
 }
 
+// Earlier is what earlier runs of review posted on a pull request.
+type Earlier struct {
+	// Heads are the head commits their reviews were of, oldest first.
+	Heads []string
+	// Open are the findings they commented on lines that are still in
+	// the pull request's diff (GitHub has not marked the comment
+	// outdated), one per fingerprint.
+	Open []OpenFinding
+}
+
+// OpenFinding is a finding an earlier run commented on a pull request.
+type OpenFinding struct {
+	Fingerprint string          `json:"fingerprint"`
+	Severity    review.Severity `json:"severity"`
+	Path        string          `json:"path"`
+	Line        int             `json:"line"`
+	URL         string          `json:"url,omitempty"`
+}
+
+// ReadEarlier reads what earlier runs posted on the pull request o names:
+// what an incremental review (--since) starts from, and what its gate
+// still counts. o.HeadSHA is not needed. Only markers by bots or by the
+// token's own account count, as for Post.
+func ReadEarlier(ctx context.Context, o PostOptions) (Earlier, error) {
+	if o.HeadSHA == "" {
+		o.HeadSHA = "0000000"
+	}
+	c, err := newClient(o, &review.Result{})
+	if err != nil {
+		return Earlier{}, err
+	}
+	c.login = o.Login
+	if c.login == "" {
+		c.login = c.whoAmI(ctx)
+	}
+	return c.earlier(ctx)
+}
+
 // Markers are hidden HTML comments at the start of a body; only the start
 // is looked at, so a marker quoted inside a finding's text never counts.
 var (
 	reviewMarkerRE  = regexp.MustCompile(`^<!-- review:run=(\S+) head=([0-9A-Fa-f]+) -->`)
 	commentMarkerRE = regexp.MustCompile(`^<!-- review:fp=([0-9a-f]+) `)
 	shaRE           = regexp.MustCompile(`^[0-9A-Fa-f]{7,64}$`)
+	// severityRE reads a comment's severity from its first line after the
+	// marker, as commentMarkdown writes it.
+	severityRE = regexp.MustCompile(`^<!-- [^\n]* -->\n\*\*\[(info|low|medium|high|critical)\] `)
 )
 
 // reviewPlan is the findings of a review sorted into inline comments, the
@@ -284,6 +325,9 @@ func (p reviewPlan) render(r *review.Result, head string, fallback bool) string 
 		b.WriteString(neutralizeSuggestions(tidyMarkdown(s)) + "\n\n")
 	}
 	b.WriteString(coverageNote(r))
+	if r.Since != "" {
+		fmt.Fprintf(&b, "_The commits since %s were reviewed; the findings of earlier reviews stay in their comments._\n\n", mdCode(text.ShortSHA(r.Since)))
+	}
 	if fallback {
 		b.WriteString("_GitHub did not accept comments on the lines of this pull request's diff, so every finding is listed here._\n\n")
 	}

@@ -32,11 +32,11 @@ func codeScanningLogs(t *testing.T) map[string][]byte {
 		r       *review.Result
 		version string
 	}{
-		"fail-on high":  {hostileResult(), "v1.4.0"},
-		"fail-on none":  {failNone, "v1.4.0"},
-		"incomplete":    {incomplete, "v1.4.0-rc.1"},
-		"partial":       {partialResult(), "1.4.0"},
-		"nothing":       {nothing, "v1.4.0"},
+		"fail-on high":   {hostileResult(), "v1.4.0"},
+		"fail-on none":   {failNone, "v1.4.0"},
+		"incomplete":     {incomplete, "v1.4.0-rc.1"},
+		"partial":        {partialResult(), "1.4.0"},
+		"nothing":        {nothing, "v1.4.0"},
 		"checkout build": {hostileResult(), "0.0.0-dev+0123456789ab"},
 	} {
 		var b bytes.Buffer

@@ -17,6 +17,9 @@ import (
 func writeMarkdown(w io.Writer, r *review.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Review of %s against %s\n\n", r.Head, r.Base)
+	if r.Since != "" {
+		fmt.Fprintf(&b, "Only the commits since %s were reviewed; the earlier ones were reviewed before.\n\n", text.ShortSHA(r.Since))
+	}
 	if r.Summary != "" {
 		b.WriteString(strings.TrimSpace(r.Summary) + "\n\n")
 	}
