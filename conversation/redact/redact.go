@@ -251,11 +251,15 @@ func lineOf(text string, s, e int) string {
 // pathAllowed reports whether an allowlist lets every secret of the file at
 // path through, as gitleaks checks before scanning a file. No commit is
 // known here, so an allowlist that needs one never applies.
-func pathAllowed(allow []*config.Allowlist, path string) bool {
+func pathAllowed(allow []*allowlist, path string) bool {
 	if path == "" {
 		return false
 	}
-	for _, a := range allow {
+	for _, l := range allow {
+		if len(l.gen.Paths) == 0 {
+			continue // nothing to compile: it cannot allow a path
+		}
+		a := l.get()
 		if a.MatchCondition == config.AllowlistMatchAnd {
 			if len(a.Commits) > 0 || len(a.Regexes) > 0 || len(a.StopWords) > 0 {
 				continue
@@ -276,8 +280,9 @@ func pathAllowed(allow []*config.Allowlist, path string) bool {
 // gitleaks decides it: by a regular expression on the secret, the match or
 // the line, by a stop word in the secret, or, for an allowlist whose
 // conditions must all hold, by those and the path.
-func allowedFinding(allow []*config.Allowlist, path, secret, match, line string) bool {
-	for _, a := range allow {
+func allowedFinding(allow []*allowlist, path, secret, match, line string) bool {
+	for _, l := range allow {
+		a := l.get()
 		target := secret
 		switch a.RegexTarget {
 		case "match":
