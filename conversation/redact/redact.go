@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -335,7 +334,7 @@ func entropy(s string) float64 {
 }
 
 // placeholderRE matches the placeholders this package writes.
-var placeholderRE = regexp.MustCompile(`\[secret:[a-z0-9._-]+#[0-9a-f]{4}\]`)
+var placeholderRE = lazyRE(`\[secret:[a-z0-9._-]+#[0-9a-f]{4}\]`)
 
 // Placeholder is the text that stands for secret, found by rule.
 func Placeholder(rule, secret string) string {
@@ -352,7 +351,7 @@ func resolve(text string, cands []candidate) []Match {
 	}
 	var held [][]int
 	if strings.Contains(text, "[secret:") {
-		held = placeholderRE.FindAllStringIndex(text, -1)
+		held = placeholderRE().FindAllStringIndex(text, -1)
 	}
 	cands = slices.DeleteFunc(cands, func(c candidate) bool {
 		return slices.ContainsFunc(held, func(h []int) bool { return c.start < h[1] && h[0] < c.end })

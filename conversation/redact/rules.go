@@ -229,3 +229,10 @@ func Known(id string) bool {
 	_, ok := loadRules().byID[id]
 	return ok
 }
+
+// lazyRE compiles a regular expression on first use: most runs never meet
+// the text it is for, and compiling them all took a few milliseconds of
+// every start.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
