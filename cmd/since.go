@@ -24,9 +24,9 @@ const sinceNone = "none"
 // newer commits alone must not let an older blocking finding through.
 func (o *ReviewOptions) sinceFor(ctx context.Context, gh *githubTarget) (string, []github.OpenFinding) {
 	if o.Since == sinceNone {
-		return "", nil
+		return "", nil // a whole review is judged by itself
 	}
-	if gh == nil {
+	if gh == nil || (o.Since == "" && o.Getenv("GITHUB_ACTIONS") != "true") {
 		return o.Since, nil
 	}
 	e, err := github.ReadEarlier(ctx, github.PostOptions{APIURL: gh.api, Token: gh.token, Repo: gh.repo, PR: gh.event.Number})
@@ -36,13 +36,13 @@ func (o *ReviewOptions) sinceFor(ctx context.Context, gh *githubTarget) (string,
 		}
 		return o.Since, nil
 	}
-	if o.Since != "" || o.Getenv("GITHUB_ACTIONS") != "true" {
+	if o.Since != "" {
 		return o.Since, e.Open
 	}
 	head := gh.event.HeadSHA
 	if head == "" {
 		if head, err = gitOut(ctx, o.Dir, "rev-parse", "--verify", "--quiet", o.Head+"^{commit}"); err != nil {
-			return "", e.Open
+			return "", nil
 		}
 	}
 	for i := len(e.Heads) - 1; i >= 0; i-- {
@@ -56,5 +56,5 @@ func (o *ReviewOptions) sinceFor(ctx context.Context, gh *githubTarget) (string,
 		fmt.Fprintf(o.IO.ErrOut, "review: reviewing the commits since %s, the head of the last review of pull request #%d (--since none reviews all of it)\n", text.ShortSHA(h), gh.event.Number)
 		return h, e.Open
 	}
-	return "", e.Open
+	return "", nil // the first review, or the history was rewritten
 }
