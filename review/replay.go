@@ -26,6 +26,11 @@ type ReplayStep struct {
 	Events   []json.RawMessage `json:"events"`
 	Started  time.Time         `json:"started"`
 	Ended    time.Time         `json:"ended,omitzero"`
+	// Refs are the tool outputs stored while handling the response.
+	Refs []string `json:"refs,omitempty"`
+	// Figures are the request's tokens by layer as recorded (StepFigures);
+	// runs recorded before them have none.
+	Figures json.RawMessage `json:"figures,omitempty"`
 }
 
 // MarshalJSON writes the request and response bodies as they were sent and
@@ -36,6 +41,9 @@ func (s ReplayStep) MarshalJSON() ([]byte, error) {
 	type plain ReplayStep // without this method
 	p := plain(s)
 	p.Request, p.Response = jsonOrString(s.Request), jsonOrString(s.Response)
+	if !json.Valid(p.Figures) {
+		p.Figures = nil
+	}
 	p.Events = make([]json.RawMessage, len(s.Events))
 	for i, e := range s.Events {
 		p.Events[i] = jsonOrString(e)
@@ -92,7 +100,7 @@ func LoadReplay(st *toolmem.Store, id string) (*Replay, error) {
 	}
 	for _, s := range steps {
 		rs := ReplayStep{N: s.N, Turn: s.Turn, Request: s.Request, Response: s.Response, Error: s.Error,
-			Started: s.Started, Ended: s.Ended, Events: []json.RawMessage{}}
+			Started: s.Started, Ended: s.Ended, Events: []json.RawMessage{}, Refs: s.Refs, Figures: s.Figures}
 		for _, e := range events {
 			if e.Step == s.N {
 				rs.Events = append(rs.Events, e.Data)
