@@ -8,6 +8,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
@@ -435,3 +436,35 @@ func ContentText(raw json.RawMessage) string {
 }
 
 func comma(n int) string { return humanize.Comma(int64(n)) }
+
+// RunCounter counts tokens as run counted them: with the tokenizer its
+// settings name, in its model's encoding.
+func RunCounter(run toolmem.Run) (*conversation.Counter, error) {
+	var set struct {
+		Tokenizer string `json:"tokenizer"`
+	}
+	mode := conversation.Tiktoken
+	if json.Unmarshal(run.Settings, &set) == nil && set.Tokenizer == conversation.Estimate {
+		mode = conversation.Estimate
+	}
+	return conversation.NewCounter(llm.Lookup(run.Model).Encoding, mode)
+}
+
+// RunEfficiency is the efficiency run recorded when it ended; for a run
+// that recorded none (it is under way, was killed, or is older than the
+// figure) it is counted from its records. nil: no request was recorded.
+func RunEfficiency(st *toolmem.Store, run toolmem.Run) *Efficiency {
+	var u RunUsage
+	if json.Unmarshal(run.Usage, &u) == nil && u.Efficiency != nil {
+		return u.Efficiency
+	}
+	r, err := LoadReplay(st, run.ID)
+	if err != nil || len(r.Steps) == 0 {
+		return nil
+	}
+	c, err := RunCounter(run)
+	if err != nil {
+		return nil
+	}
+	return Figures(st, r, c).Efficiency
+}

@@ -143,3 +143,37 @@ func expandRequest(data json.RawMessage, prev []json.RawMessage) (json.RawMessag
 	}
 	return out, msgs
 }
+
+// StoredOutput is a stored tool output as a replay page shows it: its
+// record, and its first bytes or, when it is small enough, all of them.
+type StoredOutput struct {
+	toolmem.Output
+	Data  []byte
+	Whole bool
+}
+
+// ReplayOutputs reads the outputs stored in run, oldest first: whole when
+// they are at most whole bytes, else their first head bytes; while the
+// outputs read whole add up to at most total bytes. A damaged output is
+// left out: the page shows its record only where a step names it.
+func ReplayOutputs(st *toolmem.Store, run string, head, whole, total int) ([]StoredOutput, error) {
+	metas, err := st.List(run)
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]StoredOutput, 0, len(metas))
+	for _, m := range metas {
+		data, err := st.Get(m.Ref)
+		if err != nil {
+			continue
+		}
+		o := StoredOutput{Output: m, Data: data, Whole: true}
+		if len(data) > whole || len(data) > total {
+			o.Data, o.Whole = data[:min(head, len(data))], false
+		} else {
+			total -= len(data)
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
+}

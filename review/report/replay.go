@@ -16,12 +16,16 @@ import (
 
 // WriteReplayJSON writes a recorded run as one line of JSON, compact and
 // unescaped, so each request appears byte for byte as the endpoint
-// received it, but for what safeJSON escapes.
-func WriteReplayJSON(w io.Writer, r *review.Replay) error {
+// received it, but for what safeJSON escapes. e, if known, is written as
+// "efficiency".
+func WriteReplayJSON(w io.Writer, r *review.Replay, e *review.Efficiency) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	if err := enc.Encode(struct {
+		*review.Replay
+		Efficiency *review.Efficiency `json:"efficiency,omitempty"`
+	}{r, e}); err != nil {
 		return err
 	}
 	_, err := w.Write(safeJSON(b.Bytes()))
