@@ -119,18 +119,27 @@
       i.style.background = l[2];
       s.appendChild(document.createTextNode(l[1]));
     });
+    var ns = add(legend, el('span'));
+    add(ns, el('i', 'naive-key'));
+    ns.appendChild(document.createTextNode('naive transcript'));
+    var ps = add(legend, el('span'));
+    add(ps, el('i', 'prune-key'));
+    ps.appendChild(document.createTextNode('pruned before the request'));
     var steps = D.steps;
     if (!steps.length) { box.textContent = 'No requests were recorded.'; return; }
-    var maxT = 1;
-    steps.forEach(function (s) { maxT = Math.max(maxT, s.tokens); });
+    var maxT = 1, maxN = 0;
+    steps.forEach(function (s) { maxT = Math.max(maxT, s.tokens); maxN = Math.max(maxN, s.naive); });
     var win = D.efficiency ? D.efficiency.context_window : 0;
-    var showWin = win > 0 && win <= maxT * 1.25;
-    var top = showWin ? Math.max(maxT, win) : maxT;
-    var H = 260, padT = 22, padB = 22, padL = 64, gap = 4;
-    var bw = Math.max(6, Math.min(36, Math.floor(960 / steps.length) - gap));
-    var W = padL + steps.length * (bw + gap) + 10;
+    // The naive transcript is drawn behind each bar, up to four times
+    // the largest request; past that, an arrow says it goes on.
+    var top = Math.max(maxT, Math.min(maxN, 4 * maxT));
+    var showWin = win > 0 && win <= top * 1.25;
+    if (showWin) top = Math.max(top, win);
+    var H = 260, padT = 22, padB = 22, padL = 64, gap = 6;
+    var bw = Math.max(6, Math.min(48, Math.floor(1000 / steps.length) - gap));
+    var W = Math.max(padL + steps.length * (bw + gap) + 10, 480);
     var g = svg('svg', { width: W, height: H + padT + padB, role: 'img', 'aria-label': 'tokens of each request by layer' });
-    function y(v) { return padT + H - (v / top) * H; }
+    function y(v) { return padT + H - (Math.min(v, top) / top) * H; }
     [0, 0.5, 1].forEach(function (f) {
       var v = Math.round(top * f);
       add(g, svg('line', { x1: padL - 4, x2: W, y1: y(v), y2: y(v), stroke: '#e5e7eb' }));
@@ -144,6 +153,11 @@
         ['system', L.system], ['tools', L.tools], ['diff', L.diff], ['summary', L.summary], ['window', L.window],
         ['loop', (L.loop || 0) - (L.previews || 0)], ['previews', L.previews], ['other', L.other]
       ];
+      if (s.naive > s.tokens) {
+        var nv = add(bar, svg('rect', { 'class': 'naive', x: x, y: y(s.naive), width: bw, height: y(0) - y(s.naive), 'data-tokens': s.naive }));
+        add(nv, svg('title')).textContent = 'step ' + s.n + ': ' + fmt(s.naive) + ' tokens in a naive transcript';
+        if (s.naive > top) add(bar, svg('path', { 'class': 'naive-more', d: 'M' + (x + bw / 2 - 5) + ' ' + (padT + 6) + ' l5 -6 l5 6 z' }));
+      }
       var acc = 0;
       var tip = 'step ' + s.n + ': ' + fmt(s.tokens) + ' tokens (naive transcript ' + fmt(s.naive) + ')';
       parts.forEach(function (p, k) {
