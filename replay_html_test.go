@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/toolmem"
 )
@@ -196,7 +197,25 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 // scriptedRun makes a 6-step review of a repository whose change holds
 // hostile HTML, against a scripted model whose replies hold more, and
 // returns the repository, the store and the run ID.
-func scriptedRun(t *testing.T) (dir, store, runID string) {
+func scriptedRun(t testing.TB) (dir, store, runID string) {
+	t.Helper()
+	return scriptedReview(t, sixSteps)
+}
+
+// sixSteps is the script of scriptedRun.
+const sixSteps = `[
+	  {"tool_calls": [{"id": "c1", "name": "list_project_files", "arguments": {}}]},
+	  {"tool_calls": [{"id": "c2", "name": "read_file_hunk", "arguments": {"path": "big.txt", "start_line": 1, "end_line": 400}}]},
+	  {"tool_calls": [{"id": "c3", "name": "read_tool_output", "arguments": {"ref": "$REF(c2)", "start_line": 1, "line_count": 5}}]},
+	  {"tool_calls": [{"id": "c4", "name": "search_in_project", "arguments": {"pattern": "line"}}]},
+	  {"content": "Looking at <b>evil.html</b> <script>window.__pwned=5</script>", "tool_calls": [{"id": "c5", "name": "read_file_hunk", "arguments": {"path": "evil.html", "start_line": 1, "end_line": 2}}]},
+	  {"tool_calls": [{"id": "c6", "name": "submit_review", "arguments": {"summary": "Done <script>window.__pwned=6</script>", "findings": [
+	    {"path": "evil.html", "line": 1, "end_line": null, "severity": "high", "category": "security", "title": "finding </script><script>window.__pwned=3</script>", "body": "<img src=x onerror=\"window.__pwned=4;document.title='pwned'\">", "suggestion": null}]}}]}
+	]`
+
+// scriptedReview reviews that repository against script, with up to 60
+// steps.
+func scriptedReview(t testing.TB, script string) (dir, store, runID string) {
 	t.Helper()
 	dir = t.TempDir()
 	store = filepath.Join(t.TempDir(), "store")
@@ -236,16 +255,8 @@ func scriptedRun(t *testing.T) (dir, store, runID string) {
 	git("add", "-A")
 	git("commit", "-q", "-m", "change")
 
-	srv := reviewtest.Serve(t, `[
-	  {"tool_calls": [{"id": "c1", "name": "list_project_files", "arguments": {}}]},
-	  {"tool_calls": [{"id": "c2", "name": "read_file_hunk", "arguments": {"path": "big.txt", "start_line": 1, "end_line": 400}}]},
-	  {"tool_calls": [{"id": "c3", "name": "read_tool_output", "arguments": {"ref": "$REF(c2)", "start_line": 1, "line_count": 5}}]},
-	  {"tool_calls": [{"id": "c4", "name": "search_in_project", "arguments": {"pattern": "line"}}]},
-	  {"content": "Looking at <b>evil.html</b> <script>window.__pwned=5</script>", "tool_calls": [{"id": "c5", "name": "read_file_hunk", "arguments": {"path": "evil.html", "start_line": 1, "end_line": 2}}]},
-	  {"tool_calls": [{"id": "c6", "name": "submit_review", "arguments": {"summary": "Done <script>window.__pwned=6</script>", "findings": [
-	    {"path": "evil.html", "line": 1, "end_line": null, "severity": "high", "category": "security", "title": "finding </script><script>window.__pwned=3</script>", "body": "<img src=x onerror=\"window.__pwned=4;document.title='pwned'\">", "suggestion": null}]}}]}
-	]`)
-	out := runReview(t, dir, "--base", "main", "--store", store, "--format", "json", "--base-url", srv.URL)
+	srv := reviewtest.Serve(t, script)
+	out := runReview(t, dir, "--base", "main", "--store", store, "--format", "json", "--base-url", srv.URL, "--max-steps", "60")
 	var res struct {
 		RunID string `json:"run_id"`
 	}
@@ -256,7 +267,7 @@ func scriptedRun(t *testing.T) (dir, store, runID string) {
 }
 
 // runReview runs the review binary in dir and returns its standard output.
-func runReview(t *testing.T, dir string, args ...string) []byte {
+func runReview(t testing.TB, dir string, args ...string) []byte {
 	t.Helper()
 	home := t.TempDir()
 	c := exec.Command("review", args...)
@@ -269,4 +280,45 @@ func runReview(t *testing.T, dir string, args ...string) []byte {
 		t.Fatalf("review %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	return stdout.Bytes()
+}
+
+// BenchmarkReplayHTML50 writes the page of a 50-step review: 49 reads of
+// a 400-line file (27 KB each, stored and shown whole), then the review.
+// It reports the page's size; run it with
+// go test -run '^$' -bench ReplayHTML50 -benchtime 10x .
+func BenchmarkReplayHTML50(b *testing.B) {
+	var script strings.Builder
+	script.WriteString(`[{"repeat": 49, "tool_calls": [{"name": "read_file_hunk", "arguments": {"path": "big.txt", "start_line": 1, "end_line": 400}}]},`)
+	script.WriteString(`{"tool_calls": [{"name": "submit_review", "arguments": {"summary": "Fine.", "findings": []}}]}]`)
+	_, store, runID := scriptedReview(b, script.String())
+	st, err := toolmem.Open(store, toolmem.Options{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	var size int
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := review.LoadReplay(st, runID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(r.Steps) != 50 {
+			b.Fatalf("%d steps, want 50", len(r.Steps))
+		}
+		c, err := review.RunCounter(r.Run)
+		if err != nil {
+			b.Fatal(err)
+		}
+		outs, err := review.ReplayOutputs(st, runID, report.HTMLInline, report.HTMLWhole, report.HTMLWholeTotal)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var page bytes.Buffer
+		if err := report.WriteHTML(&page, report.HTMLReplay{Replay: r, Figures: review.Figures(st, r, c), Outputs: outs, Counter: c}); err != nil {
+			b.Fatal(err)
+		}
+		size = page.Len()
+	}
+	b.ReportMetric(float64(size), "page-bytes")
 }

@@ -80,14 +80,14 @@ func runRuns(opts *RunsOptions) error {
 		defer fmt.Fprintln(opts.IO.ErrOut, strings.TrimPrefix(hiddenNote(hidden), "; "))
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tMODEL\tCONTEXT\tBASE..HEAD")
+	fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tMODEL\tBASE..HEAD\tCONTEXT")
 	for _, r := range runs {
 		revs := r.Head
 		if r.Base != "" {
 			revs = r.Base + ".." + r.Head
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04"), r.Status, r.Model,
-			contextCell(review.RunEfficiency(st, r)), revs)
+			revs, contextCell(review.RunEfficiency(st, r)))
 	}
 	return tw.Flush()
 }
