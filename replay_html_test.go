@@ -8,9 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/reviewdev/review/review"
@@ -37,7 +39,7 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens a browser")
 	}
-	dir, store, runID := scriptedRun(t)
+	dir, store, runID, url := scriptedRun(t)
 	page := filepath.Join(dir, "replay.html")
 	runReview(t, dir, "replay", runID, "--store", store, "--html", page)
 
@@ -81,6 +83,17 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 	defer cancel()
 	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
+	var (
+		mu     sync.Mutex
+		thrown []string
+	)
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*cdpruntime.EventExceptionThrown); ok {
+			mu.Lock()
+			thrown = append(thrown, e.ExceptionDetails.Error())
+			mu.Unlock()
+		}
+	})
 
 	type bar struct {
 		Step   int            `json:"step"`
@@ -184,6 +197,30 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 			t.Errorf("the page does not show %q as text", s)
 		}
 	}
+	// A follow-up question prunes the review's turn to fit a small
+	// history: its request is a seventh bar, marked.
+	runReview(t, dir, "ask", runID, "why?", "--store", store, "--base-url", url, "--history-chars", "300")
+	runReview(t, dir, "replay", runID, "--store", store, "--html", page)
+	var nbars, prunes int
+	var pruned []int
+	err = chromedp.Run(ctx,
+		chromedp.Navigate("file://"+page),
+		chromedp.WaitReady(`body[data-ready="1"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelectorAll('#chart .bar').length`, &nbars),
+		chromedp.Evaluate(`document.querySelectorAll('#chart .prune').length`, &prunes),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('#chart .prune')).map(p => +p.dataset.step)`, &pruned),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nbars != 7 || prunes != 1 || len(pruned) != 1 || pruned[0] != 7 {
+		t.Errorf("after a follow-up: %d bars, prune marks on steps %v; want 7 bars and a mark on step 7", nbars, pruned)
+	}
+	mu.Lock()
+	if len(thrown) > 0 {
+		t.Errorf("the page's script failed: %q", thrown)
+	}
+	mu.Unlock()
 	out := os.Getenv("REVIEW_SCREENSHOT")
 	if out == "" {
 		out = filepath.Join(t.TempDir(), "replay.png")
@@ -196,8 +233,9 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 
 // scriptedRun makes a 6-step review of a repository whose change holds
 // hostile HTML, against a scripted model whose replies hold more, and
-// returns the repository, the store and the run ID.
-func scriptedRun(t testing.TB) (dir, store, runID string) {
+// returns the repository, the store, the run ID and the model's URL, which
+// has one more reply, for a follow-up question.
+func scriptedRun(t testing.TB) (dir, store, runID, url string) {
 	t.Helper()
 	return scriptedReview(t, sixSteps)
 }
@@ -210,12 +248,13 @@ const sixSteps = `[
 	  {"tool_calls": [{"id": "c4", "name": "search_in_project", "arguments": {"pattern": "line"}}]},
 	  {"content": "Looking at <b>evil.html</b> <script>window.__pwned=5</script>", "tool_calls": [{"id": "c5", "name": "read_file_hunk", "arguments": {"path": "evil.html", "start_line": 1, "end_line": 2}}]},
 	  {"tool_calls": [{"id": "c6", "name": "submit_review", "arguments": {"summary": "Done <script>window.__pwned=6</script>", "findings": [
-	    {"path": "evil.html", "line": 1, "end_line": null, "severity": "high", "category": "security", "title": "finding </script><script>window.__pwned=3</script>", "body": "<img src=x onerror=\"window.__pwned=4;document.title='pwned'\">", "suggestion": null}]}}]}
+	    {"path": "evil.html", "line": 1, "end_line": null, "severity": "high", "category": "security", "title": "finding </script><script>window.__pwned=3</script>", "body": "<img src=x onerror=\"window.__pwned=4;document.title='pwned'\">", "suggestion": null}]}}]},
+	  {"content": "For a follow-up question: because."}
 	]`
 
 // scriptedReview reviews that repository against script, with up to 60
 // steps.
-func scriptedReview(t testing.TB, script string) (dir, store, runID string) {
+func scriptedReview(t testing.TB, script string) (dir, store, runID, url string) {
 	t.Helper()
 	dir = t.TempDir()
 	store = filepath.Join(t.TempDir(), "store")
@@ -263,7 +302,7 @@ func scriptedReview(t testing.TB, script string) (dir, store, runID string) {
 	if err := json.Unmarshal(out, &res); err != nil || res.RunID == "" {
 		t.Fatalf("review printed %s: %v", out, err)
 	}
-	return dir, store, res.RunID
+	return dir, store, res.RunID, srv.URL
 }
 
 // runReview runs the review binary in dir and returns its standard output.
@@ -290,7 +329,7 @@ func BenchmarkReplayHTML50(b *testing.B) {
 	var script strings.Builder
 	script.WriteString(`[{"repeat": 49, "tool_calls": [{"name": "read_file_hunk", "arguments": {"path": "big.txt", "start_line": 1, "end_line": 400}}]},`)
 	script.WriteString(`{"tool_calls": [{"name": "submit_review", "arguments": {"summary": "Fine.", "findings": []}}]}]`)
-	_, store, runID := scriptedReview(b, script.String())
+	_, store, runID, _ := scriptedReview(b, script.String())
 	st, err := toolmem.Open(store, toolmem.Options{ReadOnly: true})
 	if err != nil {
 		b.Fatal(err)
