@@ -235,7 +235,7 @@ func buildPage(h HTMLReplay) *pageData {
 		if json.Unmarshal(s.Request, &req) == nil {
 			ps.Choice = strings.Trim(string(req.ToolChoice), `"`)
 			for j, m := range req.Messages {
-				content := contentText(m.Content)
+				content := review.ContentText(m.Content)
 				pm := pageMsg{Role: m.Role, Layer: "?", Text: text(content)}
 				if j < len(layers.Messages) {
 					pm.Layer, pm.Ref = string(layers.Messages[j].Layer), layers.Messages[j].Ref

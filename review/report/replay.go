@@ -89,25 +89,6 @@ func (m wireMessage) size(c *conversation.Counter, content string) (chars, token
 	return chars, c.CountMessage(cm)
 }
 
-// contentText returns a message content that is a string or an array of text parts.
-func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) == nil {
-		var b strings.Builder
-		for _, p := range parts {
-			b.WriteString(p.Text)
-		}
-		return b.String()
-	}
-	return ""
-}
-
 // event is the part of a recorded event replay reads.
 type event struct {
 	Kind     string                   `json:"kind"`
@@ -181,7 +162,7 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 	toolTok := req.toolTokens(c)
 	total := toolTok
 	for _, m := range req.Messages {
-		_, tokens := m.size(c, contentText(m.Content))
+		_, tokens := m.size(c, review.ContentText(m.Content))
 		total += tokens
 	}
 	choice := strings.Trim(string(req.ToolChoice), `"`)
@@ -194,7 +175,7 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 		fmt.Fprintf(b, "     %-9s %-7s %6s       %5d tok · %s\n", "tools", conversation.Static, "", toolTok, text.Plural(len(req.Tools), "definition"))
 	}
 	for i, m := range req.Messages {
-		content := contentText(m.Content)
+		content := review.ContentText(m.Content)
 		layer, ref := conversation.Layer("?"), ""
 		if i < len(layers.Messages) {
 			layer, ref = layers.Messages[i].Layer, layers.Messages[i].Ref
