@@ -485,7 +485,9 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, own int) 
 	}
 	s.Steps++
 	st := toolmem.Step{Run: s.Run.ID, N: s.Steps, Turn: turn, Started: s.now()}
-	st.Figures = s.stepFigures(st.N, msgs, s.countTools(req.Tools))
+	toolTok := s.countTools(req.Tools)
+	fig, figJSON := s.stepLayers(msgs, toolTok)
+	st.Figures = figJSON
 	if err := s.Store.AddEvent(st.Run, st.N, s.requestEvent(msgs)); err != nil {
 		return nil, nil, err
 	}
@@ -500,6 +502,7 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, own int) 
 	} else {
 		s.guard.spent(own, llm.Usage{})
 	}
+	st.Figures = s.stepNaive(st.N, fig, msgs, toolTok)
 	if putErr != nil {
 		return nil, nil, fmt.Errorf("recording step %d: %w", st.N, putErr)
 	}

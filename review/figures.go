@@ -199,10 +199,16 @@ type figureState struct {
 	naive naive
 	steps []StepFigures
 	nums  []int
-	// whole are the tokens of the outputs stored since, by ref; pending
-	// the outputs not counted yet.
-	whole   map[string]int
-	pending map[string]string
+	// whole are the tokens of the outputs stored during the run, by ref,
+	// counted in the background: an output is counted while the request
+	// that carries its preview is under way, off the loop's path.
+	whole map[string]*wholeCount
+}
+
+// wholeCount is the token count of one stored output, once done is closed.
+type wholeCount struct {
+	done chan struct{}
+	n    int
 }
 
 // figures returns the session's figure state, read back from the run's
@@ -211,7 +217,7 @@ func (s *Session) figures() *figureState {
 	if s.fig != nil {
 		return s.fig
 	}
-	s.fig = &figureState{whole: map[string]int{}, pending: map[string]string{}}
+	s.fig = &figureState{whole: map[string]*wholeCount{}}
 	if s.Steps == 0 {
 		return s.fig
 	}
@@ -225,34 +231,41 @@ func (s *Session) figures() *figureState {
 	return s.fig
 }
 
-// stored notes a tool output stored under ref, to be counted whole for
-// the naive transcript when the next request is recorded.
+// stored notes a tool output stored under ref and starts counting it
+// whole, for the naive transcript.
 func (s *Session) stored(ref, output string) {
 	f := s.figures()
-	if _, ok := f.whole[ref]; !ok {
-		f.pending[ref] = output
+	if _, ok := f.whole[ref]; ok {
+		return
 	}
+	w := &wholeCount{done: make(chan struct{})}
+	f.whole[ref] = w
+	go func() {
+		defer close(w.done)
+		w.n = wholeTokens(s.Counter, output)
+	}()
 }
 
-// stepFigures counts the request of step n, made of msgs and tool
-// definitions of toolTokens, and keeps its figures for the run's
-// efficiency. Outputs are counted whole here, once each, after the
-// request went out.
-func (s *Session) stepFigures(n int, msgs []conversation.Message, toolTokens int) json.RawMessage {
-	f := s.figures()
+// stepLayers counts a request made of msgs and tool definitions of
+// toolTokens by layer: the figures recorded as it is sent.
+func (s *Session) stepLayers(msgs []conversation.Message, toolTokens int) (StepFigures, json.RawMessage) {
 	sf := StepFigures{Layers: countLayers(s.Counter, msgs, toolTokens)}
 	sf.Tokens = sf.Layers.Total()
+	b, _ := json.Marshal(sf)
+	return sf, b
+}
+
+// stepNaive adds the naive transcript's size to the figures of step n,
+// once its request went out, and keeps them for the run's efficiency.
+func (s *Session) stepNaive(n int, sf StepFigures, msgs []conversation.Message, toolTokens int) json.RawMessage {
+	f := s.figures()
 	sf.Naive = f.naive.request(s.Counter, msgs, toolTokens, func(ref string) (int, bool) {
-		if w, ok := f.whole[ref]; ok {
-			return w, true
-		}
-		out, ok := f.pending[ref]
+		w, ok := f.whole[ref]
 		if !ok {
 			return 0, false
 		}
-		delete(f.pending, ref)
-		f.whole[ref] = wholeTokens(s.Counter, out)
-		return f.whole[ref], true
+		<-w.done
+		return w.n, true
 	})
 	if len(f.nums) > 0 && f.nums[len(f.nums)-1] == n {
 		f.steps[len(f.steps)-1] = sf
@@ -311,8 +324,9 @@ func computeFigures(st *toolmem.Store, r *Replay, c *conversation.Counter, follo
 	}
 	if !follow {
 		for _, s := range r.Steps {
-			if len(s.Figures) == 0 {
-				follow = true
+			var rec StepFigures
+			if json.Unmarshal(s.Figures, &rec) != nil || rec.Naive == 0 {
+				follow = true // older, or cut short before its response
 			}
 		}
 	}
@@ -334,7 +348,10 @@ func computeFigures(st *toolmem.Store, r *Replay, c *conversation.Counter, follo
 			// Followed still, for the steps after it that have no
 			// figures, and for a session resumed from here.
 			if ok && follow {
-				f.naive.request(c, msgs, toolTok, wholeOf)
+				n := f.naive.request(c, msgs, toolTok, wholeOf)
+				if rec.Naive == 0 {
+					f.Steps[i].Naive = n
+				}
 			}
 		case ok:
 			sf := StepFigures{Layers: countLayers(c, msgs, toolTok)}
