@@ -160,10 +160,12 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 		chromedp.Evaluate(`window.__pwned !== undefined`, &pwned),
 		chromedp.Title(&title),
 		chromedp.Evaluate(`document.body.textContent`, &text),
-		// The screenshot: the run, its efficiency and its chart.
+		// The screenshot: the run, its efficiency, its chart and step 3.
 		chromedp.Click(`#collapse-all`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById('search').value = ''; document.getElementById('results').textContent = ''; document.getElementById('search-count').textContent = ''`, nil),
+		chromedp.Click(`#step-3 > summary`, chromedp.ByQuery),
 		chromedp.Evaluate(`window.scrollTo(0, 0)`, nil),
-		chromedp.CaptureScreenshot(&screen),
+		chromedp.FullScreenshot(&screen, 100), // 100: PNG
 	)
 	if err != nil {
 		t.Fatal(err)

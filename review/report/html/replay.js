@@ -239,7 +239,8 @@
       add(sm, el('span', '', String(i + 1).padStart(3, ' ') + ' '));
       add(sm, el('span', 'role-' + m.role, m.role));
       add(sm, el('span', 'kind', ' · ' + m.layer + ' · ' + fmt(m.tokens) + ' tok' + (m.kind ? ' · ' + m.kind : '') + (m.ref ? ' of ' + m.ref : '') + ' · '));
-      add(sm, el('span', '', oneLine(D.texts[m.text], 100)));
+      var line = D.texts[m.text] || (m.calls || []).map(function (c) { return '→ ' + c.name + ' ' + c.args; }).join('; ');
+      add(sm, el('span', '', oneLine(line, 100)));
       add(md, el('pre', 'content', D.texts[m.text]));
       (m.calls || []).forEach(function (c) { add(md, el('pre', 'call', '→ ' + c.name + ' ' + c.args)); });
     });
