@@ -58,6 +58,9 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 		b.WriteString("\n</details>\n\n")
 	}
 	b.WriteString(usageTable(r))
+	if line := r.Efficiency.Line(); line != "" {
+		b.WriteString("\n" + line + ".\n")
+	}
 	if r.Config != "" {
 		fmt.Fprintf(&b, "\nConfiguration: %s.\n", mdCode(r.Config))
 	}

@@ -60,6 +60,9 @@ func writeMarkdown(w io.Writer, r *review.Result) error {
 	}
 	writeNotReviewed(&b, r)
 	b.WriteString("---\n" + r.UsageLine() + "\n")
+	if line := r.Efficiency.Line(); line != "" {
+		b.WriteString("\n" + line + "\n")
+	}
 	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err
 }
