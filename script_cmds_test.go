@@ -782,12 +782,13 @@ func cmdGHEvent(ts *testscript.TestScript, neg bool, args []string) {
 
 // githubserver starts a GitHub REST API for the rest of the script and
 // points GITHUB_API_URL at it (under /api/v3, as on GitHub Enterprise):
-// `githubserver [-record dir] [-token T]`. It serves what posting a review
+// `githubserver [-record dir] [-token T] [-readonly]`. It serves what posting a review
 // uses: GET /user (403, as for the Actions token), GET and POST
 // /repos/{owner}/{repo}/pulls/{n}/reviews and GET .../comments, two items a
 // page with Link headers. Each pull request starts with two reviews and
 // three comments by people; what is posted is kept, by
-// github-actions[bot], so a second run sees it. A token other than T
+// github-actions[bot], so a second run sees it; with -readonly it refuses
+// to create one (403), as GitHub does a fork's read-only token. A token other than T
 // (default ghs_scripttoken) gets 401; a request without GitHub's headers,
 // or a review that is not the documented shape, gets 400 or 422 saying
 // why. dir receives each request as gh-NNN.json and a line per request in
@@ -799,10 +800,11 @@ func cmdGitHubServer(ts *testscript.TestScript, neg bool, args []string) {
 	fl := flag.NewFlagSet("githubserver", flag.ContinueOnError)
 	record := fl.String("record", "", "directory to record requests in")
 	token := fl.String("token", "ghs_scripttoken", "the token the server accepts")
+	readOnly := fl.Bool("readonly", false, "refuse to create reviews with 403, as for the read-only token of a pull request from a fork")
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
-		ts.Fatalf("usage: githubserver [-record dir] [-token T]")
+		ts.Fatalf("usage: githubserver [-record dir] [-token T] [-readonly]")
 	}
-	g := &ghServer{token: *token, prs: map[string]*ghPR{}}
+	g := &ghServer{token: *token, prs: map[string]*ghPR{}, readOnly: *readOnly}
 	if *record != "" {
 		g.dir = ts.MkAbs(*record)
 		ts.Check(os.MkdirAll(g.dir, 0o755))
@@ -824,9 +826,10 @@ func cmdGitHubServer(ts *testscript.TestScript, neg bool, args []string) {
 const ghPageSize = 2
 
 type ghServer struct {
-	token string
-	dir   string
-	mux   *http.ServeMux
+	token    string
+	dir      string
+	mux      *http.ServeMux
+	readOnly bool
 
 	mu     sync.Mutex
 	seq    int
@@ -967,6 +970,10 @@ var ghSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 // event COMMENT and comments each with path, line, side RIGHT and body
 // (start_line and start_side for a range), and nothing else.
 func (g *ghServer) createReview(w http.ResponseWriter, r *http.Request) {
+	if g.readOnly {
+		ghJSON(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"})
+		return
+	}
 	var problems []string
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
 		problems = append(problems, fmt.Sprintf("Content-Type is %q", ct))

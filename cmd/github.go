@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -103,7 +104,13 @@ func githubTargetFrom(getenv func(string) string) (*githubTarget, error) {
 	return t, nil
 }
 
-// post posts the findings as one pull-request review.
+// errDenied is post's error when the token may not write a review: the
+// findings then go out as annotations instead (see denied).
+var errDenied = errors.New("the token may not post a review")
+
+// post posts the findings as one pull-request review. A token that may not
+// write one (a pull request from a fork gets a read-only token) is not a
+// failure of the review: post says so and returns errDenied.
 func (t *githubTarget) post(ctx context.Context, s *IOStreams, res *review.Result, d *diffctx.Diff) error {
 	head := t.event.HeadSHA
 	if head == "" {
@@ -111,6 +118,11 @@ func (t *githubTarget) post(ctx context.Context, s *IOStreams, res *review.Resul
 	}
 	n := t.event.Number
 	rep, err := github.Post(ctx, res, d, github.PostOptions{APIURL: t.api, Token: t.token, Repo: t.repo, PR: n, HeadSHA: head})
+	var ge *github.Error
+	if errors.As(err, &ge) && ge.Denied {
+		fmt.Fprintf(s.ErrOut, "review: not posted: %s; the findings are annotations on the job instead\n", text.OneLine(err.Error(), 0))
+		return errDenied
+	}
 	if err != nil {
 		return err
 	}

@@ -24,6 +24,9 @@ type progress struct {
 	// last is when a streaming answer's progress was last shown: on a
 	// terminal at most every receiveDraw, in a CI log every receiveLog.
 	last time.Time
+	// retries counts the retries of the run so far, for the CI log's
+	// step lines: a slow review that is retrying says so at every step.
+	retries int
 }
 
 // How often the tokens of a streaming answer are shown.
@@ -55,7 +58,11 @@ func (p *progress) step(s review.Progress) {
 		p.last = time.Time{}
 	}
 	if p.log {
-		fmt.Fprintf(p.io.ErrOut, "review: %s\n", progressLine(s, time.Since(p.start)))
+		n := fmt.Sprintf("%d retries", p.retries)
+		if p.retries == 1 {
+			n = "1 retry"
+		}
+		fmt.Fprintf(p.io.ErrOut, "review: %s · %s\n", progressLine(s, time.Since(p.start)), n)
 		return
 	}
 	if !p.io.ErrTTY {
@@ -66,6 +73,7 @@ func (p *progress) step(s review.Progress) {
 }
 
 func (p *progress) retry(attempt int, wait time.Duration, err error) {
+	p.retries++
 	if p.log {
 		fmt.Fprintf(p.io.ErrOut, "review: retrying in %s (attempt %d): %s\n", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(err.Error(), 300))
 		return

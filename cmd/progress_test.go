@@ -1,6 +1,9 @@
 package cmd
 
 import (
+	"errors"
+	"io"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -62,5 +65,35 @@ func TestProgressReceiving(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProgressLog holds the CI log's lines: one per step with the retries
+// so far, and one per retry.
+func TestProgressLog(t *testing.T) {
+	var b strings.Builder
+	s := &IOStreams{Out: io.Discard, ErrOut: &b}
+	p := newProgress(s, func(k string) string {
+		if k == "CI" {
+			return "true"
+		}
+		return ""
+	})
+	p.step(review.Progress{Step: 1, Tokens: 900})
+	p.retry(0, 2*time.Second, errors.New("429 Too Many Requests"))
+	p.step(review.Progress{Step: 2, ToolCalls: 3, Tokens: 4100})
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := []string{
+		`^review: step 1 · 0 tool calls · 900 tokens sent · \d+s · 0 retries$`,
+		`^review: retrying in 2s \(attempt 1\): 429 Too Many Requests$`,
+		`^review: step 2 · 3 tool calls · 4,100 tokens sent · \d+s · 1 retry$`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), b.String())
+	}
+	for i, w := range want {
+		if !regexp.MustCompile(w).MatchString(lines[i]) {
+			t.Errorf("line %d = %q, want %s", i+1, lines[i], w)
+		}
 	}
 }

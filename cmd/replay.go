@@ -1,11 +1,11 @@
 package cmd
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
-	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review"
-	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/report"
 )
 
@@ -19,6 +19,11 @@ type ReplayOptions struct {
 	Step  int
 	JSON  bool
 	Store string
+	// Format is text, json or html; HTML, if set, is the file the page
+	// is written to.
+	Format string
+	HTML   string
+	Output string
 }
 
 // NewCmdReplay builds `review replay <run-id>`.
@@ -30,15 +35,46 @@ func NewCmdReplay(f *Factory, runF func(*ReplayOptions) error) *cobra.Command {
 		Long: `replay reads a recorded run from tool memory and shows each model request as
 it was sent: every message with its role, context layer, size and token count,
 tool previews and their refs, prune events in place, and the model's response.
---json prints the run and each request body exactly as the endpoint received it.`,
+--json prints the run and each request body exactly as the endpoint received it.
+--html FILE writes the run as one self-contained page: a chart of every
+request's tokens by layer, each step's messages, response and stored
+outputs, and search across the run. It loads nothing and runs no text of
+the run as markup.`,
 		Example: `  review replay 20261122-153012-k3f9
   review replay 20261122-153012 --step 3
-  review replay 20261122-153012-k3f9 --json`,
+  review replay 20261122-153012-k3f9 --json
+  review replay 20261122-153012-k3f9 --html replay.html`,
 		Args: usageArgs(cobra.ExactArgs(1)),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.RunID = args[0]
 			if opts.Step < 0 {
 				return usageErrorf("--step must be a step number from 1")
+			}
+			switch opts.Format {
+			case "", "text", "json", "html":
+			default:
+				return usageErrorf("unknown replay format %q: use text, json or html", opts.Format)
+			}
+			if opts.JSON {
+				if opts.Format != "" && opts.Format != "json" {
+					return usageErrorf("--json and --format %s ask for different outputs: give one", opts.Format)
+				}
+				opts.Format = "json"
+			}
+			if opts.HTML != "" {
+				if opts.Format != "" && opts.Format != "html" {
+					return usageErrorf("--html writes the page; --format %s asks for another output: give one", opts.Format)
+				}
+				if opts.Output != "" {
+					return usageErrorf("--html FILE and --output FILE both name the file: give one")
+				}
+				opts.Format, opts.Output = "html", opts.HTML
+			}
+			if opts.Format == "" {
+				opts.Format = "text"
+			}
+			if opts.Step > 0 && opts.Format != "text" {
+				return usageErrorf("--step shows one step as text; the %s output holds every step", opts.Format)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -48,6 +84,9 @@ tool previews and their refs, prune events in place, and the model's response.
 	}
 	c.Flags().IntVar(&opts.Step, "step", 0, "show one step in full: every message whole and the response")
 	c.Flags().BoolVar(&opts.JSON, "json", false, `print {"run": ..., "steps": [{"request": <body as sent>, "response": ..., "events": [...]}]}`)
+	c.Flags().StringVar(&opts.Format, "format", "", "text (default), json (as --json) or html (as --html)")
+	c.Flags().StringVar(&opts.HTML, "html", "", "write the run as one self-contained HTML page to FILE")
+	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write to FILE instead of standard output")
 	c.Flags().StringVar(&opts.Store, "store", "", "tool memory directory (default $REVIEW_STORE or <git dir>/review)")
 	return c
 }
@@ -62,12 +101,26 @@ func runReplay(opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.JSON {
-		return report.WriteReplayJSON(opts.IO.Out, r)
-	}
-	counter, err := conversation.NewCounter(llm.Lookup(r.Run.Model).Encoding, conversation.Tiktoken)
+	counter, err := review.RunCounter(r.Run)
 	if err != nil {
 		return err
+	}
+	switch opts.Format {
+	case "json":
+		return writeOutput(opts.IO, opts.Output, func(w io.Writer) error {
+			return report.WriteReplayJSON(w, r, review.Figures(st, r, counter).Efficiency)
+		})
+	case "html":
+		outs, err := review.ReplayOutputs(st, r.Run.ID, report.HTMLInline, report.HTMLWhole, report.HTMLWholeTotal)
+		if err != nil {
+			return err
+		}
+		return writeOutput(opts.IO, opts.Output, func(w io.Writer) error {
+			return report.WriteHTML(w, report.HTMLReplay{Replay: r, Figures: review.Figures(st, r, counter), Outputs: outs, Counter: counter})
+		})
+	}
+	if opts.Output != "" {
+		return writeOutput(opts.IO, opts.Output, func(w io.Writer) error { return report.WriteReplay(w, r, counter, opts.Step) })
 	}
 	return report.WriteReplay(opts.IO.Out, r, counter, opts.Step)
 }

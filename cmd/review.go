@@ -38,6 +38,7 @@ type ReviewOptions struct {
 	Format  string
 	Outputs []string
 	Post    string
+	Since   string
 	agentFlags
 }
 
@@ -84,6 +85,7 @@ is there.`,
 	formats := report.Names(report.Result)
 	fl.StringVar(&opts.Format, "format", "", "output format: "+strings.Join(formats, ", ")+" (default "+formats[0]+"; github in GitHub Actions when standard output is not a terminal)")
 	fl.StringArrayVarP(&opts.Outputs, "output", "o", nil, "write the --format output to this file instead of standard output; repeat as FORMAT=FILE for more outputs")
+	fl.StringVar(&opts.Since, "since", "", "review only the commits since this one (an ancestor of --head), with the rest of the change as context; none reviews all of it (default with --post github in GitHub Actions: the head of the last review posted)")
 	fl.StringVar(&opts.Post, "post", "", "post the findings: github (one pull-request review with inline comments; needs GITHUB_TOKEN)")
 	opts.agentFlags.register(fl)
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
@@ -178,9 +180,25 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
 	fitWindow(ctx, opts.IO, opts.Getenv, set)
-	plan, err := review.Prepare(ctx, prepareOptions(set, opts.Dir, opts.Base, opts.Head))
+	since, open := opts.sinceFor(ctx, gh)
+	po := prepareOptions(set, opts.Dir, opts.Base, opts.Head)
+	po.Since = since
+	plan, err := review.Prepare(ctx, po)
 	if err != nil {
 		return windowUsage(err)
+	}
+	if len(plan.Diff.Files) == 0 && since != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "review: nothing new to review: the commits since %s change nothing in %s's diff against %s\n", text.ShortSHA(plan.Diff.SinceSHA), opts.Head, opts.Base)
+		if opts.DryRun {
+			return nil
+		}
+		res := review.NothingToReview(plan.Diff, set.Model)
+		res.Summary = fmt.Sprintf("Nothing new to review since %s.", text.ShortSHA(plan.Diff.SinceSHA))
+		res.Config, res.FailOn = set.RepoConfig, set.FailOn
+		if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
+			return err
+		}
+		return failOn(opts.IO, nil, set.FailOn, open)
 	}
 	if len(plan.Diff.Files) == 0 {
 		// Most often the branch checked out is the base itself: say what
@@ -238,11 +256,15 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		return err
 	}
 	if gh != nil {
-		if err := gh.post(ctx, opts.IO, res, plan.Diff); err != nil {
+		err := gh.post(ctx, opts.IO, res, plan.Diff)
+		if errors.Is(err, errDenied) {
+			err = denied(opts, outs, res)
+		}
+		if err != nil {
 			return err
 		}
 	}
-	err = failOn(opts.IO, res.Findings, set.FailOn)
+	err = failOn(opts.IO, res.Findings, set.FailOn, open)
 	if failed != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(failed.Error(), 0))
 		fmt.Fprintf(opts.IO.ErrOut, "review: the outputs hold only the %s review found without the model\n", text.Plural(len(res.Findings), "secret"))
@@ -260,6 +282,31 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	return err
 }
 
+// denied gives the findings a review could not post as annotations on the
+// job: a warning that says why, and the github format's workflow commands,
+// unless standard output already carries them. When standard output
+// carries another format (rdjson for reviewdog, say), they go to standard
+// error, which the runner reads for commands too.
+func denied(opts *ReviewOptions, outs []output, res *review.Result) error {
+	w, annotated := opts.IO.rawOut(), false
+	for _, o := range outs {
+		if o.path == "" || o.path == "-" {
+			annotated = o.format.Name == "github"
+			if !annotated {
+				w = opts.IO.rawErr()
+			}
+		}
+	}
+	if _, err := io.WriteString(w, "::warning title=review::The review could not be posted on the pull request (the token may not write reviews); its findings are in these annotations.\n"); err != nil {
+		return err
+	}
+	if annotated {
+		return nil
+	}
+	f, _ := report.Lookup("github", report.Result)
+	return f.WriteResult(w, res, version())
+}
+
 // overrideSeverity applies configured severities by category.
 func overrideSeverity(fs []review.Finding, by map[string]review.Severity) {
 	for i := range fs {
@@ -270,21 +317,35 @@ func overrideSeverity(fs []review.Finding, by map[string]review.Severity) {
 }
 
 // failOn returns errFindings, after saying why, when a finding is at or
-// above the threshold.
-func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity) error {
+// above the threshold: one of this review's, or one an earlier review
+// commented on the pull request that is still open there (see sinceFor)
+// and that this review did not find again.
+func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity, open []github.OpenFinding) error {
 	if threshold == "" {
 		return nil
 	}
 	n := 0
+	found := make(map[string]bool, len(fs))
 	for _, f := range fs {
+		found[f.Fingerprint()] = true
 		if f.Severity.Rank() >= threshold.Rank() {
 			n++
 		}
 	}
-	if n == 0 {
+	var carried []string
+	for _, o := range open {
+		if !found[o.Fingerprint] && o.Severity.Rank() >= threshold.Rank() {
+			carried = append(carried, o.URL)
+		}
+	}
+	if n+len(carried) == 0 {
 		return nil
 	}
-	fmt.Fprintf(s.ErrOut, "review: %d finding(s) at or above %s, the fail-on severity: exit code 3\n", n, threshold)
+	msg := fmt.Sprintf("review: %d finding(s) at or above %s, the fail-on severity", n+len(carried), threshold)
+	if len(carried) > 0 {
+		msg += fmt.Sprintf(" (%d of them from earlier reviews, still open on the pull request: %s)", len(carried), text.OneLine(strings.Join(carried, " "), 500))
+	}
+	fmt.Fprintln(s.ErrOut, msg+": exit code 3")
 	return errFindings
 }
 

@@ -72,6 +72,13 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &UsageError{Err: err}
 	})
+	// --version prints what `review version` does. Cobra's template is
+	// text/template; the line is quoted so that braces in a version
+	// cannot act.
+	root.Version = version()
+	root.SetVersionTemplate(fmt.Sprintf("{{%q}}\n", versionLine()))
+	// Declared here so cobra does not also take -v for it.
+	root.Flags().Bool("version", false, "print the version of review, as review version does")
 	root.AddCommand(
 		NewCmdVersion(f),
 		NewCmdReplay(f, nil),

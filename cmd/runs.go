@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/conversation/text"
@@ -79,13 +80,14 @@ func runRuns(opts *RunsOptions) error {
 		defer fmt.Fprintln(opts.IO.ErrOut, strings.TrimPrefix(hiddenNote(hidden), "; "))
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tMODEL\tBASE..HEAD")
+	fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tMODEL\tBASE..HEAD\tCONTEXT")
 	for _, r := range runs {
 		revs := r.Head
 		if r.Base != "" {
 			revs = r.Base + ".." + r.Head
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04"), r.Status, r.Model, revs)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04"), r.Status, r.Model,
+			revs, contextCell(review.RunEfficiency(st, r)))
 	}
 	return tw.Flush()
 }
@@ -96,4 +98,13 @@ func hiddenNote(n int) string {
 		return ""
 	}
 	return fmt.Sprintf("; %s of review tool calls not listed: --all lists them", text.Plural(n, "run"))
+}
+
+// contextCell is a run's context efficiency in a column: the tokens it
+// sent, of what a naive transcript would have sent, and the ratio.
+func contextCell(e *review.Efficiency) string {
+	if e == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%s of %s (%.2f)", humanize.Comma(int64(e.Sent)), humanize.Comma(int64(e.Naive)), e.Ratio)
 }

@@ -8,7 +8,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Version is set at build time with -ldflags "-X github.com/reviewdev/review/cmd.Version=v1.2.3";
+// Version is set at build time with -ldflags "-X github.com/reviewdev/review/cmd.Version=v1.2.3",
+// as the release builds (.goreleaser.yaml) and the action's source build do;
 // otherwise it comes from the module version go install recorded.
 var Version = ""
 
@@ -42,8 +43,13 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 		Short: "Print the version of review",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(f.IO.Out, "review %s (%s %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintln(f.IO.Out, versionLine())
 			return err
 		},
 	}
+}
+
+// versionLine is what `review version` and `review --version` print.
+func versionLine() string {
+	return fmt.Sprintf("review %s (%s %s/%s)", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

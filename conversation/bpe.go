@@ -9,8 +9,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
-
-	"github.com/dlclark/regexp2"
+	"unicode/utf8"
 )
 
 // Counting with tiktoken's encodings without building an encoder.
@@ -22,7 +21,7 @@ import (
 // writes them, from the offline loader's copies, as ready-made hash tables
 // that are embedded and read in place: nothing is built but the
 // pre-tokenizer's regular expression. Counting is tiktoken's: the same
-// pre-tokenizer patterns, and the same byte-pair merge per piece; a test
+// pre-tokenizer (as code, split.go), and the same byte-pair merge per piece; a test
 // checks every rank against the offline loader and counts against
 // tiktoken-go's encoder.
 //
@@ -38,18 +37,9 @@ var (
 // tables are the embedded tables by encoding.
 var tables = map[string][]byte{O200k: o200kTable, CL100k: cl100kTable}
 
-// patterns are the encodings' pre-tokenizers, as tiktoken (and
-// tiktoken-go) define them.
-var patterns = map[string]string{
-	O200k: `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
-		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
-		`|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
-	CL100k: `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
-}
-
 // bpe counts the tokens of one encoding.
 type bpe struct {
-	split *regexp2.Regexp
+	split splitter
 	n     uint32 // tokens; a token's index is its rank
 	mask  uint32 // slots - 1
 	off   []byte // n+1 little-endian uint32 offsets into blob
@@ -64,7 +54,7 @@ var encoders sync.Map // encoding name → func() (*bpe, error)
 // use.
 func encoder(name string) (*bpe, error) {
 	f, _ := encoders.LoadOrStore(name, sync.OnceValues(func() (*bpe, error) {
-		pat, ok := patterns[name]
+		split, ok := splitters[name]
 		if !ok {
 			return nil, fmt.Errorf("tiktoken encoding %s is not built in", name)
 		}
@@ -72,9 +62,7 @@ func encoder(name string) (*bpe, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tiktoken encoding %s: %w", name, err)
 		}
-		if b.split, err = regexp2.Compile(pat, regexp2.None); err != nil {
-			return nil, err
-		}
+		b.split = split
 		return b, nil
 	}))
 	return f.(func() (*bpe, error))()
@@ -139,14 +127,18 @@ func (b *bpe) rank(t []byte) (int, bool) {
 // count returns the number of tokens in s, as tiktoken's encode_ordinary
 // would return them.
 func (b *bpe) count(s string) int {
-	runes := []rune(s)
+	if !utf8.ValidString(s) {
+		// As tiktoken-go reads it: each byte that is not UTF-8 becomes
+		// U+FFFD.
+		s = string([]rune(s))
+	}
 	n := 0
 	var piece []byte
-	m, _ := b.split.FindRunesMatch(runes)
-	for m != nil {
-		piece = append(piece[:0], string(runes[m.Index:m.Index+m.Length])...)
+	for i := 0; i < len(s); {
+		e := b.split(s, i)
+		piece = append(piece[:0], s[i:e]...)
 		n += b.pieceCount(piece)
-		m, _ = b.split.FindNextMatch(m)
+		i = e
 	}
 	return n
 }

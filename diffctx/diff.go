@@ -94,6 +94,13 @@ type Diff struct {
 	HeadSHA   string  `json:"head_sha"`
 	MergeBase string  `json:"merge_base"`
 	Files     []*File `json:"files"`
+	// Since and SinceSHA are the revision Options.Since named, when the
+	// review is of the commits since it: Files then holds only what they
+	// changed, and Earlier the files of the whole change they did not
+	// touch, for context.
+	Since    string  `json:"since,omitempty"`
+	SinceSHA string  `json:"since_sha,omitempty"`
+	Earlier  []*File `json:"earlier,omitempty"`
 	// Warnings are what git warned of while diffing, without "warning: ",
 	// such as rename detection skipped for too many files: renamed files
 	// then read as deleted and added.

@@ -28,6 +28,11 @@ type Options struct {
 	// Off, as in git diff, a new file is added even when a changed file
 	// is like it.
 	FindCopies bool
+	// Since, when set, narrows the review to the commits since this
+	// revision, which must be an ancestor of head: the hunks they changed
+	// stay in Files, the other files of the change move to Earlier. Line
+	// numbers are head's either way.
+	Since string
 }
 
 // Load diffs head against the merge base of base and head, as git diff
@@ -98,6 +103,11 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	}
 	if err := g.binaryMoves(ctx, d.MergeBase, d.HeadSHA, d.Files); err != nil {
 		return nil, err
+	}
+	if opts.Since != "" {
+		if err := g.narrowSince(ctx, d, opts.Since, opts.FindCopies, skip); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }

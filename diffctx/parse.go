@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	godiff "github.com/sourcegraph/go-diff/diff"
 )
@@ -30,47 +32,87 @@ func Parse(raw []byte) ([]*File, error) {
 	return parse(bytes.NewReader(raw), nil)
 }
 
-// parse reads a diff from r one file section at a time, so that memory
-// grows with the largest file rather than with the whole diff. Files for
-// which skip returns true are dropped as soon as they are read.
+// parse reads a diff from r one file section at a time and parses the
+// sections on every core as they come, a few at a time, so that memory
+// grows with the files kept rather than with the raw diff. Files for which
+// skip returns true are dropped as soon as they are parsed.
 func parse(r io.Reader, skip func(*File) bool) ([]*File, error) {
-	p := &parser{skip: skip}
-	br := bufio.NewReaderSize(r, 64<<10)
+	type section struct {
+		chunk []byte
+		start int
+		f     *File
+		err   error
+	}
 	var (
-		chunk   []byte // the current file section
-		start   int    // its first line
-		line    int    // lines read so far
-		atStart = true // the next read begins a line
+		sections []*section // in the diff's order
+		jobs     = make(chan *section, 2*runtime.GOMAXPROCS(0))
+		wg       sync.WaitGroup
 	)
-	for {
-		frag, err := br.ReadSlice('\n')
-		if atStart && len(frag) > 0 {
-			line++
-			if bytes.HasPrefix(frag, []byte(gitHeader)) {
-				if err := p.section(chunk, start); err != nil {
-					return nil, err
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for s := range jobs {
+				s.f, s.err = parseFile(s.chunk, s.start)
+				s.chunk = nil
+			}
+		})
+	}
+	// read sends the sections to the workers; what it returns is an error
+	// of the diff's layout or of reading it.
+	read := func() error {
+		br := bufio.NewReaderSize(r, 64<<10)
+		var (
+			chunk   []byte // the current file section
+			start   int    // its first line
+			line    int    // lines read so far
+			atStart = true // the next read begins a line
+		)
+		send := func() {
+			if len(chunk) > 0 {
+				s := &section{chunk: chunk, start: start}
+				sections = append(sections, s)
+				jobs <- s
+			}
+			chunk = nil // the worker owns it now
+		}
+		for {
+			frag, err := br.ReadSlice('\n')
+			if atStart && len(frag) > 0 {
+				line++
+				if bytes.HasPrefix(frag, []byte(gitHeader)) {
+					send()
+					start = line
+				} else if start == 0 && len(bytes.TrimSpace(frag)) > 0 {
+					return &ParseError{Line: line, Reason: fmt.Sprintf("expected a %q line, found %q", strings.TrimSpace(gitHeader), clip(frag))}
 				}
-				chunk, start = chunk[:0], line
-			} else if start == 0 && len(bytes.TrimSpace(frag)) > 0 {
-				return nil, &ParseError{Line: line, Reason: fmt.Sprintf("expected a %q line, found %q", strings.TrimSpace(gitHeader), clip(frag))}
 			}
-		}
-		if start > 0 {
-			chunk = append(chunk, frag...)
-		}
-		atStart = err == nil
-		switch {
-		case err == nil || errors.Is(err, bufio.ErrBufferFull):
-		case errors.Is(err, io.EOF):
-			if err := p.section(chunk, start); err != nil {
-				return nil, err
+			if start > 0 {
+				chunk = append(chunk, frag...)
 			}
-			p.flush()
-			return p.files, nil
-		default:
-			return nil, fmt.Errorf("reading the diff: %w", err)
+			atStart = err == nil
+			switch {
+			case err == nil || errors.Is(err, bufio.ErrBufferFull):
+			case errors.Is(err, io.EOF):
+				send()
+				return nil
+			default:
+				return fmt.Errorf("reading the diff: %w", err)
+			}
 		}
 	}
+	err := read()
+	close(jobs)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{skip: skip}
+	for _, s := range sections {
+		if err := p.section(s.f, s.err); err != nil {
+			return nil, err
+		}
+	}
+	p.flush()
+	return p.files, nil
 }
 
 // parser collects files. It holds back the last file because git prints a
@@ -82,11 +124,9 @@ type parser struct {
 	pending *File
 }
 
-func (p *parser) section(chunk []byte, start int) error {
-	if len(chunk) == 0 {
-		return nil
-	}
-	f, err := parseFile(chunk, start)
+// section takes the next file section as parsed, or its error, which
+// ends the parse.
+func (p *parser) section(f *File, err error) error {
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,10 @@
 package diffctx
 
 import (
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/reviewdev/review/conversation/redact"
 )
@@ -31,12 +34,33 @@ func (d *Diff) Redact(r *redact.Redactor) []Leak {
 	if r == nil {
 		return nil
 	}
+	// Files are scanned on every core: on a large change the scan is a
+	// good part of the start.
+	found := make([][]Leak, len(d.Files))
+	workers := min(runtime.GOMAXPROCS(0), len(d.Files)/parallelFiles+1)
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(d.Files) {
+					return
+				}
+				found[i] = d.Files[i].redact(r)
+			}
+		})
+	}
+	wg.Wait()
 	var leaks []Leak
-	for _, f := range d.Files {
-		leaks = append(leaks, f.redact(r)...)
+	for _, l := range found {
+		leaks = append(leaks, l...)
 	}
 	return leaks
 }
+
+// parallelFiles is how many files make another worker worth starting.
+const parallelFiles = 16
 
 func (f *File) redact(r *redact.Redactor) []Leak {
 	// The text of every line of every hunk, and for each its marker and

@@ -393,6 +393,9 @@ func (r *renderer) header() string {
 		files = "file"
 	}
 	fmt.Fprintf(&b, "%d %s changed, +%d -%d.\n", len(r.d.Files), files, adds, dels)
+	if r.d.SinceSHA != "" {
+		b.WriteString(sinceNote(r.d))
+	}
 	if r.coverage != "" {
 		b.WriteString(r.coverage + "\n")
 	}
@@ -405,6 +408,37 @@ func (r *renderer) header() string {
 		b.WriteString("Each hunk line starts with its line number in the new file, then the diff marker: " +
 			"space for context, `+` added, `-` deleted (deleted lines have no number). Cite these line numbers.\n")
 	}
+	return b.String()
+}
+
+// maxEarlier bounds the files changed earlier that the header names.
+const maxEarlier = 20
+
+// sinceNote says that only the commits since an earlier head are under
+// review, and names the files the pull request changed before them, which
+// are context: reviewed then, fetched whole with get_file_diff if needed.
+func sinceNote(d *Diff) string {
+	var b strings.Builder
+	since := fmt.Sprintf("%s (%.12s)", codeSpan(d.Since), d.SinceSHA)
+	if strings.HasPrefix(d.SinceSHA, strings.ToLower(d.Since)) {
+		since = text.ShortSHA(d.SinceSHA) // named by its SHA already
+	}
+	fmt.Fprintf(&b, "Only the commits since %s are under review: the files and hunks here are what they changed. "+
+		"The change's earlier commits were reviewed before; report nothing on their lines.", since)
+	if n := len(d.Earlier); n > 0 {
+		fmt.Fprintf(&b, " %s changed earlier, context only (%s shows any of them whole): ", text.Plural(n, "file"), toolname.GetFileDiff)
+		for i, f := range d.Earlier[:min(n, maxEarlier)] {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(codeSpan(displayPath(f.Path)))
+		}
+		if n > maxEarlier {
+			fmt.Fprintf(&b, " and %d more (%s {\"path\": \".\"} lists every changed file)", n-maxEarlier, toolname.GetFileDiff)
+		}
+		b.WriteByte('.')
+	}
+	b.WriteByte('\n')
 	return b.String()
 }
 

@@ -1,7 +1,6 @@
 package diffctx
 
 import (
-	"bytes"
 	"path"
 	"strings"
 	"unicode"
@@ -265,24 +264,28 @@ var securityTerms = [][]byte{
 	[]byte("setuid"), []byte("0777"), []byte("unsafe."), []byte("pickle.load"), []byte("yaml.load("),
 }
 
-// securityContent scans changed lines for securityTerms. It lower-cases
-// ASCII into one reused buffer, so the scan allocates nothing per line.
+// securityContent scans changed lines for securityTerms.
 func securityContent(f *File) bool {
-	var buf []byte
 	for i := range f.Hunks {
-		if securityLines(f.Hunks[i].Body, &buf) {
+		if securityLines(f.Hunks[i].Body) {
 			return true
 		}
 	}
 	return false
 }
 
-// securityLines reports whether a changed line of a hunk's body names a
-// security-relevant term. buf, if given, is scratch space to reuse.
-func securityLines(body string, buf *[]byte) bool {
-	if buf == nil {
-		buf = new([]byte)
+// termsByFirst indexes securityTerms by their first byte, so a line is
+// read once, not once per term.
+var termsByFirst = func() (t [256][][]byte) {
+	for _, term := range securityTerms {
+		t[term[0]] = append(t[term[0]], term)
 	}
+	return t
+}()
+
+// securityLines reports whether a changed line of a hunk's body names a
+// security-relevant term, in any ASCII case.
+func securityLines(body string) bool {
 	for body != "" {
 		line := body
 		if j := strings.IndexByte(body, '\n'); j >= 0 {
@@ -293,9 +296,18 @@ func securityLines(body string, buf *[]byte) bool {
 		if line == "" || (line[0] != '+' && line[0] != '-') {
 			continue
 		}
-		*buf = appendLowerASCII((*buf)[:0], line[1:])
-		for _, t := range securityTerms {
-			if bytes.Contains(*buf, t) {
+		if hasTerm(line[1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasTerm reports whether line holds a security term, in any ASCII case.
+func hasTerm(line string) bool {
+	for i := 0; i < len(line); i++ {
+		for _, t := range termsByFirst[lowerASCII(line[i])] {
+			if len(line)-i >= len(t) && equalFoldASCII(line[i:i+len(t)], t) {
 				return true
 			}
 		}
@@ -303,13 +315,19 @@ func securityLines(body string, buf *[]byte) bool {
 	return false
 }
 
-func appendLowerASCII(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
 	}
-	return dst
+	return c
+}
+
+// equalFoldASCII compares s with the lower-case t, folding ASCII letters.
+func equalFoldASCII(s string, t []byte) bool {
+	for i := range t {
+		if lowerASCII(s[i]) != t[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -1,7 +1,9 @@
 package diffctx
 
 import (
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -76,5 +78,34 @@ func TestWords(t *testing.T) {
 	want := []string{"pkg", "user", "auth", "v2", "httpserver", "go"}
 	if !slices.Equal(got, want) {
 		t.Errorf("words = %v, want %v", got, want)
+	}
+}
+
+// TestHasTerm holds the one-pass term scan to the plain one: lower-case
+// the line, then look for each term.
+func TestHasTerm(t *testing.T) {
+	naive := func(line string) bool {
+		l := strings.ToLower(line)
+		for _, term := range securityTerms {
+			if strings.Contains(l, string(term)) {
+				return true
+			}
+		}
+		return false
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	parts := []string{"Pass", "WORD", "x", " ", "Sel", "ect ", "md", "5", "-----BEGIN ", "é", "eval", "(", "jw", "T", "\t", "sql"}
+	lines := []string{"", "password", "PaSsWoRd", "no term here", "x509", "…SELECT …", "evaluate", "ends with md5"}
+	for range 5000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		lines = append(lines, b.String())
+	}
+	for _, l := range lines {
+		if got, want := hasTerm(l), naive(l); got != want {
+			t.Errorf("hasTerm(%q) = %v, want %v", l, got, want)
+		}
 	}
 }

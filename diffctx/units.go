@@ -353,7 +353,7 @@ func inFileOrder(parts []Part, texts []string, more []bool) ([]Part, []string, [
 // lines, then hunks that only delete.
 func hunkRank(h *Hunk) int {
 	switch {
-	case securityLines(h.Body, nil):
+	case securityLines(h.Body):
 		return 0
 	case strings.HasPrefix(h.Body, "+") || strings.Contains(h.Body, "\n+"):
 		return 1

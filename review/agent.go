@@ -70,6 +70,9 @@ type RunUsage struct {
 	// Own is our tiktoken count of every prompt sent, for comparison with
 	// what the server reported.
 	Own int `json:"own_prompt_tokens"`
+	// Efficiency is what the run's context cost against a naive
+	// transcript; recorded when the run ends.
+	Efficiency *Efficiency `json:"efficiency,omitempty"`
 }
 
 func (u *RunUsage) add(r llm.Usage, own int) {
@@ -89,10 +92,13 @@ type Revisions struct {
 	BaseSHA   string `json:"base_sha"`
 	HeadSHA   string `json:"head_sha"`
 	MergeBase string `json:"merge_base"`
+	// Since is the commit after which the review began (--since): only
+	// the commits since it were reviewed.
+	Since string `json:"since,omitempty"`
 }
 
 func revisionsOf(d *diffctx.Diff) Revisions {
-	return Revisions{Base: d.Base, Head: d.Head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA, MergeBase: d.MergeBase}
+	return Revisions{Base: d.Base, Head: d.Head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA, MergeBase: d.MergeBase, Since: d.SinceSHA}
 }
 
 // Result is the outcome of a review.
@@ -126,6 +132,9 @@ type Result struct {
 	Price *llm.Price `json:"price,omitempty"`
 	// Cost is the estimated cost in USD, when a price is known.
 	Cost *float64 `json:"cost_usd,omitempty"`
+	// Efficiency is what the run's context cost against a naive
+	// transcript of it.
+	Efficiency *Efficiency `json:"efficiency,omitempty"`
 }
 
 // NothingToReview is the result of a review of a diff with no changes:
@@ -173,6 +182,9 @@ type Session struct {
 	// lastRefs are the messages of the last request recorded: the next
 	// request event names only what it adds to them.
 	lastRefs []msgRef
+	// fig follows the tokens of each request by layer and of the naive
+	// transcript, for the step records and the run's efficiency.
+	fig *figureState
 }
 
 // loop is the state of one tool loop.
@@ -487,6 +499,9 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, own int) 
 	}
 	s.Steps++
 	st := toolmem.Step{Run: s.Run.ID, N: s.Steps, Turn: turn, Started: s.now()}
+	toolTok := s.countTools(req.Tools)
+	fig, figJSON := s.stepLayers(msgs, toolTok)
+	st.Figures = figJSON
 	if err := s.Store.AddEvent(st.Run, st.N, s.requestEvent(msgs)); err != nil {
 		return nil, nil, err
 	}
@@ -501,6 +516,7 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, own int) 
 	} else {
 		s.guard.spent(own, llm.Usage{})
 	}
+	st.Figures = s.stepNaive(st.N, fig, msgs, toolTok)
 	if putErr != nil {
 		return nil, nil, fmt.Errorf("recording step %d: %w", st.N, putErr)
 	}
@@ -583,6 +599,9 @@ func (l *loop) call(ctx context.Context, step int, tc conversation.ToolCall) (co
 		return res, err
 	}
 	res.Ref, res.Content = ans.Ref, ans.Content
+	if ans.Ref != "" {
+		l.a.stored(ans.Ref, ans.Output)
+	}
 	return res, nil
 }
 

@@ -54,6 +54,11 @@ type Finding struct {
 	Title      string   `json:"title"`
 	Body       string   `json:"body"`
 	Suggestion string   `json:"suggestion,omitempty"`
+	// Replacement is the new text of lines Line to EndLine (Line alone
+	// when EndLine is 0), whole lines without the final line break, that
+	// the fix puts in their place: a change a reader can apply. Empty
+	// deletes the lines; nil means the fix is not such a replacement.
+	Replacement *string `json:"replacement,omitempty"`
 	// Note says how the finding was adjusted against the diff, if it was.
 	Note string `json:"note,omitempty"`
 }
@@ -163,6 +168,20 @@ func LiteralSuggestion(s string) (code, prose string, ok bool) {
 	return code, strings.TrimSpace(strings.Join(rest, "\n")), true
 }
 
+// Change is the suggested change of a finding on a line: the text that
+// replaces its lines, and the advice that goes with it. A replacement given
+// as such comes first; otherwise a suggestion holding one ```suggestion
+// block is one. A file-level finding has none: nothing says which lines.
+func (f Finding) Change() (code, prose string, ok bool) {
+	switch {
+	case f.Line <= 0:
+		return "", "", false
+	case f.Replacement != nil:
+		return strings.TrimSuffix(*f.Replacement, "\n"), f.Suggestion, true
+	}
+	return LiteralSuggestion(f.Suggestion)
+}
+
 // submission is the argument of submit_review.
 type submission struct {
 	Summary  string    `json:"summary"`
@@ -186,9 +205,10 @@ var findingSchema = json.RawMessage(`{
     "category": {"type": "string", "description": "One word: correctness, security, concurrency, error-handling, performance, tests."},
     "title": {"type": "string", "description": "The problem, in one line."},
     "body": {"type": "string", "description": "What goes wrong, when, why."},
-    "suggestion": {"type": ["string", "null"], "description": "The fix, or null."}
+    "suggestion": {"type": ["string", "null"], "description": "The fix, or null."},
+    "replacement": {"type": ["string", "null"], "description": "New text of line..end_line for a literal fix, else null."}
   },
-  "required": ["path", "line", "end_line", "severity", "category", "title", "body", "suggestion"],
+  "required": ["path", "line", "end_line", "severity", "category", "title", "body", "suggestion", "replacement"],
   "additionalProperties": false
 }`)
 
@@ -203,7 +223,7 @@ func (submitTool) Spec() tools.Spec {
 			tools.String("summary", "What the change does, and your verdict.").NotNull().
 				Example("Adds a retry loop to the client; it never stops on a permanent error."),
 			tools.Array("findings", "", findingSchema).NotNull().
-				Example(json.RawMessage(`[{"path": "client.go", "line": 42, "end_line": null, "severity": "high", "category": "correctness", "title": "Retry loop never ends", "body": "...", "suggestion": null}]`)),
+				Example(json.RawMessage(`[{"path": "client.go", "line": 42, "end_line": null, "severity": "high", "category": "correctness", "title": "Retry loop never ends", "body": "...", "suggestion": null, "replacement": null}]`)),
 		},
 		Unstored: true,
 	}
@@ -234,14 +254,15 @@ func parseSubmission(args tools.Args) (submission, error) {
 	var raw struct {
 		Summary  string `json:"summary"`
 		Findings []struct {
-			Path       string  `json:"path"`
-			Line       *int    `json:"line"`
-			EndLine    *int    `json:"end_line"`
-			Severity   string  `json:"severity"`
-			Category   string  `json:"category"`
-			Title      string  `json:"title"`
-			Body       string  `json:"body"`
-			Suggestion *string `json:"suggestion"`
+			Path        string  `json:"path"`
+			Line        *int    `json:"line"`
+			EndLine     *int    `json:"end_line"`
+			Severity    string  `json:"severity"`
+			Category    string  `json:"category"`
+			Title       string  `json:"title"`
+			Body        string  `json:"body"`
+			Suggestion  *string `json:"suggestion"`
+			Replacement *string `json:"replacement"`
 		} `json:"findings"`
 	}
 	if err := args.Decode(&raw); err != nil {
@@ -278,6 +299,12 @@ func parseSubmission(args tools.Args) (submission, error) {
 		if f.Suggestion != nil {
 			n.Suggestion = strings.TrimSpace(*f.Suggestion)
 		}
+		if f.Replacement != nil && n.Line > 0 {
+			// Whitespace is the replacement's own: only the final line
+			// break, which the lines it replaces keep, goes.
+			r := strings.TrimSuffix(strings.ReplaceAll(*f.Replacement, "\r\n", "\n"), "\n")
+			n.Replacement = &r
+		}
 		s.Findings = append(s.Findings, n)
 	}
 	return s, nil
@@ -307,6 +334,9 @@ func checkFindings(d *diffctx.Diff, fs []Finding, policy OffDiff) ([]Finding, []
 	for _, f := range fs {
 		file := d.File(f.Path)
 		switch {
+		case file == nil && earlier(d, f.Path):
+			dropped = append(dropped, Dropped{f, fmt.Sprintf("%s changed only before %.12s, which an earlier review covered", f.Path, d.SinceSHA)})
+			continue
 		case file == nil:
 			dropped = append(dropped, Dropped{f, "the change does not touch " + f.Path})
 			continue
@@ -317,6 +347,7 @@ func checkFindings(d *diffctx.Diff, fs []Finding, policy OffDiff) ([]Finding, []
 			}
 			f.Note = fmt.Sprintf("reported at line %d, outside the changed hunks; kept for the file", f.Line)
 			f.Line, f.EndLine = 0, 0
+			f.Replacement = nil // no lines left for it to replace
 		}
 		kept = append(kept, f)
 	}
@@ -331,6 +362,17 @@ func checkFindings(d *diffctx.Diff, fs []Finding, policy OffDiff) ([]Finding, []
 		return a.Line < b.Line
 	})
 	return kept, dropped
+}
+
+// earlier reports whether path is a file the change touched only before
+// its --since commit.
+func earlier(d *diffctx.Diff, path string) bool {
+	for _, f := range d.Earlier {
+		if f.Path == path {
+			return true
+		}
+	}
+	return false
 }
 
 // dedupe merges findings on the same file and line that share a title or a

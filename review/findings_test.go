@@ -221,3 +221,53 @@ func TestFingerprint(t *testing.T) {
 		}
 	}
 }
+
+// TestReplacement: a finding's replacement lines are kept as given (only
+// the final line break goes), make its Change, come before a suggestion
+// block, and are dropped with the line when the finding moves to file
+// level.
+func TestReplacement(t *testing.T) {
+	s, res := submitCall(t, `{"summary":"s","findings":[
+		{"path":"a.go","line":3,"end_line":4,"severity":"low","category":"style","title":"t","body":"b","suggestion":"Name it.","replacement":"\tx := 1\r\n\ty := 2\n"},
+		{"path":"a.go","line":5,"end_line":null,"severity":"low","category":"style","title":"u","body":"b","suggestion":null,"replacement":""},
+		{"path":"a.go","line":0,"end_line":null,"severity":"low","category":"style","title":"v","body":"b","suggestion":null,"replacement":"x"},
+		{"path":"a.go","line":6,"end_line":null,"severity":"low","category":"style","title":"w","body":"b","suggestion":"`+"```suggestion\\nz\\n```"+`"}]}`)
+	if s == nil {
+		t.Fatalf("refused: %s", res.Output)
+	}
+	f := s.Findings
+	if f[0].Replacement == nil || *f[0].Replacement != "\tx := 1\n\ty := 2" {
+		t.Fatalf("replacement %v", f[0].Replacement)
+	}
+	if code, prose, ok := f[0].Change(); !ok || code != "\tx := 1\n\ty := 2" || prose != "Name it." {
+		t.Errorf("Change() = %q, %q, %v", code, prose, ok)
+	}
+	if code, _, ok := f[1].Change(); !ok || code != "" {
+		t.Errorf("an empty replacement deletes the lines: %q, %v", code, ok)
+	}
+	if f[2].Replacement != nil {
+		t.Errorf("a file-level finding kept a replacement %q", *f[2].Replacement)
+	}
+	if code, _, ok := f[3].Change(); !ok || code != "z" {
+		t.Errorf("a suggestion block without a replacement: %q, %v", code, ok)
+	}
+
+	files, err := diffctx.Parse([]byte(findingsDiff))
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := Finding{Path: "a.go", Line: 11, Severity: Low, Title: "near", Replacement: f[0].Replacement}
+	far := Finding{Path: "a.go", Line: 90, Severity: Low, Title: "far", Replacement: f[0].Replacement}
+	kept, _ := checkFindings(&diffctx.Diff{Files: files}, []Finding{near, far}, KeepFileLevel)
+	if len(kept) != 2 {
+		t.Fatalf("kept %+v", kept)
+	}
+	for _, k := range kept {
+		if k.Line == 0 && k.Replacement != nil {
+			t.Errorf("%s moved to file level with its replacement", k.Title)
+		}
+		if k.Line == 11 && k.Replacement == nil {
+			t.Errorf("%s lost its replacement", k.Title)
+		}
+	}
+}

@@ -34,6 +34,9 @@ type Options struct {
 	Caps Caps
 	// FindCopies has git detect copies as well as renames.
 	FindCopies bool
+	// Since, when set, reviews only the commits since this revision (an
+	// ancestor of Head); the rest of the change is context.
+	Since string
 	// Redact, when set, replaces secrets with placeholders in everything
 	// the model is sent: the diff, the instructions, the question, and
 	// the tools' outputs before they are stored. Nil sends text as it is.
@@ -91,7 +94,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies})
+	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since})
 	if err != nil {
 		return nil, err
 	}

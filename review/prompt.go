@@ -29,11 +29,11 @@ How to work:
 - Files whose hunks did not fit are listed with the ` + toolname.GetFileDiff + ` call that fetches them (for a directory, its files); fetch those that matter.
 - Severity: critical (exploitable or data loss in normal use), high (wrong results or crashes likely), medium (a real defect on less common paths), low (minor defect or risk), info (no defect, worth knowing).
 
-When done, call ` + toolname.SubmitReview + ` once with a short summary and verdict and your findings (an empty list if none), on lines the change added or modified wherever possible.`
+When done, call ` + toolname.SubmitReview + ` once with a short summary and verdict and your findings (an empty list if none), on lines the change added or modified wherever possible; for a literal fix, the new text of its lines as replacement.`
 
 // taskPrompt is the first user turn of a review.
 func taskPrompt(base, head string) string {
-	return fmt.Sprintf("Review the change from %s to %s shown in the diff context above. Explore with the tools as needed, then call "+toolname.SubmitReview+" with your findings.", base, head)
+	return fmt.Sprintf("Review the change from %s to %s above. Explore with the tools as needed, then call "+toolname.SubmitReview+".", base, head)
 }
 
 // SystemPrompt returns the system prompt with the repository's own

@@ -26,6 +26,11 @@ type ReplayStep struct {
 	Events   []json.RawMessage `json:"events"`
 	Started  time.Time         `json:"started"`
 	Ended    time.Time         `json:"ended,omitzero"`
+	// Refs are the tool outputs stored while handling the response.
+	Refs []string `json:"refs,omitempty"`
+	// Figures are the request's tokens by layer as recorded (StepFigures);
+	// runs recorded before them have none.
+	Figures json.RawMessage `json:"figures,omitempty"`
 }
 
 // MarshalJSON writes the request and response bodies as they were sent and
@@ -36,6 +41,9 @@ func (s ReplayStep) MarshalJSON() ([]byte, error) {
 	type plain ReplayStep // without this method
 	p := plain(s)
 	p.Request, p.Response = jsonOrString(s.Request), jsonOrString(s.Response)
+	if !json.Valid(p.Figures) {
+		p.Figures = nil
+	}
 	p.Events = make([]json.RawMessage, len(s.Events))
 	for i, e := range s.Events {
 		p.Events[i] = jsonOrString(e)
@@ -92,7 +100,7 @@ func LoadReplay(st *toolmem.Store, id string) (*Replay, error) {
 	}
 	for _, s := range steps {
 		rs := ReplayStep{N: s.N, Turn: s.Turn, Request: s.Request, Response: s.Response, Error: s.Error,
-			Started: s.Started, Ended: s.Ended, Events: []json.RawMessage{}}
+			Started: s.Started, Ended: s.Ended, Events: []json.RawMessage{}, Refs: s.Refs, Figures: s.Figures}
 		for _, e := range events {
 			if e.Step == s.N {
 				rs.Events = append(rs.Events, e.Data)
@@ -134,4 +142,38 @@ func expandRequest(data json.RawMessage, prev []json.RawMessage) (json.RawMessag
 		return data, msgs
 	}
 	return out, msgs
+}
+
+// StoredOutput is a stored tool output as a replay page shows it: its
+// record, and its first bytes or, when it is small enough, all of them.
+type StoredOutput struct {
+	toolmem.Output
+	Data  []byte
+	Whole bool
+}
+
+// ReplayOutputs reads the outputs stored in run, oldest first: whole when
+// they are at most whole bytes, else their first head bytes; while the
+// outputs read whole add up to at most total bytes. A damaged output is
+// left out: the page shows its record only where a step names it.
+func ReplayOutputs(st *toolmem.Store, run string, head, whole, total int) ([]StoredOutput, error) {
+	metas, err := st.List(run)
+	if err != nil {
+		return nil, err
+	}
+	outs := make([]StoredOutput, 0, len(metas))
+	for _, m := range metas {
+		data, err := st.Get(m.Ref)
+		if err != nil {
+			continue
+		}
+		o := StoredOutput{Output: m, Data: data, Whole: true}
+		if len(data) > whole || len(data) > total {
+			o.Data, o.Whole = data[:min(head, len(data))], false
+		} else {
+			total -= len(data)
+		}
+		outs = append(outs, o)
+	}
+	return outs, nil
 }

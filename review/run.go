@@ -102,12 +102,15 @@ func (s *Session) Review(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.Efficiency = s.Usage.Efficiency
+	r.Usage.Efficiency = nil
 	return r, nil
 }
 
 // finish records how the run ended.
 func (s *Session) finish(err error) error {
 	s.Run.Ended = s.now()
+	s.Usage.Efficiency = s.efficiency()
 	switch {
 	case err == nil:
 		s.Run.Status = StatusComplete

@@ -271,6 +271,9 @@ type Step struct {
 	Started time.Time `json:"started"`
 	Ended   time.Time `json:"ended"`
 	Error   string    `json:"error,omitempty"`
+	// Figures are JSON the caller defines (the request's tokens by
+	// layer); they are stored byte for byte with the step record.
+	Figures json.RawMessage `json:"figures,omitempty"`
 }
 
 // stepRecord is the stored part of a Step besides its bodies.
@@ -279,6 +282,7 @@ type stepRecord struct {
 	Refs           []string
 	Started, Ended time.Time
 	Error          string
+	Figures        []byte `json:",omitempty"`
 }
 
 // PutStep writes st, replacing any earlier record of the same step (so a
@@ -292,7 +296,7 @@ func (s *Store) PutStep(st Step) error {
 	if err := checkStep(st.N); err != nil {
 		return err
 	}
-	hdr, err := json.Marshal(stepRecord{Turn: st.Turn, Refs: st.Refs, Started: st.Started, Ended: st.Ended, Error: st.Error})
+	hdr, err := json.Marshal(stepRecord{Turn: st.Turn, Refs: st.Refs, Started: st.Started, Ended: st.Ended, Error: st.Error, Figures: st.Figures})
 	if err != nil {
 		return fmt.Errorf("encoding step %d of run %s: %w", st.N, st.Run, err)
 	}
@@ -447,7 +451,7 @@ func (s *Store) Steps(run string) ([]Step, error) {
 				s.skip(what, err)
 				continue
 			}
-			st := Step{Run: run, N: n, Turn: rec.Turn, Refs: rec.Refs, Started: rec.Started, Ended: rec.Ended, Error: rec.Error}
+			st := Step{Run: run, N: n, Turn: rec.Turn, Refs: rec.Refs, Started: rec.Started, Ended: rec.Ended, Error: rec.Error, Figures: rec.Figures}
 			sp := stepPrefix(run, n)
 			var err error
 			if st.Request, err = getBlob(txn, key(string(sp), "q/")); err != nil && !errors.Is(err, errNoBlob) {

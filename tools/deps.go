@@ -33,7 +33,7 @@ func (s *Set) depsTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.GetDependencies,
 		Preview:     toolmem.Deps,
-		Description: "Dependencies at head. Without a path or for a directory: the manifests found (" + manifestNames + "); for a manifest: its dependencies; for a Go, JS/TS or Python file: its imports and the files importing it.",
+		Description: "Dependencies at head. Without a path or for a directory: the manifests found (go.mod, package.json, Cargo.toml...); for a manifest: its dependencies; for a Go, JS/TS or Python file: its imports and the files importing it.",
 		Params: []Param{
 			String("path", `A manifest, source file or directory. Null for all.`).Example("src/server.ts"),
 		},

@@ -28,7 +28,7 @@ type listArgs struct {
 func (s *Set) listTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.ListProjectFiles,
-		Description: "List the files tracked at head with sizes in bytes, in path order: the whole list (its preview counts files per directory).",
+		Description: "Every file tracked at head with its size in bytes, in path order (the preview counts files per directory).",
 		Preview:     toolmem.Paths,
 		Params: []Param{
 			String("path_prefix", `Directory or file to list, e.g. "src/api". Null for all.`).Example("src"),

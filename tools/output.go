@@ -67,7 +67,11 @@ func (s *Set) output(a outputArgs, args Args) (Result, error) {
 		if args.Given("start_line") {
 			notes = append(notes, "start_line is ignored with grep")
 		}
-		fmt.Fprintf(&b, "output %s (%s; %d lines): %d lines match %s", g.Ref, source, g.Total, g.Matches, quoteJSON(g.Pattern))
+		verb := "lines match"
+		if g.Matches == 1 {
+			verb = "line matches"
+		}
+		fmt.Fprintf(&b, "output %s (%s; %d lines): %d %s %s", g.Ref, source, g.Total, g.Matches, verb, quoteJSON(g.Pattern))
 		if g.Shown < g.Matches {
 			fmt.Fprintf(&b, ", first %d shown", g.Shown)
 		}

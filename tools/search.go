@@ -40,7 +40,7 @@ type searchArgs struct {
 func (s *Set) searchTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.SearchInProject,
-		Description: "Search tracked files at head for an RE2 regular expression, per line ((?i) ignores case): every match as \"path:line: text\" (context \"path-line- text\", groups split by \"--\"); its preview counts matches per file. Skips binary files and files over 1 MiB.",
+		Description: "Search tracked files at head for an RE2 expression per line ((?i) ignores case): every match as \"path:line: text\"; the preview counts matches per file. Skips binary files and files over 1 MiB.",
 		Preview:     toolmem.Matches,
 		Params: []Param{
 			String("pattern", `E.g. "func (New|Open)\\(" or "(?i)todo"; escape ( [ . * + ? { | \ ^ $ to match them.`).Required().Example(`func New\(`),

@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -59,20 +58,20 @@ func extraRules() []*rule {
 // part is a password, secret, token, credential or a key of a kind that is
 // secret. Names that only start so (tokenizer, password_hint, max_tokens)
 // do not end so.
-var secretName = regexp.MustCompile(`(?:passw(?:or)?d|passphrase|pwd|pass|secret|token|credentials?|` +
+var secretName = lazyRE(`(?:passw(?:or)?d|passphrase|pwd|pass|secret|token|credentials?|` +
 	`(?:api|access|secret|private|auth|signing|encryption|master|client|app)[_.-]?key)$`)
 
 var (
 	// quotedValue follows a name in name = "value", in most languages and
 	// formats: =, :=, :, =>, == (a hard-coded comparison), or, after a
 	// quoted name, a comma, as in a call setting a header (group 1).
-	quotedValue = regexp.MustCompile(`^(?:["'\]]*[ \t]*(?::=|=>|==|=|:)|(["'])[ \t]*,)[ \t]*` +
+	quotedValue = lazyRE(`^(?:["'\]]*[ \t]*(?::=|=>|==|=|:)|(["'])[ \t]*,)[ \t]*` +
 		`(?:[a-zA-Z]{0,2}"((?:[^"\\\n]|\\.){6,200})"|'([^'\n]{6,200})'|` + "`([^`\\n]{6,200})`" + `)`)
 	// bareLead and bareValue make NAME=value or name: value alone on a
 	// line, as in .env, YAML, INI and properties files, after
 	// read_file_hunk's line number or a diff's marker if any.
-	bareLead  = regexp.MustCompile(`^[ \t]*(?:\d+: )?[+ -]?[ \t]*(?:export[ \t]+|-[ \t]+)?["']?$`)
-	bareValue = regexp.MustCompile(`^["']?[ \t]*[=:][ \t]*([^\s"'` + "`" + `#]{6,200})[ \t]*(?:#.*)?\r?$`)
+	bareLead  = lazyRE(`^[ \t]*(?:\d+: )?[+ -]?[ \t]*(?:export[ \t]+|-[ \t]+)?["']?$`)
+	bareValue = lazyRE(`^["']?[ \t]*[=:][ \t]*([^\s"'` + "`" + `#]{6,200})[ \t]*(?:#.*)?\r?$`)
 )
 
 // assignments finds literal values assigned to names of secrets. It looks
@@ -95,7 +94,7 @@ func assignments(t *target, rl *rule, _ []window) [][2]int {
 			e++
 		}
 		done = e
-		if !secretName.MatchString(lower[s:e]) {
+		if !secretName().MatchString(lower[s:e]) {
 			continue
 		}
 		ls := strings.LastIndexByte(text[:s], '\n') + 1
@@ -106,7 +105,7 @@ func assignments(t *target, rl *rule, _ []window) [][2]int {
 			le += e
 		}
 		rest := text[e:le]
-		if m := quotedValue.FindStringSubmatchIndex(rest); m != nil && (m[2] < 0 || (s > 0 && text[s-1] == rest[m[2]])) {
+		if m := quotedValue().FindStringSubmatchIndex(rest); m != nil && (m[2] < 0 || (s > 0 && text[s-1] == rest[m[2]])) {
 			for g := 2; g <= 4; g++ {
 				if vs, ve := m[2*g], m[2*g+1]; vs >= 0 && secretValue(rest[vs:ve], true) {
 					out = append(out, [2]int{e + vs, e + ve})
@@ -114,8 +113,8 @@ func assignments(t *target, rl *rule, _ []window) [][2]int {
 			}
 			continue
 		}
-		if bareLead.MatchString(text[ls:s]) {
-			if m := bareValue.FindStringSubmatchIndex(rest); m != nil && secretValue(rest[m[2]:m[3]], false) {
+		if bareLead().MatchString(text[ls:s]) {
+			if m := bareValue().FindStringSubmatchIndex(rest); m != nil && secretValue(rest[m[2]:m[3]], false) {
 				out = append(out, [2]int{e + m[2], e + m[3]})
 			}
 		}
@@ -173,7 +172,7 @@ func secretValue(v string, quoted bool) bool {
 }
 
 // urlCred is scheme://user:password@host; the password is the secret.
-var urlCred = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]{1,30}://([^\s:/?#@"'` + "`" + `<>\[\]{}\\]{0,100}):([^\s/?#@"'` + "`" + `<>\\]{1,200})@[a-z0-9\[]`)
+var urlCred = lazyRE(`(?i)\b[a-z][a-z0-9+.-]{1,30}://([^\s:/?#@"'` + "`" + `<>\[\]{}\\]{0,100}):([^\s/?#@"'` + "`" + `<>\\]{1,200})@[a-z0-9\[]`)
 
 // weakPasswords are passwords in URLs that are documentation, not secrets.
 var weakPasswords = map[string]bool{"password": true, "pass": true, "passwd": true, "pwd": true, "secret": true,
@@ -183,7 +182,7 @@ var weakPasswords = map[string]bool{"password": true, "pass": true, "passwd": tr
 func urlCredentials(t *target, _ *rule, win []window) [][2]int {
 	var out [][2]int
 	eachLine(t.text, win, func(off int, line string) {
-		for _, m := range urlCred.FindAllStringSubmatchIndex(line, -1) {
+		for _, m := range urlCred().FindAllStringSubmatchIndex(line, -1) {
 			user, pw := line[m[2]:m[3]], line[m[4]:m[5]]
 			l := strings.ToLower(pw)
 			if len(pw) < 3 || pw == user || weakPasswords[l] || strings.Trim(pw, "*x.") == "" ||
@@ -197,11 +196,11 @@ func urlCredentials(t *target, _ *rule, win []window) [][2]int {
 }
 
 var (
-	keyHeader = regexp.MustCompile(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
+	keyHeader = lazyRE(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
 	// escapedBody is the rest of a one-line key, as in JSON: base64 and
 	// escaped line breaks.
-	escapedBody = regexp.MustCompile(`^(?:[A-Za-z0-9+/=]|\\[nr])+`)
-	pemHeader   = regexp.MustCompile(`^(?:Proc-Type|DEK-Info|Comment): `)
+	escapedBody = lazyRE(`^(?:[A-Za-z0-9+/=]|\\[nr])+`)
+	pemHeader   = lazyRE(`^(?:Proc-Type|DEK-Info|Comment): `)
 )
 
 // openKeyBlocks finds private keys from their BEGIN line through the lines
@@ -211,9 +210,9 @@ var (
 func openKeyBlocks(t *target, _ *rule, _ []window) [][2]int {
 	text := t.text
 	var out [][2]int
-	for _, h := range keyHeader.FindAllStringIndex(text, -1) {
+	for _, h := range keyHeader().FindAllStringIndex(text, -1) {
 		end := h[1]
-		if m := escapedBody.FindStringIndex(text[end:]); m != nil {
+		if m := escapedBody().FindStringIndex(text[end:]); m != nil {
 			end += m[1]
 		}
 		for end < len(text) && text[end] == '\r' {
@@ -230,7 +229,7 @@ func openKeyBlocks(t *target, _ *rule, _ []window) [][2]int {
 			rest := layout(strings.TrimSuffix(text[end+1:end+1+next], "\r"))
 			take, last := false, false
 			switch {
-			case !body && pemHeader.MatchString(rest):
+			case !body && pemHeader().MatchString(rest):
 				take, headers = true, true
 			case !body && headers && rest == "":
 				take = true

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -251,11 +250,15 @@ func lineOf(text string, s, e int) string {
 // pathAllowed reports whether an allowlist lets every secret of the file at
 // path through, as gitleaks checks before scanning a file. No commit is
 // known here, so an allowlist that needs one never applies.
-func pathAllowed(allow []*config.Allowlist, path string) bool {
+func pathAllowed(allow []*allowlist, path string) bool {
 	if path == "" {
 		return false
 	}
-	for _, a := range allow {
+	for _, l := range allow {
+		if len(l.gen.Paths) == 0 {
+			continue // nothing to compile: it cannot allow a path
+		}
+		a := l.get()
 		if a.MatchCondition == config.AllowlistMatchAnd {
 			if len(a.Commits) > 0 || len(a.Regexes) > 0 || len(a.StopWords) > 0 {
 				continue
@@ -276,8 +279,9 @@ func pathAllowed(allow []*config.Allowlist, path string) bool {
 // gitleaks decides it: by a regular expression on the secret, the match or
 // the line, by a stop word in the secret, or, for an allowlist whose
 // conditions must all hold, by those and the path.
-func allowedFinding(allow []*config.Allowlist, path, secret, match, line string) bool {
-	for _, a := range allow {
+func allowedFinding(allow []*allowlist, path, secret, match, line string) bool {
+	for _, l := range allow {
+		a := l.get()
 		target := secret
 		switch a.RegexTarget {
 		case "match":
@@ -330,7 +334,7 @@ func entropy(s string) float64 {
 }
 
 // placeholderRE matches the placeholders this package writes.
-var placeholderRE = regexp.MustCompile(`\[secret:[a-z0-9._-]+#[0-9a-f]{4}\]`)
+var placeholderRE = lazyRE(`\[secret:[a-z0-9._-]+#[0-9a-f]{4}\]`)
 
 // Placeholder is the text that stands for secret, found by rule.
 func Placeholder(rule, secret string) string {
@@ -347,7 +351,7 @@ func resolve(text string, cands []candidate) []Match {
 	}
 	var held [][]int
 	if strings.Contains(text, "[secret:") {
-		held = placeholderRE.FindAllStringIndex(text, -1)
+		held = placeholderRE().FindAllStringIndex(text, -1)
 	}
 	cands = slices.DeleteFunc(cands, func(c candidate) bool {
 		return slices.ContainsFunc(held, func(h []int) bool { return c.start < h[1] && h[0] < c.end })

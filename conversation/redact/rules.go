@@ -1,16 +1,16 @@
 package redact
 
 import (
-	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
 
-	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
 )
+
+//go:generate go run ./internal/rulegen
 
 // rule is one detector: a gitleaks rule, or one of ours (extra.go).
 type rule struct {
@@ -36,7 +36,7 @@ type rule struct {
 	// assign marks rules built on gitleaks' template for name = value,
 	// which need an operator soon after the keyword.
 	assign bool
-	allow  []*config.Allowlist
+	allow  []*allowlist
 	// prio ranks rules finding overlapping text, lowest first: generic
 	// rules give way to specific ones.
 	prio int
@@ -49,33 +49,42 @@ type rule struct {
 type ruleSet struct {
 	rules []*rule
 	// global are gitleaks' allowlists for every rule.
-	global []*config.Allowlist
+	global []*allowlist
 	kw     *keywords
 	byID   map[string]*rule
 }
 
-// loadRules compiles gitleaks' default configuration. It cannot fail on
-// the configuration the module ships; a panic here is caught by the tests.
+// loadRules builds the rules from gitleaks' default configuration, as
+// rulegen wrote it down (rules_gen.go): reading the configuration as
+// gitleaks does (viper, then compiling every allowlist and building its
+// stop-word tries) took most of a small review's start. Expressions and
+// allowlists are compiled when first needed.
 var loadRules = sync.OnceValue(func() *ruleSet {
-	cfg, src, err := gitleaksConfig()
-	if err != nil {
-		panic(fmt.Sprintf("redact: gitleaks' default configuration: %v", err))
+	rs := &ruleSet{byID: map[string]*rule{}}
+	for i := range gitleaksGlobal {
+		rs.global = append(rs.global, &allowlist{gen: &gitleaksGlobal[i]})
 	}
-	rs := &ruleSet{global: cfg.Allowlists, byID: map[string]*rule{}}
-	for _, id := range cfg.OrderedRules {
-		r := cfg.Rules[id]
-		if r.Regex == nil || r.SkipReport || len(r.RequiredRules) > 0 {
+	for i := range gitleaksRules {
+		g := &gitleaksRules[i]
+		if g.Regex == "" || g.SkipReport || g.Required > 0 {
 			// Path-only rules flag whole files (a .p12 keystore), which
 			// has no text to redact; composite rules are reported only
 			// with their parts, which are rules of their own.
 			continue
 		}
 		rl := &rule{
-			id: r.RuleID, desc: r.Description, src: src[r.RuleID], group: r.SecretGroup,
-			entropy: r.Entropy, path: r.Path, keywords: r.Keywords,
-			allow: override(r.RuleID, r.Allowlists), prio: prioSpecific,
+			id: g.ID, desc: g.Desc, src: g.Regex, group: g.Group,
+			entropy: g.Entropy, keywords: g.Keywords, prio: prioSpecific,
 		}
-		if strings.Contains(strings.ToLower(r.RuleID), "generic") {
+		if g.Path != "" {
+			rl.path = regexp.MustCompile(g.Path)
+		}
+		for j := range g.Allow {
+			if !overridden(g.ID, &g.Allow[j]) {
+				rl.allow = append(rl.allow, &allowlist{gen: &g.Allow[j]})
+			}
+		}
+		if strings.Contains(strings.ToLower(g.ID), "generic") {
 			rl.prio = prioGeneric
 		}
 		rs.add(rl)
@@ -95,6 +104,63 @@ var loadRules = sync.OnceValue(func() *ruleSet {
 	}
 	return rs
 })
+
+// genRule is a gitleaks rule as rulegen writes it down: Translate's
+// result, with expressions as their source.
+type genRule struct {
+	ID, Desc    string
+	Regex, Path string
+	Group       int
+	Entropy     float64
+	SkipReport  bool
+	Required    int // rules it requires
+	Keywords    []string
+	Allow       []genAllow
+}
+
+// genAllow is a gitleaks allowlist as rulegen writes it down.
+type genAllow struct {
+	And     bool // every condition must hold
+	Commits bool // it names commits, which are never known here
+	Target  string
+	Paths   []string
+	Regexes []string
+	// StopWords are in lower case, as gitleaks' Validate leaves them.
+	StopWords []string
+}
+
+// allowlist is a gitleaks allowlist compiled on first use: most are never
+// consulted in a run.
+type allowlist struct {
+	gen  *genAllow
+	once sync.Once
+	a    *config.Allowlist
+}
+
+// get returns the allowlist as gitleaks' type. It is not validated, so
+// its methods test each expression and stop word in turn rather than
+// building combined matchers first; they decide the same.
+func (l *allowlist) get() *config.Allowlist {
+	l.once.Do(func() {
+		g := l.gen
+		a := &config.Allowlist{RegexTarget: g.Target, StopWords: g.StopWords, MatchCondition: config.AllowlistMatchOr}
+		if g.And {
+			a.MatchCondition = config.AllowlistMatchAnd
+		}
+		if g.Commits {
+			// Only whether there are any matters: no commit is known.
+			a.Commits = []string{"-"}
+		}
+		for _, p := range g.Paths {
+			a.Paths = append(a.Paths, regexp.MustCompile(p))
+		}
+		for _, r := range g.Regexes {
+			a.Regexes = append(a.Regexes, regexp.MustCompile(r))
+		}
+		l.a = a
+	})
+	return l.a
+}
 
 // compile compiles a gitleaks rule's expression and works out how far
 // its matches reach, once. gitleaks compiled the same expression when it
@@ -130,48 +196,14 @@ const assignTemplate = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\
 // assignReach is how far after a keyword those rules' operator can start.
 const assignReach = 23
 
-// gitleaksConfig reads the default configuration the way gitleaks' own
-// detector does, with a viper instance of its own rather than viper's
-// global one.
-func gitleaksConfig() (config.Config, map[string]string, error) {
-	v := viper.New()
-	v.SetConfigType("toml")
-	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
-		return config.Config{}, nil, err
-	}
-	var vc config.ViperConfig
-	if err := v.Unmarshal(&vc); err != nil {
-		return config.Config{}, nil, err
-	}
-	// Translate compiles every rule's expression; the rules' expressions
-	// are kept aside, and compiled only when needed (rule.compile). A
-	// test checks that every one compiles.
-	src := map[string]string{}
-	for i := range vc.Rules {
-		if vc.Rules[i].Regex != "" {
-			src[vc.Rules[i].ID] = vc.Rules[i].Regex
-			// Matches nothing, with as many groups as the rule's
-			// secret group needs to pass Translate's check.
-			vc.Rules[i].Regex = "$^" + strings.Repeat("()", vc.Rules[i].SecretGroup)
-		}
-	}
-	cfg, err := vc.Translate()
-	return cfg, src, err
-}
-
-// override adjusts the allowlists of one published rule. Only one is
-// changed: gitleaks lets AWS access key IDs ending in EXAMPLE through, as
+// overridden reports whether one published allowlist is left out. Only
+// one is: gitleaks lets AWS access key IDs ending in EXAMPLE through, as
 // AWS's documentation uses AKIAIOSFODNN7EXAMPLE; here a key of that shape
 // is redacted like any other, since sending a real key that happens to end
 // so costs far more than hiding a documentation one, and fixtures are
 // allowed by path in .review.yaml.
-func override(id string, allow []*config.Allowlist) []*config.Allowlist {
-	if id != "aws-access-token" {
-		return allow
-	}
-	return slices.DeleteFunc(slices.Clone(allow), func(a *config.Allowlist) bool {
-		return slices.ContainsFunc(a.Regexes, func(re *regexp.Regexp) bool { return re.String() == ".+EXAMPLE$" })
-	})
+func overridden(id string, a *genAllow) bool {
+	return id == "aws-access-token" && slices.Contains(a.Regexes, ".+EXAMPLE$")
 }
 
 // Rule describes a detection rule.
@@ -196,4 +228,11 @@ func Rules() []Rule {
 func Known(id string) bool {
 	_, ok := loadRules().byID[id]
 	return ok
+}
+
+// lazyRE compiles a regular expression on first use: most runs never meet
+// the text it is for, and compiling them all took a few milliseconds of
+// every start.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -235,3 +235,46 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// earlier lists what trusted earlier runs posted on the pull request: the
+// heads their reviews were of, oldest first, and the findings they
+// commented on lines still in its diff.
+func (c *client) earlier(ctx context.Context) (Earlier, error) {
+	var e Earlier
+	reviews, err := collect(ctx, c, "listing the reviews of "+c.prName, func(o gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
+		return c.api.PullRequests.ListReviews(ctx, c.owner, c.name, c.pr, &o)
+	})
+	if err != nil {
+		return e, err
+	}
+	for _, rv := range reviews {
+		if m := reviewMarkerRE.FindStringSubmatch(rv.GetBody()); m != nil && c.trusted(rv.User) {
+			e.Heads = append(e.Heads, strings.ToLower(m[2]))
+		}
+	}
+	comments, err := collect(ctx, c, "listing the review comments of "+c.prName, func(o gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
+		return c.api.PullRequests.ListComments(ctx, c.owner, c.name, c.pr, &gh.PullRequestListCommentsOptions{ListOptions: o})
+	})
+	if err != nil {
+		return e, err
+	}
+	seen := map[string]bool{}
+	for _, cm := range comments {
+		m := commentMarkerRE.FindStringSubmatch(cm.GetBody())
+		// A comment GitHub shows as outdated has neither a line nor a
+		// position: the code it was on has changed since.
+		if m == nil || !c.trusted(cm.User) || cm.InReplyTo != nil || (cm.Line == nil && cm.Position == nil) || seen[m[1]] {
+			continue
+		}
+		s := severityRE.FindStringSubmatch(cm.GetBody())
+		if s == nil {
+			continue
+		}
+		seen[m[1]] = true
+		e.Open = append(e.Open, OpenFinding{
+			Fingerprint: m[1], Severity: review.Severity(s[1]),
+			Path: cm.GetPath(), Line: cm.GetLine(), URL: cm.GetHTMLURL(),
+		})
+	}
+	return e, nil
+}

@@ -85,7 +85,15 @@ func (c *client) refusal(op string, err error) *Error {
 	}
 	e := &Error{Op: op, Status: resp.StatusCode, Message: text.Truncate(text.OneLine(msg, 0), 300)}
 	e.Hint = c.hint(resp, e.Message, reset)
+	e.Denied = resp.StatusCode == http.StatusForbidden && !rateLimited(resp, e.Message)
 	return e
+}
+
+// rateLimited says a refusal is GitHub's rate limit rather than a lack of
+// permission: 429, or 403 with the allowance used up or saying so.
+func rateLimited(resp *http.Response, msg string) bool {
+	return resp.StatusCode == http.StatusTooManyRequests ||
+		(resp.StatusCode == http.StatusForbidden && (resp.Header.Get("X-RateLimit-Remaining") == "0" || strings.Contains(strings.ToLower(msg), "rate limit")))
 }
 
 // message is GitHub's message with its error details, as its error body
@@ -115,8 +123,7 @@ func message(e *gh.ErrorResponse) string {
 // hint says what to do about a refused request.
 func (c *client) hint(resp *http.Response, msg string, reset time.Time) string {
 	status := resp.StatusCode
-	limited := status == http.StatusTooManyRequests ||
-		(status == http.StatusForbidden && (resp.Header.Get("X-RateLimit-Remaining") == "0" || strings.Contains(strings.ToLower(msg), "rate limit")))
+	limited := rateLimited(resp, msg)
 	switch {
 	case limited:
 		if s, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {

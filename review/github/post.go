@@ -86,6 +86,9 @@ type Error struct {
 	Hint    string // what to do about it
 	// Attempts counts the requests made, retries included.
 	Attempts int
+	// Denied says the token may not do it (403, not a rate limit): a
+	// read-only token, as a pull request from a fork gets.
+	Denied bool
 }
 
 func (e *Error) Error() string {
@@ -152,12 +155,53 @@ func Post(ctx context.Context, r *review.Result, d *diffctx.Diff, o PostOptions)
 	return rep, nil
 }
 
+// Earlier is what earlier runs of review posted on a pull request.
+type Earlier struct {
+	// Heads are the head commits their reviews were of, oldest first.
+	Heads []string
+	// Open are the findings they commented on lines that are still in
+	// the pull request's diff (GitHub has not marked the comment
+	// outdated), one per fingerprint.
+	Open []OpenFinding
+}
+
+// OpenFinding is a finding an earlier run commented on a pull request.
+type OpenFinding struct {
+	Fingerprint string          `json:"fingerprint"`
+	Severity    review.Severity `json:"severity"`
+	Path        string          `json:"path"`
+	Line        int             `json:"line"`
+	URL         string          `json:"url,omitempty"`
+}
+
+// ReadEarlier reads what earlier runs posted on the pull request o names:
+// what an incremental review (--since) starts from, and what its gate
+// still counts. o.HeadSHA is not needed. Only markers by bots or by the
+// token's own account count, as for Post.
+func ReadEarlier(ctx context.Context, o PostOptions) (Earlier, error) {
+	if o.HeadSHA == "" {
+		o.HeadSHA = "0000000"
+	}
+	c, err := newClient(o, &review.Result{})
+	if err != nil {
+		return Earlier{}, err
+	}
+	c.login = o.Login
+	if c.login == "" {
+		c.login = c.whoAmI(ctx)
+	}
+	return c.earlier(ctx)
+}
+
 // Markers are hidden HTML comments at the start of a body; only the start
 // is looked at, so a marker quoted inside a finding's text never counts.
 var (
 	reviewMarkerRE  = regexp.MustCompile(`^<!-- review:run=(\S+) head=([0-9A-Fa-f]+) -->`)
 	commentMarkerRE = regexp.MustCompile(`^<!-- review:fp=([0-9a-f]+) `)
 	shaRE           = regexp.MustCompile(`^[0-9A-Fa-f]{7,64}$`)
+	// severityRE reads a comment's severity from its first line after the
+	// marker, as commentMarkdown writes it.
+	severityRE = regexp.MustCompile(`^<!-- [^\n]* -->\n\*\*\[(info|low|medium|high|critical)\] `)
 )
 
 // reviewPlan is the findings of a review sorted into inline comments, the
@@ -231,7 +275,8 @@ func commentMarker(fp, run string) string {
 
 // commentMarkdown is an inline comment: the finding's title, body and
 // suggestion. applicable says the comment covers exactly the finding's
-// lines, so a literal suggestion can be offered as a suggested change;
+// lines, so its replacement lines (or a literal suggestion) can be offered
+// as a suggested change;
 // otherwise it is shown as code. Suggestion blocks anywhere else are shown
 // as code too: GitHub would offer them as changes to the wrong lines.
 func commentMarkdown(f review.Finding, applicable bool) string {
@@ -245,21 +290,24 @@ func commentMarkdown(f review.Finding, applicable bool) string {
 	if f.Body != "" {
 		b.WriteString("\n" + neutralizeSuggestions(tidyMarkdown(f.Body)) + "\n")
 	}
-	if f.Suggestion != "" {
-		if code, prose, ok := review.LiteralSuggestion(f.Suggestion); ok {
-			info := ""
-			if applicable {
-				info = "suggestion"
-			}
-			fence := codeFence(code)
-			block := fence + info + "\n" + code + "\n" + fence
-			if prose != "" {
-				block = neutralizeSuggestions(tidyMarkdown(prose)) + "\n\n" + block
-			}
-			b.WriteString("\n" + labelled("Suggestion", block) + "\n")
-		} else {
-			b.WriteString("\n" + labelled("Suggestion", neutralizeSuggestions(tidyMarkdown(f.Suggestion))) + "\n")
+	if code, prose, ok := f.Change(); ok {
+		info := ""
+		if applicable {
+			info = "suggestion"
 		}
+		fence := codeFence(code)
+		block := fence + info + "\n" + code + "\n" + fence
+		if code == "" {
+			// An empty suggested change deletes the lines; an empty
+			// line inside the block would put one in their place.
+			block = fence + info + "\n" + fence
+		}
+		if prose != "" {
+			block = neutralizeSuggestions(tidyMarkdown(prose)) + "\n\n" + block
+		}
+		b.WriteString("\n" + labelled("Suggestion", block) + "\n")
+	} else if f.Suggestion != "" {
+		b.WriteString("\n" + labelled("Suggestion", neutralizeSuggestions(tidyMarkdown(f.Suggestion))) + "\n")
 	}
 	if f.Note != "" {
 		b.WriteString("\n_" + review.EscapeAngles(text.OneLine(f.Note, 0)) + "_\n")
@@ -277,6 +325,9 @@ func (p reviewPlan) render(r *review.Result, head string, fallback bool) string 
 		b.WriteString(neutralizeSuggestions(tidyMarkdown(s)) + "\n\n")
 	}
 	b.WriteString(coverageNote(r))
+	if r.Since != "" {
+		fmt.Fprintf(&b, "_The commits since %s were reviewed; the findings of earlier reviews stay in their comments._\n\n", mdCode(text.ShortSHA(r.Since)))
+	}
 	if fallback {
 		b.WriteString("_GitHub did not accept comments on the lines of this pull request's diff, so every finding is listed here._\n\n")
 	}

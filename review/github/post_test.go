@@ -849,3 +849,49 @@ func FuzzCommentMarkdown(f *testing.F) {
 		}
 	})
 }
+
+// TestReadEarlier reads what earlier runs posted: the heads of their
+// reviews, oldest first, and the findings still open on the pull request,
+// each once; outdated comments, replies, other people's markers and
+// comments without a severity line are not findings.
+func TestReadEarlier(t *testing.T) {
+	g := newFakeGitHub(t)
+	g.perPage = 2
+	bot := ghUser{Login: "github-actions[bot]", Type: "Bot"}
+	person := ghUser{Login: "mallory", Type: "User"}
+	comment := func(id int, u ghUser, fp, sev string, line any) map[string]any {
+		return map[string]any{"id": id, "user": u, "path": "a.go", "line": line,
+			"body": "<!-- review:fp=" + fp + " run=r -->\n**[" + sev + "] Title** · security", "html_url": fmt.Sprintf("https://github.example/c/%d", id)}
+	}
+	g.reviews = []map[string]any{
+		{"id": 1, "user": bot, "body": "<!-- review:run=a head=AAAAAAA111 -->\nfirst"},
+		{"id": 2, "user": person, "body": "<!-- review:run=b head=bbbbbbb222 -->\nforged"},
+		{"id": 3, "user": bot, "body": "<!-- review:run=c head=ccccccc333 -->\nsecond"},
+	}
+	reply := comment(14, bot, "44", "high", 9)
+	reply["in_reply_to_id"] = 10
+	g.comments = []map[string]any{
+		comment(10, bot, "11", "high", 3),
+		comment(11, bot, "11", "high", 3),       // the same finding again
+		comment(12, bot, "22", "critical", nil), // outdated: no line, no position
+		comment(13, person, "33", "critical", 5),
+		reply,
+		{"id": 15, "user": bot, "line": 7, "body": "<!-- review:fp=55 run=r -->\nno severity"},
+		comment(16, bot, "66", "low", 8),
+	}
+	e, err := ReadEarlier(context.Background(), g.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(e.Heads, " ") != "aaaaaaa111 ccccccc333" {
+		t.Errorf("heads %v", e.Heads)
+	}
+	var got []string
+	for _, o := range e.Open {
+		got = append(got, fmt.Sprintf("%s:%s:%s:%d:%s", o.Fingerprint, o.Severity, o.Path, o.Line, o.URL))
+	}
+	want := "11:high:a.go:3:https://github.example/c/10 66:low:a.go:8:https://github.example/c/16"
+	if strings.Join(got, " ") != want {
+		t.Errorf("open = %v, want %s", got, want)
+	}
+}

@@ -298,3 +298,29 @@ func (r *countingReader) Read(p []byte) (int, error) {
 	r.read += k
 	return k, nil
 }
+
+// TestDenied: a 403 that is not a rate limit says the token may not write,
+// which lets the command fall back to annotations; a rate limit does not.
+func TestDenied(t *testing.T) {
+	for _, tc := range []struct {
+		status    int
+		remaining string
+		msg       string
+		denied    bool
+	}{
+		{http.StatusForbidden, "", "Resource not accessible by integration", true},
+		{http.StatusForbidden, "0", "API rate limit exceeded", false},
+		{http.StatusForbidden, "", "You have exceeded a secondary rate limit", false},
+		{http.StatusTooManyRequests, "", "Too many", false},
+		{http.StatusUnauthorized, "", "Bad credentials", false},
+	} {
+		resp := &http.Response{StatusCode: tc.status, Header: http.Header{}}
+		if tc.remaining != "" {
+			resp.Header.Set("X-RateLimit-Remaining", tc.remaining)
+		}
+		e := (&client{}).refusal("posting", &gh.ErrorResponse{Response: resp, Message: tc.msg})
+		if e == nil || e.Denied != tc.denied {
+			t.Errorf("%d %q: %+v, want denied %v", tc.status, tc.msg, e, tc.denied)
+		}
+	}
+}

@@ -23,7 +23,11 @@ const maxSummaryBody = 4000
 func WriteStepSummary(w io.Writer, r *review.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## review: %s\n\n", review.CountFindings(r.Findings))
-	fmt.Fprintf(&b, "Reviewed %s against %s.\n\n", mdCode(r.Head), mdCode(r.Base))
+	fmt.Fprintf(&b, "Reviewed %s against %s", mdCode(r.Head), mdCode(r.Base))
+	if r.Since != "" {
+		fmt.Fprintf(&b, ", the commits since %s only", mdCode(text.ShortSHA(r.Since)))
+	}
+	b.WriteString(".\n\n")
 	if s := strings.TrimSpace(r.Summary); s != "" {
 		b.WriteString(tidyMarkdown(s) + "\n\n")
 	}
@@ -54,6 +58,9 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 		b.WriteString("\n</details>\n\n")
 	}
 	b.WriteString(usageTable(r))
+	if line := r.Efficiency.Line(); line != "" {
+		b.WriteString("\n" + line + ".\n")
+	}
 	if r.Config != "" {
 		fmt.Fprintf(&b, "\nConfiguration: %s.\n", mdCode(r.Config))
 	}

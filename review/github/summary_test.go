@@ -178,7 +178,7 @@ func TestActionYAML(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"model": "", "base-url": "", "api-key": "", "fail-on": "", "format": "github",
-		"sarif": "false", "post": "false", "version": "",
+		"sarif": "false", "post": "false", "version": "", "build-from-source": "false", "download-url": "",
 	} {
 		in, ok := action.Inputs[name]
 		if !ok || in.Default == nil || *in.Default != want {
@@ -186,10 +186,16 @@ func TestActionYAML(t *testing.T) {
 		}
 	}
 	var uses []string
-	var keyEnv, reviewRun, uploadIf string
+	var keyEnv, reviewRun, uploadIf, setupGoIf, installRun string
 	for i, s := range action.Runs.Steps {
 		if s.Uses != "" {
 			uses = append(uses, s.Uses)
+		}
+		if strings.HasPrefix(s.Uses, "actions/setup-go@") {
+			setupGoIf = s.If
+		}
+		if strings.Contains(s.Run, "action/install.sh") {
+			installRun = s.Run
 		}
 		if strings.HasPrefix(s.Uses, "github/codeql-action/upload-sarif@") {
 			uploadIf = s.If
@@ -233,6 +239,14 @@ func TestActionYAML(t *testing.T) {
 	}
 	if len(uses) != 2 || !strings.HasPrefix(uses[0], "actions/setup-go@") {
 		t.Errorf("actions used: %v", uses)
+	}
+	// Go is set up only to build from source; a release is downloaded and
+	// checked by action/install.sh (TestActionInstall at the root).
+	if !strings.Contains(setupGoIf, "inputs.build-from-source == 'true'") {
+		t.Errorf("setup-go runs unless asked: if: %q", setupGoIf)
+	}
+	if !strings.Contains(installRun, `REVIEW_VERSION=$VERSION bash "$ACTION_PATH/action/install.sh"`) {
+		t.Errorf("the install step does not run action/install.sh:\n%s", installRun)
 	}
 }
 

@@ -17,6 +17,9 @@ import (
 func writeMarkdown(w io.Writer, r *review.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Review of %s against %s\n\n", r.Head, r.Base)
+	if r.Since != "" {
+		fmt.Fprintf(&b, "Only the commits since %s were reviewed; the earlier ones were reviewed before.\n\n", text.ShortSHA(r.Since))
+	}
 	if r.Summary != "" {
 		b.WriteString(strings.TrimSpace(r.Summary) + "\n\n")
 	}
@@ -39,6 +42,10 @@ func writeMarkdown(w io.Writer, r *review.Result) error {
 			if f.Suggestion != "" {
 				b.WriteString("**Suggestion:** " + f.Suggestion + "\n\n")
 			}
+			if f.Replacement != nil && f.Line > 0 {
+				fence := codeFence(*f.Replacement)
+				fmt.Fprintf(&b, "**Suggested change** (`%s`):\n\n%s\n%s\n%s\n\n", f.Location(), fence, *f.Replacement, fence)
+			}
 			if f.Note != "" {
 				b.WriteString("_" + f.Note + "_\n\n")
 			}
@@ -53,8 +60,25 @@ func writeMarkdown(w io.Writer, r *review.Result) error {
 	}
 	writeNotReviewed(&b, r)
 	b.WriteString("---\n" + r.UsageLine() + "\n")
+	if line := r.Efficiency.Line(); line != "" {
+		b.WriteString("\n" + line + "\n")
+	}
 	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err
+}
+
+// codeFence is a backtick fence longer than any run of backticks in code.
+func codeFence(code string) string {
+	longest, run := 0, 0
+	for _, r := range code {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
 }
 
 // writeAnswer renders a follow-up turn's answer for people.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -21,5 +22,17 @@ func TestMarkdownIsNoWorkflowCommand(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "### 1. [high] two ::lines") {
 		t.Errorf("title not on one line:\n%s", b.String())
+	}
+}
+
+func TestMarkdownReplacement(t *testing.T) {
+	repl := "x := \"```\""
+	r := &review.Result{RunID: "r", Submitted: true, Findings: []review.Finding{{Path: "a.go", Line: 3, Severity: review.Low, Title: "t", Replacement: &repl}}}
+	var b bytes.Buffer
+	if err := writeMarkdown(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "**Suggested change** (`a.go:3`):\n\n````\nx := \"```\"\n````\n") {
+		t.Errorf("markdown:\n%s", b.String())
 	}
 }

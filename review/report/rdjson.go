@@ -1,7 +1,10 @@
 package report
 
 import (
+	"fmt"
 	"io"
+
+	ctext "github.com/reviewdev/review/conversation/text"
 
 	"github.com/reviewdev/review/review"
 )
@@ -24,6 +27,9 @@ type (
 		Severity    string         `json:"severity"`
 		Code        rdCode         `json:"code"`
 		Suggestions []rdSuggestion `json:"suggestions,omitempty"`
+		// OriginalOutput is the finding as one line, path:line: message,
+		// which reviewdog's local reporter prints.
+		OriginalOutput string `json:"original_output,omitempty"`
 	}
 	rdLocation struct {
 		Path  string   `json:"path"`
@@ -49,10 +55,11 @@ type (
 // writeRDJSON writes the result in reviewdog's rdjson format, for
 // `reviewdog -f=rdjson` to post: one diagnostic per finding with its path,
 // line range, severity (ERROR for critical and high, WARNING for medium,
-// INFO for low and info) and category as its code. A suggestion becomes a
-// reviewdog suggestion only when it is a literal replacement of the
-// finding's lines (a ```suggestion block); any other suggestion is advice
-// and stays in the message. A file-level finding has no range.
+// INFO for low and info) and category as its code, and the finding in one
+// line as its original_output. A finding's replacement lines (or a
+// suggestion that is one ```suggestion block) become a reviewdog
+// suggestion for its range; any other suggestion is advice and stays in
+// the message. A file-level finding has no range.
 //
 // rdjson has no place for usage; the other formats carry it.
 func writeRDJSON(w io.Writer, r *review.Result) error {
@@ -74,14 +81,15 @@ func writeRDJSON(w io.Writer, r *review.Result) error {
 		if f.Line > 0 {
 			rg := rdRange{Start: rdPosition{f.Line}, End: rdPosition{max(f.EndLine, f.Line)}}
 			d.Location.Range = &rg
-			if code, prose, ok := review.LiteralSuggestion(f.Suggestion); ok {
+			if code, prose, ok := f.Change(); ok {
 				d.Suggestions = []rdSuggestion{{Range: rg, Text: code}}
 				advice = prose
 			}
 		}
 		g := f
-		g.Suggestion = advice
+		g.Suggestion, g.Replacement = advice, nil
 		d.Message = plainMessage(g, true)
+		d.OriginalOutput = fmt.Sprintf("%s: [%s] %s (%s)", f.Location(), f.Severity, ctext.OneLine(f.Title, 0), f.RuleID())
 		out.Diagnostics = append(out.Diagnostics, d)
 	}
 	if line := notReviewedLine(r); line != "" {

@@ -174,3 +174,46 @@ func TestRDJSONSuggestionNeedsALine(t *testing.T) {
 		t.Errorf("a file-level finding's replacement has no lines to replace; it belongs in the message:\n%s", b.String())
 	}
 }
+
+// TestRDJSONReplacement: a finding's replacement lines are a reviewdog
+// suggestion over its range, its suggestion stays advice in the message,
+// and every diagnostic has the one-line original_output reviewdog's local
+// reporter prints.
+func TestRDJSONReplacement(t *testing.T) {
+	repl, del := "\tx := 1\n\ty := 2", ""
+	r := &review.Result{RunID: "x", Findings: []review.Finding{
+		{Path: "a.go", Line: 3, EndLine: 4, Severity: review.Medium, Category: "correctness", Title: "Two\nlines", Suggestion: "Name it.", Replacement: &repl},
+		{Path: "a.go", Line: 9, Severity: review.Low, Category: "maintainability", Title: "Dead code", Replacement: &del},
+		{Path: "b.go", Severity: review.Info, Category: "tests", Title: "No test"},
+	}}
+	var b bytes.Buffer
+	if err := writeRDJSON(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	validate(t, compileSchema(t, "DiagnosticResult.json", []byte(rdjsonSchema)), b.Bytes())
+	var out struct {
+		Diagnostics []struct {
+			Message        string         `json:"message"`
+			Suggestions    []rdSuggestion `json:"suggestions"`
+			OriginalOutput string         `json:"original_output"`
+		} `json:"diagnostics"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	d := out.Diagnostics
+	if len(d[0].Suggestions) != 1 || d[0].Suggestions[0].Text != repl || d[0].Suggestions[0].Range != (rdRange{Start: rdPosition{3}, End: rdPosition{4}}) {
+		t.Errorf("suggestions %+v", d[0].Suggestions)
+	}
+	if !strings.Contains(d[0].Message, "Suggestion: Name it.") || strings.Contains(d[0].Message, "x := 1") {
+		t.Errorf("message %q: the advice stays, the replacement is the suggestion", d[0].Message)
+	}
+	if len(d[1].Suggestions) != 1 || d[1].Suggestions[0].Text != "" {
+		t.Errorf("deletion: %+v", d[1].Suggestions)
+	}
+	for i, want := range []string{"a.go:3-4: [medium] Two lines (correctness)", "a.go:9: [low] Dead code (maintainability)", "b.go: [info] No test (tests)"} {
+		if d[i].OriginalOutput != want {
+			t.Errorf("original_output %d = %q, want %q", i, d[i].OriginalOutput, want)
+		}
+	}
+}

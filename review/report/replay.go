@@ -16,12 +16,16 @@ import (
 
 // WriteReplayJSON writes a recorded run as one line of JSON, compact and
 // unescaped, so each request appears byte for byte as the endpoint
-// received it, but for what safeJSON escapes.
-func WriteReplayJSON(w io.Writer, r *review.Replay) error {
+// received it, but for what safeJSON escapes. e, if known, is written as
+// "efficiency".
+func WriteReplayJSON(w io.Writer, r *review.Replay, e *review.Efficiency) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	if err := enc.Encode(struct {
+		*review.Replay
+		Efficiency *review.Efficiency `json:"efficiency,omitempty"`
+	}{r, e}); err != nil {
 		return err
 	}
 	_, err := w.Write(safeJSON(b.Bytes()))
@@ -83,25 +87,6 @@ func (m wireMessage) size(c *conversation.Counter, content string) (chars, token
 		cm.ToolCalls = append(cm.ToolCalls, conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
 	return chars, c.CountMessage(cm)
-}
-
-// contentText returns a message content that is a string or an array of text parts.
-func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) == nil {
-		var b strings.Builder
-		for _, p := range parts {
-			b.WriteString(p.Text)
-		}
-		return b.String()
-	}
-	return ""
 }
 
 // event is the part of a recorded event replay reads.
@@ -177,7 +162,7 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 	toolTok := req.toolTokens(c)
 	total := toolTok
 	for _, m := range req.Messages {
-		_, tokens := m.size(c, contentText(m.Content))
+		_, tokens := m.size(c, review.ContentText(m.Content))
 		total += tokens
 	}
 	choice := strings.Trim(string(req.ToolChoice), `"`)
@@ -190,7 +175,7 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 		fmt.Fprintf(b, "     %-9s %-7s %6s       %5d tok · %s\n", "tools", conversation.Static, "", toolTok, text.Plural(len(req.Tools), "definition"))
 	}
 	for i, m := range req.Messages {
-		content := contentText(m.Content)
+		content := review.ContentText(m.Content)
 		layer, ref := conversation.Layer("?"), ""
 		if i < len(layers.Messages) {
 			layer, ref = layers.Messages[i].Layer, layers.Messages[i].Ref

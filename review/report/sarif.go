@@ -174,6 +174,11 @@ type (
 // saying why, so a consumer does not take the missing findings for fixed
 // ones.
 func writeSARIF(w io.Writer, r *review.Result, version string) error {
+	// SARIF wants a version that starts with a number (the multitool's
+	// SARIF2005): a release's tag v1.4.0 is 1.4.0.
+	if len(version) > 1 && version[0] == 'v' && version[1] >= '0' && version[1] <= '9' {
+		version = version[1:]
+	}
 	rules, index := sarifRules(r.Findings, r.FailOn)
 	results := make([]sarifResult, 0, len(r.Findings))
 	for _, f := range r.Findings {
@@ -317,17 +322,15 @@ func categoryDescription(c string) string {
 }
 
 // ruleName is a rule's name for code scanning, which wants it to differ
-// from the ID: "error-handling" is "ErrorHandling".
+// from the ID, ignoring case: "error-handling" is "ErrorHandlingFinding".
 func ruleName(id string) string {
 	var b strings.Builder
 	for _, w := range strings.FieldsFunc(id, func(r rune) bool { return r == '-' || r == '_' || r == ' ' || r == '/' }) {
 		r := []rune(w)
 		b.WriteString(strings.ToUpper(string(r[0])) + string(r[1:]))
 	}
-	if b.Len() == 0 || b.String() == id {
-		return "Review" + b.String()
-	}
-	return b.String()
+	// The multitool's SARIF1001 compares them ignoring case.
+	return b.String() + "Finding"
 }
 
 // securitySeverity is code scanning's score for the security rule: that
@@ -380,6 +383,9 @@ func plainMessage(f review.Finding, withTitle bool) string {
 	}
 	if f.Suggestion != "" {
 		parts = append(parts, "Suggestion: "+f.Suggestion)
+	}
+	if f.Replacement != nil && f.Line > 0 {
+		parts = append(parts, "Suggested change of "+f.Location()+":\n"+*f.Replacement)
 	}
 	if f.Note != "" {
 		parts = append(parts, "("+f.Note+")")

@@ -189,7 +189,7 @@ func TestWriteSARIFContent(t *testing.T) {
 	if out.Version != "2.1.0" || out.Schema == "" {
 		t.Errorf("version %q, $schema %q", out.Version, out.Schema)
 	}
-	if d := run.Tool.Driver; d.Name != "review" || d.Version != "v1.2.3" {
+	if d := run.Tool.Driver; d.Name != "review" || d.Version != "1.2.3" { // the tag v1.2.3, as SARIF wants it
 		t.Errorf("driver = %q %q", d.Name, d.Version)
 	}
 	if run.AutomationDetails.ID != "review/r7k2m9" {
@@ -305,8 +305,8 @@ func TestSARIFLevelAndURI(t *testing.T) {
 			t.Errorf("sarifLevel(%s, high) = %s, want %s", s, got, want)
 		}
 	}
-	for id, want := range map[string]string{"security": "Security", "error-handling": "ErrorHandling", "x": "X", "": "Review"} {
-		if got := ruleName(id); got != want || got == id {
+	for id, want := range map[string]string{"security": "SecurityFinding", "error-handling": "ErrorHandlingFinding", "x": "XFinding", "": "Finding"} {
+		if got := ruleName(id); got != want || strings.EqualFold(got, id) {
 			t.Errorf("ruleName(%q) = %q, want %q", id, got, want)
 		}
 	}

@@ -1,0 +1,470 @@
+package main
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// release is a fake release of review as .goreleaser.yaml lays it out:
+// an archive per platform holding a stand-in binary, and a checksums file.
+type release struct {
+	files map[string][]byte // path under the download URL → content
+	mu    sync.Mutex
+	got   []string // paths requested
+}
+
+// stub is the stand-in binary: a script that says which archive it came
+// from.
+func stub(name string) []byte {
+	return []byte("#!/bin/sh\necho 'review from " + name + "'\n")
+}
+
+func newRelease(t *testing.T, version string) *release {
+	t.Helper()
+	num := strings.TrimPrefix(version, "v")
+	r := &release{files: map[string][]byte{}}
+	var sums strings.Builder
+	for _, os := range []string{"linux", "darwin", "windows"} {
+		for _, arch := range []string{"amd64", "arm64"} {
+			base := fmt.Sprintf("review_%s_%s_%s", num, os, arch)
+			var name string
+			var data []byte
+			if os == "windows" {
+				name = base + ".zip"
+				data = zipOf(t, "review.exe", stub(name))
+			} else {
+				name = base + ".tar.gz"
+				data = tarGzOf(t, "review", stub(name))
+			}
+			r.files["/"+version+"/"+name] = data
+			fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256(data), name)
+		}
+	}
+	r.files["/"+version+"/review_"+num+"_checksums.txt"] = []byte(sums.String())
+	return r
+}
+
+func (r *release) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	r.got = append(r.got, req.URL.Path)
+	data, ok := r.files[req.URL.Path]
+	r.mu.Unlock()
+	if !ok {
+		http.NotFound(w, req)
+		return
+	}
+	w.Write(data)
+}
+
+func tarGzOf(t *testing.T, name string, content []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	gz := gzip.NewWriter(&b)
+	tw := tar.NewWriter(gz)
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"README.md", []byte("# review\n")}, {name, content}} {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o755, Size: int64(len(f.data))}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(f.data)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func zipOf(t *testing.T, name string, content []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, err := zw.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(content)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestActionInstall runs the action's install script against a local file
+// server standing in for GitHub releases: it fetches the archive of the
+// runner's platform, checks it against the checksums file, unpacks the
+// binary and puts it on the job's PATH; a damaged or missing archive fails
+// with one line and installs nothing.
+func TestActionInstall(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "tar", "unzip", "sha256sum"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	rel := newRelease(t, "v1.4.0")
+	srv := httptest.NewServer(rel)
+	defer srv.Close()
+
+	run := func(t *testing.T, env ...string) (out string, dir string, path string, err error) {
+		t.Helper()
+		tmp := t.TempDir()
+		ghPath := filepath.Join(tmp, "github_path")
+		cmd := exec.Command("bash", "action/install.sh")
+		cmd.Env = append([]string{
+			"PATH=" + os.Getenv("PATH"), "HOME=" + tmp,
+			"RUNNER_TEMP=" + tmp, "GITHUB_PATH=" + ghPath,
+			"REVIEW_DOWNLOAD_URL=" + srv.URL + "/",
+		}, env...)
+		b, err := cmd.CombinedOutput()
+		p, _ := os.ReadFile(ghPath)
+		return string(b), filepath.Join(tmp, "review-1.4.0"), strings.TrimSpace(string(p)), err
+	}
+
+	for _, tc := range []struct {
+		os, arch, asset, exe string
+	}{
+		{"Linux", "X64", "review_1.4.0_linux_amd64.tar.gz", "review"},
+		{"Linux", "ARM64", "review_1.4.0_linux_arm64.tar.gz", "review"},
+		{"macOS", "ARM64", "review_1.4.0_darwin_arm64.tar.gz", "review"},
+		{"Windows", "X64", "review_1.4.0_windows_amd64.zip", "review.exe"},
+	} {
+		t.Run(tc.os+"-"+tc.arch, func(t *testing.T) {
+			out, dir, path, err := run(t, "REVIEW_VERSION=v1.4.0", "RUNNER_OS="+tc.os, "RUNNER_ARCH="+tc.arch)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if path != dir {
+				t.Errorf("GITHUB_PATH has %q, want %q", path, dir)
+			}
+			if !strings.Contains(out, "review: installed v1.4.0 ("+tc.asset+", sha256 checked)") {
+				t.Errorf("output:\n%s", out)
+			}
+			got, err := exec.Command(filepath.Join(dir, tc.exe)).Output()
+			if err != nil || string(got) != "review from "+tc.asset+"\n" {
+				t.Errorf("the installed binary says %q (%v)", got, err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, tc.asset)); err == nil {
+				t.Error("the archive was left beside the binary")
+			}
+		})
+	}
+
+	// Failures: one ::error line, nothing on the PATH.
+	damaged := "/v1.4.0/review_1.4.0_linux_amd64.tar.gz"
+	good := rel.files[damaged]
+	for _, tc := range []struct {
+		name  string
+		env   []string
+		setup func()
+		want  string
+	}{
+		{"damaged archive", []string{"REVIEW_VERSION=v1.4.0"}, func() { rel.files[damaged] = append(append([]byte(nil), good...), 0) },
+			"::error title=review install::review_1.4.0_linux_amd64.tar.gz does not match its checksum in review_1.4.0_checksums.txt"},
+		{"not in the checksums", []string{"REVIEW_VERSION=v1.4.0"}, func() {
+			rel.files["/v1.4.0/review_1.4.0_checksums.txt"] = []byte(strings.ReplaceAll(string(rel.files["/v1.4.0/review_1.4.0_checksums.txt"]), "linux_amd64", "linux_amd65"))
+		}, "::error title=review install::review_1.4.0_checksums.txt of v1.4.0 does not list review_1.4.0_linux_amd64.tar.gz"},
+		{"no such release", []string{"REVIEW_VERSION=v9.9.9"}, nil,
+			"::error title=review install::cannot download " + srv.URL + "/v9.9.9/review_9.9.9_checksums.txt: is v9.9.9 a release of review?"},
+		{"no version", nil, nil, "::error title=review install::no version to install"},
+		{"not a version", []string{"REVIEW_VERSION=main"}, nil, `::error title=review install::version "main" is not a release version such as v1.2.3`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The server reads the files under the lock.
+			rel.mu.Lock()
+			saved := map[string][]byte{}
+			for k, v := range rel.files {
+				saved[k] = v
+			}
+			if tc.setup != nil {
+				tc.setup()
+			}
+			rel.mu.Unlock()
+			defer func() {
+				rel.mu.Lock()
+				rel.files = saved
+				rel.mu.Unlock()
+			}()
+			out, _, path, err := run(t, append(tc.env, "RUNNER_OS=Linux", "RUNNER_ARCH=X64")...)
+			if err == nil {
+				t.Fatalf("installed:\n%s", out)
+			}
+			if !strings.HasPrefix(out, tc.want) && !strings.Contains(out, "\n"+tc.want) {
+				t.Errorf("output:\n%s\nwant a line starting %q", out, tc.want)
+			}
+			if path != "" {
+				t.Errorf("GITHUB_PATH has %q after a failure", path)
+			}
+		})
+	}
+}
+
+// actionStep returns the run script of the action's step with id.
+func actionStep(t *testing.T, id string) string {
+	t.Helper()
+	raw, err := os.ReadFile("action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var action struct {
+		Runs struct {
+			Steps []struct {
+				ID  string `yaml:"id"`
+				Run string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"runs"`
+	}
+	if err := yaml.Unmarshal(raw, &action); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range action.Runs.Steps {
+		if s.ID == id {
+			return s.Run
+		}
+	}
+	t.Fatalf("action.yml has no step %q", id)
+	return ""
+}
+
+// TestActionReviewStep runs the action's review step, with a stand-in
+// review that records its arguments, as each event would: a pull request
+// (its head fetched from refs/pull/N/head when the checkout lacks it, as
+// with pull_request_target, which checks out the base), a push (the pushed
+// commits, for a code scanning baseline; nothing posted), a new branch and
+// an event it does not serve.
+func TestActionReviewStep(t *testing.T) {
+	for _, tool := range []string{"bash", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	script := actionStep(t, "review")
+	dir := t.TempDir()
+	env := []string{
+		"PATH=" + filepath.Join(dir, "bin") + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + dir, "GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com",
+		"RUNNER_TEMP=" + dir, "GITHUB_OUTPUT=" + filepath.Join(dir, "output"),
+	}
+	git := func(wd string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = wd, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	// origin: main, and a pull request whose head is only under
+	// refs/pull/7/head, as a fork's is.
+	origin := filepath.Join(dir, "origin")
+	git(dir, "init", "-q", "-b", "main", origin)
+	os.WriteFile(filepath.Join(origin, "a.go"), []byte("package a\n"), 0o644)
+	git(origin, "add", "-A")
+	git(origin, "commit", "-qm", "base")
+	base := git(origin, "rev-parse", "HEAD")
+	git(origin, "checkout", "-qb", "fork")
+	os.WriteFile(filepath.Join(origin, "b.go"), []byte("package a\n"), 0o644)
+	git(origin, "add", "-A")
+	git(origin, "commit", "-qm", "pr")
+	head := git(origin, "rev-parse", "HEAD")
+	git(origin, "update-ref", "refs/pull/7/head", head)
+	git(origin, "checkout", "-q", "main")
+	git(origin, "branch", "-qD", "fork")
+
+	os.MkdirAll(filepath.Join(dir, "bin"), 0o755)
+	os.WriteFile(filepath.Join(dir, "bin", "review"), []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$RUNNER_TEMP/args\"\n"), 0o755)
+
+	run := func(t *testing.T, vars ...string) (args []string, out string, err error) {
+		t.Helper()
+		work := filepath.Join(t.TempDir(), "work")
+		git(dir, "clone", "-q", origin, work)
+		os.Remove(filepath.Join(dir, "args"))
+		cmd := exec.Command("bash", "-c", script)
+		cmd.Dir = work
+		cmd.Env = append(append([]string{}, env...), vars...)
+		b, err := cmd.CombinedOutput()
+		a, _ := os.ReadFile(filepath.Join(dir, "args"))
+		if s := strings.TrimSpace(string(a)); s != "" {
+			args = strings.Split(s, "\n")
+		}
+		if err == nil {
+			// The head the review was given is in the clone.
+			if i := slices.Index(args, "--head"); i >= 0 {
+				git(work, "cat-file", "-e", args[i+1]+"^{commit}")
+			}
+		}
+		return args, string(b), err
+	}
+	common := []string{"FORMAT=github", "SARIF=false", "POST=true", "FAIL_ON="}
+	for _, tc := range []struct {
+		name string
+		vars []string
+		want string
+	}{
+		{"pull_request_target", []string{"EVENT=pull_request_target", "BASE_REF=main", "HEAD_SHA=" + head, "PR_NUMBER=7"},
+			"--format github --base origin/main --head " + head + " --post github"},
+		{"fail-on given", []string{"EVENT=pull_request", "BASE_REF=main", "HEAD_SHA=" + head, "PR_NUMBER=7", "FAIL_ON=high"},
+			"--format github --base origin/main --head " + head + " --fail-on high --post github"},
+		{"push", []string{"EVENT=push", "BEFORE=" + base},
+			"--format github --base " + base},
+		{"new branch", []string{"EVENT=push", "BEFORE=0000000000000000000000000000000000000000"},
+			"--format github --base HEAD"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args, out, err := run(t, append(append([]string{}, common...), tc.vars...)...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if got := strings.Join(args, " "); got != tc.want {
+				t.Errorf("review %s\nwant    %s", got, tc.want)
+			}
+		})
+	}
+	_, out, err := run(t, append(common, "EVENT=issue_comment")...)
+	if err == nil || !strings.Contains(out, "::error title=review::review runs on pull_request, pull_request_target and push events, not issue_comment") {
+		t.Errorf("issue_comment: %v\n%s", err, out)
+	}
+}
+
+// TestGoreleaserConfig holds .goreleaser.yaml to what the action's install
+// script and `review version` rely on: the six platforms, archives and a
+// checksums file named as install.sh asks for them, zip on windows, and
+// the version stamped into cmd.Version. (goreleaser check validates the
+// rest where goreleaser is installed.)
+func TestGoreleaserConfig(t *testing.T) {
+	raw, err := os.ReadFile(".goreleaser.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Version int `yaml:"version"`
+		Builds  []struct {
+			Binary  string   `yaml:"binary"`
+			Env     []string `yaml:"env"`
+			Goos    []string `yaml:"goos"`
+			Goarch  []string `yaml:"goarch"`
+			Ldflags []string `yaml:"ldflags"`
+		} `yaml:"builds"`
+		Archives []struct {
+			NameTemplate    string   `yaml:"name_template"`
+			Formats         []string `yaml:"formats"`
+			FormatOverrides []struct {
+				Goos    string   `yaml:"goos"`
+				Formats []string `yaml:"formats"`
+			} `yaml:"format_overrides"`
+		} `yaml:"archives"`
+		Checksum struct {
+			NameTemplate string `yaml:"name_template"`
+			Algorithm    string `yaml:"algorithm"`
+		} `yaml:"checksum"`
+	}
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Version != 2 || len(cfg.Builds) != 1 || len(cfg.Archives) != 1 {
+		t.Fatalf("config %+v", cfg)
+	}
+	b := cfg.Builds[0]
+	if b.Binary != "review" || !slices.Equal(b.Goos, []string{"linux", "darwin", "windows"}) || !slices.Equal(b.Goarch, []string{"amd64", "arm64"}) || !slices.Contains(b.Env, "CGO_ENABLED=0") {
+		t.Errorf("build %+v", b)
+	}
+	if !strings.Contains(strings.Join(b.Ldflags, " "), "-X github.com/reviewdev/review/cmd.Version=v{{ .Version }}") {
+		t.Errorf("ldflags %v do not stamp cmd.Version", b.Ldflags)
+	}
+	a := cfg.Archives[0]
+	script, err := os.ReadFile("action/install.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.NameTemplate != "{{ .ProjectName }}_{{ .Version }}_{{ .Os }}_{{ .Arch }}" || !strings.Contains(string(script), `asset="review_${num}_${os}_${arch}.${ext}"`) {
+		t.Errorf("archive names %q do not match install.sh's", a.NameTemplate)
+	}
+	if !slices.Equal(a.Formats, []string{"tar.gz"}) || len(a.FormatOverrides) != 1 || a.FormatOverrides[0].Goos != "windows" || !slices.Equal(a.FormatOverrides[0].Formats, []string{"zip"}) {
+		t.Errorf("archive formats %+v", a)
+	}
+	if cfg.Checksum.NameTemplate != "{{ .ProjectName }}_{{ .Version }}_checksums.txt" || cfg.Checksum.Algorithm != "sha256" || !strings.Contains(string(script), `sums="review_${num}_checksums.txt"`) {
+		t.Errorf("checksum %+v does not match install.sh's", cfg.Checksum)
+	}
+}
+
+// TestREADMEWorkflows checks the workflows the README gives to copy: YAML
+// that parses, with what the CI section promises (a push baseline,
+// concurrency, a timeout, actions: read; pull_request_target only for
+// forks, with no step that could run the pull request's code).
+func TestREADMEWorkflows(t *testing.T) {
+	raw, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var workflows []string
+	for _, block := range strings.Split(string(raw), "```yaml\n")[1:] {
+		if y, _, ok := strings.Cut(block, "\n```"); ok && strings.HasPrefix(y, "name: ") {
+			workflows = append(workflows, y)
+		}
+	}
+	if len(workflows) != 2 {
+		t.Fatalf("%d workflows in the README, want 2", len(workflows))
+	}
+	type step struct {
+		Uses string            `yaml:"uses"`
+		Run  string            `yaml:"run"`
+		With map[string]string `yaml:"with"`
+	}
+	var wf [2]struct {
+		On          map[string]any    `yaml:"on"`
+		Permissions map[string]string `yaml:"permissions"`
+		Concurrency map[string]any    `yaml:"concurrency"`
+		Jobs        map[string]struct {
+			If             string `yaml:"if"`
+			TimeoutMinutes int    `yaml:"timeout-minutes"`
+			Steps          []step `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	for i, y := range workflows {
+		if err := yaml.Unmarshal([]byte(y), &wf[i]); err != nil {
+			t.Fatalf("workflow %d: %v\n%s", i, err, y)
+		}
+		job := wf[i].Jobs["review"]
+		if wf[i].Concurrency["group"] == nil || job.TimeoutMinutes == 0 {
+			t.Errorf("workflow %d: no concurrency group or timeout-minutes", i)
+		}
+		if wf[i].Permissions["pull-requests"] != "write" || wf[i].Permissions["contents"] != "read" {
+			t.Errorf("workflow %d: permissions %v", i, wf[i].Permissions)
+		}
+		if len(job.Steps) != 2 || !strings.HasPrefix(job.Steps[0].Uses, "actions/checkout@") || !strings.HasPrefix(job.Steps[1].Uses, "reviewdev/review@v") {
+			t.Errorf("workflow %d: steps %+v", i, job.Steps)
+		}
+	}
+	same, forks := wf[0], wf[1]
+	if _, ok := same.On["push"]; !ok || same.Permissions["actions"] != "read" || same.Permissions["security-events"] != "write" {
+		t.Errorf("the repository's workflow: on %v, permissions %v", same.On, same.Permissions)
+	}
+	if _, ok := forks.On["pull_request_target"]; !ok || len(forks.On) != 1 || !strings.Contains(forks.Jobs["review"].If, "!= github.repository") {
+		t.Errorf("the forks' workflow: on %v, if %q", forks.On, forks.Jobs["review"].If)
+	}
+	for _, s := range forks.Jobs["review"].Steps {
+		if s.Run != "" || s.With["ref"] != "" {
+			t.Errorf("the forks' workflow runs or checks out the pull request: %+v", s)
+		}
+	}
+}

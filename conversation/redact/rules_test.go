@@ -1,0 +1,89 @@
+package redact
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+)
+
+// TestGeneratedRules holds rules_gen.go to gitleaks' default configuration
+// as gitleaks itself reads it: every rule, in order, with its expression,
+// path, keywords, secret group, entropy and allowlists, and the global
+// allowlists. After updating gitleaks, run go generate ./conversation/redact.
+func TestGeneratedRules(t *testing.T) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+		t.Fatal(err)
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := vc.Translate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.OrderedRules) != len(gitleaksRules) {
+		t.Fatalf("%d rules generated, gitleaks has %d: run go generate ./conversation/redact", len(gitleaksRules), len(cfg.OrderedRules))
+	}
+	for i, id := range cfg.OrderedRules {
+		r, g := cfg.Rules[id], gitleaksRules[i]
+		if g.ID != id || g.Desc != r.Description || g.Group != r.SecretGroup || g.Entropy != r.Entropy ||
+			g.SkipReport != r.SkipReport || g.Required != len(r.RequiredRules) ||
+			g.Regex != src(r.Regex) || g.Path != src(r.Path) || !slices.Equal(g.Keywords, r.Keywords) {
+			t.Errorf("rule %d: generated %+v, gitleaks has %s", i, g, id)
+			continue
+		}
+		sameAllow(t, id, g.Allow, r.Allowlists)
+	}
+	sameAllow(t, "global", gitleaksGlobal, cfg.Allowlists)
+	if gitleaksTitle != cfg.Title {
+		t.Errorf("title %q, gitleaks has %q", gitleaksTitle, cfg.Title)
+	}
+}
+
+func sameAllow(t *testing.T, id string, gen []genAllow, want []*config.Allowlist) {
+	t.Helper()
+	if len(gen) != len(want) {
+		t.Errorf("%s: %d allowlists generated, gitleaks has %d", id, len(gen), len(want))
+		return
+	}
+	for i, a := range want {
+		g := gen[i]
+		stop := slices.Clone(a.StopWords)
+		slices.Sort(stop)
+		if g.And != (a.MatchCondition == config.AllowlistMatchAnd) || g.Commits != (len(a.Commits) > 0) || g.Target != a.RegexTarget ||
+			!slices.Equal(g.Paths, srcs(a.Paths)) || !slices.Equal(g.Regexes, srcs(a.Regexes)) || !slices.Equal(g.StopWords, stop) {
+			t.Errorf("%s: allowlist %d differs from gitleaks'", id, i)
+		}
+		// What review builds from it decides as gitleaks' own does.
+		l := (&allowlist{gen: &gen[i]}).get()
+		for _, s := range append(slices.Clone(a.StopWords), "nothing-like-it", "x") {
+			got, _ := l.ContainsStopWord(s + "x")
+			exp, _ := a.ContainsStopWord(s + "x")
+			if got != exp {
+				t.Errorf("%s: allowlist %d: stop word in %q: %v, gitleaks says %v", id, i, s+"x", got, exp)
+			}
+		}
+	}
+}
+
+func src(r *regexp.Regexp) string {
+	if r == nil {
+		return ""
+	}
+	return r.String()
+}
+
+func srcs(rs []*regexp.Regexp) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.String())
+	}
+	return out
+}

@@ -1,0 +1,99 @@
+package diffctx
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestLoadSince reviews the commits since an earlier head: a file they did
+// not touch is context (Earlier), a file they touched keeps only the hunks
+// they changed, a deletion since is caught by the hunk around it, and a
+// merge of the base into the branch brings nothing of the base in.
+func TestLoadSince(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", numbered("", 60))
+	r.write("b.go", numbered("", 10))
+	r.write("c.go", numbered("", 30))
+	r.commit("base")
+	r.branch()
+	// The first round of the pull request: a.go in two places, b.go, c.go.
+	r.write("a.go", strings.Replace(strings.Replace(numbered("", 60), "line 5\n", "line five\n", 1), "line 50\n", "line fifty\n", 1))
+	r.write("b.go", numbered("", 10)+"more\n")
+	r.write("c.go", strings.Replace(numbered("", 30), "line 3\n", "line three\n", 1))
+	r.commit("first")
+	first := strings.TrimSpace(r.git("rev-parse", "HEAD"))
+	// main moves on, and is merged into the branch.
+	r.git("checkout", "-q", "main")
+	r.write("m.go", "on main\n")
+	r.commit("main moves")
+	r.git("checkout", "-q", "feature")
+	r.git("merge", "-q", "--no-edit", "main")
+	// The second round: a.go near its second change only, c.go loses a line.
+	r.write("a.go", strings.Replace(strings.Replace(numbered("", 60), "line 5\n", "line five\n", 1), "line 50\n", "line fifty\nline 50b\n", 1))
+	r.write("c.go", strings.Replace(strings.Replace(numbered("", 30), "line 3\n", "line three\n", 1), "line 20\n", "", 1))
+	r.commit("second")
+
+	whole, err := Load(context.Background(), Options{Dir: r.dir, Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main", Since: first})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.SinceSHA != first || d.Since != first {
+		t.Errorf("since = %q %q", d.Since, d.SinceSHA)
+	}
+	var paths, earlier []string
+	for _, f := range d.Files {
+		paths = append(paths, f.Path)
+	}
+	for _, f := range d.Earlier {
+		earlier = append(earlier, f.Path)
+	}
+	if strings.Join(paths, " ") != "a.go c.go" || strings.Join(earlier, " ") != "b.go" {
+		t.Fatalf("files %v, earlier %v", paths, earlier)
+	}
+	a := d.File("a.go")
+	if len(a.Hunks) != 1 || a.Hunks[0].NewStart > 50 || a.Hunks[0].NewStart+a.Hunks[0].NewLines <= 51 {
+		t.Errorf("a.go hunks %+v, want only the one around line 50", a.Hunks)
+	}
+	if a.Additions != 2 || a.Deletions != 1 {
+		t.Errorf("a.go counts +%d -%d, want those of its kept hunk, +2 -1", a.Additions, a.Deletions)
+	}
+	if wa := whole.File("a.go"); len(wa.Hunks) != 2 || wa.Additions != 3 {
+		t.Errorf("the whole change of a.go: %+v", wa)
+	}
+	if c := d.File("c.go"); len(c.Hunks) != 1 || c.Deletions != 1 || c.Additions != 0 {
+		t.Errorf("c.go %+v: want the hunk of the deleted line 20 alone", c)
+	}
+	if d.File("m.go") != nil {
+		t.Error("a file of main merged into the branch is under review")
+	}
+
+	// Since the head itself: nothing is new.
+	d, err = Load(context.Background(), Options{Dir: r.dir, Base: "main", Since: "HEAD"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Files) != 0 || len(d.Earlier) != 3 {
+		t.Errorf("since HEAD: %d files, %d earlier", len(d.Files), len(d.Earlier))
+	}
+
+	// A head the branch no longer contains (a force-push): an error that
+	// says what to do.
+	r.git("checkout", "-q", "-b", "other", "main")
+	r.write("x.go", "x\n")
+	r.commit("elsewhere")
+	_, err = Load(context.Background(), Options{Dir: r.dir, Base: "main", Head: "feature", Since: "other"})
+	if !errors.Is(err, ErrSinceNotAncestor) || !strings.Contains(err.Error(), "review the whole change without --since") {
+		t.Errorf("since a commit off the branch: %v", err)
+	}
+	_, err = Load(context.Background(), Options{Dir: r.dir, Base: "main", Since: "nosuchrev"})
+	var rerr *RevError
+	if !errors.As(err, &rerr) {
+		t.Errorf("since an unknown revision: %v", err)
+	}
+}

@@ -1,0 +1,82 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/reviewdev/review/review/reviewtest"
+)
+
+// TestFiguresRecordedAndRecounted checks that each step records its
+// request's tokens by layer, adding up to the loop's own count; that
+// figures counted again from the records of a run that has none (an older
+// run) are the same; and that the naive transcript carries the whole
+// outputs the previews stand for.
+func TestFiguresRecordedAndRecounted(t *testing.T) {
+	srv := reviewtest.Serve(t, `[
+	  {"tool_calls": [{"name": "list_project_files", "arguments": {}}]},
+	  {"tool_calls": [{"name": "read_file_hunk", "arguments": {"path": "big.go", "start_line": 1, "end_line": 900}}]},
+	  {"tool_calls": [{"name": "read_file_hunk", "arguments": {"path": "a.go", "start_line": 1, "end_line": 5}}]},
+	  {"tool_calls": [{"name": "submit_review", "arguments": {"summary": "Fine.", "findings": []}}]}]`)
+	base := numbered("// line", 40)
+	head := strings.Replace(base, "// line 10\n", "// changed 10\n", 1)
+	dir := newRepo(t, map[string]string{"a.go": base, "big.go": numbered("// a long line of the big file", 900)}, map[string]string{"a.go": head})
+	s := newSession(t, dir, newTestClient(srv.URL), nil)
+	res, err := s.Review(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := LoadReplay(s.Store, s.Run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Steps) != 4 {
+		t.Fatalf("%d steps, want 4", len(r.Steps))
+	}
+	sum := 0
+	var rec []StepFigures
+	for _, st := range r.Steps {
+		var f StepFigures
+		if err := json.Unmarshal(st.Figures, &f); err != nil {
+			t.Fatalf("step %d: figures %q: %v", st.N, st.Figures, err)
+		}
+		if f.Tokens != f.Layers.Total() || f.Layers.System == 0 || f.Layers.Tools == 0 || f.Layers.Diff == 0 {
+			t.Errorf("step %d: figures %+v", st.N, f)
+		}
+		if f.Naive < f.Tokens {
+			t.Errorf("step %d: naive %d < sent %d", st.N, f.Naive, f.Tokens)
+		}
+		sum += f.Tokens
+		rec = append(rec, f)
+	}
+	if sum != res.Usage.Own {
+		t.Errorf("the steps' figures add up to %d; the run's own count is %d", sum, res.Usage.Own)
+	}
+	e := res.Efficiency
+	if e == nil || e.Sent != sum || e.Requests != 4 || e.Naive <= e.Sent || e.Ratio <= 0 || e.Ratio >= 1 || e.Window != s.Budget.ContextWindow {
+		t.Fatalf("efficiency %+v; sent %d", e, sum)
+	}
+	// Step 3 sends the preview of 900 lines; the naive transcript the
+	// whole file, some 9,000 tokens more.
+	if d := rec[2].Naive - rec[2].Tokens; d < 5000 {
+		t.Errorf("step 3: naive %d, sent %d: the whole output is not in the naive figure", rec[2].Naive, rec[2].Tokens)
+	}
+	// An older run: the same figures, counted again.
+	for i := range r.Steps {
+		r.Steps[i].Figures = nil
+	}
+	f := Figures(s.Store, r, s.Counter)
+	for i := range rec {
+		if f.Steps[i] != rec[i] || f.Recorded[i] {
+			t.Errorf("step %d recounted: %+v, recorded %+v", i+1, f.Steps[i], rec[i])
+		}
+	}
+	if *f.Efficiency != *e {
+		t.Errorf("efficiency recounted %+v, recorded %+v", *f.Efficiency, *e)
+	}
+	if !strings.Contains(e.Line(), "tokens sent in 4 requests against") {
+		t.Errorf("line %q", e.Line())
+	}
+}

@@ -1,0 +1,362 @@
+package report
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"html/template"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/tools/toolname"
+)
+
+// The page's template, script and style. The script builds every element
+// that shows recorded text with textContent, never innerHTML: what the
+// model, the diff and the tools wrote is data, not markup.
+var (
+	//go:embed html/replay.tmpl
+	pageTemplate string
+	//go:embed html/replay.js
+	pageScript string
+	//go:embed html/replay.css
+	pageStyle string
+)
+
+var pageTmpl = template.Must(template.New("replay").Parse(pageTemplate))
+
+// scriptHash is the Content-Security-Policy source of the page's one
+// script: no other script, inline handler or network request can run,
+// whatever the recorded text holds.
+var scriptHash = func() string {
+	h := sha256.Sum256([]byte(pageScript))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(h[:]) + "'"
+}()
+
+// HTML bounds what a page carries of each stored output.
+const (
+	// HTMLInline is how much of an output is shown at once.
+	HTMLInline = 4 << 10
+	// HTMLWhole is the largest output a page carries whole (behind a
+	// click); HTMLWholeTotal bounds all of them together.
+	HTMLWhole      = 256 << 10
+	HTMLWholeTotal = 16 << 20
+)
+
+// HTMLReplay is what a replay page shows: the run's records, their
+// figures and the stored outputs (review.ReplayOutputs).
+type HTMLReplay struct {
+	Replay  *review.Replay
+	Figures *review.RunFigures
+	Outputs []review.StoredOutput
+	// Counter counts each message's tokens as the run counted them.
+	Counter *conversation.Counter
+}
+
+// The page's data, embedded as JSON. Texts holds each distinct message
+// text once: a tool loop's requests repeat the messages before them, and
+// a page that repeated them would grow with the square of its steps.
+type (
+	pageData struct {
+		Run        pageRun            `json:"run"`
+		Settings   json.RawMessage    `json:"settings"`
+		Usage      json.RawMessage    `json:"usage"`
+		Cost       string             `json:"cost,omitempty"`
+		Efficiency *review.Efficiency `json:"efficiency"`
+		Findings   []pageFinding      `json:"findings"`
+		Texts      []string           `json:"texts"`
+		Steps      []pageStep         `json:"steps"`
+		Outputs    []pageOutput       `json:"outputs"`
+		Inline     int                `json:"inline"`
+	}
+	pageRun struct {
+		ID, Repo, Base, Head, BaseSHA, HeadSHA, Model, Status, Error, Started, Ended string
+	}
+	pageFinding struct {
+		Step     int    `json:"step"`
+		Path     string `json:"path"`
+		Line     int    `json:"line"`
+		Severity string `json:"severity"`
+		Title    string `json:"title"`
+		Body     string `json:"body"`
+	}
+	pageStep struct {
+		N        int           `json:"n"`
+		Turn     int           `json:"turn"`
+		Started  string        `json:"started"`
+		Ended    string        `json:"ended"`
+		Error    string        `json:"error,omitempty"`
+		Layers   review.Layers `json:"layers"`
+		Tokens   int           `json:"tokens"`
+		Naive    int           `json:"naive"`
+		Recorded bool          `json:"recorded"`
+		Choice   string        `json:"choice"`
+		Bytes    int           `json:"bytes"`
+		Prunes   []string      `json:"prunes"`
+		Events   []string      `json:"events"`
+		Msgs     []pageMsg     `json:"msgs"`
+		Resp     pageResp      `json:"resp"`
+		Refs     []string      `json:"refs"`
+	}
+	pageMsg struct {
+		Role   string     `json:"role"`
+		Layer  string     `json:"layer"`
+		Ref    string     `json:"ref,omitempty"`
+		Kind   string     `json:"kind,omitempty"`
+		Tokens int        `json:"tokens"`
+		Text   int        `json:"text"`
+		Calls  []pageCall `json:"calls,omitempty"`
+	}
+	pageCall struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+		Args string `json:"args"`
+		// Preview is the text of the result the next request carried
+		// (an index into Texts, -1 if none); Ref its stored output.
+		Preview int    `json:"preview"`
+		Ref     string `json:"ref,omitempty"`
+	}
+	pageResp struct {
+		Text       string     `json:"text"`
+		Calls      []pageCall `json:"calls"`
+		Finish     string     `json:"finish"`
+		Prompt     int        `json:"prompt"`
+		Completion int        `json:"completion"`
+		// Raw is a response that is not a chat completion, as received.
+		Raw string `json:"raw,omitempty"`
+	}
+	pageOutput struct {
+		Ref   string `json:"ref"`
+		Step  int    `json:"step"`
+		Tool  string `json:"tool"`
+		Args  string `json:"args"`
+		Bytes int    `json:"bytes"`
+		Lines int    `json:"lines"`
+		Text  string `json:"text"`
+		Whole bool   `json:"whole"`
+	}
+)
+
+// WriteHTML writes a run as one self-contained HTML page: inline style
+// and script, no request to anything, the data as JSON that the script
+// renders with textContent.
+func WriteHTML(w io.Writer, h HTMLReplay) error {
+	data := buildPage(h)
+	return pageTmpl.Execute(w, struct {
+		Title  string
+		CSP    string
+		Style  template.CSS
+		Script template.JS
+		Data   *pageData
+	}{
+		Title:  "review replay " + data.Run.ID,
+		CSP:    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src " + scriptHash,
+		Style:  template.CSS(pageStyle),
+		Script: template.JS(pageScript),
+		Data:   data,
+	})
+}
+
+func buildPage(h HTMLReplay) *pageData {
+	r, c := h.Replay, h.Counter
+	run := r.Run
+	d := &pageData{
+		Run: pageRun{ID: run.ID, Repo: run.Repo, Base: run.Base, Head: run.Head, BaseSHA: run.BaseSHA, HeadSHA: run.HeadSHA,
+			Model: run.Model, Status: run.Status, Error: run.Error},
+		Settings: rawOrNull(run.Settings), Usage: rawOrNull(run.Usage),
+		Findings: []pageFinding{}, Texts: []string{}, Steps: []pageStep{}, Outputs: []pageOutput{},
+		Inline: HTMLInline,
+	}
+	if !run.Started.IsZero() {
+		d.Run.Started = run.Started.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	if !run.Ended.IsZero() {
+		d.Run.Ended = run.Ended.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	var u review.RunUsage
+	if json.Unmarshal(run.Usage, &u) == nil {
+		if p, ok := llm.PriceFor(run.Model); ok {
+			d.Cost = llm.FormatUSD(u.Cost(p))
+		}
+	}
+	if h.Figures != nil {
+		d.Efficiency = h.Figures.Efficiency
+	}
+	texts := map[string]int{}
+	text := func(s string) int {
+		if i, ok := texts[s]; ok {
+			return i
+		}
+		texts[s] = len(d.Texts)
+		d.Texts = append(d.Texts, s)
+		return texts[s]
+	}
+	// The result each tool call got, from the request that carried it.
+	type result struct {
+		text int
+		ref  string
+	}
+	results := map[string]result{}
+	for i, s := range r.Steps {
+		ps := pageStep{N: s.N, Turn: s.Turn, Started: s.Started.UTC().Format("15:04:05.000"), Error: s.Error,
+			Bytes: len(s.Request), Prunes: []string{}, Events: []string{}, Msgs: []pageMsg{}, Refs: s.Refs}
+		if !s.Ended.IsZero() {
+			ps.Ended = s.Ended.UTC().Format("15:04:05.000")
+		}
+		if ps.Refs == nil {
+			ps.Refs = []string{}
+		}
+		if h.Figures != nil && i < len(h.Figures.Steps) {
+			f := h.Figures.Steps[i]
+			ps.Layers, ps.Tokens, ps.Naive, ps.Recorded = f.Layers, f.Tokens, f.Naive, h.Figures.Recorded[i]
+		}
+		var layers event
+		for _, raw := range s.Events {
+			var e event
+			if json.Unmarshal(raw, &e) != nil {
+				ps.Events = append(ps.Events, string(raw))
+				continue
+			}
+			switch e.Kind {
+			case "request":
+				layers = e
+			case "prune":
+				ps.Prunes = append(ps.Prunes, string(raw))
+			default:
+				ps.Events = append(ps.Events, string(raw))
+			}
+		}
+		var req wireRequest
+		if json.Unmarshal(s.Request, &req) == nil {
+			ps.Choice = strings.Trim(string(req.ToolChoice), `"`)
+			for j, m := range req.Messages {
+				content := review.ContentText(m.Content)
+				pm := pageMsg{Role: m.Role, Layer: "?", Text: text(content)}
+				if j < len(layers.Messages) {
+					pm.Layer, pm.Ref = string(layers.Messages[j].Layer), layers.Messages[j].Ref
+				}
+				switch {
+				case strings.HasPrefix(content, conversation.StubPrefix):
+					pm.Kind = "stub"
+				case pm.Ref != "" && isPreview(content):
+					pm.Kind = "preview"
+				case pm.Ref != "":
+					pm.Kind = "whole"
+				}
+				_, pm.Tokens = m.size(c, content)
+				for _, tc := range m.ToolCalls {
+					pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments, Preview: -1})
+				}
+				if m.Role == string(conversation.Tool) && m.ToolCallID != "" {
+					results[m.ToolCallID] = result{pm.Text, pm.Ref}
+				}
+				ps.Msgs = append(ps.Msgs, pm)
+			}
+		}
+		ps.Resp = pageResponse(s.Response)
+		d.Steps = append(d.Steps, ps)
+		for _, call := range ps.Resp.Calls {
+			if call.Name == toolname.SubmitReview {
+				d.Findings = append(d.Findings, submitted(s.N, call.Args)...)
+			}
+		}
+	}
+	for i := range d.Steps {
+		for j, call := range d.Steps[i].Resp.Calls {
+			if res, ok := results[call.ID]; ok && call.ID != "" {
+				d.Steps[i].Resp.Calls[j].Preview, d.Steps[i].Resp.Calls[j].Ref = res.text, res.ref
+			}
+		}
+	}
+	for _, o := range h.Outputs {
+		d.Outputs = append(d.Outputs, pageOutput{Ref: o.Ref, Step: o.Step, Tool: o.Tool, Args: o.Args,
+			Bytes: o.Bytes, Lines: o.Lines, Text: validUTF8(o.Data), Whole: o.Whole})
+	}
+	return d
+}
+
+// pageResponse reads a chat-completion response for the page.
+func pageResponse(raw json.RawMessage) pageResp {
+	var resp struct {
+		Choices []struct {
+			Message struct {
+				Content   string `json:"content"`
+				ToolCalls []struct {
+					ID       string `json:"id"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+		Usage struct {
+			Prompt     int `json:"prompt_tokens"`
+			Completion int `json:"completion_tokens"`
+		} `json:"usage"`
+	}
+	out := pageResp{Calls: []pageCall{}}
+	if len(raw) == 0 || string(raw) == "null" {
+		return out
+	}
+	if json.Unmarshal(raw, &resp) != nil || len(resp.Choices) == 0 {
+		out.Raw = validUTF8(raw)
+		return out
+	}
+	ch := resp.Choices[0]
+	out.Text, out.Finish = ch.Message.Content, ch.FinishReason
+	out.Prompt, out.Completion = resp.Usage.Prompt, resp.Usage.Completion
+	for _, tc := range ch.Message.ToolCalls {
+		out.Calls = append(out.Calls, pageCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments, Preview: -1})
+	}
+	return out
+}
+
+// submitted reads the findings of a submit_review call's arguments as the
+// model wrote them (the review then checks them against the diff).
+func submitted(step int, args string) []pageFinding {
+	var sub struct {
+		Findings []struct {
+			Path     string `json:"path"`
+			Line     int    `json:"line"`
+			Severity string `json:"severity"`
+			Title    string `json:"title"`
+			Body     string `json:"body"`
+		} `json:"findings"`
+	}
+	if json.Unmarshal([]byte(args), &sub) != nil {
+		return nil
+	}
+	var out []pageFinding
+	for _, f := range sub.Findings {
+		out = append(out, pageFinding{Step: step, Path: f.Path, Line: f.Line, Severity: f.Severity, Title: f.Title, Body: f.Body})
+	}
+	return out
+}
+
+func rawOrNull(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 || !json.Valid(b) {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// validUTF8 is b as text: a rune cut short at its end (a head cut from
+// an output) dropped, other invalid bytes shown as U+FFFD.
+func validUTF8(b []byte) string {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				b = b[:i]
+			}
+			break
+		}
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
