@@ -327,3 +327,55 @@ func FuzzAssemble(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAssemble reassembles a 16 KiB answer (half text, half one tool
+// call's arguments, with characters of one to four bytes) sent as 1,826
+// events of about 8 bytes of text, as servers stream about a token an
+// event.
+func BenchmarkAssemble(b *testing.B) {
+	text := strings.Repeat("Voilà — 世界 😀 ok. ", 16384/len("Voilà — 世界 😀 ok. ")+1)[:16384]
+	for !utf8.ValidString(text) {
+		text = text[:len(text)-1]
+	}
+	args, _ := json.Marshal(map[string]string{"summary": text[:len(text)/2]})
+	var events [][]byte
+	add := func(field, s string) {
+		for len(s) > 0 {
+			n := min(8, len(s))
+			for n < len(s) && !utf8.RuneStart(s[n]) {
+				n++
+			}
+			p, _ := json.Marshal(s[:n])
+			s = s[n:]
+			switch field {
+			case "content":
+				events = append(events, []byte(`{"id":"c","choices":[{"index":0,"delta":{"content":`+string(p)+`},"finish_reason":null}]}`))
+			default:
+				events = append(events, []byte(`{"id":"c","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":`+string(p)+`}}]},"finish_reason":null}]}`))
+			}
+		}
+	}
+	add("content", text[:len(text)/2])
+	events = append(events, []byte(`{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"submit_review","arguments":""}}]}}]}`))
+	add("arguments", string(args))
+	events = append(events, []byte(`{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":10,"completion_tokens":4000,"total_tokens":4010}}`))
+	size := 0
+	for _, e := range events {
+		size += len(e)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		var a assembler
+		for _, e := range events {
+			if err := a.add(e); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := a.body(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(events)), "events")
+}
