@@ -379,3 +379,22 @@ func BenchmarkAssemble(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(events)), "events")
 }
+
+// Each way a streamed attempt is cut says what happened and what to do.
+func TestCutMessages(t *testing.T) {
+	c := newTestClient("http://127.0.0.1:1/v1", nil)
+	for _, tc := range []struct {
+		err  *cutError
+		want string
+	}{
+		{&cutError{why: errFirstByte, limit: time.Minute, cause: context.Canceled}, "model endpoint http://127.0.0.1:1/v1 sent nothing within 1m0s of a streamed request: check that the server is up"},
+		{&cutError{why: errStalled, bytes: 1234, limit: time.Minute, cause: context.Canceled}, "stalled: nothing for 1m0s in the middle of a streamed answer, after 1234 bytes: "},
+		{&cutError{why: errAttemptTimeout, bytes: 1, limit: 2 * time.Minute, cause: context.Canceled}, "did not finish its streamed answer within 2m0s (1 byte received): allow more time per request with --timeout"},
+		{&cutError{why: errTruncated, bytes: 99, cause: errors.New("unexpected EOF")}, "closed the stream before the answer ended (99 bytes received, no finish_reason)"},
+	} {
+		err := c.transportError(tc.err)
+		if !strings.Contains(err.Error(), tc.want) || !transient(tc.err) {
+			t.Errorf("%v: got %q, want %q (transient: %v)", tc.err.why, err, tc.want, transient(tc.err))
+		}
+	}
+}

@@ -2,7 +2,11 @@
 // tests: an httptest server speaking the OpenAI chat-completions wire
 // protocol that answers each request with the next step of a script (a
 // reply, tool calls, an error status, a delay or a malformed body) and
-// records every request and response byte for byte.
+// records every request and response byte for byte. A request that asks
+// for a stream is answered with server-sent events, as OpenAI streams
+// them, with text cut into pieces (inside characters if a step says so),
+// a stall or a cut connection where a step asks for one; a script can
+// also answer such requests whole, as a server that does not stream.
 //
 // It also validates bodies against the OpenAI chat-completions schema kept
 // in the repository's shared/schemas directory, so tests anywhere in the
