@@ -178,10 +178,17 @@ const fourRequests = `[
 
 // BenchmarkProcessReview is a whole `review --base main` of a three-line
 // change against a scripted, zero-latency OpenAI-compatible server: four
-// requests over real HTTP, a real store, real git.
+// requests over real HTTP, a real store, real git. Answers stream, as by
+// default; the stream=false runs read them whole, to measure what
+// streaming costs.
 func BenchmarkProcessReview(b *testing.B) {
-	for _, tok := range []string{"tiktoken", "estimate"} {
-		b.Run(tok, func(b *testing.B) {
+	for _, run := range []struct{ tok, stream string }{{"tiktoken", "true"}, {"estimate", "true"}, {"estimate", "false"}} {
+		tok := run.tok
+		name := tok
+		if run.stream == "false" {
+			name += "/stream=false"
+		}
+		b.Run(name, func(b *testing.B) {
 			env := benchEnv(b)
 			dir := smallChange(b, env)
 			script, err := reviewtest.ParseScript([]byte(fourRequests))
@@ -201,7 +208,7 @@ func BenchmarkProcessReview(b *testing.B) {
 				srv = reviewtest.NewServer(script, "")
 				return []string{"OPENAI_BASE_URL=" + srv.URL}
 			}
-			runProcess(b, dir, env, next, "--base", "main", "--tokenizer", tok, "--format", "json")
+			runProcess(b, dir, env, next, "--base", "main", "--tokenizer", tok, "--format", "json", "--stream="+run.stream)
 		})
 	}
 }
