@@ -158,7 +158,7 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&a.PreviewChars, "preview-chars", 0, "characters of a tool output shown to the model before it must page (default "+strconv.Itoa(toolmem.DefaultPreviewChars)+", at least "+strconv.Itoa(toolmem.MinPreviewChars)+")")
 	fl.IntVar(&a.MaxSteps, "max-steps", 0, "model requests per tool loop before the final review is asked for (default 20)")
 	fl.StringVar(&a.Timeout, "timeout", "", "how long a model response may take to start, and then to arrive, per attempt, e.g. 90s or 5m (default: $REVIEW_TIMEOUT, the configuration files, or "+llm.DefaultTimeout.String()+")")
-	fl.BoolVar(&a.Stream, "stream", true, "stream answers as server-sent events, so a silent server is noticed within --first-byte-timeout and progress shows; --stream=false reads them whole (a server that refuses streaming is read whole anyway)")
+	fl.BoolVar(&a.Stream, "stream", true, "stream answers as server-sent events, so a silent server is noticed within --first-byte-timeout and progress shows; --stream=false (or stream: false in a configuration file) reads them whole, as happens anyway with a server that does not stream")
 	fl.StringVar(&a.FirstByteTimeout, "first-byte-timeout", "", "how long a streamed answer may take to send its first byte, and may then pause, per attempt, e.g. 30s or 5m; never more than --timeout (default: $REVIEW_FIRST_BYTE_TIMEOUT, the configuration files, or "+llm.DefaultFirstByteTimeout.String()+")")
 	fl.StringVar(&a.Deadline, "deadline", "", "how long the whole run may take, all requests and retries included, e.g. 20m (default: $REVIEW_DEADLINE, the configuration files, or none)")
 	fl.IntVar(&a.HistoryTurns, "history-turns", 0, "earlier turns kept before a follow-up loop starts (default 4)")
