@@ -59,6 +59,9 @@ type tree struct {
 	// lazy is set on a tree that holds no listing and resolves paths one
 	// at a time (see pathTree); the fields above are then empty.
 	lazy *pathCache
+	// sized says the regular files' sizes are known: from git, or from
+	// the work tree for a listing without them (see sizedNames).
+	sized bool
 }
 
 func (t *tree) build() {
@@ -238,6 +241,7 @@ func (s *Set) tree(ctx context.Context, r revision) (*tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing files at %s: %w", r, err)
 	}
+	t.sized = true
 	s.state.mu.Lock()
 	s.state.trees[sha] = t
 	s.state.mu.Unlock()
@@ -276,6 +280,29 @@ func (s *Set) names(ctx context.Context, r revision) (*tree, error) {
 	s.state.names[sha] = t
 	s.state.mu.Unlock()
 	return t, nil
+}
+
+// sizedNames is names with the sizes of the regular files taken from the
+// work tree (diskSizes), once per run: the listing a search from the work
+// tree uses.
+func (s *Set) sizedNames(ctx context.Context, r revision) (*tree, error) {
+	t, err := s.names(ctx, r)
+	if err != nil || t.sized {
+		return t, err
+	}
+	entries := slices.Clone(t.entries)
+	if err := s.diskSizes(ctx, entries, searchMaxFile); err != nil {
+		return nil, err
+	}
+	sized := &tree{rev: t.rev, entries: entries, sized: true}
+	s.state.mu.Lock()
+	if full, ok := s.state.trees[t.rev]; ok {
+		sized = full // listed with sizes meanwhile
+	} else {
+		s.state.names[t.rev] = sized
+	}
+	s.state.mu.Unlock()
+	return sized, nil
 }
 
 // blob reads one object whole, through the run's cat-file process.

@@ -284,10 +284,9 @@ func (s *Set) search(ctx context.Context, a searchArgs, notes []string) (Result,
 	maxResults, contextLines := a.MaxResults, a.ContextLines
 	// From the work tree, the files' sizes are read there: the listing
 	// without them is the cheaper one (see names).
-	disk := s.worktree(ctx)
 	list := s.tree
-	if disk {
-		list = s.names
+	if s.worktree(ctx) {
+		list = s.sizedNames
 	}
 	t, err := list(ctx, revHead)
 	if err != nil {
@@ -298,11 +297,6 @@ func (s *Set) search(ctx context.Context, a searchArgs, notes []string) (Result,
 	for _, e := range t.entries {
 		if e.regular() && (glob == "" || globMatch(glob, e.path)) && !s.hidden(e.path) {
 			files = append(files, e)
-		}
-	}
-	if disk {
-		if err := s.diskSizes(ctx, files, searchMaxFile); err != nil {
-			return Result{}, err
 		}
 	}
 	files = slices.DeleteFunc(files, func(e entry) bool {

@@ -134,7 +134,7 @@ func (s *Set) diskSizes(ctx context.Context, files []entry, limit int64) error {
 					return
 				}
 				e := &files[i]
-				if e.size != sizeUnknown {
+				if e.size != sizeUnknown || !e.regular() {
 					continue
 				}
 				fi, err := os.Lstat(filepath.Join(s.env.Root, filepath.FromSlash(e.path)))
