@@ -194,3 +194,45 @@ func TestCatFile(t *testing.T) {
 	}
 	read()
 }
+
+// TestSearchSizesFromWorkTree: a search from the work tree lists the tree
+// without sizes and takes them from the files there, yet skips exactly the
+// files git's sizes would skip and shows the committed bytes: a large file,
+// a large one whose copy was cut short, a small one whose copy grew large,
+// and one deleted from the work tree.
+func TestSearchSizesFromWorkTree(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "repo")
+	os.Mkdir(root, 0o755)
+	r := newRepo(t, root)
+	big := "needle big\n" + strings.Repeat("x", searchMaxFile) + "\n"
+	r.write(map[string]string{
+		"big.txt":     big,
+		"shrunk.txt":  "needle shrunk\n" + big,
+		"grown.txt":   "needle grown\n",
+		"deleted.txt": "needle deleted\n",
+		"plain.txt":   "needle plain\n",
+	})
+	head := r.commit("head")
+	os.WriteFile(filepath.Join(root, "shrunk.txt"), []byte("needle small copy\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "grown.txt"), []byte("needle grown copy\n"+big), 0o644)
+	os.Remove(filepath.Join(root, "deleted.txt"))
+
+	disk := New(Env{Root: root, Head: head})
+	defer disk.Close()
+	if !disk.worktree(context.Background()) {
+		t.Fatal("head is checked out, yet the work tree is not read")
+	}
+	git := New(Env{Root: root, Head: head})
+	defer git.Close()
+	git.state.disk, git.state.diskKnown = false, true
+	args := `{"pattern": "needle"}`
+	a, b := mustOK(t, call(t, disk, "search_in_project", args)), mustOK(t, call(t, git, "search_in_project", args))
+	if a != b {
+		t.Errorf("the work tree and git disagree:\n%s\n---\n%s", a, b)
+	}
+	contains(t, a, "grown.txt:1: needle grown\n", "deleted.txt:1: needle deleted\n", "plain.txt:1: needle plain\n", "2 files over")
+	lacks(t, a, "needle big", "shrunk", "copy")
+	if _, ok := disk.state.trees[head]; ok {
+		t.Error("the search listed the tree with sizes")
+	}
+}

@@ -38,64 +38,83 @@ type catFile struct {
 // ends first the process is killed (its answer is half read) and the next
 // request starts another.
 func (c *catFile) blob(ctx context.Context, oid string) ([]byte, error) {
+	data, _, err := c.blobMax(ctx, oid, -1)
+	return data, err
+}
+
+// blobMax is blob for an object that is not wanted past max bytes (max
+// < 0: any size): a larger one is read past and not kept, and blobMax
+// returns nil data and its size.
+func (c *catFile) blobMax(ctx context.Context, oid string, max int64) ([]byte, int64, error) {
 	if oid == "" || strings.ContainsAny(oid, " \t\r\n") {
-		return nil, fmt.Errorf("invalid object name %q", oid)
+		return nil, 0, fmt.Errorf("invalid object name %q", oid)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if c.cmd == nil {
 		if err := c.start(); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	cmd := c.cmd
 	// Killing git unblocks the reads below; the half-read stream cannot be
 	// used again, so the process is dropped either way.
 	stop := context.AfterFunc(ctx, func() { cmd.Process.Kill() })
-	data, err := c.request(oid)
+	data, size, err := c.request(oid, max)
 	if !stop() || err != nil {
 		c.end()
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, 0, ctx.Err()
 		}
-		return nil, err
+		return nil, 0, err
 	}
 	c.last = time.Now()
-	return data, nil
+	return data, size, nil
 }
 
-// request asks for one object and reads the answer.
-func (c *catFile) request(oid string) ([]byte, error) {
+// request asks for one object and reads the answer; content past max
+// bytes (max >= 0) is read past, not kept.
+func (c *catFile) request(oid string, max int64) ([]byte, int64, error) {
 	if _, err := io.WriteString(c.in, oid+"\n"); err != nil {
-		return nil, fmt.Errorf("git cat-file: %w", err)
+		return nil, 0, fmt.Errorf("git cat-file: %w", err)
 	}
 	header, err := c.out.ReadString('\n')
 	if err != nil {
-		return nil, fmt.Errorf("git cat-file: %w", err)
+		return nil, 0, fmt.Errorf("git cat-file: %w", err)
 	}
 	// <oid> SP <type> SP <size> LF, or <name> SP missing LF
 	fields := strings.Fields(header)
 	if len(fields) == 2 && fields[1] == "missing" {
-		return nil, fmt.Errorf("object %s is missing from the repository", oid)
+		return nil, 0, fmt.Errorf("object %s is missing from the repository", oid)
 	}
 	if len(fields) != 3 {
-		return nil, fmt.Errorf("git cat-file answered %q", strings.TrimSpace(header))
+		return nil, 0, fmt.Errorf("git cat-file answered %q", strings.TrimSpace(header))
 	}
 	size, err := strconv.ParseInt(fields[2], 10, 64)
 	if err != nil || size < 0 {
-		return nil, fmt.Errorf("git cat-file answered %q", strings.TrimSpace(header))
+		return nil, 0, fmt.Errorf("git cat-file answered %q", strings.TrimSpace(header))
+	}
+	if max >= 0 && size > max {
+		// The content and its trailing LF, read past in small pieces.
+		if _, err := io.CopyN(io.Discard, c.out, size+1); err != nil {
+			return nil, 0, fmt.Errorf("git cat-file: %w", err)
+		}
+		if fields[1] != "blob" {
+			return nil, 0, fmt.Errorf("object %s is a %s, not a file", oid, fields[1])
+		}
+		return nil, size, nil
 	}
 	data := make([]byte, size+1) // the content and its trailing LF
 	if _, err := io.ReadFull(c.out, data); err != nil {
-		return nil, fmt.Errorf("git cat-file: %w", err)
+		return nil, 0, fmt.Errorf("git cat-file: %w", err)
 	}
 	if fields[1] != "blob" {
-		return nil, fmt.Errorf("object %s is a %s, not a file", oid, fields[1])
+		return nil, 0, fmt.Errorf("object %s is a %s, not a file", oid, fields[1])
 	}
-	return data[:size], nil
+	return data[:size], size, nil
 }
 
 // start starts the process and the timer that ends it when idle. The

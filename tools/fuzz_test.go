@@ -104,7 +104,7 @@ func FuzzParseLsTree(f *testing.F) {
 		var n int
 		err := parseLsTree(out, func(e entry) {
 			n++
-			if strings.IndexByte(e.path, 0) >= 0 || e.size < -1 {
+			if strings.IndexByte(e.path, 0) >= 0 || e.size < sizeUnknown {
 				t.Fatalf("bad entry %+v", e)
 			}
 		})

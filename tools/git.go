@@ -33,8 +33,15 @@ type entry struct {
 	path string
 	mode string
 	oid  string
-	size int64 // -1 for submodules
+	size int64 // -1 for submodules, sizeUnknown in a listing without sizes
+	// limit, when above 0, marks a size taken from the work tree's copy
+	// (see diskSizes), which may not be the blob's: a blob read in its
+	// place is not kept past limit bytes, and size is then corrected.
+	limit int64
 }
+
+// sizeUnknown is the size of a file listed without sizes.
+const sizeUnknown = -2
 
 func (e entry) symlink() bool   { return e.mode == modeSymlink }
 func (e entry) submodule() bool { return e.mode == modeSubmodule }
@@ -52,6 +59,9 @@ type tree struct {
 	// lazy is set on a tree that holds no listing and resolves paths one
 	// at a time (see pathTree); the fields above are then empty.
 	lazy *pathCache
+	// sized says the regular files' sizes are known: from git, or from
+	// the work tree for a listing without them (see sizedNames).
+	sized bool
 }
 
 func (t *tree) build() {
@@ -121,6 +131,7 @@ func parseLsTree(out []byte, fn func(entry)) error {
 		if tab < 0 {
 			return bad()
 		}
+		// Without -l there is no size field.
 		var fields [4][]byte
 		n := 0
 		for f := range bytes.FieldsSeq(rec[:tab]) {
@@ -130,7 +141,7 @@ func parseLsTree(out []byte, fn func(entry)) error {
 			fields[n] = f
 			n++
 		}
-		if n != len(fields) {
+		if n < 3 {
 			return bad()
 		}
 		mode, ok := modes[string(fields[0])]
@@ -139,7 +150,9 @@ func parseLsTree(out []byte, fn func(entry)) error {
 			modes[mode] = mode
 		}
 		e := entry{path: string(rec[tab+1:]), mode: mode, oid: string(fields[2]), size: -1}
-		if string(fields[3]) != "-" {
+		if n == 3 {
+			e.size = sizeUnknown
+		} else if string(fields[3]) != "-" {
 			n, err := strconv.ParseInt(string(fields[3]), 10, 64)
 			if err != nil || n < 0 {
 				return fmt.Errorf("unexpected size in ls-tree record %q", rec)
@@ -174,6 +187,7 @@ type repoState struct {
 	mu    sync.Mutex
 	revs  map[revision]string
 	trees map[string]*tree
+	names map[string]*tree // listings without sizes (see names)
 	lazy  map[string]*tree // trees resolving one path at a time
 	// disk says whether files are read from the work tree, once known.
 	disk, diskKnown bool
@@ -227,10 +241,68 @@ func (s *Set) tree(ctx context.Context, r revision) (*tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing files at %s: %w", r, err)
 	}
+	t.sized = true
 	s.state.mu.Lock()
 	s.state.trees[sha] = t
 	s.state.mu.Unlock()
 	return t, nil
+}
+
+// names returns the listing of a revision without file sizes, or the one
+// with sizes when it was read already. git must look up every object of a
+// tree for its size, which made that listing six times slower than the
+// paths alone (60 ms against 10 ms on 13,000 files) and most of the first
+// search of a run: a search from the work tree takes its sizes there
+// (diskSizes).
+func (s *Set) names(ctx context.Context, r revision) (*tree, error) {
+	sha, err := s.resolve(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	s.state.mu.Lock()
+	t, ok := s.state.trees[sha]
+	if !ok {
+		t, ok = s.state.names[sha]
+	}
+	s.state.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	out, _, err := s.git(ctx, 0, "ls-tree", "-r", "-z", "--full-tree", sha)
+	if err != nil {
+		return nil, fmt.Errorf("listing files at %s: %w", r, err)
+	}
+	t, err = parseTree(sha, out)
+	if err != nil {
+		return nil, fmt.Errorf("listing files at %s: %w", r, err)
+	}
+	s.state.mu.Lock()
+	s.state.names[sha] = t
+	s.state.mu.Unlock()
+	return t, nil
+}
+
+// sizedNames is names with the sizes of the regular files taken from the
+// work tree (diskSizes), once per run: the listing a search from the work
+// tree uses.
+func (s *Set) sizedNames(ctx context.Context, r revision) (*tree, error) {
+	t, err := s.names(ctx, r)
+	if err != nil || t.sized {
+		return t, err
+	}
+	entries := slices.Clone(t.entries)
+	if err := s.diskSizes(ctx, entries, searchMaxFile); err != nil {
+		return nil, err
+	}
+	sized := &tree{rev: t.rev, entries: entries, sized: true}
+	s.state.mu.Lock()
+	if full, ok := s.state.trees[t.rev]; ok {
+		sized = full // listed with sizes meanwhile
+	} else {
+		s.state.names[t.rev] = sized
+	}
+	s.state.mu.Unlock()
+	return sized, nil
 }
 
 // blob reads one object whole, through the run's cat-file process.

@@ -122,7 +122,16 @@ func scanDisk[T any](ctx context.Context, s *Set, files []entry, workers int, wo
 				buf = data
 				if !ok {
 					var err error
-					if data, err = s.blob(ctx, files[i].oid); err != nil {
+					if files[i].limit > 0 {
+						// Its size came from the work tree, whose copy
+						// differs: the blob may be larger than wanted.
+						// The size is corrected before emit reads it
+						// (the channel orders the two).
+						data, files[i].size, err = s.state.cat.blobMax(ctx, files[i].oid, files[i].limit)
+					} else {
+						data, err = s.blob(ctx, files[i].oid)
+					}
+					if err != nil {
 						fail(fmt.Errorf("reading %s: %w", files[i].path, err))
 						return
 					}

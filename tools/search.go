@@ -282,28 +282,43 @@ func (s *Set) search(ctx context.Context, a searchArgs, notes []string) (Result,
 		}
 	}
 	maxResults, contextLines := a.MaxResults, a.ContextLines
-	t, err := s.tree(ctx, revHead)
+	// From the work tree, the files' sizes are read there: the listing
+	// without them is the cheaper one (see names).
+	list := s.tree
+	if s.worktree(ctx) {
+		list = s.sizedNames
+	}
+	t, err := list(ctx, revHead)
 	if err != nil {
 		return Result{}, err
 	}
 	var st searchStats
 	var files []entry
 	for _, e := range t.entries {
-		if !e.regular() || (glob != "" && !globMatch(glob, e.path)) || s.hidden(e.path) {
-			continue
+		if e.regular() && (glob == "" || globMatch(glob, e.path)) && !s.hidden(e.path) {
+			files = append(files, e)
 		}
+	}
+	files = slices.DeleteFunc(files, func(e entry) bool {
 		if e.size > searchMaxFile {
 			st.large++
-			continue
+			return true
 		}
-		files = append(files, e)
-	}
+		return false
+	})
 	st.files = len(files)
 	// Stop before the result outgrows Env.MaxBytes, leaving room for the
 	// header and footer, rather than have the result cut mid-line.
 	budget := max(s.env.MaxBytes-2048, 1024)
 	var out strings.Builder
 	err = s.scanMatches(ctx, files, m, maxResults, func(h fileHits) bool {
+		if files[h.i].size > searchMaxFile {
+			// A modified work-tree copy stood for a larger blob, which
+			// was not read.
+			st.large++
+			st.files--
+			return true
+		}
 		if h.binary {
 			st.binary++
 			return true

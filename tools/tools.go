@@ -154,6 +154,7 @@ func New(env Env) *Set {
 		state: &repoState{
 			revs:  map[revision]string{},
 			trees: map[string]*tree{},
+			names: map[string]*tree{},
 			lazy:  map[string]*tree{},
 			cat:   &catFile{dir: env.Root},
 		},

@@ -5,10 +5,18 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"hash"
+	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/reviewdev/review/diffctx/git"
 )
 
 // Files are read from the work tree when that is sure to give the
@@ -104,4 +112,73 @@ func blobHash(want, data []byte) bool {
 	h.Write(data)
 	var sum [sha256.Size]byte
 	return string(h.Sum(sum[:0])) == string(want)
+}
+
+// diskSizes gives the files of a listing without sizes (names) their
+// sizes, for a search from the work tree: each copy's size there, which
+// is the blob's when the copy is unmodified, and the limit that keeps a
+// blob read in place of a modified copy from being held whole (see
+// scanDisk). Files that are missing, not regular or over limit on disk
+// get their blob's size from one git cat-file --batch-check, so that a
+// large file is skipped as it would be with the sizes from git.
+func (s *Set) diskSizes(ctx context.Context, files []entry, limit int64) error {
+	var check []int
+	var mu sync.Mutex
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) {
+					return
+				}
+				e := &files[i]
+				if e.size != sizeUnknown || !e.regular() {
+					continue
+				}
+				fi, err := os.Lstat(filepath.Join(s.env.Root, filepath.FromSlash(e.path)))
+				if err == nil && fi.Mode().IsRegular() && fi.Size() <= limit {
+					e.size, e.limit = fi.Size(), limit
+					continue
+				}
+				mu.Lock()
+				check = append(check, i)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(check) == 0 {
+		return nil
+	}
+	slices.Sort(check)
+	var in strings.Builder
+	for _, i := range check {
+		in.WriteString(files[i].oid + "\n")
+	}
+	cmd := git.Runner{Dir: s.env.Root}.Command(ctx, "cat-file", "--batch-check")
+	cmd.Stdin = strings.NewReader(in.String())
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("git cat-file --batch-check: %w", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(check) {
+		return fmt.Errorf("git cat-file --batch-check answered %d lines for %d objects", len(lines), len(check))
+	}
+	for k, i := range check {
+		// <oid> SP <type> SP <size>, or <oid> SP missing
+		f := strings.Fields(lines[k])
+		if len(f) != 3 {
+			return fmt.Errorf("git cat-file --batch-check answered %q for %s", lines[k], files[i].path)
+		}
+		n, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("git cat-file --batch-check answered %q for %s", lines[k], files[i].path)
+		}
+		files[i].size = n
+	}
+	return nil
 }
