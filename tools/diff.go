@@ -21,7 +21,7 @@ type diffArgs struct {
 func (s *Set) diffTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.GetFileDiff,
-		Description: "The unified diff of one changed file (by its old or new path), for files whose hunks are not in the diff context; for a directory, its changed files (\".\" for all).",
+		Description: "The unified diff of a changed file (old or new path) whose hunks are not in the diff context; for a directory, its changed files (\".\" for all).",
 		Params: []Param{
 			String("path", `A changed file, e.g. "src/main.go", or a directory.`).Required().Example("src/main.go"),
 		},

@@ -30,7 +30,7 @@ type readArgs struct {
 func (s *Set) readTool() Tool {
 	return s.repoTool(Spec{
 		Name:        toolname.ReadFileHunk,
-		Description: "Read numbered lines of a file at head or base: every line asked for, up to the whole file; a large read costs only its preview.",
+		Description: "Numbered lines of a file at head or base, up to the whole file; a large read costs only its preview.",
 		Params: []Param{
 			String("path", `E.g. "src/main.go".`).Required().Example("src/main.go"),
 			Integer("start_line", "First line to show.").Required().Min(1).Example(1),
