@@ -139,7 +139,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 			return err
 		}
 		d := sess.Diff
-		sess.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore, FindCopies: sess.FindCopies})
+		sess.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Store: st, Ignore: set.Ignore, FindCopies: sess.FindCopies})
 		sess.Conv.Append(conversation.Message{Role: conversation.User, Content: opts.Question, Layer: conversation.Loop, Turn: sess.Conv.Turns() + 1})
 		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", sess.Run.ID, sess.Conv.Turns(), set.Model)
 	}

@@ -381,7 +381,7 @@ func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 		Redact:    redactor(set),
 	}
 	if d != nil {
-		a.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Store: st, Ignore: set.Ignore, FindCopies: set.FindCopies, Redact: redactor(set)})
+		a.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout, Store: st, Ignore: set.Ignore, FindCopies: set.FindCopies, Redact: redactor(set)})
 	}
 	return a
 }

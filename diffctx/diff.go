@@ -87,13 +87,17 @@ func (f *File) HasTag(tag string) bool {
 // Diff is the change of a branch: head compared with the merge base of base
 // and head.
 type Diff struct {
-	Root      string  `json:"root"` // work tree top level (absolute)
-	Base      string  `json:"base"` // as given
-	Head      string  `json:"head"` // as given
-	BaseSHA   string  `json:"base_sha"`
-	HeadSHA   string  `json:"head_sha"`
-	MergeBase string  `json:"merge_base"`
-	Files     []*File `json:"files"`
+	Root      string `json:"root"` // work tree top level (absolute)
+	Base      string `json:"base"` // as given
+	Head      string `json:"head"` // as given
+	BaseSHA   string `json:"base_sha"`
+	HeadSHA   string `json:"head_sha"`
+	MergeBase string `json:"merge_base"`
+	// Checkout is HeadSHA when the head is the commit the work tree at
+	// Root holds (the head was given as HEAD), and empty when that is not
+	// known.
+	Checkout string  `json:"-"`
+	Files    []*File `json:"files"`
 	// Since and SinceSHA are the revision Options.Since named, when the
 	// review is of the commits since it: Files then holds only what they
 	// changed, and Earlier the files of the whole change they did not

@@ -83,6 +83,9 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	if d.HeadSHA, err = g.resolve(ctx, opts.Head); err != nil {
 		return nil, err
 	}
+	if opts.Head == "HEAD" {
+		d.Checkout = d.HeadSHA
+	}
 	if d.MergeBase, err = g.mergeBase(ctx, d); err != nil {
 		return nil, err
 	}

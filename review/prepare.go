@@ -107,7 +107,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		opts.Instructions, _ = opts.Redact.Redact(opts.Instructions)
 		opts.Question, _ = opts.Redact.Redact(opts.Question)
 	}
-	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Ignore: opts.Ignore, FindCopies: opts.FindCopies})
+	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout, Ignore: opts.Ignore, FindCopies: opts.FindCopies})
 	p.Tools = offered(set, nil).Definitions()
 	defs, err := json.Marshal(p.Tools)
 	if err != nil {

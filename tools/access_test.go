@@ -236,3 +236,28 @@ func TestSearchSizesFromWorkTree(t *testing.T) {
 		t.Error("the search listed the tree with sizes")
 	}
 }
+
+// TestEnvResolvedCheckout: a caller that resolved the revisions and knows
+// what the work tree holds spares the tools asking git; the answers are
+// those of a set that asks.
+func TestEnvResolvedCheckout(t *testing.T) {
+	f := sharedFixture(t)
+	ctx := context.Background()
+	known := New(Env{Root: f.root, Head: f.head, Base: f.base, Resolved: true, Checkout: f.head})
+	if !known.worktree(ctx) {
+		t.Error("Checkout is the head, yet the work tree is not read")
+	}
+	if s := New(Env{Root: f.root, Head: f.head, Resolved: true, Checkout: f.base}); s.worktree(ctx) {
+		t.Error("the work tree is read though Checkout is another commit")
+	}
+	asks := New(Env{Root: f.root, Head: f.head, Base: f.base})
+	for _, c := range [][2]string{
+		{"search_in_project", `{"pattern": "needle|package"}`},
+		{"read_file_hunk", `{"path": "main.go", "start_line": 1, "end_line": 20, "revision": "base"}`},
+		{"get_file_diff", `{"path": "main.go"}`},
+	} {
+		if a, b := call(t, known, c[0], c[1]), call(t, asks, c[0], c[1]); a != b {
+			t.Errorf("%s %s: %q, a set that asks git says %q", c[0], c[1], a.Output, b.Output)
+		}
+	}
+}

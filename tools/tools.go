@@ -52,6 +52,14 @@ type Env struct {
 	// MaxBytes caps each call's output (DefaultMaxBytes when zero); a cut
 	// output says so at its end.
 	MaxBytes int
+	// Resolved says Head and Base are full names of commits already
+	// verified, as diffctx.Load returns them: the tools take them as they
+	// are instead of asking git again.
+	Resolved bool
+	// Checkout, when set, is the commit the work tree at Root holds (its
+	// HEAD) as the caller found it, which spares asking git whether files
+	// may be read from the work tree; empty means ask.
+	Checkout string
 }
 
 // Definition describes a tool to the model, in the shape of an OpenAI
@@ -158,6 +166,12 @@ func New(env Env) *Set {
 			lazy:  map[string]*tree{},
 			cat:   &catFile{dir: env.Root},
 		},
+	}
+	if env.Resolved && env.Head != "" {
+		s.state.revs[revHead] = env.Head
+		if env.Base != "" {
+			s.state.revs[revBase] = env.Base
+		}
 	}
 	for _, t := range []Tool{
 		s.listTool(),

@@ -51,6 +51,14 @@ func (s *Set) worktree(ctx context.Context) bool {
 	if err != nil {
 		return false
 	}
+	if c := s.env.Checkout; c != "" {
+		// Root is the top level, as the caller found it.
+		use := c == head
+		s.state.mu.Lock()
+		s.state.disk, s.state.diskKnown = use, true
+		s.state.mu.Unlock()
+		return use
+	}
 	out, _, err := s.git(ctx, 0, "rev-parse", "--show-toplevel", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil && ctx.Err() != nil {
 		return false // not known: ask again on the next call
