@@ -63,8 +63,9 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	}
 	g := &runner{git.Runner{Dir: dir}}
 
-	root, err := g.output(ctx, "rev-parse", "--show-toplevel")
+	root, err := g.TopLevel(ctx)
 	if err != nil {
+		err = g.fail(ctx, err)
 		abs, _ := filepath.Abs(dir)
 		switch msg := err.Error(); {
 		case strings.Contains(msg, "not a git repository"):
@@ -77,11 +78,13 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	}
 	d := &Diff{Root: root, Base: opts.Base, Head: opts.Head}
 	g.Dir = root
-	if d.BaseSHA, err = g.resolve(ctx, opts.Base); err != nil {
-		return nil, err
-	}
-	if d.HeadSHA, err = g.resolve(ctx, opts.Head); err != nil {
-		return nil, err
+	if d.BaseSHA, d.HeadSHA = g.resolveBoth(ctx, opts.Base, opts.Head); d.HeadSHA == "" {
+		if d.BaseSHA, err = g.resolve(ctx, opts.Base); err != nil {
+			return nil, err
+		}
+		if d.HeadSHA, err = g.resolve(ctx, opts.Head); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Head == "HEAD" {
 		d.Checkout = d.HeadSHA
@@ -152,6 +155,35 @@ func (g *runner) resolve(ctx context.Context, rev string) (string, error) {
 		return "", &RevError{Rev: rev, Hint: g.revHint(ctx, rev)}
 	}
 	return sha, nil
+}
+
+// resolveBoth resolves two revisions to commits with one git process, as
+// resolve would, or returns empty names when anything is unusual (an
+// unknown revision, a range, a name that looks like an option): resolve,
+// one at a time, then says exactly what is wrong.
+func (g *runner) resolveBoth(ctx context.Context, a, b string) (string, string) {
+	if strings.HasPrefix(a, "-") || strings.HasPrefix(b, "-") {
+		return "", ""
+	}
+	out, err := g.Text(ctx, "rev-parse", "--end-of-options", a+"^{commit}", b+"^{commit}")
+	lines := strings.Split(out, "\n")
+	if err != nil || len(lines) != 2 || !isSHA(lines[0]) || !isSHA(lines[1]) {
+		return "", ""
+	}
+	return lines[0], lines[1]
+}
+
+// isSHA reports whether s is a full SHA-1 or SHA-256 object name.
+func isSHA(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // Resolve returns the commit rev names in the repository at dir, or a

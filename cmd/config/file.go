@@ -74,7 +74,7 @@ func (e *fileError) Error() string {
 // "" when dir is not inside one. Asking git rather than looking for .git
 // keeps worktrees, submodules and GIT_DIR right.
 func repoTop(dir string) string {
-	top, err := git.Runner{Dir: dir}.Text(context.Background(), "rev-parse", "--show-toplevel")
+	top, err := git.Runner{Dir: dir}.TopLevel(context.Background())
 	if err != nil {
 		// Not a repository, a bare one, or no git: there is no repository
 		// file to read, and the command that needs the repository says why.

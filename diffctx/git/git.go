@@ -2,12 +2,15 @@ package git
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -281,4 +284,27 @@ func PatchArgs(from, to string, copies bool, paths ...string) []string {
 		"--submodule=short", "--ignore-submodules=none", "-O/dev/null",
 		from, to, "--")
 	return append(args, paths...)
+}
+
+// tops remembers the top levels of work trees found, by directory.
+var tops sync.Map
+
+// TopLevel returns the top level of the work tree holding dir, as git
+// rev-parse --show-toplevel prints it. An answer is remembered for the
+// process: the configuration, the diff and the store all ask for it, and
+// it does not change while review runs. Errors are not remembered.
+func (r Runner) TopLevel(ctx context.Context) (string, error) {
+	key, err := filepath.Abs(cmp.Or(r.Dir, "."))
+	if err != nil {
+		key = r.Dir
+	}
+	if v, ok := tops.Load(key); ok {
+		return v.(string), nil
+	}
+	top, err := r.Text(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return top, err
+	}
+	tops.Store(key, top)
+	return top, nil
 }
