@@ -116,11 +116,14 @@ func (r *Redactor) forPath(path string) []*rule {
 	rs := loadRules()
 	var out []*rule
 	if path == "" || !(ignore.Match(r.allowPaths, path) || pathAllowed(rs.global, path)) {
-		out = []*rule{}
+		out = make([]*rule, 0, len(rs.rules))
 		for _, rl := range rs.rules {
 			if !r.allowRules[rl.id] && rl.applies(path) {
 				out = append(out, rl)
 			}
+		}
+		if len(out) == len(rs.rules) {
+			out = rs.rules // most paths: every rule, one list for all
 		}
 	}
 	r.rules.Store(path, out)

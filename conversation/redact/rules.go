@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -129,6 +130,10 @@ type genAllow struct {
 	StopWords []string
 }
 
+// maxValidated is the most stop words an allowlist may have to be
+// validated (see get).
+const maxValidated = 100
+
 // allowlist is a gitleaks allowlist compiled on first use: most are never
 // consulted in a run.
 type allowlist struct {
@@ -156,6 +161,15 @@ func (l *allowlist) get() *config.Allowlist {
 		}
 		for _, r := range g.Regexes {
 			a.Regexes = append(a.Regexes, regexp.MustCompile(r))
+		}
+		if len(g.StopWords) <= maxValidated {
+			// Validate joins the paths and the expressions into one
+			// expression each, which every file's path is matched
+			// against; the stop words' trie is what costs, for the
+			// generic rule's 1,500.
+			if err := a.Validate(); err != nil {
+				panic(fmt.Sprintf("redact: allowlist of gitleaks' configuration: %v", err))
+			}
 		}
 		l.a = a
 	})
