@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -145,5 +146,24 @@ func BenchmarkOfflineLoaderLoad(b *testing.B) {
 		if _, err := loader.NewOfflineLoader().LoadTiktokenBpe("o200k_base.tiktoken"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDamagedEntries: readTable checks only the header; a damaged slot or
+// offset further in makes lookups miss, never panic.
+func TestDamagedEntries(t *testing.T) {
+	data := append([]byte(nil), cl100kTable...)
+	n := binary.LittleEndian.Uint32(data[4:])
+	offEnd := 16 + 4*(int(n)+1)
+	for i := 16; i < len(data) && i < offEnd+1<<20; i += 97 {
+		data[i] = 0xff // offsets and slots, a byte here and there
+	}
+	b, err := readTable(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range countCorpus {
+		b.split = splitCL100k
+		_ = b.count(s) // must not panic
 	}
 }
