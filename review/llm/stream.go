@@ -173,8 +173,7 @@ func (c *Client) attemptStream(ctx context.Context, body []byte) (got attemptRes
 	defer limit.Stop()
 	fb := c.firstByteTimeout()
 	d := &streamDoer{c: c, body: body, start: start}
-	var idle *time.Timer
-	idle = time.AfterFunc(fb, func() {
+	idle := time.AfterFunc(fb, func() {
 		if d.n.Load() == 0 {
 			cancel(errFirstByte)
 		} else {

@@ -141,7 +141,6 @@ func TestStreamStallAndCut(t *testing.T) {
 			if len(log.calls) != 1 || !strings.Contains(log.calls[0], tc.msg) {
 				t.Errorf("retries: %q", log.calls)
 			}
-			c = streamClient(srv.URL, nil, func(c *ClientConfig) { c.FirstByteTimeout, c.MaxAttempts = 150*time.Millisecond, 1 })
 			srv2 := reviewtest.Serve(t, `[{"content": "partial answer here", `+tc.step+`}]`)
 			c = streamClient(srv2.URL, nil, func(c *ClientConfig) { c.FirstByteTimeout, c.MaxAttempts = 150*time.Millisecond, 1 })
 			r, err = c.Complete(context.Background(), testRequest())
