@@ -223,29 +223,7 @@ func (s *Set) resolve(ctx context.Context, r revision) (string, error) {
 
 // tree returns the listing of a revision, read once per Set.
 func (s *Set) tree(ctx context.Context, r revision) (*tree, error) {
-	sha, err := s.resolve(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	s.state.mu.Lock()
-	t, ok := s.state.trees[sha]
-	s.state.mu.Unlock()
-	if ok {
-		return t, nil
-	}
-	out, _, err := s.git(ctx, 0, "ls-tree", "-r", "-l", "-z", "--full-tree", sha)
-	if err != nil {
-		return nil, fmt.Errorf("listing files at %s: %w", r, err)
-	}
-	t, err = parseTree(sha, out)
-	if err != nil {
-		return nil, fmt.Errorf("listing files at %s: %w", r, err)
-	}
-	t.sized = true
-	s.state.mu.Lock()
-	s.state.trees[sha] = t
-	s.state.mu.Unlock()
-	return t, nil
+	return s.listing(ctx, r, true)
 }
 
 // names returns the listing of a revision without file sizes, or the one
@@ -255,29 +233,41 @@ func (s *Set) tree(ctx context.Context, r revision) (*tree, error) {
 // search of a run: a search from the work tree takes its sizes there
 // (diskSizes).
 func (s *Set) names(ctx context.Context, r revision) (*tree, error) {
+	return s.listing(ctx, r, false)
+}
+
+// listing returns the listing of a revision with or without sizes, each
+// read once per Set; one with sizes serves for one without.
+func (s *Set) listing(ctx context.Context, r revision, sizes bool) (*tree, error) {
 	sha, err := s.resolve(ctx, r)
 	if err != nil {
 		return nil, err
 	}
+	cache := s.state.names
+	args := []string{"ls-tree", "-r", "-z", "--full-tree", sha}
+	if sizes {
+		cache = s.state.trees
+		args = []string{"ls-tree", "-r", "-l", "-z", "--full-tree", sha}
+	}
 	s.state.mu.Lock()
 	t, ok := s.state.trees[sha]
-	if !ok {
+	if !ok && !sizes {
 		t, ok = s.state.names[sha]
 	}
 	s.state.mu.Unlock()
 	if ok {
 		return t, nil
 	}
-	out, _, err := s.git(ctx, 0, "ls-tree", "-r", "-z", "--full-tree", sha)
+	out, _, err := s.git(ctx, 0, args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing files at %s: %w", r, err)
 	}
-	t, err = parseTree(sha, out)
-	if err != nil {
+	if t, err = parseTree(sha, out); err != nil {
 		return nil, fmt.Errorf("listing files at %s: %w", r, err)
 	}
+	t.sized = sizes
 	s.state.mu.Lock()
-	s.state.names[sha] = t
+	cache[sha] = t
 	s.state.mu.Unlock()
 	return t, nil
 }

@@ -282,25 +282,7 @@ func buildPage(h HTMLReplay) *pageData {
 
 // pageResponse reads a chat-completion response for the page.
 func pageResponse(raw json.RawMessage) pageResp {
-	var resp struct {
-		Choices []struct {
-			Message struct {
-				Content   string `json:"content"`
-				ToolCalls []struct {
-					ID       string `json:"id"`
-					Function struct {
-						Name      string `json:"name"`
-						Arguments string `json:"arguments"`
-					} `json:"function"`
-				} `json:"tool_calls"`
-			} `json:"message"`
-			FinishReason string `json:"finish_reason"`
-		} `json:"choices"`
-		Usage struct {
-			Prompt     int `json:"prompt_tokens"`
-			Completion int `json:"completion_tokens"`
-		} `json:"usage"`
-	}
+	var resp wireResponse
 	out := pageResp{Calls: []pageCall{}}
 	if len(raw) == 0 || string(raw) == "null" {
 		return out

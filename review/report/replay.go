@@ -65,13 +65,31 @@ type wireMessage struct {
 	Role       string          `json:"role"`
 	Content    json.RawMessage `json:"content"`
 	ToolCallID string          `json:"tool_call_id"`
-	ToolCalls  []struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
+	ToolCalls  []wireCall      `json:"tool_calls"`
+}
+
+// wireCall is a tool call as recorded on the wire.
+type wireCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// wireResponse is what replay reads of a recorded chat completion.
+type wireResponse struct {
+	Choices []struct {
+		Message struct {
+			Content   string     `json:"content"`
+			ToolCalls []wireCall `json:"tool_calls"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage struct {
+		Prompt     int `json:"prompt_tokens"`
+		Completion int `json:"completion_tokens"`
+	} `json:"usage"`
 }
 
 // size is what a message carries to the model, in characters and tokens:
@@ -218,24 +236,7 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 
 // summarizeResponse is one line about a chat-completion response.
 func summarizeResponse(raw json.RawMessage) string {
-	var resp struct {
-		Choices []struct {
-			Message struct {
-				Content   string `json:"content"`
-				ToolCalls []struct {
-					Function struct {
-						Name      string `json:"name"`
-						Arguments string `json:"arguments"`
-					} `json:"function"`
-				} `json:"tool_calls"`
-			} `json:"message"`
-			FinishReason string `json:"finish_reason"`
-		} `json:"choices"`
-		Usage struct {
-			Prompt     int `json:"prompt_tokens"`
-			Completion int `json:"completion_tokens"`
-		} `json:"usage"`
-	}
+	var resp wireResponse
 	if len(raw) == 0 || string(raw) == "null" {
 		return "no response recorded"
 	}
