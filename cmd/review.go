@@ -382,6 +382,9 @@ func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 	}
 	if d != nil {
 		a.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout, Store: st, Ignore: set.Ignore, FindCopies: set.FindCopies, Redact: redactor(set)})
+		// The first search or listing then finds the tree read while
+		// the first request is out.
+		a.Tools.Warm()
 	}
 	return a
 }

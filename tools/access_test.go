@@ -261,3 +261,29 @@ func TestEnvResolvedCheckout(t *testing.T) {
 		}
 	}
 }
+
+// TestWarm: a set warmed in the background answers as one that is not,
+// whether its first calls come before the listing is read or after.
+func TestWarm(t *testing.T) {
+	f := sharedFixture(t)
+	cold := New(Env{Root: f.root, Head: f.head, Base: f.base})
+	defer cold.Close()
+	for _, wait := range []bool{false, true} {
+		warm := New(Env{Root: f.root, Head: f.head, Base: f.base, Resolved: true, Checkout: f.head})
+		warm.Warm()
+		warm.Warm() // once is enough; again does nothing
+		if wait {
+			warm.warmed(context.Background())
+		}
+		for _, c := range [][2]string{
+			{"search_in_project", `{"pattern": "needle|package"}`},
+			{"list_project_files", `{}`},
+			{"read_file_hunk", `{"path": "main.go", "start_line": 1, "end_line": 5}`},
+		} {
+			if a, b := call(t, warm, c[0], c[1]), call(t, cold, c[0], c[1]); a != b {
+				t.Errorf("wait %v: %s: %q, unwarmed %q", wait, c[0], a.Output, b.Output)
+			}
+		}
+		warm.Close()
+	}
+}

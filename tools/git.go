@@ -188,7 +188,10 @@ type repoState struct {
 	revs  map[revision]string
 	trees map[string]*tree
 	names map[string]*tree // listings without sizes (see names)
-	lazy  map[string]*tree // trees resolving one path at a time
+	// warming is closed when the listing Warm reads in the background is
+	// ready; nil when Warm was not called.
+	warming chan struct{}
+	lazy    map[string]*tree // trees resolving one path at a time
 	// disk says whether files are read from the work tree, once known.
 	disk, diskKnown bool
 	// cat reads single objects for the whole run.
@@ -223,6 +226,7 @@ func (s *Set) resolve(ctx context.Context, r revision) (string, error) {
 
 // tree returns the listing of a revision, read once per Set.
 func (s *Set) tree(ctx context.Context, r revision) (*tree, error) {
+	s.warmed(ctx)
 	return s.listing(ctx, r, true)
 }
 
@@ -272,10 +276,56 @@ func (s *Set) listing(ctx context.Context, r revision, sizes bool) (*tree, error
 	return t, nil
 }
 
+// Warm reads, in the background, the listing the first search of the
+// head will want, so that the search does not wait for it: a review calls
+// it when it starts, and the model's first answer takes longer than the
+// listing. A tool that lists the head meanwhile waits for it rather than
+// list it a second time. It never fails: an error is met again, and
+// reported, by the tool that needs the listing.
+func (s *Set) Warm() {
+	done := make(chan struct{})
+	s.state.mu.Lock()
+	if s.state.warming != nil {
+		s.state.mu.Unlock()
+		return
+	}
+	s.state.warming = done
+	s.state.mu.Unlock()
+	go func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(context.Background(), s.env.Timeout)
+		defer cancel()
+		if s.worktree(ctx) {
+			s.sizedNamesNow(ctx, revHead)
+		} else {
+			s.listing(ctx, revHead, true)
+		}
+	}()
+}
+
+// warmed waits for Warm's listing, if one is being read.
+func (s *Set) warmed(ctx context.Context) {
+	s.state.mu.Lock()
+	w := s.state.warming
+	s.state.mu.Unlock()
+	if w == nil {
+		return
+	}
+	select {
+	case <-w:
+	case <-ctx.Done():
+	}
+}
+
 // sizedNames is names with the sizes of the regular files taken from the
 // work tree (diskSizes), once per run: the listing a search from the work
 // tree uses.
 func (s *Set) sizedNames(ctx context.Context, r revision) (*tree, error) {
+	s.warmed(ctx)
+	return s.sizedNamesNow(ctx, r)
+}
+
+func (s *Set) sizedNamesNow(ctx context.Context, r revision) (*tree, error) {
 	t, err := s.names(ctx, r)
 	if err != nil || t.sized {
 		return t, err
