@@ -165,7 +165,9 @@ func (g *runner) resolveBoth(ctx context.Context, a, b string) (string, string) 
 	if strings.HasPrefix(a, "-") || strings.HasPrefix(b, "-") {
 		return "", ""
 	}
-	out, err := g.Text(ctx, "rev-parse", "--end-of-options", a+"^{commit}", b+"^{commit}")
+	// Neither starts with "-", so neither is taken for an option (rev-parse
+	// would echo --end-of-options rather than take it).
+	out, err := g.Text(ctx, "rev-parse", a+"^{commit}", b+"^{commit}")
 	lines := strings.Split(out, "\n")
 	if err != nil || len(lines) != 2 || !isSHA(lines[0]) || !isSHA(lines[1]) {
 		return "", ""

@@ -3,6 +3,7 @@ package diffctx
 import (
 	"context"
 	"errors"
+	"github.com/reviewdev/review/diffctx/git"
 	"strings"
 	"testing"
 )
@@ -95,5 +96,27 @@ func TestLoadSince(t *testing.T) {
 	var rerr *RevError
 	if !errors.As(err, &rerr) {
 		t.Errorf("since an unknown revision: %v", err)
+	}
+}
+
+// TestResolveBoth resolves base and head with one git process when both
+// are plain revisions, and leaves anything unusual to resolve.
+func TestResolveBoth(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", "a\n")
+	r.commit("one")
+	r.branch()
+	r.write("a.go", "b\n")
+	r.commit("two")
+	g := &runner{git.Runner{Dir: r.dir}}
+	ctx := context.Background()
+	main, head := strings.TrimSpace(r.git("rev-parse", "main")), strings.TrimSpace(r.git("rev-parse", "HEAD"))
+	if a, b := g.resolveBoth(ctx, "main", "HEAD"); a != main || b != head {
+		t.Errorf("resolveBoth(main, HEAD) = %q, %q", a, b)
+	}
+	for _, pair := range [][2]string{{"nosuch", "HEAD"}, {"main..HEAD", "HEAD"}, {"-x", "HEAD"}, {"main", "--all"}} {
+		if a, b := g.resolveBoth(ctx, pair[0], pair[1]); a != "" || b != "" {
+			t.Errorf("resolveBoth(%q, %q) = %q, %q, want nothing", pair[0], pair[1], a, b)
+		}
 	}
 }
