@@ -51,7 +51,9 @@ func parse(r io.Reader, skip func(*File) bool) ([]*File, error) {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for s := range jobs {
-				s.f, s.err = parseFile(s.chunk, s.start)
+				if s.f, s.err = parseFile(s.chunk, s.start); s.err == nil {
+					tag(s.f) // here, on every core, rather than in flush
+				}
 				s.chunk = nil
 			}
 		})
@@ -139,14 +141,17 @@ func (p *parser) section(f *File, err error) error {
 	return nil
 }
 
-// flush tags the pending file and keeps it unless it is skipped.
+// flush keeps the pending file unless it is skipped (the workers tagged
+// it; a merged change of type is tagged here).
 func (p *parser) flush() {
 	f := p.pending
 	if f == nil {
 		return
 	}
 	p.pending = nil
-	tag(f)
+	if f.Tags == nil {
+		tag(f) // a change of type, merged from two sections
+	}
 	if p.skip == nil || !p.skip(f) {
 		p.files = append(p.files, f)
 	}
