@@ -590,7 +590,7 @@ const (
 // renderHunk writes a hunk with new-side line numbers. It returns the text,
 // the longest run of backticks in it (for choosing a fence) and whether
 // deleted lines were cut.
-func renderHunk(h *Hunk) (text string, ticks int, cut bool) {
+func renderHunk(h *Hunk) (out string, ticks int, cut bool) {
 	width := len(strconv.Itoa(max(h.NewStart+h.NewLines, 1)))
 	pad := strings.Repeat(" ", width)
 	deleteOnly := !strings.HasPrefix(h.Body, "+") && !strings.Contains(h.Body, "\n+")
@@ -618,8 +618,8 @@ func renderHunk(h *Hunk) (text string, ticks int, cut bool) {
 		}
 		run = run[:0]
 	}
-	h.walk(func(op byte, text string, n int) bool {
-		line := string(op) + text
+	h.walk(func(op byte, body string, n int) bool {
+		line := string(op) + body
 		if deleteOnly && op == '-' {
 			run = append(run, line)
 			return true
@@ -633,7 +633,7 @@ func renderHunk(h *Hunk) (text string, ticks int, cut bool) {
 		return true
 	})
 	flush()
-	return string(b), longestRun(b, '`'), cut
+	return string(b), text.LongestRun(b, '`'), cut
 }
 
 // appendLine writes "<number padded to pad> <line>", without a carriage
@@ -644,19 +644,6 @@ func appendLine(b []byte, pad, num, line string) []byte {
 	b = append(b, ' ')
 	b = append(b, strings.TrimSuffix(line, "\r")...)
 	return append(b, '\n')
-}
-
-func longestRun(b []byte, c byte) int {
-	longest, n := 0, 0
-	for _, x := range b {
-		if x == c {
-			n++
-			longest = max(longest, n)
-		} else {
-			n = 0
-		}
-	}
-	return longest
 }
 
 // fetchCall is the exact call that fetches a file's diff.
@@ -675,7 +662,7 @@ func displayPath(p string) string { return text.QuotePath(p) }
 // codeSpan wraps s in a Markdown code span with more backticks than any
 // run inside it.
 func codeSpan(s string) string {
-	n := longestRun([]byte(s), '`')
+	n := text.LongestRun(s, '`')
 	ticks := strings.Repeat("`", n+1)
 	if n > 0 {
 		return ticks + " " + s + " " + ticks

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/conversation/text"
 )
 
 // mixedRepo builds a branch touching every kind of file the renderer
@@ -253,7 +254,7 @@ func TestRenderFences(t *testing.T) {
 		if m == nil {
 			t.Fatalf("no fence in %q", ctx.Markdown)
 		}
-		if longestRun([]byte(body), '`') >= len(m[1]) {
+		if text.LongestRun(body, '`') >= len(m[1]) {
 			t.Errorf("fence %q for content %q", m[1], body)
 		}
 		if n := strings.Count(ctx.Markdown, "\n"+m[1]+"\n"); n != 2 {

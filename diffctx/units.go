@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/tools/toolname"
 )
 
@@ -459,7 +460,7 @@ func writeSection(b *strings.Builder, it *item, parts []Part, texts []string, mo
 	}
 	ticks := 0
 	for _, t := range texts {
-		ticks = max(ticks, longestRun([]byte(t), '`'))
+		ticks = max(ticks, text.LongestRun(t, '`'))
 	}
 	fence := strings.Repeat("`", max(3, ticks+1))
 	if it.crlf {

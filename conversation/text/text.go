@@ -127,3 +127,23 @@ func needsQuote(p string) bool {
 	}
 	return false
 }
+
+// LongestRun is the length of the longest run of c in s.
+func LongestRun[S ~string | ~[]byte](s S, c byte) int {
+	longest, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			n++
+			longest = max(longest, n)
+		} else {
+			n = 0
+		}
+	}
+	return longest
+}
+
+// CodeFence is a Markdown backtick fence for a block holding code: longer
+// than any run of backticks in it, and at least three long.
+func CodeFence(code string) string {
+	return strings.Repeat("`", max(3, LongestRun(code, '`')+1))
+}

@@ -112,3 +112,19 @@ func TestQuotePath(t *testing.T) {
 		}
 	}
 }
+
+func TestCodeFence(t *testing.T) {
+	for code, want := range map[string]string{
+		"":               "```",
+		"a `b` c":        "```",
+		"x ```` y `` z":  "`````",
+		"```\ncode\n```": "````",
+	} {
+		if got := CodeFence(code); got != want {
+			t.Errorf("CodeFence(%q) = %q, want %q", code, got, want)
+		}
+	}
+	if n := LongestRun([]byte("a``b```"), '`'); n != 3 {
+		t.Errorf("LongestRun = %d, want 3", n)
+	}
+}

@@ -41,16 +41,7 @@ func labelled(label, md string) string {
 // mdCode is s as a Markdown code span, with a fence longer than any run of
 // backticks inside it.
 func mdCode(s string) string {
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
+	fence := strings.Repeat("`", text.LongestRun(s, '`')+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
 		s = " " + s + " "
 	}
@@ -87,20 +78,6 @@ func tidy(s string, comments bool) string {
 		s += "\n" + open
 	}
 	return s
-}
-
-// codeFence returns a backtick fence longer than any run of backticks in
-// code, and at least three long.
-func codeFence(code string) string {
-	n := 3
-	for i := 0; i < len(code); i++ {
-		if code[i] == '`' {
-			m := len(code[i:]) - len(strings.TrimLeft(code[i:], "`"))
-			n = max(n, m+1)
-			i += m - 1
-		}
-	}
-	return strings.Repeat("`", n)
 }
 
 // neutralizeSuggestions turns fenced "suggestion" blocks into plain code

@@ -295,7 +295,7 @@ func commentMarkdown(f review.Finding, applicable bool) string {
 		if applicable {
 			info = "suggestion"
 		}
-		fence := codeFence(code)
+		fence := text.CodeFence(code)
 		block := fence + info + "\n" + code + "\n" + fence
 		if code == "" {
 			// An empty suggested change deletes the lines; an empty

@@ -43,7 +43,7 @@ func writeMarkdown(w io.Writer, r *review.Result) error {
 				b.WriteString("**Suggestion:** " + f.Suggestion + "\n\n")
 			}
 			if f.Replacement != nil && f.Line > 0 {
-				fence := codeFence(*f.Replacement)
+				fence := text.CodeFence(*f.Replacement)
 				fmt.Fprintf(&b, "**Suggested change** (`%s`):\n\n%s\n%s\n%s\n\n", f.Location(), fence, *f.Replacement, fence)
 			}
 			if f.Note != "" {
@@ -65,20 +65,6 @@ func writeMarkdown(w io.Writer, r *review.Result) error {
 	}
 	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err
-}
-
-// codeFence is a backtick fence longer than any run of backticks in code.
-func codeFence(code string) string {
-	longest, run := 0, 0
-	for _, r := range code {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return strings.Repeat("`", max(3, longest+1))
 }
 
 // writeAnswer renders a follow-up turn's answer for people.
