@@ -377,6 +377,7 @@ func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 		Budget:    set.Budget,
 		OffDiff:   set.OffDiff,
 		Caps:      set.Caps,
+		Exact:     set.ExactCounts,
 		Progress:  prog.step,
 		Redact:    redactor(set),
 	}
@@ -504,7 +505,7 @@ func prepareOptions(set *config.Settings, dir, base, head string) review.Options
 		Dir: dir, Base: base, Head: head,
 		Model: set.Model, Tokenizer: set.Tokenizer, Budget: set.Budget,
 		Instructions: set.Instructions, Ignore: set.Ignore,
-		Caps: set.Caps, FindCopies: set.FindCopies,
+		Caps: set.Caps, FindCopies: set.FindCopies, ExactCounts: set.ExactCounts,
 		Redact: redactor(set), AllowSecrets: set.AllowSecrets, AllowSecretRules: set.AllowSecretRules,
 	}
 }

@@ -101,10 +101,15 @@ func hiddenNote(n int) string {
 }
 
 // contextCell is a run's context efficiency in a column: the tokens it
-// sent, of what a naive transcript would have sent, and the ratio.
+// sent, of what a naive transcript would have sent, and the ratio; a
+// tilde marks estimates.
 func contextCell(e *review.Efficiency) string {
 	if e == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%s of %s (%.2f)", humanize.Comma(int64(e.Sent)), humanize.Comma(int64(e.Naive)), e.Ratio)
+	about := ""
+	if e.Estimated {
+		about = "~"
+	}
+	return fmt.Sprintf("%s%s of %s%s (%.2f)", about, humanize.Comma(int64(e.Sent)), about, humanize.Comma(int64(e.Naive)), e.Ratio)
 }

@@ -34,15 +34,16 @@ type agentFlags struct {
 	// ConfigFrom is --config-from: "base", "worktree" or "" for the
 	// default; base is the revision a review is against, set by the
 	// command before resolving.
-	ConfigFrom string
-	base       string
-	Timeout    string
-	Deadline   string
-	MaxUnits   int
-	MaxPrompt  int
-	MaxCost    float64
-	FindCopies bool
-	NoRedact   bool
+	ConfigFrom  string
+	base        string
+	Timeout     string
+	Deadline    string
+	MaxUnits    int
+	MaxPrompt   int
+	MaxCost     float64
+	FindCopies  bool
+	ExactCounts bool
+	NoRedact    bool
 
 	// Stream is --stream; FirstByteTimeout --first-byte-timeout.
 	Stream           bool
@@ -134,6 +135,7 @@ func (a *agentFlags) given(name string) (string, bool) {
 		"max-prompt-tokens": itoa(a.MaxPrompt),
 		"max-cost":          strconv.FormatFloat(a.MaxCost, 'g', -1, 64),
 		"find-copies":       map[bool]string{true: "true"}[a.FindCopies],
+		"exact-counts":      map[bool]string{true: "true"}[a.ExactCounts],
 		"no-redact":         map[bool]string{true: "true"}[a.NoRedact],
 		"timeout":           a.Timeout,
 		"deadline":          a.Deadline,
@@ -168,6 +170,7 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&a.MaxPrompt, "max-prompt-tokens", 0, "prompt tokens the review may send in all; past them it covers fewer units (default: no limit)")
 	fl.Float64Var(&a.MaxCost, "max-cost", 0, "US dollars the review may cost at the model's price; past them it covers fewer units (default: no limit)")
 	fl.BoolVar(&a.FindCopies, "find-copies", false, "have git detect copies as well as renames (git diff -C)")
+	fl.BoolVar(&a.ExactCounts, "exact-counts", false, "count every token figure exactly; by default figures far from every limit, where upper bounds decide, are estimates marked as such")
 	fl.BoolVar(&a.NoRedact, "no-redact", false, "send and store text as it is, secrets included (for a local model); redaction of secrets is on by default")
 	fl.StringVar(&a.ConfigFrom, "config-from", "", "read the repository's .review.yaml from the base revision (base) or the work tree (worktree); default: base in CI (GITHUB_ACTIONS or CI), worktree elsewhere")
 	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical (default: $REVIEW_FAIL_ON, the configuration files, or none)")

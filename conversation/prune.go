@@ -112,7 +112,15 @@ func Prune(c *Conversation, lim Limits, counter *Counter, sum Summarizer) (*Prun
 
 	earlier := func() []int { return c.earlierTurns(cur) }
 	charsOf := func() int { return c.chars(cur) }
-	overTokens := func() bool { return lim.Tokens > 0 && counter.CountMessages(c.History(cur+1)) > lim.Tokens }
+	// The bound settles most checks; the exact count decides near the
+	// limit.
+	overTokens := func() bool {
+		if lim.Tokens <= 0 {
+			return false
+		}
+		h := c.History(cur + 1)
+		return counter.Bounds().CountMessages(h) > lim.Tokens && counter.CountMessages(h) > lim.Tokens
+	}
 
 	// Cap oversized messages first: a single pasted log should not cost
 	// every other turn its place.

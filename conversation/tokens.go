@@ -25,10 +25,34 @@ const messageOverhead = 4
 
 // Counter counts tokens in one encoding. The encoder is built on first use and
 // only once, because loading a BPE table costs tens of milliseconds.
+//
+// A counter counts exactly, or as one of its views: Bounds, whose counts
+// are upper bounds that cost a length, for deciding that something fits
+// without counting it; and Estimates, for figures that are recorded but
+// decide nothing. Budgets are decided on bounds first and counted exactly
+// only when the bound says they might not hold: see Bound.
 type Counter struct {
 	mode     string
 	encoding string
+	view     Kind
+	st       *counterState // shared by a counter's views
+}
 
+// Kind is how a counter's Count counts.
+type Kind int
+
+// Kinds of count.
+const (
+	// ExactCount is tiktoken's (or the estimate, in Estimate mode).
+	ExactCount Kind = iota
+	// UpperBound is at least the exact count.
+	UpperBound
+	// EstimatedCount is EstimateTokens: close, but either way.
+	EstimatedCount
+)
+
+// counterState is a counter's encoder and memo.
+type counterState struct {
 	once sync.Once
 	enc  *bpe
 	err  error
@@ -60,12 +84,7 @@ func NewCounter(encoding, mode string) (*Counter, error) {
 	if encoding == "" {
 		encoding = O200k
 	}
-	if mode == Tiktoken {
-		// Build the encoder while the caller runs git and opens the
-		// store: the first count then rarely waits for it.
-		go encoder(encoding) // Count reports an error, if any
-	}
-	return &Counter{mode: mode, encoding: encoding}, nil
+	return &Counter{mode: mode, encoding: encoding, st: &counterState{}}, nil
 }
 
 // Mode reports how the counter counts: Tiktoken or Estimate.
@@ -74,36 +93,90 @@ func (c *Counter) Mode() string { return c.mode }
 // Encoding is the tiktoken encoding used for the model.
 func (c *Counter) Encoding() string { return c.encoding }
 
-// Count returns the number of tokens in s. If the encoder cannot be built it
-// falls back to the estimate rather than failing a review over a count.
+// Kind reports how Count counts. A counter in Estimate mode counts
+// EstimatedCount whatever its view.
+func (c *Counter) Kind() Kind {
+	if c == nil || c.mode == Estimate {
+		return EstimatedCount
+	}
+	return c.view
+}
+
+// Exact is the view of c that counts exactly.
+func (c *Counter) Exact() *Counter { return c.as(ExactCount) }
+
+// Bounds is the view of c whose Count is Bound.
+func (c *Counter) Bounds() *Counter { return c.as(UpperBound) }
+
+// Estimates is the view of c whose Count is EstimateTokens.
+func (c *Counter) Estimates() *Counter { return c.as(EstimatedCount) }
+
+func (c *Counter) as(k Kind) *Counter {
+	if c == nil || c.view == k {
+		return c
+	}
+	v := *c
+	v.view = k
+	return &v
+}
+
+// Count returns the number of tokens in s, as c's view counts them. If
+// the encoder cannot be built it falls back to the estimate rather than
+// failing a review over a count.
 func (c *Counter) Count(s string) int {
 	if s == "" {
 		return 0
 	}
-	if c == nil || c.mode == Estimate {
+	switch c.Kind() {
+	case EstimatedCount:
 		return EstimateTokens(s)
+	case UpperBound:
+		return c.Bound(s)
 	}
-	c.once.Do(func() { c.enc, c.err = encoder(c.encoding) })
-	if c.err != nil {
+	st := c.st
+	st.once.Do(func() { st.enc, st.err = encoder(c.encoding) })
+	if st.err != nil {
 		return EstimateTokens(s)
 	}
 	if len(s) < memoMin {
-		return c.enc.count(s)
+		return st.enc.count(s)
 	}
-	c.mu.Lock()
-	n, ok := c.memo[s]
-	c.mu.Unlock()
+	st.mu.Lock()
+	n, ok := st.memo[s]
+	st.mu.Unlock()
 	if ok {
 		return n
 	}
 	n = c.encodeLen(s)
-	c.mu.Lock()
-	if c.memo == nil || len(c.memo) >= memoMax {
-		c.memo = map[string]int{}
+	st.mu.Lock()
+	if st.memo == nil || len(st.memo) >= memoMax {
+		st.memo = map[string]int{}
 	}
-	c.memo[s] = n
-	c.mu.Unlock()
+	st.memo[s] = n
+	st.mu.Unlock()
 	return n
+}
+
+// Bound returns an upper bound of the exact count of s, at the cost of
+// reading its length: every token of a BPE encoding is at least one byte
+// of the text as encoded, and the pre-tokenizer's pieces and maxRun's
+// cuts only split it. Text that is not UTF-8 is encoded with U+FFFD, three
+// bytes, for each stray byte, so it is bounded at three tokens a byte.
+// Code and English run three to four bytes a token, so a bound is that
+// much above the count: it settles that far from a limit something fits,
+// and near one the exact count decides. In Estimate mode, where nothing is
+// counted exactly, Bound is the estimate.
+//
+// TestBoundProperty holds it to the exact count on random ASCII, CJK,
+// code, emoji, long runs and bytes that are not UTF-8.
+func (c *Counter) Bound(s string) int {
+	if c != nil && c.mode == Estimate {
+		return EstimateTokens(s)
+	}
+	if utf8.ValidString(s) {
+		return len(s)
+	}
+	return 3 * len(s)
 }
 
 // maxRun is the longest run of white space, or of anything else, that is
@@ -117,10 +190,10 @@ const maxRun = 256
 func (c *Counter) encodeLen(s string) int {
 	n, start := 0, 0
 	for _, cut := range cuts(s) {
-		n += c.enc.count(s[start:cut])
+		n += c.st.enc.count(s[start:cut])
 		start = cut
 	}
-	return n + c.enc.count(s[start:])
+	return n + c.st.enc.count(s[start:])
 }
 
 // cuts returns where to cut s so that no run of white space or of other

@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -106,14 +107,14 @@ func TestCountLongRuns(t *testing.T) {
 		{"base64", strings.Repeat("QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0", 120)},
 	} {
 		got := c.Count(tc.s)
-		exact := c.enc.count(tc.s)
+		exact := c.st.enc.count(tc.s)
 		if d := got - exact; d < 0 && -d > exact/50+2 || d > exact/50+2+len(tc.s)/maxRun {
 			t.Errorf("%s: Count = %d, exact %d", tc.name, got, exact)
 		}
 	}
 	// Ordinary text is never cut.
 	text := strings.Repeat("func main() { fmt.Println(\"hello, world\") }\n", 200)
-	if len(cuts(text)) != 0 || c.Count(text) != c.enc.count(text) {
+	if len(cuts(text)) != 0 || c.Count(text) != c.st.enc.count(text) {
 		t.Errorf("ordinary text was cut")
 	}
 }
@@ -151,8 +152,12 @@ func FuzzCount(f *testing.F) {
 				t.Fatalf("cut at %d of %d", cut, len(s))
 			}
 		}
-		if n := c.Count(s); n < 0 || (s != "" && n == 0) {
+		n := c.Count(s)
+		if n < 0 || (s != "" && n == 0) {
 			t.Fatalf("Count = %d", n)
+		}
+		if b := c.Bound(s); b < n {
+			t.Fatalf("Bound = %d < Count = %d", b, n)
 		}
 	})
 }
@@ -162,4 +167,127 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// TestBoundProperty holds Bound to what budgets rely on: it is never
+// below the exact count, in either encoding, on random text of every kind
+// a review meets: ASCII noise, CJK, code, emoji with joiners and
+// modifiers, long runs of one character, and bytes that are not UTF-8.
+// The same must hold of messages and of the views.
+func TestBoundProperty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(runes []rune) rune { return runes[rng.IntN(len(runes))] }
+	cjk := []rune("的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年漢字語日本語テキストのをにはがで한국어텍스트입니다")
+	emoji := []rune("😀👍🏽👨‍👩‍👧🇫🇷❤️✨🔥🚀🧪\u200d\ufe0f")
+	code := []string{"func ", "if err != nil {", "\n\treturn ", "x", ":= ", "fmt.Errorf(\"%w\", err)", "}", "\n", "    ", "0x7f", "[]byte", "// TODO", "&&", "!=", "i++", "\"", "'\\''", "\t\t\t"}
+	gens := map[string]func(n int) string{
+		"ascii": func(n int) string {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(rng.IntN(128))
+			}
+			return string(b)
+		},
+		"printable": func(n int) string {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(32 + rng.IntN(95))
+			}
+			return string(b)
+		},
+		"cjk": func(n int) string {
+			var b strings.Builder
+			for range n {
+				b.WriteRune(pick(cjk))
+			}
+			return b.String()
+		},
+		"code": func(n int) string {
+			var b strings.Builder
+			for b.Len() < n {
+				b.WriteString(code[rng.IntN(len(code))])
+			}
+			return b.String()
+		},
+		"emoji": func(n int) string {
+			var b strings.Builder
+			for range n {
+				b.WriteRune(pick(emoji))
+			}
+			return b.String()
+		},
+		"runs": func(n int) string {
+			var b strings.Builder
+			for b.Len() < n {
+				r := pick([]rune(" \na=.漢😀\t0"))
+				b.WriteString(strings.Repeat(string(r), 1+rng.IntN(3*maxRun)))
+			}
+			return b.String()
+		},
+		"bytes": func(n int) string {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(rng.IntN(256))
+			}
+			return string(b)
+		},
+		"mixed": func(n int) string {
+			var b strings.Builder
+			for b.Len() < n {
+				switch rng.IntN(4) {
+				case 0:
+					b.WriteString(code[rng.IntN(len(code))])
+				case 1:
+					b.WriteRune(pick(cjk))
+				case 2:
+					b.WriteRune(pick(emoji))
+				default:
+					b.WriteByte(byte(rng.IntN(256)))
+				}
+			}
+			return b.String()
+		},
+	}
+	for _, enc := range []string{O200k, CL100k} {
+		c, err := NewCounter(enc, Tiktoken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, gen := range gens {
+			for i := range 150 {
+				s := gen(1 + rng.IntN(1+i*20))
+				exact, bound := c.Count(s), c.Bound(s)
+				if bound < exact {
+					t.Fatalf("%s %s: Bound = %d < Count = %d for %q", enc, name, bound, exact, s)
+				}
+				if got := c.Bounds().Count(s); got != bound {
+					t.Fatalf("Bounds().Count = %d, Bound = %d", got, bound)
+				}
+				m := Message{Role: Tool, Content: s, ToolCalls: []ToolCall{{Name: "x", Arguments: s}}}
+				if b, x := c.Bounds().CountMessage(m), c.CountMessage(m); b < x {
+					t.Fatalf("%s %s: bounded message %d < exact %d", enc, name, b, x)
+				}
+			}
+		}
+	}
+}
+
+// TestCounterViews checks that the views count as their kinds say and
+// share one encoder.
+func TestCounterViews(t *testing.T) {
+	c, _ := NewCounter(O200k, Tiktoken)
+	s := "func main() { fmt.Println(\"hello\") }"
+	if c.Kind() != ExactCount || c.Bounds().Kind() != UpperBound || c.Estimates().Kind() != EstimatedCount || c.Bounds().Exact().Kind() != ExactCount {
+		t.Fatal("views report the wrong kinds")
+	}
+	if c.Count(s) != 10 || c.Bounds().Count(s) != len(s) || c.Estimates().Count(s) != EstimateTokens(s) {
+		t.Errorf("counts: exact %d, bound %d, estimate %d", c.Count(s), c.Bounds().Count(s), c.Estimates().Count(s))
+	}
+	if c.Bounds().st != c.st {
+		t.Error("views do not share the encoder")
+	}
+	e, _ := NewCounter(O200k, Estimate)
+	if e.Kind() != EstimatedCount || e.Bound(s) != EstimateTokens(s) {
+		t.Error("Estimate mode counts estimates in every view")
+	}
 }

@@ -37,6 +37,11 @@ type Agent struct {
 	// Caps bound what a follow-up turn may spend; a review is held to
 	// its plan, which counts them.
 	Caps Caps
+	// Exact counts every figure exactly. Otherwise, when the server
+	// reports usage, the figures recorded with each step (and our own
+	// count in the usage) are estimates, marked as such: the server's
+	// count is the one that matters, and decisions count for themselves.
+	Exact bool
 	// Progress, if set, is told about each step (for a terminal's progress line).
 	Progress func(Progress)
 	Now      func() time.Time
@@ -201,8 +206,12 @@ type loop struct {
 	defs []tools.Definition
 	// tokens is our count of the next request: sent and defs. It grows
 	// with each appended message rather than being recounted every step,
-	// which would make a loop quadratic in its length.
+	// which would make a loop quadratic in its length. It is an upper
+	// bound (Counter.Bounds) until it comes near the window, when it is
+	// counted exactly from then on (exact); under hard caps it is exact
+	// from the start.
 	tokens int
+	exact  bool
 	step   int // requests made by this loop
 	calls  int
 
@@ -236,14 +245,15 @@ func (s *Session) loop(ctx context.Context, history []conversation.Message, ask 
 	}
 	l.set = offered(s.Tools, func(sub submission) { l.submitted = &sub })
 	l.defs = l.set.Definitions()
-	l.tokens = s.Counter.CountMessages(l.sent) + s.countTools(l.defs)
+	l.exact = s.guard.enforced()
+	l.recount()
 	err := l.run(ctx)
 	return l.submitted, l.lastText, err
 }
 
-// countTools is our count of tool definitions as a request carries them,
+// countTools is c's count of tool definitions as a request carries them,
 // the same count Plan.ToolTokens makes.
-func (s *Session) countTools(defs []tools.Definition) int {
+func countTools(c *conversation.Counter, defs []tools.Definition) int {
 	if len(defs) == 0 {
 		return 0
 	}
@@ -251,7 +261,22 @@ func (s *Session) countTools(defs []tools.Definition) int {
 	if err != nil {
 		return 0
 	}
-	return s.Counter.Count(string(b))
+	return c.Count(string(b))
+}
+
+// counter is how the loop counts its requests: exactly, or by upper
+// bounds while they are far from the window.
+func (l *loop) counter() *conversation.Counter {
+	if l.exact {
+		return l.a.Counter
+	}
+	return l.a.Counter.Bounds()
+}
+
+// recount counts the next request whole.
+func (l *loop) recount() {
+	c := l.counter()
+	l.tokens = c.CountMessages(l.sent) + countTools(c, l.defs)
 }
 
 func (l *loop) run(ctx context.Context) error {
@@ -369,7 +394,13 @@ const finalShare = 0.8
 // nearWindow reports whether the next request, tool definitions included,
 // passes finalShare of the input budget.
 func (l *loop) nearWindow() bool {
-	return float64(l.tokens) > finalShare*float64(l.a.Budget.Input())
+	limit := finalShare * float64(l.a.Budget.Input())
+	if float64(l.tokens) > limit && !l.exact {
+		// The bound passed the limit: the exact count decides.
+		l.exact = true
+		l.recount()
+	}
+	return float64(l.tokens) > limit
 }
 
 // finish asks for the review now, with what the model has seen: it stops
@@ -385,7 +416,7 @@ func (l *loop) finish(reason string) error {
 	before := l.tokens
 	l.defs = keep
 	l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
-	l.tokens = l.a.Counter.CountMessages(l.sent) + l.a.countTools(l.defs)
+	l.recount()
 	ev, err := json.Marshal(struct {
 		Kind   string `json:"kind"`
 		Reason string `json:"reason"`
@@ -413,7 +444,7 @@ func (l *loop) dropLastStep() bool {
 		}
 		if m.Role == conversation.Assistant && len(m.ToolCalls) > 0 {
 			l.sent = l.sent[:i]
-			l.tokens = l.a.Counter.CountMessages(l.sent) + l.a.countTools(l.defs)
+			l.recount()
 			return true
 		}
 	}
@@ -446,7 +477,7 @@ func (l *loop) appendMsg(m conversation.Message) {
 	m.Turn = l.turn
 	m = l.conv.Append(m)
 	l.sent = append(l.sent, m)
-	l.tokens += l.a.Counter.CountMessage(m)
+	l.tokens += l.counter().CountMessage(m)
 }
 
 // send makes one model request from the messages sent so far and returns
@@ -483,24 +514,31 @@ func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.St
 // prompt itself.
 func (s *Session) record(ctx context.Context, req llm.Request, turn int, msgs []conversation.Message) (*llm.Reply, error) {
 	req.Messages = msgs
-	own := s.Counter.CountMessages(msgs) + s.countTools(req.Tools)
-	reply, _, err := s.exchange(ctx, req, turn, own)
+	c := s.Counter.Bounds()
+	if s.guard.enforced() {
+		c = s.Counter
+	}
+	reply, _, err := s.exchange(ctx, req, turn, c.CountMessages(msgs)+countTools(c, req.Tools))
 	return reply, err
 }
 
 // exchange makes one model request as a new step of the run: the layers of
 // its messages first, the request bytes as they go out (so a crash loses
-// nothing already sent), then the response. own is our count of the
-// request's prompt tokens.
-func (s *Session) exchange(ctx context.Context, req llm.Request, turn, own int) (*llm.Reply, *toolmem.Step, error) {
+// nothing already sent), then the response. bound is our count of the
+// request's prompt tokens, exact under hard caps (which it is checked
+// against) and else at least the exact count; the count recorded is the
+// step's figures'.
+func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int) (*llm.Reply, *toolmem.Step, error) {
 	msgs := req.Messages
-	if err := s.guard.allow(own); err != nil {
+	if err := s.guard.allow(bound); err != nil {
 		return nil, nil, err
 	}
+	s.figures() // read back, for a resumed run, before this step counts
 	s.Steps++
 	st := toolmem.Step{Run: s.Run.ID, N: s.Steps, Turn: turn, Started: s.now()}
-	toolTok := s.countTools(req.Tools)
-	fig, figJSON := s.stepLayers(msgs, toolTok)
+	fc := s.figureCounter()
+	toolTok := countTools(fc, req.Tools)
+	fig, figJSON := s.stepLayers(fc, msgs, toolTok)
 	st.Figures = figJSON
 	if err := s.Store.AddEvent(st.Run, st.N, s.requestEvent(msgs)); err != nil {
 		return nil, nil, err
@@ -511,12 +549,20 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, own int) 
 		putErr = s.Store.PutStep(st)
 	})
 	reply, err := s.Model.Complete(sendCtx, req)
+	if reply != nil && s.countExactly(reply.Usage) {
+		// The server reports no usage: our count is the only one, and
+		// is counted exactly.
+		fc = s.Counter
+		toolTok = countTools(fc, req.Tools)
+		fig, _ = s.stepLayers(fc, msgs, toolTok)
+	}
+	own := fig.Tokens
 	if reply != nil {
 		s.guard.spent(own, reply.Usage)
 	} else {
 		s.guard.spent(own, llm.Usage{})
 	}
-	st.Figures = s.stepNaive(st.N, fig, msgs, toolTok)
+	st.Figures = s.stepNaive(st.N, fc, fig, msgs, toolTok)
 	if putErr != nil {
 		return nil, nil, fmt.Errorf("recording step %d: %w", st.N, putErr)
 	}

@@ -246,9 +246,11 @@ func TestLoopAnswersEveryCallInOrder(t *testing.T) {
 
 	// Our count of the prompts is the count of each request as sent,
 	// tool definitions included, however it is kept along the way.
-	own := 2 * s.countTools(offered(s.Tools, nil).Definitions())
-	own += s.Counter.CountMessages(s.Conv.Messages[:len(reqs[0].Messages)])
-	own += s.Counter.CountMessages(s.Conv.Messages[:len(reqs[1].Messages)])
+	// The figures' counter: exact, or estimates when the server counts.
+	c := s.figureCounter()
+	own := 2 * countTools(c, offered(s.Tools, nil).Definitions())
+	own += c.CountMessages(s.Conv.Messages[:len(reqs[0].Messages)])
+	own += c.CountMessages(s.Conv.Messages[:len(reqs[1].Messages)])
 	if res.Usage.Own != own {
 		t.Errorf("own prompt tokens %d, want %d", res.Usage.Own, own)
 	}
@@ -264,11 +266,12 @@ func TestLoopEndings(t *testing.T) {
 	)
 	overAt := func(extra int) func(*Agent, *Plan) {
 		// A window whose share for exploring (finalShare of the input
-		// budget) holds the first request, tool definitions included,
-		// plus extra tokens.
+		// budget) holds the first request, tool definitions included
+		// and counted exactly, plus extra tokens.
 		return func(a *Agent, p *Plan) {
 			a.Budget.AnswerReserve = 100
-			a.Budget.ContextWindow = a.Budget.AnswerReserve + int(float64(p.Tokens()+extra)/finalShare)
+			exact := p.Counter.CountMessages(p.Messages) + countTools(p.Counter, p.Tools)
+			a.Budget.ContextWindow = a.Budget.AnswerReserve + int(float64(exact+extra)/finalShare)
 		}
 	}
 	tests := []struct {

@@ -10,8 +10,12 @@ import (
 // DryRun is the machine-readable view of what the first request would carry.
 type DryRun struct {
 	Revisions
-	Model     string          `json:"model"`
-	Tokenizer string          `json:"tokenizer"`
+	Model     string `json:"model"`
+	Tokenizer string `json:"tokenizer"`
+	// Estimated says the token figures are estimates: the first request
+	// is far from every limit, so upper bounds planned it and nothing
+	// was counted exactly (--exact-counts counts them).
+	Estimated bool            `json:"estimated"`
 	Messages  []DryRunMessage `json:"messages"`
 	Tools     []DryRunTool    `json:"tools"`
 	Files     []diffctx.Entry `json:"files"`
@@ -57,7 +61,7 @@ func (p *Plan) DryRun(model string) DryRun {
 	d := p.Diff
 	out := DryRun{
 		Revisions: revisionsOf(d),
-		Model:     model, Tokenizer: p.tokenizer(),
+		Model:     model, Tokenizer: p.tokenizer(), Estimated: p.Estimated,
 		Messages: []DryRunMessage{}, Tools: []DryRunTool{}, Files: []diffctx.Entry{}, Units: []diffctx.Unit{},
 		Budget: DryRunBudget{
 			Budget: p.Budget, Input: p.Budget.Input(), Static: p.Budget.Static(),
@@ -66,7 +70,7 @@ func (p *Plan) DryRun(model string) DryRun {
 		Plan: p.Estimate, Warnings: d.Warnings,
 	}
 	for _, m := range p.Messages {
-		out.Messages = append(out.Messages, DryRunMessage{Role: m.Role, Layer: m.Layer, Tokens: p.Counter.CountMessage(m), Content: m.Content})
+		out.Messages = append(out.Messages, DryRunMessage{Role: m.Role, Layer: m.Layer, Tokens: p.counter().CountMessage(m), Content: m.Content})
 	}
 	for _, t := range p.Tools {
 		out.Tools = append(out.Tools, DryRunTool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})

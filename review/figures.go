@@ -72,6 +72,9 @@ type StepFigures struct {
 	// Layers are what the request sent, by layer; Tokens their total.
 	Layers Layers `json:"layers"`
 	Tokens int    `json:"tokens"`
+	// Estimated says the figures are estimates: the server reported its
+	// count of the request, and nothing needed ours exactly.
+	Estimated bool `json:"estimated,omitempty"`
 	// Naive is what the same request would have sent in a naive
 	// transcript of the run: every tool output inline and whole, nothing
 	// pruned, stubbed or summarized. 0 when not known yet.
@@ -95,6 +98,8 @@ type Efficiency struct {
 	NaiveLargest int     `json:"naive_largest_request_tokens"`
 	Window       int     `json:"context_window"`
 	WindowShare  float64 `json:"largest_window_share"`
+	// Estimated says some of the figures are estimates (StepFigures).
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // efficiencyOf sums the figures of a run's steps.
@@ -105,6 +110,7 @@ func efficiencyOf(steps []StepFigures, nums []int, window int) *Efficiency {
 			continue // a request never made
 		}
 		e.Requests++
+		e.Estimated = e.Estimated || f.Estimated
 		e.Sent += f.Tokens
 		e.Naive += max(f.Naive, f.Tokens)
 		if f.Tokens > e.Largest {
@@ -136,8 +142,12 @@ func (e *Efficiency) Line() string {
 	if e == nil || e.Requests == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("Context: %s tokens sent in %s against %s for a naive transcript (ratio %.2f)",
-		comma(e.Sent), text.Plural(e.Requests, "request"), comma(e.Naive), e.Ratio)
+	head := "Context"
+	if e.Estimated {
+		head = "Context (estimated)"
+	}
+	s := fmt.Sprintf("%s: %s tokens sent in %s against %s for a naive transcript (ratio %.2f)",
+		head, comma(e.Sent), text.Plural(e.Requests, "request"), comma(e.Naive), e.Ratio)
 	s += fmt.Sprintf(" · largest request %s tokens (step %d)", comma(e.Largest), e.LargestStep)
 	if e.Window > 0 {
 		s += fmt.Sprintf(", %.1f%% of the %s-token window", 100*e.WindowShare, comma(e.Window))
@@ -203,6 +213,10 @@ type figureState struct {
 	// counted in the background: an output is counted while the request
 	// that carries its preview is under way, off the loop's path.
 	whole map[string]*wholeCount
+	// decided is set once the run's first answer said whether the
+	// server counts: exact is then set when it does not, and the
+	// figures are counted exactly.
+	decided, exact bool
 }
 
 // wholeCount is the token count of one stored output, once done is closed.
@@ -225,10 +239,38 @@ func (s *Session) figures() *figureState {
 	if err != nil {
 		return s.fig // the new steps are counted from here on
 	}
-	f := computeFigures(s.Store, r, s.Counter, true)
+	// Counted on as the run's first steps were.
+	s.fig.decided, s.fig.exact = true, !estimatedRun(r)
+	f := computeFigures(s.Store, r, s.figureCounter(), true)
 	s.fig.naive = f.naive
 	s.fig.steps, s.fig.nums = f.Steps, f.nums
 	return s.fig
+}
+
+// figureCounter counts the run's figures: exactly when asked to (Exact),
+// under hard caps, and when the server reports no usage of its own; else
+// as estimates, marked as such.
+func (s *Session) figureCounter() *conversation.Counter {
+	if s.Exact || s.guard.enforced() || s.figures().exact {
+		return s.Counter
+	}
+	return s.Counter.Estimates()
+}
+
+// countExactly decides how the run's figures count, on its first answer:
+// it reports whether that answer's step, counted as an estimate, must be
+// counted again exactly because the server reported no usage.
+func (s *Session) countExactly(u llm.Usage) bool {
+	f := s.figures()
+	if f.decided {
+		return false
+	}
+	f.decided = true
+	if u.Prompt > 0 || s.Exact || s.guard.enforced() {
+		return false
+	}
+	f.exact = true
+	return true
 }
 
 // stored notes a tool output stored under ref and starts counting it
@@ -240,16 +282,17 @@ func (s *Session) stored(ref, output string) {
 	}
 	w := &wholeCount{done: make(chan struct{})}
 	f.whole[ref] = w
+	c := s.figureCounter()
 	go func() {
 		defer close(w.done)
-		w.n = wholeTokens(s.Counter, output)
+		w.n = wholeTokens(c, output)
 	}()
 }
 
 // stepLayers counts a request made of msgs and tool definitions of
 // toolTokens by layer: the figures recorded as it is sent.
-func (s *Session) stepLayers(msgs []conversation.Message, toolTokens int) (StepFigures, json.RawMessage) {
-	sf := StepFigures{Layers: countLayers(s.Counter, msgs, toolTokens)}
+func (s *Session) stepLayers(c *conversation.Counter, msgs []conversation.Message, toolTokens int) (StepFigures, json.RawMessage) {
+	sf := StepFigures{Layers: countLayers(c, msgs, toolTokens), Estimated: c.Kind() != conversation.ExactCount}
 	sf.Tokens = sf.Layers.Total()
 	b, _ := json.Marshal(sf)
 	return sf, b
@@ -257,9 +300,9 @@ func (s *Session) stepLayers(msgs []conversation.Message, toolTokens int) (StepF
 
 // stepNaive adds the naive transcript's size to the figures of step n,
 // once its request went out, and keeps them for the run's efficiency.
-func (s *Session) stepNaive(n int, sf StepFigures, msgs []conversation.Message, toolTokens int) json.RawMessage {
+func (s *Session) stepNaive(n int, c *conversation.Counter, sf StepFigures, msgs []conversation.Message, toolTokens int) json.RawMessage {
 	f := s.figures()
-	sf.Naive = f.naive.request(s.Counter, msgs, toolTokens, func(ref string) (int, bool) {
+	sf.Naive = f.naive.request(c, msgs, toolTokens, func(ref string) (int, bool) {
 		w, ok := f.whole[ref]
 		if !ok {
 			return 0, false
@@ -309,6 +352,11 @@ func Figures(st *toolmem.Store, r *Replay, c *conversation.Counter) *RunFigures 
 // after them. Without it, the stored outputs are read only when a step
 // has no figures.
 func computeFigures(st *toolmem.Store, r *Replay, c *conversation.Counter, follow bool) *RunFigures {
+	if estimatedRun(r) {
+		// Steps the run did not record figures for are counted as it
+		// counted the others.
+		c = c.Estimates()
+	}
 	f := &RunFigures{Steps: make([]StepFigures, len(r.Steps)), Recorded: make([]bool, len(r.Steps)), nums: make([]int, len(r.Steps))}
 	whole := map[string]int{}
 	wholeOf := func(ref string) (int, bool) {
@@ -354,7 +402,7 @@ func computeFigures(st *toolmem.Store, r *Replay, c *conversation.Counter, follo
 				}
 			}
 		case ok:
-			sf := StepFigures{Layers: countLayers(c, msgs, toolTok)}
+			sf := StepFigures{Layers: countLayers(c, msgs, toolTok), Estimated: c.Kind() != conversation.ExactCount}
 			sf.Tokens = sf.Layers.Total()
 			sf.Naive = f.naive.request(c, msgs, toolTok, wholeOf)
 			f.Steps[i] = sf
@@ -453,6 +501,17 @@ func ContentText(raw json.RawMessage) string {
 }
 
 func comma(n int) string { return humanize.Comma(int64(n)) }
+
+// estimatedRun reports whether a run recorded estimated figures.
+func estimatedRun(r *Replay) bool {
+	for _, s := range r.Steps {
+		var rec StepFigures
+		if json.Unmarshal(s.Figures, &rec) == nil && rec.Estimated {
+			return true
+		}
+	}
+	return false
+}
 
 // RunCounter counts tokens as run counted them: with the tokenizer its
 // settings name, in its model's encoding.

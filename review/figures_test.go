@@ -10,20 +10,39 @@ import (
 )
 
 // TestFiguresRecordedAndRecounted checks that each step records its
-// request's tokens by layer, adding up to the loop's own count; that
+// request's tokens by layer, adding up to the run's own count; that
 // figures counted again from the records of a run that has none (an older
 // run) are the same; and that the naive transcript carries the whole
-// outputs the previews stand for.
+// outputs the previews stand for. The figures are estimates, marked as
+// such, when the server reports usage; exact when it reports none, or
+// when Agent.Exact asks for them.
 func TestFiguresRecordedAndRecounted(t *testing.T) {
-	srv := reviewtest.Serve(t, `[
-	  {"tool_calls": [{"name": "list_project_files", "arguments": {}}]},
-	  {"tool_calls": [{"name": "read_file_hunk", "arguments": {"path": "big.go", "start_line": 1, "end_line": 900}}]},
-	  {"tool_calls": [{"name": "read_file_hunk", "arguments": {"path": "a.go", "start_line": 1, "end_line": 5}}]},
-	  {"tool_calls": [{"name": "submit_review", "arguments": {"summary": "Fine.", "findings": []}}]}]`)
 	base := numbered("// line", 40)
 	head := strings.Replace(base, "// line 10\n", "// changed 10\n", 1)
 	dir := newRepo(t, map[string]string{"a.go": base, "big.go": numbered("// a long line of the big file", 900)}, map[string]string{"a.go": head})
-	s := newSession(t, dir, newTestClient(srv.URL), nil)
+	for _, tc := range []struct {
+		name      string
+		usage     string // each answer's, when set
+		exact     bool
+		estimated bool
+	}{
+		{name: "the server counts", estimated: true},
+		{name: "the server does not count", usage: `, "usage": {"prompt_tokens": 0, "completion_tokens": 9}`},
+		{name: "exact counts asked for", exact: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			figuresRun(t, dir, tc.usage, tc.exact, tc.estimated)
+		})
+	}
+}
+
+func figuresRun(t *testing.T, dir, usage string, exact, estimated bool) {
+	srv := reviewtest.Serve(t, `[
+	  {"tool_calls": [{"name": "list_project_files", "arguments": {}}]`+usage+`},
+	  {"tool_calls": [{"name": "read_file_hunk", "arguments": {"path": "big.go", "start_line": 1, "end_line": 900}}]`+usage+`},
+	  {"tool_calls": [{"name": "read_file_hunk", "arguments": {"path": "a.go", "start_line": 1, "end_line": 5}}]`+usage+`},
+	  {"tool_calls": [{"name": "submit_review", "arguments": {"summary": "Fine.", "findings": []}}]`+usage+`}]`)
+	s := newSession(t, dir, newTestClient(srv.URL), func(a *Agent, _ *Plan) { a.Exact = exact })
 	res, err := s.Review(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +61,7 @@ func TestFiguresRecordedAndRecounted(t *testing.T) {
 		if err := json.Unmarshal(st.Figures, &f); err != nil {
 			t.Fatalf("step %d: figures %q: %v", st.N, st.Figures, err)
 		}
-		if f.Tokens != f.Layers.Total() || f.Layers.System == 0 || f.Layers.Tools == 0 || f.Layers.Diff == 0 {
+		if f.Tokens != f.Layers.Total() || f.Layers.System == 0 || f.Layers.Tools == 0 || f.Layers.Diff == 0 || f.Estimated != estimated {
 			t.Errorf("step %d: figures %+v", st.N, f)
 		}
 		if f.Naive < f.Tokens {
@@ -55,7 +74,7 @@ func TestFiguresRecordedAndRecounted(t *testing.T) {
 		t.Errorf("the steps' figures add up to %d; the run's own count is %d", sum, res.Usage.Own)
 	}
 	e := res.Efficiency
-	if e == nil || e.Sent != sum || e.Requests != 4 || e.Naive <= e.Sent || e.Ratio <= 0 || e.Ratio >= 1 || e.Window != s.Budget.ContextWindow {
+	if e == nil || e.Sent != sum || e.Requests != 4 || e.Naive <= e.Sent || e.Ratio <= 0 || e.Ratio >= 1 || e.Window != s.Budget.ContextWindow || e.Estimated != estimated {
 		t.Fatalf("efficiency %+v; sent %d", e, sum)
 	}
 	// Step 3 sends the preview of 900 lines; the naive transcript the
@@ -67,7 +86,11 @@ func TestFiguresRecordedAndRecounted(t *testing.T) {
 	for i := range r.Steps {
 		r.Steps[i].Figures = nil
 	}
-	f := Figures(s.Store, r, s.Counter)
+	c := s.Counter
+	if estimated {
+		c = c.Estimates()
+	}
+	f := Figures(s.Store, r, c)
 	for i := range rec {
 		if f.Steps[i] != rec[i] || f.Recorded[i] {
 			t.Errorf("step %d recounted: %+v, recorded %+v", i+1, f.Steps[i], rec[i])
@@ -76,7 +99,7 @@ func TestFiguresRecordedAndRecounted(t *testing.T) {
 	if *f.Efficiency != *e {
 		t.Errorf("efficiency recounted %+v, recorded %+v", *f.Efficiency, *e)
 	}
-	if !strings.Contains(e.Line(), "tokens sent in 4 requests against") {
+	if !strings.Contains(e.Line(), "tokens sent in 4 requests against") || strings.HasPrefix(e.Line(), "Context (estimated): ") != estimated {
 		t.Errorf("line %q", e.Line())
 	}
 }

@@ -169,7 +169,7 @@ type promptTokens struct {
 // appends): as sent, and naively, with every stored output whole in place
 // of its preview. Tool definitions count in both.
 func transcriptTokens(s *Session, sizes []int) (sent, naive promptTokens, err error) {
-	defs := s.countTools(offered(s.Tools, nil).Definitions())
+	defs := countTools(s.Counter, offered(s.Tools, nil).Definitions())
 	msgs := s.Conv.Messages
 	whole := make([]int, len(msgs))
 	for i, m := range msgs {

@@ -326,6 +326,9 @@ func (e *capError) Error() string {
 	return fmt.Sprintf("stopped before a request that would pass %s: %s", capName(e.Reason), e.detail)
 }
 
+// enforced reports whether g holds requests to caps on tokens or cost.
+func (g *guard) enforced() bool { return g != nil && g.hard }
+
 // allow checks a request of tokens prompt tokens against the bounds.
 func (g *guard) allow(tokens int) error {
 	if g == nil || !g.hard {

@@ -41,6 +41,9 @@ type Options struct {
 	// the model is sent: the diff, the instructions, the question, and
 	// the tools' outputs before they are stored. Nil sends text as it is.
 	Redact *redact.Redactor
+	// ExactCounts counts the plan exactly even far from every limit,
+	// where bounds decide it and its figures are otherwise estimates.
+	ExactCounts bool
 	// AllowSecrets (path globs) and AllowSecretRules (rule IDs) name
 	// known fixtures: their secrets are still redacted, but not reported
 	// as findings.
@@ -66,7 +69,12 @@ type Plan struct {
 	// ToolTokens is our count of the tool definitions as sent.
 	ToolTokens int
 	Budget     conversation.Budget
-	Counter    *conversation.Counter
+	// Counter counts exactly; the plan's own figures (ToolTokens,
+	// Context.Tokens, Estimate.FirstRequestTokens) are estimates when
+	// Estimated is set: the plan was far from every limit, so bounds
+	// decided it and nothing was counted.
+	Counter   *conversation.Counter
+	Estimated bool
 
 	// Leaks are the secrets the change adds, each reported as a finding
 	// of its own; Redact is what replaced them, for the tools to use.
@@ -109,9 +117,36 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	}
 	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout, Ignore: opts.Ignore, FindCopies: opts.FindCopies})
 	p.Tools = offered(set, nil).Definitions()
+	// Far from every limit, bounds settle the plan without counting: the
+	// plan they make is the one exact counts would make (see far), and
+	// its figures are then estimates. Caps on tokens or cost are limits
+	// every request is held to: they are planned with exact counts.
+	if !opts.ExactCounts && counter.Mode() == conversation.Tiktoken && opts.Caps.MaxPromptTokens <= 0 && opts.Caps.MaxCost <= 0 {
+		q := *p
+		if far, err := q.fill(opts, counter.Bounds()); err == nil && far {
+			q.estimated(opts, counter)
+			return &q, nil
+		}
+	}
+	if _, err := p.fill(opts, counter); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// fill plans the first request with counts by c. It reports whether
+// the plan is far from every limit: the context holds every file's line
+// and every hunk it may inline with room to spare, the static share was
+// not raised to the smallest overview, and the caps leave nothing out.
+// A plan so made with upper bounds is the plan exact counts make, since
+// every decision it took is "fits", which smaller counts and a larger
+// share keep (TestBoundedPlanIsExact).
+func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err error) {
+	d := p.Diff
+	p.Counter = counter
 	defs, err := json.Marshal(p.Tools)
 	if err != nil {
-		return nil, fmt.Errorf("encoding tool definitions: %w", err)
+		return false, fmt.Errorf("encoding tool definitions: %w", err)
 	}
 	p.ToolTokens = counter.Count(string(defs))
 
@@ -126,15 +161,19 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	smallest := diffctx.Render(d, 0, counter).Tokens
 	floor := smallest + minUnitTokens + intro
 	if need := fixed + floor + loopFloor(b, counter); need > b.Input() {
-		return nil, windowError(b, fixed, smallest, need)
+		return false, windowError(b, fixed, smallest, need)
 	}
 	room := max(b.Static()-fixed, floor)
+	far = b.Static()-fixed >= floor
 	task := taskPrompt(d.Base, d.Head)
 	// Filling the diff context only to learn that a diff many times its
 	// size does not fit would count a great deal for nothing.
 	huge := opts.Question == "" && hunkEstimate(d) > 2*room
 	if !huge {
 		p.Context = diffctx.Render(d, room, counter)
+		far = far && whole(p.Context)
+	} else {
+		far = false
 	}
 	if opts.Question != "" {
 		task = opts.Question
@@ -160,7 +199,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	static := fixed + counter.CountMessage(p.Messages[1])
 	kept, reason, err := p.planUnits(opts.Caps, opts.Model, p.Tokens(), static, intro)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
 	if p.split != nil {
 		if kept < len(p.Units) || len(p.split.Left) > 0 {
@@ -181,7 +220,32 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	if p.Estimate.NotReviewed == nil {
 		p.Estimate.NotReviewed = []NotReviewed{}
 	}
-	return p, nil
+	return far && p.split == nil && reason == "", nil
+}
+
+// estimated turns a plan made far from every limit with upper bounds
+// into the plan to run: c, exact, counts from here on, and the plan's
+// figures, which bounds would overstate several times, are estimates.
+func (p *Plan) estimated(opts Options, c *conversation.Counter) {
+	p.Counter, p.Estimated = c, true
+	e := c.Estimates()
+	defs, _ := json.Marshal(p.Tools)
+	p.ToolTokens = e.Count(string(defs))
+	p.Context.Tokens = e.Count(p.Context.Markdown)
+	p.Context.Budget = opts.Budget.Static() - e.CountMessage(p.Messages[0]) - p.ToolTokens
+	p.Estimate.FirstRequestTokens = p.Tokens()
+	p.guard.firsts = []int{p.Estimate.FirstRequestTokens}
+}
+
+// whole reports whether ctx names every file on a line of its own and
+// shows every hunk it may inline.
+func whole(ctx *diffctx.Context) bool {
+	for _, e := range ctx.Files {
+		if e.Group != "" {
+			return false
+		}
+	}
+	return fits(ctx)
 }
 
 // hunkEstimate is about how many tokens d's hunks take, by
@@ -222,7 +286,16 @@ func capValue(c Caps, reason string) string {
 	return ""
 }
 
-// Tokens is our count of everything the first request carries.
+// Tokens is our count of everything the first request carries: an
+// estimate when the plan's figures are (Estimated).
 func (p *Plan) Tokens() int {
-	return p.Counter.CountMessages(p.Messages) + p.ToolTokens
+	return p.counter().CountMessages(p.Messages) + p.ToolTokens
+}
+
+// counter counts the plan's figures: estimates when they are.
+func (p *Plan) counter() *conversation.Counter {
+	if p.Estimated {
+		return p.Counter.Estimates()
+	}
+	return p.Counter
 }

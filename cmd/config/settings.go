@@ -51,6 +51,9 @@ type Settings struct {
 	Caps review.Caps
 	// FindCopies has git detect copies as well as renames.
 	FindCopies bool
+	// ExactCounts counts every token figure exactly, even far from every
+	// limit, where bounds decide and figures are otherwise estimates.
+	ExactCounts bool
 	// Redact replaces secrets with placeholders in all the model is sent
 	// and all that is stored (on unless --no-redact or redact: false).
 	Redact bool
@@ -213,6 +216,7 @@ func (e *Effective) apply() error {
 	def("max_prompt_tokens", 0)
 	def("max_cost", 0.0)
 	def("find_copies", false)
+	def("exact_counts", false)
 	def("redact", true)
 	def("allow_secrets", []string(nil))
 	def("allow_secret_rules", []string(nil))
@@ -238,6 +242,7 @@ func (e *Effective) apply() error {
 	s.Stream = e.values["stream"].v.(bool)
 	s.FirstByteTimeout = e.values["first_byte_timeout"].v.(time.Duration)
 	s.FindCopies = e.values["find_copies"].v.(bool)
+	s.ExactCounts = e.values["exact_counts"].v.(bool)
 	s.Redact = e.values["redact"].v.(bool)
 	s.AllowSecrets = e.values["allow_secrets"].v.([]string)
 	s.AllowSecretRules = e.values["allow_secret_rules"].v.([]string)

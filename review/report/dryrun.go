@@ -22,8 +22,13 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Dry run: %s (%s) → %s (%s), merge base %s\n", d.Base, text.ShortSHA(d.BaseSHA), d.Head, text.ShortSHA(d.HeadSHA), text.ShortSHA(d.MergeBase))
 	fmt.Fprintf(&b, "Model %s, tokenizer %s. Nothing is sent.\n\n", d.Model, d.Tokenizer)
+	// Estimated figures are marked as such, each with a tilde.
+	about := ""
+	if d.Estimated {
+		about = "~"
+	}
 	for i, m := range d.Messages {
-		fmt.Fprintf(&b, "━━ message %d · %s · %s layer · %d tokens ━━\n", i+1, m.Role, m.Layer, m.Tokens)
+		fmt.Fprintf(&b, "━━ message %d · %s · %s layer · %s%d tokens ━━\n", i+1, m.Role, m.Layer, about, m.Tokens)
 		b.WriteString(m.Content)
 		if !strings.HasSuffix(m.Content, "\n") {
 			b.WriteByte('\n')
@@ -35,16 +40,19 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 		names[i] = t.Name
 	}
 	bu := d.Budget
-	fmt.Fprintf(&b, "━━ tools · static layer · %d tokens ━━\n%s\n\n", bu.ToolTokens, strings.Join(names, ", "))
+	fmt.Fprintf(&b, "━━ tools · static layer · %s%d tokens ━━\n%s\n\n", about, bu.ToolTokens, strings.Join(names, ", "))
 	fmt.Fprintf(&b, "Budget: context window %d, answer reserve %d, input %d tokens.\n", bu.ContextWindow, bu.AnswerReserve, bu.Input)
-	fmt.Fprintf(&b, "Diff context: %d of %d tokens; %d of %d files inlined.\n", bu.ContextTokens, bu.ContextBudget, included(d.Files), len(d.Files))
+	fmt.Fprintf(&b, "Diff context: %s%d of %s%d tokens; %d of %d files inlined.\n", about, bu.ContextTokens, about, bu.ContextBudget, included(d.Files), len(d.Files))
 	if len(d.Units) > 0 {
 		fmt.Fprintf(&b, "Units: the hunks do not fit the diff context, so the review takes %d turns, one per unit:\n", len(d.Units))
 		for i, u := range d.Units {
 			fmt.Fprintf(&b, "  unit %d: %d tokens: %s\n", i+1, u.Tokens, unitFiles(u))
 		}
 	}
-	fmt.Fprintf(&b, "First request: %d tokens (%.1f%% of input).\n", bu.TotalTokens, 100*float64(bu.TotalTokens)/float64(max(bu.Input, 1)))
+	fmt.Fprintf(&b, "First request: %s%d tokens (%.1f%% of input).\n", about, bu.TotalTokens, 100*float64(bu.TotalTokens)/float64(max(bu.Input, 1)))
+	if d.Estimated {
+		b.WriteString("Token figures are estimates (~): far from every limit, nothing needed counting exactly. --exact-counts counts them.\n")
+	}
 	p := d.Plan
 	fmt.Fprintf(&b, "Plan: %s.\n", p.Line())
 	if p.MaxCost != nil {

@@ -88,7 +88,8 @@
       e.ratio.toFixed(2) + '. Largest request: ' + fmt(e.largest_request_tokens) + ' tokens (step ' + e.largest_step + ')' +
       (e.context_window ? ', ' + (100 * e.largest_window_share).toFixed(1) + '% of the ' + fmt(e.context_window) + '-token window' : '') +
       '; the naive transcript\'s largest: ' + fmt(e.naive_largest_request_tokens) +
-      (e.context_window && e.naive_largest_request_tokens > e.context_window ? ', which would not fit.' : '.');
+      (e.context_window && e.naive_largest_request_tokens > e.context_window ? ', which would not fit.' : '.') +
+      (e.estimated ? ' These figures are estimates: the server counted the requests, and nothing needed our exact count (--exact-counts records exact ones).' : '');
   }
 
   function findings() {

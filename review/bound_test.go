@@ -1,0 +1,115 @@
+package review
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/reviewtest"
+)
+
+// TestBoundedPlanIsExact holds the plan made with upper bounds to the one
+// exact counts make: across changes of 1 to 300 files, of code, CJK and
+// emoji, and windows from too small to 200k tokens, Prepare (bounds first)
+// and Prepare with ExactCounts send the same first request, inline the
+// same hunks, take the same units and fail alike; a plan whose figures
+// are estimates fits its budgets by the exact count. Both kinds of plan
+// must occur, or the test proves nothing.
+func TestBoundedPlanIsExact(t *testing.T) {
+	isolateGit(t)
+	repos := map[string]string{}
+	for _, n := range []int{1, 12, 300} {
+		dir := t.TempDir()
+		if err := reviewtest.GenerateRepo(dir, n, n/10, nil); err != nil {
+			t.Fatal(err)
+		}
+		repos[fmt.Sprintf("%d files", n)] = dir
+	}
+	var cjk, emoji strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&cjk, "// 第%d行：这是一个用于测试的中文注释，包含一些常见的词语。\nvar v%d = \"漢字テキスト\"\n", i, i)
+		fmt.Fprintf(&emoji, "s%d := \"👨‍👩‍👧 🇫🇷 ❤️ 🚀 %d\" // 👍🏽\n", i, i)
+	}
+	repos["cjk and emoji"] = newRepo(t, map[string]string{"a.go": "package a\n"},
+		map[string]string{"a.go": "package a\n" + cjk.String(), "b.go": emoji.String()})
+
+	windows := []int{3000, 5000, 7000, 9000, 12000, 16000, 24000, 32000, 48000, 64000, 128000, 200000}
+	kinds := map[bool]int{}
+	for name, dir := range repos {
+		for _, w := range windows {
+			b := conversation.DefaultBudget(w)
+			opts := Options{Dir: dir, Base: "main", Model: "gpt-4o", Budget: b, Caps: Caps{MaxUnits: DefaultMaxUnits}}
+			bounded, berr := Prepare(context.Background(), opts)
+			opts.ExactCounts = true
+			exact, xerr := Prepare(context.Background(), opts)
+			if fmt.Sprint(berr) != fmt.Sprint(xerr) {
+				t.Fatalf("%s, window %d: errors differ:\n bounds first: %v\n exact:        %v", name, w, berr, xerr)
+			}
+			if berr != nil {
+				continue
+			}
+			kinds[bounded.Estimated]++
+			if exact.Estimated {
+				t.Fatalf("%s, window %d: ExactCounts made an estimated plan", name, w)
+			}
+			if !reflect.DeepEqual(bounded.Messages, exact.Messages) {
+				t.Errorf("%s, window %d (estimated %v): the first requests differ", name, w, bounded.Estimated)
+			}
+			if !reflect.DeepEqual(bounded.Units, exact.Units) || !reflect.DeepEqual(bounded.Context.Files, exact.Context.Files) {
+				t.Errorf("%s, window %d: units or files differ", name, w)
+			}
+			if !bounded.Estimated {
+				if bounded.Tokens() != exact.Tokens() || !reflect.DeepEqual(bounded.Estimate, exact.Estimate) {
+					t.Errorf("%s, window %d: an exact plan's figures differ", name, w)
+				}
+				continue
+			}
+			// Estimated: the exact counts fit what the plan was held to.
+			if exact.Tokens() > b.Input() || exact.Context.Tokens > exact.Context.Budget {
+				t.Errorf("%s, window %d: exact first request %d of %d, context %d of %d", name, w, exact.Tokens(), b.Input(), exact.Context.Tokens, exact.Context.Budget)
+			}
+			e, x := bounded.Estimate, exact.Estimate
+			e.FirstRequestTokens, x.FirstRequestTokens = 0, 0
+			if !reflect.DeepEqual(e, x) {
+				t.Errorf("%s, window %d: plans differ:\n%+v\n%+v", name, w, e, x)
+			}
+			// The estimates are marked as such, and near the counts.
+			if d := float64(bounded.Tokens()) / float64(exact.Tokens()); d < 0.5 || d > 2 {
+				t.Errorf("%s, window %d: estimate %d for %d tokens", name, w, bounded.Tokens(), exact.Tokens())
+			}
+			var dry struct {
+				Estimated bool `json:"estimated"`
+			}
+			data, _ := json.Marshal(bounded.DryRun("gpt-4o"))
+			if json.Unmarshal(data, &dry) != nil || !dry.Estimated {
+				t.Errorf("%s, window %d: the dry run does not say its figures are estimates", name, w)
+			}
+		}
+	}
+	if kinds[true] == 0 || kinds[false] == 0 {
+		t.Fatalf("plans estimated/exact: %v; both must occur", kinds)
+	}
+	t.Logf("plans estimated/exact: %v", kinds)
+}
+
+// TestBoundedPlanHardCaps checks that caps on tokens or cost, which every
+// request is held to, are planned with exact counts.
+func TestBoundedPlanHardCaps(t *testing.T) {
+	dir := smallRepo(t)
+	b := conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)
+	for _, c := range []Caps{{}, {MaxPromptTokens: 1_000_000}, {MaxCost: 5, Price: &llm.Price{Prompt: 1, Completion: 1}}} {
+		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Model: "gpt-4o", Budget: b, Caps: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hard := c.MaxPromptTokens > 0 || c.MaxCost > 0
+		if p.Estimated == hard {
+			t.Errorf("caps %+v: estimated %v", c, p.Estimated)
+		}
+	}
+}
