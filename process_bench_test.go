@@ -28,7 +28,8 @@ var (
 	binErr  error
 )
 
-// reviewBinary builds the binary once per benchmark process, and
+// reviewBinary builds the binary once per benchmark process as the
+// release builds it (.goreleaser.yaml: no cgo, -trimpath, -s -w), and
 // peakrss, which the benchmarks start it from.
 func reviewBinary(b *testing.B) string {
 	binOnce.Do(func() {
@@ -38,8 +39,10 @@ func reviewBinary(b *testing.B) string {
 			return
 		}
 		binPath, rssPath = filepath.Join(dir, "review"), filepath.Join(dir, "peakrss")
-		for _, args := range [][]string{{"-o", binPath, "."}, {"-o", rssPath, "./review/reviewtest/peakrss"}} {
-			out, err := exec.Command("go", append([]string{"build"}, args...)...).CombinedOutput()
+		for _, args := range [][]string{{"-trimpath", "-ldflags=-s -w", "-o", binPath, "."}, {"-o", rssPath, "./review/reviewtest/peakrss"}} {
+			cmd := exec.Command("go", append([]string{"build"}, args...)...)
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			out, err := cmd.CombinedOutput()
 			if err != nil {
 				binErr = fmt.Errorf("go build: %v\n%s", err, out)
 				return

@@ -39,6 +39,8 @@ type Stats struct {
 	Messages int `json:"messages"`
 	Chars    int `json:"chars"`
 	Tokens   int `json:"tokens"`
+	// Estimated says Tokens is an estimate (Counter.Estimates).
+	Estimated bool `json:"tokens_estimated,omitempty"`
 }
 
 // PruneEvent records one pruning pass: what it changed and why. It is
@@ -83,7 +85,8 @@ type Summarizer func(prev string, dropped []Message) (string, error)
 // turn starts, changing c in place, and returns the event describing what it
 // did (Changed false when nothing needed doing). The static layer and the
 // latest turn are never touched. It is idempotent: a second pass with the same
-// limits changes nothing.
+// limits changes nothing. lim.Tokens is decided by counter's exact view,
+// bounds first; the event's figures are counted as counter counts.
 //
 // In order: if the earlier turns are over a limit, every tool preview in
 // them becomes a one-line stub at once (a batch, so the prefix then stays
@@ -119,7 +122,7 @@ func Prune(c *Conversation, lim Limits, counter *Counter, sum Summarizer) (*Prun
 			return false
 		}
 		h := c.History(cur + 1)
-		return counter.Bounds().CountMessages(h) > lim.Tokens && counter.CountMessages(h) > lim.Tokens
+		return counter.Bounds().CountMessages(h) > lim.Tokens && counter.Exact().CountMessages(h) > lim.Tokens
 	}
 
 	// Cap oversized messages first: a single pasted log should not cost
@@ -367,7 +370,7 @@ func runes(s string) int { return utf8.RuneCountInString(s) }
 
 func (c *Conversation) stats(counter *Counter) Stats {
 	h := c.History(c.Turns() + 1)
-	s := Stats{Messages: len(h), Tokens: counter.CountMessages(h)}
+	s := Stats{Messages: len(h), Tokens: counter.CountMessages(h), Estimated: counter.Kind() != ExactCount}
 	for _, m := range h {
 		s.Chars += msgChars(m)
 	}

@@ -61,7 +61,9 @@ func (s *Session) prune(ctx context.Context, lim conversation.Limits, withModel,
 			return s.summarize(ctx, prev, dropped)
 		}
 	}
-	ev, err := conversation.Prune(s.Conv, lim, s.Counter, sum)
+	// Limits are decided by exact counts near them; the figures the
+	// event records are counted as the run's (figureCounter).
+	ev, err := conversation.Prune(s.Conv, lim, s.figureCounter(), sum)
 	if err != nil {
 		return false, err
 	}

@@ -71,6 +71,11 @@ type Store struct {
 	lmu  sync.Mutex
 	memo memo
 
+	// syncs makes writes durable off the writer's path; started by the
+	// first write.
+	syncOnce sync.Once
+	syncs    *syncer
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -454,7 +459,11 @@ func isLockError(err error) bool {
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		defer s.unlock()
-		err := guard(s.dir, s.db.Close)
+		var serr error
+		if s.syncs != nil {
+			serr = s.syncs.stop()
+		}
+		err := cmp.Or(guard(s.dir, s.db.Close), serr)
 		if err != nil {
 			if !errors.Is(err, ErrDamaged) {
 				err = fmt.Errorf("closing tool memory at %s: %s", s.dir, text.FirstLine(err.Error()))
@@ -472,12 +481,73 @@ func (s *Store) Close() error {
 // Dir returns the absolute directory of the store.
 func (s *Store) Dir() string { return s.dir }
 
-// sync makes everything written so far durable. Badger's log already
-// survives a killed process; this guards run records against a crash of the
-// machine.
+// sync makes everything written so far durable, soon. Badger's log
+// already survives a killed process; syncing guards run records against
+// a crash of the machine. An msync costs a millisecond or more, and a
+// step writes several records: the writes return at once, and a
+// goroutine syncs what they wrote, as many writes as came in while it
+// synced at a time. Close waits for it. A sync that failed fails the next
+// write, and Close.
 func (s *Store) sync() error {
-	if err := guard(s.dir, s.db.Sync); err != nil {
+	s.syncOnce.Do(func() { s.syncs = startSyncer(func() error { return guard(s.dir, s.db.Sync) }) })
+	if err := s.syncs.request(); err != nil {
 		return fmt.Errorf("syncing tool memory at %s: %s", s.dir, text.FirstLine(err.Error()))
+	}
+	return nil
+}
+
+// syncer runs a store's syncs in the background.
+type syncer struct {
+	kick chan struct{} // buffered: one sync pending at most
+	done chan struct{}
+
+	mu     sync.Mutex
+	err    error // the first failure
+	closed bool
+}
+
+func startSyncer(sync func() error) *syncer {
+	y := &syncer{kick: make(chan struct{}, 1), done: make(chan struct{})}
+	go func() {
+		defer close(y.done)
+		for range y.kick {
+			if err := sync(); err != nil {
+				y.mu.Lock()
+				y.err = cmp.Or(y.err, err)
+				y.mu.Unlock()
+			}
+		}
+	}()
+	return y
+}
+
+// request asks for a sync after the writes made so far, and returns the
+// failure of an earlier one.
+func (y *syncer) request() error {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	if !y.closed {
+		select {
+		case y.kick <- struct{}{}:
+		default: // one is pending, and will cover these writes too
+		}
+	}
+	return y.err
+}
+
+// stop waits for the pending sync and returns the first failure.
+func (y *syncer) stop() error {
+	y.mu.Lock()
+	if !y.closed {
+		y.closed = true
+		close(y.kick)
+	}
+	y.mu.Unlock()
+	<-y.done
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	if y.err != nil {
+		return fmt.Errorf("syncing tool memory: %s", text.FirstLine(y.err.Error()))
 	}
 	return nil
 }

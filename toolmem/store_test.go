@@ -678,3 +678,55 @@ func TestStepRequestsAsDeltas(t *testing.T) {
 		t.Error("a delta against a missing step was accepted")
 	}
 }
+
+// TestSyncer checks the background syncs: every write is followed by a
+// sync that starts after it, writes coming in during a sync share the next
+// one, and a failed sync fails the next write and the close.
+func TestSyncer(t *testing.T) {
+	var mu sync.Mutex
+	var written, synced, syncs int
+	block := make(chan struct{})
+	y := startSyncer(func() error {
+		<-block
+		mu.Lock()
+		defer mu.Unlock()
+		synced = written
+		syncs++
+		return nil
+	})
+	write := func() {
+		mu.Lock()
+		written++
+		mu.Unlock()
+		if err := y.request(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 50 {
+		write()
+	}
+	close(block)
+	write()
+	if err := y.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if synced != written || syncs > 3 {
+		t.Errorf("synced %d of %d writes in %d syncs", synced, written, syncs)
+	}
+
+	boom := errors.New("disk on fire")
+	y = startSyncer(func() error { return boom })
+	if err := y.request(); err != nil {
+		t.Fatal(err) // the first sync has not run yet
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for y.request() == nil && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if err := y.request(); !errors.Is(err, boom) {
+		t.Errorf("write after a failed sync: %v", err)
+	}
+	if err := y.stop(); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("close after a failed sync: %v", err)
+	}
+}
