@@ -164,14 +164,23 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 		return false, windowError(b, fixed, smallest, need)
 	}
 	room := max(b.Static()-fixed, floor)
+	// Bounds only settle a plan far from every limit: once it is not,
+	// the rest is left to the exact count, not done twice.
+	bounds := counter.Kind() == conversation.UpperBound
 	far = b.Static()-fixed >= floor
 	task := taskPrompt(d.Base, d.Head)
 	// Filling the diff context only to learn that a diff many times its
 	// size does not fit would count a great deal for nothing.
 	huge := opts.Question == "" && hunkEstimate(d) > 2*room
+	if bounds && (!far || huge) {
+		return false, nil
+	}
 	if !huge {
 		p.Context = diffctx.Render(d, room, counter)
 		far = far && whole(p.Context)
+		if bounds && !far {
+			return false, nil
+		}
 	} else {
 		far = false
 	}
