@@ -71,8 +71,9 @@ func BenchmarkPage50MB(b *testing.B) {
 	}
 }
 
-// BenchmarkPutStep measures a step record with its sync to disk against
-// BenchmarkPutSmall, the same bytes as an output, which is not synced.
+// BenchmarkPutStep measures a step record, whose sync to disk runs in the
+// background (Store.sync), against BenchmarkPutSmall, the same bytes as
+// an output, which is not synced.
 func BenchmarkPutStep(b *testing.B) {
 	s := openTest(b)
 	req := json.RawMessage(textOutput(2 << 10))
