@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/review/reviewtest"
+	"github.com/reviewdev/review/toolmem"
 )
 
 // The benchmarks below measure the review binary as a user runs it: a
@@ -235,6 +237,70 @@ func BenchmarkProcessReview(b *testing.B) {
 			}
 			runProcess(b, dir, env, next, "--base", "main", "--tokenizer", tok, "--format", "json", "--stream="+run.stream)
 		})
+	}
+}
+
+// BenchmarkProcessReviewAged is the review of BenchmarkProcessReview in a
+// repository whose store already holds 300 reviews, each written in an
+// open of its own as a review writes it: what a developer's store looks
+// like after some weeks, where every start used to read every earlier
+// run and map a value log file per review.
+func BenchmarkProcessReviewAged(b *testing.B) {
+	env := benchEnv(b)
+	dir := smallChange(b, env)
+	store := filepath.Join(b.TempDir(), "store")
+	ageStore(b, store, 300)
+	script, err := reviewtest.ParseScript([]byte(fourRequests))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var srv *reviewtest.Server
+	defer func() {
+		if srv != nil {
+			srv.Close()
+		}
+	}()
+	next := func() []string {
+		if srv != nil {
+			srv.Close()
+		}
+		srv = reviewtest.NewServer(script, "")
+		return []string{"OPENAI_BASE_URL=" + srv.URL, "REVIEW_STORE=" + store}
+	}
+	runProcess(b, dir, env, next, "--base", "main", "--format", "json")
+}
+
+// ageStore writes n reviews of a small change into the store in dir, one
+// open each, with the records' sizes of a real one: a 9 KB first request
+// and three a little longer, short responses, outputs of 2 KB, a
+// conversation of 15 KB.
+func ageStore(b *testing.B, dir string, n int) {
+	line := strings.Repeat("func f(x int) int { return x + 1 }\n", 60)
+	for i := range n {
+		s, err := toolmem.Open(dir, toolmem.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Unix(1767225600+int64(60*i), 0)
+		run := toolmem.Run{ID: toolmem.NewRunID(start), Model: "gpt-4o-mini", Status: "running", Started: start, Settings: json.RawMessage(`{"tokenizer":"tiktoken"}`)}
+		check := func(err error) {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		check(s.PutRun(run))
+		for k := 1; k <= 4; k++ {
+			body, _ := json.Marshal(map[string]any{"model": "gpt-4o-mini", "messages": []map[string]string{{"role": "user", "content": strings.Repeat(line, 4+k)}}})
+			_, err := s.Put(run.ID, k, "call", "read_file_hunk", "{}", []byte(line))
+			check(err)
+			check(s.PutStep(toolmem.Step{Run: run.ID, N: k, Turn: 1, Started: start, Request: body, Response: json.RawMessage(`{"id":"x","choices":[]}`)}))
+			check(s.AddEvent(run.ID, k, json.RawMessage(`{"kind":"request"}`)))
+		}
+		conv, _ := json.Marshal([]map[string]string{{"role": "user", "content": strings.Repeat(line, 7)}})
+		check(s.PutConversation(run.ID, conv))
+		run.Status, run.Ended = "complete", start.Add(time.Second)
+		check(s.PutRun(run))
+		check(s.Close())
 	}
 }
 

@@ -14,7 +14,7 @@ const abandonedError = "the review process ended before the run finished (killed
 // opened, a running run belongs to a process that was killed or crashed.
 // It returns how many runs it closed.
 func CloseAbandoned(st *toolmem.Store, now time.Time) (int, error) {
-	runs, err := st.Runs()
+	runs, err := st.Running()
 	if err != nil {
 		return 0, err
 	}

@@ -16,6 +16,17 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
+// The sample's outputs and responses are over valueThreshold, so that
+// they go to the value log, one after the other per run: output 0,
+// response 0, output 1, response 1... scribbleAt falls in the end of
+// response 0 and cutAt in the end of response 1.
+const (
+	sampleOutput   = 100_000
+	sampleResponse = 70_000
+	scribbleAt     = sampleOutput + sampleResponse
+	cutAt          = 2*(sampleOutput+sampleResponse) - 100
+)
+
 // sampleStore writes a closed store with runs, steps and outputs, some of
 // them large enough for the value log, and returns its directory.
 func sampleStore(t *testing.T) string {
@@ -30,10 +41,10 @@ func sampleStore(t *testing.T) string {
 		if err := s.PutRun(Run{ID: id, Status: StatusComplete, Started: time.Unix(int64(1000+i), 0)}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Put(id, 1, "call", "t", "{}", randomBytes(uint64(i), 20000)); err != nil {
+		if _, err := s.Put(id, 1, "call", "t", "{}", randomBytes(uint64(i), sampleOutput)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.PutStep(Step{Run: id, N: 1, Request: []byte(`{"model":"m"}`), Response: randomBytes(9, 10000)}); err != nil {
+		if err := s.PutStep(Step{Run: id, N: 1, Request: []byte(`{"model":"m"}`), Response: randomBytes(9, sampleResponse)}); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.AddEvent(id, 1, []byte(`{"kind":"x"}`)); err != nil {
@@ -238,8 +249,8 @@ func TestDamagedValueLog(t *testing.T) {
 	}{
 		// Badger trims a cut value log of the entry it cut; the entries
 		// before it are intact.
-		{"cut", func(t *testing.T, path string) { os.Truncate(path, 60000) }, ""},
-		{"scribbled", func(t *testing.T, path string) { scribble(t, path, 30000, 64) }, "and readable entries after it"},
+		{"cut", func(t *testing.T, path string) { os.Truncate(path, cutAt) }, ""},
+		{"scribbled", func(t *testing.T, path string) { scribble(t, path, scribbleAt, 64) }, "and readable entries after it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := sampleStore(t)
@@ -321,11 +332,11 @@ func TestGCRefusesDamagedValueLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Put("run-9", 1, "c", "t", "", randomBytes(99, 50000)); err != nil {
+	if _, err := s.Put("run-9", 1, "c", "t", "", randomBytes(99, 2*valueThreshold)); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	scribble(t, filepath.Join(dir, "000001.vlog"), 30000, 64)
+	scribble(t, filepath.Join(dir, "000001.vlog"), scribbleAt, 64)
 	s, err = Open(dir, Options{LockWait: -1})
 	if err != nil {
 		t.Fatal(err)

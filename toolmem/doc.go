@@ -53,6 +53,8 @@
 //	o/<ref>/<chunk>                  output bytes, chunk by chunk
 //	x/<run>/<ref>                    empty: the outputs of a run
 //	r/<run>/                         run record (JSON)
+//	u/<run>/                         empty: the run is recorded as running
+//	u/                               empty: every running run is marked
 //	p/<run>/ (+ <chunk>)             the run's settings (blob), apart from its record
 //	s/<run>/<step>/h                 step record (JSON)
 //	s/<run>/<step>/q/ (+ <chunk>)    request body as sent (blob), or a delta:
@@ -75,7 +77,14 @@
 // # Durability
 //
 // Badger's write-ahead log survives a killed process: whatever was committed
-// is there on reopen. Run records (runs, steps, events, conversations) are
-// also synced to disk when written, so they survive a crash of the machine,
-// together with the outputs written before them.
+// is there on reopen. Writing run records (runs, steps, events,
+// conversations) asks for a sync to disk, which a goroutine makes after
+// the writes that came in while the last one ran, and Close waits for: so
+// they survive a crash of the machine, together with the outputs written
+// before them, within a sync's time of being written.
+//
+// Values up to valueThreshold (64 KiB) stay in the LSM tree; larger ones
+// go to the value log. Badger starts a value log file at every open and
+// keeps each that holds a live value, so a lower threshold left a file per
+// review, which every later open mapped.
 package toolmem

@@ -70,7 +70,7 @@ func (s *Store) GC(olderThan time.Time) (GCStats, error) {
 			continue
 		}
 		st.Runs++
-		prefixes = append(prefixes, runKey(id), settingsPrefix(id), stepsPrefix(id), eventsPrefix(id), convPrefix(id), turnsPrefix(id), indexPrefix(id))
+		prefixes = append(prefixes, runKey(id), runningKey(id), settingsPrefix(id), stepsPrefix(id), eventsPrefix(id), convPrefix(id), turnsPrefix(id), indexPrefix(id))
 	}
 	for _, o := range refs {
 		st.Outputs++

@@ -17,6 +17,11 @@ const (
 	// nsSettings holds the settings of a run apart from its record, which
 	// is written again after every step.
 	nsSettings = "p/"
+	// nsRunning marks the runs recorded as running (u/<run>/, empty), so
+	// that finding them at every start does not read every run. The key
+	// "u/" alone says the marks are complete: a store written before
+	// them has none, and is read whole once (Store.Running).
+	nsRunning = "u/"
 )
 
 // MaxStep is the largest step number the store takes.
@@ -63,3 +68,4 @@ func convPrefix(run string) []byte        { return key(nsConv, run, "/") }
 func turnsPrefix(run string) []byte       { return key(nsTurns, run, "/") }
 func settingsPrefix(run string) []byte    { return key(nsSettings, run, "/") }
 func turnKey(run string, i int) []byte    { return key(nsTurns, run, "/", be32(i)) }
+func runningKey(run string) []byte        { return key(nsRunning, run, "/") }

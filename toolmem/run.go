@@ -121,12 +121,111 @@ func (s *Store) PutRun(r Run) error {
 				return err
 			}
 		}
+		if err := markRunning(txn, r); err != nil {
+			return err
+		}
 		return txn.Set(runKey(r.ID), data)
 	}); err != nil {
 		return s.errTxn("storing run "+r.ID, err)
 	}
 	s.memo.commit(&p)
 	return s.sync()
+}
+
+// markRunning keeps r's mark (nsRunning) as its status says: set while it
+// runs, deleted when it ends. The record is written after every step: a
+// mark already set, or already absent, is not written again.
+func markRunning(txn *badger.Txn, r Run) error {
+	k := runningKey(r.ID)
+	_, err := txn.Get(k)
+	switch {
+	case err != nil && !errors.Is(err, badger.ErrKeyNotFound):
+		return err
+	case r.Status == StatusRunning && err != nil:
+		return txn.Set(k, nil)
+	case r.Status != StatusRunning && err == nil:
+		return txn.Delete(k)
+	}
+	return nil
+}
+
+// Running returns the runs recorded as running, oldest first: at once
+// from their marks (nsRunning). A store written before the marks is read
+// whole, once; its running runs are then marked, and the marks said to
+// be complete, when the store is writable.
+func (s *Store) Running() ([]Run, error) {
+	var runs []Run
+	complete := false
+	err := s.view(func(txn *badger.Txn) error {
+		if _, err := txn.Get([]byte(nsRunning)); err != nil {
+			if errors.Is(err, badger.ErrKeyNotFound) {
+				return nil
+			}
+			return err
+		}
+		complete = true
+		prefix := []byte(nsRunning)
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+		defer it.Close()
+		for it.Seek(prefix); it.Valid(); it.Next() {
+			id := strings.TrimSuffix(string(it.Item().Key()[len(prefix):]), "/")
+			if id == "" {
+				continue // the key saying the marks are complete
+			}
+			item, err := txn.Get(runKey(id))
+			if errors.Is(err, badger.ErrKeyNotFound) {
+				continue // a mark the run's deletion left behind
+			}
+			if err != nil {
+				return err
+			}
+			var r Run
+			if err := readValue(item, func(v []byte) error { return decodeRun(v, &r) }); err != nil {
+				s.skip("run "+id, err)
+				continue
+			}
+			if err := s.loadSettings(txn, &r); err != nil {
+				s.skip("the settings of run "+r.ID, err)
+				continue
+			}
+			if r.Status == StatusRunning {
+				runs = append(runs, r)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, s.errTxn("listing running runs", err)
+	}
+	if complete {
+		sortRuns(runs)
+		return runs, nil
+	}
+	all, err := s.Runs()
+	if err != nil {
+		return nil, err
+	}
+	runs = runs[:0]
+	for _, r := range all {
+		if r.Status == StatusRunning {
+			runs = append(runs, r)
+		}
+	}
+	if s.readOnly {
+		return runs, nil
+	}
+	err = s.update(func(txn *badger.Txn) error {
+		for _, r := range runs {
+			if err := txn.Set(runningKey(r.ID), nil); err != nil {
+				return err
+			}
+		}
+		return txn.Set([]byte(nsRunning), nil)
+	})
+	if err != nil {
+		return nil, s.errTxn("marking running runs", err)
+	}
+	return runs, s.sync()
 }
 
 // loadSettings reads the settings of a run decoded from a record that
@@ -248,13 +347,18 @@ func (s *Store) Runs() ([]Run, error) {
 	if err != nil {
 		return nil, s.errTxn("listing runs", err)
 	}
+	sortRuns(runs)
+	return runs, nil
+}
+
+// sortRuns puts runs oldest first.
+func sortRuns(runs []Run) {
 	slices.SortStableFunc(runs, func(a, b Run) int {
 		if c := a.Started.Compare(b.Started); c != 0 {
 			return c
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return runs, nil
 }
 
 // Step is the record of one model request of a run.

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dgraph-io/badger/v4"
 )
 
 func TestNewRunID(t *testing.T) {
@@ -268,5 +271,94 @@ func TestConversation(t *testing.T) {
 		if err != nil || !bytes.Equal(got, conv) {
 			t.Fatalf("Conversation = %.40q, %v; want %.40q", got, err, conv)
 		}
+	}
+}
+
+// TestRunning checks that the runs recorded as running are found from
+// their marks, which follow each run's status; and that a store written
+// before the marks is read whole once, then marked.
+func TestRunning(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(runs []Run, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range runs {
+			out = append(out, r.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	put := func(id, status string, at int64) {
+		t.Helper()
+		if err := s.PutRun(Run{ID: id, Status: status, Started: time.Unix(at, 0), Settings: json.RawMessage(`{"x":1}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("b", StatusRunning, 2)
+	put("a", StatusRunning, 1)
+	put("c", StatusComplete, 3)
+	if got := ids(s.Running()); got != "a b" {
+		t.Errorf("running %q, want a b", got)
+	}
+	put("a", StatusInterrupted, 1)
+	put("b", StatusRunning, 2) // written again after a step
+	if got := ids(s.Running()); got != "b" {
+		t.Errorf("running %q, want b", got)
+	}
+
+	// A store written before the marks: a running run without one.
+	data, _ := json.Marshal(runRecord{ID: "old", Status: StatusRunning, Started: time.Unix(0, 0)})
+	if err := s.update(func(txn *badger.Txn) error {
+		if err := txn.Delete([]byte(nsRunning)); err != nil {
+			return err
+		}
+		return txn.Set(runKey("old"), data)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	ro, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // read whole each time: nothing is written
+		if got := ids(ro.Running()); got != "old b" {
+			t.Errorf("read-only: running %q, want old b", got)
+		}
+	}
+	ro.Close()
+	s, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := ids(s.Running()); got != "old b" {
+		t.Errorf("first read: running %q, want old b", got)
+	}
+	marked := 0
+	if err := s.view(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte(nsRunning)})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			marked++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if marked != 3 { // u/, u/b/, u/old/
+		t.Errorf("%d marks after the first read, want 3", marked)
+	}
+	if got := ids(s.Running()); got != "old b" {
+		t.Errorf("from the marks: running %q, want old b", got)
+	}
+	if rep, err := s.Verify(); err != nil || len(rep.Problems) > 0 {
+		t.Errorf("Verify: %+v, %v", rep, err)
 	}
 }

@@ -113,6 +113,11 @@ func DefaultDir(repoDir string) (string, error) {
 	return filepath.Join(abs, "review"), nil
 }
 
+// valueThreshold is the size above which a value goes to the value log.
+// Badger refuses more than 1 MiB, and a value must fit a transaction, 15%
+// of the 4 MiB memtable; a memtable holds some sixty values this size.
+const valueThreshold = 64 << 10
+
 // badgerOptions returns the options of a small store: Badger's defaults are
 // sized for databases of many gigabytes (1 GiB value log files mapped at
 // twice that size, 64 MiB memtables, a 256 MiB block cache), a review store
@@ -133,9 +138,17 @@ func badgerOptions(dir string, errLog io.Writer) badger.Options {
 		WithNumGoroutines(2).
 		// Value log files are mapped at twice this size while written.
 		WithValueLogFileSize(16 << 20).
-		// Outputs, requests and conversations above this go to the value
-		// log; metadata stays in the LSM tree.
-		WithValueThreshold(4 << 10).
+		// Values above this go to the value log, the rest stays in the
+		// LSM tree. Badger starts a new value log file at every open and
+		// keeps every file that holds a live value: with a threshold
+		// that a 3-line review's records passed (its first request
+		// alone is 9 KB), every review left a file that every later
+		// open maps, and a store of 300 reviews took 80 ms more to
+		// open. Under this threshold a review of ordinary size writes
+		// nothing there, and its empty file is deleted by the next open;
+		// large outputs still go to the value log, where they are read
+		// in place. valueThreshold's doc gives the bounds.
+		WithValueThreshold(valueThreshold).
 		// Without compression or encryption Badger needs no block cache;
 		// the data is text that the OS page cache serves well.
 		WithCompression(options.None).
@@ -288,7 +301,7 @@ func openEmpty(dir string, opts Options) (*Store, error) {
 		WithLogger(errorLogger{opts.ErrorLog}).
 		WithMetricsEnabled(false).
 		WithMemTableSize(1 << 20).
-		WithValueThreshold(4 << 10).
+		WithValueThreshold(valueThreshold).
 		WithCompression(options.None).
 		WithBlockCacheSize(0).
 		WithIndexCacheSize(0))
@@ -463,6 +476,9 @@ func (s *Store) Close() error {
 		if s.syncs != nil {
 			serr = s.syncs.stop()
 		}
+		if s.rw && !s.readOnly {
+			s.compactL0()
+		}
 		err := cmp.Or(guard(s.dir, s.db.Close), serr)
 		if err != nil {
 			if !errors.Is(err, ErrDamaged) {
@@ -476,6 +492,41 @@ func (s *Store) Close() error {
 		}
 	})
 	return s.closeErr
+}
+
+// l0Tables is how many tables at Badger's level 0 a closing store merges
+// into the levels below. Each open ends with a level-0 table (the
+// memtable, flushed at close), and Badger merges them while the store is
+// open; a process too short for that (`review tool` in a loop, a review
+// stopped at once) left them all, and every later open and read went
+// through each: 100 `review tool` calls left 100 tables.
+const l0Tables = 6
+
+// flattenMax bounds the tree compactL0 rewrites.
+const flattenMax = 64 << 20
+
+// compactL0 merges level 0 when it holds l0Tables or more. Badger's own
+// compactions start up to a second after an open, too late for a short
+// process, and its API merges level 0 only by flattening the whole tree:
+// a rewrite of megabytes in a store of reviews, once every few short
+// processes. Past flattenMax that costs too much for a close, and level 0
+// is left to the compactions of a longer process. Failing costs only
+// speed, so it is a warning, not an error.
+func (s *Store) compactL0() {
+	levels := s.db.Levels()
+	if len(levels) == 0 || levels[0].NumTables < l0Tables {
+		return
+	}
+	var size int64
+	for _, l := range levels {
+		size += l.Size
+	}
+	if size > flattenMax {
+		return
+	}
+	if err := guard(s.dir, func() error { return s.db.Flatten(1) }); err != nil && s.warn != nil {
+		s.warn(fmt.Errorf("merging the tables of tool memory at %s: %s", s.dir, text.FirstLine(err.Error())))
+	}
 }
 
 // Dir returns the absolute directory of the store.

@@ -2,6 +2,7 @@ package toolmem
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -728,5 +730,122 @@ func TestSyncer(t *testing.T) {
 	}
 	if err := y.stop(); err == nil || !strings.Contains(err.Error(), "disk on fire") {
 		t.Errorf("close after a failed sync: %v", err)
+	}
+}
+
+// TestReviewsLeaveNoValueLogFile opens a store once per review, 60 times,
+// each writing what a review of a small change writes (its run record, a
+// 9 KB first request and three more, their responses, a conversation of
+// 20 KB, outputs of a few KB): Badger starts a value log file at every open
+// and keeps each that holds a value, so a store used to keep one file per
+// review, all of them mapped by every later open. Under valueThreshold
+// those records stay in the LSM tree and the files stay empty; a large
+// output still goes to the value log.
+func TestReviewsLeaveNoValueLogFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	request := json.RawMessage(`{"model":"m","messages":[{"role":"system","content":"` + strings.Repeat("s", 9000) + `"}]}`)
+	conv := json.RawMessage(`[{"role":"user","content":"` + strings.Repeat("c", 20000) + `"}]`)
+	for i := range 60 {
+		s, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := fmt.Sprintf("run-%02d", i)
+		if err := s.PutRun(Run{ID: id, Status: StatusComplete, Started: time.Unix(int64(1000+i), 0)}); err != nil {
+			t.Fatal(err)
+		}
+		for n := 1; n <= 4; n++ {
+			if _, err := s.Put(id, n, "call", "t", "{}", textOutput(6<<10)); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.PutStep(Step{Run: id, N: n, Request: request, Response: json.RawMessage(`{"id":"x"}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.PutConversation(id, conv); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "*.vlog"))
+	if len(logs) > 2 {
+		t.Errorf("%d value log files after 60 reviews, want at most 2", len(logs))
+	}
+
+	// A large output goes to the value log, and reads back.
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := string(textOutput(4 * valueThreshold))
+	ref, err := s.Put("run-big", 1, "call", "t", "{}", []byte(big))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ref); err != nil || string(got) != big {
+		t.Fatalf("Get of a large output: %d bytes, %v", len(got), err)
+	}
+	s.Close()
+	if fi, err := os.Stat(lastLog(t, dir)); err != nil || fi.Size() < int64(len(big)) {
+		t.Errorf("the large output is not in the value log: %v, %v", fi, err)
+	}
+}
+
+// lastLog is the newest value log file of dir.
+func lastLog(t *testing.T, dir string) string {
+	logs, _ := filepath.Glob(filepath.Join(dir, "*.vlog"))
+	if len(logs) == 0 {
+		t.Fatal("no value log")
+	}
+	slices.Sort(logs)
+	return logs[len(logs)-1]
+}
+
+// TestShortOpensMergeLevelZero opens a store 40 times, each open writing a
+// run and closing at once, as `review tool` does in a loop: each close
+// leaves a table at Badger's level 0, which Badger merges only in a
+// longer process; the close merges them once there are l0Tables, so
+// level 0 stays small and everything written reads back.
+func TestShortOpensMergeLevelZero(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	most := 0
+	for i := range 40 {
+		s, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, s.db.Levels()[0].NumTables)
+		id := fmt.Sprintf("run-%02d", i)
+		if err := s.PutRun(Run{ID: id, Status: StatusComplete, Started: time.Unix(int64(i), 0)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Put(id, 0, "call", "t", "{}", textOutput(3000)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// At most l0Tables, and under the level-0 tables at which Badger
+	// stalls writes (WithNumLevelZeroTablesStall).
+	if most > min(l0Tables, 7) {
+		t.Errorf("level 0 held %d tables at an open, want at most %d", most, min(l0Tables, 7))
+	}
+	s, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runs, err := s.Runs()
+	outs, lerr := s.List("")
+	if err != nil || lerr != nil || len(runs) != 40 || len(outs) != 40 {
+		t.Fatalf("%d runs (%v), %d outputs (%v), want 40 each", len(runs), err, len(outs), lerr)
+	}
+	for _, o := range outs {
+		if data, err := s.Get(o.Ref); err != nil || len(data) != 3000 {
+			t.Fatalf("Get %s: %d bytes, %v", o.Ref, len(data), err)
+		}
 	}
 }

@@ -133,7 +133,7 @@ func checkRecord(k, v []byte, rep *Report, blob **blobCheck) error {
 			return errors.New("shorter than its step number")
 		}
 		return nil
-	case nsIndex:
+	case nsIndex, nsRunning:
 		return nil
 	case nsTurns:
 		// t/<run>/ is the header; a message's key adds 4 bytes of its
@@ -180,6 +180,8 @@ func describeKey(k []byte) string {
 		return "an output of run " + string(id)
 	case nsConv, nsTurns:
 		return "the conversation of run " + string(id)
+	case nsRunning:
+		return "the running mark of run " + string(id)
 	case nsSettings:
 		return "the settings of run " + string(id)
 	case nsEvent:
