@@ -239,6 +239,11 @@ func (c *Counter) CountMessages(msgs []Message) int {
 func EstimateTokens(s string) int {
 	ascii, other := 0, 0
 	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf { // most text, counted without decoding
+			ascii++
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		switch {

@@ -68,13 +68,18 @@ func parse(r io.Reader, skip func(*File) bool) ([]*File, error) {
 			line    int    // lines read so far
 			atStart = true // the next read begins a line
 		)
+		last := 0 // the size of the last section
 		send := func() {
 			if len(chunk) > 0 {
 				s := &section{chunk: chunk, start: start}
 				sections = append(sections, s)
 				jobs <- s
+				last = len(chunk)
 			}
-			chunk = nil // the worker owns it now
+			// The worker owns it now. The next is sized like it: the
+			// files of a large change are often alike, and growing each
+			// section line by line copied and cleared it many times.
+			chunk = make([]byte, 0, min(max(last+last/8, 4<<10), 1<<20))
 		}
 		for {
 			frag, err := br.ReadSlice('\n')

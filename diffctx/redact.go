@@ -69,8 +69,16 @@ func (f *File) redact(r *redact.Redactor) []Leak {
 		op      byte
 		newLine int
 	}
+	// Sized up front: a file of a large change holds megabytes, and
+	// growing to them copied each several times.
+	size, n := 0, 0
+	for i := range f.Hunks {
+		size += len(f.Hunks[i].Body)
+		n += strings.Count(f.Hunks[i].Body, "\n") + 1
+	}
 	var b strings.Builder
-	var refs []ref
+	b.Grow(size)
+	refs := make([]ref, 0, n)
 	for i := range f.Hunks {
 		h := &f.Hunks[i]
 		h.Section, _ = r.RedactFile(f.Path, h.Section)

@@ -83,6 +83,7 @@ type Plan struct {
 
 	split *diffctx.Split
 	guard *guard
+	hunks int // hunkTokens, once known; -1 before
 }
 
 // Prepare loads the diff, builds the first request's context and plans the
@@ -106,7 +107,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Diff: d, Budget: opts.Budget, Counter: counter, Redact: opts.Redact}
+	p := &Plan{Diff: d, Budget: opts.Budget, Counter: counter, Redact: opts.Redact, hunks: -1}
 	if len(d.Files) == 0 {
 		return p, nil
 	}
@@ -127,6 +128,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 			q.estimated(opts, counter)
 			return &q, nil
 		}
+		p.hunks = q.hunks
 	}
 	if _, err := p.fill(opts, counter); err != nil {
 		return nil, err
@@ -171,7 +173,7 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	task := taskPrompt(d.Base, d.Head)
 	// Filling the diff context only to learn that a diff many times its
 	// size does not fit would count a great deal for nothing.
-	huge := opts.Question == "" && hunkEstimate(d) > 2*room
+	huge := opts.Question == "" && p.hunkTokens() > 2*room
 	if bounds && (!far || huge) {
 		return false, nil
 	}
@@ -255,6 +257,15 @@ func whole(ctx *diffctx.Context) bool {
 		}
 	}
 	return fits(ctx)
+}
+
+// hunkTokens is hunkEstimate of the plan's diff, worked out once for
+// both the plan on bounds and the exact one.
+func (p *Plan) hunkTokens() int {
+	if p.hunks < 0 {
+		p.hunks = hunkEstimate(p.Diff)
+	}
+	return p.hunks
 }
 
 // hunkEstimate is about how many tokens d's hunks take, by

@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+	"unsafe"
+)
 
 // keywords finds where a fixed set of lower-case keywords occur in a text,
 // in one pass over it. gitleaks runs a rule only on text holding one of its
@@ -99,5 +102,8 @@ func asciiLower(s string) string {
 			b[i] = c + 'a' - 'A'
 		}
 	}
-	return string(b)
+	// b is not written again: the string shares it rather than copying
+	// it a second time (a file of a large change is megabytes), as
+	// strings.Builder does.
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
