@@ -414,6 +414,10 @@ func (l *loop) finish(reason string) error {
 		}
 	}
 	before := l.tokens
+	if !l.exact {
+		// The event records our count: this is a rare path.
+		before = l.a.Counter.CountMessages(l.sent) + countTools(l.a.Counter, l.defs)
+	}
 	l.defs = keep
 	l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
 	l.recount()
