@@ -179,6 +179,11 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
+	var early *earlyStore
+	if !opts.DryRun {
+		early = openEarly(set.Store, opts.Getenv, opts.Dir)
+		defer early.discard()
+	}
 	fitWindow(ctx, opts.IO, opts.Getenv, set)
 	since, open := opts.sinceFor(ctx, gh)
 	po := prepareOptions(set, opts.Dir, opts.Base, opts.Head)
@@ -224,9 +229,11 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err := checkKey(opts.Getenv, set); err != nil {
 		return err
 	}
-	st, err := openStore(set.Store, opts.Getenv, plan.Diff.Root)
-	if err != nil {
-		return err
+	st := early.take()
+	if st == nil {
+		if st, err = openStore(set.Store, opts.Getenv, plan.Diff.Root); err != nil {
+			return err
+		}
 	}
 	defer st.Close()
 	prog := newProgress(opts.IO, opts.Getenv)
