@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -289,5 +290,29 @@ func TestCounterViews(t *testing.T) {
 	e, _ := NewCounter(O200k, Estimate)
 	if e.Kind() != EstimatedCount || e.Bound(s) != EstimateTokens(s) {
 		t.Error("Estimate mode counts estimates in every view")
+	}
+}
+
+// TestEstimateWordAtATime holds the estimate's eight-byte fast path to a
+// rune-by-rune count, around every alignment of non-ASCII text.
+func TestEstimateWordAtATime(t *testing.T) {
+	slow := func(s string) int {
+		ascii, other := 0, 0
+		for _, r := range s {
+			if r < utf8.RuneSelf || unicode.IsSpace(r) {
+				ascii++
+			} else {
+				other++
+			}
+		}
+		return (ascii+3)/4 + other
+	}
+	for _, s := range []string{"", "a", "abcdefgh", "abcdefghi", "漢", "abcdefg漢", "abcdefgh漢ij", "\u00a0\u00a0abcdefghijklmnop", "\xff\xfeabcdefgh", "abcdefghijklmno\u3000"} {
+		for pre := range 9 {
+			x := strings.Repeat("x", pre) + s
+			if got, want := EstimateTokens(x), slow(x); got != want {
+				t.Errorf("EstimateTokens(%q) = %d, want %d", x, got, want)
+			}
+		}
 	}
 }
