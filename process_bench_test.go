@@ -218,25 +218,31 @@ func BenchmarkProcessReview(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			env := benchEnv(b)
 			dir := smallChange(b, env)
-			script, err := reviewtest.ParseScript([]byte(fourRequests))
-			if err != nil {
-				b.Fatal(err)
-			}
-			var srv *reviewtest.Server
-			defer func() {
-				if srv != nil {
-					srv.Close()
-				}
-			}()
-			next := func() []string {
-				if srv != nil {
-					srv.Close()
-				}
-				srv = reviewtest.NewServer(script, "")
-				return []string{"OPENAI_BASE_URL=" + srv.URL}
-			}
-			runProcess(b, dir, env, next, "--base", "main", "--tokenizer", tok, "--format", "json", "--stream="+run.stream)
+			runProcess(b, dir, env, freshServer(b, fourRequests), "--base", "main", "--tokenizer", tok, "--format", "json", "--stream="+run.stream)
 		})
+	}
+}
+
+// freshServer returns, for runProcess, a function that starts a scripted
+// server for each start (closing the one before) and returns the
+// environment pointing the review at it, with extra.
+func freshServer(b *testing.B, script string, extra ...string) func() []string {
+	sc, err := reviewtest.ParseScript([]byte(script))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var srv *reviewtest.Server
+	b.Cleanup(func() {
+		if srv != nil {
+			srv.Close()
+		}
+	})
+	return func() []string {
+		if srv != nil {
+			srv.Close()
+		}
+		srv = reviewtest.NewServer(sc, "")
+		return append([]string{"OPENAI_BASE_URL=" + srv.URL}, extra...)
 	}
 }
 
@@ -250,24 +256,7 @@ func BenchmarkProcessReviewAged(b *testing.B) {
 	dir := smallChange(b, env)
 	store := filepath.Join(b.TempDir(), "store")
 	ageStore(b, store, 300)
-	script, err := reviewtest.ParseScript([]byte(fourRequests))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var srv *reviewtest.Server
-	defer func() {
-		if srv != nil {
-			srv.Close()
-		}
-	}()
-	next := func() []string {
-		if srv != nil {
-			srv.Close()
-		}
-		srv = reviewtest.NewServer(script, "")
-		return []string{"OPENAI_BASE_URL=" + srv.URL, "REVIEW_STORE=" + store}
-	}
-	runProcess(b, dir, env, next, "--base", "main", "--format", "json")
+	runProcess(b, dir, env, freshServer(b, fourRequests, "REVIEW_STORE="+store), "--base", "main", "--format", "json")
 }
 
 // ageStore writes n reviews of a small change into the store in dir, one
