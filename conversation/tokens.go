@@ -23,8 +23,9 @@ const (
 // chat-completion APIs add around role and content.
 const messageOverhead = 4
 
-// Counter counts tokens in one encoding. The encoder is built on first use and
-// only once, because loading a BPE table costs tens of milliseconds.
+// Counter counts tokens in one encoding. The encoder is read on the first
+// exact count, once: only its table's header is checked then, and its
+// pages are read as lookups need them.
 //
 // A counter counts exactly, or as one of its views: Bounds, whose counts
 // are upper bounds that cost a length, for deciding that something fits

@@ -425,7 +425,7 @@ func runWindow(run toolmem.Run) int {
 
 // requestMessages reads a recorded request back as the messages it was
 // made of, with the layers, IDs and refs its request event names, and
-// counts its tool definitions as the loop does (Session.countTools).
+// counts its tool definitions as the loop does (countTools).
 func requestMessages(c *conversation.Counter, s ReplayStep) ([]conversation.Message, int, bool) {
 	var req struct {
 		Messages []struct {
