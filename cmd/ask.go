@@ -139,11 +139,18 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 			return err
 		}
 		d := sess.Diff
-		sess.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Store: st, Ignore: set.Ignore, FindCopies: sess.FindCopies})
-		sess.Conv.Append(conversation.Message{Role: conversation.User, Content: opts.Question, Layer: conversation.Loop, Turn: sess.Conv.Turns() + 1})
-		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", sess.Run.ID, sess.Conv.Turns(), set.Model)
+		// The tools of a follow-up redact like a review's: what the model
+		// reads in this turn leaves the process only through them.
+		sess.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Store: st, Ignore: set.Ignore, FindCopies: sess.FindCopies, Redact: redactor(set)})
+		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", sess.Run.ID, sess.Conv.Turns()+1, set.Model)
 	}
-	ans, err := sess.Answer(ctx, askOpts)
+	var ans *review.Answer
+	if opts.RunID == "" {
+		ans, err = sess.Answer(ctx, askOpts)
+	} else {
+		// Ask redacts the question before it joins the conversation.
+		ans, err = sess.Ask(ctx, opts.Question, askOpts)
+	}
 	prog.done()
 	if err != nil {
 		return runError(ctx, sess.Run.ID, err)
