@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/cmd/config"
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/report"
 	"github.com/spf13/cobra"
 )

@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/github"
 )

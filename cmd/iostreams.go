@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
 )
 
 // IOStreams are the standard streams of a command, injected so tests capture

@@ -15,9 +15,9 @@ import (
 
 	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/conversation/redact"
-	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/redact"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/github"
 	"github.com/reviewdev/review/review/llm"

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/spf13/cobra"
 )
 

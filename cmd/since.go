@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/github"
 )
 

@@ -14,10 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/diffctx/git"
+	"github.com/reviewdev/review/internal/git"
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
-	"github.com/reviewdev/review/tools/toolname"
 )
 
 // ToolOptions are the settings of `review tool`.

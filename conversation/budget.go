@@ -1,10 +1,6 @@
 package conversation
 
-import (
-	"fmt"
-
-	"github.com/reviewdev/review/toolmem"
-)
+import "fmt"
 
 // Budget bounds what a conversation may send. Every field is configuration:
 // call sites read it from here, never from constants of their own.
@@ -16,7 +12,8 @@ type Budget struct {
 	// StaticShare is the fraction of the input budget given to the static
 	// diff context.
 	StaticShare float64 `json:"static_share"`
-	// PreviewChars and PreviewLines bound a tool output's preview.
+	// PreviewChars and PreviewLines bound a tool output's preview; zero
+	// takes the store's defaults, which the store owns with its minimums.
 	PreviewChars int `json:"preview_chars"`
 	PreviewLines int `json:"preview_lines"`
 	// HistoryTurns and HistoryChars bound the earlier turns kept before a
@@ -39,8 +36,6 @@ func DefaultBudget(window int) Budget {
 	b := Budget{
 		ContextWindow: window,
 		StaticShare:   0.5,
-		PreviewChars:  toolmem.DefaultPreviewChars,
-		PreviewLines:  toolmem.DefaultPreviewLines,
 		HistoryTurns:  4,
 		HistoryChars:  24000,
 		MessageCap:    8000,
@@ -71,8 +66,6 @@ func (b Budget) Validate() error {
 		return fmt.Errorf("answer reserve %d must be between 0 and the context window %d", b.AnswerReserve, b.ContextWindow)
 	case b.StaticShare <= 0 || b.StaticShare > 1:
 		return fmt.Errorf("static share must be in (0, 1], got %g", b.StaticShare)
-	case b.PreviewChars < toolmem.MinPreviewChars:
-		return fmt.Errorf("preview size must be at least %d characters, got %d", toolmem.MinPreviewChars, b.PreviewChars)
 	case b.HistoryTurns < 0 || b.HistoryChars < 0:
 		return fmt.Errorf("history limits must not be negative")
 	case b.MaxSteps < 1:

@@ -19,7 +19,6 @@ func TestBudget(t *testing.T) {
 		func(b *Budget) { b.AnswerReserve = b.ContextWindow },
 		func(b *Budget) { b.StaticShare = 0 },
 		func(b *Budget) { b.StaticShare = 1.5 },
-		func(b *Budget) { b.PreviewChars = 10 },
 		func(b *Budget) { b.MaxSteps = 0 },
 	} {
 		bad := DefaultBudget(128000)

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/reviewdev/review/conversation/text"
-	"github.com/reviewdev/review/tools/toolname"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/internal/toolname"
 )
 
 // DigestHeader starts every rule-based summary.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/reviewdev/review/conversation/text"
-	"github.com/reviewdev/review/tools/toolname"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/internal/toolname"
 )
 
 // Limits bound the history a tool loop starts with.

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/reviewdev/review/internal/text"
 )
 
 // Tokenizer modes accepted by NewCounter.
@@ -130,14 +132,14 @@ func (c *Counter) Count(s string) int {
 	}
 	switch c.Kind() {
 	case EstimatedCount:
-		return EstimateTokens(s)
+		return text.EstimateTokens(s)
 	case UpperBound:
 		return c.Bound(s)
 	}
 	st := c.st
 	st.once.Do(func() { st.enc, st.err = encoder(c.encoding) })
 	if st.err != nil {
-		return EstimateTokens(s)
+		return text.EstimateTokens(s)
 	}
 	if len(s) < memoMin {
 		return st.enc.count(s)
@@ -172,7 +174,7 @@ func (c *Counter) Count(s string) int {
 // code, emoji, long runs and bytes that are not UTF-8.
 func (c *Counter) Bound(s string) int {
 	if c != nil && c.mode == Estimate {
-		return EstimateTokens(s)
+		return text.EstimateTokens(s)
 	}
 	if utf8.ValidString(s) {
 		return len(s)
@@ -232,43 +234,4 @@ func (c *Counter) CountMessages(msgs []Message) int {
 		n += c.CountMessage(m)
 	}
 	return n
-}
-
-// EstimateTokens is a script-aware estimate: ASCII text runs about four
-// characters a token, while CJK and most other scripts run about one token a
-// character.
-func EstimateTokens(s string) int {
-	ascii, other := 0, 0
-	for i := 0; i < len(s); {
-		// Most text is ASCII: eight bytes at a time while none has its
-		// top bit set (the compiler makes the eight loads one).
-		for i+8 <= len(s) {
-			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-			if w&0x8080808080808080 != 0 {
-				break
-			}
-			ascii += 8
-			i += 8
-		}
-		if i == len(s) {
-			break
-		}
-		if s[i] < utf8.RuneSelf {
-			ascii++
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r < utf8.RuneSelf:
-			ascii++
-		case unicode.IsSpace(r):
-			ascii++
-		default:
-			other++
-		}
-	}
-	return (ascii+3)/4 + other
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/reviewdev/review/internal/text"
 )
 
 func TestCounterTiktoken(t *testing.T) {
@@ -68,7 +70,7 @@ func TestEstimateTracksTiktoken(t *testing.T) {
 		strings.Repeat("if err != nil {\n\treturn fmt.Errorf(\"open %s: %w\", path, err)\n}\n", 50),
 		strings.Repeat("这是一个用于测试的中文句子，包含一些常见的词语。", 50),
 	} {
-		e, x := EstimateTokens(s), tk.Count(s)
+		e, x := text.EstimateTokens(s), tk.Count(s)
 		if r := float64(e) / float64(x); r < 0.5 || r > 2.5 {
 			t.Errorf("estimate %d vs tiktoken %d (ratio %.2f) for %.20q", e, x, r, s)
 		}
@@ -281,14 +283,14 @@ func TestCounterViews(t *testing.T) {
 	if c.Kind() != ExactCount || c.Bounds().Kind() != UpperBound || c.Estimates().Kind() != EstimatedCount || c.Bounds().Exact().Kind() != ExactCount {
 		t.Fatal("views report the wrong kinds")
 	}
-	if c.Count(s) != 10 || c.Bounds().Count(s) != len(s) || c.Estimates().Count(s) != EstimateTokens(s) {
+	if c.Count(s) != 10 || c.Bounds().Count(s) != len(s) || c.Estimates().Count(s) != text.EstimateTokens(s) {
 		t.Errorf("counts: exact %d, bound %d, estimate %d", c.Count(s), c.Bounds().Count(s), c.Estimates().Count(s))
 	}
 	if c.Bounds().st != c.st {
 		t.Error("views do not share the encoder")
 	}
 	e, _ := NewCounter(O200k, Estimate)
-	if e.Kind() != EstimatedCount || e.Bound(s) != EstimateTokens(s) {
+	if e.Kind() != EstimatedCount || e.Bound(s) != text.EstimateTokens(s) {
 		t.Error("Estimate mode counts estimates in every view")
 	}
 }
@@ -310,8 +312,8 @@ func TestEstimateWordAtATime(t *testing.T) {
 	for _, s := range []string{"", "a", "abcdefgh", "abcdefghi", "漢", "abcdefg漢", "abcdefgh漢ij", "\u00a0\u00a0abcdefghijklmnop", "\xff\xfeabcdefgh", "abcdefghijklmno\u3000"} {
 		for pre := range 9 {
 			x := strings.Repeat("x", pre) + s
-			if got, want := EstimateTokens(x), slow(x); got != want {
-				t.Errorf("EstimateTokens(%q) = %d, want %d", x, got, want)
+			if got, want := text.EstimateTokens(x), slow(x); got != want {
+				t.Errorf("text.EstimateTokens(%q) = %d, want %d", x, got, want)
 			}
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/conversation/redact"
+	"github.com/reviewdev/review/internal/redact"
 )
 
 // synthDiff returns a git diff with about changed changed lines: files of

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/conversation/redact"
+	"github.com/reviewdev/review/internal/redact"
 )
 
 // FuzzParse feeds Parse arbitrary input, seeded with every diff in

@@ -14,8 +14,8 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/reviewdev/review/diffctx/git"
-	"github.com/reviewdev/review/diffctx/ignore"
+	"github.com/reviewdev/review/internal/git"
+	"github.com/reviewdev/review/internal/glob"
 )
 
 // Options says what Load diffs.
@@ -23,7 +23,7 @@ type Options struct {
 	Dir    string   // any directory inside the repository ("" = the current directory)
 	Base   string   // the revision the branch is reviewed against; required
 	Head   string   // the revision under review; "" means "HEAD"
-	Ignore []string // globs on repository paths, matched as ignore.Match does; matching files are left out
+	Ignore []string // globs on repository paths, matched as glob.Match does; matching files are left out
 	// FindCopies has git look for copies as well as renames (git diff -C).
 	// Off, as in git diff, a new file is added even when a changed file
 	// is like it.
@@ -97,7 +97,7 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	if len(opts.Ignore) > 0 {
 		// The tools hide the same files, so both must match alike: a glob
 		// without a slash matches a name at any depth, as in .gitignore.
-		skip = func(f *File) bool { return ignore.Match(opts.Ignore, f.Path) }
+		skip = func(f *File) bool { return glob.Match(opts.Ignore, f.Path) }
 	}
 	d.Files, d.Warnings, err = g.diff(ctx, d.MergeBase, d.HeadSHA, opts.FindCopies, skip)
 	if err != nil {

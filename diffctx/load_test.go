@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/diffctx/git"
+	"github.com/reviewdev/review/internal/git"
 )
 
 // gitCase builds a repository whose branch feature, checked out, holds one

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/reviewdev/review/tools/toolname"
+	"github.com/reviewdev/review/internal/toolname"
 )
 
 // The overview of a large diff is budgeted like the hunks: past its limit,

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/reviewdev/review/conversation/redact"
+	"github.com/reviewdev/review/internal/redact"
 )
 
 // Leak is a secret on lines the change adds.

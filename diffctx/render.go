@@ -8,9 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/conversation/text"
-	"github.com/reviewdev/review/tools/toolname"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/internal/toolname"
 )
 
 // Counter counts the tokens of a text; *conversation.Counter satisfies it.
@@ -72,7 +71,7 @@ func (c *Context) JSON() ([]byte, error) {
 }
 
 // Render writes the static context of d within budget tokens as counted by
-// c (nil counts with conversation.EstimateTokens).
+// c (nil counts with text.EstimateTokens).
 //
 // The Markdown opens with a header and an overview of the changed files with
 // their status, line counts and tags, then shows hunks file by file in
@@ -166,7 +165,7 @@ func (r *renderer) reset() {
 
 type estimator struct{}
 
-func (estimator) Count(s string) int { return conversation.EstimateTokens(s) }
+func (estimator) Count(s string) int { return text.EstimateTokens(s) }
 
 // Ranks order files in the context; summarised files come last.
 const (

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
 )
 
 // mixedRepo builds a branch touching every kind of file the renderer

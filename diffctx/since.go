@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/reviewdev/review/diffctx/git"
+	"github.com/reviewdev/review/internal/git"
 )
 
 // ErrSinceNotAncestor is Load's error when Options.Since is not an ancestor

@@ -3,7 +3,7 @@ package diffctx
 import (
 	"context"
 	"errors"
-	"github.com/reviewdev/review/diffctx/git"
+	"github.com/reviewdev/review/internal/git"
 	"strings"
 	"testing"
 )

@@ -15,7 +15,7 @@ type SplitOptions struct {
 	Intro int
 	// Max bounds the units; 0 is no bound.
 	Max int
-	// Counter counts tokens; nil counts with conversation.EstimateTokens.
+	// Counter counts tokens; nil counts with text.EstimateTokens.
 	Counter Counter
 }
 

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reviewdev/review/conversation/text"
-	"github.com/reviewdev/review/tools/toolname"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/internal/toolname"
 )
 
 // Unit is a share of a diff's hunks small enough to be reviewed in a turn of
@@ -56,7 +56,7 @@ const maxUnitLine = 2000
 const maxRepack = 4
 
 // Units splits the hunks ctx does not show into units of at most budget
-// tokens as counted by c (nil counts with conversation.EstimateTokens); ctx
+// tokens as counted by c (nil counts with text.EstimateTokens); ctx
 // nil stands for a context that shows no hunk. Files come in the static
 // context's priority order, and lockfiles, generated and binary files,
 // which the context only summarises, are left out.
@@ -83,7 +83,7 @@ func Units(d *Diff, ctx *Context, budget int, c Counter) []Unit {
 
 // packUnits packs the hunks of items not shown into units of budget
 // tokens, at most limit of them (0: no bound). Past limit it only
-// estimates, with conversation.EstimateTokens, how many units the rest
+// estimates, with text.EstimateTokens, how many units the rest
 // would take, so that a huge diff costs no more counting than the units
 // kept; total is the units kept plus that estimate.
 func packUnits(items []*item, shown map[string]int, budget, limit int, c Counter) (units []Unit, total int) {
@@ -298,7 +298,7 @@ func (p *packer) pack(room, limit int) (units []Unit, next, rest int) {
 }
 
 // estimate is about how many units of room tokens the files from the
-// next one on take, counted with conversation.EstimateTokens: the units
+// next one on take, counted with text.EstimateTokens: the units
 // past a bound are only counted, never built.
 func (p *packer) estimate(next, room int) int {
 	if next >= len(p.items) || room <= 0 {

@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/conversation/redact"
-	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/redact"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
-	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Agent runs tool loops against a model and records them. Tools store the
@@ -644,7 +644,7 @@ func (l *loop) answer(ctx context.Context, calls []conversation.ToolCall, st *to
 func (l *loop) call(ctx context.Context, step int, tc conversation.ToolCall) (conversation.Message, error) {
 	res := conversation.Message{Role: conversation.Tool, ToolCallID: tc.ID, Name: tc.Name}
 	ans, err := l.set.Answer(ctx, tools.Call{Run: l.a.Run.ID, Step: step, ID: tc.ID, Name: tc.Name, Args: tc.Arguments},
-		toolmem.Limits{Chars: l.a.Budget.PreviewChars, Lines: l.a.Budget.PreviewLines})
+		previews(l.a.Budget))
 	if err != nil {
 		return res, err
 	}

@@ -16,11 +16,11 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
-	"github.com/reviewdev/review/tools/toolname"
 )
 
 // isolateGit keeps git away from the machine's configuration and the

@@ -7,7 +7,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"

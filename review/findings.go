@@ -12,10 +12,10 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/tools"
-	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Severity of a finding, from least to most severe.

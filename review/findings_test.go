@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/tools"
-	"github.com/reviewdev/review/tools/toolname"
 )
 
 const findingsDiff = `diff --git a/a.go b/a.go

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
-	"github.com/reviewdev/review/tools/toolname"
 )
 
 // benchFiles and benchLines shape the benchmark repository: files long

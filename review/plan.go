@@ -6,9 +6,10 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/toolmem"
 )
 
 // A review is planned, and priced, before any request: how many units it
@@ -149,7 +150,18 @@ const minUnitTokens = 256
 // loopFloor is what the smallest tool loop adds to the first request: one
 // tool call with its preview, and the message asking for the final review.
 func loopFloor(b conversation.Budget, c *conversation.Counter) int {
-	return 64 + b.PreviewChars/3 + c.Count(final)
+	return 64 + previewTokens(b) + c.Count(final)
+}
+
+// previewTokens bounds the tokens of one tool output's preview: the
+// store's limits, about three characters a token at most.
+func previewTokens(b conversation.Budget) int {
+	return previews(b).Chars / 3
+}
+
+// previews are the limits the store holds a preview to under b.
+func previews(b conversation.Budget) toolmem.Limits {
+	return toolmem.Limits{Chars: b.PreviewChars, Lines: b.PreviewLines}.Normalized()
 }
 
 // windowError says how large a window a review needs.
@@ -256,7 +268,7 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 	p.Estimate = e
 	p.guard = &guard{
 		maxRequests: e.MaxRequests, maxTokens: e.MaxPromptTokens, reserve: b.AnswerReserve,
-		preview: b.PreviewChars / 3, firsts: firsts[:kept],
+		preview: previewTokens(b), firsts: firsts[:kept],
 		hard: caps.MaxPromptTokens > 0 || caps.MaxCost > 0,
 	}
 	if caps.MaxCost > 0 {
@@ -308,7 +320,7 @@ func (a *Agent) capsGuard() *guard {
 	if c.MaxPromptTokens <= 0 && c.MaxCost <= 0 {
 		return nil
 	}
-	g := &guard{hard: true, maxTokens: c.MaxPromptTokens, reserve: a.Budget.AnswerReserve, preview: a.Budget.PreviewChars / 3}
+	g := &guard{hard: true, maxTokens: c.MaxPromptTokens, reserve: a.Budget.AnswerReserve, preview: previewTokens(a.Budget)}
 	if c.MaxCost > 0 && c.Price != nil {
 		g.maxCost, g.price = c.MaxCost, c.Price
 	}

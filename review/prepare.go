@@ -6,8 +6,9 @@ import (
 	"fmt"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/conversation/redact"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/redact"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/tools"
 )
@@ -269,7 +270,7 @@ func (p *Plan) hunkTokens() int {
 }
 
 // hunkEstimate is about how many tokens d's hunks take, by
-// conversation.EstimateTokens, which is cheap.
+// text.EstimateTokens, which is cheap.
 func hunkEstimate(d *diffctx.Diff) int {
 	n := 0
 	for _, f := range d.Files {
@@ -277,7 +278,7 @@ func hunkEstimate(d *diffctx.Diff) int {
 			continue
 		}
 		for i := range f.Hunks {
-			n += conversation.EstimateTokens(f.Hunks[i].Body)
+			n += text.EstimateTokens(f.Hunks[i].Body)
 		}
 	}
 	return n

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/diffctx/ignore"
+	"github.com/reviewdev/review/internal/glob"
 )
 
 // CategorySecret is the category of the findings review makes itself, one
@@ -19,7 +19,7 @@ const CategorySecret = "security"
 // fixtures from being reported.
 func allowLeaks(leaks []diffctx.Leak, paths, rules []string) []diffctx.Leak {
 	return slices.DeleteFunc(leaks, func(l diffctx.Leak) bool {
-		return slices.Contains(rules, l.Rule) || (len(paths) > 0 && ignore.Match(paths, l.Path))
+		return slices.Contains(rules, l.Rule) || (len(paths) > 0 && glob.Match(paths, l.Path))
 	})
 }
 

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
-	"github.com/reviewdev/review/tools/toolname"
 )
 
 // The turn engine. Every review and every follow-up question is a turn: the

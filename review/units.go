@@ -9,7 +9,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/tools/toolname"
+	"github.com/reviewdev/review/internal/toolname"
 )
 
 // A diff whose hunks do not fit the static diff context is reviewed in

@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
-	"github.com/reviewdev/review/tools/toolname"
 )
 
 // scratchRepo creates a repository whose feature branch, checked out, adds

@@ -40,7 +40,7 @@ const (
 // Other kinds, and outputs that fit, are previewed as by Preview. The
 // limits hold as they do for Preview.
 func PreviewKind(kind Kind, ref string, data []byte, lim Limits) string {
-	lim = lim.normalize()
+	lim = lim.Normalized()
 	if kind == Text || fits(data, lim) || lim.Lines < 4 {
 		return Preview(ref, data, lim)
 	}

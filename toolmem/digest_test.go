@@ -93,7 +93,7 @@ func FuzzPreviewKind(f *testing.F) {
 		lim := Limits{Chars: chars % 5000, Lines: lines % 200}
 		k := kinds[(kind%3+3)%3]
 		got := PreviewKind(k, testRef, data, lim)
-		n := lim.normalize()
+		n := lim.Normalized()
 		if fits(data, n) {
 			if got != string(data) {
 				t.Fatalf("output within the limits was changed")

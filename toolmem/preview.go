@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/reviewdev/review/tools/toolname"
+	"github.com/reviewdev/review/internal/toolname"
 )
 
 // Preview bounds, defined here only: the conversation budget's defaults,
@@ -26,7 +26,9 @@ type Limits struct {
 	Chars, Lines int
 }
 
-func (l Limits) normalize() Limits {
+// Normalized fills unset limits with the defaults and raises those below
+// the minimums to them: what a preview made with l is held to.
+func (l Limits) Normalized() Limits {
 	if l.Chars <= 0 {
 		l.Chars = DefaultPreviewChars
 	}
@@ -56,7 +58,7 @@ func (l Limits) normalize() Limits {
 // MinPreviewLines are raised to them; zero or negative ones take the
 // defaults.
 func Preview(ref string, data []byte, lim Limits) string {
-	lim = lim.normalize()
+	lim = lim.Normalized()
 	if fits(data, lim) {
 		return string(data)
 	}

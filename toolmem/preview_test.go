@@ -32,7 +32,7 @@ func checkPreview(t testing.TB, data []byte, lim Limits, got string) []string {
 	if again := Preview(testRef, []byte(got), lim); again != got {
 		t.Fatalf("Preview of a preview changed it:\nfirst:\n%s\nsecond:\n%s", got, again)
 	}
-	n := lim.normalize()
+	n := lim.Normalized()
 	if fits(data, n) {
 		if got != string(data) {
 			t.Fatalf("output within the limits was changed:\n%q\n%q", data, got)

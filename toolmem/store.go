@@ -16,8 +16,8 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
 
-	"github.com/reviewdev/review/conversation/text"
-	"github.com/reviewdev/review/diffctx/git"
+	"github.com/reviewdev/review/internal/git"
+	"github.com/reviewdev/review/internal/text"
 )
 
 // DefaultLockWait is how long Open waits for another review to release the

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reviewdev/review/diffctx/git"
+	"github.com/reviewdev/review/internal/git"
 )
 
 // catIdle is how long the cat-file process of a run waits for the next

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/toolmem"
-	"github.com/reviewdev/review/tools/toolname"
 	"golang.org/x/mod/modfile"
 )
 

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/reviewdev/review/conversation/text"
-	"github.com/reviewdev/review/diffctx/git"
-	"github.com/reviewdev/review/tools/toolname"
+	"github.com/reviewdev/review/internal/git"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/internal/toolname"
 )
 
 // diffListMax bounds the changed files named when a path did not change.

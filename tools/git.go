@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/reviewdev/review/diffctx/git"
+	"github.com/reviewdev/review/internal/git"
 )
 
 // git runs a git command in the repository and returns its standard

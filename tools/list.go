@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/toolmem"
-	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Limits of list_project_files. A listing is whole by default: it is

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"github.com/reviewdev/review/tools/toolname"
+	"github.com/reviewdev/review/internal/toolname"
 	"golang.org/x/mod/modfile"
 )
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/toolmem"
-	"github.com/reviewdev/review/tools/toolname"
 )
 
 type outputArgs struct {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/reviewdev/review/tools/toolname"
+	"github.com/reviewdev/review/internal/toolname"
 )
 
 // Limits of read_file_hunk. There is no limit on the lines of a read: the

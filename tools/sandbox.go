@@ -10,9 +10,9 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/reviewdev/review/conversation/text"
-	"github.com/reviewdev/review/diffctx/ignore"
-	"github.com/reviewdev/review/tools/toolname"
+	"github.com/reviewdev/review/internal/glob"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/internal/toolname"
 )
 
 // maxLinkHops bounds symlink chains, as the kernel's ELOOP does.
@@ -72,7 +72,7 @@ func gitInternal(p string) bool {
 
 // hidden reports whether the configured ignore globs hide a path.
 func (s *Set) hidden(p string) bool {
-	return len(s.env.Ignore) > 0 && ignore.Match(s.env.Ignore, p)
+	return len(s.env.Ignore) > 0 && glob.Match(s.env.Ignore, p)
 }
 
 // globMatch matches a glob argument against a path. A glob without a slash

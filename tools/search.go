@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/toolmem"
-	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Limits of search_in_project.

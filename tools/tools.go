@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reviewdev/review/conversation/redact"
+	"github.com/reviewdev/review/internal/redact"
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/toolmem"
-	"github.com/reviewdev/review/tools/toolname"
 )
 
 // Defaults for the zero values of Env.

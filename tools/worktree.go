@@ -16,7 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/reviewdev/review/diffctx/git"
+	"github.com/reviewdev/review/internal/git"
 )
 
 // Files are read from the work tree when that is sure to give the

@@ -17,6 +17,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/toolmem"
 )
 
 // configEnv is a repository and a user configuration directory for tests,
@@ -219,6 +220,7 @@ find_copies: true
 	want.Budget.AnswerReserve = 2000
 	want.Budget.StaticShare = 0.4
 	want.Budget.PreviewChars = 500
+	want.Budget.PreviewLines = toolmem.DefaultPreviewLines // the store owns the preview defaults
 	want.Budget.MaxSteps = 8
 	want.Budget.HistoryTurns = 0
 	want.Budget.HistoryChars = 9000

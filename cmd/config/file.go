@@ -18,7 +18,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/reviewdev/review/diffctx/git"
+	"github.com/reviewdev/review/internal/git"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 )

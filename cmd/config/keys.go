@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/toolmem"
 )

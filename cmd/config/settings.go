@@ -9,6 +9,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/toolmem"
 )
 
 // Settings are the effective values of a model command after flags,
@@ -275,6 +276,7 @@ func (e *Effective) apply() error {
 	_, s.ReserveSet = e.values["answer_reserve"]
 	s.WindowUnknown = !windowSet && llm.Lookup(s.Model).Name == ""
 	b := conversation.DefaultBudget(llm.Lookup(s.Model).Window)
+	b.PreviewChars, b.PreviewLines = toolmem.DefaultPreviewChars, toolmem.DefaultPreviewLines
 	if v, ok := e.values["context_window"]; ok {
 		b.ContextWindow = v.v.(int)
 		b.AnswerReserve = conversation.DefaultReserve(b.ContextWindow)

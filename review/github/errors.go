@@ -14,7 +14,7 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v84/github"
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
 )
 
 // fail words the final failure of op after n attempts as one line a person

@@ -3,7 +3,7 @@ package github
 import (
 	"strings"
 
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	gh "github.com/google/go-github/v84/github"
 
-	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 )
 

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 )

@@ -17,7 +17,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/tools"
 )
 

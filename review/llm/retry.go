@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
 )
 
 // maxResponseBytes bounds a response body held in memory. A chat completion

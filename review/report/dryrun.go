@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/reviewdev/review/conversation/text"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	ctext "github.com/reviewdev/review/conversation/text"
+	ctext "github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 )
 

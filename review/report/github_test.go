@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	ctext "github.com/reviewdev/review/conversation/text"
+	ctext "github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 )
 

@@ -11,9 +11,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
-	"github.com/reviewdev/review/tools/toolname"
 )
 
 // The page's template, script and style. The script builds every element

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/reviewdev/review/conversation/text"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	ctext "github.com/reviewdev/review/conversation/text"
+	ctext "github.com/reviewdev/review/internal/text"
 
 	"github.com/reviewdev/review/review"
 )

@@ -1,7 +1,7 @@
 // Command rulegen writes rules_gen.go: gitleaks' default configuration as
 // Go data, read the way gitleaks reads it (viper, then Translate), so that
 // review need not parse and translate the configuration at every start.
-// Run it with go generate ./conversation/redact after updating gitleaks.
+// Run it with go generate ./internal/redact after updating gitleaks.
 package main
 
 import (

@@ -11,7 +11,7 @@ import (
 
 	"github.com/zricethezav/gitleaks/v8/config"
 
-	"github.com/reviewdev/review/diffctx/ignore"
+	"github.com/reviewdev/review/internal/glob"
 )
 
 // Options tune a Redactor.
@@ -115,7 +115,7 @@ func (r *Redactor) forPath(path string) []*rule {
 	}
 	rs := loadRules()
 	var out []*rule
-	if path == "" || !(ignore.Match(r.allowPaths, path) || pathAllowed(rs.global, path)) {
+	if path == "" || !(glob.Match(r.allowPaths, path) || pathAllowed(rs.global, path)) {
 		out = make([]*rule, 0, len(rs.rules))
 		for _, rl := range rs.rules {
 			if !r.allowRules[rl.id] && rl.applies(path) {

@@ -13,7 +13,7 @@ import (
 // TestGeneratedRules holds rules_gen.go to gitleaks' default configuration
 // as gitleaks itself reads it: every rule, in order, with its expression,
 // path, keywords, secret group, entropy and allowlists, and the global
-// allowlists. After updating gitleaks, run go generate ./conversation/redact.
+// allowlists. After updating gitleaks, run go generate ./internal/redact.
 func TestGeneratedRules(t *testing.T) {
 	v := viper.New()
 	v.SetConfigType("toml")
@@ -29,7 +29,7 @@ func TestGeneratedRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cfg.OrderedRules) != len(gitleaksRules) {
-		t.Fatalf("%d rules generated, gitleaks has %d: run go generate ./conversation/redact", len(gitleaksRules), len(cfg.OrderedRules))
+		t.Fatalf("%d rules generated, gitleaks has %d: run go generate ./internal/redact", len(gitleaksRules), len(cfg.OrderedRules))
 	}
 	for i, id := range cfg.OrderedRules {
 		r, g := cfg.Rules[id], gitleaksRules[i]

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// layers ranks the top-level folders: data flows from lower ranks to
+// higher, and a package imports only folders of a higher rank than its
+// own (or its own folder). Folders of one rank are peers that never import
+// each other. internal/ holds the shared leaves under everything.
+var layers = map[string]int{
+	".":            -1,
+	"cmd":          0,
+	"review":       1,
+	"diffctx":      2,
+	"tools":        2,
+	"conversation": 2,
+	"toolmem":      3,
+	"internal":     4,
+}
+
+// TestLayers holds the package map of the design: no folder imports a
+// folder above it or beside it, by any sub-package, and no two folders
+// import each other even through tests.
+func TestLayers(t *testing.T) {
+	const mod = "github.com/reviewdev/review"
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,TestImports,XTestImports", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	folder := func(p string) (string, bool) {
+		rest, ok := strings.CutPrefix(p, mod)
+		if !ok || (rest != "" && rest[0] != '/') {
+			return "", false
+		}
+		rest = strings.TrimPrefix(rest, "/")
+		if rest == "" {
+			return ".", true
+		}
+		top, _, _ := strings.Cut(rest, "/")
+		return top, true
+	}
+	uses := map[[2]string]bool{} // folder pairs, tests included
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p struct {
+			ImportPath                         string
+			Imports, TestImports, XTestImports []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		from, _ := folder(p.ImportPath)
+		rank, known := layers[from]
+		if !known {
+			t.Errorf("%s: folder %s has no place in the layer order", p.ImportPath, from)
+			continue
+		}
+		for _, imp := range p.Imports {
+			to, ok := folder(imp)
+			if !ok || to == from {
+				continue
+			}
+			uses[[2]string{from, to}] = true
+			if r, ok := layers[to]; !ok || r <= rank {
+				t.Errorf("%s imports %s: %s may import only folders below it", p.ImportPath, imp, from)
+			}
+		}
+		for _, imp := range append(p.TestImports, p.XTestImports...) {
+			if to, ok := folder(imp); ok && to != from {
+				uses[[2]string{from, to}] = true
+			}
+		}
+	}
+	for pair := range uses {
+		if pair[0] < pair[1] && uses[[2]string{pair[1], pair[0]}] {
+			t.Errorf("%s and %s import each other (tests included)", pair[0], pair[1])
+		}
+	}
+}
