@@ -142,7 +142,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 		// The tools of a follow-up redact like a review's: what the model
 		// reads in this turn leaves the process only through them.
 		sess.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Store: st, Ignore: set.Ignore, FindCopies: sess.FindCopies, Redact: redactor(set)})
-		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", sess.Run.ID, sess.Conv.Turns()+1, set.Model)
+		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", sess.Run.ID, sess.History.Turns()+1, set.Model)
 	}
 	var ans *review.Answer
 	if opts.RunID == "" {

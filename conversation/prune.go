@@ -81,202 +81,259 @@ func (e *PruneEvent) Changed() bool {
 // the fallback when a model-written summary fails.
 type Summarizer func(prev string, dropped []Message) (string, error)
 
-// Prune fits the earlier turns of c into lim before the loop of the latest
-// turn starts, changing c in place, and returns the event describing what it
-// did (Changed false when nothing needed doing). The static layer and the
-// latest turn are never touched. It is idempotent: a second pass with the same
-// limits changes nothing. lim.Tokens is decided by counter's exact view,
-// bounds first; the event's figures are counted as counter counts.
+// Prune fits the earlier turns into lim before the loop of the latest turn
+// starts, changing the history in place, and returns the event describing
+// what it did (Changed false when nothing needed doing). The static layer
+// and the latest turn are never touched. It is idempotent: a second pass
+// with the same limits changes nothing. lim.Tokens is decided by counter's
+// exact view, bounds first; the event's figures are counted as counter
+// counts.
 //
-// In order: if the earlier turns are over a limit, every tool preview in
-// them becomes a one-line stub at once (a batch, so the prefix then stays
-// stable for several turns instead of shifting every turn); oldest whole
-// turns are dropped until at most lim.Turns remain and their characters fit
-// lim.Chars and the whole request fits lim.Tokens; a single message over
-// lim.MessageCap is cut to its head and tail. Dropped turns are folded into
-// the summary layer by sum (Digest when nil).
-func Prune(c *Conversation, lim Limits, counter *Counter, sum Summarizer) (*PruneEvent, error) {
-	cur := c.Turns()
-	ev := &PruneEvent{Kind: "prune", Turn: cur}
-	ev.Before = c.stats(counter)
-	// Relevance selection reconsiders every earlier turn, those an earlier
-	// pass dropped too: a question about an old turn's file brings it
-	// back. The summary is then rewritten from the turns dropped now.
-	relevance := lim.Select != SelectRecency
-	wasDropped := map[string]bool{}
-	if relevance {
-		for i := range c.Messages {
-			if m := &c.Messages[i]; m.earlier(cur) && m.Dropped {
-				wasDropped[m.ID] = true
-				m.Dropped = false
-			}
+// In order: a single message over lim.MessageCap is cut to its head and
+// tail; if the earlier turns are over a limit, every tool preview in them
+// becomes a one-line stub at once (a batch, so the prefix then stays
+// stable for several turns instead of shifting every turn); then whole
+// turns are dropped (oldest first, or least relevant to the question)
+// until at most lim.Turns remain, their characters fit lim.Chars and the
+// whole request fits lim.Tokens. Dropped turns are folded into the summary
+// layer by sum (Digest when nil).
+func (c *History) Prune(lim Limits, counter *Counter, sum Summarizer) (*PruneEvent, error) {
+	p := &pruner{c: c, lim: lim, counter: counter, cur: c.Turns(), relevance: lim.Select != SelectRecency}
+	p.ev = &PruneEvent{Kind: "prune", Turn: p.cur}
+	p.ev.Before = c.stats(counter)
+	p.reconsider()
+	p.capMessages()
+	if p.over() {
+		p.stubPreviews()
+	}
+	dropped := p.dropTurns()
+	prev, dropped := p.settleSummary(dropped)
+	p.summarize(sum, prev, dropped)
+	if err := Validate(c.Prefix(p.cur + 1)); err != nil {
+		return p.ev, fmt.Errorf("pruning left an invalid conversation: %w", err)
+	}
+	p.ev.After = c.stats(counter)
+	return p.ev, nil
+}
+
+// pruner is one pass of Prune, in phases.
+type pruner struct {
+	c         *History
+	lim       Limits
+	counter   *Counter
+	cur       int
+	ev        *PruneEvent
+	relevance bool
+	// wasDropped are the messages an earlier pass dropped, which
+	// relevance selection reconsiders.
+	wasDropped map[string]bool
+	// orig is the summary before this pass.
+	orig string
+}
+
+// reconsider brings back, for relevance selection, every earlier turn an
+// earlier pass dropped: a question about an old turn's file brings it
+// back. The summary is then rewritten from the turns dropped now.
+func (p *pruner) reconsider() {
+	p.orig = p.c.summary()
+	p.wasDropped = map[string]bool{}
+	if !p.relevance {
+		return
+	}
+	for i := range p.c.msgs {
+		if m := &p.c.msgs[i]; m.earlier(p.cur) && m.Dropped {
+			p.wasDropped[m.ID] = true
+			m.Dropped = false
 		}
 	}
+}
 
-	earlier := func() []int { return c.earlierTurns(cur) }
-	charsOf := func() int { return c.chars(cur) }
-	// The bound settles most checks; the exact count decides near the
-	// limit.
-	overTokens := func() bool {
-		if lim.Tokens <= 0 {
-			return false
-		}
-		h := c.History(cur + 1)
-		return counter.Bounds().CountMessages(h) > lim.Tokens && counter.Exact().CountMessages(h) > lim.Tokens
+func (p *pruner) earlier() []int { return p.c.earlierTurns(p.cur) }
+
+// overTokens reports whether the next request is over lim.Tokens. The
+// bound settles most checks; the exact count decides near the limit.
+func (p *pruner) overTokens() bool {
+	if p.lim.Tokens <= 0 {
+		return false
 	}
+	h := p.c.Prefix(p.cur + 1)
+	return p.counter.Bounds().CountMessages(h) > p.lim.Tokens && p.counter.Exact().CountMessages(h) > p.lim.Tokens
+}
 
-	// Cap oversized messages first: a single pasted log should not cost
-	// every other turn its place.
-	if lim.MessageCap > 0 {
-		for i := range c.Messages {
-			m := &c.Messages[i]
-			if !m.earlier(cur) || m.Dropped || runes(m.Content) <= lim.MessageCap {
-				continue
-			}
-			m.Content = capText(m.Content, lim.MessageCap)
-			m.Capped = true
-			ev.Capped = append(ev.Capped, m.ID)
-			ev.addReason("message_cap")
+// overReason names the first limit the earlier turns are over, "" when
+// they fit.
+func (p *pruner) overReason() string {
+	switch {
+	case len(p.earlier()) > p.lim.Turns:
+		return "turns"
+	case p.c.chars(p.cur) > p.lim.Chars:
+		return "chars"
+	case p.overTokens():
+		return "tokens"
+	}
+	return ""
+}
+
+func (p *pruner) over() bool { return p.overReason() != "" }
+
+// capMessages cuts oversized messages first: a single pasted log should
+// not cost every other turn its place.
+func (p *pruner) capMessages() {
+	if p.lim.MessageCap <= 0 {
+		return
+	}
+	for i := range p.c.msgs {
+		m := &p.c.msgs[i]
+		if !m.earlier(p.cur) || m.Dropped || runes(m.Content) <= p.lim.MessageCap {
+			continue
+		}
+		m.Content = capText(m.Content, p.lim.MessageCap)
+		m.Capped = true
+		p.ev.Capped = append(p.ev.Capped, m.ID)
+		p.ev.addReason("message_cap")
+	}
+}
+
+// stubPreviews turns every earlier tool preview into its one-line stub.
+func (p *pruner) stubPreviews() {
+	args := p.c.callArgs()
+	for i := range p.c.msgs {
+		m := &p.c.msgs[i]
+		if !m.earlier(p.cur) || m.Dropped || m.Stubbed || m.Role != Tool {
+			continue
+		}
+		s := stub(*m, args[m.ToolCallID])
+		if runes(s) >= runes(m.Content) {
+			// A short result ("Review received: 2 findings.") is
+			// already smaller than its stub would be.
+			continue
+		}
+		m.Content = s
+		m.Stubbed = true
+		p.ev.StubbedIDs = append(p.ev.StubbedIDs, m.ID)
+		if m.Ref != "" {
+			p.ev.Stubbed = append(p.ev.Stubbed, m.Ref)
 		}
 	}
-
-	over := len(earlier()) > lim.Turns || charsOf() > lim.Chars || overTokens()
-	if over {
-		args := c.callArgs()
-		for i := range c.Messages {
-			m := &c.Messages[i]
-			if !m.earlier(cur) || m.Dropped || m.Stubbed || m.Role != Tool {
-				continue
-			}
-			s := stub(*m, args[m.ToolCallID])
-			if runes(s) >= runes(m.Content) {
-				// A short result ("Review received: 2 findings.") is
-				// already smaller than its stub would be.
-				continue
-			}
-			m.Content = s
-			m.Stubbed = true
-			ev.StubbedIDs = append(ev.StubbedIDs, m.ID)
-			if m.Ref != "" {
-				ev.Stubbed = append(ev.Stubbed, m.Ref)
-			}
-		}
-		if len(ev.StubbedIDs) > 0 {
-			ev.addReason("stub")
-		}
+	if len(p.ev.StubbedIDs) > 0 {
+		p.ev.addReason("stub")
 	}
+}
 
-	// The summary grows as turns are dropped, and counts against the token
-	// limit, so it is rewritten after every drop; the rule-based digest
-	// is used while deciding, a model's only once the set is final.
-	prev := c.summary()
-	orig := prev
-	if relevance {
+// dropTurns drops whole earlier turns while they are over a limit and
+// returns the messages dropped. With relevance selection the turns go in
+// the order of their scores against the new question, computed once; with
+// recency, oldest first. The summary grows as turns are dropped, and
+// counts against the token limit, so it is rewritten after every drop; the
+// rule-based digest is used while deciding, a model's only once the set is
+// final.
+func (p *pruner) dropTurns() []Message {
+	prev := p.orig
+	var order []int
+	if p.relevance {
 		prev = ""
+		if turns := p.earlier(); len(turns) > 0 && p.over() {
+			p.ev.Select = SelectRelevance
+			p.ev.Scores = p.c.scoreTurns(turns, p.c.question(p.cur))
+			order = dropOrder(p.ev.Scores)
+		}
 	}
 	var dropped []Message
-	// With relevance selection the turns go in the order of their scores
-	// against the new question, computed once; with recency, oldest first.
-	var order []int
-	if relevance {
-		if turns := earlier(); len(turns) > 0 && (len(turns) > lim.Turns || charsOf() > lim.Chars || overTokens()) {
-			ev.Select = SelectRelevance
-			ev.Scores = c.scoreTurns(turns, c.question(cur))
-			order = dropOrder(ev.Scores)
-		}
-	}
 	for {
-		turns := earlier()
+		turns := p.earlier()
 		if len(turns) == 0 {
 			break
 		}
-		reason := ""
-		switch {
-		case len(turns) > lim.Turns:
-			reason = "turns"
-		case charsOf() > lim.Chars:
-			reason = "chars"
-		case overTokens():
-			reason = "tokens"
-		}
+		reason := p.overReason()
 		if reason == "" {
 			break
 		}
-		ev.addReason(reason)
+		p.ev.addReason(reason)
 		victim := turns[0]
 		if len(order) > 0 {
 			victim, order = order[0], order[1:]
 		}
-		for i := range c.Messages {
-			m := &c.Messages[i]
+		for i := range p.c.msgs {
+			m := &p.c.msgs[i]
 			if m.Turn == victim && m.Layer != Static && m.Layer != Summary && !m.Dropped {
 				m.Dropped = true
 				dropped = append(dropped, *m)
-				if !wasDropped[m.ID] {
-					ev.Dropped = append(ev.Dropped, m.ID)
+				if !p.wasDropped[m.ID] {
+					p.ev.Dropped = append(p.ev.Dropped, m.ID)
 				}
 			}
 		}
-		c.setSummary(clipDigest(Digest(prev, dropped), lim.DigestChars))
+		p.c.setSummary(clipDigest(Digest(prev, dropped), p.lim.DigestChars))
 	}
+	kept := p.earlier()
+	for i := range p.ev.Scores {
+		p.ev.Scores[i].Kept = slices.Contains(kept, p.ev.Scores[i].Turn)
+	}
+	for i := range p.c.msgs {
+		if m := &p.c.msgs[i]; p.wasDropped[m.ID] && !m.Dropped {
+			p.ev.Restored = append(p.ev.Restored, m.ID)
+		}
+	}
+	return dropped
+}
 
-	for i := range ev.Scores {
-		ev.Scores[i].Kept = slices.Contains(earlier(), ev.Scores[i].Turn)
+// settleSummary fixes the summary relevance selection leaves: none when
+// every turn is back; when no turn came back, the summary before this pass
+// (which may be a model's) grown by the turns dropped now, as with
+// recency. It returns the summary the turns dropped now extend, and them.
+func (p *pruner) settleSummary(dropped []Message) (string, []Message) {
+	if !p.relevance {
+		return p.orig, dropped
 	}
-	for i := range c.Messages {
-		if m := &c.Messages[i]; wasDropped[m.ID] && !m.Dropped {
-			ev.Restored = append(ev.Restored, m.ID)
-		}
-	}
-	if relevance && len(dropped) == 0 && len(wasDropped) > 0 {
-		// Every turn is back: no summary of dropped turns is left.
-		for i := range c.Messages {
-			if c.Messages[i].Layer == Summary {
-				c.Messages[i].Dropped = true
+	if len(dropped) == 0 && len(p.wasDropped) > 0 {
+		for i := range p.c.msgs {
+			if p.c.msgs[i].Layer == Summary {
+				p.c.msgs[i].Dropped = true
 			}
 		}
 	}
-	if relevance && len(ev.Restored) == 0 {
-		// No turn came back: the summary grows from the one before, which
-		// may be a model's, by the turns dropped now, as with recency.
-		var fresh []Message
-		for _, m := range dropped {
-			if !wasDropped[m.ID] {
-				fresh = append(fresh, m)
-			}
+	if len(p.ev.Restored) > 0 {
+		return "", dropped
+	}
+	var fresh []Message
+	for _, m := range dropped {
+		if !p.wasDropped[m.ID] {
+			fresh = append(fresh, m)
 		}
-		prev, dropped = orig, fresh
+	}
+	switch {
+	case len(fresh) > 0:
+		p.c.setSummary(clipDigest(Digest(p.orig, fresh), p.lim.DigestChars))
+	case p.orig != "":
+		p.c.setSummary(p.orig)
+	}
+	return p.orig, fresh
+}
+
+// summarize has sum write the summary of the turns dropped now, when there
+// is one, keeping the rule-based digest if it fails or does not fit.
+func (p *pruner) summarize(sum Summarizer, prev string, dropped []Message) {
+	if len(dropped) == 0 {
+		return
+	}
+	c, ev := p.c, p.ev
+	ev.Summarizer = "rules"
+	if sum != nil {
+		rules := c.summary()
+		d, err := sum(prev, dropped)
 		switch {
-		case len(fresh) > 0:
-			c.setSummary(clipDigest(Digest(prev, fresh), lim.DigestChars))
-		case orig != "":
-			c.setSummary(orig)
-		}
-	}
-	if len(dropped) > 0 {
-		ev.Summarizer = "rules"
-		if sum != nil {
-			rules := c.summary()
-			d, err := sum(prev, dropped)
-			switch {
-			case err != nil || strings.TrimSpace(d) == "":
-				ev.Summarizer = "rules (model summary failed: " + errText(err) + ")"
-			default:
-				c.setSummary(clipDigest(d, lim.DigestChars))
-				ev.Summarizer = "model"
-				if overTokens() {
-					c.setSummary(rules)
-					ev.Summarizer = "rules (model summary did not fit the token budget)"
-				}
+		case err != nil || strings.TrimSpace(d) == "":
+			ev.Summarizer = "rules (model summary failed: " + errText(err) + ")"
+		default:
+			c.setSummary(clipDigest(d, p.lim.DigestChars))
+			ev.Summarizer = "model"
+			if p.overTokens() {
+				c.setSummary(rules)
+				ev.Summarizer = "rules (model summary did not fit the token budget)"
 			}
 		}
-		ev.Digest = c.summary()
 	}
-	if err := Validate(c.History(cur + 1)); err != nil {
-		return ev, fmt.Errorf("pruning left an invalid conversation: %w", err)
-	}
-	ev.After = c.stats(counter)
-	return ev, nil
+	ev.Digest = c.summary()
 }
 
 func (e *PruneEvent) addReason(r string) {
@@ -296,8 +353,8 @@ func errText(err error) string {
 }
 
 // question is the text of turn cur's user message: what a follow-up asks.
-func (c *Conversation) question(cur int) string {
-	for _, m := range c.Messages {
+func (c *History) question(cur int) string {
+	for _, m := range c.msgs {
 		if m.Turn == cur && m.Role == User {
 			return m.Content
 		}
@@ -310,12 +367,12 @@ func (m *Message) earlier(cur int) bool {
 	return m.Layer != Static && m.Layer != Summary && m.Turn > 0 && m.Turn < cur
 }
 
-// History is what a request of turn cur starts with: the static layer, the
+// Prefix is what a request of turn cur starts with: the static layer, the
 // summary, then the kept messages of earlier turns, in order. The loop
 // appends the current turn's messages after it.
-func (c *Conversation) History(cur int) []Message {
+func (c *History) Prefix(cur int) []Message {
 	var static, summary, window []Message
-	for _, m := range c.Messages {
+	for _, m := range c.msgs {
 		switch {
 		case m.Dropped:
 		case m.Layer == Static:
@@ -331,11 +388,11 @@ func (c *Conversation) History(cur int) []Message {
 }
 
 // earlierTurns lists the numbers of the kept turns before cur, oldest first.
-func (c *Conversation) earlierTurns(cur int) []int {
+func (c *History) earlierTurns(cur int) []int {
 	seen := map[int]bool{}
 	var out []int
-	for i := range c.Messages {
-		m := &c.Messages[i]
+	for i := range c.msgs {
+		m := &c.msgs[i]
 		if m.earlier(cur) && !m.Dropped && !seen[m.Turn] {
 			seen[m.Turn] = true
 			out = append(out, m.Turn)
@@ -347,10 +404,10 @@ func (c *Conversation) earlierTurns(cur int) []int {
 
 // chars counts the characters of the kept earlier turns. The summary is
 // bounded on its own (Limits.DigestChars) and by the token check.
-func (c *Conversation) chars(cur int) int {
+func (c *History) chars(cur int) int {
 	n := 0
-	for i := range c.Messages {
-		m := &c.Messages[i]
+	for i := range c.msgs {
+		m := &c.msgs[i]
 		if m.earlier(cur) && !m.Dropped {
 			n += msgChars(*m)
 		}
@@ -368,8 +425,8 @@ func msgChars(m Message) int {
 
 func runes(s string) int { return utf8.RuneCountInString(s) }
 
-func (c *Conversation) stats(counter *Counter) Stats {
-	h := c.History(c.Turns() + 1)
+func (c *History) stats(counter *Counter) Stats {
+	h := c.Prefix(c.Turns() + 1)
 	s := Stats{Messages: len(h), Tokens: counter.CountMessages(h), Estimated: counter.Kind() != ExactCount}
 	for _, m := range h {
 		s.Chars += msgChars(m)
@@ -378,9 +435,9 @@ func (c *Conversation) stats(counter *Counter) Stats {
 }
 
 // callArgs maps tool call IDs to their arguments.
-func (c *Conversation) callArgs() map[string]ToolCall {
+func (c *History) callArgs() map[string]ToolCall {
 	out := map[string]ToolCall{}
-	for _, m := range c.Messages {
+	for _, m := range c.msgs {
 		for _, tc := range m.ToolCalls {
 			out[tc.ID] = tc
 		}
@@ -388,8 +445,8 @@ func (c *Conversation) callArgs() map[string]ToolCall {
 	return out
 }
 
-func (c *Conversation) summary() string {
-	for _, m := range c.Messages {
+func (c *History) summary() string {
+	for _, m := range c.msgs {
 		if m.Layer == Summary {
 			return m.Content
 		}
@@ -400,11 +457,11 @@ func (c *Conversation) summary() string {
 // setSummary replaces the summary layer with one message holding digest.
 // The summary sits after the static layer wherever it is in the slice,
 // because History orders by layer.
-func (c *Conversation) setSummary(digest string) {
-	for i := range c.Messages {
-		if c.Messages[i].Layer == Summary {
-			c.Messages[i].Content = digest
-			c.Messages[i].Dropped = false
+func (c *History) setSummary(digest string) {
+	for i := range c.msgs {
+		if c.msgs[i].Layer == Summary {
+			c.msgs[i].Content = digest
+			c.msgs[i].Dropped = false
 			return
 		}
 	}

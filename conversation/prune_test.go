@@ -18,8 +18,8 @@ func genText(r *rand.Rand, n int) string {
 
 // genConversation builds a conversation of static messages and turns with
 // random tool groups, the last turn being the current one (just asked).
-func genConversation(r *rand.Rand) *Conversation {
-	c := &Conversation{}
+func genConversation(r *rand.Rand) *History {
+	c := &History{}
 	c.Append(Message{Role: System, Layer: Static, Content: "system prompt"})
 	c.Append(Message{Role: User, Layer: Static, Content: genText(r, 2000)})
 	turns := 1 + r.IntN(12)
@@ -50,9 +50,9 @@ func genConversation(r *rand.Rand) *Conversation {
 	return c
 }
 
-func clone(c *Conversation) *Conversation {
+func clone(c *History) *History {
 	d := *c
-	d.Messages = append([]Message(nil), c.Messages...)
+	d.msgs = append([]Message(nil), c.msgs...)
 	return &d
 }
 
@@ -66,16 +66,16 @@ func TestPruneProperties(t *testing.T) {
 		if r.IntN(2) == 0 {
 			lim.Tokens = 1500 + r.IntN(6000)
 		}
-		ev, err := Prune(c, lim, counter, nil)
+		ev, err := c.Prune(lim, counter, nil)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		cur := c.Turns()
-		hist := c.History(cur + 1)
+		hist := c.Prefix(cur + 1)
 
 		// Static layer intact, first, in order.
 		var static []Message
-		for _, m := range orig.Messages {
+		for _, m := range orig.msgs {
 			if m.Layer == Static {
 				static = append(static, m)
 			}
@@ -117,11 +117,11 @@ func TestPruneProperties(t *testing.T) {
 		for _, id := range ev.Dropped {
 			recorded[id] += "drop"
 		}
-		for i, m := range c.Messages {
+		for i, m := range c.msgs {
 			if m.Layer == Summary {
 				continue
 			}
-			o := orig.Messages[i]
+			o := orig.msgs[i]
 			if o.ID != m.ID {
 				t.Fatalf("seed %d: message order changed at %d", seed, i)
 			}
@@ -147,22 +147,22 @@ func TestPruneProperties(t *testing.T) {
 		}
 		// Idempotent.
 		again := clone(c)
-		ev2, err := Prune(again, lim, counter, nil)
+		ev2, err := again.Prune(lim, counter, nil)
 		if err != nil || ev2.Changed() {
 			t.Errorf("seed %d: second pass changed %+v (%v)", seed, ev2, err)
 		}
-		for i := range c.Messages {
-			if !reflect.DeepEqual(c.Messages[i], again.Messages[i]) {
-				t.Errorf("seed %d: second pass modified %s", seed, c.Messages[i].ID)
+		for i := range c.msgs {
+			if !reflect.DeepEqual(c.msgs[i], again.msgs[i]) {
+				t.Errorf("seed %d: second pass modified %s", seed, c.msgs[i].ID)
 			}
 		}
 	}
 }
 
 // turnMessages are the kept messages of turn t.
-func (c *Conversation) turnMessages(t int) []Message {
+func (c *History) turnMessages(t int) []Message {
 	var out []Message
-	for _, m := range c.Messages {
+	for _, m := range c.msgs {
 		if m.Turn == t && m.Layer == Loop && !m.Dropped {
 			out = append(out, m)
 		}
@@ -172,24 +172,24 @@ func (c *Conversation) turnMessages(t int) []Message {
 
 func TestPruneNothingToDo(t *testing.T) {
 	counter, _ := NewCounter("", Estimate)
-	c := &Conversation{}
+	c := &History{}
 	c.Append(Message{Role: System, Layer: Static, Content: "s"})
 	c.Append(Message{Role: User, Layer: Loop, Turn: 1, Content: "q1"})
 	c.Append(Message{Role: Assistant, Layer: Loop, Turn: 1, Content: "a1"})
 	c.Append(Message{Role: User, Layer: Loop, Turn: 2, Content: "q2"})
-	ev, err := Prune(c, Limits{Turns: 4, Chars: 1000}, counter, nil)
+	ev, err := c.Prune(Limits{Turns: 4, Chars: 1000}, counter, nil)
 	if err != nil || ev.Changed() {
 		t.Fatalf("changed %+v, %v", ev, err)
 	}
-	if h := c.History(3); len(h) != 4 || h[1].Layer != Window {
+	if h := c.Prefix(3); len(h) != 4 || h[1].Layer != Window {
 		t.Fatalf("history %+v", h)
 	}
 }
 
 func TestPruneSummarizer(t *testing.T) {
 	counter, _ := NewCounter("", Estimate)
-	build := func() *Conversation {
-		c := &Conversation{}
+	build := func() *History {
+		c := &History{}
 		c.Append(Message{Role: System, Layer: Static, Content: "s"})
 		for turn := 1; turn <= 3; turn++ {
 			c.Append(Message{Role: User, Layer: Loop, Turn: turn, Content: fmt.Sprintf("q%d", turn)})
@@ -198,14 +198,14 @@ func TestPruneSummarizer(t *testing.T) {
 		return c
 	}
 	c := build()
-	ev, err := Prune(c, Limits{Turns: 1, Chars: 1000}, counter, func(prev string, d []Message) (string, error) {
+	ev, err := c.Prune(Limits{Turns: 1, Chars: 1000}, counter, func(prev string, d []Message) (string, error) {
 		return "model summary of " + d[0].Content, nil
 	})
 	if err != nil || ev.Summarizer != "model" || c.summary() != "model summary of q1" {
 		t.Fatalf("%+v %v %q", ev, err, c.summary())
 	}
 	c = build()
-	ev, err = Prune(c, Limits{Turns: 1, Chars: 1000}, counter, func(string, []Message) (string, error) {
+	ev, err = c.Prune(Limits{Turns: 1, Chars: 1000}, counter, func(string, []Message) (string, error) {
 		return "", fmt.Errorf("HTTP 500")
 	})
 	if err != nil || !strings.Contains(ev.Summarizer, "HTTP 500") || !strings.HasPrefix(c.summary(), DigestHeader) {

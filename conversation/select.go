@@ -144,7 +144,7 @@ func hasUnspaced(w string) bool { return strings.ContainsFunc(w, unspaced) }
 
 // scoreTurns scores each earlier turn (turns, oldest first) against the
 // question q. The newest of them has recency 1.
-func (c *Conversation) scoreTurns(turns []int, q string) []TurnScore {
+func (c *History) scoreTurns(turns []int, q string) []TurnScore {
 	terms := questionTerms(q)
 	total := 0.0
 	for _, t := range terms {
@@ -152,7 +152,7 @@ func (c *Conversation) scoreTurns(turns []int, q string) []TurnScore {
 	}
 	refs := refRE.FindAllString(q, -1)
 	text := map[int]*strings.Builder{}
-	for _, m := range c.Messages {
+	for _, m := range c.msgs {
 		if m.Turn <= 0 || m.Layer == Static || m.Layer == Summary {
 			continue
 		}

@@ -17,19 +17,19 @@ func TestPruneSelectRecencyEquivalence(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 11))
 		base := genConversation(r)
 		cur := base.Turns()
-		for i := range base.Messages {
-			if base.Messages[i].Turn == cur && base.Messages[i].Role == User {
-				base.Messages[i].Content = "?"
+		for i := range base.msgs {
+			if base.msgs[i].Turn == cur && base.msgs[i].Role == User {
+				base.msgs[i].Content = "?"
 			}
 		}
 		lim := Limits{Turns: r.IntN(5), Chars: 500 + r.IntN(20000), MessageCap: 1000 + r.IntN(6000), DigestChars: 4000}
 		a, b := clone(base), clone(base)
 		lim.Select = SelectRecency
-		if _, err := Prune(a, lim, counter, nil); err != nil {
+		if _, err := a.Prune(lim, counter, nil); err != nil {
 			t.Fatal(err)
 		}
 		lim.Select = SelectRelevance
-		if _, err := Prune(b, lim, counter, nil); err != nil {
+		if _, err := b.Prune(lim, counter, nil); err != nil {
 			t.Fatal(err)
 		}
 		if ka, kb := a.earlierTurns(cur), b.earlierTurns(cur); !slices.Equal(ka, kb) {
@@ -48,8 +48,8 @@ func TestPruneSelectRecencyEquivalence(t *testing.T) {
 
 // nineTurns is a conversation whose turn 2 read internal/cache.go; the
 // other turns read other files, and turn 10 is the new question.
-func nineTurns(question string) *Conversation {
-	c := &Conversation{}
+func nineTurns(question string) *History {
+	c := &History{}
 	c.Append(Message{Role: System, Layer: Static, Content: "system prompt"})
 	for turn := 1; turn <= 9; turn++ {
 		file := fmt.Sprintf("pkg/other%d.go", turn)
@@ -77,7 +77,7 @@ func TestPruneRelevanceBringsBackTheTurn(t *testing.T) {
 		"cache.go の競合は修正されましたか？",
 	} {
 		c := nineTurns(q)
-		ev, err := Prune(c, lim, counter, nil)
+		ev, err := c.Prune(lim, counter, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,13 +89,13 @@ func TestPruneRelevanceBringsBackTheTurn(t *testing.T) {
 			t.Errorf("%q: event select %q, scores %+v", q, ev.Select, ev.Scores)
 		}
 		// Idempotent.
-		again, err := Prune(c, lim, counter, nil)
+		again, err := c.Prune(lim, counter, nil)
 		if err != nil || again.Changed() {
 			t.Errorf("%q: a second pass changed %+v (%v)", q, again, err)
 		}
 		c = nineTurns(q)
 		lim.Select = SelectRecency
-		if _, err := Prune(c, lim, counter, nil); err != nil {
+		if _, err := c.Prune(lim, counter, nil); err != nil {
 			t.Fatal(err)
 		}
 		lim.Select = ""
@@ -122,7 +122,7 @@ func FuzzQuestionTerms(f *testing.F) {
 	f.Add("数据库连接失败 k3f7a2bc4d")
 	f.Fuzz(func(t *testing.T, q string) {
 		c := nineTurns(q)
-		ev, err := Prune(c, Limits{Turns: 2, Chars: 1 << 20, MessageCap: 1 << 20, DigestChars: 4000}, nil, nil)
+		ev, err := c.Prune(Limits{Turns: 2, Chars: 1 << 20, MessageCap: 1 << 20, DigestChars: 4000}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func BenchmarkPruneSelect(b *testing.B) {
 			lim := Limits{Turns: 3, Chars: 24000, MessageCap: 8000, DigestChars: 4000, Select: sel}
 			base := nineTurns("Go back to the race in cache.go: is the fix in store.go enough?")
 			for b.Loop() {
-				if _, err := Prune(clone(base), lim, counter, nil); err != nil {
+				if _, err := clone(base).Prune(lim, counter, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

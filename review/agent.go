@@ -165,10 +165,12 @@ func (r *Result) SetPrice(p *llm.Price) {
 // Session is a run in progress: its record, conversation and usage.
 type Session struct {
 	*Agent
-	Run   toolmem.Run
-	Conv  *conversation.Conversation
-	Diff  *diffctx.Diff
-	Usage RunUsage
+	Run toolmem.Run
+	// History is the run's conversation: the one owner of its messages,
+	// the running loop's request view and the request records' deltas.
+	History *conversation.History
+	Diff    *diffctx.Diff
+	Usage   RunUsage
 	// Steps is the number of the last recorded step; steps are numbered
 	// across all turns of a run.
 	Steps int
@@ -184,45 +186,29 @@ type Session struct {
 	// unforced is set once the server ignored a forced tool choice: from
 	// then on the run asks for submit_review with a nudge instead.
 	unforced bool
-	// lastRefs are the messages of the last request recorded: the next
-	// request event names only what it adds to them.
-	lastRefs []msgRef
 	// fig follows the tokens of each request by layer and of the naive
 	// transcript, for the step records and the run's efficiency.
 	fig *figureState
 }
 
-// loop is the state of one tool loop.
+// loop is the control state of one tool loop; the messages it sends and
+// their count are the history's (conversation.History.BeginLoop).
 type loop struct {
 	a    *Session
-	conv *conversation.Conversation
+	h    *conversation.History
 	turn int
-	// sent is the request history: the static layer and the window, then
-	// this loop's messages, appended only.
-	sent []conversation.Message
 	// set is the tools offered in every request of the loop, defs their
 	// definitions.
-	set  *tools.Set
-	defs []tools.Definition
-	// tokens is our count of the next request: sent and defs. It grows
-	// with each appended message rather than being recounted every step,
-	// which would make a loop quadratic in its length. It is an upper
-	// bound (Counter.Bounds) until it comes near the window, when it is
-	// counted exactly from then on (exact); under hard caps it is exact
-	// from the start.
-	tokens int
-	exact  bool
-	step   int // requests made by this loop
-	calls  int
+	set   *tools.Set
+	defs  []tools.Definition
+	step  int // requests made by this loop
+	calls int
 
 	submitted *submission
 	lastText  string
 	// ask is set for follow-up questions: a prose answer ends the loop,
 	// with no nudge towards submit_review.
 	ask bool
-	// reasoning is the reasoning_content of this loop's assistant
-	// messages, by message ID.
-	reasoning map[string]string
 }
 
 // nudge asks a model that answered in prose for the structured review.
@@ -231,22 +217,18 @@ const nudge = "Please finish now: call " + toolname.SubmitReview + " with your s
 // final asks for the review when the loop's budget is spent.
 const final = "The exploration budget for this review is spent. Do not call any other tool: call " + toolname.SubmitReview + " now with your summary and findings based on what you have seen."
 
-// loop runs one tool loop for the conversation's latest user turn. history is
-// what precedes the turn in each request (the static layer, the summary and
-// the window, already pruned); the turn's messages are appended to it and to
-// the conversation. It returns the submission (nil if the model never made
-// one) and the model's last text.
-func (s *Session) loop(ctx context.Context, history []conversation.Message, ask bool) (*submission, string, error) {
-	l := &loop{a: s, conv: s.Conv, turn: s.Conv.Turns(), sent: append([]conversation.Message(nil), history...), ask: ask}
-	for _, m := range s.Conv.Messages {
-		if m.Layer == conversation.Loop && m.Turn == l.turn {
-			l.sent = append(l.sent, m)
-		}
-	}
+// loop runs one tool loop for the history's latest user turn: each request
+// is what precedes the turn (the static layer, the summary and the window,
+// already pruned) and the turn's messages, appended only. It returns the
+// submission (nil if the model never made one) and the model's last text.
+func (s *Session) loop(ctx context.Context, ask bool) (*submission, string, error) {
+	l := &loop{a: s, h: s.History, turn: s.History.Turns(), ask: ask}
 	l.set = offered(s.Tools, func(sub submission) { l.submitted = &sub })
 	l.defs = l.set.Definitions()
-	l.exact = s.guard.enforced()
-	l.recount()
+	// Under hard caps the count is exact from the start; else an upper
+	// bound until it comes near the window.
+	s.History.BeginLoop(s.Counter, s.guard.enforced(), func(c *conversation.Counter) int { return countTools(c, l.defs) })
+	defer s.History.EndLoop()
 	err := l.run(ctx)
 	return l.submitted, l.lastText, err
 }
@@ -264,19 +246,10 @@ func countTools(c *conversation.Counter, defs []tools.Definition) int {
 	return c.Count(string(b))
 }
 
-// counter is how the loop counts its requests: exactly, or by upper
-// bounds while they are far from the window.
-func (l *loop) counter() *conversation.Counter {
-	if l.exact {
-		return l.a.Counter
-	}
-	return l.a.Counter.Bounds()
-}
-
-// recount counts the next request whole.
-func (l *loop) recount() {
-	c := l.counter()
-	l.tokens = c.CountMessages(l.sent) + countTools(c, l.defs)
+// tokens is the running count of the next request.
+func (l *loop) tokens() int {
+	n, _ := l.h.Tokens()
+	return n
 }
 
 func (l *loop) run(ctx context.Context) error {
@@ -294,7 +267,7 @@ func (l *loop) run(ctx context.Context) error {
 				if err := l.finish("input_budget"); err != nil {
 					return err
 				}
-			case l.step > l.a.Budget.MaxSteps || l.a.guard.tight(l.tokens):
+			case l.step > l.a.Budget.MaxSteps || l.a.guard.tight(l.tokens()):
 				forced = true
 				l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
 			}
@@ -303,7 +276,7 @@ func (l *loop) run(ctx context.Context) error {
 			choice = toolname.SubmitReview
 		}
 		reply, st, err := l.send(ctx, choice)
-		if errors.Is(err, llm.ErrContextLength) && !shrunk && l.dropLastStep() {
+		if errors.Is(err, llm.ErrContextLength) && !shrunk && l.h.DropLastStep() {
 			// The provider's window is smaller than the one planned
 			// for: the calls that overflowed it go unanswered, and the
 			// review is asked for with what was seen before them, once.
@@ -323,15 +296,10 @@ func (l *loop) run(ctx context.Context) error {
 		msg.Role = conversation.Assistant
 		uniqueCallIDs(msg.ToolCalls)
 		nameCalls(msg.ToolCalls)
-		l.appendMsg(msg)
-		if reply.Reasoning != "" {
-			// Sent back within this loop only, as reasoning models require;
-			// the next turn's history goes without it.
-			if l.reasoning == nil {
-				l.reasoning = map[string]string{}
-			}
-			l.reasoning[l.sent[len(l.sent)-1].ID] = reply.Reasoning
-		}
+		msg = l.appendMsg(msg)
+		// Sent back within this loop only, as reasoning models require;
+		// the next turn's history goes without it.
+		l.h.SetReasoning(msg.ID, reply.Reasoning)
 		if strings.TrimSpace(msg.Content) != "" {
 			l.lastText = msg.Content
 		}
@@ -395,12 +363,11 @@ const finalShare = 0.8
 // passes finalShare of the input budget.
 func (l *loop) nearWindow() bool {
 	limit := finalShare * float64(l.a.Budget.Input())
-	if float64(l.tokens) > limit && !l.exact {
+	if n, exact := l.h.Tokens(); float64(n) > limit && !exact {
 		// The bound passed the limit: the exact count decides.
-		l.exact = true
-		l.recount()
+		l.h.CountExactly()
 	}
-	return float64(l.tokens) > limit
+	return float64(l.tokens()) > limit
 }
 
 // finish asks for the review now, with what the model has seen: it stops
@@ -413,14 +380,18 @@ func (l *loop) finish(reason string) error {
 			keep = append(keep, d)
 		}
 	}
-	before := l.tokens
-	if !l.exact {
+	before, exact := l.h.Tokens()
+	if !exact {
 		// The event records our count: this is a rare path.
-		before = l.a.Counter.CountMessages(l.sent) + countTools(l.a.Counter, l.defs)
+		sent, err := l.h.Request()
+		if err != nil {
+			return err
+		}
+		before = l.a.Counter.CountMessages(sent) + countTools(l.a.Counter, l.defs)
 	}
 	l.defs = keep
 	l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
-	l.recount()
+	l.h.Recount()
 	ev, err := json.Marshal(struct {
 		Kind   string `json:"kind"`
 		Reason string `json:"reason"`
@@ -434,25 +405,6 @@ func (l *loop) finish(reason string) error {
 		return err
 	}
 	return l.a.Store.AddEvent(l.a.Run.ID, l.a.Steps+1, ev)
-}
-
-// dropLastStep takes the model's last tool calls and their results off
-// the requests to come, when the loop has any: the request that carried
-// them was refused as too long. The conversation keeps them; the next
-// request is the last one that fitted, plus what is appended to it.
-func (l *loop) dropLastStep() bool {
-	for i := len(l.sent) - 1; i >= 0; i-- {
-		m := l.sent[i]
-		if m.Layer != conversation.Loop || m.Turn != l.turn {
-			return false
-		}
-		if m.Role == conversation.Assistant && len(m.ToolCalls) > 0 {
-			l.sent = l.sent[:i]
-			l.recount()
-			return true
-		}
-	}
-	return false
 }
 
 // callsTool reports whether calls include one of the named tool.
@@ -476,21 +428,22 @@ func (s *Session) fallbackEvent(step int, fb llm.Fallback) error {
 	return s.Store.AddEvent(s.Run.ID, step, data)
 }
 
-func (l *loop) appendMsg(m conversation.Message) {
+// appendMsg adds m to the loop's turn: to the history and so to the
+// requests to come.
+func (l *loop) appendMsg(m conversation.Message) conversation.Message {
 	m.Layer = conversation.Loop
 	m.Turn = l.turn
-	m = l.conv.Append(m)
-	l.sent = append(l.sent, m)
-	l.tokens += l.counter().CountMessage(m)
+	return l.h.Append(m)
 }
 
 // send makes one model request from the messages sent so far and returns
 // the reply with the step that records it.
 func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.Step, error) {
-	if err := conversation.Validate(l.sent); err != nil {
+	sent, err := l.h.Request()
+	if err != nil {
 		return nil, nil, fmt.Errorf("internal error: refusing to send a malformed conversation: %w", err)
 	}
-	req := llm.Request{Model: l.a.ModelName, Messages: l.sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature, Reasoning: l.reasoning,
+	req := llm.Request{Model: l.a.ModelName, Messages: sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature, Reasoning: l.h.Reasoning(),
 		// The answer may take what the budget reserves for it, no more.
 		MaxTokens: l.a.Budget.AnswerReserve}
 	progress := func(p Progress) {
@@ -504,7 +457,7 @@ func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.St
 	if l.a.Progress != nil {
 		ctx = llm.WithReceiveHook(ctx, func(r llm.Received) { progress(Progress{Receiving: true, Received: r.Tokens}) })
 	}
-	reply, st, err := l.a.exchange(ctx, req, l.turn, l.tokens)
+	reply, st, err := l.a.exchange(ctx, req, l.turn, l.tokens())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -687,13 +640,6 @@ func nameCalls(calls []conversation.ToolCall) {
 	}
 }
 
-// msgRef is a message of a request as its request event names it.
-type msgRef struct {
-	ID    string             `json:"id"`
-	Layer conversation.Layer `json:"layer"`
-	Ref   string             `json:"ref,omitempty"`
-}
-
 // requestEvent names the messages of a request and their layers, so replay
 // can show which layer each message came from. A request that starts with
 // the messages of the one before, as every request of a tool loop does,
@@ -701,20 +647,12 @@ type msgRef struct {
 // LoadReplay puts back: naming them all again would make a run's events
 // grow with the square of its steps.
 func (s *Session) requestEvent(msgs []conversation.Message) json.RawMessage {
-	refs := make([]msgRef, len(msgs))
-	for i, m := range msgs {
-		refs[i] = msgRef{m.ID, m.Layer, m.Ref}
-	}
-	same := 0
-	for same < min(len(refs), len(s.lastRefs)) && refs[same] == s.lastRefs[same] {
-		same++
-	}
-	s.lastRefs = refs
+	same, added := s.History.Sent(msgs)
 	b, _ := json.Marshal(struct {
-		Kind     string   `json:"kind"`
-		Same     int      `json:"same,omitempty"`
-		Messages []msgRef `json:"messages"`
-	}{"request", same, refs[same:]})
+		Kind     string                `json:"kind"`
+		Same     int                   `json:"same,omitempty"`
+		Messages []conversation.MsgRef `json:"messages"`
+	}{"request", same, added})
 	return b
 }
 

@@ -249,8 +249,8 @@ func TestLoopAnswersEveryCallInOrder(t *testing.T) {
 	// The figures' counter: exact, or estimates when the server counts.
 	c := s.figureCounter()
 	own := 2 * countTools(c, offered(s.Tools, nil).Definitions())
-	own += c.CountMessages(s.Conv.Messages[:len(reqs[0].Messages)])
-	own += c.CountMessages(s.Conv.Messages[:len(reqs[1].Messages)])
+	own += c.CountMessages(s.History.Messages()[:len(reqs[0].Messages)])
+	own += c.CountMessages(s.History.Messages()[:len(reqs[1].Messages)])
 	if res.Usage.Own != own {
 		t.Errorf("own prompt tokens %d, want %d", res.Usage.Own, own)
 	}
@@ -380,7 +380,7 @@ func TestLoopEndings(t *testing.T) {
 					t.Errorf("tool_call_ids %v, want %v", ids, tt.ids)
 				}
 			}
-			if err := conversation.Validate(s.Conv.Messages); err != nil {
+			if err := conversation.Validate(s.History.Messages()); err != nil {
 				t.Errorf("the conversation left behind is not valid: %v", err)
 			}
 		})
@@ -414,15 +414,15 @@ func TestLoopStopsMidReply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var conv conversation.Conversation
+	var conv conversation.History
 	if err := json.Unmarshal(raw, &conv); err != nil {
 		t.Fatal(err)
 	}
-	if err := conversation.Validate(conv.Messages); err != nil {
+	if err := conversation.Validate(conv.Messages()); err != nil {
 		t.Fatalf("recorded conversation: %v", err)
 	}
 	results := 0
-	for _, m := range conv.Messages {
+	for _, m := range conv.Messages() {
 		if m.Role == conversation.Tool {
 			results++
 			if !strings.HasPrefix(m.Content, "Not run") {
@@ -551,10 +551,10 @@ func FuzzLoopToolCalls(f *testing.F) {
 		if res.Steps < 1 || res.Steps > 2 {
 			t.Fatalf("%d steps", res.Steps)
 		}
-		if err := conversation.Validate(s.Conv.Messages); err != nil {
+		if err := conversation.Validate(s.History.Messages()); err != nil {
 			t.Fatal(err)
 		}
-		msgs := s.Conv.Messages[sent:]
+		msgs := s.History.Messages()[sent:]
 		if len(msgs) < 3 || msgs[0].Role != conversation.Assistant {
 			t.Fatalf("the reply and its results are not in the conversation: %d messages", len(msgs))
 		}

@@ -45,11 +45,11 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 	if err != nil {
 		return nil, err
 	}
-	conv := &conversation.Conversation{}
+	conv := &conversation.History{}
 	if err := json.Unmarshal(raw, conv); err != nil {
 		return nil, fmt.Errorf("run %s has an unreadable conversation (%v): start a new review", run.ID, err)
 	}
-	if len(conv.Messages) == 0 {
+	if conv.Len() == 0 {
 		return nil, fmt.Errorf("run %s has no conversation to continue: it is not a review run", run.ID)
 	}
 	var set Settings
@@ -65,7 +65,7 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Agent: a, Run: run, Conv: conv, Diff: d, FindCopies: set.FindCopies}
+	s := &Session{Agent: a, Run: run, History: conv, Diff: d, FindCopies: set.FindCopies}
 	for _, st := range steps {
 		s.Steps = max(s.Steps, st.N)
 	}
@@ -85,7 +85,7 @@ func (s *Session) Ask(ctx context.Context, question string, opts AskOptions) (*A
 		return nil, errors.New("the question is empty: say what you want to know about the change")
 	}
 	question, _ = s.Redact.Redact(question)
-	s.Conv.Append(conversation.Message{Role: conversation.User, Content: question, Layer: conversation.Loop, Turn: s.Conv.Turns() + 1})
+	s.History.Ask(question)
 	return s.Answer(ctx, opts)
 }
 
@@ -97,14 +97,7 @@ func (s *Session) Answer(ctx context.Context, opts AskOptions) (*Answer, error) 
 	// the review's plan bounded the review.
 	s.guard = s.capsGuard()
 	before := s.Usage
-	turn := s.Conv.Turns()
-	question := ""
-	for _, m := range s.Conv.Messages {
-		if m.Turn == turn && m.Role == conversation.User {
-			question = m.Content
-			break
-		}
-	}
+	turn, question := s.History.Turns(), s.History.Question()
 	sub, text, err := s.turn(ctx, opts, true)
 	if ferr := s.finish(err); ferr != nil && err == nil {
 		err = ferr

@@ -446,11 +446,11 @@ func requestMessages(c *conversation.Counter, s ReplayStep) ([]conversation.Mess
 	if len(s.Request) == 0 || json.Unmarshal(s.Request, &req) != nil || req.Messages == nil {
 		return nil, 0, false
 	}
-	var names []msgRef
+	var names []conversation.MsgRef
 	for _, raw := range s.Events {
 		var ev struct {
-			Kind     string   `json:"kind"`
-			Messages []msgRef `json:"messages"`
+			Kind     string                `json:"kind"`
+			Messages []conversation.MsgRef `json:"messages"`
 		}
 		if json.Unmarshal(raw, &ev) == nil && ev.Kind == "request" {
 			names = ev.Messages

@@ -120,18 +120,18 @@ func TestHintsNameOfferedTools(t *testing.T) {
 
 	// Pruned turns: a stored preview becomes a stub naming the call that
 	// reads it again.
-	c := &conversation.Conversation{}
+	c := &conversation.History{}
 	c.Append(conversation.Message{Role: conversation.User, Layer: conversation.Window, Turn: 1, Content: "first"})
 	c.Append(conversation.Message{Role: conversation.Assistant, Layer: conversation.Window, Turn: 1,
 		ToolCalls: []conversation.ToolCall{{ID: "c1", Name: toolname.ReadFileHunk, Arguments: `{"path": "a.go"}`}}})
 	c.Append(conversation.Message{Role: conversation.Tool, Layer: conversation.Window, Turn: 1, ToolCallID: "c1", Name: toolname.ReadFileHunk, Ref: ref, Content: strings.Repeat("preview line\n", 50)})
 	c.Append(conversation.Message{Role: conversation.Assistant, Layer: conversation.Window, Turn: 1, Content: "done"})
 	c.Append(conversation.Message{Role: conversation.User, Layer: conversation.Window, Turn: 2, Content: "second"})
-	if _, err := conversation.Prune(c, conversation.Limits{Turns: 4, Chars: 100}, plan.Counter, nil); err != nil {
+	if _, err := c.Prune(conversation.Limits{Turns: 4, Chars: 100}, plan.Counter, nil); err != nil {
 		t.Fatal(err)
 	}
 	stubbed := false
-	for _, m := range c.Messages {
+	for _, m := range c.Messages() {
 		if strings.HasPrefix(m.Content, conversation.StubPrefix) {
 			texts["stub"], stubbed = m.Content, true
 		}

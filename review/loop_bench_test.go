@@ -176,7 +176,7 @@ type promptTokens struct {
 // of its preview. Tool definitions count in both.
 func transcriptTokens(s *Session, c *conversation.Counter, sizes []int) (sent, naive promptTokens, err error) {
 	defs := countTools(c, offered(s.Tools, nil).Definitions())
-	msgs := s.Conv.Messages
+	msgs := s.History.Messages()
 	whole := make([]int, len(msgs))
 	for i, m := range msgs {
 		if m.Ref != "" {

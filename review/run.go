@@ -49,9 +49,9 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{
-		Agent: a,
-		Diff:  d,
-		Conv:  &conversation.Conversation{},
+		Agent:   a,
+		Diff:    d,
+		History: &conversation.History{},
 		Run: toolmem.Run{
 			ID: toolmem.NewRunID(a.now()), Repo: d.Root,
 			Base: d.Base, Head: d.Head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA,
@@ -62,7 +62,7 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 	s.leaks = plan.Leaks
 	s.notReviewed = append([]NotReviewed(nil), plan.Estimate.NotReviewed...)
 	for _, m := range plan.Messages {
-		s.Conv.Append(m)
+		s.History.Append(m)
 	}
 	if err := s.save(); err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func (s *Session) save() error {
 	if err := s.Store.PutRun(s.Run); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
-	c, err := json.Marshal(s.Conv)
+	c, err := json.Marshal(s.History)
 	if err != nil {
 		return err
 	}

@@ -31,15 +31,15 @@ func (s *Session) turn(ctx context.Context, opts AskOptions, ask bool) (*submiss
 		return nil, "", err
 	}
 	for attempt := 0; ; attempt++ {
-		n := len(s.Conv.Messages)
-		sub, text, err := s.loop(ctx, s.Conv.History(s.Conv.Turns()), ask)
-		if attempt > 0 || !errors.Is(err, llm.ErrContextLength) || len(s.Conv.Messages) != n {
+		n := s.History.Len()
+		sub, text, err := s.loop(ctx, ask)
+		if attempt > 0 || !errors.Is(err, llm.ErrContextLength) || s.History.Len() != n {
 			return sub, text, err
 		}
 		lim.Turns /= 2
 		lim.Chars /= 2
 		changed, perr := s.prune(ctx, lim, opts.SummarizeWithModel, true)
-		if !changed && perr == nil && s.Conv.Turns() == 1 {
+		if !changed && perr == nil && s.History.Turns() == 1 {
 			changed, perr = s.shrinkFirst(ask)
 		}
 		if perr != nil {
@@ -63,7 +63,7 @@ func (s *Session) prune(ctx context.Context, lim conversation.Limits, withModel,
 	}
 	// Limits are decided by exact counts near them; the figures the
 	// event records are counted as the run's (figureCounter).
-	ev, err := conversation.Prune(s.Conv, lim, s.figureCounter(), sum)
+	ev, err := s.History.Prune(lim, s.figureCounter(), sum)
 	if err != nil {
 		return false, err
 	}
@@ -107,7 +107,7 @@ func (s *Session) summarize(ctx context.Context, prev string, dropped []conversa
 		{ID: "summary-system", Role: conversation.System, Content: summaryPrompt, Layer: conversation.Summary},
 		{ID: "summary-user", Role: conversation.User, Content: b.String(), Layer: conversation.Summary},
 	}
-	reply, err := s.record(ctx, llm.Request{Model: s.ModelName, Messages: msgs, MaxTokens: 600}, s.Conv.Turns(), msgs)
+	reply, err := s.record(ctx, llm.Request{Model: s.ModelName, Messages: msgs, MaxTokens: 600}, s.History.Turns(), msgs)
 	if err != nil {
 		return "", err
 	}

@@ -81,8 +81,8 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 			if err != nil {
 				return nil, fmt.Errorf("unit %d of %d: %w", k, n, err)
 			}
-			s.Conv.Append(conversation.Message{Role: conversation.User, Content: unitPrompt(s.Diff, k, n, md),
-				Layer: conversation.Loop, Turn: s.Conv.Turns() + 1})
+			s.History.Append(conversation.Message{Role: conversation.User, Content: unitPrompt(s.Diff, k, n, md),
+				Layer: conversation.Loop, Turn: s.History.Turns() + 1})
 		}
 		sub, text, err := s.turn(ctx, opts, false)
 		var capped *capError
@@ -152,22 +152,12 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 // text. It reports whether the turn got smaller, and records the new plan
 // with the run and as a "replan" event before the step it precedes.
 func (s *Session) shrinkFirst(ask bool) (bool, error) {
-	ci, ti := -1, -1
-	for i, m := range s.Conv.Messages {
-		switch {
-		case m.Role != conversation.User:
-		case m.Layer == conversation.Static && ci < 0:
-			ci = i
-		case m.Turn == 1 && ti < 0:
-			ti = i
-		}
-	}
-	if ci < 0 || ti < 0 {
+	static, task, ok := s.History.FirstTurn()
+	if !ok {
 		return false, nil
 	}
 	d, c := s.Diff, s.Counter
-	task := s.Conv.Messages[ti].Content
-	before := c.Count(s.Conv.Messages[ci].Content)
+	before := c.Count(static)
 	if !ask {
 		before += c.Count(task)
 	}
@@ -208,8 +198,9 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 		return false, err
 	}
 	s.Run.Settings = raw
-	s.Conv.Messages[ci].Content = dctx.Markdown
-	s.Conv.Messages[ti].Content = task
+	if err := s.History.Replan(dctx.Markdown, task); err != nil {
+		return false, err
+	}
 	ev, err := json.Marshal(struct {
 		Kind    string   `json:"kind"`
 		Turn    int      `json:"turn"`

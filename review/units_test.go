@@ -179,8 +179,8 @@ func TestReviewInUnits(t *testing.T) {
 			if strings.Join(titles, "|") != strings.Join(tc.titles, "|") || res.Submitted != tc.submitted || res.Summary != tc.summary {
 				t.Errorf("findings %q, submitted %v, summary %q", titles, res.Submitted, res.Summary)
 			}
-			if s.Conv.Turns() != 3 || s.Run.Status != StatusComplete {
-				t.Errorf("%d turns, status %s", s.Conv.Turns(), s.Run.Status)
+			if s.History.Turns() != 3 || s.Run.Status != StatusComplete {
+				t.Errorf("%d turns, status %s", s.History.Turns(), s.Run.Status)
 			}
 			// The run record keeps the plan of units, and a resumed
 			// session reads it.

@@ -34,7 +34,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestAppendIDs(t *testing.T) {
-	var c Conversation
+	var c History
 	a := c.Append(Message{Role: System})
 	b := c.Append(Message{Role: User, Turn: 2})
 	if a.ID != "m1" || b.ID != "m2" || c.Turns() != 2 {

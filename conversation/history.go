@@ -1,0 +1,168 @@
+package conversation
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// History is a run's conversation and the one owner of its invariants:
+// the static layer comes first and is never pruned; a tool call and its
+// result are never separated (Validate holds every request to it); earlier
+// turns change only by Prune, which reports what it did as an event; and
+// the current loop is append-only. Its messages are private: the agent
+// changes them through these operations alone, so nothing outside keeps a
+// second copy in step by hand.
+//
+// While a tool loop runs (BeginLoop), History also keeps the loop's
+// request view: what the next request carries, its running token count,
+// the reasoning sent back within the loop, and the messages of the last
+// request recorded, so each request event names only what it adds.
+type History struct {
+	msgs []Message
+	// next numbers the next message's ID.
+	next int
+	loop *loopView
+	// last are the messages of the last request recorded.
+	last []MsgRef
+}
+
+// MsgRef names a message of a request as the request's record does: its
+// ID, the layer it came from, and the ref of the output behind it.
+type MsgRef struct {
+	ID    string `json:"id"`
+	Layer Layer  `json:"layer"`
+	Ref   string `json:"ref,omitempty"`
+}
+
+// Sent notes msgs as the request just recorded and says what it changed
+// since the one before: how many leading messages the two share, and the
+// rest. A request of a tool loop starts with the messages of the one
+// before, so its record names only what it adds; naming them all again
+// would make a run's records grow with the square of its steps.
+func (c *History) Sent(msgs []Message) (same int, added []MsgRef) {
+	refs := make([]MsgRef, len(msgs))
+	for i, m := range msgs {
+		refs[i] = MsgRef{m.ID, m.Layer, m.Ref}
+	}
+	for same < min(len(refs), len(c.last)) && refs[same] == c.last[same] {
+		same++
+	}
+	c.last = refs
+	return same, refs[same:]
+}
+
+// historyJSON is the stored form of a History, the one the store keeps
+// between follow-up turns.
+type historyJSON struct {
+	Messages []Message `json:"messages"`
+	Next     int       `json:"next"`
+}
+
+// MarshalJSON writes the stored form: the messages and the next ID.
+func (c *History) MarshalJSON() ([]byte, error) {
+	return json.Marshal(historyJSON{Messages: c.msgs, Next: c.next})
+}
+
+// UnmarshalJSON reads the stored form.
+func (c *History) UnmarshalJSON(b []byte) error {
+	var h historyJSON
+	if err := json.Unmarshal(b, &h); err != nil {
+		return err
+	}
+	c.msgs, c.next, c.loop = h.Messages, h.Next, nil
+	return nil
+}
+
+// Messages returns a copy of every message, dropped ones included, in the
+// order they were added.
+func (c *History) Messages() []Message { return slices.Clone(c.msgs) }
+
+// Len is the number of messages, dropped ones included.
+func (c *History) Len() int { return len(c.msgs) }
+
+// Append adds m, giving it the next ID, and returns it as stored. A message
+// of the current turn's loop joins the running loop's request view too.
+func (c *History) Append(m Message) Message {
+	c.next++
+	m.ID = "m" + strconv.Itoa(c.next)
+	c.msgs = append(c.msgs, m)
+	if v := c.loop; v != nil && m.Layer == Loop && m.Turn == v.turn {
+		v.sent = append(v.sent, m)
+		v.tokens += v.counter().CountMessage(m)
+	}
+	return m
+}
+
+// Ask starts a new turn with a user question and returns its number.
+func (c *History) Ask(question string) int {
+	turn := c.Turns() + 1
+	c.Append(Message{Role: User, Content: question, Layer: Loop, Turn: turn})
+	return turn
+}
+
+// Question is the text of the latest turn's user message.
+func (c *History) Question() string { return c.question(c.Turns()) }
+
+// Turns reports the number of the latest user turn (0 before any).
+func (c *History) Turns() int {
+	n := 0
+	for _, m := range c.msgs {
+		n = max(n, m.Turn)
+	}
+	return n
+}
+
+// Turn returns the messages of turn n that are still kept, in order.
+func (c *History) Turn(n int) []Message {
+	var out []Message
+	for _, m := range c.msgs {
+		if m.Turn == n && !m.Dropped {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Validate checks the tool-call pairing a provider requires: every tool
+// result answers a call of the assistant message before it (after other
+// results of that message), and every call is answered before the next
+// non-tool message. A request that fails this is never sent: providers answer
+// such a request with 400, and with 400 again on every later turn.
+func Validate(msgs []Message) error {
+	pending := map[string]bool{}
+	var order []string
+	for i, m := range msgs {
+		if m.Role == Tool {
+			if !pending[m.ToolCallID] {
+				return fmt.Errorf("message %d (%s): tool result %q answers no call of the preceding assistant message", i+1, m.ID, m.ToolCallID)
+			}
+			delete(pending, m.ToolCallID)
+			continue
+		}
+		if len(pending) > 0 {
+			for _, id := range order {
+				if pending[id] {
+					return fmt.Errorf("message %d (%s): tool call %q is not answered", i+1, m.ID, id)
+				}
+			}
+		}
+		pending, order = map[string]bool{}, nil
+		if m.Role == Assistant {
+			for _, tc := range m.ToolCalls {
+				if pending[tc.ID] {
+					return fmt.Errorf("message %d (%s): duplicate tool call ID %q", i+1, m.ID, tc.ID)
+				}
+				pending[tc.ID] = true
+				order = append(order, tc.ID)
+			}
+		}
+	}
+	for _, id := range order {
+		if pending[id] {
+			return fmt.Errorf("last message: tool call %q is not answered", id)
+		}
+	}
+	return nil
+}
