@@ -20,12 +20,13 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// release is a fake release of review as .goreleaser.yaml lays it out:
+// release is fake releases of review as .goreleaser.yaml lays them out:
 // an archive per platform holding a stand-in binary, and a checksums file.
 type release struct {
-	files map[string][]byte // path under the download URL → content
-	mu    sync.Mutex
-	got   []string // paths requested
+	files  map[string][]byte // path under the download URL → content
+	latest string            // the newest release; none when empty
+	mu     sync.Mutex
+	got    []string // paths requested
 }
 
 // stub is the stand-in binary: a script that says which archive it came
@@ -34,41 +35,57 @@ func stub(name string) []byte {
 	return []byte("#!/bin/sh\necho 'review from " + name + "'\n")
 }
 
-func newRelease(t *testing.T, version string) *release {
+// newRelease makes the releases of versions, the last the newest.
+func newRelease(t *testing.T, versions ...string) *release {
 	t.Helper()
-	num := strings.TrimPrefix(version, "v")
 	r := &release{files: map[string][]byte{}}
-	var sums strings.Builder
-	for _, os := range []string{"linux", "darwin", "windows"} {
-		for _, arch := range []string{"amd64", "arm64"} {
-			base := fmt.Sprintf("review_%s_%s_%s", num, os, arch)
-			var name string
-			var data []byte
-			if os == "windows" {
-				name = base + ".zip"
-				data = zipOf(t, "review.exe", stub(name))
-			} else {
-				name = base + ".tar.gz"
-				data = tarGzOf(t, "review", stub(name))
+	for _, version := range versions {
+		num := strings.TrimPrefix(version, "v")
+		var sums strings.Builder
+		for _, os := range []string{"linux", "darwin", "windows"} {
+			for _, arch := range []string{"amd64", "arm64"} {
+				base := fmt.Sprintf("review_%s_%s_%s", num, os, arch)
+				var name string
+				var data []byte
+				if os == "windows" {
+					name = base + ".zip"
+					data = zipOf(t, "review.exe", stub(name))
+				} else {
+					name = base + ".tar.gz"
+					data = tarGzOf(t, "review", stub(name))
+				}
+				r.files["/"+version+"/"+name] = data
+				fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256(data), name)
 			}
-			r.files["/"+version+"/"+name] = data
-			fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256(data), name)
 		}
+		r.files["/"+version+"/review_"+num+"_checksums.txt"] = []byte(sums.String())
+		r.latest = version
 	}
-	r.files["/"+version+"/review_"+num+"_checksums.txt"] = []byte(sums.String())
 	return r
 }
 
+// ServeHTTP answers as github.com does under /releases: download/TAG/FILE
+// is a release's file, latest redirects to tag/TAG, the newest release's
+// page (to the list of releases when there is none).
 func (r *release) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	p := req.URL.Path
 	r.mu.Lock()
-	r.got = append(r.got, req.URL.Path)
-	data, ok := r.files[req.URL.Path]
+	r.got = append(r.got, p)
+	data, ok := r.files[strings.TrimPrefix(p, "/releases/download")]
+	latest := r.latest
 	r.mu.Unlock()
-	if !ok {
+	switch {
+	case strings.HasPrefix(p, "/releases/download/") && ok:
+		w.Write(data)
+	case p == "/releases/latest" && latest != "":
+		http.Redirect(w, req, "/releases/tag/"+latest, http.StatusFound)
+	case p == "/releases/latest":
+		http.Redirect(w, req, "/releases", http.StatusFound)
+	case p == "/releases" || strings.HasPrefix(p, "/releases/tag/"):
+		fmt.Fprintln(w, "<!doctype html><title>Releases</title>")
+	default:
 		http.NotFound(w, req)
-		return
 	}
-	w.Write(data)
 }
 
 func tarGzOf(t *testing.T, name string, content []byte) []byte {
@@ -132,7 +149,7 @@ func TestActionInstall(t *testing.T) {
 		cmd.Env = append([]string{
 			"PATH=" + os.Getenv("PATH"), "HOME=" + tmp,
 			"RUNNER_TEMP=" + tmp, "GITHUB_PATH=" + ghPath,
-			"REVIEW_DOWNLOAD_URL=" + srv.URL + "/",
+			"REVIEW_DOWNLOAD_URL=" + srv.URL + "/releases/download/",
 		}, env...)
 		b, err := cmd.CombinedOutput()
 		p, _ := os.ReadFile(ghPath)
@@ -183,14 +200,15 @@ func TestActionInstall(t *testing.T) {
 			rel.files["/v1.4.0/review_1.4.0_checksums.txt"] = []byte(strings.ReplaceAll(string(rel.files["/v1.4.0/review_1.4.0_checksums.txt"]), "linux_amd64", "linux_amd65"))
 		}, "::error title=review install::review_1.4.0_checksums.txt of v1.4.0 does not list review_1.4.0_linux_amd64.tar.gz"},
 		{"no such release", []string{"REVIEW_VERSION=v9.9.9"}, nil,
-			"::error title=review install::cannot download " + srv.URL + "/v9.9.9/review_9.9.9_checksums.txt: is v9.9.9 a release of review?"},
-		{"no version", nil, nil, "::error title=review install::no version to install"},
+			"::error title=review install::cannot download " + srv.URL + "/releases/download/v9.9.9/review_9.9.9_checksums.txt: is v9.9.9 a release of review?"},
+		{"no release yet", nil, func() { rel.latest = "" },
+			"::error title=review install::no release of review found at " + srv.URL + "/releases/latest (it led to " + srv.URL + "/releases)"},
 		{"not a version", []string{"REVIEW_VERSION=main"}, nil, `::error title=review install::version "main" is not a release version such as v1.2.3`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The server reads the files under the lock.
 			rel.mu.Lock()
-			saved := map[string][]byte{}
+			saved, latest := map[string][]byte{}, rel.latest
 			for k, v := range rel.files {
 				saved[k] = v
 			}
@@ -200,7 +218,7 @@ func TestActionInstall(t *testing.T) {
 			rel.mu.Unlock()
 			defer func() {
 				rel.mu.Lock()
-				rel.files = saved
+				rel.files, rel.latest = saved, latest
 				rel.mu.Unlock()
 			}()
 			out, _, path, err := run(t, append(tc.env, "RUNNER_OS=Linux", "RUNNER_ARCH=X64")...)
@@ -214,6 +232,107 @@ func TestActionInstall(t *testing.T) {
 				t.Errorf("GITHUB_PATH has %q after a failure", path)
 			}
 		})
+	}
+}
+
+// TestActionPinning runs the action's install step as each way of pinning
+// the action would, against a local file server with two releases (v1.4.0
+// the newest): at a release tag the action installs that release; at a
+// major tag (@v1, which the release workflow moves), a commit SHA, a
+// branch or as a local action it installs the version input's release,
+// latest by default, the newest. A composite action may see no
+// github.action_ref: the ref is then read from its directory,
+// _actions/OWNER/REPO/REF on a runner.
+func TestActionPinning(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "tar", "sha256sum"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	script := actionStep(t, "install")
+	rel := newRelease(t, "v1.3.0", "v1.4.0")
+	srv := httptest.NewServer(rel)
+	defer srv.Close()
+	repo, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	installer, err := os.ReadFile(filepath.Join("action", "install.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	run := func(t *testing.T, actionPath string, vars ...string) (out, installed string, err error) {
+		t.Helper()
+		tmp := t.TempDir()
+		ghPath := filepath.Join(tmp, "github_path")
+		cmd := exec.Command("bash", "-c", script)
+		cmd.Env = append([]string{
+			"PATH=" + os.Getenv("PATH"), "HOME=" + tmp,
+			"RUNNER_TEMP=" + tmp, "GITHUB_PATH=" + ghPath, "RUNNER_OS=Linux", "RUNNER_ARCH=X64",
+			"BUILD=false", "ACTION_PATH=" + actionPath,
+			"REVIEW_DOWNLOAD_URL=" + srv.URL + "/releases/download",
+		}, vars...)
+		b, err := cmd.CombinedOutput()
+		if p, _ := os.ReadFile(ghPath); len(p) > 0 {
+			got, _ := exec.Command(filepath.Join(strings.TrimSpace(string(p)), "review")).Output()
+			installed = strings.TrimSpace(string(got))
+		}
+		return string(b), installed, err
+	}
+	from := func(version string) string {
+		return "review from review_" + strings.TrimPrefix(version, "v") + "_linux_amd64.tar.gz"
+	}
+
+	// As a runner lays out an action used at @v1.3.0, with no ref given.
+	runnerPath := filepath.Join(t.TempDir(), "_actions", "reviewdev", "review", "v1.3.0")
+	if err := os.MkdirAll(filepath.Join(runnerPath, "action"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(runnerPath, "action", "install.sh"), installer, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	sha := "0123456789abcdef0123456789abcdef01234567"
+	for _, tc := range []struct {
+		name, path, ref, version string
+		want, says               string
+	}{
+		{"release tag", repo, "v1.3.0", "latest", "v1.3.0", "installing v1.3.0, the action's tag (the action runs at v1.3.0)"},
+		{"major tag", repo, "v1", "latest", "v1.4.0", "installing v1.4.0, the newest release (the action runs at v1)"},
+		{"commit SHA", repo, sha, "latest", "v1.4.0", "installing v1.4.0, the newest release (the action runs at " + sha + ")"},
+		{"branch", repo, "main", "latest", "v1.4.0", "installing v1.4.0, the newest release (the action runs at main)"},
+		{"local action", repo, "", "latest", "v1.4.0", "installing v1.4.0, the newest release\n"},
+		{"version input empty", repo, "main", "", "v1.4.0", "installing v1.4.0, the newest release"},
+		{"major tag, version pinned", repo, "v1", "v1.3.0", "v1.3.0", "installing v1.3.0, the version input (the action runs at v1)"},
+		{"SHA, version without v", repo, sha, "1.3.0", "v1.3.0", "installing v1.3.0, the version input"},
+		{"release tag, another version asked for", repo, "v1.3.0", "v1.4.0", "v1.4.0", "installing v1.4.0, the version input"},
+		{"ref from the action's directory", runnerPath, "", "latest", "v1.3.0", "installing v1.3.0, the action's tag (the action runs at v1.3.0)"},
+		{"major tag behind the newest release", repo, "v2", "latest", "v1.4.0",
+			"::warning title=review install::the newest release is v1.4.0, of v1, but the action runs at v2: set its version input to a v2 release"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, installed, err := run(t, tc.path, "ACTION_REF="+tc.ref, "VERSION="+tc.version)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if installed != from(tc.want) {
+				t.Errorf("installed %q, want %s\n%s", installed, tc.want, out)
+			}
+			if !strings.Contains(out, tc.says) || !strings.Contains(out, "review: installed "+tc.want+" (") {
+				t.Errorf("output does not say %q:\n%s", tc.says, out)
+			}
+		})
+	}
+
+	// Before the first release there is nothing to install but a build.
+	rel.mu.Lock()
+	rel.latest = ""
+	rel.mu.Unlock()
+	out, installed, err := run(t, repo, "ACTION_REF=v1", "VERSION=latest")
+	if err == nil || installed != "" || !strings.Contains(out, "::error title=review install::no release of review found at "+srv.URL+"/releases/latest") ||
+		!strings.Contains(out, "build-from-source: true") {
+		t.Errorf("no release: %v, installed %q\n%s", err, installed, out)
 	}
 }
 
