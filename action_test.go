@@ -467,8 +467,8 @@ func TestActionReviewStep(t *testing.T) {
 
 // TestGoreleaserConfig holds .goreleaser.yaml to what the action's install
 // script and `review version` rely on: the six platforms, archives and a
-// checksums file named as install.sh asks for them, zip on windows, and
-// the version stamped into cmd.Version. (goreleaser check validates the
+// checksums file named as install.sh asks for them, zip on windows, LICENSE
+// and README.md in every archive, and the version stamped into cmd.Version. (goreleaser check validates the
 // rest where goreleaser is installed.)
 func TestGoreleaserConfig(t *testing.T) {
 	raw, err := os.ReadFile(".goreleaser.yaml")
@@ -485,6 +485,7 @@ func TestGoreleaserConfig(t *testing.T) {
 			Ldflags []string `yaml:"ldflags"`
 		} `yaml:"builds"`
 		Archives []struct {
+			Files           []string `yaml:"files"`
 			NameTemplate    string   `yaml:"name_template"`
 			Formats         []string `yaml:"formats"`
 			FormatOverrides []struct {
@@ -520,6 +521,11 @@ func TestGoreleaserConfig(t *testing.T) {
 	}
 	if !slices.Equal(a.Formats, []string{"tar.gz"}) || len(a.FormatOverrides) != 1 || a.FormatOverrides[0].Goos != "windows" || !slices.Equal(a.FormatOverrides[0].Formats, []string{"zip"}) {
 		t.Errorf("archive formats %+v", a)
+	}
+	// Nobody may use a binary without its licence: every archive has it
+	// (goreleaser fails the release when a listed file is missing).
+	if !slices.Contains(a.Files, "LICENSE") || !slices.Contains(a.Files, "README.md") {
+		t.Errorf("archive files %v, want LICENSE and README.md", a.Files)
 	}
 	if cfg.Checksum.NameTemplate != "{{ .ProjectName }}_{{ .Version }}_checksums.txt" || cfg.Checksum.Algorithm != "sha256" || !strings.Contains(string(script), `sums="review_${num}_checksums.txt"`) {
 		t.Errorf("checksum %+v does not match install.sh's", cfg.Checksum)
@@ -585,5 +591,171 @@ func TestREADMEWorkflows(t *testing.T) {
 		if s.Run != "" || s.With["ref"] != "" {
 			t.Errorf("the forks' workflow runs or checks out the pull request: %+v", s)
 		}
+	}
+}
+
+// workflow is what the tests read of a workflow in .github/workflows.
+type workflow struct {
+	On          map[string]any    `yaml:"on"`
+	Permissions map[string]string `yaml:"permissions"`
+	Jobs        map[string]struct {
+		If    string            `yaml:"if"`
+		Env   map[string]string `yaml:"env"`
+		Steps []struct {
+			Name string            `yaml:"name"`
+			If   string            `yaml:"if"`
+			Uses string            `yaml:"uses"`
+			Run  string            `yaml:"run"`
+			With map[string]string `yaml:"with"`
+			Env  map[string]string `yaml:"env"`
+		} `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+func readWorkflow(t *testing.T, name string) workflow {
+	t.Helper()
+	var wf workflow
+	if err := yaml.Unmarshal(mustRead(t, filepath.Join(".github", "workflows", name)), &wf); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return wf
+}
+
+// TestProjectWorkflows holds the project's own workflows to what they are
+// for (TestActionlint checks that they are valid): CI runs .ci/run on
+// pushes and pull requests with Go from go.mod and Node for npm; the
+// review of the project's pull requests uses this action (uses: ./), on
+// pull_request only, with the least permissions, and skips its steps when
+// the secret is absent, as it is for forks.
+func TestProjectWorkflows(t *testing.T) {
+	ci := readWorkflow(t, "ci.yml")
+	if _, ok := ci.On["push"]; !ok {
+		t.Errorf("ci.yml: on %v, want push", ci.On)
+	}
+	if _, ok := ci.On["pull_request"]; !ok {
+		t.Errorf("ci.yml: on %v, want pull_request", ci.On)
+	}
+	if len(ci.Permissions) != 1 || ci.Permissions["contents"] != "read" {
+		t.Errorf("ci.yml: permissions %v, want contents: read", ci.Permissions)
+	}
+	var goFromMod, node, run bool
+	for _, s := range ci.Jobs["test"].Steps {
+		goFromMod = goFromMod || strings.HasPrefix(s.Uses, "actions/setup-go@") && s.With["go-version-file"] == "go.mod"
+		node = node || strings.HasPrefix(s.Uses, "actions/setup-node@")
+		run = run || strings.TrimSpace(s.Run) == "bash .ci/run"
+	}
+	if !goFromMod || !node || !run {
+		t.Errorf("ci.yml: Go from go.mod %v, Node %v, bash .ci/run %v", goFromMod, node, run)
+	}
+
+	rv := readWorkflow(t, "review.yml")
+	if _, ok := rv.On["pull_request"]; !ok || len(rv.On) != 1 {
+		t.Errorf("review.yml: on %v, want pull_request alone (pull_request_target would give a fork's code the secrets)", rv.On)
+	}
+	if len(rv.Permissions) != 2 || rv.Permissions["contents"] != "read" || rv.Permissions["pull-requests"] != "write" {
+		t.Errorf("review.yml: permissions %v", rv.Permissions)
+	}
+	job := rv.Jobs["review"]
+	if job.Env["HAS_KEY"] != "${{ secrets.OPENAI_API_KEY != '' }}" {
+		t.Errorf("review.yml: HAS_KEY = %q", job.Env["HAS_KEY"])
+	}
+	var action bool
+	for _, s := range job.Steps {
+		switch {
+		case strings.Contains(s.If, "env.HAS_KEY != 'true'"):
+			// Says why nothing is reviewed.
+		case !strings.Contains(s.If, "env.HAS_KEY == 'true'"):
+			t.Errorf("review.yml: step %q runs without the key (if: %q)", s.Name+s.Uses, s.If)
+		}
+		if s.Uses == "./" {
+			action = true
+			if s.With["api-key"] != "${{ secrets.OPENAI_API_KEY }}" || s.With["build-from-source"] != "true" {
+				t.Errorf("review.yml: the action is given %v", s.With)
+			}
+		}
+	}
+	if !action {
+		t.Error("review.yml does not use the action (uses: ./)")
+	}
+}
+
+// TestReleaseMovesMajorTag runs the release workflow's last step in a
+// clone of a repository with releases: the major tag moves to a new
+// release of its major version, and stays for a pre-release and for a
+// patch of an older minor version.
+func TestReleaseMovesMajorTag(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	var script string
+	for _, s := range readWorkflow(t, "release.yml").Jobs["release"].Steps {
+		if s.Name == "Move the major tag" {
+			script = s.Run
+		}
+	}
+	if script == "" {
+		t.Fatal("release.yml has no step \"Move the major tag\"")
+	}
+	dir := t.TempDir()
+	env := []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com",
+	}
+	git := func(wd string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = wd, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	origin := filepath.Join(dir, "origin")
+	git(dir, "init", "-q", "-b", "main", origin)
+	commits := map[string]string{}
+	tags := []string{"v1.2.0", "v1.3.0", "v1.2.9", "v1.4.0-rc.1", "v1.4.0", "v2.0.0-rc.1"}
+	for _, tag := range tags {
+		git(origin, "commit", "-q", "--allow-empty", "-m", tag)
+		git(origin, "tag", "-a", "-m", tag, tag) // annotated, as releases are tagged
+		commits[tag] = git(origin, "rev-parse", "HEAD")
+	}
+	git(origin, "tag", "v1", commits["v1.2.0"])
+	work := filepath.Join(dir, "work")
+	git(dir, "clone", "-q", origin, work)
+
+	for _, tc := range []struct {
+		tag, want string // want: the commit of the release v1 should be at
+	}{
+		{"v1.3.0", "v1.3.0"},      // the newest so far (v1.4.0 not yet tagged here)
+		{"v1.2.9", "v1.3.0"},      // a patch of an older minor: v1 stays
+		{"v1.4.0-rc.1", "v1.3.0"}, // a pre-release: v1 stays
+		{"v1.4.0", "v1.4.0"},
+		{"v2.0.0-rc.1", "v1.4.0"}, // the first of a major version, a pre-release: no v2 yet
+	} {
+		t.Run(tc.tag, func(t *testing.T) {
+			// The clone has the tags up to this release, as when it was pushed.
+			later := false
+			for _, tag := range tags {
+				if later {
+					exec.Command("git", "-C", work, "tag", "-d", tag).Run()
+				} else {
+					git(work, "fetch", "-q", "origin", "+refs/tags/"+tag+":refs/tags/"+tag)
+				}
+				later = later || tag == tc.tag
+			}
+			cmd := exec.Command("bash", "-c", script)
+			cmd.Dir, cmd.Env = work, append(append([]string{}, env...), "TAG="+tc.tag)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if got := git(origin, "rev-parse", "v1^{commit}"); got != commits[tc.want] {
+				t.Errorf("v1 is at %s, want %s's commit\n%s", got, tc.want, out)
+			}
+			if v2 := git(origin, "tag", "--list", "v2"); v2 != "" {
+				t.Errorf("a pre-release made the major tag %s\n%s", v2, out)
+			}
+		})
 	}
 }
