@@ -20,12 +20,13 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// release is a fake release of review as .goreleaser.yaml lays it out:
+// release is fake releases of review as .goreleaser.yaml lays them out:
 // an archive per platform holding a stand-in binary, and a checksums file.
 type release struct {
-	files map[string][]byte // path under the download URL → content
-	mu    sync.Mutex
-	got   []string // paths requested
+	files  map[string][]byte // path under the download URL → content
+	latest string            // the newest release; none when empty
+	mu     sync.Mutex
+	got    []string // paths requested
 }
 
 // stub is the stand-in binary: a script that says which archive it came
@@ -34,41 +35,57 @@ func stub(name string) []byte {
 	return []byte("#!/bin/sh\necho 'review from " + name + "'\n")
 }
 
-func newRelease(t *testing.T, version string) *release {
+// newRelease makes the releases of versions, the last the newest.
+func newRelease(t *testing.T, versions ...string) *release {
 	t.Helper()
-	num := strings.TrimPrefix(version, "v")
 	r := &release{files: map[string][]byte{}}
-	var sums strings.Builder
-	for _, os := range []string{"linux", "darwin", "windows"} {
-		for _, arch := range []string{"amd64", "arm64"} {
-			base := fmt.Sprintf("review_%s_%s_%s", num, os, arch)
-			var name string
-			var data []byte
-			if os == "windows" {
-				name = base + ".zip"
-				data = zipOf(t, "review.exe", stub(name))
-			} else {
-				name = base + ".tar.gz"
-				data = tarGzOf(t, "review", stub(name))
+	for _, version := range versions {
+		num := strings.TrimPrefix(version, "v")
+		var sums strings.Builder
+		for _, os := range []string{"linux", "darwin", "windows"} {
+			for _, arch := range []string{"amd64", "arm64"} {
+				base := fmt.Sprintf("review_%s_%s_%s", num, os, arch)
+				var name string
+				var data []byte
+				if os == "windows" {
+					name = base + ".zip"
+					data = zipOf(t, "review.exe", stub(name))
+				} else {
+					name = base + ".tar.gz"
+					data = tarGzOf(t, "review", stub(name))
+				}
+				r.files["/"+version+"/"+name] = data
+				fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256(data), name)
 			}
-			r.files["/"+version+"/"+name] = data
-			fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256(data), name)
 		}
+		r.files["/"+version+"/review_"+num+"_checksums.txt"] = []byte(sums.String())
+		r.latest = version
 	}
-	r.files["/"+version+"/review_"+num+"_checksums.txt"] = []byte(sums.String())
 	return r
 }
 
+// ServeHTTP answers as github.com does under /releases: download/TAG/FILE
+// is a release's file, latest redirects to tag/TAG, the newest release's
+// page (to the list of releases when there is none).
 func (r *release) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	p := req.URL.Path
 	r.mu.Lock()
-	r.got = append(r.got, req.URL.Path)
-	data, ok := r.files[req.URL.Path]
+	r.got = append(r.got, p)
+	data, ok := r.files[strings.TrimPrefix(p, "/releases/download")]
+	latest := r.latest
 	r.mu.Unlock()
-	if !ok {
+	switch {
+	case strings.HasPrefix(p, "/releases/download/") && ok:
+		w.Write(data)
+	case p == "/releases/latest" && latest != "":
+		http.Redirect(w, req, "/releases/tag/"+latest, http.StatusFound)
+	case p == "/releases/latest":
+		http.Redirect(w, req, "/releases", http.StatusFound)
+	case p == "/releases" || strings.HasPrefix(p, "/releases/tag/"):
+		fmt.Fprintln(w, "<!doctype html><title>Releases</title>")
+	default:
 		http.NotFound(w, req)
-		return
 	}
-	w.Write(data)
 }
 
 func tarGzOf(t *testing.T, name string, content []byte) []byte {
@@ -132,7 +149,7 @@ func TestActionInstall(t *testing.T) {
 		cmd.Env = append([]string{
 			"PATH=" + os.Getenv("PATH"), "HOME=" + tmp,
 			"RUNNER_TEMP=" + tmp, "GITHUB_PATH=" + ghPath,
-			"REVIEW_DOWNLOAD_URL=" + srv.URL + "/",
+			"REVIEW_DOWNLOAD_URL=" + srv.URL + "/releases/download/",
 		}, env...)
 		b, err := cmd.CombinedOutput()
 		p, _ := os.ReadFile(ghPath)
@@ -183,14 +200,15 @@ func TestActionInstall(t *testing.T) {
 			rel.files["/v1.4.0/review_1.4.0_checksums.txt"] = []byte(strings.ReplaceAll(string(rel.files["/v1.4.0/review_1.4.0_checksums.txt"]), "linux_amd64", "linux_amd65"))
 		}, "::error title=review install::review_1.4.0_checksums.txt of v1.4.0 does not list review_1.4.0_linux_amd64.tar.gz"},
 		{"no such release", []string{"REVIEW_VERSION=v9.9.9"}, nil,
-			"::error title=review install::cannot download " + srv.URL + "/v9.9.9/review_9.9.9_checksums.txt: is v9.9.9 a release of review?"},
-		{"no version", nil, nil, "::error title=review install::no version to install"},
+			"::error title=review install::cannot download " + srv.URL + "/releases/download/v9.9.9/review_9.9.9_checksums.txt: is v9.9.9 a release of review?"},
+		{"no release yet", nil, func() { rel.latest = "" },
+			"::error title=review install::no release of review found at " + srv.URL + "/releases/latest (it led to " + srv.URL + "/releases)"},
 		{"not a version", []string{"REVIEW_VERSION=main"}, nil, `::error title=review install::version "main" is not a release version such as v1.2.3`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The server reads the files under the lock.
 			rel.mu.Lock()
-			saved := map[string][]byte{}
+			saved, latest := map[string][]byte{}, rel.latest
 			for k, v := range rel.files {
 				saved[k] = v
 			}
@@ -200,7 +218,7 @@ func TestActionInstall(t *testing.T) {
 			rel.mu.Unlock()
 			defer func() {
 				rel.mu.Lock()
-				rel.files = saved
+				rel.files, rel.latest = saved, latest
 				rel.mu.Unlock()
 			}()
 			out, _, path, err := run(t, append(tc.env, "RUNNER_OS=Linux", "RUNNER_ARCH=X64")...)
@@ -214,6 +232,107 @@ func TestActionInstall(t *testing.T) {
 				t.Errorf("GITHUB_PATH has %q after a failure", path)
 			}
 		})
+	}
+}
+
+// TestActionPinning runs the action's install step as each way of pinning
+// the action would, against a local file server with two releases (v1.4.0
+// the newest): at a release tag the action installs that release; at a
+// major tag (@v1, which the release workflow moves), a commit SHA, a
+// branch or as a local action it installs the version input's release,
+// latest by default, the newest. A composite action may see no
+// github.action_ref: the ref is then read from its directory,
+// _actions/OWNER/REPO/REF on a runner.
+func TestActionPinning(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "tar", "sha256sum"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	script := actionStep(t, "install")
+	rel := newRelease(t, "v1.3.0", "v1.4.0")
+	srv := httptest.NewServer(rel)
+	defer srv.Close()
+	repo, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	installer, err := os.ReadFile(filepath.Join("action", "install.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	run := func(t *testing.T, actionPath string, vars ...string) (out, installed string, err error) {
+		t.Helper()
+		tmp := t.TempDir()
+		ghPath := filepath.Join(tmp, "github_path")
+		cmd := exec.Command("bash", "-c", script)
+		cmd.Env = append([]string{
+			"PATH=" + os.Getenv("PATH"), "HOME=" + tmp,
+			"RUNNER_TEMP=" + tmp, "GITHUB_PATH=" + ghPath, "RUNNER_OS=Linux", "RUNNER_ARCH=X64",
+			"BUILD=false", "ACTION_PATH=" + actionPath,
+			"REVIEW_DOWNLOAD_URL=" + srv.URL + "/releases/download",
+		}, vars...)
+		b, err := cmd.CombinedOutput()
+		if p, _ := os.ReadFile(ghPath); len(p) > 0 {
+			got, _ := exec.Command(filepath.Join(strings.TrimSpace(string(p)), "review")).Output()
+			installed = strings.TrimSpace(string(got))
+		}
+		return string(b), installed, err
+	}
+	from := func(version string) string {
+		return "review from review_" + strings.TrimPrefix(version, "v") + "_linux_amd64.tar.gz"
+	}
+
+	// As a runner lays out an action used at @v1.3.0, with no ref given.
+	runnerPath := filepath.Join(t.TempDir(), "_actions", "reviewdev", "review", "v1.3.0")
+	if err := os.MkdirAll(filepath.Join(runnerPath, "action"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(runnerPath, "action", "install.sh"), installer, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	sha := "0123456789abcdef0123456789abcdef01234567"
+	for _, tc := range []struct {
+		name, path, ref, version string
+		want, says               string
+	}{
+		{"release tag", repo, "v1.3.0", "latest", "v1.3.0", "installing v1.3.0, the action's tag (the action runs at v1.3.0)"},
+		{"major tag", repo, "v1", "latest", "v1.4.0", "installing v1.4.0, the newest release (the action runs at v1)"},
+		{"commit SHA", repo, sha, "latest", "v1.4.0", "installing v1.4.0, the newest release (the action runs at " + sha + ")"},
+		{"branch", repo, "main", "latest", "v1.4.0", "installing v1.4.0, the newest release (the action runs at main)"},
+		{"local action", repo, "", "latest", "v1.4.0", "installing v1.4.0, the newest release\n"},
+		{"version input empty", repo, "main", "", "v1.4.0", "installing v1.4.0, the newest release"},
+		{"major tag, version pinned", repo, "v1", "v1.3.0", "v1.3.0", "installing v1.3.0, the version input (the action runs at v1)"},
+		{"SHA, version without v", repo, sha, "1.3.0", "v1.3.0", "installing v1.3.0, the version input"},
+		{"release tag, another version asked for", repo, "v1.3.0", "v1.4.0", "v1.4.0", "installing v1.4.0, the version input"},
+		{"ref from the action's directory", runnerPath, "", "latest", "v1.3.0", "installing v1.3.0, the action's tag (the action runs at v1.3.0)"},
+		{"major tag behind the newest release", repo, "v2", "latest", "v1.4.0",
+			"::warning title=review install::the newest release is v1.4.0, of v1, but the action runs at v2: set its version input to a v2 release"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, installed, err := run(t, tc.path, "ACTION_REF="+tc.ref, "VERSION="+tc.version)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if installed != from(tc.want) {
+				t.Errorf("installed %q, want %s\n%s", installed, tc.want, out)
+			}
+			if !strings.Contains(out, tc.says) || !strings.Contains(out, "review: installed "+tc.want+" (") {
+				t.Errorf("output does not say %q:\n%s", tc.says, out)
+			}
+		})
+	}
+
+	// Before the first release there is nothing to install but a build.
+	rel.mu.Lock()
+	rel.latest = ""
+	rel.mu.Unlock()
+	out, installed, err := run(t, repo, "ACTION_REF=v1", "VERSION=latest")
+	if err == nil || installed != "" || !strings.Contains(out, "::error title=review install::no release of review found at "+srv.URL+"/releases/latest") ||
+		!strings.Contains(out, "build-from-source: true") {
+		t.Errorf("no release: %v, installed %q\n%s", err, installed, out)
 	}
 }
 
@@ -348,8 +467,8 @@ func TestActionReviewStep(t *testing.T) {
 
 // TestGoreleaserConfig holds .goreleaser.yaml to what the action's install
 // script and `review version` rely on: the six platforms, archives and a
-// checksums file named as install.sh asks for them, zip on windows, and
-// the version stamped into cmd.Version. (goreleaser check validates the
+// checksums file named as install.sh asks for them, zip on windows, LICENSE
+// and README.md in every archive, and the version stamped into cmd.Version. (goreleaser check validates the
 // rest where goreleaser is installed.)
 func TestGoreleaserConfig(t *testing.T) {
 	raw, err := os.ReadFile(".goreleaser.yaml")
@@ -366,6 +485,7 @@ func TestGoreleaserConfig(t *testing.T) {
 			Ldflags []string `yaml:"ldflags"`
 		} `yaml:"builds"`
 		Archives []struct {
+			Files           []string `yaml:"files"`
 			NameTemplate    string   `yaml:"name_template"`
 			Formats         []string `yaml:"formats"`
 			FormatOverrides []struct {
@@ -401,6 +521,11 @@ func TestGoreleaserConfig(t *testing.T) {
 	}
 	if !slices.Equal(a.Formats, []string{"tar.gz"}) || len(a.FormatOverrides) != 1 || a.FormatOverrides[0].Goos != "windows" || !slices.Equal(a.FormatOverrides[0].Formats, []string{"zip"}) {
 		t.Errorf("archive formats %+v", a)
+	}
+	// Nobody may use a binary without its licence: every archive has it
+	// (goreleaser fails the release when a listed file is missing).
+	if !slices.Contains(a.Files, "LICENSE") || !slices.Contains(a.Files, "README.md") {
+		t.Errorf("archive files %v, want LICENSE and README.md", a.Files)
 	}
 	if cfg.Checksum.NameTemplate != "{{ .ProjectName }}_{{ .Version }}_checksums.txt" || cfg.Checksum.Algorithm != "sha256" || !strings.Contains(string(script), `sums="review_${num}_checksums.txt"`) {
 		t.Errorf("checksum %+v does not match install.sh's", cfg.Checksum)
@@ -466,5 +591,171 @@ func TestREADMEWorkflows(t *testing.T) {
 		if s.Run != "" || s.With["ref"] != "" {
 			t.Errorf("the forks' workflow runs or checks out the pull request: %+v", s)
 		}
+	}
+}
+
+// workflow is what the tests read of a workflow in .github/workflows.
+type workflow struct {
+	On          map[string]any    `yaml:"on"`
+	Permissions map[string]string `yaml:"permissions"`
+	Jobs        map[string]struct {
+		If    string            `yaml:"if"`
+		Env   map[string]string `yaml:"env"`
+		Steps []struct {
+			Name string            `yaml:"name"`
+			If   string            `yaml:"if"`
+			Uses string            `yaml:"uses"`
+			Run  string            `yaml:"run"`
+			With map[string]string `yaml:"with"`
+			Env  map[string]string `yaml:"env"`
+		} `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+func readWorkflow(t *testing.T, name string) workflow {
+	t.Helper()
+	var wf workflow
+	if err := yaml.Unmarshal(mustRead(t, filepath.Join(".github", "workflows", name)), &wf); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return wf
+}
+
+// TestProjectWorkflows holds the project's own workflows to what they are
+// for (TestActionlint checks that they are valid): CI runs .ci/run on
+// pushes and pull requests with Go from go.mod and Node for npm; the
+// review of the project's pull requests uses this action (uses: ./), on
+// pull_request only, with the least permissions, and skips its steps when
+// the secret is absent, as it is for forks.
+func TestProjectWorkflows(t *testing.T) {
+	ci := readWorkflow(t, "ci.yml")
+	if _, ok := ci.On["push"]; !ok {
+		t.Errorf("ci.yml: on %v, want push", ci.On)
+	}
+	if _, ok := ci.On["pull_request"]; !ok {
+		t.Errorf("ci.yml: on %v, want pull_request", ci.On)
+	}
+	if len(ci.Permissions) != 1 || ci.Permissions["contents"] != "read" {
+		t.Errorf("ci.yml: permissions %v, want contents: read", ci.Permissions)
+	}
+	var goFromMod, node, run bool
+	for _, s := range ci.Jobs["test"].Steps {
+		goFromMod = goFromMod || strings.HasPrefix(s.Uses, "actions/setup-go@") && s.With["go-version-file"] == "go.mod"
+		node = node || strings.HasPrefix(s.Uses, "actions/setup-node@")
+		run = run || strings.TrimSpace(s.Run) == "bash .ci/run"
+	}
+	if !goFromMod || !node || !run {
+		t.Errorf("ci.yml: Go from go.mod %v, Node %v, bash .ci/run %v", goFromMod, node, run)
+	}
+
+	rv := readWorkflow(t, "review.yml")
+	if _, ok := rv.On["pull_request"]; !ok || len(rv.On) != 1 {
+		t.Errorf("review.yml: on %v, want pull_request alone (pull_request_target would give a fork's code the secrets)", rv.On)
+	}
+	if len(rv.Permissions) != 2 || rv.Permissions["contents"] != "read" || rv.Permissions["pull-requests"] != "write" {
+		t.Errorf("review.yml: permissions %v", rv.Permissions)
+	}
+	job := rv.Jobs["review"]
+	if job.Env["HAS_KEY"] != "${{ secrets.OPENAI_API_KEY != '' }}" {
+		t.Errorf("review.yml: HAS_KEY = %q", job.Env["HAS_KEY"])
+	}
+	var action bool
+	for _, s := range job.Steps {
+		switch {
+		case strings.Contains(s.If, "env.HAS_KEY != 'true'"):
+			// Says why nothing is reviewed.
+		case !strings.Contains(s.If, "env.HAS_KEY == 'true'"):
+			t.Errorf("review.yml: step %q runs without the key (if: %q)", s.Name+s.Uses, s.If)
+		}
+		if s.Uses == "./" {
+			action = true
+			if s.With["api-key"] != "${{ secrets.OPENAI_API_KEY }}" || s.With["build-from-source"] != "true" {
+				t.Errorf("review.yml: the action is given %v", s.With)
+			}
+		}
+	}
+	if !action {
+		t.Error("review.yml does not use the action (uses: ./)")
+	}
+}
+
+// TestReleaseMovesMajorTag runs the release workflow's last step in a
+// clone of a repository with releases: the major tag moves to a new
+// release of its major version, and stays for a pre-release and for a
+// patch of an older minor version.
+func TestReleaseMovesMajorTag(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	var script string
+	for _, s := range readWorkflow(t, "release.yml").Jobs["release"].Steps {
+		if s.Name == "Move the major tag" {
+			script = s.Run
+		}
+	}
+	if script == "" {
+		t.Fatal("release.yml has no step \"Move the major tag\"")
+	}
+	dir := t.TempDir()
+	env := []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com",
+	}
+	git := func(wd string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = wd, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	origin := filepath.Join(dir, "origin")
+	git(dir, "init", "-q", "-b", "main", origin)
+	commits := map[string]string{}
+	tags := []string{"v1.2.0", "v1.3.0", "v1.2.9", "v1.4.0-rc.1", "v1.4.0", "v2.0.0-rc.1"}
+	for _, tag := range tags {
+		git(origin, "commit", "-q", "--allow-empty", "-m", tag)
+		git(origin, "tag", "-a", "-m", tag, tag) // annotated, as releases are tagged
+		commits[tag] = git(origin, "rev-parse", "HEAD")
+	}
+	git(origin, "tag", "v1", commits["v1.2.0"])
+	work := filepath.Join(dir, "work")
+	git(dir, "clone", "-q", origin, work)
+
+	for _, tc := range []struct {
+		tag, want string // want: the commit of the release v1 should be at
+	}{
+		{"v1.3.0", "v1.3.0"},      // the newest so far (v1.4.0 not yet tagged here)
+		{"v1.2.9", "v1.3.0"},      // a patch of an older minor: v1 stays
+		{"v1.4.0-rc.1", "v1.3.0"}, // a pre-release: v1 stays
+		{"v1.4.0", "v1.4.0"},
+		{"v2.0.0-rc.1", "v1.4.0"}, // the first of a major version, a pre-release: no v2 yet
+	} {
+		t.Run(tc.tag, func(t *testing.T) {
+			// The clone has the tags up to this release, as when it was pushed.
+			later := false
+			for _, tag := range tags {
+				if later {
+					exec.Command("git", "-C", work, "tag", "-d", tag).Run()
+				} else {
+					git(work, "fetch", "-q", "origin", "+refs/tags/"+tag+":refs/tags/"+tag)
+				}
+				later = later || tag == tc.tag
+			}
+			cmd := exec.Command("bash", "-c", script)
+			cmd.Dir, cmd.Env = work, append(append([]string{}, env...), "TAG="+tc.tag)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if got := git(origin, "rev-parse", "v1^{commit}"); got != commits[tc.want] {
+				t.Errorf("v1 is at %s, want %s's commit\n%s", got, tc.want, out)
+			}
+			if v2 := git(origin, "tag", "--list", "v2"); v2 != "" {
+				t.Errorf("a pre-release made the major tag %s\n%s", v2, out)
+			}
+		})
 	}
 }

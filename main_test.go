@@ -57,23 +57,8 @@ func setupScript(env *testscript.Env) error {
 		"GIT_CONFIG_NOSYSTEM": "1",
 		"GIT_AUTHOR_DATE":     "2026-01-01T00:00:00Z",
 		"GIT_COMMITTER_DATE":  "2026-01-01T00:00:00Z",
-		"SCHEMAS":             schemasDir(),
 	} {
 		env.Setenv(k, v)
 	}
 	return nil
-}
-
-// schemasDir finds the shared schemas beside the repository checkout.
-func schemasDir() string {
-	wd, _ := os.Getwd()
-	for d := wd; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "shared", "schemas")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		if filepath.Dir(d) == d {
-			return filepath.Join(wd, "..", "shared", "schemas")
-		}
-	}
 }

@@ -268,7 +268,7 @@ func cmdWaitReq(ts *testscript.TestScript, neg bool, args []string) {
 // schema validates JSON files (a directory stands for its recorded
 // requests): `schema openai-request file|dir...` checks chat
 // completion request bodies, `schema sarif file...` SARIF 2.1.0 logs, both
-// against the schemas in ../shared/schemas.
+// against the schemas vendored in testdata/schemas.
 func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 2 {
 		ts.Fatalf("usage: schema openai-request|sarif file...")
@@ -278,8 +278,9 @@ func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 	case "openai-request":
 		validate = reviewtest.ValidateRequest
 	case "sarif":
-		c := jsonschema.NewCompiler()
-		sch, err := c.Compile(filepath.Join(schemasDir(), "sarif-schema-2.1.0.json"))
+		path, err := reviewtest.SchemaPath(reviewtest.SARIFSchema)
+		ts.Check(err)
+		sch, err := jsonschema.NewCompiler().Compile(path)
 		ts.Check(err)
 		validate = func(b []byte) error {
 			v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))

@@ -4,11 +4,27 @@
 # and puts the binary on the job's PATH. Nothing is built and nothing runs
 # before the checksum matches.
 #
+# Which release: the action's own when it runs at a release tag
+# (uses: reviewdev/review@v1.2.3) and no other version is asked for;
+# otherwise REVIEW_VERSION, where latest is the newest release. So the
+# action installs at @v1 (the release workflow moves v1 to each v1.x.y),
+# at a commit SHA and at a branch.
+#
 # Environment:
-#   REVIEW_VERSION       the release, e.g. v1.2.3 (required)
+#   REVIEW_VERSION       a release (v1.2.3) or latest; empty means latest
+#   REVIEW_ACTION_REF    the ref the action runs at (github.action_ref):
+#                        v1.2.3, v1, a branch, a commit SHA, or empty for
+#                        a local action (uses: ./)
+#   REVIEW_ACTION_PATH   the action's directory (github.action_path): on a
+#                        runner .../_actions/OWNER/REPO/REF, where the ref is
+#                        read from when REVIEW_ACTION_REF is empty, as
+#                        composite actions may see it
 #   REVIEW_DOWNLOAD_URL  where releases are, default
 #                        https://github.com/reviewdev/review/releases/download
-#                        (a mirror, or a local server in tests)
+#                        (a mirror, or a local server in tests); latest is
+#                        asked of the same URL without /download, plus
+#                        /latest, which redirects to .../tag/VERSION as
+#                        GitHub's does
 #   RUNNER_OS, RUNNER_ARCH, RUNNER_TEMP, GITHUB_PATH  as GitHub Actions sets them
 set -euo pipefail
 
@@ -17,15 +33,52 @@ fail() {
 	exit 1
 }
 
-version=${REVIEW_VERSION:-}
-[ -n "$version" ] || fail "no version to install: set the action's version input (e.g. version: v1.2.3), or build-from-source: true"
-num=${version#v}
-case "$num" in
-[0-9]*.[0-9]*.[0-9]*) ;;
-*) fail "version \"$version\" is not a release version such as v1.2.3" ;;
-esac
 base=${REVIEW_DOWNLOAD_URL:-https://github.com/reviewdev/review/releases/download}
 base=${base%/}
+release='^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$'
+
+ref=${REVIEW_ACTION_REF:-}
+if [ -z "$ref" ] && [[ "${REVIEW_ACTION_PATH:-}" == */_actions/*/*/* ]]; then
+	ref=${REVIEW_ACTION_PATH%/}
+	ref=${ref##*/}
+fi
+version=${REVIEW_VERSION:-latest}
+case "$version" in
+[0-9]*) version=v$version ;;
+esac
+if [ "$version" = latest ] && [[ "$ref" =~ $release ]]; then
+	version=$ref
+	why="the action's tag"
+elif [ "$version" = latest ]; then
+	# GitHub answers /releases/latest with a redirect to the newest
+	# release's page, .../releases/tag/v1.2.3: no API call, no rate limit.
+	latest_url="${base%/download}/latest"
+	page=$(curl --fail --silent --show-error --location --retry 3 --retry-delay 2 \
+		--output /dev/null --write-out '%{url_effective}' "$latest_url") ||
+		fail "cannot look up the newest release at $latest_url: set the action's version input (e.g. version: v1.2.3), or build-from-source: true"
+	version=${page%/}
+	version=${version##*/}
+	[[ "$page" == */tag/* && "$version" =~ $release ]] ||
+		fail "no release of review found at $latest_url (it led to $page): set the action's version input (e.g. version: v1.2.3), or build-from-source: true"
+	why="the newest release"
+	# At a major tag (@v1) the action's steps are v1's; a newer major's
+	# binary may not take the flags they pass.
+	major=${version#v}
+	major=v${major%%.*}
+	if [[ "$ref" =~ ^v[0-9]+(\.[0-9]+)?$ ]] && [ "${ref%%.*}" != "$major" ]; then
+		echo "::warning title=review install::the newest release is $version, of $major, but the action runs at $ref: set its version input to a ${ref%%.*} release to keep them together"
+	fi
+else
+	why="the version input"
+fi
+num=${version#v}
+[[ "$version" =~ $release ]] ||
+	fail "version \"$version\" is not a release version such as v1.2.3 (or latest)"
+if [ -n "$ref" ]; then
+	echo "review: installing $version, $why (the action runs at $ref)"
+else
+	echo "review: installing $version, $why"
+fi
 
 case "${RUNNER_OS:-$(uname -s)}" in
 Linux) os=linux ;;

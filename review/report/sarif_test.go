@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -37,25 +37,16 @@ func hostileResult() *review.Result {
 	}
 }
 
-// sarifSchemaPath finds the SARIF schema by walking up to shared/schemas,
-// so the test runs from the package or from a copy of it.
+// sarifSchemaPath is the SARIF 2.1.0 schema vendored in the repository's
+// testdata/schemas. A missing schema fails the test: a SARIF log that is
+// not checked must not pass as valid.
 func sarifSchemaPath(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	p, err := reviewtest.SchemaPath(reviewtest.SARIFSchema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		p := filepath.Join(dir, "shared", "schemas", "sarif-schema-2.1.0.json")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("shared/schemas/sarif-schema-2.1.0.json not found above the package")
-		}
-		dir = parent
-	}
+	return p
 }
 
 func compileSchema(t *testing.T, name string, schema []byte) *jsonschema.Schema {

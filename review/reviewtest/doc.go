@@ -8,9 +8,10 @@
 // a stall or a cut connection where a step asks for one; a script can
 // also answer such requests whole, as a server that does not stream.
 //
-// It also validates bodies against the OpenAI chat-completions schema kept
-// in the repository's shared/schemas directory, so tests anywhere in the
-// project can check that what the client sends is a valid request.
+// It also validates bodies against the OpenAI chat-completions schema
+// vendored in the repository's testdata/schemas (SchemaPath finds it from
+// any package), so tests anywhere in the project can check that what the
+// client sends is a valid request.
 //
 // The server checks nothing itself: tests decide what a request must hold.
 //

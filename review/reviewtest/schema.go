@@ -10,28 +10,43 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// schemaFile is the OpenAI chat-completions schema, kept beside the
-// repository as shared/schemas/openai-chat-completions.json.
-const schemaFile = "openai-chat-completions.json"
+// The schemas vendored in the repository's testdata/schemas, whose
+// README.md notes each one's source and licence.
+const (
+	// OpenAISchema holds OpenAI's chat-completions request and response
+	// schemas under #/components/schemas.
+	OpenAISchema = "openai-chat-completions.json"
+	// SARIFSchema is the SARIF 2.1.0 JSON Schema.
+	SARIFSchema = "sarif-schema-2.1.0.json"
+)
 
-// SchemaPath finds shared/schemas/openai-chat-completions.json in the
-// working directory or the nearest parent that has it. Tests run in their
-// package's directory, and the repository is checked out with shared/ next
-// to it, so walking up finds it from any package.
-func SchemaPath() (string, error) {
+// SchemaPath returns the path of the named schema in the repository's
+// testdata/schemas. The repository is the module holding the working
+// directory (the nearest parent with a go.mod): tests run in their
+// package's directory, so this finds it from any package, and nothing
+// outside the clone is read. A schema that is not there is an error, for
+// the test to fail on rather than skip.
+func SchemaPath(name string) (string, error) {
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		p := filepath.Join(dir, "shared", "schemas", schemaFile)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
+	root := wd
+	for {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			break
 		}
-		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("cannot find shared/schemas/%s in %s or any parent directory", schemaFile, wd)
+		parent := filepath.Dir(root)
+		if parent == root {
+			return "", fmt.Errorf("schema %s: no go.mod in %s or any parent directory, so no module's testdata/schemas", name, wd)
 		}
+		root = parent
 	}
+	p := filepath.Join(root, "testdata", "schemas", name)
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("schema %s is not in the module's testdata/schemas: %w", name, err)
+	}
+	return p, nil
 }
 
 // ValidateRequest checks body against CreateChatCompletionRequest.
@@ -63,7 +78,7 @@ type schemas struct {
 // loadSchemas compiles the schema once per test binary: it is 90 KB and
 // every client test validates what it sent.
 var loadSchemas = sync.OnceValues(func() (*schemas, error) {
-	path, err := SchemaPath()
+	path, err := SchemaPath(OpenAISchema)
 	if err != nil {
 		return nil, err
 	}

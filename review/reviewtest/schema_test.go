@@ -10,23 +10,69 @@ import (
 )
 
 func TestSchemaPath(t *testing.T) {
-	p, err := reviewtest.SchemaPath()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if filepath.Base(p) != "openai-chat-completions.json" {
-		t.Errorf("path = %s", p)
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Error(err)
+	for _, name := range []string{reviewtest.OpenAISchema, reviewtest.SARIFSchema} {
+		p, err := reviewtest.SchemaPath(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The module's own copy: testdata/schemas at the root, two levels up.
+		want, err := filepath.Abs(filepath.Join("..", "..", "testdata", "schemas", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p != want {
+			t.Errorf("SchemaPath(%q) = %s, want %s", name, p, want)
+		}
 	}
 }
 
-func TestSchemaPathNotFound(t *testing.T) {
-	t.Chdir(t.TempDir())
-	if _, err := reviewtest.SchemaPath(); err == nil || !strings.Contains(err.Error(), "shared/schemas") {
-		t.Errorf("err = %v", err)
+// TestSchemaPathMissing: the lookup stops at the module root and fails
+// when the schema is not vendored there, or when there is no module; a
+// copy beside the clone (as ../shared/schemas once was) is never read.
+func TestSchemaPathMissing(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+	write(filepath.Join(dir, "testdata", "schemas", reviewtest.OpenAISchema), "{}")
+	root := filepath.Join(dir, "clone")
+	pkg := filepath.Join(root, "review", "x")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(pkg)
+
+	if _, err := reviewtest.SchemaPath(reviewtest.OpenAISchema); err == nil || !strings.Contains(err.Error(), "no go.mod") {
+		t.Errorf("no module: err = %v", err)
+	}
+	write(filepath.Join(root, "go.mod"), "module x\n")
+	if _, err := reviewtest.SchemaPath(reviewtest.OpenAISchema); err == nil || !strings.Contains(err.Error(), "is not in the module's testdata/schemas") {
+		t.Errorf("only beside the module: err = %v", err)
+	}
+	own := filepath.Join(root, "testdata", "schemas", reviewtest.OpenAISchema)
+	write(own, "{}")
+	p, err := reviewtest.SchemaPath(reviewtest.OpenAISchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := stat(t, p), stat(t, own); !os.SameFile(a, b) {
+		t.Errorf("SchemaPath = %s, want %s", p, own)
+	}
+}
+
+func stat(t *testing.T, p string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
 }
 
 func TestValidateRequest(t *testing.T) {
