@@ -12,15 +12,15 @@ import (
 )
 
 // TestActionlint lints every workflow a user or the project runs with
-// actionlint, as the workflows' authors would: the README's two recipes
+// actionlint, as the workflows' authors would: the two recipes of docs/ci.md
 // (as a user copies them) and every file in .github/workflows (CI, the
 // review of the project's own pull requests, the release). shellcheck and
 // pyflakes are not run (not on every machine); the expressions, events,
 // permissions, contexts and action inputs are, and the uses of this action
-// (the README's and the review workflow's uses: ./) are checked against
+// (the recipes' and the review workflow's uses: ./) are checked against
 // action.yml's inputs.
 func TestActionlint(t *testing.T) {
-	raw, err := os.ReadFile("README.md")
+	raw, err := os.ReadFile(filepath.Join("docs", "ci.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestActionlint(t *testing.T) {
 		}
 		n++
 		if !uses.MatchString(y) {
-			t.Errorf("README workflow %d does not use the action", n)
+			t.Errorf("docs/ci.md workflow %d does not use the action", n)
 		}
 		y = uses.ReplaceAllString(y, "uses: ./review-action")
 		p := filepath.Join(wfDir, "readme-"+string(rune('0'+n))+".yml")
@@ -65,7 +65,7 @@ func TestActionlint(t *testing.T) {
 		files = append(files, p)
 	}
 	if n != 2 {
-		t.Fatalf("%d workflows in the README, want 2", n)
+		t.Fatalf("%d workflows in docs/ci.md, want 2", n)
 	}
 	own, err := os.ReadDir(filepath.Join(".github", "workflows"))
 	if err != nil {
