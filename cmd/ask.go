@@ -13,7 +13,6 @@ import (
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/report"
-	"github.com/reviewdev/review/tools"
 )
 
 // AskOptions are the settings of `review ask`.
@@ -133,15 +132,11 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 		if err != nil {
 			return err
 		}
-		agent := newAgent(opts.Getenv, set, st, nil, counter, prog)
+		agent := newAgent(opts.Getenv, set, st, counter, prog)
 		sess, err = agent.Resume(ctx, opts.RunID, set.Ignore)
 		if err != nil {
 			return err
 		}
-		d := sess.Diff
-		// The tools of a follow-up redact like a review's: what the model
-		// reads in this turn leaves the process only through them.
-		sess.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Store: st, Ignore: set.Ignore, FindCopies: sess.FindCopies, Redact: redactor(set)})
 		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", sess.Run.ID, sess.History.Turns()+1, set.Model)
 	}
 	var ans *review.Answer

@@ -3,10 +3,11 @@ package cmd
 import (
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/report"
-	"github.com/spf13/cobra"
 )
 
 // ConfigOptions are the settings of `review config`.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 )

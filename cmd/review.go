@@ -23,7 +23,6 @@ import (
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/toolmem"
-	"github.com/reviewdev/review/tools"
 )
 
 // ReviewOptions are the settings of `review`, the main command.
@@ -358,12 +357,12 @@ func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity, open [
 
 // startRun records a new run for plan and returns its session.
 func startRun(getenv func(string) string, set *config.Settings, st *toolmem.Store, plan *review.Plan, prog *progress) (*review.Session, error) {
-	a := newAgent(getenv, set, st, plan.Diff, plan.Counter, prog)
+	a := newAgent(getenv, set, st, plan.Counter, prog)
 	return a.Start(plan, review.Settings{BaseURL: set.BaseURL, Tokenizer: set.Tokenizer, Budget: set.Budget, OffDiff: set.OffDiff, FindCopies: set.FindCopies})
 }
 
 // newAgent wires the model client, tools and store into an agent for a diff.
-func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Store, d *diffctx.Diff, counter *conversation.Counter, prog *progress) *review.Agent {
+func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Store, counter *conversation.Counter, prog *progress) *review.Agent {
 	client := llm.NewClient(llm.ClientConfig{
 		BaseURL:     set.BaseURL,
 		BaseURLFrom: set.BaseURLFrom,
@@ -387,12 +386,7 @@ func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Stor
 		Exact:     set.ExactCounts,
 		Progress:  prog.step,
 		Redact:    redactor(set),
-	}
-	if d != nil {
-		a.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout, Store: st, Ignore: set.Ignore, FindCopies: set.FindCopies, Redact: redactor(set)})
-		// The first search or listing then finds the tree read while
-		// the first request is out.
-		a.Tools.Warm()
+		Ignore:    set.Ignore,
 	}
 	return a
 }

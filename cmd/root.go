@@ -9,8 +9,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/reviewdev/review/internal/text"
 	"github.com/spf13/cobra"
+
+	"github.com/reviewdev/review/internal/text"
 )
 
 // Factory carries what every command needs from its environment, so tests

@@ -26,6 +26,30 @@ type History struct {
 	loop *loopView
 	// last are the messages of the last request recorded.
 	last []MsgRef
+	// filter, if set, is applied to every message that joins a turn.
+	filter func(string) string
+}
+
+// SetFilter has every message that joins a turn from now on pass f first,
+// its text and its tool calls' arguments: the one point a question, a
+// tool's result or an answer passes before it is sent or stored, so a new
+// path cannot skip it. The static layer is built from a diff that was
+// filtered as it was rendered, and does not pass again.
+func (c *History) SetFilter(f func(string) string) { c.filter = f }
+
+func (c *History) filtered(m Message) Message {
+	if c.filter == nil || m.Layer == Static {
+		return m
+	}
+	m.Content = c.filter(m.Content)
+	if len(m.ToolCalls) > 0 {
+		calls := slices.Clone(m.ToolCalls)
+		for i := range calls {
+			calls[i].Arguments = c.filter(calls[i].Arguments)
+		}
+		m.ToolCalls = calls
+	}
+	return m
 }
 
 // MsgRef names a message of a request as the request's record does: its
@@ -82,9 +106,11 @@ func (c *History) Messages() []Message { return slices.Clone(c.msgs) }
 // Len is the number of messages, dropped ones included.
 func (c *History) Len() int { return len(c.msgs) }
 
-// Append adds m, giving it the next ID, and returns it as stored. A message
-// of the current turn's loop joins the running loop's request view too.
+// Append adds m, giving it the next ID, and returns it as stored (through
+// the filter, see SetFilter). A message of the current turn's loop joins
+// the running loop's request view too.
 func (c *History) Append(m Message) Message {
+	m = c.filtered(m)
 	c.next++
 	m.ID = "m" + strconv.Itoa(c.next)
 	c.msgs = append(c.msgs, m)

@@ -31,9 +31,11 @@ type Agent struct {
 	// OffDiff decides what happens to findings outside the changed hunks.
 	OffDiff     OffDiff
 	Temperature *float32
-	// Redact, if set, replaces secrets in the questions asked; the tools
-	// redact their outputs themselves (tools.Env.Redact).
+	// Redact, if set, replaces secrets in everything that joins a
+	// session's history and in the outputs of the tools it builds.
 	Redact *redact.Redactor
+	// Ignore globs hide files from the tools a session builds.
+	Ignore []string
 	// Caps bound what a follow-up turn may spend; a review is held to
 	// its plan, which counts them.
 	Caps Caps
@@ -189,6 +191,26 @@ type Session struct {
 	// fig follows the tokens of each request by layer and of the naive
 	// transcript, for the step records and the run's efficiency.
 	fig *figureState
+}
+
+// open readies a session over d for its turns: the tools, built here
+// alone (unless the agent brings its own), redact what they return and
+// store, and every message that joins the history passes the redactor.
+func (s *Session) open(d *diffctx.Diff, findCopies bool) {
+	if s.Redact != nil {
+		s.History.SetFilter(func(t string) string {
+			out, _ := s.Redact.Redact(t)
+			return out
+		})
+	}
+	if s.Tools != nil {
+		return
+	}
+	s.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout,
+		Store: s.Store, Ignore: s.Ignore, FindCopies: findCopies, Redact: s.Redact})
+	// The first search or listing then finds the tree read while the
+	// first request is out.
+	s.Tools.Warm()
 }
 
 // loop is the control state of one tool loop; the messages it sends and

@@ -66,6 +66,7 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 		return nil, err
 	}
 	s := &Session{Agent: a, Run: run, History: conv, Diff: d, FindCopies: set.FindCopies}
+	s.open(d, set.FindCopies)
 	for _, st := range steps {
 		s.Steps = max(s.Steps, st.N)
 	}
@@ -84,8 +85,7 @@ func (s *Session) Ask(ctx context.Context, question string, opts AskOptions) (*A
 	if question == "" {
 		return nil, errors.New("the question is empty: say what you want to know about the change")
 	}
-	question, _ = s.Redact.Redact(question)
-	s.History.Ask(question)
+	s.History.Ask(question) // redacted as it joins (Session.open)
 	return s.Answer(ctx, opts)
 }
 

@@ -64,6 +64,9 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 	for _, m := range plan.Messages {
 		s.History.Append(m)
 	}
+	// The plan's messages were rendered from the redacted diff; all that
+	// joins the conversation after them passes the redactor here.
+	s.open(d, settings.FindCopies)
 	if err := s.save(); err != nil {
 		return nil, err
 	}
