@@ -178,7 +178,7 @@ func TestActionYAML(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"model": "", "base-url": "", "api-key": "", "fail-on": "", "format": "github",
-		"sarif": "false", "post": "false", "version": "", "build-from-source": "false", "download-url": "",
+		"sarif": "false", "post": "false", "version": "latest", "build-from-source": "false", "download-url": "",
 	} {
 		in, ok := action.Inputs[name]
 		if !ok || in.Default == nil || *in.Default != want {
@@ -245,7 +245,7 @@ func TestActionYAML(t *testing.T) {
 	if !strings.Contains(setupGoIf, "inputs.build-from-source == 'true'") {
 		t.Errorf("setup-go runs unless asked: if: %q", setupGoIf)
 	}
-	if !strings.Contains(installRun, `REVIEW_VERSION=$VERSION bash "$ACTION_PATH/action/install.sh"`) {
+	if !strings.Contains(installRun, `REVIEW_VERSION=$VERSION `) || !strings.Contains(installRun, `bash "$ACTION_PATH/action/install.sh"`) {
 		t.Errorf("the install step does not run action/install.sh:\n%s", installRun)
 	}
 }
