@@ -8,7 +8,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -499,29 +498,15 @@ func checkKey(getenv func(string) string, set *config.Settings) error {
 	}
 }
 
-// prepareOptions are the options of review.Prepare that the settings
-// decide, for a review of base..head in dir.
+// prepareOptions are the options of review.Prepare for a review of
+// base..head in dir.
 func prepareOptions(set *config.Settings, dir, base, head string) review.Options {
-	return review.Options{
-		Dir: dir, Base: base, Head: head,
-		Model: set.Model, Tokenizer: set.Tokenizer, Budget: set.Budget,
-		Instructions: set.Instructions, Ignore: set.Ignore,
-		Caps: set.Caps, FindCopies: set.FindCopies, ExactCounts: set.ExactCounts,
-		Redact: redactor(set), AllowSecrets: set.AllowSecrets, AllowSecretRules: set.AllowSecretRules,
-	}
+	return review.Options{Dir: dir, Base: base, Head: head, Config: set.Config}
 }
-
-// theRedactor is the process's secret scanner: its rules compile once.
-var theRedactor = sync.OnceValue(func() *redact.Redactor { return redact.New(redact.Options{}) })
 
 // redactor is the scanner a command's settings ask for: nil with
 // --no-redact or redact: false, which sends and stores text as it is.
-func redactor(set *config.Settings) *redact.Redactor {
-	if !set.Redact {
-		return nil
-	}
-	return theRedactor()
-}
+func redactor(set *config.Settings) *redact.Redactor { return set.Redactor() }
 
 // writeResult writes a result in every output asked for, and to the
 // GitHub Actions step summary when there is one.

@@ -107,7 +107,7 @@ func newSession(tb testing.TB, dir string, model llm.Model, edit func(*Agent, *P
 // for it.
 func prepareRepo(tb testing.TB, dir string) (*Plan, *toolmem.Store) {
 	tb.Helper()
-	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Model: testModel, Budget: conversation.DefaultBudget(llm.Lookup(testModel).Window)})
+	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: Config{Model: testModel, Budget: conversation.DefaultBudget(llm.Lookup(testModel).Window)}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestBoundedPlanIsExact(t *testing.T) {
 	for name, dir := range repos {
 		for _, w := range windows {
 			b := conversation.DefaultBudget(w)
-			opts := Options{Dir: dir, Base: "main", Model: "gpt-4o", Budget: b, Caps: Caps{MaxUnits: DefaultMaxUnits}}
+			opts := Options{Dir: dir, Base: "main", Config: Config{Model: "gpt-4o", Budget: b, Caps: Caps{MaxUnits: DefaultMaxUnits}}}
 			bounded, berr := Prepare(context.Background(), opts)
 			opts.ExactCounts = true
 			exact, xerr := Prepare(context.Background(), opts)
@@ -103,7 +103,7 @@ func TestBoundedPlanHardCaps(t *testing.T) {
 	dir := smallRepo(t)
 	b := conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)
 	for _, c := range []Caps{{}, {MaxPromptTokens: 1_000_000}, {MaxCost: 5, Price: &llm.Price{Prompt: 1, Completion: 1}}} {
-		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Model: "gpt-4o", Budget: b, Caps: c})
+		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: "gpt-4o", Budget: b, Caps: c}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -70,7 +70,7 @@ func storeGrowth(tb testing.TB, plan *Plan, steps int) (records, disk int64) {
 func growthPlan(tb testing.TB) *Plan {
 	tb.Helper()
 	budget := conversation.DefaultBudget(llm.Lookup(testModel).Window)
-	plan, err := Prepare(context.Background(), Options{Dir: benchRepo(tb), Base: "main", Head: "HEAD", Model: testModel, Budget: budget})
+	plan, err := Prepare(context.Background(), Options{Dir: benchRepo(tb), Base: "main", Head: "HEAD", Config: Config{Model: testModel, Budget: budget}})
 	if err != nil {
 		tb.Fatal(err)
 	}

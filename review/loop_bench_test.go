@@ -96,7 +96,7 @@ func loop20(b *testing.B, whole bool) {
 	const steps = 20
 	dir := benchRepo(b)
 	budget := conversation.DefaultBudget(llm.Lookup(testModel).Window)
-	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Model: testModel, Budget: budget})
+	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: Config{Model: testModel, Budget: budget}})
 	if err != nil {
 		b.Fatal(err)
 	}

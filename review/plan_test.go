@@ -18,7 +18,7 @@ func TestPrepareWindowTooSmall(t *testing.T) {
 		ok     bool
 	}{{2000, false}, {3000, false}, {6000, true}, {9000, true}} {
 		b := conversation.DefaultBudget(tc.window)
-		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Model: "gpt-4o", Budget: b, Caps: Caps{MaxUnits: DefaultMaxUnits}})
+		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: "gpt-4o", Budget: b, Caps: Caps{MaxUnits: DefaultMaxUnits}}})
 		if tc.ok {
 			if err != nil {
 				t.Fatalf("window %d: %v", tc.window, err)
@@ -38,7 +38,7 @@ func TestPrepareWindowTooSmall(t *testing.T) {
 func TestPrepareCaps(t *testing.T) {
 	dir := unitsRepo(t)
 	prepare := func(c Caps) (*Plan, error) {
-		return Prepare(context.Background(), Options{Dir: dir, Base: "main", Model: "gpt-4o", Budget: unitsBudget(), Caps: c})
+		return Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: "gpt-4o", Budget: unitsBudget(), Caps: c}})
 	}
 	all, err := prepare(Caps{MaxUnits: DefaultMaxUnits})
 	if err != nil {
@@ -107,7 +107,7 @@ func TestReviewHeldToCap(t *testing.T) {
 	srv := reviewtest.NewServer(&reviewtest.Script{Fallback: &explore}, "")
 	defer srv.Close()
 	b := unitsBudget()
-	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Model: "gpt-4o", Budget: b})
+	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: "gpt-4o", Budget: b}})
 	if err != nil {
 		t.Fatal(err)
 	}

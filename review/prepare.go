@@ -13,42 +13,17 @@ import (
 	"github.com/reviewdev/review/tools"
 )
 
-// Options configure a review. cmd fills them from flags, environment and
-// configuration files.
+// Options are what Prepare plans: which change, with which configuration.
 type Options struct {
 	Dir  string // any directory inside the repository
 	Base string
 	Head string
-
-	Model     string
-	Tokenizer string // conversation.Tiktoken or conversation.Estimate
-	Budget    conversation.Budget
-
-	// Instructions from the repository's configuration, appended to the
-	// system prompt.
-	Instructions string
-	// Ignore globs leave files out of the diff context and the tools.
-	Ignore []string
-	// Question, if set, is the first turn instead of the review task.
-	Question string
-	// Caps bound what the review may spend.
-	Caps Caps
-	// FindCopies has git detect copies as well as renames.
-	FindCopies bool
 	// Since, when set, reviews only the commits since this revision (an
 	// ancestor of Head); the rest of the change is context.
 	Since string
-	// Redact, when set, replaces secrets with placeholders in everything
-	// the model is sent: the diff, the instructions, the question, and
-	// the tools' outputs before they are stored. Nil sends text as it is.
-	Redact *redact.Redactor
-	// ExactCounts counts the plan exactly even far from every limit,
-	// where bounds decide it and its figures are otherwise estimates.
-	ExactCounts bool
-	// AllowSecrets (path globs) and AllowSecretRules (rule IDs) name
-	// known fixtures: their secrets are still redacted, but not reported
-	// as findings.
-	AllowSecrets, AllowSecretRules []string
+	// Question, if set, is the first turn instead of the review task.
+	Question string
+	Config
 }
 
 // Plan is everything the first request of a review is built from: the diff,
@@ -108,14 +83,15 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Diff: d, Budget: opts.Budget, Counter: counter, Redact: opts.Redact, hunks: -1}
+	red := opts.Redactor()
+	p := &Plan{Diff: d, Budget: opts.Budget, Counter: counter, Redact: red, hunks: -1}
 	if len(d.Files) == 0 {
 		return p, nil
 	}
-	if opts.Redact != nil {
-		p.Leaks = allowLeaks(d.Redact(opts.Redact), opts.AllowSecrets, opts.AllowSecretRules)
-		opts.Instructions, _ = opts.Redact.Redact(opts.Instructions)
-		opts.Question, _ = opts.Redact.Redact(opts.Question)
+	if red != nil {
+		p.Leaks = allowLeaks(d.Redact(red), opts.AllowSecrets, opts.AllowSecretRules)
+		opts.Instructions, _ = red.Redact(opts.Instructions)
+		opts.Question, _ = red.Redact(opts.Question)
 	}
 	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout, Ignore: opts.Ignore, FindCopies: opts.FindCopies})
 	p.Tools = offered(set, nil).Definitions()

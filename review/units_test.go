@@ -41,7 +41,7 @@ func scratchSession(tb testing.TB, dir string, b conversation.Budget, srv *revie
 // scratchSessionCaps is scratchSession with caps.
 func scratchSessionCaps(tb testing.TB, dir string, b conversation.Budget, srv *reviewtest.Server, c Caps) (*Session, *Plan) {
 	tb.Helper()
-	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Model: "gpt-4o", Budget: b, Caps: c})
+	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: Config{Model: "gpt-4o", Budget: b, Caps: c}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestPrepareUnits(t *testing.T) {
 		{"a question is not split", unitsBudget(), "What does gamma do?", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Model: "gpt-4o", Budget: tc.budget, Question: tc.question})
+			p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Question: tc.question, Config: Config{Model: "gpt-4o", Budget: tc.budget}})
 			if err != nil {
 				t.Fatal(err)
 			}

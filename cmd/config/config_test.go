@@ -197,23 +197,25 @@ find_copies: true
 		t.Fatal(err)
 	}
 	want := Settings{
-		Model:        "gpt-4o",
-		BaseURL:      "http://localhost:11434/v1",
-		BaseURLFrom:  "base_url in " + c.userFile() + ":2",
-		Tokenizer:    conversation.Estimate,
-		OffDiff:      review.DropOffDiff,
-		Instructions: "Errors are wrapped with %w.\nNo panics on bad input.\n",
-		Ignore:       []string{"gen/**", "*.pb.go"},
-		FailOn:       review.High,
-		Severity:     map[string]review.Severity{"style": review.Info, "security": review.Critical},
-		// Without a cached price, cached input costs the prompt price.
-		Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10},
-		// The cost cap is reckoned at the configured price.
-		Caps:       review.Caps{MaxUnits: 5, MaxPromptTokens: 100000, MaxCost: 3, Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10}},
-		FindCopies: true,
-		Redact:     true,
+		Config: review.Config{
+			Model:        "gpt-4o",
+			BaseURL:      "http://localhost:11434/v1",
+			BaseURLFrom:  "base_url in " + c.userFile() + ":2",
+			Tokenizer:    conversation.Estimate,
+			OffDiff:      review.DropOffDiff,
+			Instructions: "Errors are wrapped with %w.\nNo panics on bad input.\n",
+			Ignore:       []string{"gen/**", "*.pb.go"},
+			// Without a cached price, cached input costs the prompt price.
+			Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10},
+			// The cost cap is reckoned at the configured price.
+			Caps:       review.Caps{MaxUnits: 5, MaxPromptTokens: 100000, MaxCost: 3, Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10}},
+			FindCopies: true,
+			Redact:     true,
+			ReserveSet: true,
+		},
+		FailOn:     review.High,
+		Severity:   map[string]review.Severity{"style": review.Info, "security": review.Critical},
 		RepoConfig: ".review.yaml",
-		ReserveSet: true,
 	}
 	want.Budget = conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)
 	want.Budget.ContextWindow = 32000

@@ -15,66 +15,22 @@ import (
 // Settings are the effective values of a model command after flags,
 // environment, configuration files and defaults have been applied.
 type Settings struct {
-	Model   string
-	BaseURL string
-	// BaseURLFrom names what set BaseURL, as the user wrote it
-	// ("--base-url", "OPENAI_BASE_URL", "base_url in FILE:LINE"); "" for
-	// the default. Errors about the endpoint name it.
-	BaseURLFrom string
+	// Config is what the review itself is made with.
+	review.Config
 	// Store is the tool memory directory, or "" for the repository's
 	// default.
-	Store     string
-	Tokenizer string
-	OffDiff   review.OffDiff
-	Budget    conversation.Budget
-	// Instructions from configuration are appended to the system prompt.
-	Instructions string
-	// Ignore globs leave files out of the diff context and the tools.
-	Ignore []string
+	Store string
 	// FailOn is the least severity that fails the command with exit 3, or
 	// "" for none.
 	FailOn review.Severity
 	// Severity overrides the severity of findings by category.
 	Severity map[string]review.Severity
-	// Price, if set, prices the model's tokens (USD per million).
-	Price *llm.Price
-	// Timeout bounds the wait for each model response to start, and then
-	// the reading of it, per attempt.
-	Timeout time.Duration
 	// Deadline bounds the whole run, all requests and retries; 0 is none.
 	Deadline time.Duration
-	// Stream asks for answers as server-sent events; FirstByteTimeout
-	// bounds the wait for a streamed answer's first byte and any silence
-	// in it.
-	Stream           bool
-	FirstByteTimeout time.Duration
-	// Caps bound what a review may spend: units, prompt tokens, cost.
-	Caps review.Caps
-	// FindCopies has git detect copies as well as renames.
-	FindCopies bool
-	// ExactCounts counts every token figure exactly, even far from every
-	// limit, where bounds decide and figures are otherwise estimates.
-	ExactCounts bool
-	// Redact replaces secrets with placeholders in all the model is sent
-	// and all that is stored (on unless --no-redact or redact: false).
-	Redact bool
-	// AllowSecrets (path globs) and AllowSecretRules (rule IDs) name
-	// known fixtures whose secrets are not reported as findings.
-	AllowSecrets, AllowSecretRules []string
-	// Headers are added to every model request; values may hold ${VAR}.
-	Headers map[string]string
-	// ExtraBody fields are added to every model request body.
-	ExtraBody map[string]any
-	// WindowUnknown is set when no context_window was given and the model
-	// table does not know the model: the window is a guess, to be asked of
-	// the server.
-	WindowUnknown bool
 	// RepoConfig names the repository file the settings came from, with
 	// its revision when read from one (".review.yaml@origin/main"); empty
 	// when there is none.
 	RepoConfig string
-	// ReserveSet is set when answer_reserve was given.
-	ReserveSet bool
 }
 
 // Effective is the resolved configuration and where each value came from,

@@ -1,0 +1,79 @@
+package review
+
+import (
+	"sync"
+	"time"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/redact"
+	"github.com/reviewdev/review/review/llm"
+)
+
+// Config is how a run is made: the model and its endpoint, the budget, what
+// the diff leaves out, redaction and caps. It is the one configuration
+// struct: cmd fills it from flags, the environment and configuration files
+// (cmd/config embeds it in its settings), and Prepare, the agent and the
+// model client read it from here alone.
+type Config struct {
+	Model   string
+	BaseURL string
+	// BaseURLFrom names what set BaseURL, as the user wrote it
+	// ("--base-url", "OPENAI_BASE_URL", "base_url in FILE:LINE"); "" for
+	// the default. Errors about the endpoint name it.
+	BaseURLFrom string
+	Tokenizer   string // conversation.Tiktoken or conversation.Estimate
+	// OffDiff decides what happens to findings outside the changed hunks.
+	OffDiff OffDiff
+	Budget  conversation.Budget
+	// Instructions from configuration are appended to the system prompt.
+	Instructions string
+	// Ignore globs leave files out of the diff context and the tools.
+	Ignore []string
+	// Price, if set, prices the model's tokens (USD per million).
+	Price *llm.Price
+	// Timeout bounds the wait for each model response to start, and then
+	// the reading of it, per attempt.
+	Timeout time.Duration
+	// Stream asks for answers as server-sent events; FirstByteTimeout
+	// bounds the wait for a streamed answer's first byte and any silence
+	// in it.
+	Stream           bool
+	FirstByteTimeout time.Duration
+	// Caps bound what a review may spend: units, prompt tokens, cost.
+	Caps Caps
+	// FindCopies has git detect copies as well as renames.
+	FindCopies bool
+	// ExactCounts counts every token figure exactly, even far from every
+	// limit, where bounds decide and figures are otherwise estimates.
+	ExactCounts bool
+	// Redact replaces secrets with placeholders in everything the model
+	// is sent and everything stored: the diff, the instructions, the
+	// questions, the tools' outputs. Off sends text as it is.
+	Redact bool
+	// AllowSecrets (path globs) and AllowSecretRules (rule IDs) name
+	// known fixtures: their secrets are still redacted, but not reported
+	// as findings.
+	AllowSecrets, AllowSecretRules []string
+	// Headers are added to every model request; values may hold ${VAR}.
+	Headers map[string]string
+	// ExtraBody fields are added to every model request body.
+	ExtraBody map[string]any
+	// WindowUnknown is set when no context window was given and the model
+	// table does not know the model: the window is a guess, to be asked of
+	// the server.
+	WindowUnknown bool
+	// ReserveSet is set when the answer reserve was given.
+	ReserveSet bool
+}
+
+// theRedactor is the process's secret scanner: its rules compile once.
+var theRedactor = sync.OnceValue(func() *redact.Redactor { return redact.New(redact.Options{}) })
+
+// Redactor is the scanner the configuration asks for: nil when redaction
+// is off, which sends and stores text as it is.
+func (c *Config) Redactor() *redact.Redactor {
+	if !c.Redact {
+		return nil
+	}
+	return theRedactor()
+}
