@@ -11,7 +11,6 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
-	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/report"
 )
 
@@ -94,62 +93,34 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	}
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
-	fitWindow(ctx, opts.IO, opts.Getenv, set)
-	if err := checkKey(opts.Getenv, set); err != nil {
-		return err
+	job := review.Job{
+		Options: prepareOptions(set, opts.Dir, opts.Base, opts.Head),
+		RunID:   opts.RunID,
+		Ask:     review.AskOptions{Limits: conversation.LimitsFrom(set.Budget), SummarizeWithModel: opts.Summarize == "model"},
 	}
-	askOpts := review.AskOptions{Limits: conversation.LimitsFrom(set.Budget), SummarizeWithModel: opts.Summarize == "model"}
-	prog := newProgress(opts.IO, opts.Getenv)
-	var sess *review.Session
-	if opts.RunID == "" {
-		po := prepareOptions(set, opts.Dir, opts.Base, opts.Head)
-		po.Question = opts.Question
-		plan, err := review.Prepare(ctx, po)
-		if err != nil {
-			return windowUsage(err)
+	job.Question = opts.Question
+	env, prog, done := runEnv(opts.IO, opts.Getenv, set, opts.Dir, false)
+	defer done()
+	env.Started = func(s *review.Session, plan *review.Plan) {
+		if plan != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "review: run %s · model %s\n", s.Run.ID, set.Model)
+			return
 		}
-		if len(plan.Diff.Files) == 0 {
-			fmt.Fprintf(opts.IO.ErrOut, "review: nothing to ask about: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)
-			return nil
-		}
-		st, err := openStore(set.Store, opts.Getenv, plan.Diff.Root)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		sess, err = startRun(opts.Getenv, set, st, plan, prog)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · model %s\n", sess.Run.ID, set.Model)
-	} else {
-		st, err := openStore(set.Store, opts.Getenv, opts.Dir)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		counter, err := conversation.NewCounter(llm.Lookup(set.Model).Encoding, set.Tokenizer)
-		if err != nil {
-			return err
-		}
-		agent := newAgent(opts.Getenv, set, st, counter, prog)
-		sess, err = agent.Resume(ctx, opts.RunID, set.Ignore)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", sess.Run.ID, sess.History.Turns()+1, set.Model)
+		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", s.Run.ID, s.History.Turns()+1, set.Model)
 	}
-	var ans *review.Answer
-	if opts.RunID == "" {
-		ans, err = sess.Answer(ctx, askOpts)
-	} else {
-		// Ask redacts the question before it joins the conversation.
-		ans, err = sess.Ask(ctx, opts.Question, askOpts)
-	}
+	out, err := review.Run(ctx, job, env)
 	prog.done()
-	if err != nil {
-		return runError(ctx, sess.Run.ID, err)
+	if err != nil && (out == nil || out.Session == nil) {
+		return runAdvice(err)
 	}
+	if out.Session == nil {
+		fmt.Fprintf(opts.IO.ErrOut, "review: nothing to ask about: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)
+		return nil
+	}
+	if err != nil {
+		return runError(ctx, out.Session.Run.ID, err)
+	}
+	ans := out.Answer
 	overrideSeverity(ans.Findings, set.Severity)
 	if err := writeOutput(opts.IO, opts.Output, func(w io.Writer) error { return format.WriteAnswer(w, ans) }); err != nil {
 		return err

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/cmd/config"
-	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/text"
@@ -177,19 +176,67 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
-	var early *earlyStore
-	if !opts.DryRun {
-		early = openEarly(set.Store, opts.Getenv, opts.Dir)
-		defer early.discard()
+	job := review.Job{Options: prepareOptions(set, opts.Dir, opts.Base, opts.Head), DryRun: opts.DryRun}
+	var open []github.OpenFinding
+	job.Since, open = opts.sinceFor(ctx, gh)
+	env, prog, done := runEnv(opts.IO, opts.Getenv, set, opts.Dir, !opts.DryRun)
+	defer done()
+	env.Started = func(s *review.Session, plan *review.Plan) {
+		// The plan comes first, with its price, before any request.
+		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %s · model %s · plan: %s\n", s.Run.ID, text.Plural(len(plan.Diff.Files), "file"), set.Model, plan.Estimate.Line())
+		warnGit(opts.IO, plan.Diff)
 	}
-	fitWindow(ctx, opts.IO, opts.Getenv, set)
-	since, open := opts.sinceFor(ctx, gh)
-	po := prepareOptions(set, opts.Dir, opts.Base, opts.Head)
-	po.Since = since
-	plan, err := review.Prepare(ctx, po)
+	out, err := review.Run(ctx, job, env)
+	prog.done()
+	if err != nil && (out == nil || out.Session == nil) {
+		return runAdvice(err)
+	}
+	plan := out.Plan
+	if out.Session == nil {
+		return writePlanOnly(opts, outs, set, plan, job.Since, open)
+	}
 	if err != nil {
-		return windowUsage(err)
+		return runError(ctx, out.Session.Run.ID, err)
 	}
+	res := out.Result
+	res.Config, res.FailOn = set.RepoConfig, set.FailOn
+	overrideSeverity(res.Findings, set.Severity)
+	res.SetPrice(set.Price)
+	if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
+		return err
+	}
+	if gh != nil {
+		err := gh.post(ctx, opts.IO, res, plan.Diff)
+		if errors.Is(err, errDenied) {
+			err = denied(opts, outs, res)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	err = failOn(opts.IO, res.Findings, set.FailOn, open)
+	if out.Failed != nil {
+		failed := runError(ctx, res.RunID, out.Failed)
+		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(failed.Error(), 0))
+		fmt.Fprintf(opts.IO.ErrOut, "review: the outputs hold only the %s review found without the model\n", text.Plural(len(res.Findings), "secret"))
+		if err == nil {
+			err = &reported{failed}
+		}
+		return err
+	}
+	if !res.Submitted {
+		fmt.Fprintf(opts.IO.ErrOut, "review: incomplete review: the model did not submit it, so findings may be missing; run it again, or see what the model saw: review replay %s\n", res.RunID)
+		if err == nil {
+			err = errIncomplete
+		}
+	}
+	return err
+}
+
+// writePlanOnly ends a review that made no run: a change with nothing to
+// review, whose outputs are still written as valid empty documents (a CI
+// step that reads them must not fail on their absence), or a dry run.
+func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, plan *review.Plan, since string, open []github.OpenFinding) error {
 	if len(plan.Diff.Files) == 0 && since != "" {
 		fmt.Fprintf(opts.IO.ErrOut, "review: nothing new to review: the commits since %s change nothing in %s's diff against %s\n", text.ShortSHA(plan.Diff.SinceSHA), opts.Head, opts.Base)
 		if opts.DryRun {
@@ -210,81 +257,60 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		if opts.DryRun {
 			return nil
 		}
-		// Every requested output is still written, as a valid empty
-		// document: a CI step that reads it must not fail on its absence.
 		return writeResult(opts.IO, opts.Getenv, outs, review.NothingToReview(plan.Diff, set.Model))
 	}
-	if opts.DryRun {
-		warnGit(opts.IO, plan.Diff)
-		d := plan.DryRun(set.Model)
-		for _, out := range outs {
-			if err := writeOutput(opts.IO, out.path, func(w io.Writer) error { return out.format.WriteDryRun(w, &d) }); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := checkKey(opts.Getenv, set); err != nil {
-		return err
-	}
-	st := early.take()
-	if st == nil {
-		if st, err = openStore(set.Store, opts.Getenv, plan.Diff.Root); err != nil {
-			return err
-		}
-	}
-	defer st.Close()
-	prog := newProgress(opts.IO, opts.Getenv)
-	sess, err := startRun(opts.Getenv, set, st, plan, prog)
-	if err != nil {
-		return err
-	}
-	// The plan comes first, with its price, before any request.
-	fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %s · model %s · plan: %s\n", sess.Run.ID, text.Plural(len(plan.Diff.Files), "file"), set.Model, plan.Estimate.Line())
 	warnGit(opts.IO, plan.Diff)
-	res, err := sess.Review(ctx)
-	prog.done()
-	var failed error // the review's own error, when only local findings are left
-	if err != nil {
-		failed = runError(ctx, sess.Run.ID, err)
-		if len(plan.Leaks) == 0 || ctx.Err() != nil {
-			return failed
-		}
-		// The secrets the change adds need no model: their findings are
-		// written, so --fail-on still blocks a leaked key.
-		res = sess.LocalResult()
-	}
-	res.Config, res.FailOn = set.RepoConfig, set.FailOn
-	overrideSeverity(res.Findings, set.Severity)
-	res.SetPrice(set.Price)
-	if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
-		return err
-	}
-	if gh != nil {
-		err := gh.post(ctx, opts.IO, res, plan.Diff)
-		if errors.Is(err, errDenied) {
-			err = denied(opts, outs, res)
-		}
-		if err != nil {
+	d := plan.DryRun(set.Model)
+	for _, out := range outs {
+		if err := writeOutput(opts.IO, out.path, func(w io.Writer) error { return out.format.WriteDryRun(w, &d) }); err != nil {
 			return err
 		}
 	}
-	err = failOn(opts.IO, res.Findings, set.FailOn, open)
-	if failed != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(failed.Error(), 0))
-		fmt.Fprintf(opts.IO.ErrOut, "review: the outputs hold only the %s review found without the model\n", text.Plural(len(res.Findings), "secret"))
-		if err == nil {
-			err = &reported{failed}
-		}
-		return err
+	return nil
+}
+
+// runEnv is what a review or a question lends the agent: the key, the
+// headers, the store (opened early, while git reads the diff, when store
+// is set), the window's advice and the progress line.
+// Its done, deferred, ends the progress line and closes a store opened
+// early that the run did not take.
+func runEnv(s *IOStreams, getenv func(string) string, set *config.Settings, dir string, store bool) (review.Env, *progress, func()) {
+	prog := newProgress(s, getenv)
+	var early *earlyStore
+	if store {
+		early = openEarly(set.Store, getenv, dir)
 	}
-	if !res.Submitted {
-		fmt.Fprintf(opts.IO.ErrOut, "review: incomplete review: the model did not submit it, so findings may be missing; run it again, or see what the model saw: review replay %s\n", res.RunID)
-		if err == nil {
-			err = errIncomplete
+	done := func() {
+		prog.done()
+		if early != nil {
+			early.discard()
 		}
 	}
-	return err
+	env := review.Env{
+		APIKey:   getenv("OPENAI_API_KEY"),
+		Headers:  expandHeaders(set.Headers, getenv),
+		Progress: prog.step,
+		Retry:    prog.retry,
+		Window: func(w review.WindowFit) {
+			if !w.Known {
+				fmt.Fprintf(s.ErrOut, "review: warning: the context window of model %s is not known and the server does not say; assuming %d tokens: set --context-window (for Ollama, start it with OLLAMA_CONTEXT_LENGTH)\n", w.Model, w.Tokens)
+				return
+			}
+			fmt.Fprintf(s.ErrOut, "review: context window of %s: %d tokens (%s)\n", w.Model, w.Tokens, w.Source)
+			if w.Warning != "" {
+				fmt.Fprintf(s.ErrOut, "review: warning: %s\n", w.Warning)
+			}
+		},
+		Store: func(root string) (*toolmem.Store, error) {
+			if early != nil {
+				if st := early.take(); st != nil {
+					return st, nil
+				}
+			}
+			return openStore(set.Store, getenv, root)
+		},
+	}
+	return env, prog, done
 }
 
 // denied gives the findings a review could not post as annotations on the
@@ -354,67 +380,6 @@ func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity, open [
 	return errFindings
 }
 
-// startRun records a new run for plan and returns its session.
-func startRun(getenv func(string) string, set *config.Settings, st *toolmem.Store, plan *review.Plan, prog *progress) (*review.Session, error) {
-	a := newAgent(getenv, set, st, plan.Counter, prog)
-	return a.Start(plan, review.Settings{BaseURL: set.BaseURL, Tokenizer: set.Tokenizer, Budget: set.Budget, OffDiff: set.OffDiff, FindCopies: set.FindCopies})
-}
-
-// newAgent wires the model client, tools and store into an agent for a diff.
-func newAgent(getenv func(string) string, set *config.Settings, st *toolmem.Store, counter *conversation.Counter, prog *progress) *review.Agent {
-	client := llm.NewClient(llm.ClientConfig{
-		BaseURL:     set.BaseURL,
-		BaseURLFrom: set.BaseURLFrom,
-		APIKey:      getenv("OPENAI_API_KEY"),
-		OnRetry:     prog.retry,
-		Timeout:     set.Timeout,
-		Headers:     expandHeaders(set.Headers, getenv),
-		ExtraBody:   set.ExtraBody,
-
-		Stream:           set.Stream,
-		FirstByteTimeout: set.FirstByteTimeout,
-	})
-	a := &review.Agent{
-		Model:     client,
-		ModelName: set.Model,
-		Store:     st,
-		Counter:   counter,
-		Budget:    set.Budget,
-		OffDiff:   set.OffDiff,
-		Caps:      set.Caps,
-		Exact:     set.ExactCounts,
-		Progress:  prog.step,
-		Redact:    redactor(set),
-		Ignore:    set.Ignore,
-	}
-	return a
-}
-
-// fitWindow asks the server the context window of a model the table does
-// not know, when --context-window is unset: Ollama serves 4,096 tokens by
-// default and vLLM what it was started with, and a prompt planned for the
-// 128k guess is cut or refused. A server that cannot say gets one warning.
-func fitWindow(ctx context.Context, s *IOStreams, getenv func(string) string, set *config.Settings) {
-	if !set.WindowUnknown {
-		return
-	}
-	w, ok := llm.DiscoverWindow(ctx, llm.ClientConfig{BaseURL: set.BaseURL, APIKey: getenv("OPENAI_API_KEY"),
-		Headers: expandHeaders(set.Headers, getenv)}, set.Model)
-	reserve := set.Budget.AnswerReserve
-	if !set.ReserveSet {
-		reserve = conversation.DefaultReserve(w.Tokens)
-	}
-	if !ok || reserve >= w.Tokens {
-		fmt.Fprintf(s.ErrOut, "review: warning: the context window of model %s is not known and the server does not say; assuming %d tokens: set --context-window (for Ollama, start it with OLLAMA_CONTEXT_LENGTH)\n", set.Model, set.Budget.ContextWindow)
-		return
-	}
-	set.Budget.ContextWindow, set.Budget.AnswerReserve = w.Tokens, reserve
-	fmt.Fprintf(s.ErrOut, "review: context window of %s: %d tokens (%s)\n", set.Model, w.Tokens, w.Source)
-	if w.Warning != "" {
-		fmt.Fprintf(s.ErrOut, "review: warning: %s\n", w.Warning)
-	}
-}
-
 // expandHeaders fills ${VAR} references in configured header values from
 // the environment, so a gateway's key stays out of the configuration file.
 // Only REVIEW_* variables and OPENAI_API_KEY are read: a pull request can
@@ -443,6 +408,23 @@ func warnGit(s *IOStreams, d *diffctx.Diff) {
 	for _, w := range d.Warnings {
 		fmt.Fprintf(s.ErrOut, "review: git warned: %s\n", text.OneLine(w, 0))
 	}
+}
+
+// runAdvice adds to an error that stopped a run before it was recorded
+// what to do about it.
+func runAdvice(err error) error {
+	var nokey *review.NoAPIKeyError
+	if errors.As(err, &nokey) {
+		return &hintError{
+			err: err,
+			hint: []string{
+				"For OpenAI (or another hosted provider):  export OPENAI_API_KEY=sk-...",
+				"For a local server, no key is needed:     export OPENAI_BASE_URL=http://localhost:11434/v1   (Ollama; vLLM, llama.cpp alike)",
+				"To see what would be sent without a model: review --base <ref> --dry-run",
+			},
+		}
+	}
+	return windowUsage(err)
 }
 
 // windowUsage makes a context window too small for any review a usage
@@ -480,22 +462,6 @@ func withDeadline(ctx context.Context, d time.Duration) (context.Context, contex
 		return context.WithCancel(ctx)
 	}
 	return context.WithTimeoutCause(ctx, d, &deadlineError{d})
-}
-
-// checkKey catches a missing API key before anything is recorded or sent:
-// an endpoint on the internet needs one, a local server usually does not.
-func checkKey(getenv func(string) string, set *config.Settings) error {
-	if getenv("OPENAI_API_KEY") != "" || llm.Local(set.BaseURL) {
-		return nil
-	}
-	return &hintError{
-		err: fmt.Errorf("no API key for the model endpoint %s: OPENAI_API_KEY is not set", llm.DisplayURL(set.BaseURL)),
-		hint: []string{
-			"For OpenAI (or another hosted provider):  export OPENAI_API_KEY=sk-...",
-			"For a local server, no key is needed:     export OPENAI_BASE_URL=http://localhost:11434/v1   (Ollama; vLLM, llama.cpp alike)",
-			"To see what would be sent without a model: review --base <ref> --dry-run",
-		},
-	}
 }
 
 // prepareOptions are the options of review.Prepare for a review of

@@ -1,0 +1,221 @@
+package review
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/toolmem"
+)
+
+// Job is one run of the agent: a review of a change, a question about a
+// change as a new run (Options.Question), or a question in a recorded run
+// (RunID and Options.Question). Reviews and questions take one path:
+// Prepare or Resume, a session whose history redacts and whose tools are
+// built in one place, and the turn engine's loop.
+type Job struct {
+	Options
+	// RunID continues this recorded run (an unambiguous prefix will do)
+	// with Options.Question as its next turn.
+	RunID string
+	// DryRun plans the first request and stops: no store, no model.
+	DryRun bool
+	// Ask tunes the turn of a question.
+	Ask AskOptions
+}
+
+// Env is what the command lends a run: the model's credentials, the store
+// and where the run tells what happens. It names no flag; the advice is
+// the command's.
+type Env struct {
+	// APIKey is sent to the model endpoint only, never recorded.
+	APIKey string
+	// Headers are added to every model request, their ${VAR}s filled.
+	Headers map[string]string
+	// Store opens the tool memory for the repository at root. The run
+	// closes it before it returns.
+	Store func(root string) (*toolmem.Store, error)
+	// Window, if set, is told what the server said of the model's
+	// context window when the configuration did not know it.
+	Window func(WindowFit)
+	// Started, if set, is told of the session once its run is recorded,
+	// before any request.
+	Started func(*Session, *Plan)
+	// Progress and Retry, if set, follow the requests.
+	Progress func(Progress)
+	Retry    func(attempt int, wait time.Duration, err error)
+}
+
+// WindowFit is what a run learned of a context window the configuration
+// did not know: the server's answer, or Known false when it could not say
+// and the configured guess stands.
+type WindowFit struct {
+	Model  string
+	Known  bool
+	Tokens int
+	Source string
+	// Warning is what the user should know about the window served.
+	Warning string
+}
+
+// NoAPIKeyError is a run that would send a hosted endpoint a request
+// without a key.
+type NoAPIKeyError struct{ URL string }
+
+func (e *NoAPIKeyError) Error() string {
+	return fmt.Sprintf("no API key for the model endpoint %s: OPENAI_API_KEY is not set", llm.DisplayURL(e.URL))
+}
+
+// Outcome is what a run produced. Plan is set unless the run continued a
+// recorded one; Session once a run is recorded; Result for a review;
+// Answer for a question.
+type Outcome struct {
+	Plan    *Plan
+	Session *Session
+	Result  *Result
+	Answer  *Answer
+	// Failed is the model run's error when Result holds only what was
+	// found without the model (the secrets the change adds), so that
+	// --fail-on still blocks them.
+	Failed error
+}
+
+// Run carries out job: it fits the window, plans the change (or reloads
+// the recorded run), records a session and runs its turn. An empty change
+// or a dry run ends after the plan, with no session.
+func Run(ctx context.Context, job Job, env Env) (*Outcome, error) {
+	fitWindow(ctx, &job.Config, env)
+	if job.RunID != "" {
+		return follow(ctx, job, env)
+	}
+	plan, err := Prepare(ctx, job.Options)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Plan: plan}
+	if len(plan.Diff.Files) == 0 || job.DryRun {
+		return out, nil
+	}
+	if err := checkKey(env.APIKey, job.BaseURL); err != nil {
+		return out, err
+	}
+	st, err := env.Store(plan.Diff.Root)
+	if err != nil {
+		return out, err
+	}
+	defer st.Close()
+	a := newAgent(&job.Config, env, st, plan.Counter)
+	sess, err := a.Start(plan, Settings{BaseURL: job.BaseURL, Tokenizer: job.Tokenizer, Budget: job.Budget, OffDiff: job.OffDiff, FindCopies: job.FindCopies})
+	if err != nil {
+		return out, err
+	}
+	out.Session = sess
+	if env.Started != nil {
+		env.Started(sess, plan)
+	}
+	if job.Question != "" {
+		out.Answer, err = sess.Answer(ctx, job.Ask)
+		return out, err
+	}
+	res, err := sess.Review(ctx)
+	if err != nil {
+		if len(plan.Leaks) == 0 || ctx.Err() != nil {
+			return out, err
+		}
+		// The secrets the change adds need no model: their findings
+		// are kept, so that --fail-on still blocks a leaked key.
+		res, out.Failed = sess.LocalResult(), err
+	}
+	out.Result = res
+	return out, nil
+}
+
+// follow asks job's question in the recorded run job.RunID.
+func follow(ctx context.Context, job Job, env Env) (*Outcome, error) {
+	if err := checkKey(env.APIKey, job.BaseURL); err != nil {
+		return nil, err
+	}
+	st, err := env.Store(job.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	counter, err := conversation.NewCounter(llm.Lookup(job.Model).Encoding, job.Tokenizer)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := newAgent(&job.Config, env, st, counter).Resume(ctx, job.RunID, job.Ignore)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Session: sess}
+	if env.Started != nil {
+		env.Started(sess, nil)
+	}
+	out.Answer, err = sess.Ask(ctx, job.Question, job.Ask)
+	return out, err
+}
+
+// checkKey catches a missing API key before anything is recorded or
+// sent: an endpoint on the internet needs one, a local server usually
+// does not.
+func checkKey(key, baseURL string) error {
+	if key != "" || llm.Local(baseURL) {
+		return nil
+	}
+	return &NoAPIKeyError{URL: baseURL}
+}
+
+// newAgent wires the model client and the store into an agent.
+func newAgent(cfg *Config, env Env, st *toolmem.Store, counter *conversation.Counter) *Agent {
+	client := llm.NewClient(llm.ClientConfig{
+		BaseURL:     cfg.BaseURL,
+		BaseURLFrom: cfg.BaseURLFrom,
+		APIKey:      env.APIKey,
+		OnRetry:     env.Retry,
+		Timeout:     cfg.Timeout,
+		Headers:     env.Headers,
+		ExtraBody:   cfg.ExtraBody,
+
+		Stream:           cfg.Stream,
+		FirstByteTimeout: cfg.FirstByteTimeout,
+	})
+	return &Agent{
+		Model:     client,
+		ModelName: cfg.Model,
+		Store:     st,
+		Counter:   counter,
+		Budget:    cfg.Budget,
+		OffDiff:   cfg.OffDiff,
+		Caps:      cfg.Caps,
+		Exact:     cfg.ExactCounts,
+		Progress:  env.Progress,
+		Redact:    cfg.Redactor(),
+		Ignore:    cfg.Ignore,
+	}
+}
+
+// fitWindow asks the server the context window of a model the table does
+// not know, when none was configured: Ollama serves 4,096 tokens by
+// default and vLLM what it was started with, and a prompt planned for the
+// 128k guess is cut or refused.
+func fitWindow(ctx context.Context, cfg *Config, env Env) {
+	if !cfg.WindowUnknown {
+		return
+	}
+	w, ok := llm.DiscoverWindow(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, APIKey: env.APIKey, Headers: env.Headers}, cfg.Model)
+	reserve := cfg.Budget.AnswerReserve
+	if !cfg.ReserveSet {
+		reserve = conversation.DefaultReserve(w.Tokens)
+	}
+	fit := WindowFit{Model: cfg.Model, Tokens: cfg.Budget.ContextWindow}
+	if ok && reserve < w.Tokens {
+		cfg.Budget.ContextWindow, cfg.Budget.AnswerReserve = w.Tokens, reserve
+		fit = WindowFit{Model: cfg.Model, Known: true, Tokens: w.Tokens, Source: w.Source, Warning: w.Warning}
+	}
+	if env.Window != nil {
+		env.Window(fit)
+	}
+}
