@@ -11,6 +11,7 @@ require (
 	github.com/dgraph-io/ristretto/v2 v2.2.0
 	github.com/dlclark/regexp2 v1.11.0
 	github.com/dustin/go-humanize v1.0.1
+	github.com/fzipp/gocyclo v0.6.0
 	github.com/google/go-github/v84 v84.0.0
 	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/pkoukk/tiktoken-go-loader v0.0.2

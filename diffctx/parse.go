@@ -397,6 +397,19 @@ func headerKey(l string) (key, val string) {
 // file turns the header into a File without hunks.
 func (h *header) file() (*File, error) {
 	f := &File{Binary: h.binary}
+	h.paths(f)
+	if err := h.check(f); err != nil {
+		return nil, err
+	}
+	if f.Status == Renamed || f.Status == Copied {
+		f.Similarity = h.similarity
+	}
+	h.modes(f)
+	return f, nil
+}
+
+// paths sets f's status and paths from the header lines.
+func (h *header) paths(f *File) {
 	newPath := h.gitNew
 	if h.hasPlus && h.plus != "" {
 		newPath = h.plus
@@ -417,23 +430,30 @@ func (h *header) file() (*File, error) {
 	default:
 		f.Status, f.Path, f.OldPath = Modified, newPath, oldPath
 	}
+}
+
+// check refuses a header whose lines contradict each other or leave a
+// path unknown: git never writes one, so the diff is not git's.
+func (h *header) check(f *File) error {
 	switch {
 	case h.hasNewFile && h.hasDelFile, (h.hasNewFile || h.hasDelFile) && (h.hasRename || h.hasCopy), h.hasRename && h.hasCopy:
-		return nil, errors.New("contradictory header lines")
+		return errors.New("contradictory header lines")
 	case h.hasRename && (h.renameFrom == "" || h.renameTo == ""), h.hasCopy && (h.copyFrom == "" || h.copyTo == ""):
-		return nil, errors.New("a rename or copy lacks its from or to line")
+		return errors.New("a rename or copy lacks its from or to line")
 	case f.Path == "":
-		return nil, errors.New("cannot tell the file's path from its header")
+		return errors.New("cannot tell the file's path from its header")
 	case f.Status != Added && f.OldPath == "":
-		return nil, errors.New("cannot tell the file's old path from its header")
+		return errors.New("cannot tell the file's old path from its header")
 	case h.hasMinus && h.minus == "" && f.Status != Added, h.hasPlus && h.plus == "" && f.Status != Deleted:
-		return nil, fmt.Errorf("%s file with /dev/null in its ---/+++ lines", f.Status)
+		return fmt.Errorf("%s file with /dev/null in its ---/+++ lines", f.Status)
 	case f.Status == Modified && f.OldPath != f.Path:
-		return nil, errors.New("old and new paths differ but the header names no rename or copy")
+		return errors.New("old and new paths differ but the header names no rename or copy")
 	}
-	if f.Status == Renamed || f.Status == Copied {
-		f.Similarity = h.similarity
-	}
+	return nil
+}
+
+// modes sets f's modes, and what they say of symlinks and submodules.
+func (h *header) modes(f *File) {
 	switch {
 	case f.Status == Added:
 		f.NewMode = h.newFileMode
@@ -446,7 +466,6 @@ func (h *header) file() (*File, error) {
 	}
 	f.Symlink = f.OldMode == "120000" || f.NewMode == "120000"
 	f.Submodule = f.OldMode == "160000" || f.NewMode == "160000"
-	return f, nil
 }
 
 // convertHunk validates a go-diff hunk against its header and returns it
