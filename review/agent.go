@@ -239,6 +239,10 @@ const nudge = "Please finish now: call " + toolname.SubmitReview + " with your s
 // final asks for the review when the loop's budget is spent.
 const final = "The exploration budget for this review is spent. Do not call any other tool: call " + toolname.SubmitReview + " now with your summary and findings based on what you have seen."
 
+// finalAnswer asks for the answer to a question when the loop's budget is
+// spent.
+const finalAnswer = "The exploration budget for this question is spent. Do not call any tool: answer the question now, in plain text, with what you have seen."
+
 // loop runs one tool loop for the history's latest user turn: each request
 // is what precedes the turn (the static layer, the summary and the window,
 // already pruned) and the turn's messages, appended only. It returns the
@@ -274,81 +278,47 @@ func (l *loop) tokens() int {
 	return n
 }
 
+// loopState is where a loop stands on its way to its final answer.
+type loopState struct {
+	nudged  bool // the model was asked once for submit_review after prose
+	forced  bool // the final answer was asked for
+	shrunk  bool // a context-length refusal was answered already
+	pressed bool // the model was nudged again after ignoring the forced choice
+}
+
 func (l *loop) run(ctx context.Context) error {
-	nudged := false
-	forced := false
-	shrunk := false  // a context-length refusal was answered already
-	pressed := false // the model was nudged again after ignoring the forced choice
+	var ls loopState
 	for {
 		l.step++
-		choice := "auto"
-		if !forced {
-			switch {
-			case l.nearWindow():
-				forced = true
-				if err := l.finish("input_budget"); err != nil {
-					return err
-				}
-			case l.step > l.a.Budget.MaxSteps || l.a.guard.tight(l.tokens()):
-				forced = true
-				l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
-			}
+		if err := l.maybeForce(&ls); err != nil {
+			return err
 		}
-		if forced && !l.a.unforced {
-			choice = toolname.SubmitReview
-		}
+		choice := l.choice(ls.forced)
 		reply, st, err := l.send(ctx, choice)
-		if errors.Is(err, llm.ErrContextLength) && !shrunk && l.h.DropLastStep() {
+		if errors.Is(err, llm.ErrContextLength) && !ls.shrunk && l.h.DropLastStep() {
 			// The provider's window is smaller than the one planned
 			// for: the calls that overflowed it go unanswered, and the
-			// review is asked for with what was seen before them, once.
-			shrunk, forced = true, true
+			// final answer is asked for with what was seen before
+			// them, once.
+			ls.shrunk, ls.forced = true, true
 			if err := l.finish("context_length"); err != nil {
 				return err
 			}
-			if !l.a.unforced {
-				choice = toolname.SubmitReview
-			}
+			choice = l.choice(true)
 			reply, st, err = l.send(ctx, choice)
 		}
 		if err != nil {
 			return err
 		}
-		msg := reply.Message
-		msg.Role = conversation.Assistant
-		uniqueCallIDs(msg.ToolCalls)
-		nameCalls(msg.ToolCalls)
-		msg = l.appendMsg(msg)
-		// Sent back within this loop only, as reasoning models require;
-		// the next turn's history goes without it.
-		l.h.SetReasoning(msg.ID, reply.Reasoning)
-		if strings.TrimSpace(msg.Content) != "" {
-			l.lastText = msg.Content
-		}
-		// A server that ignores the forced choice (llama.cpp reads it as
-		// auto, Ollama drops it) answers text or another tool: the findings
-		// must not be lost, so the run falls back to a nudge, once.
-		// Under hard caps the extra request is not planned for, so there
-		// the loop ends as before.
-		ignored := forced && !pressed && !callsTool(msg.ToolCalls, toolname.SubmitReview) && (l.a.guard == nil || !l.a.guard.hard)
-		if ignored && choice == toolname.SubmitReview && (reply.ToolChoice == "" || reply.ToolChoice == choice) {
-			l.a.unforced = true
-			if err := l.a.fallbackEvent(st.N, llm.Fallback{Kind: "fallback", Feature: "tool_choice", From: "function", To: "auto",
-				Reason: "the server ignored the forced " + toolname.SubmitReview + " call"}); err != nil {
-				return err
-			}
+		msg := l.take(reply)
+		ignored, err := l.ignoredChoice(&ls, msg, reply, choice, st)
+		if err != nil {
+			return err
 		}
 		if len(msg.ToolCalls) == 0 {
-			if ignored {
-				pressed = true
-				l.appendMsg(conversation.Message{Role: conversation.User, Content: nudge})
-				continue
-			}
-			if nudged || forced || l.ask {
+			if done := l.prose(&ls, ignored); done {
 				return nil
 			}
-			nudged = true
-			l.appendMsg(conversation.Message{Role: conversation.User, Content: nudge})
 			continue
 		}
 		if err := l.answer(ctx, msg.ToolCalls, st); err != nil {
@@ -359,20 +329,109 @@ func (l *loop) run(ctx context.Context) error {
 		if err := l.a.save(); err != nil {
 			return err
 		}
-		if l.submitted != nil {
-			return nil
-		}
-		if forced {
-			if ignored {
-				pressed = true
-				l.appendMsg(conversation.Message{Role: conversation.User, Content: nudge})
-				continue
-			}
+		if l.submitted != nil || (ls.forced && !ignored) {
 			// The model ignored the forced choice and a nudge; asking
 			// again would loop.
 			return nil
 		}
+		if ls.forced {
+			ls.pressed = true
+			l.appendMsg(conversation.Message{Role: conversation.User, Content: nudge})
+		}
 	}
+}
+
+// maybeForce asks for the final answer when the next request would pass
+// the stop line, the loop's steps are spent, or the caps are near.
+func (l *loop) maybeForce(ls *loopState) error {
+	if ls.forced {
+		return nil
+	}
+	switch {
+	case l.nearWindow():
+		ls.forced = true
+		return l.finish("input_budget")
+	case l.step > l.a.Budget.MaxSteps || l.a.guard.tight(l.tokens()):
+		ls.forced = true
+		l.appendMsg(conversation.Message{Role: conversation.User, Content: l.finalText()})
+	}
+	return nil
+}
+
+// choice is the tool choice of the next request: submit_review once a
+// review's final answer is asked for (unless the server ignores forced
+// choices), no tool once a question's is, else the model's own.
+func (l *loop) choice(forced bool) string {
+	switch {
+	case !forced:
+		return "auto"
+	case l.ask:
+		return "none"
+	case l.a.unforced:
+		return "auto"
+	}
+	return toolname.SubmitReview
+}
+
+// finalText asks for the final answer when the loop's budget is spent:
+// a review's as submit_review, a question's as plain text, so a follow-up
+// answers the question rather than submitting the review again.
+func (l *loop) finalText() string {
+	if l.ask {
+		return finalAnswer
+	}
+	return final
+}
+
+// take appends the model's reply to the loop and returns it as added.
+func (l *loop) take(reply *llm.Reply) conversation.Message {
+	msg := reply.Message
+	msg.Role = conversation.Assistant
+	uniqueCallIDs(msg.ToolCalls)
+	nameCalls(msg.ToolCalls)
+	msg = l.appendMsg(msg)
+	// Sent back within this loop only, as reasoning models require; the
+	// next turn's history goes without it.
+	l.h.SetReasoning(msg.ID, reply.Reasoning)
+	if strings.TrimSpace(msg.Content) != "" {
+		l.lastText = msg.Content
+	}
+	return msg
+}
+
+// ignoredChoice reports whether a forced review answered without
+// submit_review. A server that ignores the forced choice (llama.cpp reads
+// it as auto, Ollama drops it) answers text or another tool: the findings
+// must not be lost, so the run falls back to a nudge, once. Under hard
+// caps the extra request is not planned for, so there the loop ends.
+func (l *loop) ignoredChoice(ls *loopState, msg conversation.Message, reply *llm.Reply, choice string, st *toolmem.Step) (bool, error) {
+	if l.ask {
+		return false, nil
+	}
+	ignored := ls.forced && !ls.pressed && !callsTool(msg.ToolCalls, toolname.SubmitReview) && (l.a.guard == nil || !l.a.guard.hard)
+	if ignored && choice == toolname.SubmitReview && (reply.ToolChoice == "" || reply.ToolChoice == choice) {
+		l.a.unforced = true
+		err := l.a.fallbackEvent(st.N, llm.Fallback{Kind: "fallback", Feature: "tool_choice", From: "function", To: "auto",
+			Reason: "the server ignored the forced " + toolname.SubmitReview + " call"})
+		return true, err
+	}
+	return ignored, nil
+}
+
+// prose decides what follows an answer without tool calls: the end of a
+// question's loop or of a forced review, else a nudge towards
+// submit_review (once, or once more after an ignored forced choice).
+func (l *loop) prose(ls *loopState, ignored bool) (done bool) {
+	switch {
+	case ignored:
+		ls.pressed = true
+	case ls.nudged || ls.forced || l.ask:
+		return true
+	default:
+		ls.nudged = true
+	}
+	l.appendMsg(conversation.Message{Role: conversation.User, Content: nudge})
+	return false
 }
 
 // finalShare is the share of the input budget past which a loop stops
