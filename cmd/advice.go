@@ -4,8 +4,12 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
+	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -22,7 +26,7 @@ type advice struct {
 	// sep joins the error and do; ": " if empty.
 	sep string
 	// subject is the error's text as the command line says it, if not
-	// its own.
+	// its own: "--since X ..." where diffctx says "X ...".
 	subject string
 	// code is the exit code; 0 leaves it to exitCode's other cases.
 	code int
@@ -53,6 +57,9 @@ func is(target error, a advice) adviser {
 		return target, a, true
 	}
 }
+
+// defaultURLSetting names the settings of the default endpoint.
+const defaultURLSetting = "OPENAI_BASE_URL (or --base-url)"
 
 // advisers are tried in order; the first that knows an error in the
 // chain advises on it.
@@ -92,6 +99,54 @@ var advisers = []adviser{
 		}
 		return advice{do: "list refs with 'review memory list'"}, true
 	}),
+
+	// The diff (diffctx).
+	on(func(e *diffctx.SinceError) (advice, bool) {
+		return advice{subject: "--since " + e.Error(), do: "review the whole change without --since"}, true
+	}),
+
+	// The plan (review).
+	on(func(e *review.WindowError) (advice, bool) {
+		return advice{do: fmt.Sprintf("use --context-window %d or more", e.Want), code: ExitUsage}, true
+	}),
+	on(func(e *review.CapError) (advice, bool) {
+		return advice{do: "raise " + review.CapFlag(e.Reason), sep: "; "}, true
+	}),
+
+	// The model endpoint (review/llm).
+	on(func(e *llm.TimeoutError) (advice, bool) {
+		switch e.Phase {
+		case llm.PhaseFirstByte:
+			return advice{do: "check that the server is up and not overloaded; a local server loading a large model or reading a long prompt may need more: --first-byte-timeout (REVIEW_FIRST_BYTE_TIMEOUT); a server that does not stream, --stream=false"}, true
+		case llm.PhaseStall:
+			return advice{do: "check the server's load and logs; allow longer pauses with --first-byte-timeout, or read answers whole with --stream=false"}, true
+		case llm.PhaseStream:
+			return advice{do: "allow more time per request with --timeout (REVIEW_TIMEOUT), or a smaller answer with --answer-reserve"}, true
+		}
+		return advice{do: "check that the server is up and not overloaded, or allow more time per request with --timeout (REVIEW_TIMEOUT)"}, true
+	}),
+	on(func(e *llm.TruncatedError) (advice, bool) {
+		return advice{do: "check the server's logs (a proxy's idle timeout cuts long streams), or read answers whole with --stream=false"}, true
+	}),
+	on(func(e *llm.ConnectError) (advice, bool) {
+		setting := cmp.Or(e.Setting, defaultURLSetting)
+		if e.NoHost {
+			return advice{do: "check " + setting}, true
+		}
+		return advice{do: "check " + setting + " and that the server is running"}, true
+	}),
+	on(func(e *llm.URLError) (advice, bool) {
+		return advice{do: "set OPENAI_BASE_URL or --base-url to http(s)://host[:port]/v1"}, true
+	}),
+	on(func(e *llm.APIError) (advice, bool) {
+		// Only a 404 depends on how the endpoint was chosen; the other
+		// statuses say what to do themselves.
+		if e.Status != http.StatusNotFound {
+			return advice{}, false
+		}
+		return advice{do: fmt.Sprintf("check --model and %s (it usually ends in /v1, also for Ollama, vLLM and llama.cpp)", cmp.Or(e.URLSetting, defaultURLSetting))}, true
+	}),
+	is(llm.ErrNoModel, advice{do: "set --model"}),
 }
 
 // advise finds the first error in err's chain that an adviser knows.
