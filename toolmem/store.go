@@ -542,6 +542,9 @@ func (s *Store) Dir() string { return s.dir }
 func (s *Store) sync() error {
 	s.syncOnce.Do(func() { s.syncs = startSyncer(func() error { return guard(s.dir, s.db.Sync) }) })
 	if err := s.syncs.request(); err != nil {
+		if isDiskFull(err) {
+			return &DiskFullError{Dir: s.dir, What: "syncing the writes", cause: err}
+		}
 		return fmt.Errorf("syncing tool memory at %s: %s", s.dir, text.FirstLine(err.Error()))
 	}
 	return nil
