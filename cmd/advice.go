@@ -101,6 +101,9 @@ var advisers = []adviser{
 	}),
 
 	// The diff (diffctx).
+	on(func(e *diffctx.RepoError) (advice, bool) {
+		return advice{do: "run review in a clone of the repository", sep: "; "}, true
+	}),
 	on(func(e *diffctx.SinceError) (advice, bool) {
 		return advice{subject: "--since " + e.Error(), do: "review the whole change without --since"}, true
 	}),
