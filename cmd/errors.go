@@ -36,7 +36,8 @@ func usageErrorf(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
 }
 
-// exitCode maps an error to the process exit code.
+// exitCode maps an error to the process exit code. The typed errors of
+// the packages below have theirs beside their advice (advisers).
 func exitCode(err error) int {
 	var ue *UsageError
 	switch {
@@ -46,6 +47,11 @@ func exitCode(err error) int {
 		return ExitInterrupted
 	case errors.As(err, &ue):
 		return ExitUsage
+	}
+	if _, a, ok := advise(err); ok && a.code != 0 {
+		return a.code
+	}
+	switch {
 	case isLocked(err):
 		return ExitLocked
 	case errors.Is(err, toolmem.ErrDamaged):

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -171,9 +170,6 @@ func runMemoryList(opts *MemoryOptions) error {
 	run := opts.Run
 	if run != "" {
 		r, err := st.Run(run)
-		if errors.Is(err, toolmem.ErrNotFound) {
-			return fmt.Errorf("no run with ID %q: list runs with 'review runs'", run)
-		}
 		if err != nil {
 			return err
 		}

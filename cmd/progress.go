@@ -76,13 +76,13 @@ func (p *progress) step(s review.Progress) {
 func (p *progress) retry(attempt int, wait time.Duration, err error) {
 	p.retries++
 	if p.log {
-		fmt.Fprintf(p.io.ErrOut, "review: retrying in %s (attempt %d): %s\n", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(err.Error(), 300))
+		fmt.Fprintf(p.io.ErrOut, "review: retrying in %s (attempt %d): %s\n", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(errorLine(err), 300))
 		return
 	}
 	if !p.io.ErrTTY {
 		return
 	}
-	fmt.Fprintf(p.io.rawErr(), "\r\033[K  retrying in %s (attempt %d): %s", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(text.Clean(err.Error()), 300))
+	fmt.Fprintf(p.io.rawErr(), "\r\033[K  retrying in %s (attempt %d): %s", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(text.Clean(errorLine(err)), 300))
 	p.drawn = true
 }
 

@@ -47,7 +47,7 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		return ExitInterrupted
 	}
 	if !isOutcome(err) {
-		fmt.Fprintln(f.IO.ErrOut, "review: "+text.OneLine(err.Error(), 0))
+		fmt.Fprintln(f.IO.ErrOut, "review: "+text.OneLine(errorLine(err), 0))
 	}
 	var he *hintError
 	if errors.As(err, &he) {

@@ -5,13 +5,31 @@ import (
 	"fmt"
 )
 
-// Errors Load returns, wrapped with what to do about them; match them with
+// Errors Load returns, wrapped with what is wrong; match them with
 // errors.Is.
 var (
 	ErrNotRepo     = errors.New("not a git repository")
 	ErrGitMissing  = errors.New("git is not installed")
 	ErrNoMergeBase = errors.New("no merge base")
 )
+
+// RepoError is a directory with no git work tree to review; it matches
+// ErrNotRepo.
+type RepoError struct {
+	Dir string // absolute
+	// Bare is set when Dir is in a repository without a work tree: a bare
+	// one, or the inside of .git.
+	Bare bool
+}
+
+func (e *RepoError) Error() string {
+	if e.Bare {
+		return fmt.Sprintf("%v: %s has no work tree", ErrNotRepo, e.Dir)
+	}
+	return fmt.Sprintf("%v: %s is not inside a git work tree", ErrNotRepo, e.Dir)
+}
+
+func (e *RepoError) Unwrap() error { return ErrNotRepo }
 
 // RevError reports a revision git cannot resolve to a commit.
 type RevError struct {

@@ -41,7 +41,8 @@ type Options struct {
 // Diff then has no files.
 //
 // Errors match ErrGitMissing, ErrNotRepo or ErrNoMergeBase with errors.Is,
-// or are a *RevError or *ParseError for errors.As.
+// or are a *RepoError, *RevError, *SinceError or *ParseError for
+// errors.As.
 func Load(ctx context.Context, opts Options) (*Diff, error) {
 	if opts.Base == "" {
 		return nil, errors.New("no base revision given: name the branch or commit to review against")
@@ -69,10 +70,10 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 		abs, _ := filepath.Abs(dir)
 		switch msg := err.Error(); {
 		case strings.Contains(msg, "not a git repository"):
-			return nil, fmt.Errorf("%w: %s is not inside a git work tree; run review in a clone of the repository", ErrNotRepo, abs)
+			return nil, &RepoError{Dir: abs}
 		case strings.Contains(msg, "must be run in a work tree"):
 			// A bare repository, or the inside of .git.
-			return nil, fmt.Errorf("%w: %s has no work tree; run review in a clone of the repository", ErrNotRepo, abs)
+			return nil, &RepoError{Dir: abs, Bare: true}
 		}
 		return nil, err
 	}

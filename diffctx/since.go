@@ -11,8 +11,22 @@ import (
 
 // ErrSinceNotAncestor is Load's error when Options.Since is not an ancestor
 // of head: a force-push rewrote the history since it, so "the commits since"
-// means nothing; the whole change must be reviewed.
+// means nothing; the whole change must be reviewed. A *SinceError wraps it.
 var ErrSinceNotAncestor = errors.New("not an ancestor of head")
+
+// SinceError is Options.Since not an ancestor of head; it matches
+// ErrSinceNotAncestor.
+type SinceError struct {
+	Since string // the revision as given
+	SHA   string // the commit it names
+	Head  string // the commit of head
+}
+
+func (e *SinceError) Error() string {
+	return fmt.Sprintf("%s (%.12s) is %v %.12s (the branch was rebased or force-pushed since)", e.Since, e.SHA, ErrSinceNotAncestor, e.Head)
+}
+
+func (e *SinceError) Unwrap() error { return ErrSinceNotAncestor }
 
 // narrowSince keeps, of the change d holds (merge base to head), what the
 // commits since since changed: the hunks whose new lines the diff from
@@ -30,7 +44,7 @@ func (g *runner) narrowSince(ctx context.Context, d *Diff, since string, copies 
 	if _, err := g.Text(ctx, "merge-base", "--is-ancestor", sha, d.HeadSHA); err != nil {
 		var gerr *git.Error
 		if errors.As(err, &gerr) && gerr.ExitCode() == 1 {
-			return fmt.Errorf("--since %s (%.12s) is %w %.12s (the branch was rebased or force-pushed since): review the whole change without --since", since, sha, ErrSinceNotAncestor, d.HeadSHA)
+			return &SinceError{Since: since, SHA: sha, Head: d.HeadSHA}
 		}
 		return g.fail(ctx, err)
 	}

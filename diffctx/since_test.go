@@ -84,12 +84,13 @@ func TestLoadSince(t *testing.T) {
 	}
 
 	// A head the branch no longer contains (a force-push): an error that
-	// says what to do.
+	// names both commits.
 	r.git("checkout", "-q", "-b", "other", "main")
 	r.write("x.go", "x\n")
 	r.commit("elsewhere")
 	_, err = Load(context.Background(), Options{Dir: r.dir, Base: "main", Head: "feature", Since: "other"})
-	if !errors.Is(err, ErrSinceNotAncestor) || !strings.Contains(err.Error(), "review the whole change without --since") {
+	var se *SinceError
+	if !errors.Is(err, ErrSinceNotAncestor) || !errors.As(err, &se) || se.Since != "other" || len(se.SHA) < 40 || len(se.Head) < 40 {
 		t.Errorf("since a commit off the branch: %v", err)
 	}
 	_, err = Load(context.Background(), Options{Dir: r.dir, Base: "main", Since: "nosuchrev"})

@@ -164,6 +164,28 @@ func previews(b conversation.Budget) toolmem.Limits {
 	return toolmem.Limits{Chars: b.PreviewChars, Lines: b.PreviewLines}.Normalized()
 }
 
+// WindowError is a context window too small for any review; it matches
+// ErrWindowTooSmall. The figures are tokens.
+type WindowError struct {
+	Fixed    int // the system prompt and the tool definitions
+	Overview int // the smallest overview of the changed files
+	Turn     int // a minimal review turn
+	Window   int // the context window
+	Reserve  int // the answer reserve
+	Input    int // what the window leaves for a request
+	// Want is the smallest window, in round thousands, whose input
+	// budget holds the review with the default answer reserve.
+	Want int
+}
+
+func (e *WindowError) Error() string {
+	return fmt.Sprintf("%v: the system prompt and tool definitions take %d tokens, the smallest overview of the changed files %d and a minimal review turn %d more, but a context window of %d with an answer reserve of %d leaves %d",
+		ErrWindowTooSmall, e.Fixed, e.Overview, e.Turn, e.Window, e.Reserve, e.Input)
+}
+
+// Is makes errors.Is(err, ErrWindowTooSmall) true.
+func (e *WindowError) Is(target error) bool { return target == ErrWindowTooSmall }
+
 // windowError says how large a window a review needs.
 func windowError(b conversation.Budget, fixed, overview, need int) error {
 	// The smallest window whose input budget holds need, with the
@@ -173,9 +195,28 @@ func windowError(b conversation.Budget, fixed, overview, need int) error {
 		want = need + 8192
 	}
 	want = max(want, need+b.AnswerReserve)
-	return fmt.Errorf("%w: the system prompt and tool definitions take %d tokens, the smallest overview of the changed files %d and a minimal review turn %d more, but a context window of %d with an answer reserve of %d leaves %d: use --context-window %d or more",
-		ErrWindowTooSmall, fixed, overview, need-fixed-overview, b.ContextWindow, b.AnswerReserve, b.Input(), roundUp(want, 1000))
+	return &WindowError{Fixed: fixed, Overview: overview, Turn: need - fixed - overview,
+		Window: b.ContextWindow, Reserve: b.AnswerReserve, Input: b.Input(), Want: roundUp(want, 1000)}
 }
+
+// CapError is a cap too low for even the first unit of a review; it
+// matches ErrCapTooLow.
+type CapError struct {
+	Reason string // the cap: one of the Reason constants
+	First  int    // the prompt tokens of the first request
+	Need   int    // the prompt tokens of the two requests a review needs at least
+	// Cost is what those two requests cost, when the price is known:
+	// ", $0.02"; empty otherwise.
+	Cost string
+}
+
+func (e *CapError) Error() string {
+	return fmt.Sprintf("%v: the first request alone takes %d prompt tokens, and a review needs room for at least two (%d tokens%s)",
+		ErrCapTooLow, e.First, e.Need, e.Cost)
+}
+
+// Is makes errors.Is(err, ErrCapTooLow) true.
+func (e *CapError) Is(target error) bool { return target == ErrCapTooLow }
 
 func roundUp(n, to int) int { return (n + to - 1) / to * to }
 
@@ -222,7 +263,7 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 		}
 		if over != "" {
 			if k == 0 {
-				return 0, over, fmt.Errorf("%w: the first request alone takes %d prompt tokens, and a review needs room for at least two (%d tokens%s); raise %s", ErrCapTooLow, first, 2*firsts[0], capCost(caps, 2*firsts[0], 2, b.AnswerReserve), capName(over))
+				return 0, over, &CapError{Reason: over, First: first, Need: 2 * firsts[0], Cost: capCost(caps, 2*firsts[0], 2, b.AnswerReserve)}
 			}
 			kept, reason = k, over
 			break

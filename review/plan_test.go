@@ -29,8 +29,9 @@ func TestPrepareWindowTooSmall(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, ErrWindowTooSmall) || !strings.Contains(err.Error(), "use --context-window ") {
-			t.Errorf("window %d: error %v, want one saying the window is too small", tc.window, err)
+		var we *WindowError
+		if !errors.Is(err, ErrWindowTooSmall) || !errors.As(err, &we) || we.Window != tc.window || we.Want <= tc.window {
+			t.Errorf("window %d: error %v, want one saying the window is too small and a larger one", tc.window, err)
 		}
 	}
 }
@@ -84,7 +85,8 @@ func TestPrepareCaps(t *testing.T) {
 	if e := tok.Estimate; e.Units != 2 || e.LimitedBy != ReasonMaxPromptTokens || e.MaxPromptTokens != firsts+100 || e.MaxRequests > (firsts+100)/all.Tokens()*2 {
 		t.Errorf("token cap: %+v", e)
 	}
-	if _, err := prepare(Caps{MaxPromptTokens: all.Tokens()}); !errors.Is(err, ErrCapTooLow) {
+	var ce *CapError
+	if _, err := prepare(Caps{MaxPromptTokens: all.Tokens()}); !errors.Is(err, ErrCapTooLow) || !errors.As(err, &ce) || ce.Reason != ReasonMaxPromptTokens {
 		t.Errorf("a cap below two first requests: %v", err)
 	}
 	// A cost cap at a configured price.

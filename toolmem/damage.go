@@ -23,37 +23,18 @@ import (
 
 // ErrDamaged reports a store, or a record in it, that cannot be read back as
 // it was written: a file that fails its checksum, a missing MANIFEST, a
-// value log cut short, a record that does not decode. Errors wrap it with
-// what is damaged and what to do.
+// value log cut short, a record that does not decode. A *DamagedError
+// wraps it with what is damaged and why.
 var ErrDamaged = errors.New("tool memory is damaged")
-
-// damagedError is an ErrDamaged with the message a person needs. record is
-// empty when the store as a whole cannot be opened.
-type damagedError struct {
-	dir    string
-	record string // "run X", "output REF", "step N of run X"
-	why    string
-}
-
-func (e *damagedError) Error() string {
-	if e.record == "" {
-		return fmt.Sprintf("tool memory at %s is damaged (%s); it was left as it is: move it aside to start afresh (mv %s %s.damaged), and see 'review doctor --store %s' for details",
-			e.dir, e.why, e.dir, e.dir, e.dir)
-	}
-	return fmt.Sprintf("%s in tool memory at %s is damaged (%s); the other records are readable: 'review doctor' lists every damaged one",
-		e.record, e.dir, e.why)
-}
-
-func (e *damagedError) Unwrap() error { return ErrDamaged }
 
 // damagedStore is the error of a store that cannot be opened.
 func damagedStore(dir, format string, args ...any) error {
-	return &damagedError{dir: dir, why: fmt.Sprintf(format, args...)}
+	return &DamagedError{Dir: dir, Reason: fmt.Sprintf(format, args...)}
 }
 
 // damagedRecord is the error of one record that cannot be read.
 func (s *Store) damagedRecord(record string, err error) error {
-	return &damagedError{dir: s.dir, record: record, why: damageReason(err)}
+	return &DamagedError{Dir: s.dir, Record: record, Reason: damageReason(err)}
 }
 
 // damageReason says in a few words why a value could not be read. Badger

@@ -194,9 +194,8 @@ func (e *metaError) Unwrap() error { return e.err }
 // damagedOutput turns a failure to read output ref into an ErrDamaged
 // error, keeping errors of this package as they are.
 func (s *Store) damagedOutput(ref string, err error) error {
-	var nf *notFoundError
 	var in *inputError
-	if err == nil || errors.As(err, &nf) || errors.As(err, &in) {
+	if err == nil || errors.Is(err, ErrNotFound) || errors.As(err, &in) {
 		return err
 	}
 	return s.damagedRecord("output "+ref, err)

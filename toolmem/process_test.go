@@ -182,9 +182,9 @@ func TestLockedByAnotherProcess(t *testing.T) {
 	if took < wait || took > wait+2*time.Second {
 		t.Errorf("Open gave up after %v, want about %v", took, wait)
 	}
-	want := fmt.Sprintf("tool memory at %s is in use by another review (waited 400ms): wait for it to finish or use --store DIR", dir)
-	if err.Error() != want {
-		t.Errorf("error %q, want %q", err, want)
+	var le *LockedError
+	if !errors.As(err, &le) || le.Dir != dir || le.Waited != wait {
+		t.Errorf("error %#v, want a *LockedError for %s after %v", err, dir, wait)
 	}
 
 	// Open waits for the other process to finish.

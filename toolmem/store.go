@@ -24,12 +24,12 @@ import (
 // store when Options.LockWait is zero.
 const DefaultLockWait = 10 * time.Second
 
-// ErrLocked reports that another process holds the store. Errors returned by
-// Open wrap it with the directory and how long Open waited.
+// ErrLocked reports that another process holds the store. Open's
+// *LockedError wraps it with the directory and how long Open waited.
 var ErrLocked = errors.New("tool memory is in use by another review")
 
-// ErrNotFound reports an unknown ref or run. Errors wrap it with the ID that
-// was asked for.
+// ErrNotFound reports an unknown ref or run. A *NotFoundError wraps it with
+// the ID that was asked for.
 var ErrNotFound = errors.New("not found in tool memory")
 
 // Options tune Open. The zero value is ready to use.
@@ -96,12 +96,12 @@ func DefaultDir(repoDir string) (string, error) {
 		where, _ := filepath.Abs(cmp.Or(repoDir, "."))
 		msg := text.FirstLine(strings.TrimSpace(string(gerr.Stderr)))
 		if strings.Contains(msg, "not a git repository") {
-			return "", fmt.Errorf("%s is not inside a git repository: run review in one, or choose a store with --store DIR", where)
+			return "", &GitDirError{Dir: where}
 		}
 		if msg == "" {
 			msg = gerr.Err.Error()
 		}
-		return "", fmt.Errorf("cannot locate the git directory of %s (%s): run review in a git repository, or choose a store with --store DIR", where, strings.TrimPrefix(msg, "fatal: "))
+		return "", &GitDirError{Dir: where, Reason: strings.TrimPrefix(msg, "fatal: ")}
 	}
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(repoDir, dir)
@@ -178,7 +178,7 @@ func Open(dir string, opts Options) (*Store, error) {
 // open is Open with the Badger options of choice.
 func open(dir string, opts Options, badgerOpts func(dir string, errLog io.Writer) badger.Options) (*Store, error) {
 	if dir == "" {
-		return nil, errors.New("tool memory directory is empty: choose one with --store DIR")
+		return nil, ErrNoDir
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -244,7 +244,7 @@ func openLocked(dir string, bopts badger.Options, readOnly bool, wait time.Durat
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return nil, &lockedError{dir: dir, waited: max(wait, 0)}
+			return nil, &LockedError{Dir: dir, Waited: max(wait, 0)}
 		}
 		time.Sleep(min(delay, left))
 		delay = min(2*delay, 250*time.Millisecond)
@@ -286,7 +286,7 @@ func openBadger(dir string, bopts badger.Options, readOnly bool) (db *badger.DB,
 		// checkFiles found nothing but unused space to trim.
 		return nil, errNeedsRecovery
 	case errors.Is(err, os.ErrPermission):
-		return nil, fmt.Errorf("cannot open tool memory at %s: %s: make it readable and writable by you, or choose another with --store DIR", dir, lastClause(err))
+		return nil, &AccessError{Dir: dir, Reason: lastClause(err), cause: err}
 	case isDamage(err):
 		return nil, damagedStore(dir, "%s", lastClause(err))
 	}
@@ -378,7 +378,7 @@ func checkDir(dir string) (empty bool, err error) {
 }
 
 func notStoreError(dir, name string) error {
-	return fmt.Errorf("%s is not a tool memory directory (it holds %s): choose an empty or new directory with --store DIR", dir, name)
+	return &NotStoreError{Dir: dir, Holds: name}
 }
 
 // prepareDir creates dir 0700, or checks that an existing dir is a store (or
@@ -400,7 +400,7 @@ func prepareDir(dir string) error {
 		}
 	}
 	if !writable(dir) {
-		return fmt.Errorf("tool memory at %s is read-only: 'review runs', 'replay', 'memory' and 'doctor' can read it, but a review needs a store it can write: make it writable (chmod u+w %s) or choose another with --store DIR", dir, dir)
+		return &ReadOnlyError{Dir: dir}
 	}
 	info, err := os.Stat(dir)
 	if err != nil {
@@ -542,6 +542,9 @@ func (s *Store) Dir() string { return s.dir }
 func (s *Store) sync() error {
 	s.syncOnce.Do(func() { s.syncs = startSyncer(func() error { return guard(s.dir, s.db.Sync) }) })
 	if err := s.syncs.request(); err != nil {
+		if isDiskFull(err) {
+			return &DiskFullError{Dir: s.dir, What: "syncing the writes", cause: err}
+		}
 		return fmt.Errorf("syncing tool memory at %s: %s", s.dir, text.FirstLine(err.Error()))
 	}
 	return nil
@@ -603,31 +606,15 @@ func (y *syncer) stop() error {
 	return nil
 }
 
-// lockedError is the error Open returns for a store held by another process.
-type lockedError struct {
-	dir    string
-	waited time.Duration
-}
-
-func (e *lockedError) Error() string {
-	return fmt.Sprintf("tool memory at %s is in use by another review (waited %s): wait for it to finish or use --store DIR", e.dir, e.waited)
-}
-
-func (e *lockedError) Unwrap() error { return ErrLocked }
-
-// notFoundError is an ErrNotFound with the message a person needs.
+// notFoundError is an ErrNotFound of a kind NotFoundError does not name.
 type notFoundError struct{ msg string }
 
 func (e *notFoundError) Error() string { return e.msg }
 func (e *notFoundError) Unwrap() error { return ErrNotFound }
 
-func refNotFound(ref string) error {
-	return &notFoundError{fmt.Sprintf("no stored output with ref %q: list refs with 'review memory list'", ref)}
-}
+func refNotFound(ref string) error { return &NotFoundError{Kind: KindRef, ID: ref} }
 
-func runNotFound(id string) error {
-	return &notFoundError{fmt.Sprintf("no run with ID %q: list runs with 'review runs'", id)}
-}
+func runNotFound(id string) error { return &NotFoundError{Kind: KindRun, ID: id} }
 
 // errorLogger passes Badger's errors to a writer and drops everything else.
 type errorLogger struct{ w io.Writer }
@@ -647,11 +634,14 @@ func (errorLogger) Debugf(string, ...any)   {}
 // errTxn wraps an error from a read or write of the store, keeping errors
 // of this package (not found, bad input) as they are.
 func (s *Store) errTxn(what string, err error) error {
-	var nf *notFoundError
 	var in *inputError
-	var dm *damagedError
-	if errors.As(err, &nf) || errors.As(err, &in) || errors.As(err, &dm) {
+	var dm *DamagedError
+	var full *DiskFullError
+	if errors.Is(err, ErrNotFound) || errors.As(err, &in) || errors.As(err, &dm) || errors.As(err, &full) {
 		return err
+	}
+	if isDiskFull(err) {
+		return &DiskFullError{Dir: s.dir, What: what, cause: err}
 	}
 	if strings.ContainsRune(strings.TrimSpace(err.Error()), '\n') {
 		return fmt.Errorf("%s in tool memory at %s: %s", what, s.dir, text.FirstLine(err.Error()))

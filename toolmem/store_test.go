@@ -175,9 +175,9 @@ func TestNotFound(t *testing.T) {
 		}
 	}
 	_, err := s.Get("aaaaaaaaaa")
-	want := `no stored output with ref "aaaaaaaaaa": list refs with 'review memory list'`
-	if err.Error() != want {
-		t.Errorf("error = %q, want %q", err, want)
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || nf.Kind != KindRef || nf.ID != "aaaaaaaaaa" {
+		t.Errorf("error = %#v, want a *NotFoundError for ref aaaaaaaaaa", err)
 	}
 	if _, err := s.Put("bad/run", 1, "c", "t", "", nil); err == nil {
 		t.Error("Put accepted a run ID with a slash")
@@ -523,8 +523,9 @@ func TestDefaultDir(t *testing.T) {
 	}
 
 	_, err := DefaultDir(t.TempDir())
-	if err == nil || !strings.Contains(err.Error(), "--store DIR") || strings.Contains(err.Error(), "\n") {
-		t.Fatalf("DefaultDir outside a repository: %v", err)
+	var ge *GitDirError
+	if !errors.As(err, &ge) || !ge.NotRepo() || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("DefaultDir outside a repository: %#v", err)
 	}
 }
 

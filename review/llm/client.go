@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -114,9 +113,9 @@ type ClientConfig struct {
 	// OPENAI_BASE_URL: "http://localhost:11434/v1" for Ollama.
 	BaseURL string
 	// BaseURLFrom names what set BaseURL, as the user wrote it
-	// ("--base-url", "OPENAI_BASE_URL", "base_url in .review.yaml:3"), so
-	// advice about the endpoint names the setting to change; "" (the
-	// default endpoint) names OPENAI_BASE_URL and --base-url.
+	// ("--base-url", "OPENAI_BASE_URL", "base_url in .review.yaml:3"); the
+	// errors about the endpoint carry it, so that advice names the setting
+	// to change. "" is the default endpoint.
 	BaseURLFrom string
 	// APIKey is sent as a bearer token; empty sends no Authorization
 	// header (local servers). It never appears in replies, errors or
@@ -287,7 +286,7 @@ func (c *Client) complete(ctx context.Context, req Request, hook func([]byte)) (
 	var ae *APIError
 	if errors.As(err, &ae) {
 		ae.NoKey = c.cfg.APIKey == ""
-		ae.URLSetting = c.urlSetting()
+		ae.URLSetting = c.cfg.BaseURLFrom
 	}
 	return &Reply{Request: body, Response: ex.body, Attempts: ex.attempts, Stream: ex.stream}, err
 }
@@ -314,10 +313,10 @@ func endpointURL(base string) (endpoint, site string, err error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return "", "", fmt.Errorf("invalid model endpoint URL: %v: set OPENAI_BASE_URL or --base-url to http(s)://host[:port]/v1", err)
+		return "", "", &URLError{Reason: err.Error()}
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", "", fmt.Errorf("invalid model endpoint URL %q: set OPENAI_BASE_URL or --base-url to http(s)://host[:port]/v1", DisplayURL(base))
+		return "", "", &URLError{URL: DisplayURL(base)}
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
@@ -327,6 +326,22 @@ func endpointURL(base string) (endpoint, site string, err error) {
 	}
 	return u.String(), site, nil
 }
+
+// URLError is a base URL that names no HTTP endpoint.
+type URLError struct {
+	URL    string // as DisplayURL shows it; empty if it does not parse
+	Reason string // why it does not parse
+}
+
+func (e *URLError) Error() string {
+	if e.URL == "" {
+		return "invalid model endpoint URL: " + e.Reason
+	}
+	return fmt.Sprintf("invalid model endpoint URL %q", e.URL)
+}
+
+// ErrNoModel is a request that names no model.
+var ErrNoModel = errors.New("no model named")
 
 // Local reports whether a base URL names a server that plausibly needs no
 // API key: this machine, a private or link-local address, or a name that
@@ -384,12 +399,14 @@ type APIError struct {
 	// NoKey is set when the request carried no API key, so that a 401
 	// asks for one rather than calling it wrong.
 	NoKey bool
-	// URLSetting names the setting that chose the endpoint, for advice
-	// on a 404.
+	// URLSetting names the setting that chose the endpoint, as
+	// ClientConfig.BaseURLFrom, for advice on a 404; empty for the
+	// default endpoint.
 	URLSetting string
 }
 
-// Error is a one-line message saying what failed and what to do.
+// Error is a one-line message saying what failed, and what to do when
+// that does not depend on how the endpoint was chosen.
 func (e *APIError) Error() string {
 	msg := e.Message
 	if msg == "" {
@@ -403,7 +420,7 @@ func (e *APIError) Error() string {
 	case e.Status == http.StatusForbidden:
 		return fmt.Sprintf("model endpoint refused the request (HTTP 403): %s: check that the API key may use this model", msg)
 	case e.Status == http.StatusNotFound:
-		return fmt.Sprintf("model endpoint answered HTTP 404 (%s): check --model and %s (it usually ends in /v1, also for Ollama, vLLM and llama.cpp)", msg, cmp.Or(e.URLSetting, "OPENAI_BASE_URL"))
+		return fmt.Sprintf("model endpoint answered HTTP 404 (%s)", msg)
 	case e.contextLength():
 		return fmt.Sprintf("%s (HTTP %d): %s", ErrContextLength, e.Status, msg)
 	case e.quota():
@@ -533,12 +550,4 @@ func squash(s string) string { return text.OneLine(s, maxMessage) }
 func SendHook(ctx context.Context) func(body []byte) {
 	hook, _ := ctx.Value(sendHookKey{}).(func([]byte))
 	return hook
-}
-
-// urlSetting names the setting that chose the endpoint, for advice.
-func (c *Client) urlSetting() string {
-	if c.cfg.BaseURLFrom != "" {
-		return c.cfg.BaseURLFrom
-	}
-	return "OPENAI_BASE_URL (or --base-url)"
 }

@@ -48,7 +48,7 @@ type chatRequest struct {
 // produce the same bytes.
 func EncodeRequest(req Request) ([]byte, error) {
 	if req.Model == "" {
-		return nil, errors.New("no model named: set --model")
+		return nil, ErrNoModel
 	}
 	if len(req.Messages) == 0 {
 		return nil, errors.New("model request has no messages")

@@ -194,7 +194,7 @@ func TestEncodeRequestErrors(t *testing.T) {
 		req  Request
 		want string
 	}{
-		{"no model", Request{Messages: baseMessages()}, "--model"},
+		{"no model", Request{Messages: baseMessages()}, "no model named"},
 		{"no messages", Request{Model: "m"}, "no messages"},
 		{"unknown role", Request{Model: "m", Messages: []conversation.Message{{Role: "robot", Content: "x"}}}, `unknown role "robot"`},
 		{"tool result without call", Request{Model: "m", Messages: []conversation.Message{{Role: conversation.Tool, Content: "x"}}}, "without the ID"},

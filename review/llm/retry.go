@@ -274,24 +274,19 @@ func transient(err error) bool {
 	return true
 }
 
-// endpointError is a failure to get any answer from the endpoint. Its
-// message is written for people; Unwrap keeps the cause for errors.Is.
+// endpointError is a failure to get any answer from the endpoint that
+// no setting of the caller's can change. Its message is written for
+// people; Unwrap keeps the cause for errors.Is.
 type endpointError struct {
 	what     string // what failed, naming the endpoint
 	detail   string // the cause, shortened
-	hint     string // what to do
+	hint     string // what to do, naming no setting
 	attempts int
 	cause    error
 }
 
 func (e *endpointError) Error() string {
-	s := e.what
-	if e.attempts > 1 {
-		s += fmt.Sprintf(" (%d attempts)", e.attempts)
-	}
-	if e.detail != "" {
-		s += ": " + e.detail
-	}
+	s := failed(e.what, e.attempts, e.detail)
 	if e.hint != "" {
 		s += ": " + e.hint
 	}
@@ -302,12 +297,112 @@ func (e *endpointError) Unwrap() error { return e.cause }
 
 func (e *endpointError) setAttempts(n int) { e.attempts = n }
 
+// failed says what failed, after how many attempts, and the cause.
+func failed(what string, attempts int, detail string) string {
+	if attempts > 1 {
+		what += fmt.Sprintf(" (%d attempts)", attempts)
+	}
+	if detail != "" {
+		what += ": " + detail
+	}
+	return what
+}
+
+// Phases of a request a TimeoutError names.
+const (
+	// PhaseAnswer is a whole answer, or the start of one (its headers),
+	// not in within ClientConfig.Timeout.
+	PhaseAnswer = "answer"
+	// PhaseFirstByte is a streamed request that sent nothing within
+	// ClientConfig.FirstByteTimeout.
+	PhaseFirstByte = "first byte"
+	// PhaseStall is a streamed answer that paused for longer than
+	// ClientConfig.FirstByteTimeout.
+	PhaseStall = "stall"
+	// PhaseStream is a streamed answer not finished within
+	// ClientConfig.Timeout.
+	PhaseStream = "stream"
+)
+
+// TimeoutError is a model endpoint that did not answer in time, in the
+// last of its attempts.
+type TimeoutError struct {
+	Site     string        // the endpoint, as DisplayURL shows it
+	Phase    string        // one of the Phase constants
+	Limit    time.Duration // the limit that ran out
+	Received int64         // bytes of a streamed answer received before
+	Attempts int
+	cause    error
+}
+
+func (e *TimeoutError) Error() string {
+	var what string
+	switch e.Phase {
+	case PhaseFirstByte:
+		what = fmt.Sprintf("model endpoint %s sent nothing within %s of a streamed request", e.Site, e.Limit)
+	case PhaseStall:
+		what = fmt.Sprintf("model endpoint %s stalled: nothing for %s in the middle of a streamed answer, after %s", e.Site, e.Limit, byteCount(e.Received))
+	case PhaseStream:
+		what = fmt.Sprintf("model endpoint %s did not finish its streamed answer within %s (%s received)", e.Site, e.Limit, byteCount(e.Received))
+	default:
+		what = fmt.Sprintf("model endpoint %s did not answer within %s", e.Site, e.Limit)
+	}
+	return failed(what, e.Attempts, "")
+}
+
+func (e *TimeoutError) Unwrap() error { return e.cause }
+
+func (e *TimeoutError) setAttempts(n int) { e.Attempts = n }
+
+// ConnectError is a model endpoint that could not be reached: its host
+// does not resolve, or nothing listens there.
+type ConnectError struct {
+	Site string
+	// Setting names what chose the endpoint, as ClientConfig.BaseURLFrom;
+	// empty for the default endpoint.
+	Setting string
+	// NoHost is set when the host name does not resolve; otherwise the
+	// connection was refused.
+	NoHost   bool
+	Detail   string // the cause, shortened
+	Attempts int
+	cause    error
+}
+
+func (e *ConnectError) Error() string {
+	what := "cannot connect to model endpoint " + e.Site
+	if e.NoHost {
+		what = "cannot resolve the host of model endpoint " + e.Site
+	}
+	return failed(what, e.Attempts, e.Detail)
+}
+
+func (e *ConnectError) Unwrap() error { return e.cause }
+
+func (e *ConnectError) setAttempts(n int) { e.Attempts = n }
+
+// TruncatedError is a streamed answer whose connection closed before the
+// answer ended, with no finish_reason.
+type TruncatedError struct {
+	Site     string
+	Received int64 // bytes received
+	Attempts int
+	cause    error
+}
+
+func (e *TruncatedError) Error() string {
+	return failed(fmt.Sprintf("model endpoint %s closed the stream before the answer ended (%s received, no finish_reason)", e.Site, byteCount(e.Received)), e.Attempts, "")
+}
+
+func (e *TruncatedError) Unwrap() error { return e.cause }
+
+func (e *TruncatedError) setAttempts(n int) { e.Attempts = n }
+
 func (e *APIError) setAttempts(n int) { e.Attempts = n }
 
 // transportError describes a failed attempt. Messages name the endpoint by
 // its display form, never the full URL with credentials or the headers.
-func (c *Client) transportError(err error) *endpointError {
-	e := &endpointError{cause: err, detail: causeText(err)}
+func (c *Client) transportError(err error) attemptError {
 	var (
 		netErr  net.Error
 		dnsErr  *net.DNSError
@@ -315,35 +410,27 @@ func (c *Client) transportError(err error) *endpointError {
 		recErr  tls.RecordHeaderError
 	)
 	var cut *cutError
+	timeout := func(phase string, limit time.Duration, received int64) *TimeoutError {
+		return &TimeoutError{Site: c.site, Phase: phase, Limit: limit, Received: received, cause: err}
+	}
 	switch {
 	case errors.As(err, &cut) && errors.Is(cut.why, errFirstByte):
-		e.what = fmt.Sprintf("model endpoint %s sent nothing within %s of a streamed request", c.site, cut.limit)
-		e.detail = ""
-		e.hint = "check that the server is up and not overloaded; a local server loading a large model or reading a long prompt may need more: --first-byte-timeout (REVIEW_FIRST_BYTE_TIMEOUT); a server that does not stream, --stream=false"
+		return timeout(PhaseFirstByte, cut.limit, cut.bytes)
 	case errors.As(err, &cut) && errors.Is(cut.why, errStalled):
-		e.what = fmt.Sprintf("model endpoint %s stalled: nothing for %s in the middle of a streamed answer, after %s", c.site, cut.limit, byteCount(cut.bytes))
-		e.detail = ""
-		e.hint = "check the server's load and logs; allow longer pauses with --first-byte-timeout, or read answers whole with --stream=false"
+		return timeout(PhaseStall, cut.limit, cut.bytes)
 	case errors.As(err, &cut) && errors.Is(cut.why, errAttemptTimeout):
-		e.what = fmt.Sprintf("model endpoint %s did not finish its streamed answer within %s (%s received)", c.site, cut.limit, byteCount(cut.bytes))
-		e.detail = ""
-		e.hint = "allow more time per request with --timeout (REVIEW_TIMEOUT), or a smaller answer with --answer-reserve"
+		return timeout(PhaseStream, cut.limit, cut.bytes)
 	case errors.As(err, &cut) && errors.Is(cut.why, errTruncated):
-		e.what = fmt.Sprintf("model endpoint %s closed the stream before the answer ended (%s received, no finish_reason)", c.site, byteCount(cut.bytes))
-		e.detail = ""
-		e.hint = "check the server's logs (a proxy's idle timeout cuts long streams), or read answers whole with --stream=false"
+		return &TruncatedError{Site: c.site, Received: cut.bytes, cause: err}
 	case errors.Is(err, errAttemptTimeout), errors.As(err, &netErr) && netErr.Timeout():
-		e.what = fmt.Sprintf("model endpoint %s did not answer within %s", c.site, c.cfg.Timeout)
-		e.detail = ""
-		e.hint = "check that the server is up and not overloaded, or allow more time per request with --timeout (REVIEW_TIMEOUT)"
+		return timeout(PhaseAnswer, c.cfg.Timeout, 0)
 	case errors.Is(err, syscall.ECONNREFUSED):
-		e.what = "cannot connect to model endpoint " + c.site
-		e.detail = "connection refused"
-		e.hint = "check " + c.urlSetting() + " and that the server is running"
+		return &ConnectError{Site: c.site, Setting: c.cfg.BaseURLFrom, Detail: "connection refused", cause: err}
 	case errors.As(err, &dnsErr):
-		e.what = "cannot resolve the host of model endpoint " + c.site
-		e.detail = dnsErr.Err
-		e.hint = "check " + c.urlSetting()
+		return &ConnectError{Site: c.site, Setting: c.cfg.BaseURLFrom, NoHost: true, Detail: dnsErr.Err, cause: err}
+	}
+	e := &endpointError{cause: err, detail: causeText(err)}
+	switch {
 	case errors.As(err, &certErr), errors.As(err, &recErr):
 		e.what = "TLS with model endpoint " + c.site + " failed"
 		e.hint = "check the URL's scheme (http or https) and the server's certificate"

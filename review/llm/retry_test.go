@@ -81,7 +81,7 @@ func TestAPIErrorMessages(t *testing.T) {
 		retry   bool
 	}{
 		{APIError{Status: 401, Message: "Incorrect API key"}, "model endpoint rejected the API key (HTTP 401): check OPENAI_API_KEY", false, false},
-		{APIError{Status: 404, Message: "model not found"}, "model endpoint answered HTTP 404 (model not found): check --model and OPENAI_BASE_URL (it usually ends in /v1, also for Ollama, vLLM and llama.cpp)", false, false},
+		{APIError{Status: 404, Message: "model not found"}, "model endpoint answered HTTP 404 (model not found)", false, false},
 		{APIError{Status: 400, Message: "messages: too short"}, "model endpoint rejected the request (HTTP 400): messages: too short", false, false},
 		{APIError{Status: 400}, "model endpoint rejected the request (HTTP 400): Bad Request", false, false},
 		{APIError{Status: 503, Message: "busy", Attempts: 4}, "model endpoint failed 4 attempts, the last with HTTP 503: busy", false, true},
@@ -157,11 +157,11 @@ func TestTransient(t *testing.T) {
 		want bool
 		msg  string
 	}{
-		{"refused", urlErr(&net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}), true, "cannot connect to model endpoint http://h/v1: connection refused: check OPENAI_BASE_URL"},
+		{"refused", urlErr(&net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}), true, "cannot connect to model endpoint http://h/v1: connection refused"},
 		{"reset", urlErr(&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}), true, "request to model endpoint http://h/v1 failed: read tcp: "},
 		{"eof", urlErr(io.EOF), true, "request to model endpoint http://h/v1 failed: EOF"},
-		{"attempt timeout", fmt.Errorf("%w: %w", errAttemptTimeout, urlErr(context.DeadlineExceeded)), true, "model endpoint http://h/v1 did not answer within 1m0s: check"},
-		{"no such host", urlErr(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "h", IsNotFound: true}}), false, "cannot resolve the host of model endpoint http://h/v1: no such host: check OPENAI_BASE_URL"},
+		{"attempt timeout", fmt.Errorf("%w: %w", errAttemptTimeout, urlErr(context.DeadlineExceeded)), true, "model endpoint http://h/v1 did not answer within 1m0s"},
+		{"no such host", urlErr(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "h", IsNotFound: true}}), false, "cannot resolve the host of model endpoint http://h/v1: no such host"},
 		{"dns timeout", urlErr(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "i/o timeout", Name: "h", IsTimeout: true}}), true, "did not answer within"},
 		{"certificate", urlErr(&tls.CertificateVerificationError{Err: errors.New("x509: certificate signed by unknown authority")}), false, "TLS with model endpoint http://h/v1 failed: "},
 		{"plain http on https", urlErr(tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}), false, "check the URL's scheme"},

@@ -98,8 +98,8 @@ func TestStreamEqualsWhole(t *testing.T) {
 }
 
 // No first byte within the first-byte timeout fails the attempt long
-// before --timeout, naming the setting; a whole-timeout-sized first-byte
-// limit speaks of --timeout.
+// before the whole timeout, saying which phase ran out of time; a
+// whole-timeout-sized first-byte limit is the whole timeout.
 func TestStreamFirstByteTimeout(t *testing.T) {
 	srv := reviewtest.Serve(t, `[{"content": "late", "delay": "5s", "repeat": 2}]`)
 	c := streamClient(srv.URL, nil, func(c *ClientConfig) {
@@ -107,14 +107,15 @@ func TestStreamFirstByteTimeout(t *testing.T) {
 	})
 	start := time.Now()
 	_, err := c.Complete(context.Background(), testRequest())
-	if err == nil || !strings.Contains(err.Error(), "sent nothing within 150ms of a streamed request") || !strings.Contains(err.Error(), "--first-byte-timeout") {
+	var te *TimeoutError
+	if err == nil || !strings.Contains(err.Error(), "sent nothing within 150ms of a streamed request") || !errors.As(err, &te) || te.Phase != PhaseFirstByte {
 		t.Fatalf("err = %v", err)
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("took %s", d)
 	}
 	c = streamClient(srv.URL, nil, func(c *ClientConfig) { c.Timeout, c.MaxAttempts = 150*time.Millisecond, 1 })
-	if _, err = c.Complete(context.Background(), testRequest()); err == nil || !strings.Contains(err.Error(), "did not answer within 150ms") || !strings.Contains(err.Error(), "--timeout") {
+	if _, err = c.Complete(context.Background(), testRequest()); err == nil || !strings.Contains(err.Error(), "did not answer within 150ms") || !errors.As(err, &te) || te.Phase != PhaseAnswer {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -386,9 +387,9 @@ func TestCutMessages(t *testing.T) {
 		err  *cutError
 		want string
 	}{
-		{&cutError{why: errFirstByte, limit: time.Minute, cause: context.Canceled}, "model endpoint http://127.0.0.1:1/v1 sent nothing within 1m0s of a streamed request: check that the server is up"},
-		{&cutError{why: errStalled, bytes: 1234, limit: time.Minute, cause: context.Canceled}, "stalled: nothing for 1m0s in the middle of a streamed answer, after 1234 bytes: "},
-		{&cutError{why: errAttemptTimeout, bytes: 1, limit: 2 * time.Minute, cause: context.Canceled}, "did not finish its streamed answer within 2m0s (1 byte received): allow more time per request with --timeout"},
+		{&cutError{why: errFirstByte, limit: time.Minute, cause: context.Canceled}, "model endpoint http://127.0.0.1:1/v1 sent nothing within 1m0s of a streamed request"},
+		{&cutError{why: errStalled, bytes: 1234, limit: time.Minute, cause: context.Canceled}, "stalled: nothing for 1m0s in the middle of a streamed answer, after 1234 bytes"},
+		{&cutError{why: errAttemptTimeout, bytes: 1, limit: 2 * time.Minute, cause: context.Canceled}, "did not finish its streamed answer within 2m0s (1 byte received)"},
 		{&cutError{why: errTruncated, bytes: 99, cause: errors.New("unexpected EOF")}, "closed the stream before the answer ended (99 bytes received, no finish_reason)"},
 	} {
 		err := c.transportError(tc.err)
