@@ -217,7 +217,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	err = failOn(opts.IO, res.Findings, set.FailOn, open)
 	if out.Failed != nil {
 		failed := runError(ctx, res.RunID, out.Failed)
-		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(failed.Error(), 0))
+		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(errorLine(failed), 0))
 		fmt.Fprintf(opts.IO.ErrOut, "review: the outputs hold only the %s review found without the model\n", text.Plural(len(res.Findings), "secret"))
 		if err == nil {
 			err = &reported{failed}
