@@ -56,6 +56,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"fits":         cmdFits,
 		"atmost":       cmdAtMost,
 		"storesize":    cmdStoreSize,
+		"windowfits":   cmdWindowFits,
+		"explores":     cmdExplores,
 	}
 }
 
