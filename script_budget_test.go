@@ -104,12 +104,38 @@ func cmdWindowFits(ts *testscript.TestScript, neg bool, args []string) {
 
 // explores checks that the first request of each turn recorded in dir
 // offers the tools and leaves the choice to the model (tool_choice auto):
-// `explores dir n...` for the numbers of those requests.
+// `explores dir n...` for the numbers of those requests, or
+// `explores dir @replay.json` for the first step of every turn of a run,
+// read from `review replay --json`.
 func cmdExplores(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
-		ts.Fatalf("usage: explores dir n...")
+		ts.Fatalf("usage: explores dir n... | @file")
 	}
+	var nums []string
 	for _, a := range args[1:] {
+		if f, ok := strings.CutPrefix(a, "@"); ok {
+			var r struct {
+				Steps []struct {
+					N    int `json:"n"`
+					Turn int `json:"turn"`
+				} `json:"steps"`
+			}
+			ts.Check(json.Unmarshal([]byte(ts.ReadFile(f)), &r))
+			seen := map[int]bool{}
+			for _, s := range r.Steps {
+				if !seen[s.Turn] {
+					seen[s.Turn] = true
+					nums = append(nums, strconv.Itoa(s.N))
+				}
+			}
+			continue
+		}
+		nums = append(nums, a)
+	}
+	if len(nums) == 0 {
+		ts.Fatalf("no requests to check")
+	}
+	for _, a := range nums {
 		n, err := strconv.Atoi(a)
 		ts.Check(err)
 		data, err := os.ReadFile(ts.MkAbs(fmt.Sprintf("%s/req-%03d.json", args[0], n)))

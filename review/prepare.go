@@ -168,7 +168,7 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	} else if huge || !fits(p.Context) {
 		// A review whose hunks do not fit is split into units; a question
 		// is answered with what fits and the tools.
-		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: opts.Caps.MaxUnits, Counter: counter})
+		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: opts.Caps.MaxUnits, Counter: counter, List: listShare(b)})
 		p.Units = p.split.Units
 	}
 	message := func(task string) []conversation.Message {
@@ -210,6 +210,14 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	}
 	return far && p.split == nil && reason == "", nil
 }
+
+// listShareOfStatic is the share of the static budget a line for every
+// changed file may take: 14 files fit it easily in an 8k window, and past
+// it the overview collapses by directory.
+const listShareOfStatic = 0.25
+
+// listShare is what a line for every changed file may take, in tokens.
+func listShare(b conversation.Budget) int { return int(listShareOfStatic * float64(b.Static())) }
 
 // estimated turns a plan made far from every limit with upper bounds
 // into the plan to run: c, exact, counts from here on, and the plan's

@@ -170,7 +170,7 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 		task = taskPrompt(d.Base, d.Head)
 		if !fits(dctx) {
 			intro := max(c.Count(unitPrompt(d, 1, 99, "")), c.Count(unitPrompt(d, 99, 99, "")))
-			sp := diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: s.Caps.MaxUnits, Counter: c})
+			sp := diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: s.Caps.MaxUnits, Counter: c, List: listShare(s.Budget)})
 			dctx, units = sp.Context, sp.Units
 			dctx.Budget = room
 			if len(units) > 0 {
