@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/toolmem"
@@ -170,10 +171,8 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var req struct {
-		Messages []json.RawMessage `json:"messages"`
-	}
-	if err := json.Unmarshal(r.Steps[1].Request, &req); err != nil {
+	req, err := wire.DecodeRequest(r.Steps[1].Request)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if msgs != len(req.Messages) {

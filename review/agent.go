@@ -14,6 +14,7 @@ import (
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
@@ -251,19 +252,6 @@ func (s *Session) loop(ctx context.Context, history []conversation.Message, ask 
 	return l.submitted, l.lastText, err
 }
 
-// countTools is c's count of tool definitions as a request carries them,
-// the same count Plan.ToolTokens makes.
-func countTools(c *conversation.Counter, defs []tools.Definition) int {
-	if len(defs) == 0 {
-		return 0
-	}
-	b, err := json.Marshal(defs)
-	if err != nil {
-		return 0
-	}
-	return c.Count(string(b))
-}
-
 // counter is how the loop counts its requests: exactly, or by upper
 // bounds while they are far from the window.
 func (l *loop) counter() *conversation.Counter {
@@ -276,7 +264,7 @@ func (l *loop) counter() *conversation.Counter {
 // recount counts the next request whole.
 func (l *loop) recount() {
 	c := l.counter()
-	l.tokens = c.CountMessages(l.sent) + countTools(c, l.defs)
+	l.tokens = c.CountMessages(l.sent) + record.ToolTokens(c, l.defs)
 }
 
 func (l *loop) run(ctx context.Context) error {
@@ -416,7 +404,7 @@ func (l *loop) finish(reason string) error {
 	before := l.tokens
 	if !l.exact {
 		// The event records our count: this is a rare path.
-		before = l.a.Counter.CountMessages(l.sent) + countTools(l.a.Counter, l.defs)
+		before = l.a.Counter.CountMessages(l.sent) + record.ToolTokens(l.a.Counter, l.defs)
 	}
 	l.defs = keep
 	l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
@@ -522,7 +510,7 @@ func (s *Session) record(ctx context.Context, req llm.Request, turn int, msgs []
 	if s.guard.enforced() {
 		c = s.Counter
 	}
-	reply, _, err := s.exchange(ctx, req, turn, c.CountMessages(msgs)+countTools(c, req.Tools))
+	reply, _, err := s.exchange(ctx, req, turn, c.CountMessages(msgs)+record.ToolTokens(c, req.Tools))
 	return reply, err
 }
 
@@ -541,7 +529,7 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 	s.Steps++
 	st := toolmem.Step{Run: s.Run.ID, N: s.Steps, Turn: turn, Started: s.now()}
 	fc := s.figureCounter()
-	toolTok := countTools(fc, req.Tools)
+	toolTok := record.ToolTokens(fc, req.Tools)
 	fig, figJSON := s.stepLayers(fc, msgs, toolTok)
 	st.Figures = figJSON
 	if err := s.Store.AddEvent(st.Run, st.N, s.requestEvent(msgs)); err != nil {
@@ -557,7 +545,7 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 		// The server reports no usage: our count is the only one, and
 		// is counted exactly.
 		fc = s.Counter
-		toolTok = countTools(fc, req.Tools)
+		toolTok = record.ToolTokens(fc, req.Tools)
 		fig, _ = s.stepLayers(fc, msgs, toolTok)
 	}
 	own := fig.Tokens

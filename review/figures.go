@@ -9,8 +9,9 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/llm/wire"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/toolmem"
-	"github.com/reviewdev/review/tools"
 )
 
 // Layers are a request's prompt tokens by the part of the context they
@@ -425,25 +426,13 @@ func runWindow(run toolmem.Run) int {
 
 // requestMessages reads a recorded request back as the messages it was
 // made of, with the layers, IDs and refs its request event names, and
-// counts its tool definitions as the loop does (countTools).
+// counts its tool definitions as the loop does (record.ToolTokens).
 func requestMessages(c *conversation.Counter, s ReplayStep) ([]conversation.Message, int, bool) {
-	var req struct {
-		Messages []struct {
-			Role      conversation.Role `json:"role"`
-			Content   json.RawMessage   `json:"content"`
-			ToolCalls []struct {
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"messages"`
-		Tools []struct {
-			Function tools.Definition `json:"function"`
-		} `json:"tools"`
+	if len(s.Request) == 0 {
+		return nil, 0, false
 	}
-	if len(s.Request) == 0 || json.Unmarshal(s.Request, &req) != nil || req.Messages == nil {
+	req, err := wire.DecodeRequest(s.Request)
+	if err != nil || req.Messages == nil {
 		return nil, 0, false
 	}
 	var names []msgRef
@@ -456,48 +445,13 @@ func requestMessages(c *conversation.Counter, s ReplayStep) ([]conversation.Mess
 			names = ev.Messages
 		}
 	}
-	msgs := make([]conversation.Message, len(req.Messages))
-	for i, m := range req.Messages {
-		cm := conversation.Message{Role: m.Role, Content: ContentText(m.Content)}
-		for _, tc := range m.ToolCalls {
-			cm.ToolCalls = append(cm.ToolCalls, conversation.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-		}
-		if len(names) == len(req.Messages) {
-			cm.ID, cm.Layer, cm.Ref = names[i].ID, names[i].Layer, names[i].Ref
-		}
-		msgs[i] = cm
-	}
-	toolTok := 0
-	if len(req.Tools) > 0 {
-		defs := make([]tools.Definition, len(req.Tools))
-		for i, t := range req.Tools {
-			defs[i] = t.Function
-		}
-		if b, err := json.Marshal(defs); err == nil {
-			toolTok = c.Count(string(b))
+	msgs := req.Conversation()
+	if len(names) == len(msgs) {
+		for i := range msgs {
+			msgs[i].ID, msgs[i].Layer, msgs[i].Ref = names[i].ID, names[i].Layer, names[i].Ref
 		}
 	}
-	return msgs, toolTok, true
-}
-
-// ContentText returns a message content that is a string or an array of
-// text parts, as requests carry it.
-func ContentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) == nil {
-		var out []byte
-		for _, p := range parts {
-			out = append(out, p.Text...)
-		}
-		return string(out)
-	}
-	return ""
+	return msgs, record.ToolTokens(c, req.Definitions()), true
 }
 
 func comma(n int) string { return humanize.Comma(int64(n)) }

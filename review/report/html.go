@@ -14,6 +14,7 @@ import (
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/llm/wire"
 )
 
 // The page's template, script and style. The script builds every element
@@ -231,12 +232,11 @@ func buildPage(h HTMLReplay) *pageData {
 				ps.Events = append(ps.Events, string(raw))
 			}
 		}
-		var req wireRequest
-		if json.Unmarshal(s.Request, &req) == nil {
+		if req, err := wire.DecodeRequest(s.Request); err == nil {
 			ps.Choice = strings.Trim(string(req.ToolChoice), `"`)
-			for j, m := range req.Messages {
-				content := review.ContentText(m.Content)
-				pm := pageMsg{Role: m.Role, Layer: "?", Text: text(content)}
+			for j, m := range req.Conversation() {
+				content := m.Content
+				pm := pageMsg{Role: string(m.Role), Layer: "?", Text: text(content)}
 				if j < len(layers.Messages) {
 					pm.Layer, pm.Ref = string(layers.Messages[j].Layer), layers.Messages[j].Ref
 				}
@@ -248,11 +248,11 @@ func buildPage(h HTMLReplay) *pageData {
 				case pm.Ref != "":
 					pm.Kind = "whole"
 				}
-				_, pm.Tokens = m.size(c, content)
+				_, pm.Tokens = size(c, m)
 				for _, tc := range m.ToolCalls {
-					pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments, Preview: -1})
+					pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Name, Args: tc.Arguments, Preview: -1})
 				}
-				if m.Role == string(conversation.Tool) && m.ToolCallID != "" {
+				if m.Role == conversation.Tool && m.ToolCallID != "" {
 					results[m.ToolCallID] = result{pm.Text, pm.Ref}
 				}
 				ps.Msgs = append(ps.Msgs, pm)
@@ -282,18 +282,22 @@ func buildPage(h HTMLReplay) *pageData {
 
 // pageResponse reads a chat-completion response for the page.
 func pageResponse(raw json.RawMessage) pageResp {
-	var resp wireResponse
 	out := pageResp{Calls: []pageCall{}}
 	if len(raw) == 0 || string(raw) == "null" {
 		return out
 	}
-	if json.Unmarshal(raw, &resp) != nil || len(resp.Choices) == 0 {
+	resp, err := wire.DecodeCompletion(raw)
+	var u wire.Usage
+	if err == nil {
+		u, err = resp.Tokens()
+	}
+	if err != nil || len(resp.Choices) == 0 {
 		out.Raw = validUTF8(raw)
 		return out
 	}
 	ch := resp.Choices[0]
-	out.Text, out.Finish = ch.Message.Content, ch.FinishReason
-	out.Prompt, out.Completion = resp.Usage.Prompt, resp.Usage.Completion
+	out.Text, out.Finish = ch.Message.Text(), ch.FinishReason
+	out.Prompt, out.Completion = u.PromptTokens, u.CompletionTokens
 	for _, tc := range ch.Message.ToolCalls {
 		out.Calls = append(out.Calls, pageCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments, Preview: -1})
 	}
