@@ -78,7 +78,7 @@ type RunUsage struct {
 	Own int `json:"own_prompt_tokens"`
 	// Efficiency is what the run's context cost against a naive
 	// transcript; recorded when the run ends.
-	Efficiency *Efficiency `json:"efficiency,omitempty"`
+	Efficiency *record.Efficiency `json:"efficiency,omitempty"`
 }
 
 func (u *RunUsage) add(r llm.Usage, own int) {
@@ -140,7 +140,7 @@ type Result struct {
 	Cost *float64 `json:"cost_usd,omitempty"`
 	// Efficiency is what the run's context cost against a naive
 	// transcript of it.
-	Efficiency *Efficiency `json:"efficiency,omitempty"`
+	Efficiency *record.Efficiency `json:"efficiency,omitempty"`
 }
 
 // NothingToReview is the result of a review of a diff with no changes:
@@ -187,10 +187,12 @@ type Session struct {
 	unforced bool
 	// lastRefs are the messages of the last request recorded: the next
 	// request event names only what it adds to them.
-	lastRefs []msgRef
+	lastRefs []record.Name
 	// fig follows the tokens of each request by layer and of the naive
 	// transcript, for the step records and the run's efficiency.
 	fig *figureState
+	// rec writes the run's steps.
+	rec *record.Writer
 }
 
 // loop is the state of one tool loop.
@@ -331,7 +333,7 @@ func (l *loop) run(ctx context.Context) error {
 		ignored := forced && !pressed && !callsTool(msg.ToolCalls, toolname.SubmitReview) && (l.a.guard == nil || !l.a.guard.hard)
 		if ignored && choice == toolname.SubmitReview && (reply.ToolChoice == "" || reply.ToolChoice == choice) {
 			l.a.unforced = true
-			if err := l.a.fallbackEvent(st.N, llm.Fallback{Kind: "fallback", Feature: "tool_choice", From: "function", To: "auto",
+			if err := l.a.fallbackEvent(st.N, llm.Fallback{Feature: "tool_choice", From: "function", To: "auto",
 				Reason: "the server ignored the forced " + toolname.SubmitReview + " call"}); err != nil {
 				return err
 			}
@@ -409,19 +411,8 @@ func (l *loop) finish(reason string) error {
 	l.defs = keep
 	l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
 	l.recount()
-	ev, err := json.Marshal(struct {
-		Kind   string `json:"kind"`
-		Reason string `json:"reason"`
-		Turn   int    `json:"turn"`
-		// Tokens is our count of the request that would have been sent,
-		// Limit the share of the input budget it passed.
-		Tokens int `json:"tokens"`
-		Limit  int `json:"limit_tokens"`
-	}{"final", reason, l.turn, before, int(finalShare * float64(l.a.Budget.Input()))})
-	if err != nil {
-		return err
-	}
-	return l.a.Store.AddEvent(l.a.Run.ID, l.a.Steps+1, ev)
+	return record.Add(l.a.Store, l.a.Run.ID, l.a.Steps+1, record.Final{Reason: reason, Turn: l.turn,
+		Tokens: before, Limit: int(finalShare * float64(l.a.Budget.Input()))})
 }
 
 // dropLastStep takes the model's last tool calls and their results off
@@ -456,12 +447,7 @@ func callsTool(calls []conversation.ToolCall, name string) bool {
 // fallbackEvent records a feature the server refused or ignored with the
 // step that learned it.
 func (s *Session) fallbackEvent(step int, fb llm.Fallback) error {
-	fb.Reason = text.OneLine(fb.Reason, 200)
-	data, err := json.Marshal(fb)
-	if err != nil {
-		return err
-	}
-	return s.Store.AddEvent(s.Run.ID, step, data)
+	return record.Add(s.Store, s.Run.ID, step, record.Fallback{Feature: fb.Feature, From: fb.From, To: fb.To, Reason: text.OneLine(fb.Reason, 200)})
 }
 
 func (l *loop) appendMsg(m conversation.Message) {
@@ -532,13 +518,13 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 	toolTok := record.ToolTokens(fc, req.Tools)
 	fig, figJSON := s.stepLayers(fc, msgs, toolTok)
 	st.Figures = figJSON
-	if err := s.Store.AddEvent(st.Run, st.N, s.requestEvent(msgs)); err != nil {
+	if err := record.Add(s.Store, st.Run, st.N, s.requestEvent(msgs)); err != nil {
 		return nil, nil, err
 	}
 	var putErr error
 	sendCtx := llm.WithSendHook(ctx, func(body []byte) {
 		st.Request = append(json.RawMessage(nil), body...)
-		putErr = s.Store.PutStep(st)
+		putErr = s.records().Step(st)
 	})
 	reply, err := s.Model.Complete(sendCtx, req)
 	if reply != nil && s.countExactly(reply.Usage) {
@@ -574,16 +560,13 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 		}
 		if reply.Stream != nil {
 			// How the answer arrived: the response is its reassembly.
-			data, merr := json.Marshal(reply.Stream)
-			if merr == nil {
-				merr = s.Store.AddEvent(st.Run, st.N, data)
-			}
+			merr := record.Add(s.Store, st.Run, st.N, record.Stream{Events: reply.Stream.Events, Bytes: reply.Stream.Bytes, FirstByteMS: reply.Stream.FirstByteMS})
 			if merr != nil && err == nil {
 				err = merr
 			}
 		}
 	}
-	if perr := s.Store.PutStep(st); perr != nil && err == nil {
+	if perr := s.records().Step(st); perr != nil && err == nil {
 		err = fmt.Errorf("recording step %d: %w", st.N, perr)
 	}
 	if err != nil {
@@ -619,7 +602,7 @@ func (l *loop) answer(ctx context.Context, calls []conversation.ToolCall, st *to
 		return nil
 	}
 	st.Refs = refs
-	if err := l.a.Store.PutStep(*st); err != nil {
+	if err := l.a.records().Step(*st); err != nil {
 		return fmt.Errorf("recording step %d: %w", st.N, err)
 	}
 	return nil
@@ -675,35 +658,21 @@ func nameCalls(calls []conversation.ToolCall) {
 	}
 }
 
-// msgRef is a message of a request as its request event names it.
-type msgRef struct {
-	ID    string             `json:"id"`
-	Layer conversation.Layer `json:"layer"`
-	Ref   string             `json:"ref,omitempty"`
+// requestEvent names the messages of a request for its request event:
+// only what they add to the request recorded before (record.NewRequest).
+func (s *Session) requestEvent(msgs []conversation.Message) record.Request {
+	names := record.Names(msgs)
+	ev := record.NewRequest(s.lastRefs, names)
+	s.lastRefs = names
+	return ev
 }
 
-// requestEvent names the messages of a request and their layers, so replay
-// can show which layer each message came from. A request that starts with
-// the messages of the one before, as every request of a tool loop does,
-// names only the messages it adds, and in "same" how many it shares, which
-// LoadReplay puts back: naming them all again would make a run's events
-// grow with the square of its steps.
-func (s *Session) requestEvent(msgs []conversation.Message) json.RawMessage {
-	refs := make([]msgRef, len(msgs))
-	for i, m := range msgs {
-		refs[i] = msgRef{m.ID, m.Layer, m.Ref}
+// records is the writer of the run's steps.
+func (s *Session) records() *record.Writer {
+	if !s.rec.For(s.Store, s.Run.ID) {
+		s.rec = record.NewWriter(s.Store, s.Run.ID)
 	}
-	same := 0
-	for same < min(len(refs), len(s.lastRefs)) && refs[same] == s.lastRefs[same] {
-		same++
-	}
-	s.lastRefs = refs
-	b, _ := json.Marshal(struct {
-		Kind     string   `json:"kind"`
-		Same     int      `json:"same,omitempty"`
-		Messages []msgRef `json:"messages"`
-	}{"request", same, refs[same:]})
-	return b
+	return s.rec
 }
 
 func (a *Agent) now() time.Time {

@@ -392,7 +392,9 @@ type stepRecord struct {
 // PutStep writes st, replacing any earlier record of the same step (so a
 // step can be written when its request is sent and again when its response
 // arrives), and syncs it to disk. A step this process wrote before keeps the
-// bodies that did not change: only what changed is written again.
+// bodies that did not change: only what changed is written again. The
+// bodies are stored byte for byte: review/record stores a request as its
+// difference from an earlier one.
 func (s *Store) PutStep(st Step) error {
 	if err := checkRunID(st.Run); err != nil {
 		return err
@@ -420,7 +422,7 @@ func (s *Store) PutStep(st Step) error {
 		}
 		if !s.memo.same(reqKey, st.Request) {
 			p.wrote(reqKey, st.Request)
-			if err := putBlob(txn, reqKey, s.deltaRequest(&p, st)); err != nil {
+			if err := putBlob(txn, reqKey, st.Request); err != nil {
 				return err
 			}
 		}
@@ -439,105 +441,14 @@ func (s *Store) PutStep(st Step) error {
 	return s.sync()
 }
 
-// A step's request is most of its record, and a tool loop's requests only
-// grow: each is the one before with the new messages added. Stored whole,
-// a run's requests would take space in the square of its steps; so a
-// request is stored as its difference from the request of an earlier step
-// stored by the same process: deltaMagic, that step's number, the lengths
-// of the start and the end the two share (uvarints), then the bytes
-// between. The end matters as much as the start: a request ends with the
-// tool definitions, thousands of bytes that every request repeats. JSON
-// never starts with a NUL byte, so the forms cannot be confused.
-const deltaMagic = "\x00rd2"
-
-// deltaMagic1 is the form of earlier versions, which kept only the shared
-// start; it is still read.
-const deltaMagic1 = "\x00rd1"
-
-// minShared is the fewest shared bytes worth a delta.
-const minShared = 512
-
-// deltaRequest is the form st.Request is stored in: a delta against the
-// newest request of the run stored before this step, unless the deltas
-// since the last request stored whole already outweigh a whole one, which
-// bounds what reading a request back costs. It notes in p the request
-// written, for the deltas of later steps.
-func (s *Store) deltaRequest(p *pending, st Step) []byte {
-	c := s.memo.reqs[st.Run]
-	next := reqChain{cur: reqBody{n: st.N, body: st.Request}}
-	if c != nil {
-		next.base = c.base
-		if c.cur.n < st.N && c.cur.body != nil {
-			next.base = c.cur
-		}
-	}
-	p.apply = append(p.apply, func() { s.memo.reqs[st.Run] = &next })
-	b := next.base
-	if len(st.Request) == 0 || b.body == nil || b.n >= st.N {
-		return st.Request
-	}
-	pre := commonPrefix(b.body, st.Request)
-	suf := commonSuffix(b.body[pre:], st.Request[pre:])
-	if pre+suf < minShared {
-		return st.Request
-	}
-	out := append([]byte(deltaMagic), binary.AppendUvarint(nil, uint64(b.n))...)
-	out = binary.AppendUvarint(out, uint64(pre))
-	out = binary.AppendUvarint(out, uint64(suf))
-	out = append(out, st.Request[pre:len(st.Request)-suf]...)
-	if b.chain+len(out) >= len(st.Request) {
-		return st.Request
-	}
-	next.cur.chain = b.chain + len(out)
-	return out
-}
-
-// undelta returns the request stored as data, given the requests of the
-// earlier steps of the run read so far.
-func undelta(data []byte, earlier map[int][]byte) ([]byte, error) {
-	rest, ok := bytes.CutPrefix(data, []byte(deltaMagic))
-	v1 := false
-	if !ok {
-		if rest, ok = bytes.CutPrefix(data, []byte(deltaMagic1)); !ok {
-			return data, nil
-		}
-		v1 = true
-	}
-	damaged := errors.New("its delta header is damaged")
-	base, n := binary.Uvarint(rest)
-	if n <= 0 {
-		return nil, damaged
-	}
-	rest = rest[n:]
-	pre, n := binary.Uvarint(rest)
-	if n <= 0 {
-		return nil, damaged
-	}
-	rest = rest[n:]
-	var suf uint64
-	if !v1 {
-		if suf, n = binary.Uvarint(rest); n <= 0 {
-			return nil, damaged
-		}
-		rest = rest[n:]
-	}
-	prev, ok := earlier[int(base)]
-	if !ok || uint64(len(prev)) < pre || uint64(len(prev))-pre < suf {
-		return nil, fmt.Errorf("it is stored against step %d, which is missing or damaged", base)
-	}
-	out := make([]byte, 0, int(pre)+len(rest)+int(suf))
-	out = append(append(out, prev[:pre]...), rest...)
-	return append(out, prev[uint64(len(prev))-suf:]...), nil
-}
-
-// Steps returns the steps of run in order. A step whose record or bodies
-// are damaged is left out and reported to Options.Warn.
+// Steps returns the steps of run in order, their bodies as they were
+// stored. A step whose record or bodies are damaged is left out and
+// reported to Options.Warn.
 func (s *Store) Steps(run string) ([]Step, error) {
 	if err := checkRunID(run); err != nil {
 		return nil, err
 	}
 	var steps []Step
-	requests := map[int][]byte{} // whole, for the deltas of later steps
 	err := s.view(func(txn *badger.Txn) error {
 		prefix := stepsPrefix(run)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
@@ -562,11 +473,6 @@ func (s *Store) Steps(run string) ([]Step, error) {
 				s.skip("the request of "+what, err)
 				continue
 			}
-			if st.Request, err = undelta(st.Request, requests); err != nil {
-				s.skip("the request of "+what, err)
-				continue
-			}
-			requests[n] = st.Request
 			if st.Response, err = getBlob(txn, key(string(sp), "a/")); err != nil && !errors.Is(err, errNoBlob) {
 				s.skip("the response of "+what, err)
 				continue
@@ -580,6 +486,11 @@ func (s *Store) Steps(run string) ([]Step, error) {
 	}
 	return steps, nil
 }
+
+// Skip reports a record left out as damaged to Options.Warn, as the
+// store's own readers do, for a caller that finds damage in what it
+// decodes of the store's bytes.
+func (s *Store) Skip(record string, err error) { s.skip(record, err) }
 
 // Event is something that happened during a run, such as messages pruned
 // from the conversation. Seq orders the events of a run from 1.

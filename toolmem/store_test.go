@@ -623,64 +623,6 @@ func TestConversationByMessage(t *testing.T) {
 	}
 }
 
-// TestStepRequestsAsDeltas stores a loop's growing requests, each against
-// the one before, and reads every one back byte for byte, also after the
-// store is reopened and a step is added by another process.
-func TestStepRequestsAsDeltas(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "store")
-	s, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := "20260101-000000-abcdef"
-	body := `{"model":"m","messages":[` + strings.Repeat(`{"role":"user","content":"some earlier message"},`, 40)
-	var want [][]byte
-	put := func(s *Store, n int) {
-		body += fmt.Sprintf(`{"role":"tool","content":"output %d"},`, n)
-		req := []byte(body + `{"role":"user","content":"go on"}],"tools":[{"type":"function"}]}`)
-		want = append(want, req)
-		// Twice, as a review records a step: as sent, then with its answer.
-		for range 2 {
-			if err := s.PutStep(Step{Run: run, N: n, Request: req, Response: []byte(`{}`)}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	for n := 1; n <= 10; n++ {
-		put(s, n)
-	}
-	// Each step was written twice, as a review writes it: the second write
-	// must not store its request whole again.
-	whole := 0
-	for _, w := range want {
-		whole += len(w)
-	}
-	if stored := storedBytes(t, s, stepsPrefix(run)); stored > whole/3 {
-		t.Errorf("requests of %d bytes take %d stored: not stored as their changes", whole, stored)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err = Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	put(s, 11)
-	steps, err := s.Steps(run)
-	if err != nil || len(steps) != 11 {
-		t.Fatalf("%d steps, %v", len(steps), err)
-	}
-	for i, st := range steps {
-		if !bytes.Equal(st.Request, want[i]) {
-			t.Errorf("step %d: request read back differs (%d bytes, want %d)", i+1, len(st.Request), len(want[i]))
-		}
-	}
-	if _, err := undelta([]byte(deltaMagic+"\x05\x10rest"), map[int][]byte{}); err == nil {
-		t.Error("a delta against a missing step was accepted")
-	}
-}
-
 // TestSyncer checks the background syncs: every write is followed by a
 // sync that starts after it, writes coming in during a sync share the next
 // one, and a failed sync fails the next write and the close.

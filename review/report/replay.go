@@ -10,7 +10,6 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/record"
 )
@@ -19,13 +18,13 @@ import (
 // unescaped, so each request appears byte for byte as the endpoint
 // received it, but for what safeJSON escapes. e, if known, is written as
 // "efficiency".
-func WriteReplayJSON(w io.Writer, r *review.Replay, e *review.Efficiency) error {
+func WriteReplayJSON(w io.Writer, r *record.Replay, e *record.Efficiency) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(struct {
-		*review.Replay
-		Efficiency *review.Efficiency `json:"efficiency,omitempty"`
+		*record.Replay
+		Efficiency *record.Efficiency `json:"efficiency,omitempty"`
 	}{r, e}); err != nil {
 		return err
 	}
@@ -46,23 +45,12 @@ func size(c *conversation.Counter, m conversation.Message) (chars, tokens int) {
 	return chars, c.CountMessage(m)
 }
 
-// event is the part of a recorded event replay reads.
-type event struct {
-	Kind     string                   `json:"kind"`
-	Scores   []conversation.TurnScore `json:"scores"`
-	Messages []struct {
-		ID    string             `json:"id"`
-		Layer conversation.Layer `json:"layer"`
-		Ref   string             `json:"ref"`
-	} `json:"messages"`
-}
-
 // WriteReplay renders a recorded run for a person: per step, each
 // message's role, layer, size, tokens (counted with c) and first line, with
 // events in place. step > 0 shows that step only, with every message whole
 // and the response. What the model and the repository wrote is passed
 // through text.Safe.
-func WriteReplay(w io.Writer, r *review.Replay, c *conversation.Counter, step int) error {
+func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, step int) error {
 	var b strings.Builder
 	run := r.Run
 	fmt.Fprintf(&b, "Run %s · %s · model %s\n", run.ID, run.Status, run.Model)
@@ -92,22 +80,20 @@ func WriteReplay(w io.Writer, r *review.Replay, c *conversation.Counter, step in
 
 // writeStep renders one step: its events, then each message of the request
 // as sent, then the response.
-func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep, full bool) {
-	var layers event
+func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, full bool) {
 	for _, raw := range s.Events {
-		var e event
-		if json.Unmarshal(raw, &e) != nil {
+		e, err := record.Decode(raw)
+		if err != nil || e.Kind() == record.KindRequest {
 			continue
 		}
-		if e.Kind == "request" {
-			layers = e
-			continue
-		}
-		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind, text.OneLine(string(raw), 300))
-		for _, sc := range e.Scores {
-			fmt.Fprintf(b, "     %s\n", scoreLine(sc))
+		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind(), text.OneLine(string(raw), 300))
+		if p, ok := e.(record.Prune); ok {
+			for _, sc := range p.Scores {
+				fmt.Fprintf(b, "     %s\n", scoreLine(sc))
+			}
 		}
 	}
+	names := s.Names()
 	req, err := wire.DecodeRequest(s.Request)
 	if err != nil || len(s.Request) == 0 || string(s.Request) == "null" {
 		fmt.Fprintf(b, "━━ step %d · turn %d · request not recorded ━━\n", s.N, s.Turn)
@@ -131,8 +117,8 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 	for i, m := range msgs {
 		content := m.Content
 		layer, ref := conversation.Layer("?"), ""
-		if i < len(layers.Messages) {
-			layer, ref = layers.Messages[i].Layer, layers.Messages[i].Ref
+		if i < len(names) {
+			layer, ref = names[i].Layer, names[i].Ref
 		}
 		kind := ""
 		switch {
