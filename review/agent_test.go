@@ -407,7 +407,7 @@ func TestLoopStopsMidReply(t *testing.T) {
 	if err != nil || run.Status != StatusInterrupted {
 		t.Fatalf("run status %q, %v; want interrupted", run.Status, err)
 	}
-	raw, err := s.Store.Conversation(s.Run.ID)
+	raw, err := record.LoadConversation(s.Store, s.Run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

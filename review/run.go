@@ -9,6 +9,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -84,7 +85,7 @@ func (s *Session) save() error {
 	if err != nil {
 		return err
 	}
-	if err := s.Store.PutConversation(s.Run.ID, c); err != nil {
+	if err := record.SaveConversation(s.Store, s.Run.ID, c); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
 	return nil

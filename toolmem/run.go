@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -569,23 +568,30 @@ func (s *Store) Events(run string) ([]Event, error) {
 	return evs, nil
 }
 
-// PutConversation stores the conversation of run (replacing the previous
-// one) and syncs it to disk; Conversation returns it byte for byte.
-//
-// A conversation as package conversation encodes it, {"messages": [...],
-// "next": N}, is stored message by message: each step rewrites only the
-// messages that changed (the new ones, and those pruning changed) and a
-// small header, so a run's records grow with what it sent rather than
-// with the square of its steps. Other data is stored whole.
-func (s *Store) PutConversation(run string, data json.RawMessage) error {
+// Conversation is a run's conversation as the store keeps it: its parts
+// (the messages), each under a key of its own so that a step rewrites only
+// the parts that changed and a run's records grow with what it sent rather
+// than with the square of its steps, and Next, a number the caller keeps
+// with them. Whole is a conversation kept in one piece instead, as earlier
+// versions stored every conversation; Parts is then nil. The store does
+// not read what the parts hold.
+type Conversation struct {
+	Parts [][]byte
+	Next  int
+	Whole []byte
+}
+
+// PutConversation stores the conversation of run, replacing the previous
+// one, and syncs it to disk; Conversation returns it byte for byte.
+func (s *Store) PutConversation(run string, c Conversation) error {
 	if err := checkRunID(run); err != nil {
 		return err
 	}
-	if data == nil {
-		data = json.RawMessage{}
-	}
-	msgs, next, ok := splitConversation(data)
-	if !ok {
+	if c.Parts == nil {
+		data := c.Whole
+		if data == nil {
+			data = []byte{}
+		}
 		if err := s.update(func(txn *badger.Txn) error {
 			if err := deletePrefix(txn, turnsPrefix(run)); err != nil {
 				return err
@@ -596,103 +602,76 @@ func (s *Store) PutConversation(run string, data json.RawMessage) error {
 		}
 		return s.sync()
 	}
-	if err := s.update(func(txn *badger.Txn) error {
-		old := 0
-		if item, err := txn.Get(turnsPrefix(run)); err == nil {
-			var h turnsHeader
-			if err := readValue(item, func(v []byte) error { return json.Unmarshal(v, &h) }); err == nil {
-				old = h.Count
-			}
-		} else if !errors.Is(err, badger.ErrKeyNotFound) {
-			return err
-		} else if err := deletePrefix(txn, convPrefix(run)); err != nil {
-			return err // a whole conversation from before: replaced
-		}
-		for i, m := range msgs {
-			if i < old {
-				same := false
-				if item, err := txn.Get(turnKey(run, i)); err == nil {
-					_ = readValue(item, func(v []byte) error { same = bytes.Equal(v, m); return nil })
-				}
-				if same {
-					continue
-				}
-			}
-			if err := txn.Set(turnKey(run, i), m); err != nil {
-				return err
-			}
-		}
-		for i := len(msgs); i < old; i++ {
-			if err := txn.Delete(turnKey(run, i)); err != nil {
-				return err
-			}
-		}
-		h, err := json.Marshal(turnsHeader{Count: len(msgs), Next: next})
-		if err != nil {
-			return err
-		}
-		return txn.Set(turnsPrefix(run), h)
-	}); err != nil {
+	if err := s.update(func(txn *badger.Txn) error { return putParts(txn, run, c) }); err != nil {
 		return s.errTxn("storing the conversation of run "+run, err)
 	}
 	return s.sync()
 }
 
-// turnsHeader heads a conversation stored message by message.
+// putParts writes the parts of c that changed, drops those it no longer
+// has, and writes the header.
+func putParts(txn *badger.Txn, run string, c Conversation) error {
+	old := 0
+	if item, err := txn.Get(turnsPrefix(run)); err == nil {
+		var h turnsHeader
+		if err := readValue(item, func(v []byte) error { return json.Unmarshal(v, &h) }); err == nil {
+			old = h.Count
+		}
+	} else if !errors.Is(err, badger.ErrKeyNotFound) {
+		return err
+	} else if err := deletePrefix(txn, convPrefix(run)); err != nil {
+		return err // a whole conversation from before: replaced
+	}
+	for i, m := range c.Parts {
+		if i < old {
+			same := false
+			if item, err := txn.Get(turnKey(run, i)); err == nil {
+				_ = readValue(item, func(v []byte) error { same = bytes.Equal(v, m); return nil })
+			}
+			if same {
+				continue
+			}
+		}
+		if err := txn.Set(turnKey(run, i), m); err != nil {
+			return err
+		}
+	}
+	for i := len(c.Parts); i < old; i++ {
+		if err := txn.Delete(turnKey(run, i)); err != nil {
+			return err
+		}
+	}
+	h, err := json.Marshal(turnsHeader{Count: len(c.Parts), Next: c.Next})
+	if err != nil {
+		return err
+	}
+	return txn.Set(turnsPrefix(run), h)
+}
+
+// turnsHeader heads a conversation stored in parts.
 type turnsHeader struct {
 	Count int `json:"count"`
 	Next  int `json:"next"`
 }
 
-// splitConversation splits data of the form {"messages":[...],"next":N}
-// into its messages, when joinConversation gives the same bytes back.
-func splitConversation(data []byte) ([]json.RawMessage, int, bool) {
-	var c struct {
-		Messages []json.RawMessage `json:"messages"`
-		Next     int               `json:"next"`
-	}
-	if json.Unmarshal(data, &c) != nil || c.Messages == nil {
-		return nil, 0, false
-	}
-	if !bytes.Equal(joinConversation(c.Messages, c.Next), data) {
-		return nil, 0, false
-	}
-	return c.Messages, c.Next, true
-}
-
-// joinConversation is the encoding package conversation gives a
-// conversation: its messages, then the next message number.
-func joinConversation(msgs []json.RawMessage, next int) []byte {
-	b := []byte(`{"messages":[`)
-	for i, m := range msgs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, m...)
-	}
-	b = append(b, `],"next":`...)
-	b = strconv.AppendInt(b, int64(next), 10)
-	return append(b, '}')
-}
-
 // Conversation returns the conversation stored for run.
-func (s *Store) Conversation(run string) (json.RawMessage, error) {
+func (s *Store) Conversation(run string) (Conversation, error) {
 	if err := checkRunID(run); err != nil {
-		return nil, err
+		return Conversation{}, err
 	}
-	var data []byte
+	var c Conversation
 	err := s.view(func(txn *badger.Txn) error {
 		if item, err := txn.Get(turnsPrefix(run)); err == nil {
 			var h turnsHeader
 			if err := readValue(item, func(v []byte) error { return json.Unmarshal(v, &h) }); err != nil {
 				return s.damagedRecord("the conversation of run "+run, err)
 			}
-			msgs := make([]json.RawMessage, 0, h.Count)
+			c.Parts, c.Next = make([][]byte, 0, h.Count), h.Next
 			for i := range h.Count {
 				item, err := txn.Get(turnKey(run, i))
 				if err == nil {
 					err = readValue(item, func(v []byte) error {
-						msgs = append(msgs, append(json.RawMessage(nil), v...))
+						c.Parts = append(c.Parts, append([]byte(nil), v...))
 						return nil
 					})
 				}
@@ -700,13 +679,12 @@ func (s *Store) Conversation(run string) (json.RawMessage, error) {
 					return s.damagedRecord("the conversation of run "+run, fmt.Errorf("message %d: %w", i, err))
 				}
 			}
-			data = joinConversation(msgs, h.Next)
 			return nil
 		} else if !errors.Is(err, badger.ErrKeyNotFound) {
 			return err
 		}
 		var err error
-		data, err = getBlob(txn, convPrefix(run))
+		c.Whole, err = getBlob(txn, convPrefix(run))
 		if errors.Is(err, errNoBlob) {
 			return &notFoundError{fmt.Sprintf("no conversation stored for run %q: it ended before its first request", run)}
 		}
@@ -716,7 +694,7 @@ func (s *Store) Conversation(run string) (json.RawMessage, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, s.errTxn("reading the conversation of run "+run, err)
+		return Conversation{}, s.errTxn("reading the conversation of run "+run, err)
 	}
-	return data, nil
+	return c, nil
 }
