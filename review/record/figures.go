@@ -342,7 +342,7 @@ func runWindow(run toolmem.Run) int {
 
 // requestMessages reads a recorded request back as the messages it was
 // made of, with the layers, IDs and refs its request event names, and
-// counts its tool definitions as the loop does (record.ToolTokens).
+// counts its tool definitions as the loop does (ToolTokens).
 func requestMessages(c *conversation.Counter, s Step) ([]conversation.Message, int, bool) {
 	if len(s.Request) == 0 {
 		return nil, 0, false
