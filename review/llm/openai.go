@@ -10,9 +10,11 @@ import (
 	"github.com/reviewdev/review/review/llm/wire"
 )
 
-// EncodeRequest renders req as the exact body to send: the first half of
-// the wire adapter, shared by Client and by in-process models that must
-// produce the same bytes.
+// EncodeRequest renders req as the exact body to send, shared by Client
+// and by in-process models that must produce the same bytes. The messages
+// and tools go through package wire's adapter; what depends on the model
+// and the server (the token-limit field, the temperature, streaming) is
+// decided here.
 func EncodeRequest(req Request) ([]byte, error) {
 	if req.Model == "" {
 		return nil, errors.New("no model named: set --model")
