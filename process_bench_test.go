@@ -287,7 +287,7 @@ func ageStore(b *testing.B, dir string, n int) {
 			check(s.AddEvent(run.ID, k, json.RawMessage(`{"kind":"request"}`)))
 		}
 		conv, _ := json.Marshal([]map[string]string{{"role": "user", "content": strings.Repeat(line, 7)}})
-		check(record.SaveConversation(s, run.ID, conv))
+		check(record.NewWriter(s, run.ID).Conversation(conv))
 		run.Status, run.Ended = "complete", start.Add(time.Second)
 		check(s.PutRun(run))
 		check(s.Close())

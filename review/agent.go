@@ -191,7 +191,7 @@ type Session struct {
 	// fig follows the tokens of each request by layer and of the naive
 	// transcript, for the step records and the run's efficiency.
 	fig *figureState
-	// rec writes the run's steps.
+	// rec writes the run's records.
 	rec *record.Writer
 }
 
@@ -411,7 +411,7 @@ func (l *loop) finish(reason string) error {
 	l.defs = keep
 	l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
 	l.recount()
-	return record.Add(l.a.Store, l.a.Run.ID, l.a.Steps+1, record.Final{Reason: reason, Turn: l.turn,
+	return l.a.records().Event(l.a.Steps+1, record.Final{Reason: reason, Turn: l.turn,
 		Tokens: before, Limit: int(finalShare * float64(l.a.Budget.Input()))})
 }
 
@@ -447,7 +447,7 @@ func callsTool(calls []conversation.ToolCall, name string) bool {
 // fallbackEvent records a feature the server refused or ignored with the
 // step that learned it.
 func (s *Session) fallbackEvent(step int, fb llm.Fallback) error {
-	return record.Add(s.Store, s.Run.ID, step, record.Fallback{Feature: fb.Feature, From: fb.From, To: fb.To, Reason: text.OneLine(fb.Reason, 200)})
+	return s.records().Event(step, record.Fallback{Feature: fb.Feature, From: fb.From, To: fb.To, Reason: text.OneLine(fb.Reason, 200)})
 }
 
 func (l *loop) appendMsg(m conversation.Message) {
@@ -518,7 +518,7 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 	toolTok := record.ToolTokens(fc, req.Tools)
 	fig, figJSON := s.stepLayers(fc, msgs, toolTok)
 	st.Figures = figJSON
-	if err := record.Add(s.Store, st.Run, st.N, s.requestEvent(msgs)); err != nil {
+	if err := s.records().Event(st.N, s.requestEvent(msgs)); err != nil {
 		return nil, nil, err
 	}
 	var putErr error
@@ -560,7 +560,7 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 		}
 		if reply.Stream != nil {
 			// How the answer arrived: the response is its reassembly.
-			merr := record.Add(s.Store, st.Run, st.N, record.Stream{Events: reply.Stream.Events, Bytes: reply.Stream.Bytes, FirstByteMS: reply.Stream.FirstByteMS})
+			merr := s.records().Event(st.N, record.Stream{Events: reply.Stream.Events, Bytes: reply.Stream.Bytes, FirstByteMS: reply.Stream.FirstByteMS})
 			if merr != nil && err == nil {
 				err = merr
 			}
@@ -667,7 +667,7 @@ func (s *Session) requestEvent(msgs []conversation.Message) record.Request {
 	return ev
 }
 
-// records is the writer of the run's steps.
+// records is the writer of the run's records.
 func (s *Session) records() *record.Writer {
 	if !s.rec.For(s.Store, s.Run.ID) {
 		s.rec = record.NewWriter(s.Store, s.Run.ID)

@@ -9,7 +9,6 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/llm"
-	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -78,14 +77,14 @@ func (s *Session) save() error {
 		return err
 	}
 	s.Run.Usage = u
-	if err := s.Store.PutRun(s.Run); err != nil {
+	if err := s.records().Run(s.Run); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
 	c, err := json.Marshal(s.Conv)
 	if err != nil {
 		return err
 	}
-	if err := record.SaveConversation(s.Store, s.Run.ID, c); err != nil {
+	if err := s.records().Conversation(c); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
 	return nil

@@ -212,7 +212,7 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 	s.Conv.Messages[ci].Content = dctx.Markdown
 	s.Conv.Messages[ti].Content = task
 	ev := record.Replan{Turn: 1, Reasons: []string{"context_length"}, Before: before, After: after, Units: len(units)}
-	if err := record.Add(s.Store, s.Run.ID, s.Steps+1, ev); err != nil {
+	if err := s.records().Event(s.Steps+1, ev); err != nil {
 		return false, err
 	}
 	return true, s.save()

@@ -8,22 +8,6 @@ import (
 	"github.com/reviewdev/review/toolmem"
 )
 
-// SaveConversation stores the conversation of run, data as package
-// conversation encodes it: {"messages": [...], "next": N}. It is stored
-// message by message (toolmem.Conversation), so each step rewrites only
-// the messages that changed (the new ones, and those pruning changed).
-// Data of another form is stored whole.
-func SaveConversation(st *toolmem.Store, run string, data []byte) error {
-	parts, next, ok := splitConversation(data)
-	if !ok {
-		if data == nil {
-			data = []byte{}
-		}
-		return st.PutConversation(run, toolmem.Conversation{Whole: data})
-	}
-	return st.PutConversation(run, toolmem.Conversation{Parts: parts, Next: next})
-}
-
 // LoadConversation returns the conversation stored for run, byte for byte
 // as it was saved.
 func LoadConversation(st *toolmem.Store, run string) ([]byte, error) {

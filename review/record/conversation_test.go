@@ -21,7 +21,7 @@ func TestConversationByMessage(t *testing.T) {
 			msgs[3] = `{"id":"m4","role":"tool","content":"[stub]"}` // pruning changed one
 		}
 		data := []byte(`{"messages":[` + strings.Join(msgs, ",") + `],"next":` + strconv.Itoa(step) + `}`)
-		if err := SaveConversation(s, run, data); err != nil {
+		if err := NewWriter(s, run).Conversation(data); err != nil {
 			t.Fatal(err)
 		}
 		got, err := LoadConversation(s, run)
@@ -34,7 +34,7 @@ func TestConversationByMessage(t *testing.T) {
 	}
 	// Shrinking and other shapes round-trip too.
 	for _, data := range []string{`{"messages":[],"next":0}`, `{"other":1}`, `{"messages":[{"id":"m1"}],"next":1}`} {
-		if err := SaveConversation(s, run, []byte(data)); err != nil {
+		if err := NewWriter(s, run).Conversation([]byte(data)); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := LoadConversation(s, run); err != nil || string(got) != data {

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/reviewdev/review/toolmem"
 )
@@ -28,29 +27,6 @@ const deltaMagic1 = "\x00rd1"
 // minShared is the fewest shared bytes worth a delta.
 const minShared = 512
 
-// Writer writes the steps of one run, each request as its difference from
-// an earlier one. A step may be written several times (when its request is
-// sent, when its answer arrives, when its tool outputs are stored); only
-// what changed reaches the disk (toolmem.Store.PutStep). It is safe for
-// concurrent use.
-type Writer struct {
-	st  *toolmem.Store
-	run string
-
-	mu    sync.Mutex
-	chain reqChain
-}
-
-// NewWriter returns the step writer of run in st.
-func NewWriter(st *toolmem.Store, run string) *Writer {
-	return &Writer{st: st, run: run}
-}
-
-// For reports whether w writes run in st.
-func (w *Writer) For(st *toolmem.Store, run string) bool {
-	return w != nil && w.st == st && w.run == run
-}
-
 // reqChain is the requests as written: cur is the newest, base the newest
 // of an earlier step, which cur is stored against.
 type reqChain struct {
@@ -65,20 +41,6 @@ type reqBody struct {
 	body   []byte
 	chain  int
 	stored []byte // the form body was stored in
-}
-
-// Step writes st (of w's run), replacing any earlier record of the step,
-// and syncs it to disk.
-func (w *Writer) Step(st toolmem.Step) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	stored, next := w.delta(st)
-	st.Request = stored
-	if err := w.st.PutStep(st); err != nil {
-		return err
-	}
-	w.chain = next
-	return nil
 }
 
 // delta is the form st.Request is stored in: a delta against the newest

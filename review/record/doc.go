@@ -2,9 +2,9 @@
 // as it goes, and how it is read back. A run is its record (toolmem.Run),
 // its steps (each request exactly as sent, its response, the step's token
 // figures), its events, typed here (request, prune, replan, fallback,
-// stream, final), and its conversation. Each has one writer (Add, Writer,
-// SaveConversation) and one reader (Decode, Load, LoadConversation), old
-// forms included, so a store written by an earlier version still replays.
+// stream, final), and its conversation. One Writer writes them all, and
+// one reader reads each (Decode, Load, LoadConversation), old forms
+// included, so a store written by an earlier version still replays.
 //
 // The forms, and why:
 //   - A step's request is stored whole or as its difference from an earlier
@@ -12,7 +12,7 @@
 //     they would take space in the square of a run's steps.
 //   - A request event names only the messages its request adds to the one
 //     before (NewRequest); Load puts the rest back.
-//   - The conversation is stored a message a part (SaveConversation), so a
+//   - The conversation is stored a message a part (Writer.Conversation), so a
 //     step rewrites only the messages that changed.
 //
 // It also reads a run back for people: replay loading (Load, Outputs),

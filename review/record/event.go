@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/toolmem"
 )
 
 // Event kinds, as the "kind" field of a recorded event names them.
@@ -231,13 +230,4 @@ func decodeAs[T Event](data []byte) (Event, error) {
 	var v T
 	err := json.Unmarshal(data, &v)
 	return v, err
-}
-
-// Add records ev in run's events, with step: the one writer of events.
-func Add(st *toolmem.Store, run string, step int, ev Event) error {
-	data, err := Encode(ev)
-	if err != nil {
-		return err
-	}
-	return st.AddEvent(run, step, data)
 }
