@@ -117,23 +117,6 @@ func DecodeRequest(body []byte) (*Request, error) {
 	return &r, nil
 }
 
-// Choice returns the request's tool choice as a string: the mode, or the
-// name of the function it forces; "" when the request names none.
-func (r *Request) Choice() string {
-	if len(r.ToolChoice) == 0 {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(r.ToolChoice, &s) == nil {
-		return s
-	}
-	var c toolChoice
-	if json.Unmarshal(r.ToolChoice, &c) == nil && c.Function.Name != "" {
-		return c.Function.Name
-	}
-	return string(r.ToolChoice)
-}
-
 // ForcesFunction reports whether the request's tool choice names a
 // function rather than a mode.
 func (r *Request) ForcesFunction() bool {

@@ -91,8 +91,8 @@ func TestEncodingIsGoOpenAIs(t *testing.T) {
 		if len(back.Conversation()) != len(msgs) || len(back.Definitions()) != len(defs) || back.Definitions()[0].Name != "read_file" {
 			t.Errorf("decoded %+v", back)
 		}
-		if back.Choice() != map[string]string{"": "auto"}[choice]+choice {
-			t.Errorf("Choice() = %q for %q", back.Choice(), choice)
+		if back.ForcesFunction() != (choice == "read_file") {
+			t.Errorf("tool choice %q: ForcesFunction() = %v", choice, back.ForcesFunction())
 		}
 	}
 }
@@ -115,5 +115,44 @@ func TestContent(t *testing.T) {
 	var a Answer
 	if err := json.Unmarshal([]byte(`{"role":"assistant","content":null,"refusal":"no"}`), &a); err != nil || a.Content != nil || a.ToMessage().Content != "no" {
 		t.Errorf("refusal: %+v, %v", a, err)
+	}
+}
+
+func TestDecodeError(t *testing.T) {
+	for body, want := range map[string]ErrorBody{
+		`{"error":{"message":"Bad key","type":"invalid_request_error","code":"invalid_api_key"}}`: {Message: "Bad key", Type: "invalid_request_error", Code: "invalid_api_key"},
+		`{"error":"model not found"}`: {Message: "model not found"},
+		`{"object":"error","message":"too long","type":"BadRequestError","code":400}`: {Message: "too long", Type: "BadRequestError", Code: float64(400)},
+	} {
+		got, ok := DecodeError([]byte(body))
+		if !ok || got != want {
+			t.Errorf("%s: %+v, %v; want %+v", body, got, ok, want)
+		}
+	}
+	for _, body := range []string{`<html>`, `{}`, `{"error":{}}`} {
+		if got, ok := DecodeError([]byte(body)); ok {
+			t.Errorf("%s read as %+v", body, got)
+		}
+	}
+}
+
+func TestStreamError(t *testing.T) {
+	for data, want := range map[string]string{
+		`{"error":{"message":"overloaded","type":"server_error"}}`: "overloaded",
+		`{"error":"gone"}`: "gone",
+		`{"object":"error","message":"out of memory"}`: "out of memory",
+		`{"error":[1,2]}`: "[1,2]",
+	} {
+		c, err := DecodeChunk([]byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, ok := c.StreamError(); !ok || e.Message != want {
+			t.Errorf("%s: %+v, %v; want %q", data, e, ok, want)
+		}
+	}
+	c, _ := DecodeChunk([]byte(`{"choices":[{"index":0,"delta":{"content":"a"}}],"error":null}`))
+	if e, ok := c.StreamError(); ok {
+		t.Errorf("an answer's chunk read as error %+v", e)
 	}
 }
