@@ -26,6 +26,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -99,36 +100,15 @@ func cmdFits(ts *testscript.TestScript, neg bool, args []string) {
 	for i, f := range files {
 		data, err := os.ReadFile(f)
 		ts.Check(err)
-		var body struct {
-			Messages []struct {
-				Role      string `json:"role"`
-				Content   string `json:"content"`
-				ToolCalls []struct {
-					ID       string `json:"id"`
-					Function struct {
-						Name      string `json:"name"`
-						Arguments string `json:"arguments"`
-					} `json:"function"`
-				} `json:"tool_calls"`
-				ToolCallID string `json:"tool_call_id"`
-				Name       string `json:"name"`
-			} `json:"messages"`
-			Tools []struct {
-				Function json.RawMessage `json:"function"`
-			} `json:"tools"`
-		}
-		if err := json.Unmarshal(data, &body); err != nil {
+		req, err := wire.DecodeRequest(data)
+		if err != nil {
 			ts.Fatalf("%s: %v", f, err)
 		}
-		msgs := make([]conversation.Message, len(body.Messages))
-		for k, m := range body.Messages {
-			msgs[k] = conversation.Message{Role: conversation.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
-			for _, tc := range m.ToolCalls {
-				msgs[k].ToolCalls = append(msgs[k].ToolCalls, conversation.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-			}
-		}
-		defs := make([]json.RawMessage, len(body.Tools))
-		for k, t := range body.Tools {
+		msgs := req.Conversation()
+		// The definitions as sent, an independent check of the count
+		// the review makes of them.
+		defs := make([]*wire.Function, len(req.Tools))
+		for k, t := range req.Tools {
 			defs[k] = t.Function
 		}
 		tools, err := json.Marshal(defs)
@@ -325,23 +305,14 @@ func requestFiles(ts *testscript.TestScript, dir string) []string {
 	return files
 }
 
-type wireMessage struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	ToolCalls  json.RawMessage `json:"tool_calls"`
-	ToolCallID string          `json:"tool_call_id"`
-}
-
-func wireMessages(ts *testscript.TestScript, file string) []wireMessage {
+func wireMessages(ts *testscript.TestScript, file string) []wire.Message {
 	data, err := os.ReadFile(file)
 	ts.Check(err)
-	var body struct {
-		Messages []wireMessage `json:"messages"`
-	}
-	if err := json.Unmarshal(data, &body); err != nil {
+	req, err := wire.DecodeRequest(data)
+	if err != nil {
 		ts.Fatalf("%s: %v", file, err)
 	}
-	return body.Messages
+	return req.Messages
 }
 
 // appendonly checks that each recorded request of a tool loop starts with
@@ -603,13 +574,9 @@ func cmdHistory(ts *testscript.TestScript, neg bool, args []string) {
 
 // checkHistory measures the earlier turns of one request, or says what is
 // wrong with its layers.
-func checkHistory(msgs []wireMessage, questions []string) (turns, chars int, problem string) {
-	text := func(m wireMessage) string {
-		var s string
-		_ = json.Unmarshal(m.Content, &s)
-		return s
-	}
-	turnOf := func(m wireMessage) int {
+func checkHistory(msgs []wire.Message, questions []string) (turns, chars int, problem string) {
+	text := func(m wire.Message) string { return m.Content }
+	turnOf := func(m wire.Message) int {
 		if m.Role != "user" {
 			return -1
 		}
@@ -647,14 +614,7 @@ func checkHistory(msgs []wireMessage, questions []string) (turns, chars int, pro
 			turns++
 		}
 		chars += utf8.RuneCountInString(text(m))
-		var calls []struct {
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		}
-		_ = json.Unmarshal(m.ToolCalls, &calls)
-		for _, c := range calls {
+		for _, c := range m.ToolCalls {
 			chars += utf8.RuneCountInString(c.Function.Name) + utf8.RuneCountInString(c.Function.Arguments)
 		}
 	}

@@ -2,7 +2,6 @@ package review
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/reviewdev/review/conversation"
@@ -10,6 +9,7 @@ import (
 	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/tools"
 )
 
@@ -123,11 +123,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err error) {
 	d := p.Diff
 	p.Counter = counter
-	defs, err := json.Marshal(p.Tools)
-	if err != nil {
-		return false, fmt.Errorf("encoding tool definitions: %w", err)
-	}
-	p.ToolTokens = counter.Count(string(defs))
+	p.ToolTokens = record.ToolTokens(counter, p.Tools)
 
 	sys := conversation.Message{ID: "m1", Role: conversation.System, Content: SystemPrompt(opts.Instructions), Layer: conversation.Static}
 	fixed := counter.CountMessage(sys) + p.ToolTokens
@@ -225,8 +221,7 @@ func listShare(b conversation.Budget) int { return int(listShareOfStatic * float
 func (p *Plan) estimated(opts Options, c *conversation.Counter) {
 	p.Counter, p.Estimated = c, true
 	e := c.Estimates()
-	defs, _ := json.Marshal(p.Tools)
-	p.ToolTokens = e.Count(string(defs))
+	p.ToolTokens = record.ToolTokens(e, p.Tools)
 	p.Context.Tokens = e.Count(p.Context.Markdown)
 	p.Context.Budget = opts.Budget.Static() - e.CountMessage(p.Messages[0]) - p.ToolTokens
 	p.Estimate.FirstRequestTokens = p.Tokens()
