@@ -267,28 +267,21 @@ func cmdWaitReq(ts *testscript.TestScript, neg bool, args []string) {
 
 // schema validates JSON files (a directory stands for its recorded
 // requests): `schema openai-request file|dir...` checks chat
-// completion request bodies, `schema sarif file...` SARIF 2.1.0 logs, both
-// against the schemas vendored in testdata/schemas.
+// completion request bodies, `schema sarif file...` SARIF 2.1.0 logs,
+// `schema codequality file...` GitLab Code Quality reports, all against the
+// schemas vendored in testdata/schemas.
 func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 2 {
-		ts.Fatalf("usage: schema openai-request|sarif file...")
+		ts.Fatalf("usage: schema openai-request|sarif|codequality file...")
 	}
 	var validate func([]byte) error
 	switch args[0] {
 	case "openai-request":
 		validate = reviewtest.ValidateRequest
 	case "sarif":
-		path, err := reviewtest.SchemaPath(reviewtest.SARIFSchema)
-		ts.Check(err)
-		sch, err := jsonschema.NewCompiler().Compile(path)
-		ts.Check(err)
-		validate = func(b []byte) error {
-			v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
-			if err != nil {
-				return err
-			}
-			return sch.Validate(v)
-		}
+		validate = schemaFile(ts, reviewtest.SARIFSchema)
+	case "codequality":
+		validate = schemaFile(ts, reviewtest.CodeQualitySchema)
 	default:
 		ts.Fatalf("unknown schema %q", args[0])
 	}
@@ -313,6 +306,22 @@ func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 		case err == nil && neg:
 			ts.Fatalf("%s: valid, want invalid", f)
 		}
+	}
+}
+
+// schemaFile compiles a schema vendored in testdata/schemas into a
+// validator of JSON documents.
+func schemaFile(ts *testscript.TestScript, name string) func([]byte) error {
+	path, err := reviewtest.SchemaPath(name)
+	ts.Check(err)
+	sch, err := jsonschema.NewCompiler().Compile(path)
+	ts.Check(err)
+	return func(b []byte) error {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
+		if err != nil {
+			return err
+		}
+		return sch.Validate(v)
 	}
 }
 
