@@ -432,6 +432,9 @@ func message(a *answer) string {
 			msg = strings.TrimSpace(body.Error + " " + body.Desc)
 		}
 	}
+	// GitLab's messages often start with the status ("403 Forbidden"),
+	// which the error says already.
+	msg = strings.TrimSpace(strings.TrimPrefix(msg, strconv.Itoa(a.status)+" "))
 	if msg == "" {
 		msg = http.StatusText(a.status)
 	}

@@ -201,12 +201,12 @@ func TestPostDenied(t *testing.T) {
 	if !errors.Is(err, post.ErrDenied) {
 		t.Fatalf("err = %v, want ErrDenied", err)
 	}
-	if want := "starting a discussion on app/handler.go:7 of group/proj!3: GitLab answered 403 403 Forbidden: the token may not comment"; !strings.HasPrefix(err.Error(), want) {
+	if want := "starting a discussion on app/handler.go:7 of group/proj!3: GitLab answered 403 Forbidden: the token may not comment"; !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("err = %v", err)
 	}
 	o.Token = "glpat-wrong"
 	_, err = Post(context.Background(), testResult("r", onAdded), testDiff(), o)
-	if errors.Is(err, post.ErrDenied) || err == nil || !strings.Contains(err.Error(), "401 401 Unauthorized: the token is wrong or expired; pass a valid one in GITLAB_TOKEN") {
+	if errors.Is(err, post.ErrDenied) || err == nil || !strings.Contains(err.Error(), "401 Unauthorized: the token is wrong or expired; pass a valid one in GITLAB_TOKEN") {
 		t.Errorf("wrong token: %v", err)
 	}
 }
