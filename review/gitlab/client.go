@@ -75,15 +75,14 @@ func (e *Error) Is(target error) bool { return target == post.ErrDenied && e.Den
 
 // client speaks to one merge request through GitLab's REST API v4.
 type client struct {
-	hc      *http.Client
-	api     *url.URL // the API root, without a final slash
-	token   string
-	mrPath  string // /projects/:id/merge_requests/:iid, escaped
-	mrName  string // project!iid, for messages
-	mr      int
-	head    string
-	retry   retryPolicy
-	project string
+	hc     *http.Client
+	api    *url.URL // the API root, without a final slash
+	token  string
+	mrPath string // /projects/:id/merge_requests/:iid, escaped
+	mrName string // project!iid, for messages
+	mr     int
+	head   string
+	retry  retryPolicy
 }
 
 func newClient(o Options, head string) (*client, error) {
@@ -119,7 +118,7 @@ func newClient(o Options, head string) (*client, error) {
 		p.max = DefaultMaxDelay
 	}
 	return &client{
-		hc: &hc, api: api, token: o.Token, retry: p, mr: o.MR, project: o.Project,
+		hc: &hc, api: api, token: o.Token, retry: p, mr: o.MR,
 		mrPath: fmt.Sprintf("/projects/%s/merge_requests/%d", url.PathEscape(o.Project), o.MR),
 		mrName: fmt.Sprintf("%s!%d", o.Project, o.MR),
 		head:   strings.ToLower(head),
@@ -176,7 +175,7 @@ func (c *client) call(ctx context.Context, r request) (http.Header, error) {
 		if err := c.again(ctx, r.op, attempt, err); err != nil {
 			return nil, err
 		}
-		if r.landed != nil {
+		if r.landed != nil && mayHaveActed(err) {
 			done, err := r.landed(ctx)
 			if err != nil {
 				return nil, err
@@ -186,6 +185,14 @@ func (c *client) call(ctx context.Context, r request) (http.Header, error) {
 			}
 		}
 	}
+}
+
+// mayHaveActed reports whether a failed attempt may have done what it
+// asked: a rate limit (429) says it did not; a server error or a lost
+// connection leaves it unknown.
+func mayHaveActed(err error) bool {
+	var a *answer
+	return !errors.As(err, &a) || a.status != http.StatusTooManyRequests
 }
 
 // answer is GitLab's answer to one attempt that was not a success.

@@ -308,3 +308,18 @@ func TestPostVersionOfHead(t *testing.T) {
 		t.Errorf("position %v, want version %d's SHAs", pos, old.ID)
 	}
 }
+
+// TestPostLostAnswer: a discussion GitLab made but whose answer was lost
+// is found by its marker before it is posted again: never twice.
+func TestPostLostAnswer(t *testing.T) {
+	g := &reviewtest.GitLab{LostAnswer: true}
+	o := start(t, g, false)
+	o.HeadSHA = h1
+	rep, err := Post(context.Background(), testResult("r", onAdded, later), testDiff(), o)
+	if err != nil || rep.Inline != 2 {
+		t.Fatalf("%+v, %v", rep, err)
+	}
+	if n := len(diffNotes(g.Notes("group/proj", 3))); n != 2 {
+		t.Errorf("%d discussions, want 2", n)
+	}
+}

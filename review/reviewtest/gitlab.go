@@ -33,6 +33,9 @@ type GitLab struct {
 	// RateLimited answers the first post of a discussion 429 with
 	// Retry-After: 0, before acting on it.
 	RateLimited bool
+	// LostAnswer posts the first discussion and then answers 502, as a
+	// proxy that lost GitLab's answer would.
+	LostAnswer bool
 	// Dir, if set, receives each request as gl-NNN.json and a line per
 	// request in requests.log ("METHOD URI STATUS").
 	Dir string
@@ -47,6 +50,7 @@ type GitLab struct {
 	mrs      map[string]*glMR
 	redirect string // the other host's URL, for GET .../versions
 	limited  bool
+	lost     bool
 }
 
 // GitLabVersion is a merge request diff version.
@@ -352,6 +356,11 @@ func (g *GitLab) postDiscussion(w http.ResponseWriter, r *http.Request, mr *glMR
 	}
 	n := g.note(GitLabUserID, "project_7_bot_0123", *in.Body, pos)
 	mr.notes = append(mr.notes, n)
+	if g.LostAnswer && !g.lost {
+		g.lost = true
+		glJSON(w, http.StatusBadGateway, map[string]string{"message": "502 Bad Gateway"})
+		return
+	}
 	g.nextID++
 	glJSON(w, http.StatusCreated, map[string]any{"id": fmt.Sprintf("%040x", g.nextID), "individual_note": false, "notes": []map[string]any{n}})
 }
