@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/gitlab"
@@ -54,13 +56,17 @@ func gitlabTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 		return nil, fmt.Errorf("--post gitlab needs the merge request: CI_MERGE_REQUEST_IID, as merge-request pipelines set it (rules: - if: $CI_PIPELINE_SOURCE == \"merge_request_event\"), or --gitlab-mr")
 	}
 	n, err := strconv.Atoi(mr)
-	if err != nil || n <= 0 {
+	switch {
+	case (err != nil || n <= 0) && opts.GitLabMR != "":
 		return nil, usageErrorf("--gitlab-mr %q is not a merge request IID: give its number, as in !12", mr)
+	case err != nil || n <= 0:
+		return nil, fmt.Errorf("CI_MERGE_REQUEST_IID %q is not a merge request IID: run in a merge-request pipeline, or give --gitlab-mr", mr)
 	}
 	o.MR = n
 	return &postTarget{
 		poster: &gitlab.Poster{Options: o},
-		noun:   "merge request", head: o.HeadSHA,
+		noun:   "merge request",
+		head:   o.HeadSHA,
 		inCI:   getenv("GITLAB_CI") == "true",
 		denied: gitlabDenied,
 	}, nil
@@ -86,9 +92,7 @@ func gitlabDenied(opts *ReviewOptions, outs []output, res *review.Result, err er
 	return err
 }
 
-func (g *gitlabFlags) register(fl interface {
-	StringVar(p *string, name, value, usage string)
-}) {
+func (g *gitlabFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&g.GitLabURL, "gitlab-url", "", "GitLab's REST API for --post gitlab, e.g. https://gitlab.example.com/api/v4 (default $CI_API_V4_URL, else https://gitlab.com/api/v4)")
 	fl.StringVar(&g.GitLabProject, "gitlab-project", "", "the project --post gitlab posts to: its ID or group/project path (default $CI_PROJECT_ID)")
 	fl.StringVar(&g.GitLabMR, "gitlab-mr", "", "the merge request --post gitlab posts to: its IID, the number in !12 (default $CI_MERGE_REQUEST_IID)")

@@ -46,8 +46,9 @@ func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 		}
 		return &postTarget{
 			poster: &github.Poster{Options: github.PostOptions{APIURL: gh.api, Token: gh.token, Repo: gh.repo, PR: gh.event.Number, HeadSHA: gh.event.HeadSHA}},
-			noun:   "pull request", head: gh.event.HeadSHA,
-			inCI: opts.Getenv("GITHUB_ACTIONS") == "true",
+			noun:   "pull request",
+			head:   gh.event.HeadSHA,
+			inCI:   opts.Getenv("GITHUB_ACTIONS") == "true",
 			denied: func(opts *ReviewOptions, outs []output, res *review.Result, err error) error {
 				fmt.Fprintf(opts.IO.ErrOut, "review: not posted: %s; the findings are annotations on the job instead\n", text.OneLine(err.Error(), 0))
 				return denied(opts, outs, res)
