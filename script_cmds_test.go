@@ -50,6 +50,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"capture":      cmdCapture,
 		"ghevent":      cmdGHEvent,
 		"githubserver": cmdGitHubServer,
+		"gitlabserver": cmdGitLabServer,
 		"printable":    cmdPrintable,
 		"corruptstore": cmdCorruptStore,
 		"storesum":     cmdStoreSum,
@@ -249,28 +250,21 @@ func cmdWaitReq(ts *testscript.TestScript, neg bool, args []string) {
 
 // schema validates JSON files (a directory stands for its recorded
 // requests): `schema openai-request file|dir...` checks chat
-// completion request bodies, `schema sarif file...` SARIF 2.1.0 logs, both
-// against the schemas vendored in testdata/schemas.
+// completion request bodies, `schema sarif file...` SARIF 2.1.0 logs,
+// `schema codequality file...` GitLab Code Quality reports, all against the
+// schemas vendored in testdata/schemas.
 func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 2 {
-		ts.Fatalf("usage: schema openai-request|sarif file...")
+		ts.Fatalf("usage: schema openai-request|sarif|codequality file...")
 	}
 	var validate func([]byte) error
 	switch args[0] {
 	case "openai-request":
 		validate = reviewtest.ValidateRequest
 	case "sarif":
-		path, err := reviewtest.SchemaPath(reviewtest.SARIFSchema)
-		ts.Check(err)
-		sch, err := jsonschema.NewCompiler().Compile(path)
-		ts.Check(err)
-		validate = func(b []byte) error {
-			v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
-			if err != nil {
-				return err
-			}
-			return sch.Validate(v)
-		}
+		validate = schemaFile(ts, reviewtest.SARIFSchema)
+	case "codequality":
+		validate = schemaFile(ts, reviewtest.CodeQualitySchema)
 	default:
 		ts.Fatalf("unknown schema %q", args[0])
 	}
@@ -295,6 +289,22 @@ func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 		case err == nil && neg:
 			ts.Fatalf("%s: valid, want invalid", f)
 		}
+	}
+}
+
+// schemaFile compiles a schema vendored in testdata/schemas into a
+// validator of JSON documents.
+func schemaFile(ts *testscript.TestScript, name string) func([]byte) error {
+	path, err := reviewtest.SchemaPath(name)
+	ts.Check(err)
+	sch, err := jsonschema.NewCompiler().Compile(path)
+	ts.Check(err)
+	return func(b []byte) error {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
+		if err != nil {
+			return err
+		}
+		return sch.Validate(v)
 	}
 }
 
@@ -783,6 +793,40 @@ func cmdGitHubServer(ts *testscript.TestScript, neg bool, args []string) {
 	srv := httptest.NewServer(g)
 	ts.Defer(srv.Close)
 	ts.Setenv("GITHUB_API_URL", srv.URL+"/api/v3")
+}
+
+// gitlabserver starts a GitLab REST API for the rest of the script and
+// points CI_API_V4_URL at it: `gitlabserver [-record dir] [-token T]
+// [-readonly] [-redirect] [-ratelimit]`. It is reviewtest.GitLab: a user,
+// merge requests with two diff versions (the newest with base, start and
+// head SHAs bbbb…, 5555…, 2222…), notes two a page, discussions and notes
+// posted and kept. A token other than T (default glpat-scripttoken) gets
+// 401; with -readonly every post gets 403; with -redirect the versions are
+// answered by a second host, after a 302, which logs in dir/other.log
+// whether a token came; with -ratelimit the first discussion gets 429 with
+// Retry-After: 0. dir receives each request as gl-NNN.json and a line per
+// request in requests.log.
+func cmdGitLabServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! gitlabserver")
+	}
+	fl := flag.NewFlagSet("gitlabserver", flag.ContinueOnError)
+	record := fl.String("record", "", "directory to record requests in")
+	token := fl.String("token", "glpat-scripttoken", "the token the server accepts")
+	readOnly := fl.Bool("readonly", false, "refuse every post with 403")
+	redirect := fl.Bool("redirect", false, "answer the versions from a second host, after a redirect")
+	limit := fl.Bool("ratelimit", false, "answer the first discussion 429")
+	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
+		ts.Fatalf("usage: gitlabserver [-record dir] [-token T] [-readonly] [-redirect] [-ratelimit]")
+	}
+	g := &reviewtest.GitLab{Token: *token, ReadOnly: *readOnly, RateLimited: *limit}
+	if *record != "" {
+		g.Dir = ts.MkAbs(*record)
+		ts.Check(os.MkdirAll(g.Dir, 0o755))
+	}
+	api, stop := g.Start(*redirect)
+	ts.Defer(stop)
+	ts.Setenv("CI_API_V4_URL", api)
 }
 
 // ghPageSize is small so that a few reviews already take two pages.

@@ -125,5 +125,5 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	if err := writeOutput(opts.IO, opts.Output, func(w io.Writer) error { return format.WriteAnswer(w, ans) }); err != nil {
 		return err
 	}
-	return failOn(opts.IO, ans.Findings, set.FailOn, nil)
+	return failOn(opts.IO, ans.Findings, set.FailOn, nil, "")
 }
