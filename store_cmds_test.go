@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -21,11 +22,12 @@ import (
 //	sst       64 random bytes into the middle of the largest table
 //	manifest  the MANIFEST deleted
 //	vlog      the largest value log file cut to half its length
+//	vlogtail  4 bytes of the last entry of the newest value log replaced
 //	record    the record of run written over with bytes that are not JSON
 //	          (through Badger, so every checksum holds)
 func cmdCorruptStore(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 || (args[0] == "record") != (len(args) == 4) {
-		ts.Fatalf("usage: corruptstore copy|sst|manifest|vlog|record src dst [run]")
+		ts.Fatalf("usage: corruptstore copy|sst|manifest|vlog|vlogtail|record src dst [run]")
 	}
 	src, dst := ts.MkAbs(args[1]), ts.MkAbs(args[2])
 	ts.Check(os.MkdirAll(dst, 0o700))
@@ -54,6 +56,14 @@ func cmdCorruptStore(ts *testscript.TestScript, neg bool, args []string) {
 		info, err := os.Stat(f)
 		ts.Check(err)
 		ts.Check(os.Truncate(f, info.Size()/2))
+	case "vlogtail":
+		f := newest(ts, dst, ".vlog")
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		for i := len(data) - 10; i < len(data)-6; i++ {
+			data[i] ^= 0xff
+		}
+		ts.Check(os.WriteFile(f, data, 0o600))
 	case "record":
 		db, err := badger.Open(badger.DefaultOptions(dst).WithLogger(nil))
 		ts.Check(err)
@@ -76,6 +86,24 @@ func largest(ts *testscript.TestScript, dir, ext string) string {
 		ts.Check(err)
 		if strings.HasSuffix(e.Name(), ext) && info.Size() > size {
 			best, size = filepath.Join(dir, e.Name()), info.Size()
+		}
+	}
+	if best == "" {
+		ts.Fatalf("no %s file in %s", ext, dir)
+	}
+	return best
+}
+
+// newest returns the file in dir whose name ends in ext with the highest
+// number: Badger's files are numbered in the order it creates them.
+func newest(ts *testscript.TestScript, dir, ext string) string {
+	entries, err := os.ReadDir(dir)
+	ts.Check(err)
+	best, id := "", -1
+	for _, e := range entries {
+		n, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ext))
+		if strings.HasSuffix(e.Name(), ext) && err == nil && n > id {
+			best, id = filepath.Join(dir, e.Name()), n
 		}
 	}
 	if best == "" {

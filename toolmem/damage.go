@@ -293,12 +293,16 @@ const vlogHeaderSize = 20
 
 // checkLog reads a log file (a write-ahead log or a value log) entry by
 // entry, as Badger does when it opens a store, before it trims the file
-// after the last entry it can read. A process killed while writing leaves
-// one entry half written (Go copies large buffers header last, so even its
+// after the last entry it can read (and a value log further, to the end of
+// the last whole transaction). A process killed while writing leaves one
+// entry half written (Go copies large buffers header last, so even its
 // header may be missing), then the zeros of the file's preallocated space:
-// trimming those loses nothing. checkLog fails only on evidence that
-// trimming would lose entries: the unreadable entry has a header, and a
-// whole entry follows it.
+// trimming those loses nothing. checkLog fails on evidence that trimming
+// would lose entries: the unreadable entry has a header and a whole entry
+// follows it, or the file does not end in zeros. A file closed cleanly is
+// cut to its last entry, so unreadable bytes up to its end are damage, not
+// a write cut short: Badger would trim a value log whose last entry is
+// damaged to its header, with every entry of that entry's transaction.
 func checkLog(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -322,27 +326,53 @@ func checkLog(path string) error {
 		}
 		end += n
 	}
+	if end >= size {
+		return nil
+	}
 	if _, err := f.Seek(end, io.SeekStart); err != nil {
 		return err
 	}
 	r.Reset(f)
 	var h logHeader
 	hlen, err := h.read(r, crc32.New(castagnoli))
-	if err != nil || h.klen == 0 || h.klen > maxKeyLen {
-		return nil
+	if err == nil && h.klen > 0 && h.klen <= maxKeyLen {
+		next := end + int64(hlen) + int64(h.klen) + int64(h.vlen) + crc32.Size
+		if next < size {
+			if _, err := f.Seek(next, io.SeekStart); err != nil {
+				return err
+			}
+			r.Reset(f)
+			if _, ok := readLogEntry(r, size-next); ok {
+				return fmt.Errorf("has a damaged entry at byte %d, and readable entries after it", end)
+			}
+		}
 	}
-	next := end + int64(hlen) + int64(h.klen) + int64(h.vlen) + crc32.Size
-	if next >= size {
-		return nil
-	}
-	if _, err := f.Seek(next, io.SeekStart); err != nil {
+	if zero, err := endsInZeros(f, size); err != nil {
 		return err
-	}
-	r.Reset(f)
-	if _, ok := readLogEntry(r, size-next); ok {
-		return fmt.Errorf("has a damaged entry at byte %d, and readable entries after it", end)
+	} else if !zero {
+		return fmt.Errorf("has a damaged entry at byte %d, and the file ends after it without the unused space a killed write leaves", end)
 	}
 	return nil
+}
+
+// tailZeros is how many bytes at the end of a log file endsInZeros reads:
+// a file closed cleanly ends in its last entry's checksum and data.
+const tailZeros = 16
+
+// endsInZeros reports whether the last bytes of f (of size size) are zeros:
+// the preallocated space a process killed while writing leaves.
+func endsInZeros(f *os.File, size int64) (bool, error) {
+	n := min(size, tailZeros)
+	buf := make([]byte, n)
+	if _, err := f.ReadAt(buf, size-n); err != nil {
+		return false, err
+	}
+	for _, b := range buf {
+		if b != 0 {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // checkValueLogs checks every value log file as checkLog does. Badger's

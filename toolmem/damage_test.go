@@ -251,6 +251,9 @@ func TestDamagedValueLog(t *testing.T) {
 		// before it are intact.
 		{"cut", func(t *testing.T, path string) { os.Truncate(path, cutAt) }, ""},
 		{"scribbled", func(t *testing.T, path string) { scribble(t, path, scribbleAt, 64) }, "and readable entries after it"},
+		// The last entry of a file closed cleanly: Badger would cut the
+		// file to its header, with every value of that transaction.
+		{"last entry", func(t *testing.T, path string) { scribble(t, path, -10, 4) }, "and the file ends after it without the unused space a killed write leaves"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := sampleStore(t)
