@@ -9,8 +9,10 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,8 +78,89 @@ func (e *skippedError) Unwrap() error { return ErrDamaged }
 
 // errNeedsRecovery reports a store that Badger cannot open read-only
 // without first repairing what a killed process left: a write-ahead log to
-// trim, tables to drop that no MANIFEST entry lists.
+// trim, tables to drop that no MANIFEST entry lists, files that hold
+// nothing.
 var errNeedsRecovery = errors.New("tool memory needs recovery")
+
+// storeFiles are the files of a store, by kind.
+type storeFiles struct {
+	manifest bool
+	tables   map[uint64]string
+	data     int      // tables and logs, leftovers not counted
+	wal      []string // write-ahead logs, leftovers included
+	lastLog  string   // the newest value log
+	rec      recovery // empty leftovers
+}
+
+// listFiles sorts the files of the store in dir; it fails only on a value
+// log shorter than its header that is not a leftover.
+func listFiles(dir string) (*storeFiles, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read tool memory directory %s: %w", dir, err)
+	}
+	fs := &storeFiles{tables: map[uint64]string{}}
+	lastFid := -1
+	var short []string
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case name == badger.ManifestFilename:
+			fs.manifest = true
+		case strings.HasSuffix(name, ".sst"):
+			if id, ok := table.ParseFileID(name); ok {
+				fs.tables[id] = name
+			}
+			fs.data++
+		case strings.HasSuffix(name, ".mem"):
+			fs.wal = append(fs.wal, name)
+			if empty, err := leftover(filepath.Join(dir, name)); err != nil {
+				return nil, err
+			} else if empty {
+				fs.rec.empty = append(fs.rec.empty, name)
+			} else {
+				fs.data++
+			}
+		case strings.HasSuffix(name, ".vlog"):
+			if fid, err := strconv.Atoi(strings.TrimSuffix(name, ".vlog")); err == nil && fid > lastFid {
+				fs.lastLog, lastFid = name, fid
+			}
+			// Every value log file starts with a 20-byte header;
+			// Badger would take a shorter one for a new file.
+			if info, err := e.Info(); err == nil && info.Size() < vlogHeaderSize {
+				short = append(short, name)
+			}
+			fs.data++
+		}
+	}
+	// Badger creates a value log with a higher number than any before
+	// it, after the write-ahead log of the open: only the newest can be
+	// one a killed process was creating, and only in a store that was not
+	// closed (a store closed cleanly has no write-ahead log). Emptied in
+	// a store closed cleanly, it is damage.
+	if fs.lastLog != "" && len(fs.wal) > 0 {
+		if empty, err := leftover(filepath.Join(dir, fs.lastLog)); err != nil {
+			return nil, err
+		} else if empty {
+			fs.rec.empty = append(fs.rec.empty, fs.lastLog)
+			fs.data--
+		}
+	}
+	for _, name := range short {
+		if !slices.Contains(fs.rec.empty, name) {
+			info, _ := os.Stat(filepath.Join(dir, name))
+			return nil, damagedStore(dir, "value log %s is cut short (%d bytes)", name, sizeOf(info))
+		}
+	}
+	return fs, nil
+}
+
+func sizeOf(info os.FileInfo) int64 {
+	if info == nil {
+		return 0
+	}
+	return info.Size()
+}
 
 // checkFiles looks at the files of the store in dir before Badger opens
 // them, with the directory locked. Badger trusts its files: without a
@@ -85,73 +168,55 @@ var errNeedsRecovery = errors.New("tool memory needs recovery")
 // (even when opened read-only), and a damaged table panics in one of the
 // goroutines that open tables, where no recover can reach. So checkFiles
 // refuses a store whose MANIFEST is missing or unreadable, or whose tables
-// are missing or fail their checksums, with an ErrDamaged error; and for a
-// read-only open it returns errNeedsRecovery if Badger would delete tables.
-func checkFiles(dir string, bopts badger.Options, readOnly bool) error {
-	entries, err := os.ReadDir(dir)
+// are missing or fail their checksums, with an ErrDamaged error, changing
+// nothing. Otherwise it returns what a killed process left: files that
+// hold nothing (see leftover), and for a read-only open, which Badger
+// cannot do while they are there, the logs to trim and the tables to drop
+// that Badger's writable open would.
+func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, error) {
+	fs, err := listFiles(dir)
 	if err != nil {
-		return fmt.Errorf("cannot read tool memory directory %s: %w", dir, err)
+		return nil, err
 	}
-	tables := map[uint64]string{}
-	var data []string
-	manifest := false
-	var wal []string
-	lastLog, lastFid := "", -1
-	for _, e := range entries {
-		name := e.Name()
-		switch {
-		case name == badger.ManifestFilename:
-			manifest = true
-		case strings.HasSuffix(name, ".sst"):
-			if id, ok := table.ParseFileID(name); ok {
-				tables[id] = name
-			}
-			data = append(data, name)
-		case strings.HasSuffix(name, ".mem"):
-			wal = append(wal, name)
-			data = append(data, name)
-		case strings.HasSuffix(name, ".vlog"):
-			// Every value log file starts with a 20-byte header;
-			// Badger would take a shorter one for a new file.
-			if info, err := e.Info(); err == nil && info.Size() < vlogHeaderSize {
-				return damagedStore(dir, "value log %s is cut short (%d bytes)", name, info.Size())
-			}
-			if fid, err := strconv.Atoi(strings.TrimSuffix(name, ".vlog")); err == nil && fid > lastFid {
-				lastLog, lastFid = name, fid
-			}
-			data = append(data, name)
+	rec := &fs.rec
+	if !fs.manifest {
+		if fs.data > 0 {
+			return nil, damagedStore(dir, "its MANIFEST is missing, and without it the %d data files it holds cannot be read", fs.data)
 		}
-	}
-	if !manifest {
-		if len(data) > 0 {
-			return damagedStore(dir, "its MANIFEST is missing, and without it the %d data files it holds cannot be read", len(data))
-		}
-		return nil // a new store
+		return rec, nil // a new store, or one killed as it was created
 	}
 
 	m, err := replayManifest(filepath.Join(dir, badger.ManifestFilename), bopts)
 	if err != nil {
-		return damagedStore(dir, "its MANIFEST cannot be read: %s", text.FirstLine(err.Error()))
+		return nil, damagedStore(dir, "its MANIFEST cannot be read: %s", text.FirstLine(err.Error()))
 	}
 	for id, tm := range m.Tables {
-		name, ok := tables[id]
+		name, ok := fs.tables[id]
 		if !ok {
-			return damagedStore(dir, "table %s, listed in its MANIFEST, is missing", table.IDToFilename(id))
+			return nil, damagedStore(dir, "table %s, listed in its MANIFEST, is missing", table.IDToFilename(id))
 		}
 		if err := verifyTable(filepath.Join(dir, name), tm, bopts); err != nil {
-			return damagedStore(dir, "table %s is unreadable: %s", name, err)
+			return nil, damagedStore(dir, "table %s is unreadable: %s", name, err)
 		}
 	}
 	// Badger reads write-ahead logs, and for a writable open the last
 	// value log, up to their first damaged entry and trims the rest.
-	for _, name := range wal {
-		if err := checkLog(filepath.Join(dir, name)); err != nil {
-			return damagedStore(dir, "write-ahead log %s %s", name, err)
+	for _, name := range fs.wal {
+		if slices.Contains(rec.empty, name) {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		end, err := scanLog(path)
+		if err != nil {
+			return nil, damagedStore(dir, "write-ahead log %s %s", name, err)
+		}
+		if readOnly {
+			rec.trimLog(path, name, end)
 		}
 	}
-	if !readOnly && lastLog != "" {
-		if err := checkLog(filepath.Join(dir, lastLog)); err != nil {
-			return damagedStore(dir, "value log %s %s", lastLog, err)
+	if !readOnly && fs.lastLog != "" && !slices.Contains(rec.empty, fs.lastLog) {
+		if err := checkLog(filepath.Join(dir, fs.lastLog)); err != nil {
+			return nil, damagedStore(dir, "value log %s %s", fs.lastLog, err)
 		}
 	}
 	// Badger deletes the tables its MANIFEST does not list. A process
@@ -159,18 +224,18 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) error {
 	// write-ahead log (a store closed cleanly has none): then they are its
 	// unfinished work, and Badger's recovery is right to drop them.
 	// Without a write-ahead log the MANIFEST has lost them.
-	for id, name := range tables {
+	for id, name := range fs.tables {
 		if _, ok := m.Tables[id]; ok {
 			continue
 		}
-		if len(wal) == 0 {
-			return damagedStore(dir, "its MANIFEST does not list table %s", name)
+		if len(fs.wal) == 0 {
+			return nil, damagedStore(dir, "its MANIFEST does not list table %s", name)
 		}
 		if readOnly {
-			return errNeedsRecovery
+			rec.tables = append(rec.tables, name)
 		}
 	}
-	return nil
+	return rec, nil
 }
 
 // replayManifest reads the MANIFEST at path without changing it.
@@ -304,33 +369,42 @@ const vlogHeaderSize = 20
 // a write cut short: Badger would trim a value log whose last entry is
 // damaged to its header, with every entry of that entry's transaction.
 func checkLog(path string) error {
+	_, err := scanLog(path)
+	return err
+}
+
+// scanLog checks the log file at path as checkLog does, and returns the
+// offset Badger trims it to: the end of its last whole transaction.
+func scanLog(path string) (trim int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	size := info.Size()
 	r := bufio.NewReaderSize(f, 64<<10)
 	if _, err := r.Discard(vlogHeaderSize); err != nil {
-		return errors.New("is cut short")
+		return 0, errors.New("is cut short")
 	}
 	end := int64(vlogHeaderSize) // of the readable entries
+	txn := txnEnd{end: end}
 	for {
-		n, ok := readLogEntry(r, size-end)
+		e, ok := readLogEntry(r, size-end)
 		if !ok {
 			break
 		}
-		end += n
+		end += e.n
+		txn.add(e, end)
 	}
 	if end >= size {
-		return nil
+		return txn.end, nil
 	}
 	if _, err := f.Seek(end, io.SeekStart); err != nil {
-		return err
+		return 0, err
 	}
 	r.Reset(f)
 	var h logHeader
@@ -339,20 +413,20 @@ func checkLog(path string) error {
 		next := end + int64(hlen) + int64(h.klen) + int64(h.vlen) + crc32.Size
 		if next < size {
 			if _, err := f.Seek(next, io.SeekStart); err != nil {
-				return err
+				return 0, err
 			}
 			r.Reset(f)
 			if _, ok := readLogEntry(r, size-next); ok {
-				return fmt.Errorf("has a damaged entry at byte %d, and readable entries after it", end)
+				return 0, fmt.Errorf("has a damaged entry at byte %d, and readable entries after it", end)
 			}
 		}
 	}
 	if zero, err := endsInZeros(f, size); err != nil {
-		return err
+		return 0, err
 	} else if !zero {
-		return fmt.Errorf("has a damaged entry at byte %d, and the file ends after it without the unused space a killed write leaves", end)
+		return 0, fmt.Errorf("has a damaged entry at byte %d, and the file ends after it without the unused space a killed write leaves", end)
 	}
-	return nil
+	return txn.end, nil
 }
 
 // tailZeros is how many bytes at the end of a log file endsInZeros reads:
@@ -398,7 +472,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // logHeader is the header of a value log entry: two bytes, then the key
 // length, value length and expiry as uvarints.
-type logHeader struct{ klen, vlen uint64 }
+type logHeader struct {
+	meta       byte
+	klen, vlen uint64
+}
 
 // read reads a header from r, also into sum, and returns its length.
 func (h *logHeader) read(r *bufio.Reader, sum hash.Hash32) (int, error) {
@@ -407,6 +484,7 @@ func (h *logHeader) read(r *bufio.Reader, sum hash.Hash32) (int, error) {
 		return 0, err
 	}
 	sum.Write(b[:])
+	h.meta = b[0]
 	n := 2
 	var vals [3]uint64
 	for i := range vals {
@@ -424,21 +502,96 @@ func (h *logHeader) read(r *bufio.Reader, sum hash.Hash32) (int, error) {
 	return n, nil
 }
 
+// logEntry is what scanLog needs of an entry: its length, and what Badger
+// reads of it to find the end of the last whole transaction.
+type logEntry struct {
+	n    int64
+	meta byte
+	ts   uint64 // of a transaction's entry: its key's version
+	fin  uint64 // of the entry that ends a transaction: its version
+	zero bool   // no key: Badger stops there
+}
+
+// Badger's entry flags for transactions in its logs.
+const (
+	bitTxn    = 1 << 6
+	bitFinTxn = 1 << 7
+)
+
 // readLogEntry reads one entry of a value log from r and checks it against
-// its checksum; it returns the entry's length and whether it is whole.
-func readLogEntry(r *bufio.Reader, left int64) (int64, bool) {
+// its checksum; it reports whether the entry is whole.
+func readLogEntry(r *bufio.Reader, left int64) (logEntry, bool) {
 	sum := crc32.New(castagnoli)
 	var h logHeader
 	hlen, err := h.read(r, sum)
 	if err != nil || h.klen > maxKeyLen || int64(hlen)+int64(h.klen)+int64(h.vlen)+crc32.Size > left {
-		return 0, false
+		return logEntry{}, false
 	}
-	if _, err := io.CopyN(sum, r, int64(h.klen+h.vlen)); err != nil {
-		return 0, false
+	key := make([]byte, h.klen)
+	if _, err := io.ReadFull(r, key); err != nil {
+		return logEntry{}, false
+	}
+	sum.Write(key)
+	var val []byte
+	if h.meta&bitFinTxn != 0 && h.vlen <= 20 {
+		val = make([]byte, h.vlen)
+		if _, err := io.ReadFull(r, val); err != nil {
+			return logEntry{}, false
+		}
+		sum.Write(val)
+	} else if _, err := io.CopyN(sum, r, int64(h.vlen)); err != nil {
+		return logEntry{}, false
 	}
 	var crc [crc32.Size]byte
 	if _, err := io.ReadFull(r, crc[:]); err != nil || binary.BigEndian.Uint32(crc[:]) != sum.Sum32() {
-		return 0, false
+		return logEntry{}, false
 	}
-	return int64(hlen) + int64(h.klen+h.vlen) + crc32.Size, true
+	e := logEntry{n: int64(hlen) + int64(h.klen+h.vlen) + crc32.Size, meta: h.meta, zero: h.klen == 0}
+	if len(key) > 8 {
+		e.ts = math.MaxUint64 - binary.BigEndian.Uint64(key[len(key)-8:])
+	}
+	if h.meta&bitFinTxn != 0 {
+		fin, err := strconv.ParseUint(string(val), 10, 64)
+		if err != nil {
+			e.fin = math.MaxUint64 // ends no transaction
+		} else {
+			e.fin = fin
+		}
+	}
+	return e, true
+}
+
+// txnEnd follows the entries of a log as Badger does when it replays one,
+// to find the end of the last whole transaction: Badger trims a log there.
+type txnEnd struct {
+	open uint64 // the version of the transaction begun, 0 if none
+	end  int64  // of the last whole transaction
+	done bool   // Badger stops reading here
+}
+
+// add follows the entry e, which ends at off.
+func (t *txnEnd) add(e logEntry, off int64) {
+	if t.done || e.zero {
+		t.done = true
+		return
+	}
+	switch {
+	case e.meta&bitTxn != 0:
+		if t.open == 0 {
+			t.open = e.ts
+		}
+		t.done = t.open != e.ts
+	case e.meta&bitFinTxn != 0:
+		if e.fin != t.open {
+			t.done = true
+			return
+		}
+		t.open, t.end = 0, off
+	default:
+		if t.open != 0 {
+			t.done = true
+			return
+		}
+		t.end = off
+	}
 }

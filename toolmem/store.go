@@ -207,9 +207,15 @@ func open(dir string, opts Options, badgerOpts func(dir string, errLog io.Writer
 		WithChecksumVerificationMode(options.OnBlockRead).
 		WithVerifyValueChecksum(true)
 
-	s, err := openLocked(dir, bopts, opts.ReadOnly, wait)
+	s, err := openLocked(dir, bopts, opts.ReadOnly, false, wait)
 	if opts.ReadOnly && errors.Is(err, errNeedsRecovery) {
-		s, err = openLocked(dir, bopts, false, wait)
+		// Recover what a killed process left, as a writable open
+		// would, with the store locked for writing; then read it.
+		s, err = openLocked(dir, bopts, true, true, wait)
+		if errors.Is(err, errNeedsRecovery) {
+			// Badger still finds something to trim: its own recovery.
+			s, err = openLocked(dir, bopts, false, false, wait)
+		}
 		if err == nil {
 			s.readOnly, s.recovered = true, true
 		}
@@ -228,14 +234,15 @@ func open(dir string, opts Options, badgerOpts func(dir string, errLog io.Writer
 }
 
 // openLocked locks dir (waiting up to wait for another process), checks its
-// files and opens it with Badger, read-only or not.
-func openLocked(dir string, bopts badger.Options, readOnly bool, wait time.Duration) (*Store, error) {
+// files and opens it with Badger, read-only or not. A read-only open that
+// recovers takes the lock of a writer, and recovers the store first.
+func openLocked(dir string, bopts badger.Options, readOnly, recover bool, wait time.Duration) (*Store, error) {
 	bopts = bopts.WithReadOnly(readOnly).
 		WithBypassLockGuard(ownLock || readOnly && !badgerLocksReaders)
 	deadline := time.Now().Add(wait)
 	delay := 20 * time.Millisecond
 	for {
-		db, unlock, err := lockAndOpen(dir, bopts, readOnly)
+		db, unlock, err := lockAndOpen(dir, bopts, readOnly, recover)
 		if err == nil {
 			return &Store{db: db, dir: dir, readOnly: readOnly, rw: !readOnly, unlock: unlock}, nil
 		}
@@ -252,12 +259,12 @@ func openLocked(dir string, bopts badger.Options, readOnly bool, wait time.Durat
 }
 
 // lockAndOpen is one attempt of openLocked.
-func lockAndOpen(dir string, bopts badger.Options, readOnly bool) (*badger.DB, func(), error) {
-	unlock, err := lockDir(dir, readOnly)
+func lockAndOpen(dir string, bopts badger.Options, readOnly, recover bool) (*badger.DB, func(), error) {
+	unlock, err := lockDir(dir, readOnly && !recover)
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := openBadger(dir, bopts, readOnly)
+	db, err := openBadger(dir, bopts, readOnly, recover)
 	if err != nil {
 		unlock()
 		return nil, nil, err
@@ -267,9 +274,18 @@ func lockAndOpen(dir string, bopts badger.Options, readOnly bool) (*badger.DB, f
 
 // openBadger checks the files of dir and opens them with Badger. It turns
 // Badger's panics and its errors about damaged files into ErrDamaged
-// errors.
-func openBadger(dir string, bopts badger.Options, readOnly bool) (db *badger.DB, err error) {
-	if err := checkFiles(dir, bopts, readOnly); err != nil {
+// errors. What a killed process left (see recovery) is recovered first by
+// a writable open, and by a read-only one that recovers; another read-only
+// open returns errNeedsRecovery.
+func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *badger.DB, err error) {
+	rec, err := checkFiles(dir, bopts, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	if readOnly && !recover && rec.needed() {
+		return nil, errNeedsRecovery
+	}
+	if err := rec.apply(dir); err != nil {
 		return nil, err
 	}
 	err = guard(dir, func() error {
