@@ -30,10 +30,14 @@ func TestScript(t *testing.T) {
 }
 
 // scriptCondition adds [root]: the script runs as the superuser, whom
-// file permissions do not stop.
+// file permissions do not stop; and [mount]: it can mount a tmpfs
+// (mounttmpfs).
 func scriptCondition(cond string) (bool, error) {
 	if cond == "root" {
 		return os.Geteuid() == 0, nil
+	}
+	if cond == "mount" {
+		return canMount(), nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }

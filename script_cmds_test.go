@@ -54,6 +54,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"printable":    cmdPrintable,
 		"corruptstore": cmdCorruptStore,
 		"storesum":     cmdStoreSum,
+		"mounttmpfs":   cmdMountTmpfs,
+		"fill":         cmdFill,
 		"genrepo":      cmdGenRepo,
 		"fits":         cmdFits,
 		"atmost":       cmdAtMost,

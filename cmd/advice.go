@@ -84,7 +84,8 @@ var advisers = []adviser{
 		return advice{do: "choose an empty or new directory with --store DIR"}, true
 	}),
 	on(func(e *toolmem.DiskFullError) (advice, bool) {
-		return advice{do: "free space on its file system ('review gc' removes old runs), or choose another store with --store DIR"}, true
+		// Not 'review gc': it rewrites before it frees, and needs room.
+		return advice{do: "free space on its file system, or choose another store with --store DIR"}, true
 	}),
 	on(func(e *toolmem.GitDirError) (advice, bool) {
 		if e.NotRepo() {

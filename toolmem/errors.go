@@ -120,17 +120,28 @@ func (e *NotFoundError) Error() string {
 
 func (e *NotFoundError) Unwrap() error { return ErrNotFound }
 
-// DiskFullError is a write the file system had no room for. What was
-// written before it is intact: Badger's log is appended to, never
-// rewritten.
+// DiskFullError is a write the file system had no room for, or that the
+// store refused because too little space is left (see MinFree and
+// WriteReserve). What was written before it is intact: Badger's log is
+// appended to, never rewritten.
 type DiskFullError struct {
-	Dir   string
-	What  string // what was being written, e.g. "writing output abc"
-	cause error
+	Dir  string
+	What string // what was being written, e.g. "writing output abc"; may be empty
+	// Free and Need are the space left and the space the store asked for,
+	// when it refused the write itself; zero when the file system did.
+	Free, Need int64
+	cause      error
 }
 
 func (e *DiskFullError) Error() string {
-	return fmt.Sprintf("%s in tool memory at %s: no space left on the device", e.What, e.Dir)
+	where := "tool memory at " + e.Dir
+	if e.What != "" {
+		where = e.What + " in " + where
+	}
+	if e.Need > 0 {
+		return fmt.Sprintf("%s: %s free on its file system, %s needed", where, mib(e.Free), mib(e.Need))
+	}
+	return where + ": no space left on the device"
 }
 
 func (e *DiskFullError) Unwrap() error { return e.cause }

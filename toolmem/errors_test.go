@@ -30,3 +30,27 @@ func TestDiskFull(t *testing.T) {
 		t.Errorf("another failure taken for a full disk: %v", err)
 	}
 }
+
+// A write the store refuses for lack of room says how much is free and
+// how much it needs, named by the write it refused.
+func TestRoom(t *testing.T) {
+	s := &Store{dir: "/s"}
+	refused := &DiskFullError{Dir: "/s", Free: 3 << 20, Need: WriteReserve}
+	err := s.errTxn("storing step 2 of run x", refused)
+	if want := "storing step 2 of run x in tool memory at /s: 3 MiB free on its file system, 32 MiB needed"; err.Error() != want {
+		t.Errorf("got %q, want %q", err, want)
+	}
+	if refused.What != "" {
+		t.Error("errTxn changed the error it was given")
+	}
+	if err := checkRoom(t.TempDir(), "", 1); err != nil {
+		t.Errorf("checkRoom(1 byte): %v", err)
+	}
+	if err := checkRoom(t.TempDir(), "", 1<<62); err != nil {
+		if full, ok := err.(*DiskFullError); !ok || full.Need != 1<<62 || full.Free <= 0 {
+			t.Errorf("checkRoom(4 EiB) = %#v", err)
+		}
+	} else if _, ok := freeSpace(t.TempDir()); ok {
+		t.Error("checkRoom(4 EiB) passed")
+	}
+}

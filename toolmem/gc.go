@@ -76,6 +76,11 @@ func (s *Store) GC(olderThan time.Time) (GCStats, error) {
 		st.Outputs++
 		prefixes = append(prefixes, metaKey(o.Ref), outputPrefix(o.Ref), indexKey(o.Run, o.Ref))
 	}
+	// Dropping and rewriting write tables and value logs before they
+	// free anything.
+	if err := checkRoom(s.dir, "collecting garbage", WriteReserve+valueLogFileSize); err != nil {
+		return st, err
+	}
 	if len(prefixes) > 0 {
 		// DropPrefix, unlike deletes, flushes the memtable and compacts the
 		// tables at once, which also tells the value log GC below what it

@@ -117,7 +117,7 @@ func (s *Store) Put(run string, step int, callID, tool, args string, output []by
 
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	err := s.update(func(txn *badger.Txn) error {
+	err := s.updateSized(int64(len(output)), func(txn *badger.Txn) error {
 		ref, err := allocRef(txn, out)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -113,6 +114,9 @@ func DefaultDir(repoDir string) (string, error) {
 	return filepath.Join(abs, "review"), nil
 }
 
+// valueLogFileSize is the size of a value log file.
+const valueLogFileSize = 16 << 20
+
 // valueThreshold is the size above which a value goes to the value log.
 // Badger refuses more than 1 MiB, and a value must fit a transaction, 15%
 // of the 4 MiB memtable; a memtable holds some sixty values this size.
@@ -137,7 +141,7 @@ func badgerOptions(dir string, errLog io.Writer) badger.Options {
 		WithNumCompactors(2).
 		WithNumGoroutines(2).
 		// Value log files are mapped at twice this size while written.
-		WithValueLogFileSize(16 << 20).
+		WithValueLogFileSize(valueLogFileSize).
 		// Values above this go to the value log, the rest stays in the
 		// LSM tree. Badger starts a new value log file at every open and
 		// keeps every file that holds a live value: with a threshold
@@ -193,8 +197,13 @@ func open(dir string, opts Options, badgerOpts func(dir string, errLog io.Writer
 		if empty {
 			return openEmpty(dir, opts)
 		}
-	} else if err := prepareDir(dir); err != nil {
-		return nil, err
+	} else {
+		if err := checkRoom(dir, "", MinFree); err != nil {
+			return nil, err
+		}
+		if err := prepareDir(dir); err != nil {
+			return nil, err
+		}
 	}
 	wait := opts.LockWait
 	if wait == 0 {
@@ -303,6 +312,9 @@ func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *b
 		return nil, errNeedsRecovery
 	case errors.Is(err, os.ErrPermission):
 		return nil, &AccessError{Dir: dir, Reason: lastClause(err), cause: err}
+	case isDiskFull(err):
+		// Badger's words for it may hold "truncate" or "manifest".
+		return nil, &DiskFullError{Dir: dir, What: "opening it", cause: err}
 	case isDamage(err):
 		return nil, damagedStore(dir, "%s", lastClause(err))
 	}
@@ -329,10 +341,16 @@ func openEmpty(dir string, opts Options) (*Store, error) {
 
 // guard runs f, turning a panic into an ErrDamaged error: Badger panics on
 // some damage it finds, and that must end in a message, not a stack trace.
+// A fault in a memory map of Badger's (a write on a full file system,
+// which would end the process with SIGBUS) panics too while f runs in
+// this goroutine, and is a *DiskFullError, not damage.
 func guard(dir string, f func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			err = damagedStore(dir, "reading it failed: %s", firstLine(fmt.Sprint(r)))
+			if err = faultError(dir, r); err == nil {
+				err = damagedStore(dir, "reading it failed: %s", firstLine(fmt.Sprint(r)))
+			}
 		}
 	}()
 	return f()
@@ -345,8 +363,17 @@ func (s *Store) view(f func(*badger.Txn) error) error {
 }
 
 func (s *Store) update(f func(*badger.Txn) error) error {
+	return s.updateSized(0, f)
+}
+
+// updateSized is update for a write of about n bytes: it is refused if the
+// file system would be left with less than WriteReserve free.
+func (s *Store) updateSized(n int64, f func(*badger.Txn) error) error {
 	if s.readOnly {
 		return s.errReadOnly()
+	}
+	if err := checkRoom(s.dir, "", WriteReserve+n); err != nil {
+		return err
 	}
 	return guard(s.dir, func() error { return s.db.Update(f) })
 }
@@ -540,6 +567,9 @@ func (s *Store) compactL0() {
 	if size > flattenMax {
 		return
 	}
+	if free, ok := freeSpace(s.dir); ok && free < WriteReserve+size {
+		return // left for a process with room
+	}
 	if err := guard(s.dir, func() error { return s.db.Flatten(1) }); err != nil && s.warn != nil {
 		s.warn(fmt.Errorf("merging the tables of tool memory at %s: %s", s.dir, text.FirstLine(err.Error())))
 	}
@@ -653,6 +683,11 @@ func (s *Store) errTxn(what string, err error) error {
 	var in *inputError
 	var dm *DamagedError
 	var full *DiskFullError
+	if errors.As(err, &full) && full.What == "" {
+		named := *full
+		named.What = what
+		return &named
+	}
 	if errors.Is(err, ErrNotFound) || errors.As(err, &in) || errors.As(err, &dm) || errors.As(err, &full) {
 		return err
 	}
