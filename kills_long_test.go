@@ -96,7 +96,7 @@ func (c *campaign) argv(kind string) []string {
 		return []string{"ask", "--base", "main", "What is in big.txt?", "--max-steps", "2"}
 	case "gc":
 		// Old enough to drop the runs of the first rounds, now and then.
-		return []string{"gc", "--older-than", fmt.Sprintf("%ds", 2+c.rnd.IntN(20))}
+		return []string{"gc", "--older-than", fmt.Sprintf("%ds", 6+c.rnd.IntN(30))}
 	case "runs":
 		return []string{"runs", "--all"}
 	case "doctor":
@@ -145,8 +145,9 @@ func (c *campaign) run(kind string, args []string, kill time.Duration) bool {
 		delete(c.complete, args[1])
 	}
 	if kind == "gc" {
-		// What a gc may drop is no longer owed.
-		cut := time.Now().Add(-c.olderThan(args))
+		// What a gc may drop is no longer owed: gc takes its cut when
+		// it starts, a moment after this.
+		cut := time.Now().Add(gcStart - c.olderThan(args))
 		for id, started := range c.complete {
 			if started.Before(cut) {
 				delete(c.complete, id)
@@ -175,6 +176,7 @@ func (c *campaign) run(kind string, args []string, kill time.Duration) bool {
 	} else {
 		err = <-done
 	}
+	c.ts.Logf("round %d: review %s: %s", c.rounds, strings.Join(args, " "), map[bool]string{true: "killed after " + kill.String(), false: fmt.Sprintf("exit %d", exitCode(err))}[landed])
 	if !landed {
 		c.took[kind] = max(c.took[kind], time.Since(start))
 		if code := exitCode(err); code == 6 {
@@ -186,6 +188,9 @@ func (c *campaign) run(kind string, args []string, kill time.Duration) bool {
 	}
 	return landed
 }
+
+// gcStart bounds the time between starting gc and gc taking its cut.
+const gcStart = 5 * time.Second
 
 func (c *campaign) olderThan(args []string) time.Duration {
 	d, err := time.ParseDuration(args[len(args)-1])

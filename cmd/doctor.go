@@ -44,7 +44,7 @@ nothing in the store.`,
 		},
 	}
 	addStoreFlag(c.Flags(), &opts.Store)
-	c.Flags().BoolVar(&opts.JSON, "json", false, `print {"store", "records", "runs", "steps", "outputs", "bytes", "problems": [{"record", "problem"}], "recovered"}`)
+	c.Flags().BoolVar(&opts.JSON, "json", false, `print {"store", "records", "runs", "steps", "outputs", "bytes", "problems": [{"record", "problem"}], "recovered", "free"}`)
 	return c
 }
 
@@ -89,6 +89,10 @@ func runDoctor(opts *DoctorOptions) error {
 		}
 		if rep.Recovered {
 			fmt.Fprintln(opts.IO.Out, "recovered: the store was left by a review that was killed; its logs were trimmed of unused space, as the next review would have done")
+		}
+		if rep.Free >= 0 && rep.Free < toolmem.MinFree {
+			// Not damage: the store reads; a review would not start.
+			fmt.Fprintf(opts.IO.Out, "low space: %s free on its file system; a review needs %s\n", toolmem.MiB(rep.Free), toolmem.MiB(toolmem.MinFree))
 		}
 		fmt.Fprintf(opts.IO.Out, "tool memory at %s: %s (%s, %s, %s, %s): %s\n",
 			rep.Dir, text.Plural(rep.Records, "record"), text.Plural(rep.Runs, "run"), text.Plural(rep.Steps, "step"),

@@ -146,11 +146,20 @@ func listFiles(dir string) (*storeFiles, error) {
 			fs.data--
 		}
 	}
+	// Badger deletes a file by cutting it to nothing first, then
+	// removing it: gc does so with a value log it rewrote. A process
+	// killed in between leaves it empty, and always a write-ahead log.
 	for _, name := range short {
-		if !slices.Contains(fs.rec.empty, name) {
-			info, _ := os.Stat(filepath.Join(dir, name))
-			return nil, damagedStore(dir, "value log %s is cut short (%d bytes)", name, sizeOf(info))
+		if slices.Contains(fs.rec.empty, name) {
+			continue
 		}
+		info, _ := os.Stat(filepath.Join(dir, name))
+		if sizeOf(info) == 0 && len(fs.wal) > 0 {
+			fs.rec.empty = append(fs.rec.empty, name)
+			fs.data--
+			continue
+		}
+		return nil, damagedStore(dir, "value log %s is cut short (%d bytes)", name, sizeOf(info))
 	}
 	return fs, nil
 }

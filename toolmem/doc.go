@@ -35,7 +35,17 @@
 // is read, and is left out of listings (Options.Warn is told); Verify reads
 // every record. A read-only open changes nothing, but for the recovery of a
 // store left by a killed writer, which Badger needs before it can read it
-// (see Open).
+// (see Open and recovery): it only shrinks and removes files, so it needs
+// no room on the disk.
+//
+// # A full disk
+//
+// Badger writes through memory maps of files it sizes first, sparse: on a
+// full file system a write is a SIGBUS in one of Badger's goroutines, which
+// ends the process. So a writable Open asks for MinFree free space, each
+// write is refused with a *DiskFullError once less than WriteReserve would
+// be left, and a fault of a memory map in the caller's goroutine (guard)
+// is a *DiskFullError too, never damage (see space.go).
 //
 // # Key layout
 //

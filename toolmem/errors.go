@@ -139,7 +139,7 @@ func (e *DiskFullError) Error() string {
 		where = e.What + " in " + where
 	}
 	if e.Need > 0 {
-		return fmt.Sprintf("%s: %s free on its file system, %s needed", where, mib(e.Free), mib(e.Need))
+		return fmt.Sprintf("%s: %s free on its file system, %s needed", where, MiB(e.Free), MiB(e.Need))
 	}
 	return where + ": no space left on the device"
 }

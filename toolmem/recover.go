@@ -92,8 +92,9 @@ func syncDir(dir string) error {
 }
 
 // leftover reports whether the log file at path (a write-ahead log or a
-// value log) holds nothing: no bytes at all, or only zeros. Badger creates
-// such a file, sizes it (sparse, 8 or 32 MiB) and then writes its header;
+// value log) holds nothing: no bytes at all, or only zeros. Badger deletes
+// a file by cutting it to nothing first, then removing it; it creates such
+// a file, sizes it (sparse, 8 or 32 MiB) and then writes its header;
 // a process killed in between leaves it so, as does one that found no room
 // for the header on a full disk. Badger refuses it, as cut short, or reads
 // its holes through a memory map, which faults on a full file system that

@@ -36,6 +36,9 @@ func TestKillLeftovers(t *testing.T) {
 		{"unwritten write-ahead log", map[string]func(*testing.T, string){"00009.mem": empty(8 << 20)}},
 		{"empty value log", map[string]func(*testing.T, string){"00009.mem": empty(0), "000009.vlog": empty(0)}},
 		{"unwritten value log", map[string]func(*testing.T, string){"00009.mem": empty(8 << 20), "000009.vlog": empty(32 << 20)}},
+		// gc deletes a value log it rewrote by cutting it to nothing
+		// first: one older than the newest.
+		{"value log being deleted", map[string]func(*testing.T, string){"00009.mem": empty(0), "000000.vlog": empty(0)}},
 	} {
 		for _, ro := range []bool{true, false} {
 			t.Run(tc.name+map[bool]string{true: ", read-only"}[ro], func(t *testing.T) {

@@ -51,8 +51,8 @@ func faultError(dir string, r any) error {
 	return fmt.Errorf("tool memory at %s: a file of it could not be read or written through its memory map (%v)", dir, re)
 }
 
-// mib says n bytes in MiB for a person.
-func mib(n int64) string {
+// MiB says n bytes in MiB (or KiB, under one) for a person.
+func MiB(n int64) string {
 	switch {
 	case n < 1<<20:
 		return fmt.Sprintf("%d KiB", n>>10)

@@ -172,9 +172,13 @@ func badgerOptions(dir string, errLog io.Writer) badger.Options {
 // With opts.ReadOnly, Open changes nothing in dir, with one exception: a
 // store left by a process killed while writing must be recovered before
 // Badger can read it (its write-ahead log trimmed of the unused space after
-// the last entry, tables no MANIFEST entry lists dropped). Open then
-// recovers it as a writable open would, waiting for the exclusive lock, if
-// nothing but unused space is lost; it is still read-only to the caller.
+// the last whole transaction, tables no MANIFEST entry lists dropped, logs
+// created or deleted but not finished removed). Open then recovers it as a
+// writable open would, waiting for the exclusive lock, if nothing but
+// unused space is lost; it is still read-only to the caller.
+//
+// A writable Open fails with a *DiskFullError if less than MinFree is free
+// on the store's file system.
 func Open(dir string, opts Options) (*Store, error) {
 	return open(dir, opts, badgerOptions)
 }

@@ -24,6 +24,9 @@ type Report struct {
 	// Recovered says that opening the store recovered it from a killed
 	// review first (see Open).
 	Recovered bool `json:"recovered"`
+	// Free is the space free on the store's file system in bytes, -1 if
+	// it cannot be told. Below MinFree a review does not start.
+	Free int64 `json:"free"`
 }
 
 // Problem is one damaged record.
@@ -38,7 +41,10 @@ type Problem struct {
 // checked whole when the store was opened. Verify returns an error only if
 // it cannot go on; damaged records are Problems of the Report.
 func (s *Store) Verify() (Report, error) {
-	rep := Report{Dir: s.dir, Problems: []Problem{}, Recovered: s.recovered}
+	rep := Report{Dir: s.dir, Problems: []Problem{}, Recovered: s.recovered, Free: -1}
+	if free, ok := freeSpace(s.dir); ok {
+		rep.Free = free
+	}
 	var blob *blobCheck
 	endBlob := func() {
 		if blob != nil {
