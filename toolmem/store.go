@@ -301,6 +301,11 @@ func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *b
 	if err := rec.apply(dir); err != nil {
 		return nil, err
 	}
+	if !readOnly {
+		if err := restrictDir(dir); err != nil {
+			return nil, err
+		}
+	}
 	err = guard(dir, func() error {
 		var err error
 		db, err = badger.Open(bopts)
@@ -429,10 +434,11 @@ func notStoreError(dir, name string) error {
 }
 
 // prepareDir creates dir 0700, or checks that an existing dir is a store (or
-// empty) before taking away the permissions of group and others: a mistyped
-// --store must not turn a directory of the user's into a database. It never
-// adds a permission: a store made read-only stays read-only, and a writable
-// open of it fails with a message that says so.
+// empty): a mistyped --store must not turn a directory of the user's into
+// a database. openBadger then takes away the permissions of group and
+// others (restrictDir). Neither ever adds a permission: a store made
+// read-only stays read-only, and a writable open of it fails with a
+// message that says so.
 func prepareDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("cannot create tool memory directory %s: %w", dir, err)
@@ -449,6 +455,13 @@ func prepareDir(dir string) error {
 	if !writable(dir) {
 		return &ReadOnlyError{Dir: dir}
 	}
+	return nil
+}
+
+// restrictDir takes the permissions of group and others away from dir,
+// once its files are checked (a damaged store is left as it is) and before
+// Badger creates any.
+func restrictDir(dir string) error {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return fmt.Errorf("cannot read tool memory directory %s: %w", dir, err)
