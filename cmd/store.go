@@ -17,9 +17,9 @@ import (
 
 // storeFlagHelp is the help of --store, the same on every command that opens
 // tool memory.
-const storeFlagHelp = "tool memory directory (default $REVIEW_STORE, else <git common dir>/review); " +
+var storeFlagHelp = "tool memory directory (default $REVIEW_STORE, else <git common dir>/review); " +
 	"one review uses it at a time, others wait $REVIEW_LOCK_WAIT (a duration, default 10s) and then exit with code 4; " +
-	"a damaged store exits with code 6"
+	"a damaged store exits with code 6; writing it needs " + toolmem.MiB(toolmem.MinFree) + " free on its file system"
 
 // addStoreFlag registers --store on fs.
 func addStoreFlag(fs *pflag.FlagSet, p *string) {
