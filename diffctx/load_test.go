@@ -168,6 +168,18 @@ var gitCases = []gitCase{
 		r.write("empty spaced", "")
 		r.commit("names")
 	}},
+	// Names that are not UTF-8: git passes their bytes through, and JSON
+	// shows them quoted (see jsonPath).
+	{"not_utf8", true, func(r *repo) {
+		r.write("old\xff.txt", numbered("", 10))
+		r.write("keep.txt", "x\n")
+		r.commit("base")
+		r.branch()
+		r.write("caf\xe9.txt", "hello\n")
+		r.git("mv", "old\xff.txt", "new\xfe.txt")
+		r.write("dir\xff/x.go", "package x\n")
+		r.commit("names")
+	}},
 	{"crlf", true, func(r *repo) {
 		r.write("win.txt", "one\r\ntwo\r\nthree\r\n")
 		r.write("mixed.txt", "lf\n")
