@@ -85,7 +85,8 @@ const maxFraction = 1e9
 // RetryAfter reads how long the server asked the client to wait, in the
 // forms given, and reports whether it said. A date in the past, or zero,
 // means now. A whole number of seconds past about twelve days reads as
-// twelve days; any other value that cannot be a wait is no hint.
+// twelve days; any other value that cannot be a wait (negative, past the
+// range of an int64, a fraction over 10^9 seconds) is no hint.
 func RetryAfter(h http.Header, now time.Time, forms Forms) (time.Duration, bool) {
 	if forms&Millis != 0 {
 		if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
@@ -98,7 +99,7 @@ func RetryAfter(h http.Header, now time.Time, forms Forms) (time.Duration, bool)
 	if v == "" {
 		return 0, false
 	}
-	if s, err := strconv.ParseInt(v, 10, 64); err == nil || isRange(err) {
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
 		if s < 0 {
 			return 0, false
 		}
@@ -118,13 +119,6 @@ func RetryAfter(h http.Header, now time.Time, forms Forms) (time.Duration, bool)
 		}
 	}
 	return 0, false
-}
-
-// isRange reports a number too large for ParseInt, whose answer is then
-// the largest int64 of its sign.
-func isRange(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
 }
 
 // Sleep waits for d, or until ctx is done, and then returns ctx's error.
