@@ -686,3 +686,30 @@ func TestChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestExactMoveOverview checks what the overview says of exact moves: the
+// submodule moved without content is still named a submodule, and the
+// binary file whose mode alone changed is binary.
+func TestExactMoveOverview(t *testing.T) {
+	for name, want := range map[string]string{
+		"exact_moves_modes": "`third/lib2` — renamed from `third/lib` (100%), +0 -0, submodule",
+		"binary_mode_only":  "`tool.bin` — modified, binary, mode 100644 → 100755 [binary]",
+	} {
+		var setup func(*repo)
+		for _, tc := range gitCases {
+			if tc.name == name {
+				setup = tc.setup
+			}
+		}
+		r := newRepo(t)
+		setup(r)
+		d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main", FindCopies: withCopies[name]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := Render(d, 10000, nil).Markdown
+		if !strings.Contains(md, want) {
+			t.Errorf("%s: overview lacks %q:\n%s", name, want, md)
+		}
+	}
+}
