@@ -169,7 +169,7 @@ var gitCases = []gitCase{
 		r.commit("names")
 	}},
 	// Names that are not UTF-8: git passes their bytes through, and JSON
-	// shows them quoted (see jsonPath).
+	// shows them quoted (see text.JSONPath).
 	{"not_utf8", true, func(r *repo) {
 		r.write("old\xff.txt", numbered("", 10))
 		r.write("keep.txt", "x\n")
