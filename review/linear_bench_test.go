@@ -85,5 +85,8 @@ func BenchmarkUnitsLinear(b *testing.B) {
 		b.ReportMetric(float64(early.Microseconds()), "µs-before-25th")
 		b.ReportMetric(float64(late.Microseconds()), "µs-before-last")
 		b.ReportMetric(float64(late)/float64(max(early, 1)), "late/early")
+		if late > early*3/2 {
+			b.Errorf("the client took %v before a late request, %v before the 25th: more than 1.5 times", late, early)
+		}
 	}
 }
