@@ -91,6 +91,11 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.RunID != "" {
+		if opts.RunID, err = lookupRunID(set.Store, opts.Getenv, opts.Dir, opts.IO.ErrOut, opts.RunID); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
 	job := review.Job{

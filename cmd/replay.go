@@ -97,7 +97,11 @@ func runReplay(opts *ReplayOptions) error {
 		return err
 	}
 	defer st.Close()
-	r, err := review.LoadReplay(st, opts.RunID)
+	id, err := resolveRunID(st, opts.RunID)
+	if err != nil {
+		return err
+	}
+	r, err := review.LoadReplay(st, id)
 	if err != nil {
 		return err
 	}
