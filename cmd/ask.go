@@ -45,7 +45,8 @@ pruned. With --base instead of a run ID, a new run starts with the question as
 its first turn.`,
 		Example: `  review ask 20261122-153012-k3f9 "why is this a race?"
   review ask --base main "what could break for callers of Parse?"`,
-		Args: usageArgs(cobra.RangeArgs(1, 2)),
+		Args:              usageArgs(cobra.RangeArgs(1, 2)),
+		ValidArgsFunction: completeRunIDs(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 2 && opts.Base != "":

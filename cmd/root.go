@@ -95,6 +95,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	// checked like every group's.
 	root.InitDefaultCompletionCmd()
 	checkGroups(root)
+	addCompletions(root, f)
 	return root
 }
 
