@@ -102,7 +102,7 @@ func runMemoryShow(opts *MemoryOptions, paging bool) error {
 func showLines(opts *MemoryOptions, st *toolmem.Store) error {
 	start, left := opts.StartLine, opts.Lines
 	for left > 0 {
-		p, err := st.Page(opts.Ref, start, min(left, toolmem.MaxPageLines))
+		p, err := st.Page(opts.Ref, start, min(left, toolmem.MaxPageLines), 0)
 		if err != nil {
 			return err
 		}
@@ -125,7 +125,7 @@ func showLines(opts *MemoryOptions, st *toolmem.Store) error {
 // showGrep prints the numbered lines that match --grep, and says on stderr
 // what it left out.
 func showGrep(opts *MemoryOptions, st *toolmem.Store) error {
-	g, err := st.Grep(opts.Ref, opts.Grep, toolmem.MaxGrepMatches)
+	g, err := st.Grep(opts.Ref, opts.Grep, toolmem.MaxGrepMatches, 0)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ type agentFlags struct {
 	ContextWindow int
 	AnswerReserve int
 	StaticShare   float64
+	PruneTarget   float64
 	PreviewChars  int
 	MaxSteps      int
 	HistoryTurns  int
@@ -126,6 +127,7 @@ func (a *agentFlags) given(name string) (string, bool) {
 		"context-window":    itoa(a.ContextWindow),
 		"answer-reserve":    itoa(a.AnswerReserve),
 		"static-share":      strconv.FormatFloat(a.StaticShare, 'g', -1, 64),
+		"prune-target":      strconv.FormatFloat(a.PruneTarget, 'g', -1, 64),
 		"preview-chars":     itoa(a.PreviewChars),
 		"max-steps":         itoa(a.MaxSteps),
 		"history-turns":     itoa(a.HistoryTurns),
@@ -157,6 +159,7 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&a.ContextWindow, "context-window", 0, "model context window in tokens (default: known per model, else 128000)")
 	fl.IntVar(&a.AnswerReserve, "answer-reserve", 0, "tokens kept free for the model's answer (default: 8192, at most a quarter of the window)")
 	fl.Float64Var(&a.StaticShare, "static-share", 0, "share of the input budget for the static diff context (default 0.5)")
+	fl.Float64Var(&a.PruneTarget, "prune-target", 0, "share of the input budget the earlier history is pruned to when a turn would start above the stop line (80%) (default 0.5)")
 	fl.IntVar(&a.PreviewChars, "preview-chars", 0, "characters of a tool output shown to the model before it must page (default "+strconv.Itoa(toolmem.DefaultPreviewChars)+", at least "+strconv.Itoa(toolmem.MinPreviewChars)+")")
 	fl.IntVar(&a.MaxSteps, "max-steps", 0, "model requests per tool loop before the final review is asked for (default 20)")
 	fl.StringVar(&a.Timeout, "timeout", "", "how long a model response may take to start, and then to arrive, per attempt, e.g. 90s or 5m (default: $REVIEW_TIMEOUT, the configuration files, or "+llm.DefaultTimeout.String()+")")

@@ -28,6 +28,65 @@ type Budget struct {
 	// MaxSteps bounds the exploring requests of one tool loop; one more
 	// request then asks for the final review.
 	MaxSteps int `json:"max_steps"`
+	// PruneTarget is the share of the input budget the earlier history is
+	// pruned down to when a turn would start above the stop line; 0 takes
+	// DefaultPruneTarget.
+	PruneTarget float64 `json:"prune_target,omitempty"`
+}
+
+// StopShare is the share of the input budget past which a loop stops
+// exploring and asks for its final answer: the next tool result could
+// take the rest, and the final request still needs room. It is also the
+// line a turn must start below, so that it has room to explore.
+const StopShare = 0.8
+
+// DefaultPruneTarget is the share of the input budget the history is
+// pruned to when a turn would start above the stop line: pruning in one
+// step, well below the line, leaves each turn room for several tool steps
+// and keeps the prompt's prefix stable for the turns after it.
+const DefaultPruneTarget = 0.5
+
+// StopLine is the stop line in tokens: StopShare of the input budget.
+// Every decision counts a request whole against it: the static layer,
+// the tool definitions, the summary, the history and the current loop.
+func (b Budget) StopLine() int { return int(StopShare * float64(b.Input())) }
+
+// PruneTo is the token count pruning brings a request down to when a turn
+// would start above the stop line.
+func (b Budget) PruneTo() int {
+	t := b.PruneTarget
+	if t <= 0 {
+		t = DefaultPruneTarget
+	}
+	return int(min(t, StopShare) * float64(b.Input()))
+}
+
+// charsPerToken is how many characters a token holds at least, about, in
+// code and prose: caps in characters derived from token shares use it so
+// they never hold more tokens than the share.
+const charsPerToken = 3
+
+// MessageCapShare and PageShare bound one earlier message of the history
+// and one page of a stored output as shares of the input budget, so both
+// scale with the window and neither can crowd a request out.
+const (
+	MessageCapShare = 0.10
+	PageShare       = 0.15
+)
+
+// MessageChars is the cap on one earlier message, in characters: the
+// configured cap, or less in a window too small for it.
+func (b Budget) MessageChars() int {
+	scaled := int(MessageCapShare*float64(b.Input())) * charsPerToken
+	if b.MessageCap <= 0 {
+		return scaled
+	}
+	return max(min(b.MessageCap, scaled), 200)
+}
+
+// PageChars is the most characters one page of a stored output carries.
+func (b Budget) PageChars() int {
+	return max(int(PageShare*float64(b.Input()))*charsPerToken, 1000)
 }
 
 // DefaultBudget returns the default budget for a model with the given
@@ -68,6 +127,8 @@ func (b Budget) Validate() error {
 		return fmt.Errorf("static share must be in (0, 1], got %g", b.StaticShare)
 	case b.HistoryTurns < 0 || b.HistoryChars < 0:
 		return fmt.Errorf("history limits must not be negative")
+	case b.PruneTarget < 0 || b.PruneTarget > StopShare:
+		return fmt.Errorf("prune target must be a share of the input budget up to %g, got %g", StopShare, b.PruneTarget)
 	case b.MaxSteps < 1:
 		return fmt.Errorf("max steps must be at least 1, got %d", b.MaxSteps)
 	}

@@ -1,7 +1,9 @@
 package conversation
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -19,9 +21,15 @@ type Limits struct {
 	Chars int
 	// MessageCap truncates a single earlier message longer than this.
 	MessageCap int
-	// Tokens, if positive, bounds the whole history plus the current turn
-	// in tokens: the context window less the answer reserve.
+	// Tokens, if positive, is the stop line in tokens (Budget.StopLine):
+	// a turn whose first request, counted whole (its messages and Extra),
+	// would start above it is pruned down to Target in one step.
 	Tokens int
+	// Target is what a turn over Tokens is pruned down to; 0 is Tokens.
+	Target int
+	// Extra is what every request carries besides its messages (the tool
+	// definitions), in the counter's tokens.
+	Extra int
 	// DigestChars bounds the summary of dropped turns.
 	DigestChars int
 	// Select chooses the turns kept when not all fit: SelectRelevance
@@ -29,9 +37,11 @@ type Limits struct {
 	Select string
 }
 
-// LimitsFrom derives pruning limits from a budget.
+// LimitsFrom derives pruning limits from a budget: the same stop line the
+// loop holds its requests to, and the same counts.
 func LimitsFrom(b Budget) Limits {
-	return Limits{Turns: b.HistoryTurns, Chars: b.HistoryChars, MessageCap: b.MessageCap, Tokens: b.Input(), DigestChars: 4000, Select: b.HistorySelect}
+	return Limits{Turns: b.HistoryTurns, Chars: b.HistoryChars, MessageCap: b.MessageChars(), Tokens: b.StopLine(), Target: b.PruneTo(),
+		DigestChars: min(4000, max(b.HistoryChars, 200)), Select: b.HistorySelect}
 }
 
 // Stats measure a set of messages.
@@ -51,6 +61,11 @@ type PruneEvent struct {
 	Reasons []string `json:"reasons"`
 	Before  Stats    `json:"before"`
 	After   Stats    `json:"after"`
+	// Line is the token line the pass pruned to (the stop line, or the
+	// target below it), counted with the tool definitions; Saved is the
+	// share of the history's tokens the pass took off.
+	Line  int     `json:"line_tokens,omitempty"`
+	Saved float64 `json:"saved,omitempty"`
 	// Stubbed lists the refs whose previews became stubs, StubbedIDs the
 	// messages; Capped the messages truncated; Dropped the messages of
 	// dropped turns.
@@ -102,6 +117,10 @@ func (c *History) Prune(lim Limits, counter *Counter, sum Summarizer) (*PruneEve
 	p.ev = &PruneEvent{Kind: "prune", Turn: p.cur}
 	p.ev.Before = c.stats(counter)
 	p.reconsider()
+	p.line = lim.Tokens
+	if p.overTokens() && lim.Target > 0 && lim.Target < lim.Tokens {
+		p.line = lim.Target
+	}
 	p.capMessages()
 	if p.over() {
 		p.stubPreviews()
@@ -113,6 +132,10 @@ func (c *History) Prune(lim Limits, counter *Counter, sum Summarizer) (*PruneEve
 		return p.ev, fmt.Errorf("pruning left an invalid conversation: %w", err)
 	}
 	p.ev.After = c.stats(counter)
+	p.ev.Line = p.line
+	if b := p.ev.Before.Tokens; b > 0 && p.ev.After.Tokens < b {
+		p.ev.Saved = math.Round(1000*float64(b-p.ev.After.Tokens)/float64(b)) / 1000
+	}
 	return p.ev, nil
 }
 
@@ -129,6 +152,9 @@ type pruner struct {
 	wasDropped map[string]bool
 	// orig is the summary before this pass.
 	orig string
+	// line is the token line this pass prunes to: lim.Tokens, or
+	// lim.Target once the turn would start above lim.Tokens.
+	line int
 }
 
 // reconsider brings back, for relevance selection, every earlier turn an
@@ -157,7 +183,8 @@ func (p *pruner) overTokens() bool {
 		return false
 	}
 	h := p.c.Prefix(p.cur + 1)
-	return p.counter.Bounds().CountMessages(h) > p.lim.Tokens && p.counter.Exact().CountMessages(h) > p.lim.Tokens
+	line := cmp.Or(p.line, p.lim.Tokens) - p.lim.Extra
+	return p.counter.Bounds().CountMessages(h) > line && p.counter.Exact().CountMessages(h) > line
 }
 
 // overReason names the first limit the earlier turns are over, "" when

@@ -191,6 +191,9 @@ type Session struct {
 	// fig follows the tokens of each request by layer and of the naive
 	// transcript, for the step records and the run's efficiency.
 	fig *figureState
+	// toolTok is toolTokens once counted (toolCounted).
+	toolTok     int
+	toolCounted bool
 }
 
 // open readies a session over d for its turns: the tools, built here
@@ -207,7 +210,7 @@ func (s *Session) open(d *diffctx.Diff, findCopies bool) {
 		return
 	}
 	s.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout,
-		Store: s.Store, Ignore: s.Ignore, FindCopies: findCopies, Redact: s.Redact})
+		Store: s.Store, Ignore: s.Ignore, FindCopies: findCopies, Redact: s.Redact, PageChars: s.Budget.PageChars()})
 	// The first search or listing then finds the tree read while the
 	// first request is out.
 	s.Tools.Warm()
@@ -257,6 +260,15 @@ func (s *Session) loop(ctx context.Context, ask bool) (*submission, string, erro
 	defer s.History.EndLoop()
 	err := l.run(ctx)
 	return l.submitted, l.lastText, err
+}
+
+// toolTokens is the exact count of the tool definitions every request of
+// the session's loops carries, counted once.
+func (s *Session) toolTokens() int {
+	if !s.toolCounted {
+		s.toolTok, s.toolCounted = countTools(s.Counter, offered(s.Tools, nil).Definitions()), true
+	}
+	return s.toolTok
 }
 
 // countTools is c's count of tool definitions as a request carries them,
@@ -434,21 +446,15 @@ func (l *loop) prose(ls *loopState, ignored bool) (done bool) {
 	return false
 }
 
-// finalShare is the share of the input budget past which a loop stops
-// exploring: the next tool result could take the rest, and the final
-// request still needs room. The loop is append-only, so it cannot make
-// room later.
-const finalShare = 0.8
-
 // nearWindow reports whether the next request, tool definitions included,
-// passes finalShare of the input budget.
+// passes the stop line, the one every decision of the run counts against.
 func (l *loop) nearWindow() bool {
-	limit := finalShare * float64(l.a.Budget.Input())
-	if n, exact := l.h.Tokens(); float64(n) > limit && !exact {
+	limit := l.a.Budget.StopLine()
+	if n, exact := l.h.Tokens(); n > limit && !exact {
 		// The bound passed the limit: the exact count decides.
 		l.h.CountExactly()
 	}
-	return float64(l.tokens()) > limit
+	return l.tokens() > limit
 }
 
 // finish asks for the review now, with what the model has seen: it stops
@@ -471,7 +477,7 @@ func (l *loop) finish(reason string) error {
 		before = l.a.Counter.CountMessages(sent) + countTools(l.a.Counter, l.defs)
 	}
 	l.defs = keep
-	l.appendMsg(conversation.Message{Role: conversation.User, Content: final})
+	l.appendMsg(conversation.Message{Role: conversation.User, Content: l.finalText()})
 	l.h.Recount()
 	ev, err := json.Marshal(struct {
 		Kind   string `json:"kind"`
@@ -481,11 +487,38 @@ func (l *loop) finish(reason string) error {
 		// Limit the share of the input budget it passed.
 		Tokens int `json:"tokens"`
 		Limit  int `json:"limit_tokens"`
-	}{"final", reason, l.turn, before, int(finalShare * float64(l.a.Budget.Input()))})
+	}{"final", reason, l.turn, before, l.a.Budget.StopLine()})
 	if err != nil {
 		return err
 	}
 	return l.a.Store.AddEvent(l.a.Run.ID, l.a.Steps+1, ev)
+}
+
+// fit keeps the loop's final request within the window: a result that
+// would carry the next request, with the message asking for the final
+// answer, past the input budget is replaced by a line that keeps its ref.
+// The loop then asks for its final answer (nearWindow), and that request
+// fits.
+func (l *loop) fit(m conversation.Message) conversation.Message {
+	final := conversation.Message{Role: conversation.User, Content: l.finalText()}
+	limit := l.a.Budget.Input()
+	over := func(c *conversation.Counter) bool {
+		n, _ := l.h.Tokens()
+		return n+c.CountMessage(m)+c.CountMessage(final) > limit
+	}
+	if !over(l.a.Counter.Bounds()) {
+		return m
+	}
+	l.h.CountExactly()
+	if !over(l.a.Counter) {
+		return m
+	}
+	if m.Ref != "" {
+		m.Content = fmt.Sprintf("[output stored as ref %s, not shown: it would pass the context window. The exploration budget is spent.]", m.Ref)
+	} else {
+		m.Content = "[output not shown: it would pass the context window. The exploration budget is spent.]"
+	}
+	return m
 }
 
 // callsTool reports whether calls include one of the named tool.
@@ -659,7 +692,7 @@ func (l *loop) answer(ctx context.Context, calls []conversation.ToolCall, st *to
 		if res.Ref != "" {
 			refs = append(refs, res.Ref)
 		}
-		l.appendMsg(res)
+		l.appendMsg(l.fit(res))
 	}
 	if len(refs) == 0 {
 		return nil

@@ -265,13 +265,13 @@ func TestLoopEndings(t *testing.T) {
 		submit = `{"tool_calls": [{"name": "submit_review", "arguments": {"summary": "Fine.", "findings": []}}]}`
 	)
 	overAt := func(extra int) func(*Agent, *Plan) {
-		// A window whose share for exploring (finalShare of the input
+		// A window whose share for exploring (conversation.StopShare of the input
 		// budget) holds the first request, tool definitions included
 		// and counted exactly, plus extra tokens.
 		return func(a *Agent, p *Plan) {
 			a.Budget.AnswerReserve = 100
 			exact := p.Counter.CountMessages(p.Messages) + countTools(p.Counter, p.Tools)
-			a.Budget.ContextWindow = a.Budget.AnswerReserve + int(float64(exact+extra)/finalShare)
+			a.Budget.ContextWindow = a.Budget.AnswerReserve + int(float64(exact+extra)/conversation.StopShare)
 		}
 	}
 	tests := []struct {

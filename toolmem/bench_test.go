@@ -65,7 +65,7 @@ func BenchmarkPage50MB(b *testing.B) {
 	}
 	total := countLines(data)
 	for i := 0; b.Loop(); i++ {
-		if _, err := s.Page(ref, 1+(i*7919)%total, DefaultPageLines); err != nil {
+		if _, err := s.Page(ref, 1+(i*7919)%total, DefaultPageLines, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

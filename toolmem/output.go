@@ -336,10 +336,12 @@ type Page struct {
 
 // Page returns count lines of the output under ref from line start (1-based).
 // count is DefaultPageLines if not positive and at most MaxPageLines; the
-// page also ends before its text would pass MaxPageChars (it always holds
+// page also ends before its text would pass maxChars characters, or
+// MaxPageChars when maxChars is not positive or larger (it always holds
 // start itself). A start past the last line is an error that says how many
 // lines there are.
-func (s *Store) Page(ref string, start, count int) (Page, error) {
+func (s *Store) Page(ref string, start, count, maxChars int) (Page, error) {
+	maxChars = pageChars(maxChars)
 	out, err := s.Meta(ref)
 	if err != nil {
 		return Page{}, err
@@ -369,7 +371,7 @@ func (s *Store) Page(ref string, start, count int) (Page, error) {
 		size := utf8.RuneCountInString(entry)
 		if n > start {
 			size++ // the newline before the entry
-			if chars+size > MaxPageChars {
+			if chars+size > maxChars {
 				return false
 			}
 			b.WriteByte('\n')
@@ -401,7 +403,8 @@ type GrepResult struct {
 // RE2 syntax), at most max of them (DefaultGrepMatches if not positive, at
 // most MaxGrepMatches) and at most MaxPageChars characters of text. Lines are
 // matched without their line ending.
-func (s *Store) Grep(ref, pattern string, max int) (GrepResult, error) {
+func (s *Store) Grep(ref, pattern string, max, maxChars int) (GrepResult, error) {
+	maxChars = pageChars(maxChars)
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "error parsing regexp: ")
@@ -433,7 +436,7 @@ func (s *Store) Grep(ref, pattern string, max int) (GrepResult, error) {
 		size := utf8.RuneCountInString(entry)
 		if r.Shown > 0 {
 			size++ // the newline before the entry
-			if chars+size > MaxPageChars {
+			if chars+size > maxChars {
 				full = true
 				return true
 			}
@@ -604,4 +607,13 @@ func runeSuffix(b []byte, max int) int {
 		off -= size
 	}
 	return off
+}
+
+// pageChars is the character bound of a page or a grep: maxChars when it
+// is positive and below MaxPageChars, else MaxPageChars.
+func pageChars(maxChars int) int {
+	if maxChars <= 0 {
+		return MaxPageChars
+	}
+	return min(maxChars, MaxPageChars)
 }

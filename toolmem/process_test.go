@@ -256,7 +256,7 @@ func footprint(dir, name string) error {
 		if _, err := s.Get(ref); err != nil {
 			return err
 		}
-		if _, err := s.Page(ref, 100, 80); err != nil {
+		if _, err := s.Page(ref, 100, 80, 0); err != nil {
 			return err
 		}
 	}

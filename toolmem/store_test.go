@@ -166,8 +166,8 @@ func TestNotFound(t *testing.T) {
 		}
 		for _, err := range []error{
 			func() error { _, err := s.Meta(ref); return err }(),
-			func() error { _, err := s.Page(ref, 1, 10); return err }(),
-			func() error { _, err := s.Grep(ref, "x", 10); return err }(),
+			func() error { _, err := s.Page(ref, 1, 10, 0); return err }(),
+			func() error { _, err := s.Grep(ref, "x", 10, 0); return err }(),
 		} {
 			if !errors.Is(err, ErrNotFound) {
 				t.Errorf("%q: %v, want ErrNotFound", ref, err)
@@ -267,7 +267,7 @@ func TestPage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := s.Page(tt.ref, tt.start, tt.count)
+			p, err := s.Page(tt.ref, tt.start, tt.count, 0)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.err)
@@ -326,7 +326,7 @@ func TestGrep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := s.Grep(tt.ref, tt.pattern, tt.max)
+			r, err := s.Grep(tt.ref, tt.pattern, tt.max, 0)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.err)
@@ -345,7 +345,7 @@ func TestGrep(t *testing.T) {
 		})
 	}
 
-	r, err := s.Grep(long, "NEEDLE", 1)
+	r, err := s.Grep(long, "NEEDLE", 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,7 +551,7 @@ func TestPageAcrossChunks(t *testing.T) {
 		starts = append(starts, n-1, n, n+1)
 	}
 	for _, start := range starts {
-		p, err := s.Page(ref, start, 3)
+		p, err := s.Page(ref, start, 3, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -565,7 +565,7 @@ func TestPageAcrossChunks(t *testing.T) {
 	}
 	for _, n := range starts {
 		pattern := "^" + regexp.QuoteMeta(want[n-1]) + "$"
-		r, err := s.Grep(ref, pattern, 10)
+		r, err := s.Grep(ref, pattern, 10, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

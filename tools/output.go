@@ -60,7 +60,7 @@ func (s *Set) output(a outputArgs, args Args) (Result, error) {
 		if *a.Grep == "" {
 			return Result{}, errors.New(`grep is empty; send a regular expression, or null to page`)
 		}
-		g, err := s.env.Store.Grep(meta.Ref, *a.Grep, count)
+		g, err := s.env.Store.Grep(meta.Ref, *a.Grep, count, s.env.PageChars)
 		if err != nil {
 			return Result{}, storeError(a.Ref, err)
 		}
@@ -85,7 +85,7 @@ func (s *Set) output(a outputArgs, args Args) (Result, error) {
 		}
 		return Result{Output: b.String()}, nil
 	}
-	p, err := s.env.Store.Page(meta.Ref, start, count)
+	p, err := s.env.Store.Page(meta.Ref, start, count, s.env.PageChars)
 	if err != nil {
 		return Result{}, storeError(a.Ref, err)
 	}

@@ -28,6 +28,10 @@ type Env struct {
 	// stored or shown: tool memory, run records and the model see only
 	// placeholders.
 	Redact *redact.Redactor
+	// PageChars bounds the characters of one page or grep of a stored
+	// output (read_tool_output), so a page fits the window it is read in;
+	// 0 is the store's own bound.
+	PageChars int
 	// Root is the top level of the repository's work tree (absolute).
 	Root string
 	// Head is the revision the tools read as "head", normally a commit SHA;

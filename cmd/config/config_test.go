@@ -227,6 +227,7 @@ find_copies: true
 	want.Budget.HistoryTurns = 0
 	want.Budget.HistoryChars = 9000
 	want.Budget.HistorySelect = conversation.SelectRelevance
+	want.Budget.PruneTarget = conversation.DefaultPruneTarget
 	want.Timeout = llm.DefaultTimeout
 	want.Stream, want.FirstByteTimeout = true, llm.DefaultFirstByteTimeout
 	if !reflect.DeepEqual(e.Settings, want) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/toolmem"
@@ -73,6 +74,7 @@ var keys = []Key{
 	{Name: "first_byte_timeout", kind: kindString, Flag: "first-byte-timeout", Env: "REVIEW_FIRST_BYTE_TIMEOUT", File: true, parse: duration(100*time.Millisecond, time.Hour)},
 	{Name: "history_turns", kind: kindInt, Flag: "history-turns", File: true, parse: atLeast(0)},
 	{Name: "history_chars", kind: kindInt, Flag: "history-chars", File: true, parse: atLeast(0)},
+	{Name: "prune_target", kind: kindFloat, Flag: "prune-target", File: true, parse: pruneTarget},
 	{Name: "history_select", kind: kindString, Flag: "history-select", File: true, parse: oneOf("relevance", "recency")},
 	{Name: "max_units", kind: kindInt, Flag: "max-units", File: true, parse: atLeast(0)},
 	{Name: "max_prompt_tokens", kind: kindInt, Flag: "max-prompt-tokens", File: true, parse: atLeast(0)},
@@ -220,6 +222,14 @@ func nonNegative(label string, v any) (any, error) {
 func share(label string, v any) (any, error) {
 	if f := v.(float64); !(f > 0 && f <= 1) {
 		return nil, fmt.Errorf("%s must be more than 0 and at most 1, got %g (it is the static share of the input budget)", label, f)
+	}
+	return v, nil
+}
+
+// pruneTarget accepts a share of the input budget up to the stop line.
+func pruneTarget(label string, v any) (any, error) {
+	if f := v.(float64); !(f > 0 && f <= conversation.StopShare) {
+		return nil, fmt.Errorf("%s must be more than 0 and at most %g, got %g (it is the share of the input budget the history is pruned to)", label, conversation.StopShare, f)
 	}
 	return v, nil
 }

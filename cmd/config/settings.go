@@ -259,6 +259,11 @@ func (e *Effective) apply() error {
 		b.HistorySelect = v.v.(string)
 	}
 	def("history_select", b.HistorySelect)
+	b.PruneTarget = conversation.DefaultPruneTarget
+	if v, ok := e.values["prune_target"]; ok {
+		b.PruneTarget = v.v.(float64)
+	}
+	def("prune_target", b.PruneTarget)
 	if v, ok := e.values["static_share"]; ok {
 		b.StaticShare = v.v.(float64)
 	}
