@@ -109,10 +109,10 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	defer done()
 	env.Started = func(s *review.Session, plan *review.Plan) {
 		if plan != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "review: run %s · model %s\n", s.Run.ID, set.Model)
+			fmt.Fprintf(opts.IO.Info(), "review: run %s · model %s\n", s.Run.ID, set.Model)
 			return
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", s.Run.ID, s.History.Turns()+1, set.Model)
+		fmt.Fprintf(opts.IO.Info(), "review: run %s · turn %d · model %s\n", s.Run.ID, s.History.Turns()+1, set.Model)
 	}
 	out, err := review.Run(ctx, job, env)
 	prog.done()
@@ -120,7 +120,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 		return runAdvice(err)
 	}
 	if out.Session == nil {
-		fmt.Fprintf(opts.IO.ErrOut, "review: nothing to ask about: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)
+		fmt.Fprintf(opts.IO.Info(), "review: nothing to ask about: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)
 		return nil
 	}
 	if err != nil {

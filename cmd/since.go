@@ -53,7 +53,7 @@ func (o *ReviewOptions) sinceFor(ctx context.Context, gh *githubTarget) (string,
 				continue
 			}
 		}
-		fmt.Fprintf(o.IO.ErrOut, "review: reviewing the commits since %s, the head of the last review of pull request #%d (--since none reviews all of it)\n", text.ShortSHA(h), gh.event.Number)
+		fmt.Fprintf(o.IO.Info(), "review: reviewing the commits since %s, the head of the last review of pull request #%d (--since none reviews all of it)\n", text.ShortSHA(h), gh.event.Number)
 		return h, e.Open
 	}
 	return "", nil // the first review, or the history was rewritten
