@@ -128,7 +128,8 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	}
 	ans := out.Answer
 	overrideSeverity(ans.Findings, set.Severity)
-	if err := writeOutput(opts.IO, opts.Output, func(w io.Writer) error { return format.WriteAnswer(w, ans) }); err != nil {
+	write := func(w io.Writer) error { return format.WriteAnswer(w, ans) }
+	if err := writeOutput(opts.IO, opts.Output, forTerminal(opts.IO, opts.Getenv, opts.Output, format, write)); err != nil {
 		return err
 	}
 	return failOn(opts.IO, ans.Findings, set.FailOn, nil)

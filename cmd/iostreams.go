@@ -34,8 +34,8 @@ type IOStreams struct {
 	// ActionsLog reports that the streams go to a GitHub Actions job log,
 	// which reads every line for workflow commands.
 	ActionsLog bool
-	// Width returns the width of the terminal ErrOut is, in columns; nil
-	// or a result below 20 means 80.
+	// Width returns the width of the terminal, in columns (stderr's, else
+	// stdout's); nil or a result below 20 means 80.
 	Width func() int
 	// Quiet (-q) drops the progress and the informational lines; errors
 	// and warnings still print. Verbose (-v) adds detail: a line per model
@@ -54,11 +54,12 @@ func System() *IOStreams {
 		OutTTY:    term.IsTerminal(int(os.Stdout.Fd())),
 		ErrTTY:    term.IsTerminal(int(os.Stderr.Fd())),
 		Width: func() int {
-			w, _, err := term.GetSize(int(os.Stderr.Fd()))
-			if err != nil {
-				return 0
+			for _, f := range []*os.File{os.Stderr, os.Stdout} {
+				if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+					return w
+				}
 			}
-			return w
+			return 0
 		},
 	}
 }

@@ -478,7 +478,8 @@ func redactor(set *config.Settings) *redact.Redactor { return set.Redactor() }
 // GitHub Actions step summary when there is one.
 func writeResult(s *IOStreams, getenv func(string) string, outs []output, res *review.Result) error {
 	for _, out := range outs {
-		if err := writeOutput(s, out.path, func(w io.Writer) error { return out.format.WriteResult(w, res, version()) }); err != nil {
+		write := func(w io.Writer) error { return out.format.WriteResult(w, res, version()) }
+		if err := writeOutput(s, out.path, forTerminal(s, getenv, out.path, out.format, write)); err != nil {
 			return err
 		}
 	}
