@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/toolmem"
 )
@@ -286,7 +287,7 @@ func ageStore(b *testing.B, dir string, n int) {
 			check(s.AddEvent(run.ID, k, json.RawMessage(`{"kind":"request"}`)))
 		}
 		conv, _ := json.Marshal([]map[string]string{{"role": "user", "content": strings.Repeat(line, 7)}})
-		check(s.PutConversation(run.ID, conv))
+		check(record.NewWriter(s, run.ID).Conversation(conv))
 		run.Status, run.Ended = "complete", start.Add(time.Second)
 		check(s.PutRun(run))
 		check(s.Close())

@@ -15,7 +15,8 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm/wire"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/toolmem"
@@ -47,13 +48,13 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := review.LoadReplay(st, runID)
+	r, err := record.Load(st, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []review.StepFigures
+	var want []record.StepFigures
 	for _, s := range r.Steps {
-		var f review.StepFigures
+		var f record.StepFigures
 		if err := json.Unmarshal(s.Figures, &f); err != nil {
 			t.Fatalf("step %d recorded no figures: %v", s.N, err)
 		}
@@ -170,10 +171,8 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var req struct {
-		Messages []json.RawMessage `json:"messages"`
-	}
-	if err := json.Unmarshal(r.Steps[1].Request, &req); err != nil {
+	req, err := wire.DecodeRequest(r.Steps[1].Request)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if msgs != len(req.Messages) {
@@ -340,23 +339,23 @@ func BenchmarkReplayHTML50(b *testing.B) {
 	var size int
 	b.ResetTimer()
 	for b.Loop() {
-		r, err := review.LoadReplay(st, runID)
+		r, err := record.Load(st, runID)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if len(r.Steps) != 50 {
 			b.Fatalf("%d steps, want 50", len(r.Steps))
 		}
-		c, err := review.RunCounter(r.Run)
+		c, err := record.RunCounter(r.Run)
 		if err != nil {
 			b.Fatal(err)
 		}
-		outs, err := review.ReplayOutputs(st, runID, report.HTMLInline, report.HTMLWhole, report.HTMLWholeTotal)
+		outs, err := record.Outputs(st, runID, report.HTMLInline, report.HTMLWhole, report.HTMLWholeTotal)
 		if err != nil {
 			b.Fatal(err)
 		}
 		var page bytes.Buffer
-		if err := report.WriteHTML(&page, report.HTMLReplay{Replay: r, Figures: review.Figures(st, r, c), Outputs: outs, Counter: c}); err != nil {
+		if err := report.WriteHTML(&page, report.HTMLReplay{Replay: r, Figures: record.Figures(st, r, c), Outputs: outs, Counter: c}); err != nil {
 			b.Fatal(err)
 		}
 		size = page.Len()

@@ -26,6 +26,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -49,6 +50,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"capture":      cmdCapture,
 		"ghevent":      cmdGHEvent,
 		"githubserver": cmdGitHubServer,
+		"gitlabserver": cmdGitLabServer,
 		"printable":    cmdPrintable,
 		"corruptstore": cmdCorruptStore,
 		"storesum":     cmdStoreSum,
@@ -56,6 +58,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"fits":         cmdFits,
 		"atmost":       cmdAtMost,
 		"storesize":    cmdStoreSize,
+		"windowfits":   cmdWindowFits,
+		"explores":     cmdExplores,
 	}
 }
 
@@ -97,36 +101,15 @@ func cmdFits(ts *testscript.TestScript, neg bool, args []string) {
 	for i, f := range files {
 		data, err := os.ReadFile(f)
 		ts.Check(err)
-		var body struct {
-			Messages []struct {
-				Role      string `json:"role"`
-				Content   string `json:"content"`
-				ToolCalls []struct {
-					ID       string `json:"id"`
-					Function struct {
-						Name      string `json:"name"`
-						Arguments string `json:"arguments"`
-					} `json:"function"`
-				} `json:"tool_calls"`
-				ToolCallID string `json:"tool_call_id"`
-				Name       string `json:"name"`
-			} `json:"messages"`
-			Tools []struct {
-				Function json.RawMessage `json:"function"`
-			} `json:"tools"`
-		}
-		if err := json.Unmarshal(data, &body); err != nil {
+		req, err := wire.DecodeRequest(data)
+		if err != nil {
 			ts.Fatalf("%s: %v", f, err)
 		}
-		msgs := make([]conversation.Message, len(body.Messages))
-		for k, m := range body.Messages {
-			msgs[k] = conversation.Message{Role: conversation.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
-			for _, tc := range m.ToolCalls {
-				msgs[k].ToolCalls = append(msgs[k].ToolCalls, conversation.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-			}
-		}
-		defs := make([]json.RawMessage, len(body.Tools))
-		for k, t := range body.Tools {
+		msgs := req.Conversation()
+		// The definitions as sent, an independent check of the count
+		// the review makes of them.
+		defs := make([]*wire.Function, len(req.Tools))
+		for k, t := range req.Tools {
 			defs[k] = t.Function
 		}
 		tools, err := json.Marshal(defs)
@@ -267,28 +250,21 @@ func cmdWaitReq(ts *testscript.TestScript, neg bool, args []string) {
 
 // schema validates JSON files (a directory stands for its recorded
 // requests): `schema openai-request file|dir...` checks chat
-// completion request bodies, `schema sarif file...` SARIF 2.1.0 logs, both
-// against the schemas vendored in testdata/schemas.
+// completion request bodies, `schema sarif file...` SARIF 2.1.0 logs,
+// `schema codequality file...` GitLab Code Quality reports, all against the
+// schemas vendored in testdata/schemas.
 func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 2 {
-		ts.Fatalf("usage: schema openai-request|sarif file...")
+		ts.Fatalf("usage: schema openai-request|sarif|codequality file...")
 	}
 	var validate func([]byte) error
 	switch args[0] {
 	case "openai-request":
 		validate = reviewtest.ValidateRequest
 	case "sarif":
-		path, err := reviewtest.SchemaPath(reviewtest.SARIFSchema)
-		ts.Check(err)
-		sch, err := jsonschema.NewCompiler().Compile(path)
-		ts.Check(err)
-		validate = func(b []byte) error {
-			v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
-			if err != nil {
-				return err
-			}
-			return sch.Validate(v)
-		}
+		validate = schemaFile(ts, reviewtest.SARIFSchema)
+	case "codequality":
+		validate = schemaFile(ts, reviewtest.CodeQualitySchema)
 	default:
 		ts.Fatalf("unknown schema %q", args[0])
 	}
@@ -316,6 +292,22 @@ func cmdSchema(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// schemaFile compiles a schema vendored in testdata/schemas into a
+// validator of JSON documents.
+func schemaFile(ts *testscript.TestScript, name string) func([]byte) error {
+	path, err := reviewtest.SchemaPath(name)
+	ts.Check(err)
+	sch, err := jsonschema.NewCompiler().Compile(path)
+	ts.Check(err)
+	return func(b []byte) error {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(string(b)))
+		if err != nil {
+			return err
+		}
+		return sch.Validate(v)
+	}
+}
+
 // requestFiles lists the recorded request bodies in dir, in order.
 func requestFiles(ts *testscript.TestScript, dir string) []string {
 	files, err := filepath.Glob(filepath.Join(ts.MkAbs(dir), "req-*.json"))
@@ -323,23 +315,14 @@ func requestFiles(ts *testscript.TestScript, dir string) []string {
 	return files
 }
 
-type wireMessage struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	ToolCalls  json.RawMessage `json:"tool_calls"`
-	ToolCallID string          `json:"tool_call_id"`
-}
-
-func wireMessages(ts *testscript.TestScript, file string) []wireMessage {
+func wireMessages(ts *testscript.TestScript, file string) []wire.Message {
 	data, err := os.ReadFile(file)
 	ts.Check(err)
-	var body struct {
-		Messages []wireMessage `json:"messages"`
-	}
-	if err := json.Unmarshal(data, &body); err != nil {
+	req, err := wire.DecodeRequest(data)
+	if err != nil {
 		ts.Fatalf("%s: %v", file, err)
 	}
-	return body.Messages
+	return req.Messages
 }
 
 // appendonly checks that each recorded request of a tool loop starts with
@@ -603,13 +586,9 @@ func cmdHistory(ts *testscript.TestScript, neg bool, args []string) {
 
 // checkHistory measures the earlier turns of one request, or says what is
 // wrong with its layers.
-func checkHistory(msgs []wireMessage, questions []string) (turns, chars int, problem string) {
-	text := func(m wireMessage) string {
-		var s string
-		_ = json.Unmarshal(m.Content, &s)
-		return s
-	}
-	turnOf := func(m wireMessage) int {
+func checkHistory(msgs []wire.Message, questions []string) (turns, chars int, problem string) {
+	text := func(m wire.Message) string { return m.Content }
+	turnOf := func(m wire.Message) int {
 		if m.Role != "user" {
 			return -1
 		}
@@ -647,14 +626,7 @@ func checkHistory(msgs []wireMessage, questions []string) (turns, chars int, pro
 			turns++
 		}
 		chars += utf8.RuneCountInString(text(m))
-		var calls []struct {
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		}
-		_ = json.Unmarshal(m.ToolCalls, &calls)
-		for _, c := range calls {
+		for _, c := range m.ToolCalls {
 			chars += utf8.RuneCountInString(c.Function.Name) + utf8.RuneCountInString(c.Function.Arguments)
 		}
 	}
@@ -823,6 +795,40 @@ func cmdGitHubServer(ts *testscript.TestScript, neg bool, args []string) {
 	srv := httptest.NewServer(g)
 	ts.Defer(srv.Close)
 	ts.Setenv("GITHUB_API_URL", srv.URL+"/api/v3")
+}
+
+// gitlabserver starts a GitLab REST API for the rest of the script and
+// points CI_API_V4_URL at it: `gitlabserver [-record dir] [-token T]
+// [-readonly] [-redirect] [-ratelimit]`. It is reviewtest.GitLab: a user,
+// merge requests with two diff versions (the newest with base, start and
+// head SHAs bbbb…, 5555…, 2222…), notes two a page, discussions and notes
+// posted and kept. A token other than T (default glpat-scripttoken) gets
+// 401; with -readonly every post gets 403; with -redirect the versions are
+// answered by a second host, after a 302, which logs in dir/other.log
+// whether a token came; with -ratelimit the first discussion gets 429 with
+// Retry-After: 0. dir receives each request as gl-NNN.json and a line per
+// request in requests.log.
+func cmdGitLabServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! gitlabserver")
+	}
+	fl := flag.NewFlagSet("gitlabserver", flag.ContinueOnError)
+	record := fl.String("record", "", "directory to record requests in")
+	token := fl.String("token", "glpat-scripttoken", "the token the server accepts")
+	readOnly := fl.Bool("readonly", false, "refuse every post with 403")
+	redirect := fl.Bool("redirect", false, "answer the versions from a second host, after a redirect")
+	limit := fl.Bool("ratelimit", false, "answer the first discussion 429")
+	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
+		ts.Fatalf("usage: gitlabserver [-record dir] [-token T] [-readonly] [-redirect] [-ratelimit]")
+	}
+	g := &reviewtest.GitLab{Token: *token, ReadOnly: *readOnly, RateLimited: *limit}
+	if *record != "" {
+		g.Dir = ts.MkAbs(*record)
+		ts.Check(os.MkdirAll(g.Dir, 0o755))
+	}
+	api, stop := g.Start(*redirect)
+	ts.Defer(stop)
+	ts.Setenv("CI_API_V4_URL", api)
 }
 
 // ghPageSize is small so that a few reviews already take two pages.

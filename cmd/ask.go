@@ -132,5 +132,5 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	if err := writeOutput(opts.IO, opts.Output, forTerminal(opts.IO, opts.Getenv, opts.Output, format, write)); err != nil {
 		return err
 	}
-	return failOn(opts.IO, ans.Findings, set.FailOn, nil)
+	return failOn(opts.IO, ans.Findings, set.FailOn, nil, "")
 }

@@ -2,14 +2,11 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/github"
 )
 
@@ -102,34 +99,4 @@ func githubTargetFrom(getenv func(string) string) (*githubTarget, error) {
 		t.api = github.DefaultAPIURL
 	}
 	return t, nil
-}
-
-// errDenied is post's error when the token may not write a review: the
-// findings then go out as annotations instead (see denied).
-var errDenied = errors.New("the token may not post a review")
-
-// post posts the findings as one pull-request review. A token that may not
-// write one (a pull request from a fork gets a read-only token) is not a
-// failure of the review: post says so and returns errDenied.
-func (t *githubTarget) post(ctx context.Context, s *IOStreams, res *review.Result, d *diffctx.Diff) error {
-	head := t.event.HeadSHA
-	if head == "" {
-		head = d.HeadSHA
-	}
-	n := t.event.Number
-	rep, err := github.Post(ctx, res, d, github.PostOptions{APIURL: t.api, Token: t.token, Repo: t.repo, PR: n, HeadSHA: head})
-	var ge *github.Error
-	if errors.As(err, &ge) && ge.Denied {
-		fmt.Fprintf(s.ErrOut, "review: not posted: %s; the findings are annotations on the job instead\n", text.OneLine(err.Error(), 0))
-		return errDenied
-	}
-	if err != nil {
-		return err
-	}
-	if rep.Skipped {
-		fmt.Fprintf(s.ErrOut, "review: pull request #%d already has a review for %s; nothing posted\n", n, text.ShortSHA(head))
-		return nil
-	}
-	fmt.Fprintf(s.ErrOut, "review: posted a review on pull request #%d: %d inline comments, %d in the body: %s\n", n, rep.Inline, rep.InBody, rep.URL)
-	return nil
 }

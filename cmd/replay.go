@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/report"
 )
 
@@ -102,26 +102,26 @@ func runReplay(opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := review.LoadReplay(st, id)
+	r, err := record.Load(st, id)
 	if err != nil {
 		return err
 	}
-	counter, err := review.RunCounter(r.Run)
+	counter, err := record.RunCounter(r.Run)
 	if err != nil {
 		return err
 	}
 	switch opts.Format {
 	case "json":
 		return writeOutput(opts.IO, opts.Output, func(w io.Writer) error {
-			return report.WriteReplayJSON(w, r, review.Figures(st, r, counter).Efficiency)
+			return report.WriteReplayJSON(w, r, record.Figures(st, r, counter).Efficiency)
 		})
 	case "html":
-		outs, err := review.ReplayOutputs(st, r.Run.ID, report.HTMLInline, report.HTMLWhole, report.HTMLWholeTotal)
+		outs, err := record.Outputs(st, r.Run.ID, report.HTMLInline, report.HTMLWhole, report.HTMLWholeTotal)
 		if err != nil {
 			return err
 		}
 		return writeOutput(opts.IO, opts.Output, func(w io.Writer) error {
-			return report.WriteHTML(w, report.HTMLReplay{Replay: r, Figures: review.Figures(st, r, counter), Outputs: outs, Counter: counter})
+			return report.WriteHTML(w, report.HTMLReplay{Replay: r, Figures: record.Figures(st, r, counter), Outputs: outs, Counter: counter})
 		})
 	}
 	if opts.Output != "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/github"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/post"
 	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/toolmem"
 )
@@ -36,6 +37,7 @@ type ReviewOptions struct {
 	Outputs []string
 	Post    string
 	Since   string
+	gitlabFlags
 	agentFlags
 }
 
@@ -55,8 +57,9 @@ The model endpoint is configured with OPENAI_API_KEY, OPENAI_BASE_URL and
 without calling it. Settings also come from .review.yaml and the user file
 $XDG_CONFIG_HOME/review/config.yaml; review config shows the effective ones
 and their sources. In GitHub Actions, --base defaults to
-origin/$GITHUB_BASE_REF and a shallow clone is deepened until the merge base
-is there.`,
+origin/$GITHUB_BASE_REF, and in a GitLab merge-request pipeline to
+origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME; a shallow clone is deepened
+until the merge base is there.`,
 		Example: `  review --base main --dry-run
   review --base main
   review --base origin/main --format sarif --output review.sarif --fail-on high
@@ -65,6 +68,9 @@ is there.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if opts.Base == "" && opts.Getenv("GITHUB_ACTIONS") == "true" && opts.Getenv("GITHUB_BASE_REF") != "" {
 				opts.Base = "origin/" + opts.Getenv("GITHUB_BASE_REF")
+			}
+			if opts.Base == "" && opts.Getenv("GITLAB_CI") == "true" && opts.Getenv("CI_MERGE_REQUEST_TARGET_BRANCH_NAME") != "" {
+				opts.Base = "origin/" + opts.Getenv("CI_MERGE_REQUEST_TARGET_BRANCH_NAME")
 			}
 			if opts.Base == "" {
 				return usageErrorf("--base is required: name the branch or commit to review against, e.g. --base main")
@@ -76,20 +82,21 @@ is there.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Base, "base", "", "branch or commit to review against; the diff starts at its merge base with --head (default origin/$GITHUB_BASE_REF in GitHub Actions)")
+	fl.StringVar(&opts.Base, "base", "", "branch or commit to review against; the diff starts at its merge base with --head (default origin/$GITHUB_BASE_REF in GitHub Actions, origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME in GitLab CI)")
 	fl.StringVar(&opts.Head, "head", "HEAD", "commit to review")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the messages the first request would carry, with token counts, and call no model")
 	formats := report.Names(report.Result)
 	fl.StringVar(&opts.Format, "format", "", "output format: "+strings.Join(formats, ", ")+" (default "+formats[0]+"; github in GitHub Actions when standard output is not a terminal)")
 	fl.StringArrayVarP(&opts.Outputs, "output", "o", nil, "write the --format output to this file instead of standard output; repeat as FORMAT=FILE for more outputs")
-	fl.StringVar(&opts.Since, "since", "", "review only the commits since this one (an ancestor of --head), with the rest of the change as context; none reviews all of it (default with --post github in GitHub Actions: the head of the last review posted)")
-	fl.StringVar(&opts.Post, "post", "", "post the findings: github (one pull-request review with inline comments; needs GITHUB_TOKEN)")
+	fl.StringVar(&opts.Since, "since", "", "review only the commits since this one (an ancestor of --head), with the rest of the change as context; none reviews all of it (default with --post github in GitHub Actions, --post gitlab in GitLab CI: the head of the last review posted)")
+	fl.StringVar(&opts.Post, "post", "", "post the findings: github (one pull-request review with inline comments; needs GITHUB_TOKEN) or gitlab (merge-request discussions and one summary note; needs GITLAB_TOKEN)")
+	opts.gitlabFlags.register(fl)
 	opts.agentFlags.register(fl)
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions([]string{"tiktoken", "estimate"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("off-diff", cobra.FixedCompletions([]string{"file", "drop"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"none", "info", "low", "medium", "high", "critical"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("post", cobra.FixedCompletions([]string{"github"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("post", cobra.FixedCompletions(postHosts, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -150,21 +157,15 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
-	var gh *githubTarget
-	switch opts.Post {
-	case "":
-	case "github":
-		if !opts.DryRun {
-			if gh, err = githubTargetFrom(opts.Getenv); err != nil {
-				return err
-			}
+	var pt *postTarget
+	if !opts.DryRun || !knownHost(opts.Post) {
+		if pt, err = postTargetFrom(opts); err != nil {
+			return err
 		}
-	default:
-		return usageErrorf("unknown --post %q: use github", opts.Post)
 	}
 	// First, so that the base is here: its .review.yaml is the one read
 	// in CI.
-	if opts.Getenv("GITHUB_ACTIONS") == "true" {
+	if opts.Getenv("GITHUB_ACTIONS") == "true" || opts.Getenv("GITLAB_CI") == "true" {
 		if err := ensureMergeBase(ctx, opts.Dir, opts.Base, opts.Head, opts.IO.ErrOut); err != nil {
 			return err
 		}
@@ -177,8 +178,8 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
 	job := review.Job{Options: prepareOptions(set, opts.Dir, opts.Base, opts.Head), DryRun: opts.DryRun}
-	var open []github.OpenFinding
-	job.Since, open = opts.sinceFor(ctx, gh)
+	var open []post.OpenFinding
+	job.Since, open = opts.sinceFor(ctx, pt)
 	env, prog, done := runEnv(opts.IO, opts.Getenv, set, opts.Dir, !opts.DryRun)
 	defer done()
 	env.Started = func(s *review.Session, plan *review.Plan) {
@@ -193,7 +194,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	plan := out.Plan
 	if out.Session == nil {
-		return writePlanOnly(opts, outs, set, plan, job.Since, open)
+		return writePlanOnly(opts, outs, set, plan, job.Since, open, pt.changeNoun())
 	}
 	if err != nil {
 		return runError(ctx, out.Session.Run.ID, err)
@@ -205,16 +206,12 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 		return err
 	}
-	if gh != nil {
-		err := gh.post(ctx, opts.IO, res, plan.Diff)
-		if errors.Is(err, errDenied) {
-			err = denied(opts, outs, res)
-		}
-		if err != nil {
+	if pt != nil {
+		if err := pt.post(ctx, opts, outs, res, plan.Diff); err != nil {
 			return err
 		}
 	}
-	err = failOn(opts.IO, res.Findings, set.FailOn, open)
+	err = failOn(opts.IO, res.Findings, set.FailOn, open, pt.changeNoun())
 	if out.Failed != nil {
 		failed := runError(ctx, res.RunID, out.Failed)
 		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(errorLine(failed), 0))
@@ -236,7 +233,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 // writePlanOnly ends a review that made no run: a change with nothing to
 // review, whose outputs are still written as valid empty documents (a CI
 // step that reads them must not fail on their absence), or a dry run.
-func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, plan *review.Plan, since string, open []github.OpenFinding) error {
+func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, plan *review.Plan, since string, open []post.OpenFinding, on string) error {
 	if len(plan.Diff.Files) == 0 && since != "" {
 		fmt.Fprintf(opts.IO.Info(), "review: nothing new to review: the commits since %s change nothing in %s's diff against %s\n", text.ShortSHA(plan.Diff.SinceSHA), opts.Head, opts.Base)
 		if opts.DryRun {
@@ -248,7 +245,7 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 		if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 			return err
 		}
-		return failOn(opts.IO, nil, set.FailOn, open)
+		return failOn(opts.IO, nil, set.FailOn, open, on)
 	}
 	if len(plan.Diff.Files) == 0 {
 		// Most often the branch checked out is the base itself: say what
@@ -349,9 +346,9 @@ func overrideSeverity(fs []review.Finding, by map[string]review.Severity) {
 
 // failOn returns errFindings, after saying why, when a finding is at or
 // above the threshold: one of this review's, or one an earlier review
-// commented on the pull request that is still open there (see sinceFor)
-// and that this review did not find again.
-func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity, open []github.OpenFinding) error {
+// posted on the pull request (the change on) that is still open there (see
+// sinceFor) and that this review did not find again.
+func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity, open []post.OpenFinding, on string) error {
 	if threshold == "" {
 		return nil
 	}
@@ -374,7 +371,7 @@ func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity, open [
 	}
 	msg := fmt.Sprintf("review: %d finding(s) at or above %s, the fail-on severity", n+len(carried), threshold)
 	if len(carried) > 0 {
-		msg += fmt.Sprintf(" (%d of them from earlier reviews, still open on the pull request: %s)", len(carried), text.OneLine(strings.Join(carried, " "), 500))
+		msg += fmt.Sprintf(" (%d of them from earlier reviews, still open on the %s: %s)", len(carried), on, text.OneLine(strings.Join(carried, " "), 500))
 	}
 	fmt.Fprintln(s.ErrOut, msg+": exit code 3")
 	return errFindings

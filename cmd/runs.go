@@ -14,6 +14,7 @@ import (
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/toolmem"
 )
@@ -55,7 +56,7 @@ func runRuns(opts *RunsOptions) error {
 		return err
 	}
 	defer st.Close()
-	runs, err := review.Runs(st, time.Now())
+	runs, err := record.Runs(st, time.Now())
 	if err != nil {
 		return err
 	}
@@ -96,7 +97,7 @@ func runRuns(opts *RunsOptions) error {
 			cost = llm.FormatUSD(c)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04"), runStatus(r),
-			findings, cost, r.Model, revs, contextCell(review.RunEfficiency(st, r)))
+			findings, cost, r.Model, revs, contextCell(record.RunEfficiency(st, r)))
 	}
 	return tw.Flush()
 }
@@ -121,7 +122,7 @@ func hiddenNote(n int) string {
 // contextCell is a run's context efficiency in a column: the tokens it
 // sent, of what a naive transcript would have sent, and the ratio; a
 // tilde marks estimates.
-func contextCell(e *review.Efficiency) string {
+func contextCell(e *record.Efficiency) string {
 	if e == nil {
 		return "-"
 	}

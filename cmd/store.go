@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -100,7 +100,7 @@ func openStoreAt(d string, opts toolmem.Options) (*toolmem.Store, error) {
 	if st.ReadOnly() {
 		return st, nil
 	}
-	if _, err := review.CloseAbandoned(st, time.Now()); err != nil {
+	if _, err := record.CloseAbandoned(st, time.Now()); err != nil {
 		st.Close()
 		return nil, err
 	}

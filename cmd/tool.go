@@ -18,6 +18,7 @@ import (
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
@@ -135,7 +136,7 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 	}
 	out := ans.Content
 	if ans.Ref != "" {
-		if err := st.PutRun(run); err != nil {
+		if err := record.NewWriter(st, run.ID).Run(run); err != nil {
 			return err
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "stored as ref %s (%s bytes, run %s): review memory show %s\n", ans.Ref, text.Number(len(ans.Output)), run.ID, ans.Ref)

@@ -41,3 +41,22 @@ func TestAppendIDs(t *testing.T) {
 		t.Fatalf("ids %s %s turns %d", a.ID, b.ID, c.Turns())
 	}
 }
+
+// TestSent checks that a request's record names only what it adds to the
+// request recorded before it.
+func TestSent(t *testing.T) {
+	var h History
+	a := h.Append(Message{Role: System, Content: "s", Layer: Static})
+	b := h.Append(Message{Role: User, Content: "q", Layer: Loop, Turn: 1})
+	if same, added := h.Sent([]Message{a, b}); same != 0 || len(added) != 2 {
+		t.Errorf("first request: same %d, added %v", same, added)
+	}
+	c := h.Append(Message{Role: Assistant, Content: "x", Layer: Loop, Turn: 1, Ref: "r"})
+	same, added := h.Sent([]Message{a, b, c})
+	if same != 2 || len(added) != 1 || added[0] != (MsgRef{ID: c.ID, Layer: Loop, Ref: "r"}) {
+		t.Errorf("second request: same %d, added %v", same, added)
+	}
+	if same, _ := h.Sent([]Message{a, c}); same != 1 {
+		t.Errorf("a request that drops a message shares %d, want 1", same)
+	}
+}

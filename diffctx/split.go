@@ -15,6 +15,11 @@ type SplitOptions struct {
 	Intro int
 	// Max bounds the units; 0 is no bound.
 	Max int
+	// List is what a line for every changed file may take, in tokens:
+	// when the full list fits in it, every file keeps its line, even if
+	// that is more than half of Room. Past it the overview collapses by
+	// directory, each directory with the call that lists its files.
+	List int
 	// Counter counts tokens; nil counts with text.EstimateTokens.
 	Counter Counter
 }
@@ -41,6 +46,7 @@ type Split struct {
 	total int
 	limit int // what the overview was laid out in
 	room  int // SplitOptions.Room less SplitOptions.Intro
+	list  int // SplitOptions.List
 }
 
 // Left is a changed file some or all of whose hunks are in no unit
@@ -60,10 +66,10 @@ type Left struct {
 func SplitUnits(d *Diff, opts SplitOptions) *Split {
 	r := newRenderer(d, opts.Counter)
 	r.inUnits = true
-	ov, _ := r.layout(opts.Room / 2)
+	ov, _ := r.layout(max(opts.Room/2, opts.List))
 	budget := max(opts.Room-ov-opts.Intro, 1)
 	units, total := packUnits(r.items, nil, budget, opts.Max, r.c)
-	s := &Split{Budget: budget, r: r, all: units, total: total, limit: ov, room: opts.Room - opts.Intro}
+	s := &Split{Budget: budget, r: r, all: units, total: total, limit: ov, room: opts.Room - opts.Intro, list: opts.List}
 	s.Keep(len(units), "")
 	return s
 }
@@ -170,7 +176,7 @@ func (s *Split) Keep(n int, why string) {
 	for _, u := range s.Units {
 		largest = max(largest, u.Tokens)
 	}
-	limit := max(s.limit, s.room-largest)
+	limit := max(s.limit, s.room-largest, s.list)
 	// Lines of their own for files not reviewed are worth less than
 	// finer directories: a compact overview lists the files reviewed.
 	if r.listed < len(r.items) {

@@ -14,6 +14,7 @@ import (
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
@@ -83,7 +84,7 @@ type RunUsage struct {
 	Own int `json:"own_prompt_tokens"`
 	// Efficiency is what the run's context cost against a naive
 	// transcript; recorded when the run ends.
-	Efficiency *Efficiency `json:"efficiency,omitempty"`
+	Efficiency *record.Efficiency `json:"efficiency,omitempty"`
 }
 
 func (u *RunUsage) add(r llm.Usage, own int) {
@@ -145,7 +146,7 @@ type Result struct {
 	Cost *float64 `json:"cost_usd,omitempty"`
 	// Efficiency is what the run's context cost against a naive
 	// transcript of it.
-	Efficiency *Efficiency `json:"efficiency,omitempty"`
+	Efficiency *record.Efficiency `json:"efficiency,omitempty"`
 }
 
 // NothingToReview is the result of a review of a diff with no changes:
@@ -195,6 +196,8 @@ type Session struct {
 	// fig follows the tokens of each request by layer and of the naive
 	// transcript, for the step records and the run's efficiency.
 	fig *figureState
+	// rec writes the run's records.
+	rec *record.Writer
 	// toolTok is toolTokens once counted (toolCounted).
 	toolTok     int
 	toolCounted bool
@@ -260,7 +263,7 @@ func (s *Session) loop(ctx context.Context, ask bool) (*submission, string, erro
 	l.defs = l.set.Definitions()
 	// Under hard caps the count is exact from the start; else an upper
 	// bound until it comes near the window.
-	s.History.BeginLoop(s.Counter, s.guard.enforced(), func(c *conversation.Counter) int { return countTools(c, l.defs) })
+	s.History.BeginLoop(s.Counter, s.guard.enforced(), func(c *conversation.Counter) int { return record.ToolTokens(c, l.defs) })
 	defer s.History.EndLoop()
 	err := l.run(ctx)
 	return l.submitted, l.lastText, err
@@ -270,22 +273,9 @@ func (s *Session) loop(ctx context.Context, ask bool) (*submission, string, erro
 // the session's loops carries, counted once.
 func (s *Session) toolTokens() int {
 	if !s.toolCounted {
-		s.toolTok, s.toolCounted = countTools(s.Counter, offered(s.Tools, nil).Definitions()), true
+		s.toolTok, s.toolCounted = record.ToolTokens(s.Counter, offered(s.Tools, nil).Definitions()), true
 	}
 	return s.toolTok
-}
-
-// countTools is c's count of tool definitions as a request carries them,
-// the same count Plan.ToolTokens makes.
-func countTools(c *conversation.Counter, defs []tools.Definition) int {
-	if len(defs) == 0 {
-		return 0
-	}
-	b, err := json.Marshal(defs)
-	if err != nil {
-		return 0
-	}
-	return c.Count(string(b))
 }
 
 // tokens is the running count of the next request.
@@ -427,7 +417,7 @@ func (l *loop) ignoredChoice(ls *loopState, msg conversation.Message, reply *llm
 	ignored := ls.forced && !ls.pressed && !callsTool(msg.ToolCalls, toolname.SubmitReview) && (l.a.guard == nil || !l.a.guard.hard)
 	if ignored && choice == toolname.SubmitReview && (reply.ToolChoice == "" || reply.ToolChoice == choice) {
 		l.a.unforced = true
-		err := l.a.fallbackEvent(st.N, llm.Fallback{Kind: "fallback", Feature: "tool_choice", From: "function", To: "auto",
+		err := l.a.fallbackEvent(st.N, llm.Fallback{Feature: "tool_choice", From: "function", To: "auto",
 			Reason: "the server ignored the forced " + toolname.SubmitReview + " call"})
 		return true, err
 	}
@@ -478,24 +468,13 @@ func (l *loop) finish(reason string) error {
 		if err != nil {
 			return err
 		}
-		before = l.a.Counter.CountMessages(sent) + countTools(l.a.Counter, l.defs)
+		before = l.a.Counter.CountMessages(sent) + record.ToolTokens(l.a.Counter, l.defs)
 	}
 	l.defs = keep
 	l.appendMsg(conversation.Message{Role: conversation.User, Content: l.finalText()})
 	l.h.Recount()
-	ev, err := json.Marshal(struct {
-		Kind   string `json:"kind"`
-		Reason string `json:"reason"`
-		Turn   int    `json:"turn"`
-		// Tokens is our count of the request that would have been sent,
-		// Limit the share of the input budget it passed.
-		Tokens int `json:"tokens"`
-		Limit  int `json:"limit_tokens"`
-	}{"final", reason, l.turn, before, l.a.Budget.StopLine()})
-	if err != nil {
-		return err
-	}
-	return l.a.Store.AddEvent(l.a.Run.ID, l.a.Steps+1, ev)
+	return l.a.records().Event(l.a.Steps+1, record.Final{Reason: reason, Turn: l.turn,
+		Tokens: before, Limit: l.a.Budget.StopLine()})
 }
 
 // fit keeps the loop's final request within the window: a result that
@@ -538,12 +517,7 @@ func callsTool(calls []conversation.ToolCall, name string) bool {
 // fallbackEvent records a feature the server refused or ignored with the
 // step that learned it.
 func (s *Session) fallbackEvent(step int, fb llm.Fallback) error {
-	fb.Reason = text.OneLine(fb.Reason, 200)
-	data, err := json.Marshal(fb)
-	if err != nil {
-		return err
-	}
-	return s.Store.AddEvent(s.Run.ID, step, data)
+	return s.records().Event(step, record.Fallback{Feature: fb.Feature, From: fb.From, To: fb.To, Reason: text.OneLine(fb.Reason, 200)})
 }
 
 // appendMsg adds m to the loop's turn: to the history and so to the
@@ -596,7 +570,7 @@ func (s *Session) record(ctx context.Context, req llm.Request, turn int, msgs []
 	if s.guard.enforced() {
 		c = s.Counter
 	}
-	reply, _, err := s.exchange(ctx, req, turn, c.CountMessages(msgs)+countTools(c, req.Tools))
+	reply, _, err := s.exchange(ctx, req, turn, c.CountMessages(msgs)+record.ToolTokens(c, req.Tools))
 	return reply, err
 }
 
@@ -615,23 +589,23 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 	s.Steps++
 	st := toolmem.Step{Run: s.Run.ID, N: s.Steps, Turn: turn, Started: s.now()}
 	fc := s.figureCounter()
-	toolTok := countTools(fc, req.Tools)
+	toolTok := record.ToolTokens(fc, req.Tools)
 	fig, figJSON := s.stepLayers(fc, msgs, toolTok)
 	st.Figures = figJSON
-	if err := s.Store.AddEvent(st.Run, st.N, s.requestEvent(msgs)); err != nil {
+	if err := s.records().Event(st.N, s.requestEvent(msgs)); err != nil {
 		return nil, nil, err
 	}
 	var putErr error
 	sendCtx := llm.WithSendHook(ctx, func(body []byte) {
 		st.Request = append(json.RawMessage(nil), body...)
-		putErr = s.Store.PutStep(st)
+		putErr = s.records().Step(st)
 	})
 	reply, err := s.Model.Complete(sendCtx, req)
 	if reply != nil && s.countExactly(reply.Usage) {
 		// The server reports no usage: our count is the only one, and
 		// is counted exactly.
 		fc = s.Counter
-		toolTok = countTools(fc, req.Tools)
+		toolTok = record.ToolTokens(fc, req.Tools)
 		fig, _ = s.stepLayers(fc, msgs, toolTok)
 	}
 	own := fig.Tokens
@@ -660,16 +634,13 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 		}
 		if reply.Stream != nil {
 			// How the answer arrived: the response is its reassembly.
-			data, merr := json.Marshal(reply.Stream)
-			if merr == nil {
-				merr = s.Store.AddEvent(st.Run, st.N, data)
-			}
+			merr := s.records().Event(st.N, record.Stream{Events: reply.Stream.Events, Bytes: reply.Stream.Bytes, FirstByteMS: reply.Stream.FirstByteMS})
 			if merr != nil && err == nil {
 				err = merr
 			}
 		}
 	}
-	if perr := s.Store.PutStep(st); perr != nil && err == nil {
+	if perr := s.records().Step(st); perr != nil && err == nil {
 		err = fmt.Errorf("recording step %d: %w", st.N, perr)
 	}
 	if err != nil {
@@ -705,7 +676,7 @@ func (l *loop) answer(ctx context.Context, calls []conversation.ToolCall, st *to
 		return nil
 	}
 	st.Refs = refs
-	if err := l.a.Store.PutStep(*st); err != nil {
+	if err := l.a.records().Step(*st); err != nil {
 		return fmt.Errorf("recording step %d: %w", st.N, err)
 	}
 	return nil
@@ -762,20 +733,20 @@ func nameCalls(calls []conversation.ToolCall) {
 	}
 }
 
-// requestEvent names the messages of a request and their layers, so replay
-// can show which layer each message came from. A request that starts with
-// the messages of the one before, as every request of a tool loop does,
-// names only the messages it adds, and in "same" how many it shares, which
-// LoadReplay puts back: naming them all again would make a run's events
-// grow with the square of its steps.
-func (s *Session) requestEvent(msgs []conversation.Message) json.RawMessage {
+// requestEvent names the messages of a request for its request event:
+// only what they add to the request recorded before, as the history
+// tells (History.Sent).
+func (s *Session) requestEvent(msgs []conversation.Message) record.Request {
 	same, added := s.History.Sent(msgs)
-	b, _ := json.Marshal(struct {
-		Kind     string                `json:"kind"`
-		Same     int                   `json:"same,omitempty"`
-		Messages []conversation.MsgRef `json:"messages"`
-	}{"request", same, added})
-	return b
+	return record.Request{Same: same, Messages: added}
+}
+
+// records is the writer of the run's records.
+func (s *Session) records() *record.Writer {
+	if !s.rec.For(s.Store, s.Run.ID) {
+		s.rec = record.NewWriter(s.Store, s.Run.ID)
+	}
+	return s.rec
 }
 
 func (a *Agent) now() time.Time {

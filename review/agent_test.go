@@ -18,6 +18,8 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/llm/wire"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
@@ -138,14 +140,8 @@ func startSession(tb testing.TB, plan *Plan, st *toolmem.Store, model llm.Model,
 
 // sentRequest is what the tests read of a request on the wire.
 type sentRequest struct {
-	Messages []struct {
-		Role       string          `json:"role"`
-		Content    string          `json:"content"`
-		ToolCallID string          `json:"tool_call_id"`
-		ToolCalls  json.RawMessage `json:"tool_calls"`
-	} `json:"messages"`
-	ToolChoice json.RawMessage `json:"tool_choice"`
-	raw        []json.RawMessage
+	wire.Request
+	raw []json.RawMessage
 }
 
 // requests decodes what the server received, checking that each request
@@ -154,12 +150,13 @@ func requests(t *testing.T, srv *reviewtest.Server) []sentRequest {
 	t.Helper()
 	var out []sentRequest
 	for i, r := range srv.Requests() {
-		var req sentRequest
+		w, err := wire.DecodeRequest(r.Body)
+		if err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+		req := sentRequest{Request: *w}
 		var raw struct {
 			Messages []json.RawMessage `json:"messages"`
-		}
-		if err := json.Unmarshal(r.Body, &req); err != nil {
-			t.Fatalf("request %d: %v", i+1, err)
 		}
 		if err := json.Unmarshal(r.Body, &raw); err != nil {
 			t.Fatalf("request %d: %v", i+1, err)
@@ -248,7 +245,7 @@ func TestLoopAnswersEveryCallInOrder(t *testing.T) {
 	// tool definitions included, however it is kept along the way.
 	// The figures' counter: exact, or estimates when the server counts.
 	c := s.figureCounter()
-	own := 2 * countTools(c, offered(s.Tools, nil).Definitions())
+	own := 2 * record.ToolTokens(c, offered(s.Tools, nil).Definitions())
 	own += c.CountMessages(s.History.Messages()[:len(reqs[0].Messages)])
 	own += c.CountMessages(s.History.Messages()[:len(reqs[1].Messages)])
 	if res.Usage.Own != own {
@@ -270,7 +267,7 @@ func TestLoopEndings(t *testing.T) {
 		// and counted exactly, plus extra tokens.
 		return func(a *Agent, p *Plan) {
 			a.Budget.AnswerReserve = 100
-			exact := p.Counter.CountMessages(p.Messages) + countTools(p.Counter, p.Tools)
+			exact := p.Counter.CountMessages(p.Messages) + record.ToolTokens(p.Counter, p.Tools)
 			a.Budget.ContextWindow = a.Budget.AnswerReserve + int(float64(exact+extra)/conversation.StopShare)
 		}
 	}
@@ -410,7 +407,7 @@ func TestLoopStopsMidReply(t *testing.T) {
 	if err != nil || run.Status != StatusInterrupted {
 		t.Fatalf("run status %q, %v; want interrupted", run.Status, err)
 	}
-	raw, err := s.Store.Conversation(s.Run.ID)
+	raw, err := record.LoadConversation(s.Store, s.Run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review/record"
 )
 
 // Answer is the outcome of a follow-up turn.
@@ -41,7 +42,7 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 	if err != nil {
 		return nil, err
 	}
-	raw, err := a.Store.Conversation(run.ID)
+	raw, err := record.LoadConversation(a.Store, run.ID)
 	if err != nil {
 		return nil, err
 	}

@@ -9,5 +9,5 @@
 //
 // It speaks to the model only through the llm.Model interface; the wire
 // protocol lives in review/llm, output formats in review/report and
-// pull-request posting in review/github.
+// posting in review/github and review/gitlab, behind review/post's seam.
 package review

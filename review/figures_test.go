@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -47,7 +48,7 @@ func figuresRun(t *testing.T, dir, usage string, exact, estimated bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := LoadReplay(s.Store, s.Run.ID)
+	r, err := record.Load(s.Store, s.Run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +56,9 @@ func figuresRun(t *testing.T, dir, usage string, exact, estimated bool) {
 		t.Fatalf("%d steps, want 4", len(r.Steps))
 	}
 	sum := 0
-	var rec []StepFigures
+	var rec []record.StepFigures
 	for _, st := range r.Steps {
-		var f StepFigures
+		var f record.StepFigures
 		if err := json.Unmarshal(st.Figures, &f); err != nil {
 			t.Fatalf("step %d: figures %q: %v", st.N, st.Figures, err)
 		}
@@ -90,7 +91,7 @@ func figuresRun(t *testing.T, dir, usage string, exact, estimated bool) {
 	if estimated {
 		c = c.Estimates()
 	}
-	f := Figures(s.Store, r, c)
+	f := record.Figures(s.Store, r, c)
 	for i := range rec {
 		if f.Steps[i] != rec[i] || f.Recorded[i] {
 			t.Errorf("step %d recounted: %+v, recorded %+v", i+1, f.Steps[i], rec[i])

@@ -10,6 +10,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
@@ -175,7 +176,7 @@ type promptTokens struct {
 // appends): as sent, and naively, with every stored output whole in place
 // of its preview. Tool definitions count in both.
 func transcriptTokens(s *Session, c *conversation.Counter, sizes []int) (sent, naive promptTokens, err error) {
-	defs := countTools(c, offered(s.Tools, nil).Definitions())
+	defs := record.ToolTokens(c, offered(s.Tools, nil).Definitions())
 	msgs := s.History.Messages()
 	whole := make([]int, len(msgs))
 	for i, m := range msgs {

@@ -2,7 +2,6 @@ package review
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/reviewdev/review/conversation"
@@ -10,6 +9,7 @@ import (
 	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/tools"
 )
 
@@ -123,11 +123,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err error) {
 	d := p.Diff
 	p.Counter = counter
-	defs, err := json.Marshal(p.Tools)
-	if err != nil {
-		return false, fmt.Errorf("encoding tool definitions: %w", err)
-	}
-	p.ToolTokens = counter.Count(string(defs))
+	p.ToolTokens = record.ToolTokens(counter, p.Tools)
 
 	sys := conversation.Message{ID: "m1", Role: conversation.System, Content: SystemPrompt(opts.Instructions), Layer: conversation.Static}
 	fixed := counter.CountMessage(sys) + p.ToolTokens
@@ -168,7 +164,7 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	} else if huge || !fits(p.Context) {
 		// A review whose hunks do not fit is split into units; a question
 		// is answered with what fits and the tools.
-		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: opts.Caps.MaxUnits, Counter: counter})
+		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: opts.Caps.MaxUnits, Counter: counter, List: listShare(b)})
 		p.Units = p.split.Units
 	}
 	message := func(task string) []conversation.Message {
@@ -211,14 +207,21 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	return far && p.split == nil && reason == "", nil
 }
 
+// listShareOfStatic is the share of the static budget a line for every
+// changed file may take: 14 files fit it easily in an 8k window, and past
+// it the overview collapses by directory.
+const listShareOfStatic = 0.25
+
+// listShare is what a line for every changed file may take, in tokens.
+func listShare(b conversation.Budget) int { return int(listShareOfStatic * float64(b.Static())) }
+
 // estimated turns a plan made far from every limit with upper bounds
 // into the plan to run: c, exact, counts from here on, and the plan's
 // figures, which bounds would overstate several times, are estimates.
 func (p *Plan) estimated(opts Options, c *conversation.Counter) {
 	p.Counter, p.Estimated = c, true
 	e := c.Estimates()
-	defs, _ := json.Marshal(p.Tools)
-	p.ToolTokens = e.Count(string(defs))
+	p.ToolTokens = record.ToolTokens(e, p.Tools)
 	p.Context.Tokens = e.Count(p.Context.Markdown)
 	p.Context.Budget = opts.Budget.Static() - e.CountMessage(p.Messages[0]) - p.ToolTokens
 	p.Estimate.FirstRequestTokens = p.Tokens()

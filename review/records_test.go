@@ -2,9 +2,10 @@ package review
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
+	"github.com/reviewdev/review/review/llm/wire"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -21,40 +22,33 @@ func TestRequestEventsNameWhatIsAdded(t *testing.T) {
 	if _, err := s.Review(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	type event struct {
-		Kind     string            `json:"kind"`
-		Same     int               `json:"same"`
-		Messages []json.RawMessage `json:"messages"`
-	}
 	evs, err := s.Store.Events(s.Run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stored []event
+	var stored []record.Request
 	for _, e := range evs {
-		var ev event
-		if json.Unmarshal(e.Data, &ev) == nil && ev.Kind == "request" {
-			stored = append(stored, ev)
+		if ev, err := record.Decode(e.Data); err == nil && ev.Kind() == record.KindRequest {
+			stored = append(stored, ev.(record.Request))
 		}
 	}
 	if len(stored) != 3 || stored[0].Same != 0 || stored[1].Same != len(stored[0].Messages) || len(stored[2].Messages) != 2 {
 		t.Fatalf("request events %+v; want the later ones to name only the two messages each step adds", stored)
 	}
-	r, err := LoadReplay(s.Store, s.Run.ID)
+	r, err := record.Load(s.Store, s.Run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
 	for i, st := range r.Steps {
-		var req struct {
-			Messages []json.RawMessage `json:"messages"`
-		}
-		if err := json.Unmarshal(reqs[i].Body, &req); err != nil {
+		req, err := wire.DecodeRequest(reqs[i].Body)
+		if err != nil {
 			t.Fatal(err)
 		}
-		var ev event
+		var ev record.Request
 		for _, raw := range st.Events {
-			if json.Unmarshal(raw, &ev) == nil && ev.Kind == "request" {
+			if e, err := record.Decode(raw); err == nil && e.Kind() == record.KindRequest {
+				ev = e.(record.Request)
 				break
 			}
 		}

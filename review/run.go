@@ -141,14 +141,14 @@ func (s *Session) save() error {
 		return err
 	}
 	s.Run.Usage = u
-	if err := s.Store.PutRun(s.Run); err != nil {
+	if err := s.records().Run(s.Run); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
 	c, err := json.Marshal(s.History)
 	if err != nil {
 		return err
 	}
-	if err := s.Store.PutConversation(s.Run.ID, c); err != nil {
+	if err := s.records().Conversation(c); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
 	return nil

@@ -2,7 +2,6 @@ package review
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/record"
 )
 
 // The turn engine. Every review and every follow-up question is a turn: the
@@ -75,11 +75,7 @@ func (s *Session) prune(ctx context.Context, lim conversation.Limits, withModel,
 	if harder {
 		ev.Reasons = append([]string{"context_length"}, ev.Reasons...)
 	}
-	data, err := json.Marshal(ev)
-	if err != nil {
-		return false, err
-	}
-	return true, s.Store.AddEvent(s.Run.ID, s.Steps+1, data)
+	return true, s.records().Event(s.Steps+1, record.Prune{PruneEvent: *ev})
 }
 
 // summaryPrompt asks the model for a digest of dropped turns.

@@ -10,6 +10,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/toolname"
+	"github.com/reviewdev/review/review/record"
 )
 
 // A diff whose hunks do not fit the static diff context is reviewed in
@@ -170,7 +171,7 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 		task = taskPrompt(d.Base, d.Head)
 		if !fits(dctx) {
 			intro := max(c.Count(unitPrompt(d, 1, 99, "")), c.Count(unitPrompt(d, 99, 99, "")))
-			sp := diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: s.Caps.MaxUnits, Counter: c})
+			sp := diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: s.Caps.MaxUnits, Counter: c, List: listShare(s.Budget)})
 			dctx, units = sp.Context, sp.Units
 			dctx.Budget = room
 			if len(units) > 0 {
@@ -201,20 +202,8 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 	if err := s.History.Replan(dctx.Markdown, task); err != nil {
 		return false, err
 	}
-	ev, err := json.Marshal(struct {
-		Kind    string   `json:"kind"`
-		Turn    int      `json:"turn"`
-		Reasons []string `json:"reasons"`
-		// Before and After are our counts of the diff context and the
-		// turn's hunks.
-		Before int `json:"before_tokens"`
-		After  int `json:"after_tokens"`
-		Units  int `json:"units"`
-	}{"replan", 1, []string{"context_length"}, before, after, len(units)})
-	if err != nil {
-		return false, err
-	}
-	if err := s.Store.AddEvent(s.Run.ID, s.Steps+1, ev); err != nil {
+	ev := record.Replan{Turn: 1, Reasons: []string{"context_length"}, Before: before, After: after, Units: len(units)}
+	if err := s.records().Event(s.Steps+1, ev); err != nil {
 		return false, err
 	}
 	return true, s.save()

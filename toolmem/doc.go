@@ -1,12 +1,13 @@
 // Package toolmem is the review's tool memory: an on-disk Badger store that
 // keeps every tool output whole under a short reference ID, builds the
 // previews the conversation carries instead of the outputs, reads outputs back
-// whole, by line range or by regular expression, and keeps the run records
-// (each model request exactly as sent, responses, prune events, the
-// conversation) that replay and follow-up questions read.
+// whole, by line range or by regular expression, and keeps the bytes of
+// the run records (runs, steps, events, the conversation in parts) that
+// review/record writes and reads for replay and follow-up questions.
 //
-// It knows nothing about models or tools: tool names, arguments, requests and
-// conversations are opaque strings and bytes to it. The one tool it names is
+// It knows nothing about models, tools or the records' formats: tool names,
+// arguments, requests, events and conversations are opaque strings and
+// bytes to it. The one tool it names is
 // toolname.ReadToolOutput, which previews tell the model to call for more.
 //
 // # Location and sharing
@@ -57,15 +58,14 @@
 //	u/                               empty: every running run is marked
 //	p/<run>/ (+ <chunk>)             the run's settings (blob), apart from its record
 //	s/<run>/<step>/h                 step record (JSON)
-//	s/<run>/<step>/q/ (+ <chunk>)    request body as sent (blob), or a delta:
-//	                                 NUL "rd2", the step it extends and the
-//	                                 lengths of the start and the end they
-//	                                 share (uvarints), the bytes between
-//	                                 (NUL "rd1": the start alone, still read)
+//	s/<run>/<step>/q/ (+ <chunk>)    request body (blob) as review/record
+//	                                 stores it: whole, or as a delta of an
+//	                                 earlier step's
 //	s/<run>/<step>/a/ (+ <chunk>)    response body (blob)
 //	e/<run>/<seq>                    event: step (4 bytes) then its data verbatim
-//	t/<run>/                         the run's conversation: count and next ID (JSON)
-//	t/<run>/<message>                one message of it (JSON), 4-byte index
+//	t/<run>/                         the run's conversation: count of parts and
+//	                                 the caller's number (JSON)
+//	t/<run>/<part>                   one part of it (a message), 4-byte index
 //	c/<run>/ (+ <chunk>)             a conversation stored whole (blob): other
 //	                                 shapes, and stores written before t/
 //

@@ -43,7 +43,7 @@ func TestGC(t *testing.T) {
 		if err := s.AddEvent(run, 1, json.RawMessage(`{}`)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.PutConversation(run, json.RawMessage(`[]`)); err != nil {
+		if err := s.PutConversation(run, Conversation{Whole: []byte(`[]`)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -392,7 +391,9 @@ type stepRecord struct {
 // PutStep writes st, replacing any earlier record of the same step (so a
 // step can be written when its request is sent and again when its response
 // arrives), and syncs it to disk. A step this process wrote before keeps the
-// bodies that did not change: only what changed is written again.
+// bodies that did not change: only what changed is written again. The
+// bodies are stored byte for byte: review/record stores a request as its
+// difference from an earlier one.
 func (s *Store) PutStep(st Step) error {
 	if err := checkRunID(st.Run); err != nil {
 		return err
@@ -420,7 +421,7 @@ func (s *Store) PutStep(st Step) error {
 		}
 		if !s.memo.same(reqKey, st.Request) {
 			p.wrote(reqKey, st.Request)
-			if err := putBlob(txn, reqKey, s.deltaRequest(&p, st)); err != nil {
+			if err := putBlob(txn, reqKey, st.Request); err != nil {
 				return err
 			}
 		}
@@ -439,105 +440,14 @@ func (s *Store) PutStep(st Step) error {
 	return s.sync()
 }
 
-// A step's request is most of its record, and a tool loop's requests only
-// grow: each is the one before with the new messages added. Stored whole,
-// a run's requests would take space in the square of its steps; so a
-// request is stored as its difference from the request of an earlier step
-// stored by the same process: deltaMagic, that step's number, the lengths
-// of the start and the end the two share (uvarints), then the bytes
-// between. The end matters as much as the start: a request ends with the
-// tool definitions, thousands of bytes that every request repeats. JSON
-// never starts with a NUL byte, so the forms cannot be confused.
-const deltaMagic = "\x00rd2"
-
-// deltaMagic1 is the form of earlier versions, which kept only the shared
-// start; it is still read.
-const deltaMagic1 = "\x00rd1"
-
-// minShared is the fewest shared bytes worth a delta.
-const minShared = 512
-
-// deltaRequest is the form st.Request is stored in: a delta against the
-// newest request of the run stored before this step, unless the deltas
-// since the last request stored whole already outweigh a whole one, which
-// bounds what reading a request back costs. It notes in p the request
-// written, for the deltas of later steps.
-func (s *Store) deltaRequest(p *pending, st Step) []byte {
-	c := s.memo.reqs[st.Run]
-	next := reqChain{cur: reqBody{n: st.N, body: st.Request}}
-	if c != nil {
-		next.base = c.base
-		if c.cur.n < st.N && c.cur.body != nil {
-			next.base = c.cur
-		}
-	}
-	p.apply = append(p.apply, func() { s.memo.reqs[st.Run] = &next })
-	b := next.base
-	if len(st.Request) == 0 || b.body == nil || b.n >= st.N {
-		return st.Request
-	}
-	pre := commonPrefix(b.body, st.Request)
-	suf := commonSuffix(b.body[pre:], st.Request[pre:])
-	if pre+suf < minShared {
-		return st.Request
-	}
-	out := append([]byte(deltaMagic), binary.AppendUvarint(nil, uint64(b.n))...)
-	out = binary.AppendUvarint(out, uint64(pre))
-	out = binary.AppendUvarint(out, uint64(suf))
-	out = append(out, st.Request[pre:len(st.Request)-suf]...)
-	if b.chain+len(out) >= len(st.Request) {
-		return st.Request
-	}
-	next.cur.chain = b.chain + len(out)
-	return out
-}
-
-// undelta returns the request stored as data, given the requests of the
-// earlier steps of the run read so far.
-func undelta(data []byte, earlier map[int][]byte) ([]byte, error) {
-	rest, ok := bytes.CutPrefix(data, []byte(deltaMagic))
-	v1 := false
-	if !ok {
-		if rest, ok = bytes.CutPrefix(data, []byte(deltaMagic1)); !ok {
-			return data, nil
-		}
-		v1 = true
-	}
-	damaged := errors.New("its delta header is damaged")
-	base, n := binary.Uvarint(rest)
-	if n <= 0 {
-		return nil, damaged
-	}
-	rest = rest[n:]
-	pre, n := binary.Uvarint(rest)
-	if n <= 0 {
-		return nil, damaged
-	}
-	rest = rest[n:]
-	var suf uint64
-	if !v1 {
-		if suf, n = binary.Uvarint(rest); n <= 0 {
-			return nil, damaged
-		}
-		rest = rest[n:]
-	}
-	prev, ok := earlier[int(base)]
-	if !ok || uint64(len(prev)) < pre || uint64(len(prev))-pre < suf {
-		return nil, fmt.Errorf("it is stored against step %d, which is missing or damaged", base)
-	}
-	out := make([]byte, 0, int(pre)+len(rest)+int(suf))
-	out = append(append(out, prev[:pre]...), rest...)
-	return append(out, prev[uint64(len(prev))-suf:]...), nil
-}
-
-// Steps returns the steps of run in order. A step whose record or bodies
-// are damaged is left out and reported to Options.Warn.
+// Steps returns the steps of run in order, their bodies as they were
+// stored. A step whose record or bodies are damaged is left out and
+// reported to Options.Warn.
 func (s *Store) Steps(run string) ([]Step, error) {
 	if err := checkRunID(run); err != nil {
 		return nil, err
 	}
 	var steps []Step
-	requests := map[int][]byte{} // whole, for the deltas of later steps
 	err := s.view(func(txn *badger.Txn) error {
 		prefix := stepsPrefix(run)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
@@ -562,11 +472,6 @@ func (s *Store) Steps(run string) ([]Step, error) {
 				s.skip("the request of "+what, err)
 				continue
 			}
-			if st.Request, err = undelta(st.Request, requests); err != nil {
-				s.skip("the request of "+what, err)
-				continue
-			}
-			requests[n] = st.Request
 			if st.Response, err = getBlob(txn, key(string(sp), "a/")); err != nil && !errors.Is(err, errNoBlob) {
 				s.skip("the response of "+what, err)
 				continue
@@ -580,6 +485,11 @@ func (s *Store) Steps(run string) ([]Step, error) {
 	}
 	return steps, nil
 }
+
+// Skip reports a record left out as damaged to Options.Warn, as the
+// store's own readers do, for a caller that finds damage in what it
+// decodes of the store's bytes.
+func (s *Store) Skip(record string, err error) { s.skip(record, err) }
 
 // Event is something that happened during a run, such as messages pruned
 // from the conversation. Seq orders the events of a run from 1.
@@ -658,23 +568,30 @@ func (s *Store) Events(run string) ([]Event, error) {
 	return evs, nil
 }
 
-// PutConversation stores the conversation of run (replacing the previous
-// one) and syncs it to disk; Conversation returns it byte for byte.
-//
-// A conversation as package conversation encodes it, {"messages": [...],
-// "next": N}, is stored message by message: each step rewrites only the
-// messages that changed (the new ones, and those pruning changed) and a
-// small header, so a run's records grow with what it sent rather than
-// with the square of its steps. Other data is stored whole.
-func (s *Store) PutConversation(run string, data json.RawMessage) error {
+// Conversation is a run's conversation as the store keeps it: its parts
+// (the messages), each under a key of its own so that a step rewrites only
+// the parts that changed and a run's records grow with what it sent rather
+// than with the square of its steps, and Next, a number the caller keeps
+// with them. Whole is a conversation kept in one piece instead, as earlier
+// versions stored every conversation; Parts is then nil. The store does
+// not read what the parts hold.
+type Conversation struct {
+	Parts [][]byte
+	Next  int
+	Whole []byte
+}
+
+// PutConversation stores the conversation of run, replacing the previous
+// one, and syncs it to disk; Conversation returns it byte for byte.
+func (s *Store) PutConversation(run string, c Conversation) error {
 	if err := checkRunID(run); err != nil {
 		return err
 	}
-	if data == nil {
-		data = json.RawMessage{}
-	}
-	msgs, next, ok := splitConversation(data)
-	if !ok {
+	if c.Parts == nil {
+		data := c.Whole
+		if data == nil {
+			data = []byte{}
+		}
 		if err := s.update(func(txn *badger.Txn) error {
 			if err := deletePrefix(txn, turnsPrefix(run)); err != nil {
 				return err
@@ -685,103 +602,76 @@ func (s *Store) PutConversation(run string, data json.RawMessage) error {
 		}
 		return s.sync()
 	}
-	if err := s.update(func(txn *badger.Txn) error {
-		old := 0
-		if item, err := txn.Get(turnsPrefix(run)); err == nil {
-			var h turnsHeader
-			if err := readValue(item, func(v []byte) error { return json.Unmarshal(v, &h) }); err == nil {
-				old = h.Count
-			}
-		} else if !errors.Is(err, badger.ErrKeyNotFound) {
-			return err
-		} else if err := deletePrefix(txn, convPrefix(run)); err != nil {
-			return err // a whole conversation from before: replaced
-		}
-		for i, m := range msgs {
-			if i < old {
-				same := false
-				if item, err := txn.Get(turnKey(run, i)); err == nil {
-					_ = readValue(item, func(v []byte) error { same = bytes.Equal(v, m); return nil })
-				}
-				if same {
-					continue
-				}
-			}
-			if err := txn.Set(turnKey(run, i), m); err != nil {
-				return err
-			}
-		}
-		for i := len(msgs); i < old; i++ {
-			if err := txn.Delete(turnKey(run, i)); err != nil {
-				return err
-			}
-		}
-		h, err := json.Marshal(turnsHeader{Count: len(msgs), Next: next})
-		if err != nil {
-			return err
-		}
-		return txn.Set(turnsPrefix(run), h)
-	}); err != nil {
+	if err := s.update(func(txn *badger.Txn) error { return putParts(txn, run, c) }); err != nil {
 		return s.errTxn("storing the conversation of run "+run, err)
 	}
 	return s.sync()
 }
 
-// turnsHeader heads a conversation stored message by message.
+// putParts writes the parts of c that changed, drops those it no longer
+// has, and writes the header.
+func putParts(txn *badger.Txn, run string, c Conversation) error {
+	old := 0
+	if item, err := txn.Get(turnsPrefix(run)); err == nil {
+		var h turnsHeader
+		if err := readValue(item, func(v []byte) error { return json.Unmarshal(v, &h) }); err == nil {
+			old = h.Count
+		}
+	} else if !errors.Is(err, badger.ErrKeyNotFound) {
+		return err
+	} else if err := deletePrefix(txn, convPrefix(run)); err != nil {
+		return err // a whole conversation from before: replaced
+	}
+	for i, m := range c.Parts {
+		if i < old {
+			same := false
+			if item, err := txn.Get(turnKey(run, i)); err == nil {
+				_ = readValue(item, func(v []byte) error { same = bytes.Equal(v, m); return nil })
+			}
+			if same {
+				continue
+			}
+		}
+		if err := txn.Set(turnKey(run, i), m); err != nil {
+			return err
+		}
+	}
+	for i := len(c.Parts); i < old; i++ {
+		if err := txn.Delete(turnKey(run, i)); err != nil {
+			return err
+		}
+	}
+	h, err := json.Marshal(turnsHeader{Count: len(c.Parts), Next: c.Next})
+	if err != nil {
+		return err
+	}
+	return txn.Set(turnsPrefix(run), h)
+}
+
+// turnsHeader heads a conversation stored in parts.
 type turnsHeader struct {
 	Count int `json:"count"`
 	Next  int `json:"next"`
 }
 
-// splitConversation splits data of the form {"messages":[...],"next":N}
-// into its messages, when joinConversation gives the same bytes back.
-func splitConversation(data []byte) ([]json.RawMessage, int, bool) {
-	var c struct {
-		Messages []json.RawMessage `json:"messages"`
-		Next     int               `json:"next"`
-	}
-	if json.Unmarshal(data, &c) != nil || c.Messages == nil {
-		return nil, 0, false
-	}
-	if !bytes.Equal(joinConversation(c.Messages, c.Next), data) {
-		return nil, 0, false
-	}
-	return c.Messages, c.Next, true
-}
-
-// joinConversation is the encoding package conversation gives a
-// conversation: its messages, then the next message number.
-func joinConversation(msgs []json.RawMessage, next int) []byte {
-	b := []byte(`{"messages":[`)
-	for i, m := range msgs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, m...)
-	}
-	b = append(b, `],"next":`...)
-	b = strconv.AppendInt(b, int64(next), 10)
-	return append(b, '}')
-}
-
 // Conversation returns the conversation stored for run.
-func (s *Store) Conversation(run string) (json.RawMessage, error) {
+func (s *Store) Conversation(run string) (Conversation, error) {
 	if err := checkRunID(run); err != nil {
-		return nil, err
+		return Conversation{}, err
 	}
-	var data []byte
+	var c Conversation
 	err := s.view(func(txn *badger.Txn) error {
 		if item, err := txn.Get(turnsPrefix(run)); err == nil {
 			var h turnsHeader
 			if err := readValue(item, func(v []byte) error { return json.Unmarshal(v, &h) }); err != nil {
 				return s.damagedRecord("the conversation of run "+run, err)
 			}
-			msgs := make([]json.RawMessage, 0, h.Count)
+			c.Parts, c.Next = make([][]byte, 0, h.Count), h.Next
 			for i := range h.Count {
 				item, err := txn.Get(turnKey(run, i))
 				if err == nil {
 					err = readValue(item, func(v []byte) error {
-						msgs = append(msgs, append(json.RawMessage(nil), v...))
+						c.Parts = append(c.Parts, append([]byte(nil), v...))
 						return nil
 					})
 				}
@@ -789,13 +679,12 @@ func (s *Store) Conversation(run string) (json.RawMessage, error) {
 					return s.damagedRecord("the conversation of run "+run, fmt.Errorf("message %d: %w", i, err))
 				}
 			}
-			data = joinConversation(msgs, h.Next)
 			return nil
 		} else if !errors.Is(err, badger.ErrKeyNotFound) {
 			return err
 		}
 		var err error
-		data, err = getBlob(txn, convPrefix(run))
+		c.Whole, err = getBlob(txn, convPrefix(run))
 		if errors.Is(err, errNoBlob) {
 			return &notFoundError{fmt.Sprintf("no conversation stored for run %q: it ended before its first request", run)}
 		}
@@ -805,7 +694,7 @@ func (s *Store) Conversation(run string) (json.RawMessage, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, s.errTxn("reading the conversation of run "+run, err)
+		return Conversation{}, s.errTxn("reading the conversation of run "+run, err)
 	}
-	return data, nil
+	return c, nil
 }

@@ -264,12 +264,12 @@ func TestConversation(t *testing.T) {
 	long := json.RawMessage(`[` + strings.Repeat(`{"role":"tool","content":"x"},`, 100000) + `{}]`)
 	short := json.RawMessage("[ ]\n")
 	for _, conv := range []json.RawMessage{long, short} {
-		if err := s.PutConversation("run", conv); err != nil {
+		if err := s.PutConversation("run", Conversation{Whole: conv}); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.Conversation("run")
-		if err != nil || !bytes.Equal(got, conv) {
-			t.Fatalf("Conversation = %.40q, %v; want %.40q", got, err, conv)
+		if err != nil || !bytes.Equal(got.Whole, conv) || got.Parts != nil {
+			t.Fatalf("Conversation = %.40q, %v; want %.40q", got.Whole, err, conv)
 		}
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -588,97 +588,39 @@ func TestErrorLog(t *testing.T) {
 	errorLogger{}.Errorf("nowhere") // a nil writer drops errors
 }
 
-// TestConversationByMessage stores a growing conversation step by step:
-// it reads back byte for byte, each step writes only what changed, and
-// the store's records stay readable for doctor.
-func TestConversationByMessage(t *testing.T) {
+// TestConversationByParts stores a growing conversation step by step:
+// it reads back as written, each step writes only the parts that changed,
+// and the store's records stay readable for doctor.
+func TestConversationByParts(t *testing.T) {
 	s := openTest(t)
 	run := "20260101-000000-abcdef"
-	var msgs []string
+	var parts [][]byte
 	for step := 1; step <= 60; step++ {
-		msgs = append(msgs, fmt.Sprintf(`{"id":"m%d","role":"tool","content":%q}`, step, strings.Repeat("x", step*10)))
+		parts = append(parts, []byte(fmt.Sprintf(`{"id":"m%d","content":%q}`, step, strings.Repeat("x", step*10))))
 		if step == 30 {
-			msgs[3] = `{"id":"m4","role":"tool","content":"[stub]"}` // pruning changed one
+			parts[3] = []byte(`{"id":"m4","content":"[stub]"}`) // pruning changed one
 		}
-		data := []byte(`{"messages":[` + strings.Join(msgs, ",") + `],"next":` + strconv.Itoa(step) + `}`)
-		if err := s.PutConversation(run, data); err != nil {
+		c := Conversation{Parts: parts, Next: step}
+		if err := s.PutConversation(run, c); err != nil {
 			t.Fatal(err)
 		}
 		got, err := s.Conversation(run)
-		if err != nil || !bytes.Equal(got, data) {
-			t.Fatalf("step %d: read back %d bytes (%v), want %d", step, len(got), err, len(data))
+		if err != nil || !reflect.DeepEqual(got, c) {
+			t.Fatalf("step %d: read back %d parts (%v), want %d", step, len(got.Parts), err, len(parts))
 		}
 	}
-	// Shrinking and other shapes round-trip too.
-	for _, data := range []string{`{"messages":[],"next":0}`, `{"other":1}`, `{"messages":[{"id":"m1"}],"next":1}`} {
-		if err := s.PutConversation(run, []byte(data)); err != nil {
+	// Shrinking, and a conversation in one piece, round-trip too.
+	for _, c := range []Conversation{{Parts: [][]byte{}}, {Whole: []byte(`{"other":1}`)}, {Parts: [][]byte{[]byte(`{"id":"m1"}`)}, Next: 1}} {
+		if err := s.PutConversation(run, c); err != nil {
 			t.Fatal(err)
 		}
-		if got, err := s.Conversation(run); err != nil || string(got) != data {
-			t.Fatalf("read back %q (%v), want %q", got, err, data)
+		if got, err := s.Conversation(run); err != nil || !reflect.DeepEqual(got, c) {
+			t.Fatalf("read back %+v (%v), want %+v", got, err, c)
 		}
 	}
 	rep, err := s.Verify()
 	if err != nil || len(rep.Problems) > 0 {
 		t.Fatalf("verify: %+v, %v", rep.Problems, err)
-	}
-}
-
-// TestStepRequestsAsDeltas stores a loop's growing requests, each against
-// the one before, and reads every one back byte for byte, also after the
-// store is reopened and a step is added by another process.
-func TestStepRequestsAsDeltas(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "store")
-	s, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := "20260101-000000-abcdef"
-	body := `{"model":"m","messages":[` + strings.Repeat(`{"role":"user","content":"some earlier message"},`, 40)
-	var want [][]byte
-	put := func(s *Store, n int) {
-		body += fmt.Sprintf(`{"role":"tool","content":"output %d"},`, n)
-		req := []byte(body + `{"role":"user","content":"go on"}],"tools":[{"type":"function"}]}`)
-		want = append(want, req)
-		// Twice, as a review records a step: as sent, then with its answer.
-		for range 2 {
-			if err := s.PutStep(Step{Run: run, N: n, Request: req, Response: []byte(`{}`)}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	for n := 1; n <= 10; n++ {
-		put(s, n)
-	}
-	// Each step was written twice, as a review writes it: the second write
-	// must not store its request whole again.
-	whole := 0
-	for _, w := range want {
-		whole += len(w)
-	}
-	if stored := storedBytes(t, s, stepsPrefix(run)); stored > whole/3 {
-		t.Errorf("requests of %d bytes take %d stored: not stored as their changes", whole, stored)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err = Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	put(s, 11)
-	steps, err := s.Steps(run)
-	if err != nil || len(steps) != 11 {
-		t.Fatalf("%d steps, %v", len(steps), err)
-	}
-	for i, st := range steps {
-		if !bytes.Equal(st.Request, want[i]) {
-			t.Errorf("step %d: request read back differs (%d bytes, want %d)", i+1, len(st.Request), len(want[i]))
-		}
-	}
-	if _, err := undelta([]byte(deltaMagic+"\x05\x10rest"), map[int][]byte{}); err == nil {
-		t.Error("a delta against a missing step was accepted")
 	}
 }
 
@@ -763,7 +705,7 @@ func TestReviewsLeaveNoValueLogFile(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := s.PutConversation(id, conv); err != nil {
+		if err := s.PutConversation(id, Conversation{Whole: conv}); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Close(); err != nil {

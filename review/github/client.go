@@ -13,6 +13,7 @@ import (
 	gh "github.com/google/go-github/v84/github"
 
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/post"
 )
 
 const (
@@ -61,7 +62,7 @@ func newClient(o PostOptions, r *review.Result) (*client, error) {
 	if head == "" {
 		head = r.HeadSHA
 	}
-	if !shaRE.MatchString(head) {
+	if !post.SHA.MatchString(head) {
 		return nil, fmt.Errorf("cannot post to GitHub: head %q is not a commit SHA; pass the pull request's head commit (github.event.pull_request.head.sha)", head)
 	}
 	raw := o.APIURL
@@ -125,7 +126,7 @@ func (c *client) findReview(ctx context.Context) (*gh.PullRequestReview, error) 
 		return nil, err
 	}
 	for _, rv := range reviews {
-		if m := reviewMarkerRE.FindStringSubmatch(rv.GetBody()); m != nil && c.trusted(rv.User) && strings.EqualFold(m[2], c.head) {
+		if _, head, _, ok := post.ReadReviewMarker(rv.GetBody()); ok && c.trusted(rv.User) && strings.EqualFold(head, c.head) {
 			return rv, nil
 		}
 	}
@@ -143,9 +144,9 @@ func (c *client) earlierComments(ctx context.Context) (map[string]string, error)
 	}
 	earlier := map[string]string{}
 	for _, cm := range comments {
-		if m := commentMarkerRE.FindStringSubmatch(cm.GetBody()); m != nil && c.trusted(cm.User) {
-			if _, ok := earlier[m[1]]; !ok {
-				earlier[m[1]] = cm.GetHTMLURL()
+		if fp, _, ok := post.ReadCommentMarker(cm.GetBody()); ok && c.trusted(cm.User) {
+			if _, ok := earlier[fp]; !ok {
+				earlier[fp] = cm.GetHTMLURL()
 			}
 		}
 	}
@@ -248,8 +249,8 @@ func (c *client) earlier(ctx context.Context) (Earlier, error) {
 		return e, err
 	}
 	for _, rv := range reviews {
-		if m := reviewMarkerRE.FindStringSubmatch(rv.GetBody()); m != nil && c.trusted(rv.User) {
-			e.Heads = append(e.Heads, strings.ToLower(m[2]))
+		if _, head, _, ok := post.ReadReviewMarker(rv.GetBody()); ok && c.trusted(rv.User) {
+			e.Heads = append(e.Heads, head)
 		}
 	}
 	comments, err := collect(ctx, c, "listing the review comments of "+c.prName, func(o gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
@@ -260,19 +261,18 @@ func (c *client) earlier(ctx context.Context) (Earlier, error) {
 	}
 	seen := map[string]bool{}
 	for _, cm := range comments {
-		m := commentMarkerRE.FindStringSubmatch(cm.GetBody())
+		fp, sev, ok := post.ReadCommentMarker(cm.GetBody())
 		// A comment GitHub shows as outdated has neither a line nor a
 		// position: the code it was on has changed since.
-		if m == nil || !c.trusted(cm.User) || cm.InReplyTo != nil || (cm.Line == nil && cm.Position == nil) || seen[m[1]] {
+		if !ok || !c.trusted(cm.User) || cm.InReplyTo != nil || (cm.Line == nil && cm.Position == nil) || seen[fp] {
 			continue
 		}
-		s := severityRE.FindStringSubmatch(cm.GetBody())
-		if s == nil {
+		if sev == "" {
 			continue
 		}
-		seen[m[1]] = true
+		seen[fp] = true
 		e.Open = append(e.Open, OpenFinding{
-			Fingerprint: m[1], Severity: review.Severity(s[1]),
+			Fingerprint: fp, Severity: sev,
 			Path: cm.GetPath(), Line: cm.GetLine(), URL: cm.GetHTMLURL(),
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/post"
 )
 
 // DefaultAPIURL is github.com's REST API. GitHub Enterprise Server names
@@ -91,6 +91,9 @@ type Error struct {
 	Denied bool
 }
 
+// Is makes a refusal for want of permission post.ErrDenied.
+func (e *Error) Is(target error) bool { return target == post.ErrDenied && e.Denied }
+
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s: GitHub answered %d %s: %s", withAttempts(e.Op, e.Attempts), e.Status, e.Message, e.Hint)
 }
@@ -155,24 +158,13 @@ func Post(ctx context.Context, r *review.Result, d *diffctx.Diff, o PostOptions)
 	return rep, nil
 }
 
-// Earlier is what earlier runs of review posted on a pull request.
-type Earlier struct {
-	// Heads are the head commits their reviews were of, oldest first.
-	Heads []string
-	// Open are the findings they commented on lines that are still in
-	// the pull request's diff (GitHub has not marked the comment
-	// outdated), one per fingerprint.
-	Open []OpenFinding
-}
+// Earlier is what earlier runs of review posted on a pull request: the
+// heads their reviews were of, and the findings they commented on lines
+// still in its diff (GitHub has not marked the comment outdated).
+type Earlier = post.Earlier
 
 // OpenFinding is a finding an earlier run commented on a pull request.
-type OpenFinding struct {
-	Fingerprint string          `json:"fingerprint"`
-	Severity    review.Severity `json:"severity"`
-	Path        string          `json:"path"`
-	Line        int             `json:"line"`
-	URL         string          `json:"url,omitempty"`
-}
+type OpenFinding = post.OpenFinding
 
 // ReadEarlier reads what earlier runs posted on the pull request o names:
 // what an incremental review (--since) starts from, and what its gate
@@ -192,17 +184,6 @@ func ReadEarlier(ctx context.Context, o PostOptions) (Earlier, error) {
 	}
 	return c.earlier(ctx)
 }
-
-// Markers are hidden HTML comments at the start of a body; only the start
-// is looked at, so a marker quoted inside a finding's text never counts.
-var (
-	reviewMarkerRE  = regexp.MustCompile(`^<!-- review:run=(\S+) head=([0-9A-Fa-f]+) -->`)
-	commentMarkerRE = regexp.MustCompile(`^<!-- review:fp=([0-9a-f]+) `)
-	shaRE           = regexp.MustCompile(`^[0-9A-Fa-f]{7,64}$`)
-	// severityRE reads a comment's severity from its first line after the
-	// marker, as commentMarkdown writes it.
-	severityRE = regexp.MustCompile(`^<!-- [^\n]* -->\n\*\*\[(info|low|medium|high|critical)\] `)
-)
 
 // reviewPlan is the findings of a review sorted into inline comments, the
 // body, and those an earlier run already commented.
@@ -265,55 +246,9 @@ func sameHunk(d *diffctx.Diff, path string, start, end int) bool {
 	return false
 }
 
-func reviewMarker(run, head string) string {
-	return fmt.Sprintf("<!-- review:run=%s head=%s -->", text.OneLine(run, 0), head)
-}
+func reviewMarker(run, head string) string { return post.ReviewMarker(run, head) }
 
-func commentMarker(fp, run string) string {
-	return fmt.Sprintf("<!-- review:fp=%s run=%s -->", fp, text.OneLine(run, 0))
-}
-
-// commentMarkdown is an inline comment: the finding's title, body and
-// suggestion. applicable says the comment covers exactly the finding's
-// lines, so its replacement lines (or a literal suggestion) can be offered
-// as a suggested change;
-// otherwise it is shown as code. Suggestion blocks anywhere else are shown
-// as code too: GitHub would offer them as changes to the wrong lines.
-func commentMarkdown(f review.Finding, applicable bool) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "**[%s] %s** · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), review.EscapeAngles(f.RuleID()))
-	if !applicable && f.EndLine > f.Line {
-		// The comment sits on the first line only; say where it ends.
-		fmt.Fprintf(&b, " · lines %d-%d", f.Line, f.EndLine)
-	}
-	b.WriteString("\n")
-	if f.Body != "" {
-		b.WriteString("\n" + neutralizeSuggestions(tidyMarkdown(f.Body)) + "\n")
-	}
-	if code, prose, ok := f.Change(); ok {
-		info := ""
-		if applicable {
-			info = "suggestion"
-		}
-		fence := text.CodeFence(code)
-		block := fence + info + "\n" + code + "\n" + fence
-		if code == "" {
-			// An empty suggested change deletes the lines; an empty
-			// line inside the block would put one in their place.
-			block = fence + info + "\n" + fence
-		}
-		if prose != "" {
-			block = neutralizeSuggestions(tidyMarkdown(prose)) + "\n\n" + block
-		}
-		b.WriteString("\n" + labelled("Suggestion", block) + "\n")
-	} else if f.Suggestion != "" {
-		b.WriteString("\n" + labelled("Suggestion", neutralizeSuggestions(tidyMarkdown(f.Suggestion))) + "\n")
-	}
-	if f.Note != "" {
-		b.WriteString("\n_" + review.EscapeAngles(text.OneLine(f.Note, 0)) + "_\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
+func commentMarker(fp, run string) string { return post.CommentMarker(fp, run) }
 
 // render writes the review's body: marker, counts, summary, the findings
 // not commented inline, those commented before, and usage.
@@ -368,20 +303,4 @@ func capBody(s string) string {
 		return s
 	}
 	return closeFences(text.Truncate(s, maxBody)) + "\n\n_(cut to fit GitHub's length limit; the run's other outputs have it all)_"
-}
-
-// coverageNote says, in Markdown, that a review is incomplete (never
-// submitted) or partial (files left out by the caps), for a reader of the
-// pull request who would otherwise take it for a whole one; "" when it is
-// neither.
-func coverageNote(r *review.Result) string {
-	var b strings.Builder
-	if !r.Submitted {
-		fmt.Fprintf(&b, "**Incomplete review:** the model did not submit it, so findings may be missing. See what it saw with `review replay %s`.\n\n", r.RunID)
-	}
-	if n := len(r.NotReviewed); n > 0 {
-		fmt.Fprintf(&b, "**Partial review:** %s not reviewed (past %s); every file is listed in the json output.\n\n",
-			text.Plural(n, "file"), review.CapFlag(r.NotReviewed[0].Reason))
-	}
-	return b.String()
 }

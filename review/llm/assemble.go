@@ -7,49 +7,14 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/reviewdev/review/review/llm/wire"
 )
 
 // maxStreamCalls bounds the tool calls one streamed answer may open: a
 // tool call index is the server's text, and an answer with more calls than
 // this is not a review's.
 const maxStreamCalls = 1024
-
-// chunk is one chat.completion.chunk event. Strings that carry the answer
-// stay raw: a server that streams bytes rather than characters may split
-// a UTF-8 character (or a UTF-16 surrogate pair) between two events, and
-// decoding each piece on its own would turn both halves into U+FFFD.
-type chunk struct {
-	ID                string `json:"id"`
-	Created           int64  `json:"created"`
-	Model             string `json:"model"`
-	SystemFingerprint string `json:"system_fingerprint"`
-	Choices           []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Role             string          `json:"role"`
-			Content          json.RawMessage `json:"content"`
-			ReasoningContent json.RawMessage `json:"reasoning_content"`
-			Refusal          json.RawMessage `json:"refusal"`
-			ToolCalls        []struct {
-				Index    *int   `json:"index"`
-				ID       string `json:"id"`
-				Function struct {
-					Name      json.RawMessage `json:"name"`
-					Arguments json.RawMessage `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage json.RawMessage `json:"usage"`
-	// An error event: {"error": {...}} (OpenAI) or {"object": "error",
-	// "message": ...} (vLLM).
-	Object  string          `json:"object"`
-	Error   json.RawMessage `json:"error"`
-	Message string          `json:"message"`
-	Type    string          `json:"type"`
-	Code    any             `json:"code"`
-}
 
 // errorEvent is an error a server sent as an event of the stream, after
 // the answer started.
@@ -88,20 +53,13 @@ type assembler struct {
 
 // add reads one event's data (the JSON after "data:").
 func (a *assembler) add(data []byte) error {
-	var c chunk
-	if err := json.Unmarshal(data, &c); err != nil {
+	c, err := wire.DecodeChunk(data)
+	if err != nil {
 		return fmt.Errorf("event %d is not a chat completion chunk: %v", a.events+1, err)
 	}
 	a.events++
-	if c.Object == "error" {
-		return &errorEvent{Message: c.Message, Type: c.Type, Code: c.Code}
-	}
-	if len(c.Error) > 0 && string(c.Error) != "null" {
-		e := &errorEvent{}
-		if json.Unmarshal(c.Error, &e.Message) != nil && (json.Unmarshal(c.Error, e) != nil || e.Message == "") {
-			e.Message = string(c.Error)
-		}
-		return e
+	if e, ok := c.StreamError(); ok {
+		return &errorEvent{Message: e.Message, Type: e.Type, Code: e.Code}
 	}
 	if a.id == "" {
 		a.id = c.ID
@@ -202,40 +160,6 @@ func (a *assembler) open(index int) (*callParts, error) {
 	return p, nil
 }
 
-// Wire form of a reassembled completion, in the field order OpenAI sends.
-type (
-	wholeCompletion struct {
-		ID                string          `json:"id"`
-		Object            string          `json:"object"`
-		Created           int64           `json:"created"`
-		Model             string          `json:"model"`
-		Choices           []wholeChoice   `json:"choices"`
-		Usage             json.RawMessage `json:"usage,omitempty"`
-		SystemFingerprint string          `json:"system_fingerprint,omitempty"`
-	}
-	wholeChoice struct {
-		Index        int          `json:"index"`
-		Message      wholeMessage `json:"message"`
-		Logprobs     *struct{}    `json:"logprobs"`
-		FinishReason string       `json:"finish_reason"`
-	}
-	wholeMessage struct {
-		Role      string      `json:"role"`
-		Content   *string     `json:"content"`
-		Reasoning string      `json:"reasoning_content,omitempty"`
-		Refusal   *string     `json:"refusal"`
-		ToolCalls []wholeCall `json:"tool_calls,omitempty"`
-	}
-	wholeCall struct {
-		ID       string `json:"id"`
-		Type     string `json:"type"`
-		Function struct {
-			Name      string `json:"name"`
-			Arguments string `json:"arguments"`
-		} `json:"function"`
-	}
-)
-
 // errNoChoices is a stream that ended without any part of an answer.
 var errNoChoices = errors.New("the event stream carried no answer (no choices)")
 
@@ -248,9 +172,9 @@ func (a *assembler) body() ([]byte, error) {
 	if !a.choices {
 		return nil, errNoChoices
 	}
-	m := wholeMessage{
-		Role:      "assistant",
-		Reasoning: wtf8(a.reasoning),
+	m := wire.Answer{
+		Role:             "assistant",
+		ReasoningContent: wtf8(a.reasoning),
 	}
 	if refusal := wtf8(a.refusal); refusal != "" {
 		m.Refusal = &refusal
@@ -260,27 +184,19 @@ func (a *assembler) body() ([]byte, error) {
 		m.Content = &content
 	}
 	for _, p := range a.calls {
-		var c wholeCall
-		c.ID, c.Type = p.id, "function"
-		c.Function.Name, c.Function.Arguments = wtf8(p.name), wtf8(p.args)
-		m.ToolCalls = append(m.ToolCalls, c)
+		m.ToolCalls = append(m.ToolCalls, wire.ToolCall{ID: p.id, Type: wire.TypeFunction,
+			Function: wire.FunctionCall{Name: wtf8(p.name), Arguments: wtf8(p.args)}})
 	}
-	w := wholeCompletion{
+	w := wire.Completion{
 		ID:                a.id,
 		Object:            "chat.completion",
 		Created:           a.created,
 		Model:             a.model,
-		Choices:           []wholeChoice{{Message: m, FinishReason: a.finish}},
+		Choices:           []wire.Choice{{Message: m, FinishReason: a.finish}},
 		Usage:             a.usage,
 		SystemFingerprint: a.fingerprint,
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // the text as received: no \u003c for <
-	if err := enc.Encode(w); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return w.Encode()
 }
 
 // appendJSONString appends the value of the JSON string raw to dst. Null

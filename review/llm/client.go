@@ -13,10 +13,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/tools"
 )
 
@@ -489,32 +488,9 @@ func (e *APIError) retryable() bool {
 // recognisable error object; if not, the message is the body's text.
 func decodeAPIError(status int, body []byte) (e *APIError, ok bool) {
 	e = &APIError{Status: status}
-	var std openai.ErrorResponse
-	if json.Unmarshal(body, &std) == nil && std.Error != nil &&
-		(std.Error.Message != "" || std.Error.Type != "" || std.Error.Code != nil) {
-		e.Type, e.Code, e.Message = std.Error.Type, codeString(std.Error.Code), squash(std.Error.Message)
+	if w, ok := wire.DecodeError(body); ok {
+		e.Type, e.Code, e.Message = w.Type, codeString(w.Code), squash(w.Message)
 		return e, true
-	}
-	// Shapes seen from compatible servers: {"error": "text"} (Ollama) and
-	// a top-level {"message", "type", "code"} (older vLLM).
-	var alt struct {
-		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
-		Type    string          `json:"type"`
-		Code    json.RawMessage `json:"code"`
-	}
-	if json.Unmarshal(body, &alt) == nil {
-		var s string
-		if json.Unmarshal(alt.Error, &s) == nil && s != "" {
-			e.Message = squash(s)
-			return e, true
-		}
-		if alt.Message != "" {
-			var code any
-			_ = json.Unmarshal(alt.Code, &code)
-			e.Type, e.Code, e.Message = alt.Type, codeString(code), squash(alt.Message)
-			return e, true
-		}
 	}
 	if utf8.Valid(body) {
 		e.Message = squash(string(body))

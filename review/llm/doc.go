@@ -1,6 +1,6 @@
 // Package llm is the model client. It owns everything that speaks to a
-// chat-completion endpoint: the go-openai wire types and the adapter between
-// them and conversation messages (EncodeRequest, DecodeReply), the HTTP
+// chat-completion endpoint: requests and replies (EncodeRequest,
+// DecodeReply, through the wire types and adapter of review/llm/wire), the HTTP
 // client with its retries and backoff, streamed answers (read with
 // go-openai's stream reader, bounded by a first-byte timeout, and
 // reassembled into the completion a whole answer would be, which is what

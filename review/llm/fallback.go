@@ -8,15 +8,14 @@ import (
 )
 
 // Fallback is a request feature the server refused or ignored, and what
-// the client sends instead for the rest of the run. It is recorded as an
-// event of the step that learned it, so replay shows why later requests
+// the client sends instead for the rest of the run. The agent records it
+// with the step that learned it, so replay shows why later requests
 // differ from the first ones.
 type Fallback struct {
-	Kind    string `json:"kind"`    // always "fallback"
-	Feature string `json:"feature"` // "tool_choice", "strict", "max_tokens", "stream" or "stream_options"
-	From    string `json:"from"`
-	To      string `json:"to"`
-	Reason  string `json:"reason"` // the server's message, on one line
+	Feature string // "tool_choice", "strict", "max_tokens", "stream" or "stream_options"
+	From    string
+	To      string
+	Reason  string // the server's message, on one line
 }
 
 // Forced tool choice levels, from the most to the least precise: a named
@@ -114,13 +113,13 @@ func (c *caps) learn(sent, orig Request, err error) (fb Fallback, ok bool) {
 			c.force = forceRequired
 		}
 		c.force++
-		return Fallback{Kind: "fallback", Feature: "tool_choice", From: from, To: forceNames[c.force], Reason: ae.Message}, true
+		return Fallback{Feature: "tool_choice", From: from, To: forceNames[c.force], Reason: ae.Message}, true
 	case strings.Contains(msg, "strict") && anyStrict(sent) && !c.noStrict:
 		c.noStrict = true
-		return Fallback{Kind: "fallback", Feature: "strict", From: "strict", To: "not strict", Reason: ae.Message}, true
+		return Fallback{Feature: "strict", From: "strict", To: "not strict", Reason: ae.Message}, true
 	case sent.streamUsage && strings.Contains(msg, "stream_options") && !c.noStreamUsage:
 		c.noStreamUsage = true
-		return Fallback{Kind: "fallback", Feature: "stream_options", From: "include_usage", To: "none", Reason: ae.Message}, true
+		return Fallback{Feature: "stream_options", From: "include_usage", To: "none", Reason: ae.Message}, true
 	case sent.MaxTokens > 0 && unsupportedParam(msg, limitField(sent)):
 		from := limitField(sent)
 		to := "max_tokens"
@@ -132,11 +131,11 @@ func (c *caps) learn(sent, orig Request, err error) (fb Fallback, ok bool) {
 			return Fallback{}, false
 		}
 		c.maxField = to
-		return Fallback{Kind: "fallback", Feature: "max_tokens", From: from, To: to, Reason: ae.Message}, true
+		return Fallback{Feature: "max_tokens", From: from, To: to, Reason: ae.Message}, true
 	case sent.stream && strings.Contains(msg, "stream") && !c.noStream:
 		// Last: "stream" is a word other refusals may use.
 		c.noStream = true
-		return Fallback{Kind: "fallback", Feature: "stream", From: "stream", To: "whole", Reason: ae.Message}, true
+		return Fallback{Feature: "stream", From: "stream", To: "whole", Reason: ae.Message}, true
 	}
 	return Fallback{}, false
 }
@@ -147,7 +146,7 @@ func (c *caps) wholeAnswer() Fallback {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.noStream = true
-	return Fallback{Kind: "fallback", Feature: "stream", From: "stream", To: "whole",
+	return Fallback{Feature: "stream", From: "stream", To: "whole",
 		Reason: "the server answered a streamed request with a whole JSON response"}
 }
 

@@ -1,51 +1,20 @@
 package llm
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
-
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/tools"
+	"github.com/reviewdev/review/review/llm/wire"
 )
 
-// Placeholders for messages that would otherwise go out without content.
-// go-openai drops an empty content (omitempty), and most endpoints reject a
-// tool or user message without one.
-const (
-	emptyToolOutput = "(empty output)"
-	emptyMessage    = "(empty message)"
-)
-
-// emptyParameters is sent for a tool that declares no parameters: the
-// function's parameters must be a JSON Schema object, never null.
-var emptyParameters = json.RawMessage(`{"type":"object","properties":{}}`)
-
-// chatRequest is the chat-completions request body. It is ours rather than
-// go-openai's ChatCompletionRequest because that type drops a temperature of
-// 0 (omitempty on a float32), and a review asked to run at temperature 0 must
-// really run at 0. Messages and tools keep go-openai's wire types.
-type chatRequest struct {
-	Model               string                         `json:"model"`
-	Messages            []openai.ChatCompletionMessage `json:"messages"`
-	Tools               []openai.Tool                  `json:"tools,omitempty"`
-	ToolChoice          any                            `json:"tool_choice,omitempty"`
-	Temperature         *float32                       `json:"temperature,omitempty"`
-	MaxTokens           int                            `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int                            `json:"max_completion_tokens,omitempty"`
-	Stream              bool                           `json:"stream,omitempty"`
-	StreamOptions       *openai.StreamOptions          `json:"stream_options,omitempty"`
-}
-
-// EncodeRequest renders req as the exact body to send: the first half of
-// the wire adapter, shared by Client and by in-process models that must
-// produce the same bytes.
+// EncodeRequest renders req as the exact body to send, shared by Client
+// and by in-process models that must produce the same bytes. The messages
+// and tools go through package wire's adapter; what depends on the model
+// and the server (the token-limit field, the temperature, streaming) is
+// decided here.
 func EncodeRequest(req Request) ([]byte, error) {
 	if req.Model == "" {
 		return nil, ErrNoModel
@@ -53,9 +22,9 @@ func EncodeRequest(req Request) ([]byte, error) {
 	if len(req.Messages) == 0 {
 		return nil, errors.New("model request has no messages")
 	}
-	w := chatRequest{
+	w := wire.Request{
 		Model:    req.Model,
-		Messages: make([]openai.ChatCompletionMessage, len(req.Messages)),
+		Messages: make([]wire.Message, len(req.Messages)),
 	}
 	for i, m := range req.Messages {
 		switch m.Role {
@@ -67,17 +36,17 @@ func EncodeRequest(req Request) ([]byte, error) {
 		default:
 			return nil, fmt.Errorf("message %d has unknown role %q", i, m.Role)
 		}
-		w.Messages[i] = toWire(m)
+		w.Messages[i] = wire.FromMessage(m)
 		if m.Role == conversation.Assistant && req.Reasoning[m.ID] != "" {
 			w.Messages[i].ReasoningContent = req.Reasoning[m.ID]
 		}
 	}
 	if len(req.Tools) > 0 {
-		w.Tools = make([]openai.Tool, len(req.Tools))
+		w.Tools = make([]wire.Tool, len(req.Tools))
 		for i, d := range req.Tools {
-			w.Tools[i] = wireTool(d)
+			w.Tools[i] = wire.FromDefinition(d)
 		}
-		choice, err := toolChoice(req.ToolChoice, req.Tools)
+		choice, err := wire.ToolChoice(req.ToolChoice, req.Tools)
 		if err != nil {
 			return nil, err
 		}
@@ -103,130 +72,26 @@ func EncodeRequest(req Request) ([]byte, error) {
 	if req.stream {
 		w.Stream = true
 		if req.streamUsage {
-			w.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+			w.StreamOptions = &wire.StreamOptions{IncludeUsage: true}
 		}
 	}
-	body, err := json.Marshal(w)
+	body, err := w.Encode()
 	if err != nil {
 		return nil, fmt.Errorf("encode model request: %w", err)
 	}
 	return body, nil
 }
 
-func wireTool(d tools.Definition) openai.Tool {
-	params := d.Parameters
-	if len(bytes.TrimSpace(params)) == 0 {
-		params = emptyParameters
-	}
-	return openai.Tool{
-		Type: openai.ToolTypeFunction,
-		Function: &openai.FunctionDefinition{
-			Name:        d.Name,
-			Description: d.Description,
-			Strict:      d.Strict,
-			Parameters:  params,
-		},
-	}
-}
-
-// toolChoice maps Request.ToolChoice to its wire form: a mode string, or the
-// named-function object that forces one tool.
-func toolChoice(choice string, defs []tools.Definition) (any, error) {
-	switch choice {
-	case "":
-		return "auto", nil
-	case "auto", "none", "required":
-		return choice, nil
-	}
-	for _, d := range defs {
-		if d.Name == choice {
-			return openai.ToolChoice{
-				Type:     openai.ToolTypeFunction,
-				Function: openai.ToolFunction{Name: choice},
-			}, nil
-		}
-	}
-	return nil, fmt.Errorf("tool choice %q is not one of the offered tools", choice)
-}
-
-// toWire converts a conversation message to go-openai's type. Only what the
-// provider reads is carried over: layer, turn, ID and ref stay with us, and a
-// tool result's Name is not part of the chat-completions tool message.
-func toWire(m conversation.Message) openai.ChatCompletionMessage {
-	w := openai.ChatCompletionMessage{
-		Role:       string(m.Role),
-		Content:    m.Content,
-		ToolCallID: m.ToolCallID,
-	}
-	if len(m.ToolCalls) > 0 {
-		w.ToolCalls = make([]openai.ToolCall, len(m.ToolCalls))
-		for i, tc := range m.ToolCalls {
-			args := tc.Arguments
-			if args == "" {
-				// go-openai omits empty arguments, and the field is required.
-				args = "{}"
-			}
-			w.ToolCalls[i] = openai.ToolCall{
-				ID:       tc.ID,
-				Type:     openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: tc.Name, Arguments: args},
-			}
-		}
-	}
-	if w.Content == "" && len(w.ToolCalls) == 0 {
-		if m.Role == conversation.Tool {
-			w.Content = emptyToolOutput
-		} else {
-			w.Content = emptyMessage
-		}
-	}
-	return w
-}
-
-// fromWire converts a reply message back. Content and tool calls (IDs, names
-// and arguments byte for byte, in order) survive a round trip through toWire.
-// A refusal becomes the content so the agent sees why the model declined;
-// reasoning_content is not part of the message: DecodeReply puts it in
-// Reply.Reasoning, and only the running loop sends it back.
-func fromWire(w openai.ChatCompletionMessage) conversation.Message {
-	m := conversation.Message{
-		Role:    conversation.Role(w.Role),
-		Content: w.Content,
-	}
-	if m.Role == "" {
-		m.Role = conversation.Assistant
-	}
-	if m.Content == "" {
-		var parts []string
-		for _, p := range w.MultiContent {
-			if p.Type == openai.ChatMessagePartTypeText || p.Type == "" {
-				parts = append(parts, p.Text)
-			}
-		}
-		m.Content = strings.Join(parts, "")
-	}
-	if m.Content == "" {
-		m.Content = w.Refusal
-	}
-	if len(w.ToolCalls) > 0 {
-		m.ToolCalls = make([]conversation.ToolCall, len(w.ToolCalls))
-		for i, tc := range w.ToolCalls {
-			m.ToolCalls[i] = conversation.ToolCall{
-				ID:        tc.ID,
-				Name:      tc.Function.Name,
-				Arguments: tc.Function.Arguments,
-			}
-		}
-	}
-	return m
-}
-
 // DecodeReply parses a successful response body. Bodies that are not a
 // chat completion (HTML from a proxy, an empty object, an error object sent
 // with HTTP 200) are errors, never panics.
 func DecodeReply(status int, body []byte) (*Reply, error) {
-	var resp openai.ChatCompletionResponse
-	if err := json.Unmarshal(body, &resp); err != nil {
+	resp, err := wire.DecodeCompletion(body)
+	var u wire.Usage
+	if err == nil {
+		u, err = resp.Tokens()
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%w (HTTP %d, %d bytes): %v: check that OPENAI_BASE_URL points at an OpenAI-compatible API", ErrBadResponse, status, len(body), err)
 	}
 	if len(resp.Choices) == 0 {
@@ -235,8 +100,12 @@ func DecodeReply(status int, body []byte) (*Reply, error) {
 		}
 		return nil, fmt.Errorf("%w (HTTP %d): the reply has no choices", ErrBadResponse, status)
 	}
-	choice := resp.Choices[0]
-	msg := fromWire(choice.Message)
+	return reply(status, body, resp.Choices[0], u)
+}
+
+// reply is the Reply of a completion's first choice.
+func reply(status int, body []byte, choice wire.Choice, u wire.Usage) (*Reply, error) {
+	msg := choice.Message.ToMessage()
 	if msg.Role != conversation.Assistant {
 		return nil, fmt.Errorf("%w (HTTP %d): the reply's role is %q, not assistant", ErrBadResponse, status, msg.Role)
 	}
@@ -244,29 +113,22 @@ func DecodeReply(status int, body []byte) (*Reply, error) {
 	r := &Reply{
 		Message:      msg,
 		Reasoning:    choice.Message.ReasoningContent,
-		FinishReason: string(choice.FinishReason),
+		FinishReason: choice.FinishReason,
 		Usage: Usage{
-			Prompt:     resp.Usage.PromptTokens,
-			Completion: resp.Usage.CompletionTokens,
-			Total:      resp.Usage.TotalTokens,
+			Prompt:     u.PromptTokens,
+			Completion: u.CompletionTokens,
+			Total:      u.TotalTokens,
 		},
 	}
-	if d := resp.Usage.PromptTokensDetails; d != nil {
+	if d := u.PromptTokensDetails; d != nil {
 		r.Usage.Cached = d.CachedTokens
 	}
-	if d := resp.Usage.CompletionTokensDetails; d != nil {
+	if d := u.CompletionTokensDetails; d != nil {
 		r.Usage.Reasoning = d.ReasoningTokens
 	}
 	if r.Usage.Cached == 0 {
 		// DeepSeek reports its prompt cache at the top level of usage.
-		var ds struct {
-			Usage struct {
-				Hit int `json:"prompt_cache_hit_tokens"`
-			} `json:"usage"`
-		}
-		if json.Unmarshal(body, &ds) == nil {
-			r.Usage.Cached = ds.Usage.Hit
-		}
+		r.Usage.Cached = u.PromptCacheHit
 	}
 	return r, nil
 }

@@ -11,6 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/tools"
 )
@@ -48,8 +49,8 @@ func toolLoop() []conversation.Message {
 	)
 }
 
-// wire decodes an encoded body generically, to look at single fields.
-func wire(t *testing.T, body []byte) map[string]any {
+// fields decodes an encoded body generically, to look at single fields.
+func fields(t *testing.T, body []byte) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(body, &m); err != nil {
@@ -134,7 +135,7 @@ func TestEncodeRequest(t *testing.T) {
 				if _, ok := asst["content"]; ok {
 					t.Errorf("assistant tool-call message has content: %v", asst)
 				}
-				if got := msgs[4].(map[string]any)["content"]; got != emptyToolOutput {
+				if got := msgs[4].(map[string]any)["content"]; got != "(empty output)" {
 					t.Errorf("empty tool result sent as %q", got)
 				}
 				for _, i := range []int{3, 4} {
@@ -183,7 +184,7 @@ func TestEncodeRequest(t *testing.T) {
 			if err := reviewtest.ValidateRequest(body); err != nil {
 				t.Errorf("body does not match the schema: %v\n%s", err, body)
 			}
-			tt.check(t, body, wire(t, body))
+			tt.check(t, body, fields(t, body))
 		})
 	}
 }
@@ -232,18 +233,22 @@ func TestRoundTrip(t *testing.T) {
 		if err := reviewtest.ValidateRequest(body); err != nil {
 			t.Errorf("invalid request: %v\n%s", err, body)
 		}
-		var req struct {
-			Messages []openai.ChatCompletionMessage `json:"messages"`
-		}
-		if err := json.Unmarshal(body, &req); err != nil {
+		req, err := wire.DecodeRequest(body)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fromWire(req.Messages[0]); !reflect.DeepEqual(got, m) {
+		if got := req.Messages[0].ToMessage(); !reflect.DeepEqual(got, m) {
 			t.Errorf("round trip through a request:\n got %+v\nwant %+v", got, m)
 		}
 		// In from a response and out again: the tool calls must be the
 		// ones the model sent, byte for byte.
-		resp, err := json.Marshal(openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: toWire(m)}}})
+		// go-openai's types encode it: a check independent of ours.
+		om := openai.ChatCompletionMessage{Role: string(m.Role), Content: m.Content}
+		for _, tc := range m.ToolCalls {
+			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{ID: tc.ID, Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: tc.Name, Arguments: tc.Arguments}})
+		}
+		resp, err := json.Marshal(openai.ChatCompletionResponse{Choices: []openai.ChatCompletionChoice{{Message: om}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,17 +23,16 @@ import (
 // CPU may need more (--first-byte-timeout).
 const DefaultFirstByteTimeout = time.Minute
 
-// StreamStats describes a streamed answer as it arrived. It is recorded
-// as an event of its step, beside the reassembled response.
+// StreamStats describes a streamed answer as it arrived. The agent
+// records it as an event of its step, beside the reassembled response.
 type StreamStats struct {
-	Kind string `json:"kind"` // always "stream"
 	// Events counts the data events; Bytes the bytes of the body, framing
 	// included.
-	Events int   `json:"events"`
-	Bytes  int64 `json:"bytes"`
+	Events int
+	Bytes  int64
 	// FirstByteMS is how long the first byte of the answer took, from
 	// the request.
-	FirstByteMS int64 `json:"first_byte_ms"`
+	FirstByteMS int64
 }
 
 // Received is how much of a streamed answer has arrived, for progress.
@@ -269,7 +268,7 @@ func (c *Client) attemptStream(ctx context.Context, body []byte) (got attemptRes
 			hook(Received{Events: a.events, Tokens: a.texts, Bytes: d.m.n.Load()})
 		}
 	}
-	got.stream = &StreamStats{Kind: "stream", Events: a.events, Bytes: d.m.n.Load(), FirstByteMS: d.m.first.Milliseconds()}
+	got.stream = &StreamStats{Events: a.events, Bytes: d.m.n.Load(), FirstByteMS: d.m.first.Milliseconds()}
 	if a.choices && a.finish == "" && !bytes.HasSuffix(bytes.TrimSpace(d.m.raw.Bytes()), []byte("[DONE]")) {
 		// The connection closed without finish_reason or [DONE]: the
 		// answer may be cut anywhere, even inside a tool call's

@@ -1,7 +1,8 @@
 // Package report writes what review produces, in every output format: a
 // review's result, a follow-up answer and a dry run as Markdown for people
-// and as JSON, SARIF, GitHub workflow annotations and reviewdog's rdjson for
-// CI, and a recorded run replayed as text or JSON.
+// and as JSON, SARIF, GitHub workflow annotations, reviewdog's rdjson and
+// GitLab's Code Quality report for CI, and a recorded run replayed as text
+// or JSON.
 //
 // The formats a user can name with --format live in one registry (Lookup,
 // Names): it validates the name, lists the names in help and completion,

@@ -14,6 +14,8 @@ import (
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/llm/wire"
+	"github.com/reviewdev/review/review/record"
 )
 
 // The page's template, script and style. The script builds every element
@@ -49,11 +51,11 @@ const (
 )
 
 // HTMLReplay is what a replay page shows: the run's records, their
-// figures and the stored outputs (review.ReplayOutputs).
+// figures and the stored outputs (record.Outputs).
 type HTMLReplay struct {
-	Replay  *review.Replay
-	Figures *review.RunFigures
-	Outputs []review.StoredOutput
+	Replay  *record.Replay
+	Figures *record.RunFigures
+	Outputs []record.StoredOutput
 	// Counter counts each message's tokens as the run counted them.
 	Counter *conversation.Counter
 }
@@ -67,7 +69,7 @@ type (
 		Settings   json.RawMessage    `json:"settings"`
 		Usage      json.RawMessage    `json:"usage"`
 		Cost       string             `json:"cost,omitempty"`
-		Efficiency *review.Efficiency `json:"efficiency"`
+		Efficiency *record.Efficiency `json:"efficiency"`
 		Findings   []pageFinding      `json:"findings"`
 		Texts      []string           `json:"texts"`
 		Steps      []pageStep         `json:"steps"`
@@ -91,7 +93,7 @@ type (
 		Started  string        `json:"started"`
 		Ended    string        `json:"ended"`
 		Error    string        `json:"error,omitempty"`
-		Layers   review.Layers `json:"layers"`
+		Layers   record.Layers `json:"layers"`
 		Tokens   int           `json:"tokens"`
 		Naive    int           `json:"naive"`
 		Recorded bool          `json:"recorded"`
@@ -215,30 +217,26 @@ func buildPage(h HTMLReplay) *pageData {
 			f := h.Figures.Steps[i]
 			ps.Layers, ps.Tokens, ps.Naive, ps.Recorded = f.Layers, f.Tokens, f.Naive, h.Figures.Recorded[i]
 		}
-		var layers event
 		for _, raw := range s.Events {
-			var e event
-			if json.Unmarshal(raw, &e) != nil {
+			e, err := record.Decode(raw)
+			switch {
+			case err != nil:
 				ps.Events = append(ps.Events, string(raw))
-				continue
-			}
-			switch e.Kind {
-			case "request":
-				layers = e
-			case "prune":
+			case e.Kind() == record.KindRequest:
+			case e.Kind() == record.KindPrune:
 				ps.Prunes = append(ps.Prunes, string(raw))
 			default:
 				ps.Events = append(ps.Events, string(raw))
 			}
 		}
-		var req wireRequest
-		if json.Unmarshal(s.Request, &req) == nil {
+		names := s.Names()
+		if req, err := wire.DecodeRequest(s.Request); err == nil {
 			ps.Choice = strings.Trim(string(req.ToolChoice), `"`)
-			for j, m := range req.Messages {
-				content := review.ContentText(m.Content)
-				pm := pageMsg{Role: m.Role, Layer: "?", Text: text(content)}
-				if j < len(layers.Messages) {
-					pm.Layer, pm.Ref = string(layers.Messages[j].Layer), layers.Messages[j].Ref
+			for j, m := range req.Conversation() {
+				content := m.Content
+				pm := pageMsg{Role: string(m.Role), Layer: "?", Text: text(content)}
+				if j < len(names) {
+					pm.Layer, pm.Ref = string(names[j].Layer), names[j].Ref
 				}
 				switch {
 				case strings.HasPrefix(content, conversation.StubPrefix):
@@ -248,11 +246,11 @@ func buildPage(h HTMLReplay) *pageData {
 				case pm.Ref != "":
 					pm.Kind = "whole"
 				}
-				_, pm.Tokens = m.size(c, content)
+				_, pm.Tokens = size(c, m)
 				for _, tc := range m.ToolCalls {
-					pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments, Preview: -1})
+					pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Name, Args: tc.Arguments, Preview: -1})
 				}
-				if m.Role == string(conversation.Tool) && m.ToolCallID != "" {
+				if m.Role == conversation.Tool && m.ToolCallID != "" {
 					results[m.ToolCallID] = result{pm.Text, pm.Ref}
 				}
 				ps.Msgs = append(ps.Msgs, pm)
@@ -282,18 +280,22 @@ func buildPage(h HTMLReplay) *pageData {
 
 // pageResponse reads a chat-completion response for the page.
 func pageResponse(raw json.RawMessage) pageResp {
-	var resp wireResponse
 	out := pageResp{Calls: []pageCall{}}
 	if len(raw) == 0 || string(raw) == "null" {
 		return out
 	}
-	if json.Unmarshal(raw, &resp) != nil || len(resp.Choices) == 0 {
+	resp, err := wire.DecodeCompletion(raw)
+	var u wire.Usage
+	if err == nil {
+		u, err = resp.Tokens()
+	}
+	if err != nil || len(resp.Choices) == 0 {
 		out.Raw = validUTF8(raw)
 		return out
 	}
 	ch := resp.Choices[0]
-	out.Text, out.Finish = ch.Message.Content, ch.FinishReason
-	out.Prompt, out.Completion = resp.Usage.Prompt, resp.Usage.Completion
+	out.Text, out.Finish = ch.Message.Text(), ch.FinishReason
+	out.Prompt, out.Completion = u.PromptTokens, u.CompletionTokens
 	for _, tc := range ch.Message.ToolCalls {
 		out.Calls = append(out.Calls, pageCall{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments, Preview: -1})
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -22,14 +22,14 @@ func hostileReplay(content string, resp []byte, out string) HTMLReplay {
 	msg, _ := json.Marshal(content)
 	req := `{"model":"m","messages":[{"role":"system","content":"sys"},{"role":"user","content":` + string(msg) + `}],"tools":[]}`
 	ev := `{"kind":"request","messages":[{"id":"m1","layer":"static"},{"id":"m2","layer":"static"}]}`
-	r := &review.Replay{
+	r := &record.Replay{
 		Run: toolmem.Run{ID: "run-1", Model: "gpt-4o", Status: "complete", Started: time.Unix(0, 0)},
-		Steps: []review.ReplayStep{{N: 1, Turn: 1, Request: json.RawMessage(req), Response: resp,
+		Steps: []record.Step{{N: 1, Turn: 1, Request: json.RawMessage(req), Response: resp,
 			Events: []json.RawMessage{json.RawMessage(ev), json.RawMessage(`{"kind":"prune","turn":2,"dropped":["m9"]}`)}}},
 	}
 	c, _ := conversation.NewCounter("", conversation.Estimate)
 	return HTMLReplay{Replay: r, Counter: c,
-		Outputs: []review.StoredOutput{{Output: toolmem.Output{Ref: "abcdefghij", Step: 1, Tool: "read_file_hunk", Bytes: len(out)}, Data: []byte(out), Whole: true}}}
+		Outputs: []record.StoredOutput{{Output: toolmem.Output{Ref: "abcdefghij", Step: 1, Tool: "read_file_hunk", Bytes: len(out)}, Data: []byte(out), Whole: true}}}
 }
 
 // pageJSON returns the data a page embeds.

@@ -10,21 +10,21 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
-	"github.com/reviewdev/review/review"
-	"github.com/reviewdev/review/tools"
+	"github.com/reviewdev/review/review/llm/wire"
+	"github.com/reviewdev/review/review/record"
 )
 
 // WriteReplayJSON writes a recorded run as one line of JSON, compact and
 // unescaped, so each request appears byte for byte as the endpoint
 // received it, but for what safeJSON escapes. e, if known, is written as
 // "efficiency".
-func WriteReplayJSON(w io.Writer, r *review.Replay, e *review.Efficiency) error {
+func WriteReplayJSON(w io.Writer, r *record.Replay, e *record.Efficiency) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(struct {
-		*review.Replay
-		Efficiency *review.Efficiency `json:"efficiency,omitempty"`
+		*record.Replay
+		Efficiency *record.Efficiency `json:"efficiency,omitempty"`
 	}{r, e}); err != nil {
 		return err
 	}
@@ -32,90 +32,17 @@ func WriteReplayJSON(w io.Writer, r *review.Replay, e *review.Efficiency) error 
 	return err
 }
 
-// wireRequest is the part of a chat-completion request replay reads.
-type wireRequest struct {
-	Model      string          `json:"model"`
-	Messages   []wireMessage   `json:"messages"`
-	ToolChoice json.RawMessage `json:"tool_choice"`
-	Tools      []struct {
-		Function tools.Definition `json:"function"`
-	} `json:"tools"`
-}
-
-// toolTokens counts the request's tool definitions as the dry run and the
-// loop count them (review.Plan.ToolTokens): the definitions' JSON, so a
-// step's figure and the dry run's agree.
-func (r wireRequest) toolTokens(c *conversation.Counter) int {
-	if len(r.Tools) == 0 {
-		return 0
-	}
-	defs := make([]tools.Definition, len(r.Tools))
-	for i, t := range r.Tools {
-		defs[i] = t.Function
-	}
-	data, err := json.Marshal(defs)
-	if err != nil {
-		return 0
-	}
-	return c.Count(string(data))
-}
-
-// wireMessage is one message of a wireRequest.
-type wireMessage struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	ToolCallID string          `json:"tool_call_id"`
-	ToolCalls  []wireCall      `json:"tool_calls"`
-}
-
-// wireCall is a tool call as recorded on the wire.
-type wireCall struct {
-	ID       string `json:"id"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
-}
-
-// wireResponse is what replay reads of a recorded chat completion.
-type wireResponse struct {
-	Choices []struct {
-		Message struct {
-			Content   string     `json:"content"`
-			ToolCalls []wireCall `json:"tool_calls"`
-		} `json:"message"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage struct {
-		Prompt     int `json:"prompt_tokens"`
-		Completion int `json:"completion_tokens"`
-	} `json:"usage"`
-}
-
 // size is what a message carries to the model, in characters and tokens:
 // its text, and the name and arguments of each tool call it makes (an
 // assistant message that only calls tools has no text at all). Tokens are
 // counted as conversation.Counter.CountMessage counts them for the dry run
 // and the loop, per-message overhead included.
-func (m wireMessage) size(c *conversation.Counter, content string) (chars, tokens int) {
-	cm := conversation.Message{Content: content}
-	chars = len(content)
+func size(c *conversation.Counter, m conversation.Message) (chars, tokens int) {
+	chars = len(m.Content)
 	for _, tc := range m.ToolCalls {
-		chars += len(tc.Function.Name) + len(tc.Function.Arguments)
-		cm.ToolCalls = append(cm.ToolCalls, conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		chars += len(tc.Name) + len(tc.Arguments)
 	}
-	return chars, c.CountMessage(cm)
-}
-
-// event is the part of a recorded event replay reads.
-type event struct {
-	Kind     string                   `json:"kind"`
-	Scores   []conversation.TurnScore `json:"scores"`
-	Messages []struct {
-		ID    string             `json:"id"`
-		Layer conversation.Layer `json:"layer"`
-		Ref   string             `json:"ref"`
-	} `json:"messages"`
+	return chars, c.CountMessage(m)
 }
 
 // WriteReplay renders a recorded run for a person: per step, each
@@ -123,7 +50,7 @@ type event struct {
 // events in place. step > 0 shows that step only, with every message whole
 // and the response. What the model and the repository wrote is passed
 // through text.Safe.
-func WriteReplay(w io.Writer, r *review.Replay, c *conversation.Counter, step int) error {
+func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, step int) error {
 	var b strings.Builder
 	run := r.Run
 	fmt.Fprintf(&b, "Run %s · %s · model %s\n", run.ID, run.Status, run.Model)
@@ -153,36 +80,31 @@ func WriteReplay(w io.Writer, r *review.Replay, c *conversation.Counter, step in
 
 // writeStep renders one step: its events, then each message of the request
 // as sent, then the response.
-func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep, full bool) {
-	var layers event
+func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, full bool) {
 	for _, raw := range s.Events {
-		var e event
-		if json.Unmarshal(raw, &e) != nil {
+		e, err := record.Decode(raw)
+		if err != nil || e.Kind() == record.KindRequest {
 			continue
 		}
-		if e.Kind == "request" {
-			layers = e
-			continue
-		}
-		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind, text.OneLine(string(raw), 300))
-		for _, sc := range e.Scores {
-			fmt.Fprintf(b, "     %s\n", scoreLine(sc))
+		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind(), text.OneLine(string(raw), 300))
+		if p, ok := e.(record.Prune); ok {
+			for _, sc := range p.Scores {
+				fmt.Fprintf(b, "     %s\n", scoreLine(sc))
+			}
 		}
 	}
-	var req wireRequest
-	if err := json.Unmarshal(s.Request, &req); err != nil || len(s.Request) == 0 || string(s.Request) == "null" {
+	names := s.Names()
+	req, err := wire.DecodeRequest(s.Request)
+	if err != nil || len(s.Request) == 0 || string(s.Request) == "null" {
 		fmt.Fprintf(b, "━━ step %d · turn %d · request not recorded ━━\n", s.N, s.Turn)
 		if s.Error != "" {
 			fmt.Fprintf(b, "  error: %s\n", s.Error)
 		}
 		return
 	}
-	toolTok := req.toolTokens(c)
-	total := toolTok
-	for _, m := range req.Messages {
-		_, tokens := m.size(c, review.ContentText(m.Content))
-		total += tokens
-	}
+	msgs := req.Conversation()
+	toolTok := record.ToolTokens(c, req.Definitions())
+	total := toolTok + c.CountMessages(msgs)
 	choice := strings.Trim(string(req.ToolChoice), `"`)
 	if choice == "" {
 		choice = "auto"
@@ -192,11 +114,11 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 	if len(req.Tools) > 0 {
 		fmt.Fprintf(b, "     %-9s %-7s %6s       %5d tok · %s\n", "tools", conversation.Static, "", toolTok, text.Plural(len(req.Tools), "definition"))
 	}
-	for i, m := range req.Messages {
-		content := review.ContentText(m.Content)
+	for i, m := range msgs {
+		content := m.Content
 		layer, ref := conversation.Layer("?"), ""
-		if i < len(layers.Messages) {
-			layer, ref = layers.Messages[i].Layer, layers.Messages[i].Ref
+		if i < len(names) {
+			layer, ref = names[i].Layer, names[i].Ref
 		}
 		kind := ""
 		switch {
@@ -210,10 +132,10 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 		case ref != "":
 			kind = " whole, ref " + ref
 		}
-		chars, tokens := m.size(c, content)
+		chars, tokens := size(c, m)
 		fmt.Fprintf(b, "  %2d %-9s %-7s %6d chars %5d tok%s", i+1, m.Role, layer, chars, tokens, kind)
 		for _, tc := range m.ToolCalls {
-			fmt.Fprintf(b, "\n     → %s %s", tc.Function.Name, text.OneLine(tc.Function.Arguments, 100))
+			fmt.Fprintf(b, "\n     → %s %s", tc.Name, text.OneLine(tc.Arguments, 100))
 		}
 		if full {
 			b.WriteString("\n" + indent(content) + "\n")
@@ -236,11 +158,15 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s review.ReplayStep,
 
 // summarizeResponse is one line about a chat-completion response.
 func summarizeResponse(raw json.RawMessage) string {
-	var resp wireResponse
 	if len(raw) == 0 || string(raw) == "null" {
 		return "no response recorded"
 	}
-	if json.Unmarshal(raw, &resp) != nil || len(resp.Choices) == 0 {
+	resp, err := wire.DecodeCompletion(raw)
+	var u wire.Usage
+	if err == nil {
+		u, err = resp.Tokens()
+	}
+	if err != nil || len(resp.Choices) == 0 {
 		return "response: " + text.OneLine(string(raw), 120)
 	}
 	m := resp.Choices[0].Message
@@ -248,10 +174,10 @@ func summarizeResponse(raw json.RawMessage) string {
 	for _, tc := range m.ToolCalls {
 		parts = append(parts, tc.Function.Name+" "+text.OneLine(tc.Function.Arguments, 80))
 	}
-	if m.Content != "" {
-		parts = append(parts, "“"+text.OneLine(m.Content, 80)+"”")
+	if m.Text() != "" {
+		parts = append(parts, "“"+text.OneLine(m.Text(), 80)+"”")
 	}
-	return fmt.Sprintf("assistant (%s, %d+%d tokens): %s", resp.Choices[0].FinishReason, resp.Usage.Prompt, resp.Usage.Completion, strings.Join(parts, "; "))
+	return fmt.Sprintf("assistant (%s, %d+%d tokens): %s", resp.Choices[0].FinishReason, u.PromptTokens, u.CompletionTokens, strings.Join(parts, "; "))
 }
 
 func indent(s string) string {

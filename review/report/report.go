@@ -63,6 +63,7 @@ var registry = []Format{
 	{Name: "sarif", result: writeSARIF},
 	{Name: "github", result: func(w io.Writer, r *review.Result, _ string) error { return writeGitHub(w, r) }},
 	{Name: "rdjson", result: func(w io.Writer, r *review.Result, _ string) error { return writeRDJSON(w, r) }},
+	{Name: "codequality", result: func(w io.Writer, r *review.Result, _ string) error { return writeCodeQuality(w, r) }},
 }
 
 // Writes reports whether the format writes k.

@@ -13,7 +13,7 @@ import (
 
 func TestNames(t *testing.T) {
 	for k, want := range map[Kind][]string{
-		Result: {"markdown", "json", "sarif", "github", "rdjson"},
+		Result: {"markdown", "json", "sarif", "github", "rdjson", "codequality"},
 		Answer: {"markdown", "json"},
 		DryRun: {"markdown", "json"},
 	} {

@@ -18,6 +18,12 @@ const (
 	OpenAISchema = "openai-chat-completions.json"
 	// SARIFSchema is the SARIF 2.1.0 JSON Schema.
 	SARIFSchema = "sarif-schema-2.1.0.json"
+	// CodeQualitySchema is GitLab's Code Quality report as GitLab's
+	// documentation specifies it: an array of issues.
+	CodeQualitySchema = "gitlab-codequality-report.json"
+	// CodeClimateSchema is the schema GitLab's parser checks each issue
+	// of a Code Quality report with.
+	CodeClimateSchema = "gitlab-codeclimate.json"
 )
 
 // SchemaPath returns the path of the named schema in the repository's

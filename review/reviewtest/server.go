@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reviewdev/review/review/llm/wire"
 )
 
 // chatPath is the only resource the server implements.
@@ -324,11 +326,9 @@ func (s *Server) completion(n int, st Step, reqBody []byte) []byte {
 
 // build makes the chat completion for step st; s.mu is held.
 func (s *Server) build(n int, st Step, reqBody []byte) (completion, error) {
-	var req struct {
-		Model string `json:"model"`
-	}
-	if json.Unmarshal(reqBody, &req) != nil || req.Model == "" {
-		req.Model = "unknown"
+	model := "unknown"
+	if req, err := wire.DecodeRequest(reqBody); err == nil && req.Model != "" {
+		model = req.Model
 	}
 	msg := message{Role: "assistant", Reasoning: st.Reasoning}
 	if st.Content != "" || len(st.ToolCalls) == 0 {
@@ -389,7 +389,7 @@ func (s *Server) build(n int, st Step, reqBody []byte) (completion, error) {
 		ID:                fmt.Sprintf("chatcmpl-%d", n),
 		Object:            "chat.completion",
 		Created:           created,
-		Model:             req.Model,
+		Model:             model,
 		Choices:           []choice{{Message: msg, FinishReason: finish}},
 		Usage:             uj,
 		SystemFingerprint: "fp_reviewtest",
@@ -406,16 +406,12 @@ func refused(st Step, reqBody []byte) string {
 	if !st.RequireReasoning {
 		return ""
 	}
-	var req struct {
-		Messages []struct {
-			Role      string          `json:"role"`
-			Reasoning string          `json:"reasoning_content"`
-			ToolCalls json.RawMessage `json:"tool_calls"`
-		} `json:"messages"`
+	req, err := wire.DecodeRequest(reqBody)
+	if err != nil {
+		return ""
 	}
-	_ = json.Unmarshal(reqBody, &req)
 	for i, m := range req.Messages {
-		if m.Role == "assistant" && len(m.ToolCalls) > 0 && m.Reasoning == "" {
+		if m.Role == "assistant" && len(m.ToolCalls) > 0 && m.ReasoningContent == "" {
 			return fmt.Sprintf("Missing `reasoning_content` field in the assistant message at message index %d", i)
 		}
 	}
@@ -460,14 +456,10 @@ func expandRefs(args string, reqBody []byte) string {
 	if !strings.Contains(args, "$REF(") {
 		return args
 	}
-	var req struct {
-		Messages []struct {
-			Role       string `json:"role"`
-			Content    string `json:"content"`
-			ToolCallID string `json:"tool_call_id"`
-		} `json:"messages"`
+	req, err := wire.DecodeRequest(reqBody)
+	if err != nil {
+		req = &wire.Request{}
 	}
-	_ = json.Unmarshal(reqBody, &req)
 	return refCall.ReplaceAllStringFunc(args, func(m string) string {
 		id := refCall.FindStringSubmatch(m)[1]
 		for _, msg := range req.Messages {
@@ -504,14 +496,6 @@ func Serve(t testing.TB, script string) *Server {
 
 // forcesFunction reports whether a request's tool_choice names a function.
 func forcesFunction(body []byte) bool {
-	var req struct {
-		ToolChoice json.RawMessage `json:"tool_choice"`
-	}
-	if json.Unmarshal(body, &req) != nil {
-		return false
-	}
-	var choice struct {
-		Type string `json:"type"`
-	}
-	return json.Unmarshal(req.ToolChoice, &choice) == nil && choice.Type == "function"
+	req, err := wire.DecodeRequest(body)
+	return err == nil && req.ForcesFunction()
 }

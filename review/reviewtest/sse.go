@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/reviewdev/review/review/llm/wire"
 )
 
 // defaultPiece is the most bytes of text an event carries when a step
@@ -16,20 +18,14 @@ const defaultPiece = 8
 
 // wantsStream reports whether a request asks for server-sent events.
 func wantsStream(body []byte) bool {
-	var req struct {
-		Stream bool `json:"stream"`
-	}
-	return json.Unmarshal(body, &req) == nil && req.Stream
+	req, err := wire.DecodeRequest(body)
+	return err == nil && req.Stream
 }
 
 // wantsUsage reports whether a streamed request asks for the usage event.
 func wantsUsage(body []byte) bool {
-	var req struct {
-		Options struct {
-			IncludeUsage bool `json:"include_usage"`
-		} `json:"stream_options"`
-	}
-	return json.Unmarshal(body, &req) == nil && req.Options.IncludeUsage
+	req, err := wire.DecodeRequest(body)
+	return err == nil && req.StreamOptions != nil && req.StreamOptions.IncludeUsage
 }
 
 // events renders step st as the data of the chat.completion.chunk events

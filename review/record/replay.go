@@ -1,4 +1,4 @@
-package review
+package record
 
 import (
 	"bytes"
@@ -12,12 +12,14 @@ import (
 // Replay is a recorded run: the run record and each step with the request
 // exactly as sent, the response, and the events recorded before it.
 type Replay struct {
-	Run   toolmem.Run  `json:"run"`
-	Steps []ReplayStep `json:"steps"`
+	Run   toolmem.Run `json:"run"`
+	Steps []Step      `json:"steps"`
 }
 
-// ReplayStep is one model request of a run.
-type ReplayStep struct {
+// Step is one model request of a run. Events are as recorded (Decode
+// reads them), but for request events, which name all the messages of
+// their request.
+type Step struct {
 	N        int               `json:"n"`
 	Turn     int               `json:"turn"`
 	Request  json.RawMessage   `json:"request"`
@@ -37,8 +39,8 @@ type ReplayStep struct {
 // received when they are JSON, and as JSON strings when they are not (a
 // proxy's HTML error page, a body cut short, an event stream): a
 // json.RawMessage that is not JSON cannot be written at all.
-func (s ReplayStep) MarshalJSON() ([]byte, error) {
-	type plain ReplayStep // without this method
+func (s Step) MarshalJSON() ([]byte, error) {
+	type plain Step // without this method
 	p := plain(s)
 	p.Request, p.Response = jsonOrString(s.Request), jsonOrString(s.Response)
 	if !json.Valid(p.Figures) {
@@ -75,17 +77,17 @@ func marshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// LoadReplay reads a run's records. id may be an unambiguous prefix.
-func LoadReplay(st *toolmem.Store, id string) (*Replay, error) {
+// Load reads a run's records. id may be an unambiguous prefix.
+func Load(st *toolmem.Store, id string) (*Replay, error) {
 	run, err := st.Run(id)
 	if err != nil {
 		return nil, err
 	}
-	if st.ReadOnly() && run.Status == StatusRunning {
+	if st.ReadOnly() && run.Status == toolmem.StatusRunning {
 		// As Runs shows it: see there.
 		run = abandoned(st, run, time.Now())
 	}
-	steps, err := st.Steps(run.ID)
+	steps, err := Steps(st, run.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -93,13 +95,13 @@ func LoadReplay(st *toolmem.Store, id string) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Replay{Run: run, Steps: []ReplayStep{}}
+	r := &Replay{Run: run, Steps: []Step{}}
 	var prev []json.RawMessage // the messages of the last request event
 	for i, e := range events {
 		events[i].Data, prev = expandRequest(e.Data, prev)
 	}
 	for _, s := range steps {
-		rs := ReplayStep{N: s.N, Turn: s.Turn, Request: s.Request, Response: s.Response, Error: s.Error,
+		rs := Step{N: s.N, Turn: s.Turn, Request: s.Request, Response: s.Response, Error: s.Error,
 			Started: s.Started, Ended: s.Ended, Events: []json.RawMessage{}, Refs: s.Refs, Figures: s.Figures}
 		for _, e := range events {
 			if e.Step == s.N {
@@ -119,7 +121,7 @@ func LoadReplay(st *toolmem.Store, id string) (*Replay, error) {
 
 // expandRequest puts back the messages a request event shares with the
 // request before it (prev), which it counts in "same" rather than naming
-// them again (see Session.requestEvent). Other events are returned as they
+// them again (see conversation.History.Sent). The messages are kept as recorded. Other events are returned as they
 // are; prev becomes the messages of data if it is a request event.
 func expandRequest(data json.RawMessage, prev []json.RawMessage) (json.RawMessage, []json.RawMessage) {
 	var ev struct {
@@ -144,6 +146,20 @@ func expandRequest(data json.RawMessage, prev []json.RawMessage) (json.RawMessag
 	return out, msgs
 }
 
+// Names are the names the step's request event gives the messages of its
+// request; nil if it has none.
+func (s Step) Names() []Name {
+	var names []Name
+	for _, raw := range s.Events {
+		if ev, err := Decode(raw); err == nil {
+			if r, ok := ev.(Request); ok {
+				names = r.Messages
+			}
+		}
+	}
+	return names
+}
+
 // StoredOutput is a stored tool output as a replay page shows it: its
 // record, and its first bytes or, when it is small enough, all of them.
 type StoredOutput struct {
@@ -152,11 +168,11 @@ type StoredOutput struct {
 	Whole bool
 }
 
-// ReplayOutputs reads the outputs stored in run, oldest first: whole when
+// Outputs reads the outputs stored in run, oldest first: whole when
 // they are at most whole bytes, else their first head bytes; while the
 // outputs read whole add up to at most total bytes. A damaged output is
 // left out: the page shows its record only where a step names it.
-func ReplayOutputs(st *toolmem.Store, run string, head, whole, total int) ([]StoredOutput, error) {
+func Outputs(st *toolmem.Store, run string, head, whole, total int) ([]StoredOutput, error) {
 	metas, err := st.List(run)
 	if err != nil {
 		return nil, err
@@ -176,4 +192,62 @@ func ReplayOutputs(st *toolmem.Store, run string, head, whole, total int) ([]Sto
 		outs = append(outs, o)
 	}
 	return outs, nil
+}
+
+// abandonedError is recorded on a run whose process ended mid-run.
+const abandonedError = "the review process ended before the run finished (killed or crashed); its recorded steps are intact"
+
+// CloseAbandoned marks as interrupted every run still recorded as running.
+// Only one process uses a store at a time, so when a store has just been
+// opened, a running run belongs to a process that was killed or crashed.
+// It returns how many runs it closed.
+func CloseAbandoned(st *toolmem.Store, now time.Time) (int, error) {
+	runs, err := st.Running()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range runs {
+		if r.Status != toolmem.StatusRunning {
+			continue
+		}
+		if err := st.PutRun(abandoned(st, r, now)); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// abandoned returns a running run as CloseAbandoned records it:
+// interrupted, ended when its last step did.
+func abandoned(st *toolmem.Store, r toolmem.Run, now time.Time) toolmem.Run {
+	r.Status, r.Error, r.Ended = toolmem.StatusInterrupted, abandonedError, now
+	if steps, err := st.Steps(r.ID); err == nil && len(steps) > 0 {
+		last := steps[len(steps)-1]
+		r.Ended = last.Started
+		if !last.Ended.IsZero() {
+			r.Ended = last.Ended
+		}
+	}
+	return r
+}
+
+// Runs returns the runs of st, oldest first. A store opened read-only is
+// not written to, so CloseAbandoned has not run on it; but no review is
+// writing to it either (a reader shares the store only with readers), so
+// a run still recorded as running is shown as CloseAbandoned will record it.
+func Runs(st *toolmem.Store, now time.Time) ([]toolmem.Run, error) {
+	runs, err := st.Runs()
+	if err != nil {
+		return nil, err
+	}
+	if st.ReadOnly() {
+		for i, r := range runs {
+			if r.Status == toolmem.StatusRunning {
+				runs[i] = abandoned(st, r, now)
+			}
+		}
+	}
+	return runs, nil
 }

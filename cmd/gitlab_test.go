@@ -1,0 +1,65 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/reviewdev/review/review/gitlab"
+)
+
+// TestGitLabTarget: flags name the merge request over GitLab CI's
+// variables, the token comes from GITLAB_TOKEN, else REVIEW_GITLAB_TOKEN,
+// and what is missing is said before any review.
+func TestGitLabTarget(t *testing.T) {
+	ci := map[string]string{
+		"GITLAB_CI": "true", "CI_API_V4_URL": "https://gitlab.example/api/v4", "CI_PROJECT_ID": "7",
+		"CI_MERGE_REQUEST_IID": "12", "GITLAB_TOKEN": "glpat-a", "REVIEW_GITLAB_TOKEN": "glpat-b",
+		"CI_MERGE_REQUEST_SOURCE_BRANCH_SHA": "0123456789abcdef0123456789abcdef01234567",
+	}
+	with := func(over map[string]string) func(string) string {
+		return func(k string) string {
+			if v, ok := over[k]; ok {
+				return v
+			}
+			return ci[k]
+		}
+	}
+	tests := []struct {
+		name  string
+		env   map[string]string
+		flags gitlabFlags
+		want  gitlab.Options
+		inCI  bool
+		err   string
+	}{
+		{name: "ci", want: gitlab.Options{APIURL: "https://gitlab.example/api/v4", Project: "7", MR: 12, Token: "glpat-a", HeadSHA: ci["CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"]}, inCI: true},
+		{name: "flags", env: map[string]string{"GITLAB_CI": "", "CI_API_V4_URL": "", "GITLAB_TOKEN": "", "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA": ""},
+			flags: gitlabFlags{GitLabProject: "group/proj", GitLabMR: "3"},
+			want:  gitlab.Options{APIURL: gitlab.DefaultAPIURL, Project: "group/proj", MR: 3, Token: "glpat-b"}},
+		{name: "no token", env: map[string]string{"GITLAB_TOKEN": "", "REVIEW_GITLAB_TOKEN": ""}, err: "--post gitlab needs GITLAB_TOKEN"},
+		{name: "no project", env: map[string]string{"CI_PROJECT_ID": ""}, err: "--post gitlab needs the project"},
+		{name: "no merge request", env: map[string]string{"CI_MERGE_REQUEST_IID": ""}, err: "--post gitlab needs the merge request"},
+		{name: "bad flag", flags: gitlabFlags{GitLabMR: "!3"}, err: `--gitlab-mr "!3" is not a merge request IID`},
+		{name: "bad variable", env: map[string]string{"CI_MERGE_REQUEST_IID": "x"}, err: `CI_MERGE_REQUEST_IID "x" is not`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := &ReviewOptions{Getenv: with(tt.env), Post: "gitlab", gitlabFlags: tt.flags}
+			pt, err := postTargetFrom(opts)
+			if tt.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := pt.poster.(*gitlab.Poster).Options
+			if got != tt.want || pt.inCI != tt.inCI || pt.poster.Target() != fmt.Sprintf("merge request !%d", tt.want.MR) {
+				t.Errorf("options %+v, in CI %v, target %q; want %+v, %v", got, pt.inCI, pt.poster.Target(), tt.want, tt.inCI)
+			}
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/github"
+	"github.com/reviewdev/review/review/post"
+)
+
+// postHosts are what --post takes.
+var postHosts = []string{"github", "gitlab"}
+
+// postTarget is where --post posts: a host's post.Poster, and what the
+// command needs to know around it.
+type postTarget struct {
+	poster post.Poster
+	// noun is what the host calls the change, for messages: "pull
+	// request", "merge request".
+	noun string
+	// head is the change's head commit as the CI names it, when the
+	// commit checked out may be another (a merge commit); "" is --head.
+	head string
+	// inCI says the run is in that host's CI, where --since defaults to
+	// the head of the last review posted.
+	inCI bool
+	// denied says why nothing was posted (err) and gives the findings to
+	// the job's log, when the token may not post them.
+	denied func(opts *ReviewOptions, outs []output, res *review.Result, err error) error
+}
+
+// postTargetFrom checks what --post needs. It runs before the review, so
+// a missing token fails fast instead of after a paid model run.
+func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
+	switch opts.Post {
+	case "":
+		return nil, nil
+	case "github":
+		gh, err := githubTargetFrom(opts.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		return &postTarget{
+			poster: &github.Poster{Options: github.PostOptions{APIURL: gh.api, Token: gh.token, Repo: gh.repo, PR: gh.event.Number, HeadSHA: gh.event.HeadSHA}},
+			noun:   "pull request",
+			head:   gh.event.HeadSHA,
+			inCI:   opts.Getenv("GITHUB_ACTIONS") == "true",
+			denied: func(opts *ReviewOptions, outs []output, res *review.Result, err error) error {
+				fmt.Fprintf(opts.IO.ErrOut, "review: not posted: %s; the findings are annotations on the job instead\n", text.OneLine(err.Error(), 0))
+				return denied(opts, outs, res)
+			},
+		}, nil
+	case "gitlab":
+		return gitlabTargetFrom(opts)
+	}
+	return nil, usageErrorf("unknown --post %q: use github or gitlab", opts.Post)
+}
+
+// post posts the findings. A token that may not post (a read-only token,
+// a project role too low) is not a failure of the review: post says so
+// and gives the findings to the job's log instead.
+func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []output, res *review.Result, d *diffctx.Diff) error {
+	s := opts.IO
+	rep, err := t.poster.Post(ctx, res, d)
+	if errors.Is(err, post.ErrDenied) {
+		return t.denied(opts, outs, res, err)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Skipped {
+		head := t.head
+		if head == "" {
+			head = d.HeadSHA
+		}
+		fmt.Fprintf(s.ErrOut, "review: %s already has a review for %s; nothing posted\n", t.poster.Target(), text.ShortSHA(head))
+		return nil
+	}
+	updated := ""
+	if rep.Updated {
+		updated = " (updated in place)"
+	}
+	fmt.Fprintf(s.ErrOut, "review: posted a review on %s: %d inline comments, %d in the %s%s: %s\n", t.poster.Target(), rep.Inline, rep.InBody, rep.Body, updated, rep.URL)
+	return nil
+}
+
+// knownHost reports whether --post names a host review posts to.
+func knownHost(name string) bool {
+	for _, h := range postHosts {
+		if h == name {
+			return true
+		}
+	}
+	return false
+}
+
+// changeNoun is what the target calls the change, "pull request" when
+// there is no target (nothing carried from earlier reviews is then said).
+func (t *postTarget) changeNoun() string {
+	if t == nil {
+		return "pull request"
+	}
+	return t.noun
+}

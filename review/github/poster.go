@@ -1,0 +1,34 @@
+package github
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/post"
+)
+
+// Poster posts to one pull request: the post.Poster of GitHub.
+type Poster struct {
+	Options PostOptions
+}
+
+var _ post.Poster = (*Poster)(nil)
+
+// Target names the pull request.
+func (p *Poster) Target() string { return fmt.Sprintf("pull request #%d", p.Options.PR) }
+
+// Earlier reads what earlier runs posted on the pull request (ReadEarlier).
+func (p *Poster) Earlier(ctx context.Context) (post.Earlier, error) {
+	return ReadEarlier(ctx, p.Options)
+}
+
+// Post posts the findings as one pull-request review (Post).
+func (p *Poster) Post(ctx context.Context, r *review.Result, d *diffctx.Diff) (post.Report, error) {
+	rep, err := Post(ctx, r, d, p.Options)
+	return post.Report{
+		URL: rep.URL, Skipped: rep.Skipped, Inline: rep.Inline, InBody: rep.InBody,
+		Repeated: rep.Repeated, Fallback: rep.Fallback, Body: "body",
+	}, err
+}

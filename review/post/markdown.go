@@ -1,0 +1,152 @@
+package post
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review"
+)
+
+// CommentMarkdown is a comment on a finding's line: its title, body and
+// suggestion. suggestion is the info string of a block the host offers as
+// a change to the lines the comment applies to ("suggestion" on GitHub,
+// "suggestion:-0+2" on GitLab), or "" to show the finding's replacement as
+// code. covers says the comment spans the finding's lines; when it does
+// not, the title says where the finding ends. Suggestion blocks anywhere
+// else are shown as code: the host would offer them as changes to the
+// wrong lines.
+func CommentMarkdown(f review.Finding, suggestion string, covers bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**[%s] %s** · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), review.EscapeAngles(f.RuleID()))
+	if !covers && f.EndLine > f.Line {
+		fmt.Fprintf(&b, " · lines %d-%d", f.Line, f.EndLine)
+	}
+	b.WriteString("\n")
+	if f.Body != "" {
+		b.WriteString("\n" + NeutralizeSuggestions(TidyMarkdown(f.Body)) + "\n")
+	}
+	if code, prose, ok := f.Change(); ok {
+		fence := text.CodeFence(code)
+		block := fence + suggestion + "\n" + code + "\n" + fence
+		if code == "" {
+			// An empty suggested change deletes the lines; an empty
+			// line inside the block would put one in their place.
+			block = fence + suggestion + "\n" + fence
+		}
+		if prose != "" {
+			block = NeutralizeSuggestions(TidyMarkdown(prose)) + "\n\n" + block
+		}
+		b.WriteString("\n" + Labelled("Suggestion", block) + "\n")
+	} else if f.Suggestion != "" {
+		b.WriteString("\n" + Labelled("Suggestion", NeutralizeSuggestions(TidyMarkdown(f.Suggestion))) + "\n")
+	}
+	if f.Note != "" {
+		b.WriteString("\n_" + review.EscapeAngles(text.OneLine(f.Note, 0)) + "_\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// FindingMarkdown is a finding's body, suggestion and note as Markdown,
+// the body cut to limit runes (0: no limit). Fences the model left open are
+// closed so they cannot swallow what follows.
+func FindingMarkdown(f review.Finding, limit int) string {
+	var parts []string
+	if f.Body != "" {
+		body := f.Body
+		if limit > 0 {
+			body = text.Truncate(body, limit)
+		}
+		parts = append(parts, TidyMarkdown(body))
+	}
+	if f.Suggestion != "" {
+		parts = append(parts, Labelled("Suggestion", TidyMarkdown(f.Suggestion)))
+	}
+	if f.Note != "" {
+		parts = append(parts, "_"+text.OneLine(f.Note, 0)+"_")
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// CoverageNote says, in Markdown, that a review is incomplete (never
+// submitted) or partial (files left out by the caps), for a reader who
+// would otherwise take it for a whole one; "" when it is neither.
+func CoverageNote(r *review.Result) string {
+	var b strings.Builder
+	if !r.Submitted {
+		fmt.Fprintf(&b, "**Incomplete review:** the model did not submit it, so findings may be missing. See what it saw with `review replay %s`.\n\n", r.RunID)
+	}
+	if n := len(r.NotReviewed); n > 0 {
+		fmt.Fprintf(&b, "**Partial review:** %s not reviewed (past %s); every file is listed in the json output.\n\n",
+			text.Plural(n, "file"), review.CapFlag(r.NotReviewed[0].Reason))
+	}
+	return b.String()
+}
+
+// Labelled puts a bold label before Markdown text: on the same line for a
+// line of prose, on a line of its own before anything longer, where a
+// fence must start a line to be one.
+func Labelled(label, md string) string {
+	if strings.Contains(md, "\n") || review.FenceOf(md) != "" {
+		return "**" + label + ":**\n\n" + md
+	}
+	return "**" + label + ":** " + md
+}
+
+// Code is s as a Markdown code span, with a fence longer than any run of
+// backticks inside it.
+func Code(s string) string {
+	fence := strings.Repeat("`", text.LongestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// TidyMarkdown keeps a model's Markdown from spilling into what follows
+// it: a fenced code block left open is closed, and an HTML comment opened
+// outside code, which would hide the rest of the page, is shown as text.
+func TidyMarkdown(s string) string { return tidy(s, true) }
+
+// CloseFences closes a fenced code block left open at the end of s.
+func CloseFences(s string) string { return tidy(s, false) }
+
+func tidy(s string, comments bool) string {
+	lines := strings.Split(s, "\n")
+	open := ""
+	for i, line := range lines {
+		t := strings.TrimSpace(line)
+		fence := review.FenceOf(t)
+		switch {
+		case fence != "" && open == "":
+			open = fence
+		case fence != "" && fence[0] == open[0] && len(fence) >= len(open) && len(t) == len(fence):
+			// A closing fence: the opening character, at least as many,
+			// and no info string.
+			open = ""
+		case open == "" && comments:
+			lines[i] = strings.ReplaceAll(line, "<!--", "&lt;!--")
+		}
+	}
+	s = strings.Join(lines, "\n")
+	if open != "" {
+		s += "\n" + open
+	}
+	return s
+}
+
+// NeutralizeSuggestions turns fenced "suggestion" blocks (GitHub's, and
+// GitLab's "suggestion:-1+0") into plain code blocks.
+func NeutralizeSuggestions(s string) string {
+	if !strings.Contains(s, "suggestion") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if fence := review.FenceOf(t); fence != "" && strings.HasPrefix(strings.TrimSpace(t[len(fence):]), "suggestion") {
+			lines[i] = strings.Replace(l, t, fence, 1)
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,71 @@
+package post
+
+import (
+	"testing"
+
+	"github.com/reviewdev/review/review"
+)
+
+// TestMarkers: what one run writes, the next reads back; a marker
+// anywhere but at the start of a body does not count.
+func TestMarkers(t *testing.T) {
+	const head = "0123456789abcdef0123456789abcdef01234567"
+	for _, tc := range []struct {
+		body            string
+		run, head, more string
+		ok              bool
+	}{
+		{ReviewMarker("r1", head) + "\n### review", "r1", head, "", true},
+		{ReviewMarker("r2", "ABCDEF0", "heads=1234567,89abcde") + "\nx", "r2", "abcdef0", "heads=1234567,89abcde", true},
+		{"Quoted: " + ReviewMarker("r3", head), "", "", "", false},
+		{"<!-- review:run=r4 head=nothex -->", "", "", "", false},
+	} {
+		run, h, more, ok := ReadReviewMarker(tc.body)
+		if run != tc.run || h != tc.head || more != tc.more || ok != tc.ok {
+			t.Errorf("ReadReviewMarker(%q) = %q, %q, %q, %v", tc.body, run, h, more, ok)
+		}
+	}
+	f := review.Finding{Path: "a.go", Line: 3, Severity: review.High, Category: "security", Title: "T"}
+	body := CommentMarker(f.Fingerprint(), "r1") + "\n" + CommentMarkdown(f, "", true)
+	fp, sev, ok := ReadCommentMarker(body)
+	if !ok || fp != f.Fingerprint() || sev != review.High {
+		t.Errorf("ReadCommentMarker = %q, %q, %v", fp, sev, ok)
+	}
+	if _, _, ok := ReadCommentMarker("see " + body); ok {
+		t.Error("a quoted comment marker counts")
+	}
+}
+
+// TestCommentMarkdown: the replacement is a block of the host's info
+// string; without one it is code, and the title says where the finding
+// ends when the comment does not span it.
+func TestCommentMarkdown(t *testing.T) {
+	r := "fixed()"
+	f := review.Finding{Path: "a.go", Line: 3, EndLine: 4, Severity: review.Low, Category: "style", Title: "T", Body: "B", Replacement: &r}
+	for _, tc := range []struct {
+		info   string
+		covers bool
+		want   string
+	}{
+		{"suggestion:-0+1", false, "**[low] T** · style · lines 3-4\n\nB\n\n**Suggestion:**\n\n```suggestion:-0+1\nfixed()\n```"},
+		{"suggestion", true, "**[low] T** · style\n\nB\n\n**Suggestion:**\n\n```suggestion\nfixed()\n```"},
+		{"", false, "**[low] T** · style · lines 3-4\n\nB\n\n**Suggestion:**\n\n```\nfixed()\n```"},
+	} {
+		if got := CommentMarkdown(f, tc.info, tc.covers); got != tc.want {
+			t.Errorf("CommentMarkdown(%q, %v) =\n%s\nwant\n%s", tc.info, tc.covers, got, tc.want)
+		}
+	}
+}
+
+func TestNeutralizeSuggestions(t *testing.T) {
+	for in, want := range map[string]string{
+		"```suggestion\nx\n```":        "```\nx\n```",
+		"```suggestion:-1+0\nx\n```":   "```\nx\n```",
+		"  ~~~suggestion:-0+2\nx\n~~~": "  ~~~\nx\n~~~",
+		"no suggestion here":           "no suggestion here",
+	} {
+		if got := NeutralizeSuggestions(in); got != want {
+			t.Errorf("NeutralizeSuggestions(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,430 @@
+package reviewtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// GitLab is a scripted GitLab REST API v4 under /api/v4, as much of it as
+// posting to a merge request uses: GET /user, GET a merge request, its
+// versions and notes (two a page, with X-Next-Page and Link headers), POST
+// a discussion with a text position, POST a note and PUT one. It checks
+// each request as GitLab would (PRIVATE-TOKEN, a JSON body of the
+// documented shape, a position on a version of the merge request) and
+// keeps what is posted, so a second run sees it. Each merge request starts
+// with three notes by people, one of which quotes a review marker.
+type GitLab struct {
+	// Token is the token it accepts; another gets 401.
+	Token string
+	// ReadOnly refuses to post (403), as GitLab does a token without the
+	// role or scope.
+	ReadOnly bool
+	// RateLimited answers the first post of a discussion 429 with
+	// Retry-After: 0, before acting on it.
+	RateLimited bool
+	// LostAnswer posts the first discussion and then answers 502, as a
+	// proxy that lost GitLab's answer would.
+	LostAnswer bool
+	// Dir, if set, receives each request as gl-NNN.json and a line per
+	// request in requests.log ("METHOD URI STATUS").
+	Dir string
+
+	// Versions are the diff versions every merge request has, newest
+	// first.
+	Versions []GitLabVersion
+
+	mu       sync.Mutex
+	seq      int
+	nextID   int64
+	mrs      map[string]*glMR
+	redirect string // the other host's URL, for GET .../versions
+	limited  bool
+	lost     bool
+}
+
+// GitLabVersion is a merge request diff version.
+type GitLabVersion struct {
+	ID                                           int64
+	HeadCommitSHA, BaseCommitSHA, StartCommitSHA string
+}
+
+// GitLabUserID is the ID of the token's user, which posts.
+const GitLabUserID = 42
+
+type glMR struct {
+	notes []map[string]any
+}
+
+// DefaultGitLabVersions are two versions with SHAs no repository has, so a
+// test can tell the position came from the newest.
+var DefaultGitLabVersions = []GitLabVersion{
+	{ID: 2, HeadCommitSHA: strings.Repeat("2", 40), BaseCommitSHA: strings.Repeat("b", 40), StartCommitSHA: strings.Repeat("5", 40)},
+	{ID: 1, HeadCommitSHA: strings.Repeat("1", 40), BaseCommitSHA: strings.Repeat("a", 40), StartCommitSHA: strings.Repeat("4", 40)},
+}
+
+// Start serves g, and with redirect a second host that GET .../versions
+// is redirected to (302): the second host answers the versions without
+// asking for a token and records in other.log whether one came. It
+// returns the API URL (…/api/v4) and a function that stops both.
+func (g *GitLab) Start(redirect bool) (api string, stop func()) {
+	if g.Versions == nil {
+		g.Versions = DefaultGitLabVersions
+	}
+	g.mrs = map[string]*glMR{}
+	main := httptest.NewServer(g)
+	stop = main.Close
+	if redirect {
+		other := httptest.NewServer(http.HandlerFunc(g.serveOther))
+		g.redirect = other.URL
+		stop = func() { main.Close(); other.Close() }
+	}
+	return main.URL + "/api/v4", stop
+}
+
+func (g *GitLab) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rec := httptest.NewRecorder()
+	g.route(rec, r)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
+	g.record(r, body, rec.Code)
+}
+
+// serveOther is the second host: it answers a merge request's versions
+// to anyone, and logs whether a token came.
+func (g *GitLab) serveOther(w http.ResponseWriter, r *http.Request) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	token := "none"
+	if r.Header.Get("PRIVATE-TOKEN") != "" {
+		token = "PRIVATE-TOKEN"
+	}
+	if g.Dir != "" {
+		if f, err := os.OpenFile(filepath.Join(g.Dir, "other.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintf(f, "%s %s token=%s\n", r.Method, r.URL.RequestURI(), token)
+			f.Close()
+		}
+	}
+	if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/versions") {
+		glJSON(w, http.StatusNotFound, map[string]string{"message": "404 Not Found"})
+		return
+	}
+	g.versions(w, r)
+}
+
+var (
+	glMRPath   = regexp.MustCompile(`^/api/v4/projects/([^/]+)/merge_requests/(\d+)(/.*)?$`)
+	glNotePath = regexp.MustCompile(`^/notes/(\d+)$`)
+)
+
+func (g *GitLab) route(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("PRIVATE-TOKEN") != g.Token {
+		glJSON(w, http.StatusUnauthorized, map[string]string{"message": "401 Unauthorized"})
+		return
+	}
+	if r.Method != http.MethodGet && r.Header.Get("Content-Type") != "application/json" {
+		glJSON(w, http.StatusUnsupportedMediaType, map[string]string{"message": "415 Unsupported Media Type"})
+		return
+	}
+	if r.URL.Path == "/api/v4/user" && r.Method == http.MethodGet {
+		glJSON(w, http.StatusOK, map[string]any{"id": GitLabUserID, "username": "project_7_bot_0123", "bot": true})
+		return
+	}
+	m := glMRPath.FindStringSubmatch(r.URL.EscapedPath())
+	if m == nil {
+		glJSON(w, http.StatusNotFound, map[string]string{"message": "404 Not Found"})
+		return
+	}
+	project, _ := url.PathUnescape(m[1])
+	mr := g.mr(project + "!" + m[2])
+	rest := m[3]
+	switch {
+	case rest == "" && r.Method == http.MethodGet:
+		glJSON(w, http.StatusOK, map[string]any{"iid": m[2], "web_url": fmt.Sprintf("https://gitlab.example/%s/-/merge_requests/%s", project, m[2])})
+	case rest == "/versions" && r.Method == http.MethodGet:
+		if g.redirect != "" {
+			http.Redirect(w, r, g.redirect+r.URL.RequestURI(), http.StatusFound)
+			return
+		}
+		g.versions(w, r)
+	case rest == "/notes" && r.Method == http.MethodGet:
+		glPage(w, r, mr.notes)
+	case rest == "/notes" && r.Method == http.MethodPost:
+		g.postNote(w, r, mr)
+	case rest == "/discussions" && r.Method == http.MethodPost:
+		g.postDiscussion(w, r, mr)
+	case glNotePath.MatchString(rest) && r.Method == http.MethodPut:
+		g.putNote(w, r, mr, glNotePath.FindStringSubmatch(rest)[1])
+	default:
+		glJSON(w, http.StatusNotFound, map[string]string{"message": "404 Not Found"})
+	}
+}
+
+func (g *GitLab) versions(w http.ResponseWriter, _ *http.Request) {
+	var out []map[string]any
+	for _, v := range g.Versions {
+		out = append(out, map[string]any{"id": v.ID, "head_commit_sha": v.HeadCommitSHA, "base_commit_sha": v.BaseCommitSHA, "start_commit_sha": v.StartCommitSHA, "state": "collected"})
+	}
+	glJSON(w, http.StatusOK, out)
+}
+
+// mr returns a merge request's state, made with the people's notes on
+// first use.
+func (g *GitLab) mr(key string) *glMR {
+	if m, ok := g.mrs[key]; ok {
+		return m
+	}
+	m := &glMR{}
+	for i, who := range []string{"alice", "bob", "carol"} {
+		body := "Why this name?"
+		if who == "bob" {
+			// A person quoting a marker: not review's, not trusted.
+			body = "<!-- review:run=copied head=" + strings.Repeat("2", 40) + " -->\nLooks fine."
+		}
+		m.notes = append(m.notes, g.note(int64(i+1), who, body, nil))
+	}
+	g.mrs[key] = m
+	return m
+}
+
+func (g *GitLab) note(author int64, who, body string, pos map[string]any) map[string]any {
+	g.nextID++
+	n := map[string]any{
+		"id": 1000 + g.nextID, "body": body, "system": false, "type": nil,
+		"author":     map[string]any{"id": author, "username": who},
+		"resolvable": false,
+	}
+	if pos != nil {
+		n["type"], n["position"], n["resolvable"], n["resolved"] = "DiffNote", pos, true, false
+	}
+	return n
+}
+
+// glPage serves one page of two items, with the headers GitLab sends.
+func glPage(w http.ResponseWriter, r *http.Request, items []map[string]any) {
+	page := 1
+	if p := r.URL.Query().Get("page"); p != "" {
+		var err error
+		if page, err = strconv.Atoi(p); err != nil || page < 1 {
+			glJSON(w, http.StatusBadRequest, map[string]string{"error": "page is invalid"})
+			return
+		}
+	}
+	const size = 2
+	from := min((page-1)*size, len(items))
+	to := min(from+size, len(items))
+	w.Header().Set("X-Page", strconv.Itoa(page))
+	w.Header().Set("X-Total", strconv.Itoa(len(items)))
+	if to < len(items) {
+		w.Header().Set("X-Next-Page", strconv.Itoa(page+1))
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(page+1))
+		w.Header().Set("Link", fmt.Sprintf(`<http://%s%s?%s>; rel="next"`, r.Host, r.URL.Path, q.Encode()))
+	} else {
+		w.Header().Set("X-Next-Page", "")
+	}
+	glJSON(w, http.StatusOK, append([]map[string]any{}, items[from:to]...))
+}
+
+func (g *GitLab) postNote(w http.ResponseWriter, r *http.Request, mr *glMR) {
+	if g.ReadOnly {
+		glJSON(w, http.StatusForbidden, map[string]string{"message": "403 Forbidden"})
+		return
+	}
+	var in struct {
+		Body *string `json:"body"`
+	}
+	if !glDecode(w, r, &in) {
+		return
+	}
+	if in.Body == nil || *in.Body == "" || len(*in.Body) > 1_000_000 {
+		glJSON(w, http.StatusBadRequest, map[string]string{"error": "body is missing or too long"})
+		return
+	}
+	n := g.note(GitLabUserID, "project_7_bot_0123", *in.Body, nil)
+	mr.notes = append(mr.notes, n)
+	glJSON(w, http.StatusCreated, n)
+}
+
+func (g *GitLab) putNote(w http.ResponseWriter, r *http.Request, mr *glMR, id string) {
+	if g.ReadOnly {
+		glJSON(w, http.StatusForbidden, map[string]string{"message": "403 Forbidden"})
+		return
+	}
+	var in struct {
+		Body *string `json:"body"`
+	}
+	if !glDecode(w, r, &in) {
+		return
+	}
+	for _, n := range mr.notes {
+		if fmt.Sprint(n["id"]) != id {
+			continue
+		}
+		if n["author"].(map[string]any)["id"] != int64(GitLabUserID) {
+			glJSON(w, http.StatusForbidden, map[string]string{"message": "403 Forbidden"})
+			return
+		}
+		if in.Body == nil || *in.Body == "" {
+			glJSON(w, http.StatusBadRequest, map[string]string{"error": "body is missing"})
+			return
+		}
+		n["body"] = *in.Body
+		glJSON(w, http.StatusOK, n)
+		return
+	}
+	glJSON(w, http.StatusNotFound, map[string]string{"message": "404 Note Not Found"})
+}
+
+// postDiscussion accepts a discussion with a text position on a version
+// of the merge request: its three SHAs, both paths, and a new line (added or context)
+// or an old one (deleted or context).
+func (g *GitLab) postDiscussion(w http.ResponseWriter, r *http.Request, mr *glMR) {
+	if g.ReadOnly {
+		glJSON(w, http.StatusForbidden, map[string]string{"message": "403 Forbidden"})
+		return
+	}
+	if g.RateLimited && !g.limited {
+		g.limited = true
+		w.Header().Set("Retry-After", "0")
+		glJSON(w, http.StatusTooManyRequests, map[string]string{"message": "Retry later"})
+		return
+	}
+	var in struct {
+		Body     *string `json:"body"`
+		Position *struct {
+			PositionType string `json:"position_type"`
+			BaseSHA      string `json:"base_sha"`
+			StartSHA     string `json:"start_sha"`
+			HeadSHA      string `json:"head_sha"`
+			NewPath      string `json:"new_path"`
+			OldPath      string `json:"old_path"`
+			NewLine      int    `json:"new_line"`
+			OldLine      int    `json:"old_line"`
+		} `json:"position"`
+	}
+	if !glDecode(w, r, &in) {
+		return
+	}
+	p := in.Position
+	onVersion := false
+	for _, v := range g.Versions {
+		onVersion = onVersion || p != nil && p.BaseSHA == v.BaseCommitSHA && p.StartSHA == v.StartCommitSHA && p.HeadSHA == v.HeadCommitSHA
+	}
+	var problems []string
+	switch {
+	case in.Body == nil || *in.Body == "":
+		problems = append(problems, "body is missing")
+	case p == nil:
+		problems = append(problems, "position is missing")
+	case p.PositionType != "text":
+		problems = append(problems, "position_type is not text")
+	case !onVersion:
+		problems = append(problems, "the position's SHAs are not those of a version of the merge request")
+	case p.NewPath == "" || p.OldPath == "":
+		problems = append(problems, "new_path and old_path are required")
+	case p.NewLine < 0 || p.OldLine < 0 || p.NewLine == 0 && p.OldLine == 0:
+		problems = append(problems, "line_code can't be blank")
+	}
+	if len(problems) > 0 {
+		glJSON(w, http.StatusBadRequest, map[string]any{"message": "400 Bad request - Note {:line_code=>[\"" + strings.Join(problems, "; ") + "\"]}"})
+		return
+	}
+	pos := map[string]any{"position_type": "text", "base_sha": p.BaseSHA, "start_sha": p.StartSHA, "head_sha": p.HeadSHA, "new_path": p.NewPath, "old_path": p.OldPath}
+	if p.NewLine > 0 {
+		pos["new_line"] = p.NewLine
+	}
+	if p.OldLine > 0 {
+		pos["old_line"] = p.OldLine
+	}
+	n := g.note(GitLabUserID, "project_7_bot_0123", *in.Body, pos)
+	mr.notes = append(mr.notes, n)
+	if g.LostAnswer && !g.lost {
+		g.lost = true
+		glJSON(w, http.StatusBadGateway, map[string]string{"message": "502 Bad Gateway"})
+		return
+	}
+	g.nextID++
+	glJSON(w, http.StatusCreated, map[string]any{"id": fmt.Sprintf("%040x", g.nextID), "individual_note": false, "notes": []map[string]any{n}})
+}
+
+// glDecode reads a JSON body with no unknown fields, or answers 400.
+func glDecode(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		glJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid JSON: " + err.Error()})
+		return false
+	}
+	return true
+}
+
+func (g *GitLab) record(r *http.Request, body []byte, status int) {
+	if g.Dir == "" {
+		return
+	}
+	g.seq++
+	entry := map[string]any{
+		"method": r.Method, "path": r.URL.Path, "query": r.URL.RawQuery, "status": status,
+		"headers": map[string]string{"PRIVATE-TOKEN": r.Header.Get("PRIVATE-TOKEN"), "Content-Type": r.Header.Get("Content-Type")},
+	}
+	if len(body) > 0 {
+		if json.Valid(body) {
+			entry["body"] = json.RawMessage(body)
+		} else {
+			entry["body"] = string(body)
+		}
+	}
+	b, err := json.MarshalIndent(entry, "", "  ")
+	if err != nil {
+		b = []byte(err.Error())
+	}
+	os.WriteFile(filepath.Join(g.Dir, fmt.Sprintf("gl-%03d.json", g.seq)), append(b, '\n'), 0o644)
+	if f, err := os.OpenFile(filepath.Join(g.Dir, "requests.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		fmt.Fprintf(f, "%s %s %d\n", r.Method, r.URL.RequestURI(), status)
+		f.Close()
+	}
+}
+
+func glJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// Notes returns a copy of the notes of merge request project!iid, oldest
+// first.
+func (g *GitLab) Notes(project string, iid int) []map[string]any {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	m, ok := g.mrs[fmt.Sprintf("%s!%d", project, iid)]
+	if !ok {
+		return nil
+	}
+	out := make([]map[string]any, len(m.notes))
+	for i, n := range m.notes {
+		c := make(map[string]any, len(n))
+		for k, v := range n {
+			c[k] = v
+		}
+		out[i] = c
+	}
+	return out
+}

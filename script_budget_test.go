@@ -1,0 +1,152 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/pkoukk/tiktoken-go"
+	loader "github.com/pkoukk/tiktoken-go-loader"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// o200k is tiktoken-go's own o200k_base encoder, from its offline loader:
+// a count independent of review's embedded tables and of its counter.
+var o200k = sync.OnceValues(func() (*tiktoken.Tiktoken, error) {
+	tiktoken.SetBpeLoader(loader.NewOfflineLoader())
+	return tiktoken.GetEncoding("o200k_base")
+})
+
+// requestTokens counts a recorded request as OpenAI bills chat requests:
+// each message's text, name and tool calls, three tokens of framing a
+// message and three for the reply's start, plus the tool definitions as
+// JSON. It reads the body on its own, with no type of review's.
+func requestTokens(enc *tiktoken.Tiktoken, body []byte) (prompt, maxTokens int, err error) {
+	var req struct {
+		Messages []struct {
+			Role      string          `json:"role"`
+			Content   json.RawMessage `json:"content"`
+			Name      string          `json:"name"`
+			ToolCalls []struct {
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+		Tools     []json.RawMessage `json:"tools"`
+		MaxTokens int               `json:"max_tokens"`
+		MaxCompl  int               `json:"max_completion_tokens"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return 0, 0, err
+	}
+	count := func(s string) int { return len(enc.Encode(s, nil, nil)) }
+	n := 3
+	for _, m := range req.Messages {
+		n += 3 + count(m.Role) + count(m.Name)
+		var text string
+		if json.Unmarshal(m.Content, &text) == nil {
+			n += count(text)
+		} else if len(m.Content) > 0 && string(m.Content) != "null" {
+			n += count(string(m.Content))
+		}
+		for _, tc := range m.ToolCalls {
+			n += 3 + count(tc.Function.Name) + count(tc.Function.Arguments)
+		}
+	}
+	if len(req.Tools) > 0 {
+		b, err := json.Marshal(req.Tools)
+		if err != nil {
+			return 0, 0, err
+		}
+		n += count(string(b))
+	}
+	return n, max(req.MaxTokens, req.MaxCompl), nil
+}
+
+// windowfits checks that every request recorded in dir, counted by
+// tiktoken's own o200k encoder (requestTokens), plus the answer it asks
+// room for (max_tokens), fits a window of n tokens: `windowfits dir n`.
+// It prints each request's count.
+func cmdWindowFits(ts *testscript.TestScript, neg bool, args []string) {
+	fl := flag.NewFlagSet("windowfits", flag.ContinueOnError)
+	if neg || fl.Parse(args) != nil || fl.NArg() != 2 {
+		ts.Fatalf("usage: windowfits dir n")
+	}
+	window, err := strconv.Atoi(fl.Arg(1))
+	ts.Check(err)
+	enc, err := o200k()
+	ts.Check(err)
+	files := requestFiles(ts, fl.Arg(0))
+	if len(files) == 0 {
+		ts.Fatalf("no requests in %s", fl.Arg(0))
+	}
+	var over []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		prompt, answer, err := requestTokens(enc, data)
+		ts.Check(err)
+		ts.Logf("%s: %d prompt tokens + %d for the answer", f, prompt, answer)
+		if prompt+answer > window {
+			over = append(over, fmt.Sprintf("%s: %d + %d", f, prompt, answer))
+		}
+	}
+	if len(over) > 0 {
+		ts.Fatalf("over the window of %d tokens:\n%s", window, strings.Join(over, "\n"))
+	}
+}
+
+// explores checks that the first request of each turn recorded in dir
+// offers the tools and leaves the choice to the model (tool_choice auto):
+// `explores dir n...` for the numbers of those requests, or
+// `explores dir @replay.json` for the first step of every turn of a run,
+// read from `review replay --json`.
+func cmdExplores(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: explores dir n... | @file")
+	}
+	var nums []string
+	for _, a := range args[1:] {
+		if f, ok := strings.CutPrefix(a, "@"); ok {
+			var r struct {
+				Steps []struct {
+					N    int `json:"n"`
+					Turn int `json:"turn"`
+				} `json:"steps"`
+			}
+			ts.Check(json.Unmarshal([]byte(ts.ReadFile(f)), &r))
+			seen := map[int]bool{}
+			for _, s := range r.Steps {
+				if !seen[s.Turn] {
+					seen[s.Turn] = true
+					nums = append(nums, strconv.Itoa(s.N))
+				}
+			}
+			continue
+		}
+		nums = append(nums, a)
+	}
+	if len(nums) == 0 {
+		ts.Fatalf("no requests to check")
+	}
+	for _, a := range nums {
+		n, err := strconv.Atoi(a)
+		ts.Check(err)
+		data, err := os.ReadFile(ts.MkAbs(fmt.Sprintf("%s/req-%03d.json", args[0], n)))
+		ts.Check(err)
+		var req struct {
+			Tools      []json.RawMessage `json:"tools"`
+			ToolChoice json.RawMessage   `json:"tool_choice"`
+		}
+		ts.Check(json.Unmarshal(data, &req))
+		if len(req.Tools) < 2 || (len(req.ToolChoice) > 0 && string(req.ToolChoice) != `"auto"`) {
+			ts.Fatalf("request %d offers %d tools with tool_choice %s: its exploration is cut off", n, len(req.Tools), req.ToolChoice)
+		}
+	}
+}
