@@ -108,6 +108,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	env, prog, done := runEnv(opts.IO, opts.Getenv, set, opts.Dir, false)
 	defer done()
 	env.Started = func(s *review.Session, plan *review.Plan) {
+		prog.begin(s.Usage)
 		if plan != nil {
 			fmt.Fprintf(opts.IO.Info(), "review: run %s · model %s\n", s.Run.ID, set.Model)
 			return

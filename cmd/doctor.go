@@ -224,7 +224,7 @@ func writeEndpointReport(w io.Writer, r endpointReport, stream, answered bool) {
 		return
 	}
 	first := ""
-	if r.FirstByteMS > 0 {
+	if r.Streamed {
 		first = fmt.Sprintf(", first byte after %s", time.Duration(r.FirstByteMS)*time.Millisecond)
 	}
 	fmt.Fprintf(w, "request: answered in %s%s (%s)\n", time.Duration(r.LatencyMS)*time.Millisecond, first, text.Plural(r.Attempts, "attempt"))

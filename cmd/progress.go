@@ -106,6 +106,10 @@ func (p *progress) draw(line string) {
 	p.drawn = true
 }
 
+// begin takes the usage a continued run had before this command, so
+// --verbose's lines count this command's requests alone.
+func (p *progress) begin(u review.RunUsage) { p.usage = u }
+
 // request says what the request just answered took, for --verbose.
 func (p *progress) request(s review.Progress) {
 	u, was := s.Usage, p.usage

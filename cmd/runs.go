@@ -80,7 +80,7 @@ func runRuns(opts *RunsOptions) error {
 		return nil
 	}
 	if hidden > 0 {
-		defer fmt.Fprintln(opts.IO.ErrOut, strings.TrimPrefix(hiddenNote(hidden), "; "))
+		defer fmt.Fprintln(opts.IO.Info(), strings.TrimPrefix(hiddenNote(hidden), "; "))
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tFINDINGS\tCOST\tMODEL\tBASE..HEAD\tCONTEXT")
