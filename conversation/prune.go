@@ -266,6 +266,7 @@ func (p *pruner) dropTurns() []Message {
 		}
 	}
 	var dropped []Message
+	digests := map[int]string{}
 	for {
 		turns := p.earlier()
 		if len(turns) == 0 {
@@ -280,6 +281,7 @@ func (p *pruner) dropTurns() []Message {
 		if len(order) > 0 {
 			victim, order = order[0], order[1:]
 		}
+		first := len(dropped)
 		for i := range p.c.msgs {
 			m := &p.c.msgs[i]
 			if m.Turn == victim && m.Layer != Static && m.Layer != Summary && !m.Dropped {
@@ -290,7 +292,10 @@ func (p *pruner) dropTurns() []Message {
 				}
 			}
 		}
-		p.c.setSummary(clipDigest(Digest(prev, dropped), p.lim.DigestChars))
+		// The summary extends the digests made so far by the victim's:
+		// each dropped turn is digested once.
+		digests[victim] = turnDigest(victim, dropped[first:])
+		p.c.setSummary(clipDigest(joinDigest(prev, digests), p.lim.DigestChars))
 	}
 	kept := p.earlier()
 	for i := range p.ev.Scores {

@@ -28,6 +28,9 @@ type Options struct {
 	// Off, as in git diff, a new file is added even when a changed file
 	// is like it.
 	FindCopies bool
+	// ReviewData reviews bulk files (see TagBulk) in priority order like
+	// code, instead of after every other file.
+	ReviewData bool
 	// Since, when set, narrows the review to the commits since this
 	// revision, which must be an ancestor of head: the hunks they changed
 	// stay in Files, the other files of the change move to Earlier. Line
@@ -115,6 +118,9 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 		if err := g.narrowSince(ctx, d, opts.Since, opts.FindCopies, skip); err != nil {
 			return nil, err
 		}
+	}
+	if !opts.ReviewData {
+		markBulk(d.Files)
 	}
 	return d, nil
 }

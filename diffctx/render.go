@@ -175,6 +175,7 @@ const (
 	rankSecurityTest
 	rankTest
 	rankDocs
+	rankBulk
 	rankSummary
 )
 
@@ -219,6 +220,8 @@ func rank(f *File) int {
 	switch {
 	case f.Binary || f.HasTag(TagLockfile) || f.HasTag(TagGenerated):
 		return rankSummary
+	case f.HasTag(TagBulk):
+		return rankBulk
 	case f.HasTag(TagTest) || f.HasTag(TagDocs):
 		switch {
 		case sec:

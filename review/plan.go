@@ -53,6 +53,21 @@ type NotReviewed struct {
 	Reason string `json:"reason"`
 }
 
+// Unreviewed says in a few words how much of the change a review left out:
+// "2 files (3 of 5 hunks) not reviewed", or "" when it reviewed it all.
+// The first line of every report for people carries it.
+func Unreviewed(nr []NotReviewed) string {
+	if len(nr) == 0 {
+		return ""
+	}
+	hunks, all := 0, 0
+	for _, n := range nr {
+		hunks += n.Hunks
+		all += n.All
+	}
+	return fmt.Sprintf("%s (%d of %d hunks) not reviewed", text.Plural(len(nr), "file"), hunks, all)
+}
+
 // Estimate is what a review is planned to send, known before any request.
 type Estimate struct {
 	// Units are the turns the review takes, one per unit (1 for a diff

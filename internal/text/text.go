@@ -11,14 +11,39 @@ import (
 
 // OneLine folds every run of white space in s, line breaks included, into
 // one space. When n > 0 and more than n runes remain, it keeps the first n
-// and marks the cut with "…".
+// and marks the cut with "…". It cuts before it folds: only the first n+1
+// runes of the result are ever built, so a long text costs what is kept.
 func OneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if n > 0 && utf8.RuneCountInString(s) > n {
-		r := []rune(s)
-		return string(r[:n]) + "…"
+	var b strings.Builder
+	b.Grow(min(len(s), max(n, 0)*utf8.UTFMax+len("…")))
+	// cut ends the text at n runes: as folding first then cutting would,
+	// it spells a byte that is not UTF-8 as U+FFFD.
+	cut := func() string { return string([]rune(b.String())) + "…" }
+	count := 0 // runes written
+	space := false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		word := s[i : i+size]
+		i += size
+		if unicode.IsSpace(r) {
+			space = count > 0
+			continue
+		}
+		if space {
+			if n > 0 && count == n {
+				return cut()
+			}
+			b.WriteByte(' ')
+			count++
+			space = false
+		}
+		if n > 0 && count == n {
+			return cut()
+		}
+		b.WriteString(word)
+		count++
 	}
-	return s
+	return b.String()
 }
 
 // Truncate cuts s to at most n runes, the last of them "…" when anything

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -127,4 +128,29 @@ func TestCodeFence(t *testing.T) {
 	if n := LongestRun([]byte("a``b```"), '`'); n != 3 {
 		t.Errorf("LongestRun = %d, want 3", n)
 	}
+}
+
+// oneLineFolded is OneLine as folding first would make it.
+func oneLineFolded(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if n > 0 && utf8.RuneCountInString(s) > n {
+		return string([]rune(s)[:n]) + "…"
+	}
+	return s
+}
+
+// FuzzOneLine holds OneLine, which cuts before it folds, to the text that
+// folding first makes.
+func FuzzOneLine(f *testing.F) {
+	for _, s := range []string{"", " ", "a b", "  a \n\t b  ", "héllo   wörld", "a\u00a0b", "x\u2028y", strings.Repeat("ab ", 100)} {
+		for _, n := range []int{0, 1, 2, 3, 5, 200} {
+			f.Add(s, n)
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		n = n % 1000
+		if got, want := OneLine(s, n), oneLineFolded(s, n); got != want {
+			t.Errorf("OneLine(%q, %d) = %q, want %q", s, n, got, want)
+		}
+	})
 }

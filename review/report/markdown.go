@@ -16,7 +16,12 @@ import (
 // "::" and "##[".
 func writeMarkdown(w io.Writer, r *review.Result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Review of %s against %s\n\n", r.Head, r.Base)
+	fmt.Fprintf(&b, "# Review of %s against %s", r.Head, r.Base)
+	if u := review.Unreviewed(r.NotReviewed); u != "" {
+		// The first line says what the review left out.
+		fmt.Fprintf(&b, " (partial: %s)", u)
+	}
+	b.WriteString("\n\n")
 	if r.Since != "" {
 		fmt.Fprintf(&b, "Only the commits since %s were reviewed; the earlier ones were reviewed before.\n\n", text.ShortSHA(r.Since))
 	}
