@@ -237,7 +237,7 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 	if len(plan.Diff.Files) == 0 && since != "" {
 		fmt.Fprintf(opts.IO.Info(), "review: nothing new to review: the commits since %s change nothing in %s's diff against %s\n", text.ShortSHA(plan.Diff.SinceSHA), opts.Head, opts.Base)
 		if opts.DryRun {
-			return nil
+			return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
 		}
 		res := review.NothingToReview(plan.Diff, set.Model)
 		res.Summary = fmt.Sprintf("Nothing new to review since %s.", text.ShortSHA(plan.Diff.SinceSHA))
@@ -252,14 +252,20 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 		// to try.
 		fmt.Fprintf(opts.IO.Info(), "review: nothing to review: %s has no changes since its merge base with %s; to review the last commit, use --base %s~1, or name the branch it was made from\n", opts.Head, opts.Base, opts.Head)
 		if opts.DryRun {
-			return nil
+			return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
 		}
 		return writeResult(opts.IO, opts.Getenv, outs, review.NothingToReview(plan.Diff, set.Model))
 	}
 	warnGit(opts.IO, plan.Diff)
-	d := plan.DryRun(set.Model)
+	return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
+}
+
+// writeDryRuns writes the dry run to each output. A change with nothing to
+// review has no request: its documents are valid and empty (the text view
+// then prints nothing, the JSON view no messages and no files).
+func writeDryRuns(s *IOStreams, outs []output, d review.DryRun) error {
 	for _, out := range outs {
-		if err := writeOutput(opts.IO, out.path, func(w io.Writer) error { return out.format.WriteDryRun(w, &d) }); err != nil {
+		if err := writeOutput(s, out.path, func(w io.Writer) error { return out.format.WriteDryRun(w, &d) }); err != nil {
 			return err
 		}
 	}

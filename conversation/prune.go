@@ -170,6 +170,7 @@ func (p *pruner) reconsider() {
 		if m := &p.c.msgs[i]; m.earlier(p.cur) && m.Dropped {
 			p.wasDropped[m.ID] = true
 			m.Dropped = false
+			p.c.touch(i)
 		}
 	}
 }
@@ -216,6 +217,7 @@ func (p *pruner) capMessages() {
 		}
 		m.Content = capText(m.Content, p.lim.MessageCap)
 		m.Capped = true
+		p.c.touch(i)
 		p.ev.Capped = append(p.ev.Capped, m.ID)
 		p.ev.addReason("message_cap")
 	}
@@ -237,6 +239,7 @@ func (p *pruner) stubPreviews() {
 		}
 		m.Content = s
 		m.Stubbed = true
+		p.c.touch(i)
 		p.ev.StubbedIDs = append(p.ev.StubbedIDs, m.ID)
 		if m.Ref != "" {
 			p.ev.Stubbed = append(p.ev.Stubbed, m.Ref)
@@ -286,6 +289,7 @@ func (p *pruner) dropTurns() []Message {
 			m := &p.c.msgs[i]
 			if m.Turn == victim && m.Layer != Static && m.Layer != Summary && !m.Dropped {
 				m.Dropped = true
+				p.c.touch(i)
 				dropped = append(dropped, *m)
 				if !p.wasDropped[m.ID] {
 					p.ev.Dropped = append(p.ev.Dropped, m.ID)
@@ -321,6 +325,7 @@ func (p *pruner) settleSummary(dropped []Message) (string, []Message) {
 		for i := range p.c.msgs {
 			if p.c.msgs[i].Layer == Summary {
 				p.c.msgs[i].Dropped = true
+				p.c.touch(i)
 			}
 		}
 	}
@@ -494,6 +499,7 @@ func (c *History) setSummary(digest string) {
 		if c.msgs[i].Layer == Summary {
 			c.msgs[i].Content = digest
 			c.msgs[i].Dropped = false
+			c.touch(i)
 			return
 		}
 	}

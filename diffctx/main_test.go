@@ -112,9 +112,9 @@ func (r *repo) branch() {
 	r.git("checkout", "-q", "-b", "feature")
 }
 
-// goldenFile is a File with its hunks, for golden JSON.
+// goldenFile is a File as JSON writes it, with its hunks, for golden JSON.
 type goldenFile struct {
-	*File
+	fileJSON
 	Hunks []Hunk `json:"hunks"`
 }
 
@@ -122,7 +122,7 @@ func goldenJSON(t testing.TB, files []*File) []byte {
 	t.Helper()
 	g := make([]goldenFile, len(files))
 	for i, f := range files {
-		g[i] = goldenFile{File: f, Hunks: f.Hunks}
+		g[i] = goldenFile{fileJSON: f.jsonView(), Hunks: f.Hunks}
 	}
 	b, err := json.MarshalIndent(map[string]any{"files": g}, "", "  ")
 	if err != nil {

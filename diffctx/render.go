@@ -653,7 +653,7 @@ func fetchCall(path string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(path) // a string always encodes
+	_ = enc.Encode(text.JSONPath(path)) // a string always encodes
 	return toolname.GetFileDiff + ` {"path": ` + strings.TrimSuffix(b.String(), "\n") + "}"
 }
 

@@ -319,6 +319,8 @@ func TestFetchCall(t *testing.T) {
 		"a.go":          `get_file_diff {"path": "a.go"}`,
 		`we"ird\<>.go`:  `get_file_diff {"path": "we\"ird\\<>.go"}`,
 		"new\nline.txt": `get_file_diff {"path": "new\nline.txt"}`,
+		// Not UTF-8: the quoted form the context shows and the tool takes.
+		"caf\xe9.txt": `get_file_diff {"path": "\"caf\\xe9.txt\""}`,
 	} {
 		if got := fetchCall(path); got != want {
 			t.Errorf("fetchCall(%q) = %s, want %s", path, got, want)

@@ -144,11 +144,11 @@ func (s *Session) save() error {
 	if err := s.records().Run(s.Run); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
-	c, err := json.Marshal(s.History)
+	parts, changed, next, err := s.History.Parts()
 	if err != nil {
 		return err
 	}
-	if err := s.records().Conversation(c); err != nil {
+	if err := s.records().ConversationParts(parts, changed, next); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
 	return nil

@@ -149,6 +149,27 @@ func UnquotePath(q string) string {
 	return p
 }
 
+// JSONPath is how a file path is written in a JSON document. A path is
+// bytes and need not be UTF-8, which a JSON string cannot carry:
+// encoding/json would put U+FFFD in place of the bytes, and the name read
+// back would open nothing. Such a path is written in the quoted form
+// QuotePath shows ("caf\xe9.txt", quotes included), which the tools and
+// findings take back; a UTF-8 path, newlines and all, is written as it is.
+func JSONPath(p string) string {
+	if utf8.ValidString(p) {
+		return p
+	}
+	return QuotePath(p)
+}
+
+// PathFromJSON reads a path JSONPath wrote.
+func PathFromJSON(s string) string {
+	if p := UnquotePath(s); p != s && !utf8.ValidString(p) {
+		return p
+	}
+	return s
+}
+
 func needsQuote(p string) bool {
 	for _, r := range p {
 		if r == utf8.RuneError || unicode.IsControl(r) {

@@ -114,6 +114,29 @@ func TestQuotePath(t *testing.T) {
 	}
 }
 
+func TestJSONPath(t *testing.T) {
+	for _, c := range []struct{ path, written string }{
+		{"src/main.go", "src/main.go"},
+		{"a\nb.go", "a\nb.go"}, // JSON carries a newline exactly
+		{"é.go", "é.go"},
+		{"caf\xe9.txt", `"caf\xe9.txt"`},
+		{"dir\xff/x.go", `"dir\xff/x.go"`},
+		{`"plain"`, `"plain"`},
+		{`"a\nb.go"`, `"a\nb.go"`}, // a UTF-8 name with quotes stays itself
+	} {
+		got := JSONPath(c.path)
+		if got != c.written || !utf8.ValidString(got) {
+			t.Errorf("JSONPath(%q) = %q, want %q", c.path, got, c.written)
+		}
+		if back := PathFromJSON(got); back != c.path {
+			t.Errorf("PathFromJSON(%q) = %q, want %q", got, back, c.path)
+		}
+		if !utf8.ValidString(c.path) && UnquotePath(got) != c.path {
+			t.Errorf("the tools read %q as %q, want %q", got, UnquotePath(got), c.path)
+		}
+	}
+}
+
 func TestCodeFence(t *testing.T) {
 	for code, want := range map[string]string{
 		"":               "```",

@@ -14,11 +14,17 @@ import (
 const unitListFiles = 5
 
 // writeDryRun prints the messages of the first request for a person: each
-// message whole, headed by its role, layer and token count, then the budget.
+// message whole, headed by its role, layer and token count, then the budget;
+// nothing when there is no request.
 // It reads the same data the JSON view writes, so the two cannot disagree.
 // Repository text, configuration (the model's name) and all, is passed
 // through text.Safe, since it is printed to terminals and job logs.
 func writeDryRun(w io.Writer, d *review.DryRun) error {
+	if len(d.Messages) == 0 {
+		// Nothing to review, no request to show: the command says so on
+		// standard error.
+		return nil
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Dry run: %s (%s) → %s (%s), merge base %s\n", d.Base, text.ShortSHA(d.BaseSHA), d.Head, text.ShortSHA(d.HeadSHA), text.ShortSHA(d.MergeBase))
 	fmt.Fprintf(&b, "Model %s, tokenizer %s. Nothing is sent.\n\n", d.Model, d.Tokenizer)
