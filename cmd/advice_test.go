@@ -66,7 +66,7 @@ func TestAdvice(t *testing.T) {
 		{"first byte", wrap(&llm.TimeoutError{Site: site, Phase: llm.PhaseFirstByte, Limit: 300 * time.Millisecond}),
 			"run 20260101-000000-abcd: model endpoint http://127.0.0.1:1/v1 sent nothing within 300ms of a streamed request: check that the server is up and not overloaded; a local server loading a large model or reading a long prompt may need more: --first-byte-timeout (REVIEW_FIRST_BYTE_TIMEOUT); a server that does not stream, --stream=false", ExitError},
 		{"stall", &llm.TimeoutError{Site: site, Phase: llm.PhaseStall, Limit: time.Minute, Received: 1234, Attempts: 4},
-			"model endpoint http://127.0.0.1:1/v1 stalled: nothing for 1m0s in the middle of a streamed answer, after 1234 bytes (4 attempts): check the server's load and logs; allow longer pauses with --first-byte-timeout, or read answers whole with --stream=false", ExitError},
+			"model endpoint http://127.0.0.1:1/v1 stalled: nothing for 1m0s in the middle of a streamed answer, after 1,234 bytes (4 attempts): check the server's load and logs; allow longer pauses with --first-byte-timeout, or read answers whole with --stream=false", ExitError},
 		{"stream timeout", &llm.TimeoutError{Site: site, Phase: llm.PhaseStream, Limit: 2 * time.Minute, Received: 1},
 			"model endpoint http://127.0.0.1:1/v1 did not finish its streamed answer within 2m0s (1 byte received): allow more time per request with --timeout (REVIEW_TIMEOUT), or a smaller answer with --answer-reserve", ExitError},
 		{"answer timeout", wrap(&llm.TimeoutError{Site: site, Phase: llm.PhaseAnswer, Limit: 200 * time.Millisecond, Attempts: 4}),

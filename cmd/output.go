@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/reviewdev/review/internal/mdterm"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/report"
 )
@@ -40,6 +42,25 @@ func writeOutput(s *IOStreams, path string, write func(io.Writer) error) error {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return nil
+}
+
+// forTerminal renders the Markdown that write writes for the terminal it
+// goes to: when it goes to standard output (path "" or "-"), that is a
+// terminal, and NO_COLOR is unset (https://no-color.org). Elsewhere, and
+// for every other format, write is returned as it is: a pipe or a file
+// gets plain Markdown.
+func forTerminal(s *IOStreams, getenv func(string) string, path string, f report.Format, write func(io.Writer) error) func(io.Writer) error {
+	if (path != "" && path != "-") || f.Name != "markdown" || !s.OutTTY || s.ActionsLog || getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+		return write
+	}
+	return func(w io.Writer) error {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, mdterm.Render(b.String(), s.width()))
+		return err
+	}
 }
 
 // lookupFormat finds the format of k called name; "" is k's default. An

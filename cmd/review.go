@@ -184,7 +184,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	defer done()
 	env.Started = func(s *review.Session, plan *review.Plan) {
 		// The plan comes first, with its price, before any request.
-		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %s · model %s · plan: %s\n", s.Run.ID, text.Plural(len(plan.Diff.Files), "file"), set.Model, plan.Estimate.Line())
+		fmt.Fprintf(opts.IO.Info(), "review: run %s · %s · model %s · plan: %s\n", s.Run.ID, text.Plural(len(plan.Diff.Files), "file"), set.Model, plan.Estimate.Line())
 		warnGit(opts.IO, plan.Diff)
 	}
 	out, err := review.Run(ctx, job, env)
@@ -235,7 +235,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 // step that reads them must not fail on their absence), or a dry run.
 func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, plan *review.Plan, since string, open []post.OpenFinding, on string) error {
 	if len(plan.Diff.Files) == 0 && since != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "review: nothing new to review: the commits since %s change nothing in %s's diff against %s\n", text.ShortSHA(plan.Diff.SinceSHA), opts.Head, opts.Base)
+		fmt.Fprintf(opts.IO.Info(), "review: nothing new to review: the commits since %s change nothing in %s's diff against %s\n", text.ShortSHA(plan.Diff.SinceSHA), opts.Head, opts.Base)
 		if opts.DryRun {
 			return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
 		}
@@ -250,7 +250,7 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 	if len(plan.Diff.Files) == 0 {
 		// Most often the branch checked out is the base itself: say what
 		// to try.
-		fmt.Fprintf(opts.IO.ErrOut, "review: nothing to review: %s has no changes since its merge base with %s; to review the last commit, use --base %s~1, or name the branch it was made from\n", opts.Head, opts.Base, opts.Head)
+		fmt.Fprintf(opts.IO.Info(), "review: nothing to review: %s has no changes since its merge base with %s; to review the last commit, use --base %s~1, or name the branch it was made from\n", opts.Head, opts.Base, opts.Head)
 		if opts.DryRun {
 			return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
 		}
@@ -278,7 +278,7 @@ func writeDryRuns(s *IOStreams, outs []output, d review.DryRun) error {
 // Its done, deferred, ends the progress line and closes a store opened
 // early that the run did not take.
 func runEnv(s *IOStreams, getenv func(string) string, set *config.Settings, dir string, store bool) (review.Env, *progress, func()) {
-	prog := newProgress(s, getenv)
+	prog := newProgress(s, getenv, priceOf(set.Model, set.Price))
 	var early *earlyStore
 	if store {
 		early = openEarly(set.Store, getenv, dir)
@@ -296,10 +296,10 @@ func runEnv(s *IOStreams, getenv func(string) string, set *config.Settings, dir 
 		Retry:    prog.retry,
 		Window: func(w review.WindowFit) {
 			if !w.Known {
-				fmt.Fprintf(s.ErrOut, "review: warning: the context window of model %s is not known and the server does not say; assuming %d tokens: set --context-window (for Ollama, start it with OLLAMA_CONTEXT_LENGTH)\n", w.Model, w.Tokens)
+				fmt.Fprintf(s.ErrOut, "review: warning: the context window of model %s is not known and the server does not say; assuming %s tokens: set --context-window (for Ollama, start it with OLLAMA_CONTEXT_LENGTH)\n", w.Model, text.Number(w.Tokens))
 				return
 			}
-			fmt.Fprintf(s.ErrOut, "review: context window of %s: %d tokens (%s)\n", w.Model, w.Tokens, w.Source)
+			fmt.Fprintf(s.Info(), "review: context window of %s: %s tokens (%s)\n", w.Model, text.Number(w.Tokens), w.Source)
 			if w.Warning != "" {
 				fmt.Fprintf(s.ErrOut, "review: warning: %s\n", w.Warning)
 			}
@@ -481,7 +481,8 @@ func redactor(set *config.Settings) *redact.Redactor { return set.Redactor() }
 // GitHub Actions step summary when there is one.
 func writeResult(s *IOStreams, getenv func(string) string, outs []output, res *review.Result) error {
 	for _, out := range outs {
-		if err := writeOutput(s, out.path, func(w io.Writer) error { return out.format.WriteResult(w, res, version()) }); err != nil {
+		write := func(w io.Writer) error { return out.format.WriteResult(w, res, version()) }
+		if err := writeOutput(s, out.path, forTerminal(s, getenv, out.path, out.format, write)); err != nil {
 			return err
 		}
 	}

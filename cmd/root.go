@@ -38,7 +38,7 @@ func Main() int {
 func run(ctx context.Context, f *Factory, args []string) int {
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	c, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
 	}
@@ -57,7 +57,14 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	}
 	var ue *UsageError
 	if errors.As(err, &ue) {
-		fmt.Fprintln(f.IO.ErrOut, "Run 'review --help' for usage.")
+		// The usage of the command that was mistyped, not the root's.
+		if c == nil {
+			c = root
+		}
+		if c != root {
+			fmt.Fprintln(f.IO.ErrOut, "Usage: "+c.UseLine())
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", c.CommandPath())
 	}
 	return exitCode(err)
 }
@@ -70,6 +77,20 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
+	root.Long += "\n\n" + exitCodeHelp()
+	root.Args = usageArgs(unknownCommand)
+	root.SuggestionsMinimumDistance = 2
+	// Bound to the shared streams, so every command and the progress
+	// read them.
+	pf := root.PersistentFlags()
+	pf.BoolVarP(&f.IO.Quiet, "quiet", "q", false, "print no progress and no informational lines; errors and warnings still print")
+	pf.BoolVarP(&f.IO.Verbose, "verbose", "v", false, "print more detail on stderr: each model request's tokens")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if f.IO.Quiet && f.IO.Verbose {
+			return usageErrorf("--quiet and --verbose ask for less and more: give one")
+		}
+		return nil
+	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &UsageError{Err: err}
 	})
@@ -95,6 +116,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	// checked like every group's.
 	root.InitDefaultCompletionCmd()
 	checkGroups(root)
+	addCompletions(root, f)
 	return root
 }
 
@@ -131,6 +153,21 @@ func checkGroups(c *cobra.Command) {
 		}
 		return usageErrorf("unknown %s %q for %s: use %s", what, args[0], c.CommandPath(), text.JoinOr(names))
 	}
+}
+
+// unknownCommand refuses the root command any argument, as cobra.NoArgs
+// does, and suggests the command a mistyped one was meant to be: the root
+// reviews, so cobra's own suggestions, made only for a root that takes no
+// Args, are never reached.
+func unknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	err := fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath())
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		return &hintError{err: err, hint: []string{"did you mean " + text.JoinOr(s) + "?"}}
+	}
+	return err
 }
 
 // usageArgs turns cobra's positional-argument errors into usage errors.

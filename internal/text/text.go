@@ -1,11 +1,12 @@
 package text
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/dustin/go-humanize"
 )
 
 // OneLine folds every run of white space in s, line breaks included, into
@@ -64,12 +65,16 @@ func FirstLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
+// Number writes n with its thousands separated by commas, "23,922": the
+// one way review writes a count for people.
+func Number(n int) string { return humanize.Comma(int64(n)) }
+
 // Plural counts a noun: "1 file", "3 files".
 func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return Number(n) + " " + noun + "s"
 }
 
 // ShortSHA abbreviates a commit name to the 12 characters people see in

@@ -84,8 +84,8 @@ func writeAnswer(w io.Writer, a *review.Answer) error {
 		b.WriteString("\n")
 	}
 	u := a.Usage
-	fmt.Fprintf(&b, "---\nRun `%s` turn %d · model %s · %s · %d prompt tokens (%d cached) · %d completion tokens\n",
-		a.RunID, a.Turn, a.Model, text.Plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion)
+	fmt.Fprintf(&b, "---\nRun `%s` turn %d · model %s · %s · %s prompt tokens (%s cached) · %s completion tokens\n",
+		a.RunID, a.Turn, a.Model, text.Plural(u.Requests, "request"), text.Number(u.Prompt), text.Number(u.Cached), text.Number(u.Completion))
 	fmt.Fprintf(&b, "Ask again: `review ask %s \"...\"` · see what the model saw: `review replay %s`\n", a.RunID, a.RunID)
 	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err
