@@ -415,9 +415,17 @@ func (l *loop) ignoredChoice(ls *loopState, msg conversation.Message, reply *llm
 		return false, nil
 	}
 	ignored := ls.forced && !ls.pressed && !callsTool(msg.ToolCalls, toolname.SubmitReview) && (l.a.guard == nil || !l.a.guard.hard)
-	if ignored && choice == toolname.SubmitReview && (reply.ToolChoice == "" || reply.ToolChoice == choice) {
+	// The choice sent may be the client's fallback for it: "required"
+	// for a server that refused the named function. Ignored either way,
+	// the chain ends at auto with a nudge.
+	sent := reply.ToolChoice
+	if ignored && choice == toolname.SubmitReview && (sent == "" || sent == choice || sent == "required") {
 		l.a.unforced = true
-		err := l.a.fallbackEvent(st.N, llm.Fallback{Feature: "tool_choice", From: "function", To: "auto",
+		from := "function"
+		if sent == "required" {
+			from = sent
+		}
+		err := l.a.fallbackEvent(st.N, llm.Fallback{Feature: "tool_choice", From: from, To: "auto",
 			Reason: "the server ignored the forced " + toolname.SubmitReview + " call"})
 		return true, err
 	}
