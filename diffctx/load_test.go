@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/internal/git"
+	"github.com/reviewdev/review/internal/gittest"
 )
 
 // gitCase builds a repository whose branch feature, checked out, holds one
@@ -102,7 +103,7 @@ var gitCases = []gitCase{
 		r.chmod("run.sh", 0o755)
 		r.write("target.txt", "target\n")
 		r.symlink("target.txt", "link")
-		r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.dir, "third/lib")
+		r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.Dir, "third/lib")
 		// The temporary URL would change the golden file on every run.
 		r.git("config", "-f", ".gitmodules", "submodule.third/lib.url", "../lib")
 		r.commit("base")
@@ -144,7 +145,7 @@ var gitCases = []gitCase{
 		r.write("README.md", "main\n")
 		r.commit("base")
 		r.branch()
-		r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.dir, "third/lib")
+		r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.Dir, "third/lib")
 		// The temporary URL would change the golden file on every run.
 		r.git("config", "-f", ".gitmodules", "submodule.third/lib.url", "../lib")
 		r.commit("submodule")
@@ -275,14 +276,14 @@ var gitCases = []gitCase{
 
 func (r *repo) chmod(name string, mode os.FileMode) {
 	r.t.Helper()
-	if err := os.Chmod(filepath.Join(r.dir, name), mode); err != nil {
+	if err := os.Chmod(filepath.Join(r.Dir, name), mode); err != nil {
 		r.t.Fatal(err)
 	}
 }
 
 func (r *repo) symlink(target, name string) {
 	r.t.Helper()
-	if err := os.Symlink(target, filepath.Join(r.dir, name)); err != nil {
+	if err := os.Symlink(target, filepath.Join(r.Dir, name)); err != nil {
 		r.t.Fatal(err)
 	}
 }
@@ -306,7 +307,7 @@ func TestLoad(t *testing.T) {
 			t.Parallel()
 			r := newRepo(t)
 			tc.setup(r)
-			d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main", FindCopies: withCopies[tc.name]})
+			d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main", FindCopies: withCopies[tc.name]})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -314,14 +315,14 @@ func TestLoad(t *testing.T) {
 				d.BaseSHA != strings.TrimSpace(r.git("rev-parse", "main")) || d.MergeBase != d.BaseSHA {
 				t.Errorf("revisions: %+v", d)
 			}
-			if root, _ := filepath.EvalSymlinks(r.dir); d.Root != root {
+			if root, _ := filepath.EvalSymlinks(r.Dir); d.Root != root {
 				t.Errorf("Root = %q, want %q", d.Root, root)
 			}
 			checkOracle(t, r, d, withCopies[tc.name])
 			if !tc.golden {
 				return
 			}
-			raw, err := git.Runner{Dir: r.dir}.Output(context.Background(), git.PatchArgs(d.MergeBase, d.HeadSHA, withCopies[tc.name])...)
+			raw, err := git.Runner{Dir: r.Dir}.Output(context.Background(), git.PatchArgs(d.MergeBase, d.HeadSHA, withCopies[tc.name])...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -463,7 +464,7 @@ func TestLoadConfigProof(t *testing.T) {
 	r.remove("sub/z.go")
 	r.write("sub/y.go", numbered("", 10)+"more\n")
 	r.commit("change")
-	opts := Options{Dir: filepath.Join(r.dir, "sub"), Base: "main"}
+	opts := Options{Dir: filepath.Join(r.Dir, "sub"), Base: "main"}
 
 	clean, err := Load(context.Background(), opts)
 	if err != nil {
@@ -474,7 +475,7 @@ func TestLoadConfigProof(t *testing.T) {
 		{"diff.noprefix", "true"}, {"diff.mnemonicPrefix", "true"}, {"color.ui", "always"},
 		{"color.diff", "always"}, {"diff.external", "false"}, {"diff.suppressBlankEmpty", "true"},
 		{"diff.renames", "false"}, {"diff.relative", "true"}, {"core.quotePath", "true"},
-		{"diff.orderFile", filepath.Join(r.dir, "order.txt")}, {"diff.context", "0"},
+		{"diff.orderFile", filepath.Join(r.Dir, "order.txt")}, {"diff.context", "0"},
 		{"diff.interHunkContext", "10"}, {"diff.srcPrefix", "x/"}, {"diff.dstPrefix", "y/"},
 		{"core.pager", "false"},
 	} {
@@ -511,7 +512,7 @@ func TestLoadWarnings(t *testing.T) {
 		r.write(fmt.Sprintf("b%d.txt", i), strings.Replace(numbered(fmt.Sprintf("file %d\n", i), 20), "line 5\n", "line five\n", 1))
 	}
 	r.commit("move")
-	d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main"})
+	d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -519,7 +520,7 @@ func TestLoadWarnings(t *testing.T) {
 		t.Fatalf("without a limit: %d files, warnings %q", len(d.Files), d.Warnings)
 	}
 	r.git("config", "diff.renameLimit", "1")
-	d, err = Load(context.Background(), Options{Dir: r.dir, Base: "main"})
+	d, err = Load(context.Background(), Options{Dir: r.Dir, Base: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,14 +539,14 @@ func TestLoadIgnore(t *testing.T) {
 	r.write("api/v1/api.pb.go", "package v1\n")
 	r.commit("add")
 	// A glob without a slash matches names at any depth, as the tools do.
-	d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main", Ignore: []string{"vendor/**", "**/*.md", "*.pb.go"}})
+	d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main", Ignore: []string{"vendor/**", "**/*.md", "*.pb.go"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(d.Files) != 1 || d.Files[0].Path != "main.go" {
 		t.Errorf("files = %s, want main.go only", goldenJSON(t, d.Files))
 	}
-	if _, err := Load(context.Background(), Options{Dir: r.dir, Base: "main", Ignore: []string{"[bad"}}); err == nil ||
+	if _, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main", Ignore: []string{"[bad"}}); err == nil ||
 		!strings.Contains(err.Error(), `"[bad"`) {
 		t.Errorf("bad pattern: err = %v", err)
 	}
@@ -562,7 +563,7 @@ func TestLoadErrors(t *testing.T) {
 	})
 	t.Run("bare repository", func(t *testing.T) {
 		dir := t.TempDir()
-		r := &repo{t: t, dir: dir}
+		r := &repo{gittest.In(t, dir), t}
 		r.git("init", "-q", "--bare")
 		if _, err := Load(ctx, Options{Dir: dir, Base: "main"}); !errors.Is(err, ErrNotRepo) {
 			t.Fatalf("err = %v, want ErrNotRepo", err)
@@ -590,7 +591,7 @@ func TestLoadErrors(t *testing.T) {
 	for _, tc := range revCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("CI", tc.ci)
-			_, err := Load(ctx, Options{Dir: r.dir, Base: tc.base})
+			_, err := Load(ctx, Options{Dir: r.Dir, Base: tc.base})
 			var rev *RevError
 			if !errors.As(err, &rev) {
 				t.Fatalf("err = %v, want *RevError", err)
@@ -605,14 +606,14 @@ func TestLoadErrors(t *testing.T) {
 		r.git("checkout", "-q", "--orphan", "other")
 		r.write("b.txt", "b\n")
 		r.commit("unrelated")
-		_, err := Load(ctx, Options{Dir: r.dir, Base: "main"})
+		_, err := Load(ctx, Options{Dir: r.Dir, Base: "main"})
 		if !errors.Is(err, ErrNoMergeBase) || !strings.Contains(err.Error(), "unrelated") {
 			t.Fatalf("err = %v, want ErrNoMergeBase", err)
 		}
 		r.git("checkout", "-q", "main")
 	})
 	t.Run("empty diff", func(t *testing.T) {
-		d, err := Load(ctx, Options{Dir: r.dir, Base: "main"})
+		d, err := Load(ctx, Options{Dir: r.Dir, Base: "main"})
 		if err != nil || len(d.Files) != 0 {
 			t.Fatalf("Load = %+v, %v; want no files", d, err)
 		}
@@ -623,7 +624,7 @@ func TestLoadErrors(t *testing.T) {
 	})
 	t.Run("empty repository", func(t *testing.T) {
 		e := newRepo(t)
-		_, err := Load(ctx, Options{Dir: e.dir, Base: "main"})
+		_, err := Load(ctx, Options{Dir: e.Dir, Base: "main"})
 		var rev *RevError
 		if !errors.As(err, &rev) {
 			t.Fatalf("err = %v, want *RevError", err)
@@ -631,14 +632,14 @@ func TestLoadErrors(t *testing.T) {
 	})
 	t.Run("git missing", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
-		if _, err := Load(ctx, Options{Dir: r.dir, Base: "main"}); !errors.Is(err, ErrGitMissing) {
+		if _, err := Load(ctx, Options{Dir: r.Dir, Base: "main"}); !errors.Is(err, ErrGitMissing) {
 			t.Fatalf("err = %v, want ErrGitMissing", err)
 		}
 	})
 	t.Run("canceled", func(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
-		if _, err := Load(cctx, Options{Dir: r.dir, Base: "main"}); !errors.Is(err, context.Canceled) {
+		if _, err := Load(cctx, Options{Dir: r.Dir, Base: "main"}); !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
 	})
@@ -654,7 +655,7 @@ func TestChanged(t *testing.T) {
 	content = strings.Replace(content, "line 30\n", "", 1)
 	r.write("f.go", content)
 	r.commit("change")
-	d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main"})
+	d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -703,7 +704,7 @@ func TestExactMoveOverview(t *testing.T) {
 		}
 		r := newRepo(t)
 		setup(r)
-		d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main", FindCopies: withCopies[name]})
+		d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main", FindCopies: withCopies[name]})
 		if err != nil {
 			t.Fatal(err)
 		}
