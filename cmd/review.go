@@ -212,6 +212,11 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		}
 	}
 	err = failOn(opts.IO, res.Findings, set.FailOn, open, pt.changeNoun())
+	if err == nil && set.FailUnreviewed && len(res.NotReviewed) > 0 {
+		// A team can gate on a review that left part of the change out.
+		fmt.Fprintf(opts.IO.ErrOut, "review: %s, and --fail-on names unreviewed: exit code 3\n", review.Unreviewed(res.NotReviewed))
+		err = errFindings
+	}
 	if out.Failed != nil {
 		failed := runError(ctx, res.RunID, out.Failed)
 		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(errorLine(failed), 0))

@@ -179,5 +179,5 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&a.ExactCounts, "exact-counts", false, "count every token figure exactly; by default figures far from every limit, where upper bounds decide, are estimates marked as such")
 	fl.BoolVar(&a.NoRedact, "no-redact", false, "send and store text as it is, secrets included (for a local model); redaction of secrets is on by default")
 	fl.StringVar(&a.ConfigFrom, "config-from", "", "read the repository's .review.yaml from the base revision (base) or the work tree (worktree); default: base in CI (GITHUB_ACTIONS or CI), worktree elsewhere")
-	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical (default: $REVIEW_FAIL_ON, the configuration files, or none)")
+	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical; add unreviewed (high,unreviewed) to fail also when part of the change was not reviewed (default: $REVIEW_FAIL_ON, the configuration files, or none)")
 }

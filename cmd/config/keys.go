@@ -236,16 +236,45 @@ func pruneTarget(label string, v any) (any, error) {
 }
 
 // failOnSeverity reads a --fail-on threshold; "none" is the empty severity.
+// A value with "unreviewed" ("high,unreviewed", or "unreviewed" alone) is
+// a FailOn: the review also fails when it left part of the change out.
 func failOnSeverity(label string, v any) (any, error) {
-	s := strings.TrimSpace(v.(string))
-	if strings.EqualFold(s, "none") {
-		return review.Severity(""), nil
+	raw := strings.TrimSpace(v.(string))
+	var fo FailOn
+	for _, s := range strings.Split(raw, ",") {
+		s = strings.TrimSpace(s)
+		switch {
+		case strings.EqualFold(s, "none") && !strings.Contains(raw, ","):
+			return review.Severity(""), nil
+		case strings.EqualFold(s, "unreviewed") && !fo.Unreviewed:
+			fo.Unreviewed = true
+		default:
+			sev, err := review.ParseSeverity(s)
+			if err != nil || fo.Severity != "" {
+				return nil, fmt.Errorf("unknown %s %q: use none, info, low, medium, high or critical, and unreviewed (high,unreviewed)", label, raw)
+			}
+			fo.Severity = sev
+		}
 	}
-	sev, err := review.ParseSeverity(s)
-	if err != nil {
-		return nil, fmt.Errorf("unknown %s %q: use none, info, low, medium, high or critical", label, s)
+	if !fo.Unreviewed {
+		return fo.Severity, nil
 	}
-	return sev, nil
+	return fo, nil
+}
+
+// FailOn is a --fail-on that names unreviewed: a severity (or none), and
+// whether a review that left part of the change out fails too.
+type FailOn struct {
+	Severity   review.Severity
+	Unreviewed bool
+}
+
+// String is the value as it is written.
+func (f FailOn) String() string {
+	if f.Severity == "" {
+		return "unreviewed"
+	}
+	return string(f.Severity) + ",unreviewed"
 }
 
 // suggest returns the known name a mistyped one most likely meant, or "".

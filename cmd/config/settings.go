@@ -23,6 +23,9 @@ type Settings struct {
 	// FailOn is the least severity that fails the command with exit 3, or
 	// "" for none.
 	FailOn review.Severity
+	// FailUnreviewed fails the command with exit 3 when the review left
+	// part of the change out (--fail-on unreviewed).
+	FailUnreviewed bool
 	// Severity overrides the severity of findings by category.
 	Severity map[string]review.Severity
 	// Deadline bounds the whole run, all requests and retries; 0 is none.
@@ -188,7 +191,12 @@ func (e *Effective) apply() error {
 	s.Store = e.values["store"].v.(string)
 	s.Tokenizer = e.values["tokenizer"].v.(string)
 	s.OffDiff = review.OffDiff(e.values["off_diff"].v.(string))
-	s.FailOn = e.values["fail_on"].v.(review.Severity)
+	switch fo := e.values["fail_on"].v.(type) {
+	case review.Severity:
+		s.FailOn = fo
+	case FailOn:
+		s.FailOn, s.FailUnreviewed = fo.Severity, fo.Unreviewed
+	}
 	s.Instructions = e.values["instructions"].v.(string)
 	s.Ignore = e.values["ignore"].v.([]string)
 	s.Severity = e.values["severity"].v.(map[string]review.Severity)

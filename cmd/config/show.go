@@ -45,6 +45,8 @@ func (e *Effective) Rows() Rows {
 			r.Text = strconv.FormatFloat(x, 'g', -1, 64)
 		case bool:
 			r.Text = strconv.FormatBool(x)
+		case FailOn:
+			r.Value, r.Text = x.String(), x.String()
 		case review.Severity:
 			r.Value, r.Text = string(x), string(x)
 			if x == "" {
