@@ -1,6 +1,7 @@
 package review
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -51,6 +52,30 @@ type NotReviewed struct {
 	diffctx.Left
 	// Reason is the cap: one of the Reason constants.
 	Reason string `json:"reason"`
+}
+
+// notReviewedJSON is NotReviewed as JSON writes it.
+type notReviewedJSON struct {
+	Path   string `json:"path"`
+	Hunks  int    `json:"hunks_not_reviewed"`
+	All    int    `json:"hunks"`
+	Reason string `json:"reason"`
+}
+
+// MarshalJSON writes a path that is not UTF-8 quoted, as every path of
+// the JSON outputs is (text.JSONPath), so it names the file exactly.
+func (n NotReviewed) MarshalJSON() ([]byte, error) {
+	return json.Marshal(notReviewedJSON{Path: text.JSONPath(n.Path), Hunks: n.Hunks, All: n.All, Reason: n.Reason})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (n *NotReviewed) UnmarshalJSON(b []byte) error {
+	var j notReviewedJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*n = NotReviewed{Left: diffctx.Left{Path: text.PathFromJSON(j.Path), Hunks: j.Hunks, All: j.All}, Reason: j.Reason}
+	return nil
 }
 
 // Unreviewed says in a few words how much of the change a review left out:
