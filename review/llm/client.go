@@ -367,14 +367,32 @@ func Local(baseURL string) bool {
 }
 
 // DisplayURL is raw without user info, query and fragment: the form of a
-// base URL that may be shown, logged or stored, since a gateway's
-// credentials ("user:password@", "?api-key=") travel in those parts.
+// URL that may be shown, logged or stored, since a gateway's credentials
+// ("user:password@", "?api-key=", "&sig=") travel in those parts. Every
+// message, table and record that names an endpoint shows it this way. A
+// URL written without its scheme ("localhost:11434/v1",
+// "user:pw@host/v1") keeps what follows its last "@".
 func DisplayURL(raw string) string {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return "(unparsable URL)"
 	}
-	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+	shown := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+	if u.Opaque != "" {
+		shown.Opaque = afterAt(u.Opaque)
+	}
+	if u.Host == "" {
+		shown.Path = afterAt(u.Path)
+	}
+	return shown.String()
+}
+
+// afterAt is s after its last "@": what precedes it may be user info.
+func afterAt(s string) string {
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
 }
 
 // ErrContextLength is matched (errors.Is) by an APIError saying the request
