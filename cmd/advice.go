@@ -128,6 +128,9 @@ var advisers = []adviser{
 		}
 		return advice{do: "check that the server is up and not overloaded, or allow more time per request with --timeout (REVIEW_TIMEOUT)"}, true
 	}),
+	on(func(e *llm.AnswerSizeError) (advice, bool) {
+		return advice{do: "the model may have repeated itself, or the server ignores max_tokens: run the review again or try another model; if answers this long are expected, raise --answer-reserve (the limit grows with it)"}, true
+	}),
 	on(func(e *llm.TruncatedError) (advice, bool) {
 		return advice{do: "check the server's logs (a proxy's idle timeout cuts long streams), or read answers whole with --stream=false"}, true
 	}),

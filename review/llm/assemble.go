@@ -51,6 +51,15 @@ type assembler struct {
 	choices       bool // an event had a choice
 }
 
+// size is the text assembled so far, as answerSize counts it.
+func (a *assembler) size() int {
+	n := len(a.content) + len(a.reasoning) + len(a.refusal)
+	for _, c := range a.calls {
+		n += len(c.name) + len(c.args)
+	}
+	return n
+}
+
 // add reads one event's data (the JSON after "data:").
 func (a *assembler) add(data []byte) error {
 	c, err := wire.DecodeChunk(data)

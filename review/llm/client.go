@@ -271,15 +271,40 @@ func (c *Client) complete(ctx context.Context, req Request, hook func([]byte)) (
 	if hook != nil {
 		hook(body)
 	}
-	ex, err := c.send(ctx, body, req.stream)
-	if err == nil && ex.bad != nil {
-		err = ex.bad
-	}
-	if err == nil {
-		var r *Reply
-		if r, err = DecodeReply(ex.status, ex.body); err == nil {
-			r.Request, r.Response, r.Attempts, r.Stream, r.whole = body, ex.body, ex.attempts, ex.stream, ex.whole
-			return r, nil
+	var (
+		ex       exchange
+		attempts int
+	)
+	for answers := 1; ; answers++ {
+		ex, err = c.send(ctx, body, req.stream, req.MaxTokens)
+		attempts += ex.attempts
+		if err == nil && ex.bad != nil {
+			err = ex.bad
+		}
+		if err == nil {
+			var r *Reply
+			if r, err = DecodeReply(ex.status, ex.body); err == nil {
+				err = c.checkSize(r, req.MaxTokens)
+			}
+			if err == nil {
+				r.Request, r.Response, r.Attempts, r.Stream, r.whole = body, ex.body, attempts, ex.stream, ex.whole
+				return r, nil
+			}
+		}
+		var big *AnswerSizeError
+		if !errors.As(err, &big) {
+			break
+		}
+		// What the model sent is kept for the record only up to the
+		// limit: the rest is what must not reach the store.
+		ex.body = ex.body[:min(len(ex.body), big.Limit)]
+		big.Answers, big.Attempts = answers, attempts
+		if answers >= maxAnswers || ctx.Err() != nil {
+			break
+		}
+		// A model caught repeating itself may not be the next time.
+		if c.cfg.OnRetry != nil {
+			c.cfg.OnRetry(attempts, 0, err)
 		}
 	}
 	var ae *APIError
@@ -287,7 +312,7 @@ func (c *Client) complete(ctx context.Context, req Request, hook func([]byte)) (
 		ae.NoKey = c.cfg.APIKey == ""
 		ae.URLSetting = c.cfg.BaseURLFrom
 	}
-	return &Reply{Request: body, Response: ex.body, Attempts: ex.attempts, Stream: ex.stream}, err
+	return &Reply{Request: body, Response: ex.body, Attempts: attempts, Stream: ex.stream}, err
 }
 
 type sendHookKey struct{}
