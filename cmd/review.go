@@ -438,12 +438,12 @@ func windowUsage(err error) error {
 func runError(ctx context.Context, id string, err error) error {
 	var de *deadlineError
 	if errors.As(context.Cause(ctx), &de) {
-		return fmt.Errorf("run %s: %w", id, de)
+		return &runFailed{id, fmt.Errorf("run %s: %w", id, de)}
 	}
 	if errors.Is(err, llm.ErrContextLength) {
-		return fmt.Errorf("run %s: %w; make the requests smaller with a lower --static-share or --preview-chars, or give the model's real window with --context-window", id, err)
+		return &runFailed{id, fmt.Errorf("run %s: %w; make the requests smaller with a lower --static-share or --preview-chars, or give the model's real window with --context-window", id, err)}
 	}
-	return fmt.Errorf("run %s: %w", id, err)
+	return &runFailed{id, fmt.Errorf("run %s: %w", id, err)}
 }
 
 // deadlineError is the cause of a run stopped by --deadline.
