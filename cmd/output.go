@@ -12,22 +12,34 @@ import (
 
 // writeOutput writes to path, or to standard output when path is empty. A
 // file is written beside its destination and renamed into place, so a
-// failure never leaves a half-written report where CI expects a whole one.
-// Standard output is written unfiltered: every format of review/report
-// makes its own output safe to print, and the github format's workflow
-// commands must reach the runner as they are.
+// failure never leaves a half-written report where CI expects a whole one;
+// a path that is no regular file (/dev/stdout, a named pipe) is written in
+// place, never replaced. Standard output is written unfiltered: every
+// format of review/report makes its own output safe to print, and the
+// github format's workflow commands must reach the runner as they are. A
+// write that fails (a full disk, a closed pipe) is an error, whichever
+// writer the format used.
 func writeOutput(s *IOStreams, path string, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
-		return write(s.rawOut())
+		if err := writeChecked(s.rawOut(), write); err != nil {
+			return fmt.Errorf("cannot write to standard output: %w", err)
+		}
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		if fi.IsDir() {
+			return fmt.Errorf("cannot write %s: it is a directory", path)
+		}
+		return writeInPlace(path, write)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
+	if err := writeChecked(tmp, write); err != nil {
 		tmp.Close()
-		return err
+		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
@@ -40,6 +52,108 @@ func writeOutput(s *IOStreams, path string, write func(io.Writer) error) error {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return nil
+}
+
+// writeInPlace writes to a path that is not a regular file.
+func writeInPlace(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err := writeChecked(f, write); err != nil {
+		f.Close()
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeChecked runs write on w and returns the first error of a write to
+// w, should write not: formats that print with fmt.Fprintf drop them.
+func writeChecked(w io.Writer, write func(io.Writer) error) error {
+	cw := &checkedWriter{w: w}
+	if err := write(cw); err != nil {
+		return err
+	}
+	return cw.err
+}
+
+// checkedWriter keeps the first error of its writes, and writes nothing
+// after it.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	c.err = err
+	return n, err
+}
+
+// checkOutputs refuses, before a review starts, outputs it could not write
+// after the model ran: two outputs to one file or both to standard output
+// (a usage error), and a file whose directory is missing or not writable.
+// The check writes an empty file beside each destination and removes it,
+// as the output itself will be written, so a read-only file system or a
+// full quota is found too.
+func checkOutputs(outs []output) error {
+	seen := map[string]string{}
+	for _, o := range outs {
+		key, shown := "-", "standard output"
+		if o.path != "" && o.path != "-" {
+			abs, err := filepath.Abs(o.path)
+			if err != nil {
+				return fmt.Errorf("cannot write %s: %w", o.path, err)
+			}
+			key, shown = abs, o.path
+		}
+		if prev, ok := seen[key]; ok {
+			return usageErrorf("the %s and %s outputs both go to %s: give each output its own file", prev, o.format.Name, shown)
+		}
+		seen[key] = o.format.Name
+		if key == "-" {
+			continue
+		}
+		if err := checkWritable(o.path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkWritable reports whether a file can be written at path as
+// writeOutput writes it.
+func checkWritable(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("cannot write %s: it is a directory", path)
+	case err == nil && !fi.Mode().IsRegular():
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("cannot write %s: %w", path, err)
+		}
+		return f.Close()
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("cannot write %s: directory %s does not exist", path, dir)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
 }
 
 // lookupFormat finds the format of k called name; "" is k's default. An

@@ -157,6 +157,11 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
+	// Before the model is called: a report it cannot write would waste
+	// the tokens spent on it.
+	if err := checkOutputs(outs); err != nil {
+		return err
+	}
 	var pt *postTarget
 	if !opts.DryRun || !knownHost(opts.Post) {
 		if pt, err = postTargetFrom(opts); err != nil {
