@@ -65,6 +65,9 @@ const defaultURLSetting = "OPENAI_BASE_URL (or --base-url)"
 // chain advises on it.
 var advisers = []adviser{
 	// The store (toolmem).
+	on(func(e *heldError) (advice, bool) {
+		return advice{do: heldAdvice, code: ExitLocked}, true
+	}),
 	on(func(e *toolmem.LockedError) (advice, bool) {
 		return advice{do: "wait for it to finish or use --store DIR", code: ExitLocked}, true
 	}),
