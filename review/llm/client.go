@@ -203,11 +203,9 @@ func NewClient(cfg ClientConfig) *Client {
 	if cfg.MaxDelay < cfg.BaseDelay {
 		cfg.MaxDelay = cfg.BaseDelay
 	}
-	c := &Client{cfg: cfg, http: cfg.HTTPClient}
-	if c.http == nil {
-		c.http = &http.Client{}
-	}
+	c := &Client{cfg: cfg}
 	c.endpoint, c.site, c.urlErr = endpointURL(cfg.BaseURL)
+	c.http = keepCredentialsHome(cfg.HTTPClient, hostOf(c.endpoint))
 	c.header = http.Header{
 		"Content-Type": {"application/json"},
 		"Accept":       {"application/json"},

@@ -1,6 +1,9 @@
 package llm
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -32,5 +35,37 @@ func TestDisplayURL(t *testing.T) {
 		if strings.Contains(got, "SECRET") {
 			t.Errorf("DisplayURL(%q) shows a credential: %q", tt.raw, got)
 		}
+	}
+}
+
+// TestRedirectKeepsCredentials: a model endpoint that redirects to another
+// host (a 307 keeps the method and body) is followed, but neither the API
+// key, a gateway's credential header nor the URL it left (in Referer, with
+// its query) goes there; other headers do.
+func TestRedirectKeepsCredentials(t *testing.T) {
+	var got http.Header
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"choices": [{"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}]}`))
+	}))
+	defer other.Close()
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer api.Close()
+	c := newTestClient(api.URL+"/v1?api-key=q-SECRET", nil, func(c *ClientConfig) {
+		c.Headers = map[string]string{"Api-Key": "gw-SECRET", "X-Route": "eu"}
+		c.HTTPClient = &http.Client{}
+	})
+	r, err := c.Complete(context.Background(), testRequest())
+	if err != nil || r.Message.Content != "ok" {
+		t.Fatalf("%v, %+v", err, r)
+	}
+	if got.Get("Authorization") != "" || got.Get("Api-Key") != "" || got.Get("Referer") != "" || got.Get("X-Route") != "eu" {
+		t.Errorf("the other host got %v", got)
+	}
+	if c.cfg.HTTPClient.CheckRedirect != nil {
+		t.Errorf("the caller's client was changed")
 	}
 }
