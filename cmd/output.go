@@ -54,6 +54,27 @@ func writeOutput(s *IOStreams, path string, write func(io.Writer) error) error {
 	return nil
 }
 
+// watchOut makes every write to the process's standard output go through
+// one checkedWriter, which it returns: a command whose output could not
+// be written (a full disk, a closed file) must not exit 0, whichever
+// writer printed it.
+func watchOut(s *IOStreams) *checkedWriter {
+	cw := &checkedWriter{w: s.RawOut}
+	s.RawOut = cw
+	s.Out = text.NewWriter(cw)
+	return cw
+}
+
+// outFailed turns the exit code of a command whose standard output failed
+// (see watchOut) into ExitError, saying so, unless it failed already.
+func outFailed(cw *checkedWriter, code int, errOut io.Writer) int {
+	if cw.err == nil || code != ExitOK {
+		return code
+	}
+	fmt.Fprintf(errOut, "review: cannot write to standard output: %v\n", cw.err)
+	return ExitError
+}
+
 // writeInPlace writes to a path that is not a regular file.
 func writeInPlace(path string, write func(io.Writer) error) error {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)

@@ -28,9 +28,10 @@ func Main() int {
 	defer stop()
 	f := &Factory{IO: System(), Getenv: os.Getenv, Now: time.Now}
 	f.IO.ActionsLog = f.Getenv("GITHUB_ACTIONS") == "true"
+	out := watchOut(f.IO)
 	code := run(ctx, f, os.Args[1:])
 	f.IO.Flush()
-	return code
+	return outFailed(out, code, f.IO.ErrOut)
 }
 
 func run(ctx context.Context, f *Factory, args []string) int {
