@@ -18,8 +18,8 @@ import (
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // signalContext is the context of a command, cancelled by the first of
-// stopSignals; a second signal meets Go's default again, which ends the
-// process at once, for a command that does not stop.
+// stopSignals. Signals after it change nothing while the command records
+// how its run ended and closes the store.
 func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), stopSignals...)
 }
