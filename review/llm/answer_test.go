@@ -73,3 +73,27 @@ func TestAnswerCap(t *testing.T) {
 		}
 	}
 }
+
+// TestReasoningCap: reasoning may run longer than the answer cap (a
+// reasoner thinks for up to 32K tokens whatever max_tokens says), up to
+// ReasoningLimit.
+func TestReasoningCap(t *testing.T) {
+	think := func(n int) string {
+		b, _ := json.Marshal(strings.Repeat("hmm ", n/4))
+		return fmt.Sprintf(`{"reasoning_content": %s, "content": "ok", "chunk_bytes": 4096}`, b)
+	}
+	for _, stream := range []bool{false, true} {
+		edit := func(c *ClientConfig) { c.Stream = stream }
+		srv := reviewtest.Serve(t, "["+think(200<<10)+"]")
+		r, err := newTestClient(srv.URL, nil, edit).Complete(context.Background(), testRequest())
+		if err != nil || r.Message.Content != "ok" || len(r.Reasoning) < 200<<10 {
+			t.Fatalf("stream=%v: %v", stream, err)
+		}
+		srv = reviewtest.Serve(t, "["+think(ReasoningLimit+8)+","+think(ReasoningLimit+8)+"]")
+		_, err = newTestClient(srv.URL, nil, edit).Complete(context.Background(), testRequest())
+		var big *AnswerSizeError
+		if !errors.As(err, &big) || !big.Reasoning || !strings.Contains(err.Error(), "sent reasoning") {
+			t.Fatalf("stream=%v: err = %v, want reasoning over the limit", stream, err)
+		}
+	}
+}

@@ -51,9 +51,10 @@ type assembler struct {
 	choices       bool // an event had a choice
 }
 
-// size is the text assembled so far, as answerSize counts it.
+// size is the text assembled so far, as answerSize counts it (refusal
+// too; reasoning apart).
 func (a *assembler) size() int {
-	n := len(a.content) + len(a.reasoning) + len(a.refusal)
+	n := len(a.content) + len(a.refusal)
 	for _, c := range a.calls {
 		n += len(c.name) + len(c.args)
 	}

@@ -265,9 +265,9 @@ func (c *Client) attemptStream(ctx context.Context, body []byte, maxTokens int) 
 			got.bad = fmt.Errorf("%w: %v", ErrBadResponse, aerr)
 			return got, nil
 		}
-		if n := a.size(); n > AnswerLimit(maxTokens) {
+		if big := c.sizeError(a.size(), len(a.reasoning), maxTokens, true); big != nil {
 			got.body = c.redactBody(bytes.Clone(d.m.raw.Bytes()))
-			got.bad = &AnswerSizeError{Site: c.site, Bytes: n, Limit: AnswerLimit(maxTokens), MaxTokens: maxTokens, Cut: true}
+			got.bad = big
 			return got, nil
 		}
 		if hook != nil {
