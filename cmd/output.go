@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -171,7 +173,12 @@ func checkWritable(path string) error {
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		// The error names the probe, not the output.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot write %s: directory %s is not writable: %w", path, dir, err)
 	}
 	tmp.Close()
 	return os.Remove(tmp.Name())
