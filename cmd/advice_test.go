@@ -29,6 +29,8 @@ func TestAdvice(t *testing.T) {
 	}{
 		{"locked", &toolmem.LockedError{Dir: dir, Waited: 300 * time.Millisecond},
 			"tool memory at /r/.git/review is in use by another review (waited 300ms): wait for it to finish or use --store DIR", ExitLocked},
+		{"held, for a reader", &heldError{LockedError: &toolmem.LockedError{Dir: dir}, pid: 4321},
+			"tool memory at /r/.git/review is in use by a review running now (process 4321): 'review runs', 'replay', 'memory' and 'doctor' read it once that review ends; wait for it, set REVIEW_LOCK_WAIT (e.g. 5m) to wait here, or use --store DIR", ExitLocked},
 		{"damaged store", &toolmem.DamagedError{Dir: dir, Reason: "its MANIFEST is missing"},
 			"tool memory at /r/.git/review is damaged (its MANIFEST is missing); it was left as it is: move it aside to start afresh (mv /r/.git/review /r/.git/review.damaged), and see 'review doctor --store /r/.git/review' for details", ExitDamaged},
 		{"damaged record", fmt.Errorf("reading run x: %w", &toolmem.DamagedError{Dir: dir, Record: "run x", Reason: "it fails its checksum"}),
@@ -71,6 +73,8 @@ func TestAdvice(t *testing.T) {
 			"model endpoint http://127.0.0.1:1/v1 did not finish its streamed answer within 2m0s (1 byte received): allow more time per request with --timeout (REVIEW_TIMEOUT), or a smaller answer with --answer-reserve", ExitError},
 		{"answer timeout", wrap(&llm.TimeoutError{Site: site, Phase: llm.PhaseAnswer, Limit: 200 * time.Millisecond, Attempts: 4}),
 			"run 20260101-000000-abcd: model endpoint http://127.0.0.1:1/v1 did not answer within 200ms (4 attempts): check that the server is up and not overloaded, or allow more time per request with --timeout (REVIEW_TIMEOUT)", ExitError},
+		{"answer too large", wrap(&llm.AnswerSizeError{Site: site, Bytes: 10 << 20, Limit: 256 << 10, MaxTokens: 8192, Answers: 2, Attempts: 2}),
+			"run 20260101-000000-abcd: model endpoint http://127.0.0.1:1/v1 sent an answer of 10.0 MiB, over the limit of 256 KiB (32 bytes for each of the 8192 tokens asked for), in each of 2 answers: the model may have repeated itself, or the server ignores max_tokens: run the review again or try another model; if answers this long are expected, raise --answer-reserve (the limit grows with it)", ExitError},
 		{"truncated", &llm.TruncatedError{Site: site, Received: 99},
 			"model endpoint http://127.0.0.1:1/v1 closed the stream before the answer ended (99 bytes received, no finish_reason): check the server's logs (a proxy's idle timeout cuts long streams), or read answers whole with --stream=false", ExitError},
 		{"refused", &llm.ConnectError{Site: site, Detail: "connection refused", Attempts: 2},

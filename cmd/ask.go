@@ -87,6 +87,9 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOutputs([]output{{format: format, path: opts.Output}}); err != nil {
+		return err
+	}
 	opts.base = opts.Base
 	set, err := opts.resolve(opts.Getenv, opts.Dir)
 	if err != nil {

@@ -157,6 +157,11 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
+	// Before the model is called: a report it cannot write would waste
+	// the tokens spent on it.
+	if err := checkOutputs(outs); err != nil {
+		return err
+	}
 	var pt *postTarget
 	if !opts.DryRun || !knownHost(opts.Post) {
 		if pt, err = postTargetFrom(opts); err != nil {
@@ -449,12 +454,12 @@ func windowUsage(err error) error {
 func runError(ctx context.Context, id string, err error) error {
 	var de *deadlineError
 	if errors.As(context.Cause(ctx), &de) {
-		return fmt.Errorf("run %s: %w", id, de)
+		return &runFailed{id, fmt.Errorf("run %s: %w", id, de)}
 	}
 	if errors.Is(err, llm.ErrContextLength) {
-		return fmt.Errorf("run %s: %w; make the requests smaller with a lower --static-share or --preview-chars, or give the model's real window with --context-window", id, err)
+		return &runFailed{id, fmt.Errorf("run %s: %w; make the requests smaller with a lower --static-share or --preview-chars, or give the model's real window with --context-window", id, err)}
 	}
-	return fmt.Errorf("run %s: %w", id, err)
+	return &runFailed{id, fmt.Errorf("run %s: %w", id, err)}
 }
 
 // deadlineError is the cause of a run stopped by --deadline.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,13 +24,14 @@ type Factory struct {
 
 // Main runs the review command line and returns the process exit code.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	f := &Factory{IO: System(), Getenv: os.Getenv, Now: time.Now}
 	f.IO.ActionsLog = f.Getenv("GITHUB_ACTIONS") == "true"
+	out := watchOut(f.IO)
 	code := run(ctx, f, os.Args[1:])
 	f.IO.Flush()
-	return code
+	return outFailed(out, code, f.IO.ErrOut)
 }
 
 func run(ctx context.Context, f *Factory, args []string) int {
@@ -43,7 +42,7 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		return ExitOK
 	}
 	if ctx.Err() != nil && !isOutcome(err) {
-		fmt.Fprintln(f.IO.ErrOut, "review: interrupted")
+		fmt.Fprintln(f.IO.ErrOut, interruptedLine(err))
 		return ExitInterrupted
 	}
 	if !isOutcome(err) {

@@ -97,11 +97,15 @@ func (a *agentFlags) effective(getenv func(string) string, dir string) (*config.
 	return e, flagUsage(err)
 }
 
-// flagUsage makes a mistake in the flags a usage error, so it exits with
-// ExitUsage; mistakes in variables and files stay plain errors.
+// flagUsage makes a mistake in the flags or the environment variables a
+// usage error, so it exits with ExitUsage; mistakes in files stay plain
+// errors.
 func flagUsage(err error) error {
-	var fe *config.FlagError
-	if errors.As(err, &fe) {
+	var (
+		fe *config.FlagError
+		ee *config.EnvError
+	)
+	if errors.As(err, &fe) || errors.As(err, &ee) {
 		return &UsageError{Err: err}
 	}
 	return err

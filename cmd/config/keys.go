@@ -12,6 +12,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -165,7 +166,9 @@ func httpURL(label string, v any) (any, error) {
 	s := strings.TrimSpace(v.(string))
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s must be an http or https URL, such as https://api.openai.com/v1, got %q", label, s)
+		// Shown as DisplayURL shows it: the credentials of a gateway
+		// (user:password@, ?api-key=) are no part of what is wrong.
+		return nil, fmt.Errorf("%s must be an http or https URL, such as https://api.openai.com/v1, got %q", label, llm.DisplayURL(s))
 	}
 	return s, nil
 }

@@ -76,10 +76,18 @@ type FlagError struct{ Err error }
 func (e *FlagError) Error() string { return e.Err.Error() }
 func (e *FlagError) Unwrap() error { return e.Err }
 
+// EnvError is a bad value in an environment variable that sets a key
+// ($REVIEW_TIMEOUT=abc): a mistake in how the command was invoked, as a
+// bad flag is, for a CI job sets both the same way.
+type EnvError struct{ Err error }
+
+func (e *EnvError) Error() string { return e.Err.Error() }
+func (e *EnvError) Unwrap() error { return e.Err }
+
 // Resolve computes the settings of a command. Precedence: flags, then
 // environment, then the repository's .review.yaml, then the user's
-// configuration file, then defaults. A bad flag is a *FlagError; a bad
-// variable or file is an error naming it.
+// configuration file, then defaults. A bad flag is a *FlagError, a bad
+// variable an *EnvError; a bad file is an error naming it.
 func Resolve(src Sources) (*Settings, error) {
 	e, err := Load(src)
 	if err != nil {
@@ -355,7 +363,7 @@ func envLayer(getenv func(string) string) (layer, error) {
 		}
 		v, err := parseString(k, "$"+k.Env, s)
 		if err != nil {
-			return nil, err
+			return nil, &EnvError{Err: err}
 		}
 		l[k.Name] = value{v: v, src: "env " + k.Env}
 	}

@@ -96,6 +96,13 @@ func (e *Effective) Rows() Rows {
 			}
 		}
 		switch k.Name {
+		case "base_url":
+			// A gateway's credentials travel in the URL; the table shows
+			// where requests go, never what opens it.
+			if r.Text != "" {
+				r.Text = llm.DisplayURL(r.Text)
+				r.Value = r.Text
+			}
 		case "store":
 			if r.Text == "" {
 				// The store's default lies in the repository's git

@@ -19,6 +19,7 @@ import (
 
 	"github.com/reviewdev/review/internal/backoff"
 	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/post"
 )
 
@@ -100,7 +101,7 @@ func newClient(o Options, head string) (*client, error) {
 	}
 	api, err := url.Parse(strings.TrimRight(o.APIURL, "/"))
 	if err != nil || (api.Scheme != "https" && api.Scheme != "http") || api.Host == "" || api.RawQuery != "" || api.Fragment != "" {
-		return nil, fmt.Errorf("cannot post to GitLab: API URL %q is not an http(s) URL; set CI_API_V4_URL, e.g. %s", o.APIURL, DefaultAPIURL)
+		return nil, fmt.Errorf("cannot post to GitLab: API URL %q is not an http(s) URL; set CI_API_V4_URL, e.g. %s", llm.DisplayURL(o.APIURL), DefaultAPIURL)
 	}
 	hc := http.Client{Timeout: requestTimeout}
 	if o.HTTPClient != nil {

@@ -70,8 +70,10 @@ type attemptResult struct {
 // send posts body to the endpoint, retrying rate limits, server errors,
 // timeouts and connection failures with capped exponential backoff and full
 // jitter. Every attempt sends the same bytes. The caller's context stops it
-// at once, also while waiting between attempts.
-func (c *Client) send(ctx context.Context, body []byte, stream bool) (exchange, error) {
+// at once, also while waiting between attempts. A streamed answer is read
+// no further than the cap for a request with max_tokens maxTokens (see
+// AnswerLimit).
+func (c *Client) send(ctx context.Context, body []byte, stream bool, maxTokens int) (exchange, error) {
 	var ex exchange
 	for {
 		ex.attempts++
@@ -80,7 +82,7 @@ func (c *Client) send(ctx context.Context, body []byte, stream bool) (exchange, 
 			err error
 		)
 		if stream {
-			got, err = c.attemptStream(ctx, body)
+			got, err = c.attemptStream(ctx, body, maxTokens)
 		} else {
 			got, err = c.attempt(ctx, body)
 		}

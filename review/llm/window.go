@@ -47,10 +47,7 @@ func DiscoverWindow(ctx context.Context, cfg ClientConfig, model string) (w Wind
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Window{}, false
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
+	hc := keepCredentialsHome(cfg.HTTPClient, u.Host)
 	get := func(method, rawURL string, body []byte) []byte {
 		rctx, cancel := context.WithTimeout(ctx, discoverTimeout)
 		defer cancel()
