@@ -40,6 +40,9 @@ func TestErrorsNameNoFlag(t *testing.T) {
 	gitRe := regexp.MustCompile(`\bgit [a-z-]+(?: [^\s:;,()]+)* $`)
 	commandRe := regexp.MustCompile(`\breview ([a-z]+)|'([a-z]+)'`)
 	check := func(pos token.Position, s string) {
+		if !strings.ContainsAny(s, " \t") {
+			return // one word, an argument to git ("--quiet"), not a message
+		}
 		for _, m := range flagRe.FindAllStringSubmatchIndex(s, -1) {
 			name := s[m[2]:m[3]]
 			if flags[name] && !gitRe.MatchString(s[:m[2]-2]) {

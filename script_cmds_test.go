@@ -425,13 +425,15 @@ func cmdReplayMatch(ts *testscript.TestScript, neg bool, args []string) {
 
 var runIDPattern = regexp.MustCompile(`run ([0-9]{8}-[0-9]{6}-[a-z0-9]+)`)
 
-// runid sets $RUN to the run ID the last command printed on stderr.
+// runid sets $RUN to the run ID the last command printed on stderr, and
+// $RUNSUFFIX to its random part.
 func cmdRunID(ts *testscript.TestScript, neg bool, args []string) {
 	m := runIDPattern.FindStringSubmatch(ts.ReadFile("stderr"))
 	if m == nil {
 		ts.Fatalf("no run ID in stderr")
 	}
 	ts.Setenv("RUN", m[1])
+	ts.Setenv("RUNSUFFIX", m[1][strings.LastIndexByte(m[1], '-')+1:])
 }
 
 // nogit drops every directory holding a git executable from $PATH, so a

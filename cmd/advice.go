@@ -65,6 +65,9 @@ const defaultURLSetting = "OPENAI_BASE_URL (or --base-url)"
 // chain advises on it.
 var advisers = []adviser{
 	// The store (toolmem).
+	on(func(e *heldError) (advice, bool) {
+		return advice{do: heldAdvice, code: ExitLocked}, true
+	}),
 	on(func(e *toolmem.LockedError) (advice, bool) {
 		return advice{do: "wait for it to finish or use --store DIR", code: ExitLocked}, true
 	}),
@@ -128,6 +131,9 @@ var advisers = []adviser{
 			return advice{do: "allow more time per request with --timeout (REVIEW_TIMEOUT), or a smaller answer with --answer-reserve"}, true
 		}
 		return advice{do: "check that the server is up and not overloaded, or allow more time per request with --timeout (REVIEW_TIMEOUT)"}, true
+	}),
+	on(func(e *llm.AnswerSizeError) (advice, bool) {
+		return advice{do: "the model may have repeated itself, or the server ignores max_tokens: run the review again or try another model; if answers this long are expected, raise --answer-reserve (the limit grows with it)"}, true
 	}),
 	on(func(e *llm.TruncatedError) (advice, bool) {
 		return advice{do: "check the server's logs (a proxy's idle timeout cuts long streams), or read answers whole with --stream=false"}, true

@@ -45,7 +45,8 @@ pruned. With --base instead of a run ID, a new run starts with the question as
 its first turn.`,
 		Example: `  review ask 20261122-153012-k3f9 "why is this a race?"
   review ask --base main "what could break for callers of Parse?"`,
-		Args: usageArgs(cobra.RangeArgs(1, 2)),
+		Args:              usageArgs(cobra.RangeArgs(1, 2)),
+		ValidArgsFunction: completeRunIDs(f),
 		RunE: func(c *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 2 && opts.Base != "":
@@ -86,10 +87,18 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOutputs([]output{{format: format, path: opts.Output}}); err != nil {
+		return err
+	}
 	opts.base = opts.Base
 	set, err := opts.resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err
+	}
+	if opts.RunID != "" {
+		if opts.RunID, err = lookupRunID(set.Store, opts.Getenv, opts.Dir, opts.IO.ErrOut, opts.RunID); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
@@ -102,11 +111,12 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	env, prog, done := runEnv(opts.IO, opts.Getenv, set, opts.Dir, false)
 	defer done()
 	env.Started = func(s *review.Session, plan *review.Plan) {
+		prog.begin(s.Usage)
 		if plan != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "review: run %s · model %s\n", s.Run.ID, set.Model)
+			fmt.Fprintf(opts.IO.Info(), "review: run %s · model %s\n", s.Run.ID, set.Model)
 			return
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · turn %d · model %s\n", s.Run.ID, s.History.Turns()+1, set.Model)
+		fmt.Fprintf(opts.IO.Info(), "review: run %s · turn %d · model %s\n", s.Run.ID, s.History.Turns()+1, set.Model)
 	}
 	out, err := review.Run(ctx, job, env)
 	prog.done()
@@ -114,7 +124,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 		return runAdvice(err)
 	}
 	if out.Session == nil {
-		fmt.Fprintf(opts.IO.ErrOut, "review: nothing to ask about: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)
+		fmt.Fprintf(opts.IO.Info(), "review: nothing to ask about: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)
 		return nil
 	}
 	if err != nil {
@@ -122,7 +132,8 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	}
 	ans := out.Answer
 	overrideSeverity(ans.Findings, set.Severity)
-	if err := writeOutput(opts.IO, opts.Output, func(w io.Writer) error { return format.WriteAnswer(w, ans) }); err != nil {
+	write := func(w io.Writer) error { return format.WriteAnswer(w, ans) }
+	if err := writeOutput(opts.IO, opts.Output, forTerminal(opts.IO, opts.Getenv, opts.Output, format, write)); err != nil {
 		return err
 	}
 	return failOn(opts.IO, ans.Findings, set.FailOn, nil, "")

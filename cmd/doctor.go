@@ -1,13 +1,18 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"time"
 
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/toolmem"
 )
@@ -19,6 +24,10 @@ type DoctorOptions struct {
 	Dir    string
 	Store  string
 	JSON   bool
+	// Endpoint checks the model endpoint instead of the store, as
+	// configured or as Model and BaseURL say.
+	Endpoint       bool
+	Model, BaseURL string
 }
 
 // NewCmdDoctor builds `review doctor`.
@@ -32,18 +41,37 @@ opened (the MANIFEST, every table against its checksums, the logs), then every
 record (each value against its checksum, each run, step, output and event
 decoded, each stored body against its recorded length). It lists what is
 damaged and exits with code 6 if anything is, 0 if nothing is. It changes
-nothing in the store.`,
+nothing in the store.
+
+doctor --endpoint checks the model endpoint instead, as a review would use
+it (--model, --base-url, the environment and configuration files): it asks
+the server the context window it serves the model with, then makes one
+minimal request, a forced tool call with a strict schema, streamed unless
+streaming is off. It says the window and where it came from, whether
+streaming works, the fallbacks the server needed (the features it refused,
+which a review does without), and the latency.`,
 		Example: `  review doctor
-  review doctor --store /tmp/old-store --json`,
+  review doctor --store /tmp/old-store --json
+  review doctor --endpoint
+  OPENAI_BASE_URL=http://localhost:8080/v1 review doctor --endpoint --model qwen2.5-coder`,
 		Args: usageArgs(cobra.NoArgs),
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(c *cobra.Command, _ []string) error {
+			if !opts.Endpoint && (opts.Model != "" || opts.BaseURL != "") {
+				return usageErrorf("--model and --base-url name an endpoint to check: add --endpoint")
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.Endpoint {
+				return runDoctorEndpoint(c.Context(), opts)
 			}
 			return runDoctor(opts)
 		},
 	}
 	addStoreFlag(c.Flags(), &opts.Store)
+	c.Flags().BoolVar(&opts.Endpoint, "endpoint", false, "check the model endpoint: one minimal request, and what it learned")
+	c.Flags().StringVar(&opts.Model, "model", "", "with --endpoint: the model to ask for (default as a review: $REVIEW_MODEL, the configuration, gpt-4o-mini)")
+	c.Flags().StringVar(&opts.BaseURL, "base-url", "", "with --endpoint: the endpoint to check (default as a review: $OPENAI_BASE_URL, the configuration, OpenAI)")
 	c.Flags().BoolVar(&opts.JSON, "json", false, `print {"store", "records", "runs", "steps", "outputs", "bytes", "problems": [{"record", "problem"}], "recovered", "free"}`)
 	return c
 }
@@ -63,7 +91,8 @@ func (e *errDamagedRecords) Unwrap() error { return toolmem.ErrDamaged }
 
 func runDoctor(opts *DoctorOptions) error {
 	// Warnings would repeat the problems the report lists.
-	st, err := openStoreWith(opts.Store, opts.Getenv, opts.Dir, toolmem.Options{ReadOnly: true})
+	st, err := openStoreWith(opts.Store, readerEnv(opts.Getenv), opts.Dir, toolmem.Options{ReadOnly: true})
+	err = held(err)
 	if err != nil {
 		if opts.JSON && errors.Is(err, toolmem.ErrDamaged) {
 			// The store cannot be opened: one problem, the store itself.
@@ -102,6 +131,128 @@ func runDoctor(opts *DoctorOptions) error {
 		return &errDamagedRecords{dir: rep.Dir, n: len(rep.Problems)}
 	}
 	return nil
+}
+
+// endpointReport is what doctor --endpoint learned, as --json prints it.
+type endpointReport struct {
+	URL           string             `json:"url"`
+	URLFrom       string             `json:"url_from,omitempty"`
+	Model         string             `json:"model"`
+	Window        int                `json:"window_tokens,omitempty"`
+	WindowSource  string             `json:"window_source,omitempty"`
+	WindowWarning string             `json:"window_warning,omitempty"`
+	TableWindow   int                `json:"table_window_tokens,omitempty"`
+	LatencyMS     int64              `json:"latency_ms"`
+	FirstByteMS   int64              `json:"first_byte_ms,omitempty"`
+	Attempts      int                `json:"attempts"`
+	Streamed      bool               `json:"streamed"`
+	ToolChoice    string             `json:"tool_choice,omitempty"`
+	ToolCalled    bool               `json:"tool_called"`
+	Fallbacks     []endpointFallback `json:"fallbacks"`
+	Error         string             `json:"error,omitempty"`
+}
+
+// endpointFallback is a feature the server refused and what is sent
+// instead (llm.Fallback).
+type endpointFallback struct {
+	Feature string `json:"feature"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Reason  string `json:"reason"`
+}
+
+// runDoctorEndpoint checks the model endpoint as a review would use it.
+func runDoctorEndpoint(ctx context.Context, opts *DoctorOptions) error {
+	set, err := (&agentFlags{Model: opts.Model, BaseURL: opts.BaseURL}).resolve(opts.Getenv, opts.Dir)
+	if err != nil {
+		return err
+	}
+	key := opts.Getenv("OPENAI_API_KEY")
+	if key == "" && !llm.Local(set.BaseURL) {
+		return runAdvice(&review.NoAPIKeyError{URL: set.BaseURL})
+	}
+	cfg := llm.ClientConfig{
+		BaseURL: set.BaseURL, BaseURLFrom: set.BaseURLFrom, APIKey: key, Timeout: set.Timeout,
+		Headers: expandHeaders(set.Headers, opts.Getenv), ExtraBody: set.ExtraBody,
+		Stream: set.Stream, FirstByteTimeout: set.FirstByteTimeout,
+		// One request: a server that fails it is reported, not retried.
+		MaxAttempts: 1,
+	}
+	p, perr := llm.ProbeEndpoint(ctx, cfg, set.Model)
+	rep := endpointReport{
+		URL: llm.DisplayURL(set.BaseURL), URLFrom: set.BaseURLFrom, Model: set.Model, TableWindow: p.Table,
+		LatencyMS: p.Latency.Milliseconds(), FirstByteMS: p.FirstByte.Milliseconds(), Attempts: p.Attempts,
+		Streamed: p.Streamed, ToolChoice: p.ToolChoice, ToolCalled: p.Called, Fallbacks: []endpointFallback{},
+	}
+	for _, fb := range p.Fallbacks {
+		rep.Fallbacks = append(rep.Fallbacks, endpointFallback{fb.Feature, fb.From, fb.To, fb.Reason})
+	}
+	if p.WindowKnown {
+		rep.Window, rep.WindowSource, rep.WindowWarning = p.Window.Tokens, p.Window.Source, p.Window.Warning
+	}
+	if perr != nil {
+		rep.Error = errorLine(perr)
+	}
+	if opts.JSON {
+		if err := report.WriteJSON(opts.IO.Out, rep); err != nil {
+			return err
+		}
+	} else {
+		writeEndpointReport(opts.IO.Out, rep, set.Stream, perr == nil)
+	}
+	if perr != nil {
+		return runAdvice(perr)
+	}
+	return nil
+}
+
+// writeEndpointReport says what doctor --endpoint learned, a line a fact.
+func writeEndpointReport(w io.Writer, r endpointReport, stream, answered bool) {
+	from := r.URLFrom
+	if from == "" {
+		from = "the default"
+	}
+	fmt.Fprintf(w, "endpoint: %s (%s) · model %s\n", r.URL, from, r.Model)
+	switch {
+	case r.Window > 0:
+		fmt.Fprintf(w, "window: %s tokens (%s)\n", text.Number(r.Window), r.WindowSource)
+		if r.WindowWarning != "" {
+			fmt.Fprintf(w, "  warning: %s\n", r.WindowWarning)
+		}
+	case r.TableWindow > 0:
+		fmt.Fprintf(w, "window: the server does not say; the model table says %s tokens\n", text.Number(r.TableWindow))
+	default:
+		fmt.Fprintf(w, "window: not known: the server does not say and the model table does not know %s; set --context-window\n", r.Model)
+	}
+	if !answered {
+		fmt.Fprintf(w, "request: failed after %s\n", time.Duration(r.LatencyMS)*time.Millisecond)
+		return
+	}
+	first := ""
+	if r.Streamed {
+		first = fmt.Sprintf(", first byte after %s", time.Duration(r.FirstByteMS)*time.Millisecond)
+	}
+	fmt.Fprintf(w, "request: answered in %s%s (%s)\n", time.Duration(r.LatencyMS)*time.Millisecond, first, text.Plural(r.Attempts, "attempt"))
+	switch {
+	case r.Streamed:
+		fmt.Fprintln(w, "streaming: works")
+	case stream:
+		fmt.Fprintln(w, "streaming: no: the server answers whole; a review reads answers whole")
+	default:
+		fmt.Fprintln(w, "streaming: off (--stream=false or stream: false)")
+	}
+	called := "the model called the tool"
+	if !r.ToolCalled {
+		called = "the model did not call the tool: a review would nudge it towards submit_review"
+	}
+	fmt.Fprintf(w, "tool choice: %s sent; %s\n", r.ToolChoice, called)
+	if len(r.Fallbacks) == 0 {
+		fmt.Fprintln(w, "fallbacks: none: the server took the request as a review sends it")
+		return
+	}
+	for _, fb := range r.Fallbacks {
+		fmt.Fprintf(w, "fallback: %s: %s → %s (%s)\n", fb.Feature, fb.From, fb.To, text.OneLine(fb.Reason, 200))
+	}
 }
 
 func verdict(problems int) string {

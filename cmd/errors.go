@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/reviewdev/review/toolmem"
 )
@@ -24,6 +25,32 @@ const (
 	ExitDamaged     = 6
 	ExitInterrupted = 130
 )
+
+// ExitCodes say what each exit code means, in the order of the codes, for
+// review --help. exitCode returns no other.
+var ExitCodes = []struct {
+	Code  int
+	Means string
+}{
+	{ExitOK, "success, also when there is nothing to review"},
+	{ExitError, "error: git, the model endpoint, the store, a file"},
+	{ExitUsage, "usage: a bad flag, argument or value"},
+	{ExitFindings, "findings at or above --fail-on"},
+	{ExitLocked, "the store is in use by another review"},
+	{ExitIncomplete, "incomplete: the model never submitted its review"},
+	{ExitDamaged, "the store is damaged; it was left as it was"},
+	{ExitInterrupted, "interrupted"},
+}
+
+// exitCodeHelp is ExitCodes as a table for the root command's help.
+func exitCodeHelp() string {
+	var b strings.Builder
+	b.WriteString("Exit codes:\n")
+	for _, c := range ExitCodes {
+		fmt.Fprintf(&b, "  %3d  %s\n", c.Code, c.Means)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
 
 // UsageError is a mistake in how the command was invoked: a bad flag, a
 // missing argument. It exits with ExitUsage.

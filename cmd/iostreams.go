@@ -34,6 +34,13 @@ type IOStreams struct {
 	// ActionsLog reports that the streams go to a GitHub Actions job log,
 	// which reads every line for workflow commands.
 	ActionsLog bool
+	// Width returns the width of the terminal, in columns (stderr's, else
+	// stdout's); nil or a result below 20 means 80.
+	Width func() int
+	// Quiet (-q) drops the progress and the informational lines; errors
+	// and warnings still print. Verbose (-v) adds detail: a line per model
+	// request with its tokens.
+	Quiet, Verbose bool
 }
 
 // System returns the process's streams.
@@ -46,7 +53,34 @@ func System() *IOStreams {
 		RawErrOut: os.Stderr,
 		OutTTY:    term.IsTerminal(int(os.Stdout.Fd())),
 		ErrTTY:    term.IsTerminal(int(os.Stderr.Fd())),
+		Width: func() int {
+			for _, f := range []*os.File{os.Stderr, os.Stdout} {
+				if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+					return w
+				}
+			}
+			return 0
+		},
 	}
+}
+
+// Info is standard error for informational lines (what a run is, what it
+// found nothing to do): nothing with --quiet.
+func (s *IOStreams) Info() io.Writer {
+	if s.Quiet {
+		return io.Discard
+	}
+	return s.ErrOut
+}
+
+// width is the terminal's width in columns, 80 when it is not known.
+func (s *IOStreams) width() int {
+	if s.Width != nil {
+		if w := s.Width(); w >= 20 {
+			return w
+		}
+	}
+	return 80
 }
 
 // rawOut is standard output unfiltered, after what Out holds of an

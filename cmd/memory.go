@@ -169,11 +169,9 @@ func runMemoryList(opts *MemoryOptions) error {
 	defer st.Close()
 	run := opts.Run
 	if run != "" {
-		r, err := st.Run(run)
-		if err != nil {
+		if run, err = resolveRunID(st, run); err != nil {
 			return err
 		}
-		run = r.ID
 	}
 	outs, err := st.List(run)
 	if err != nil {

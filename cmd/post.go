@@ -77,14 +77,14 @@ func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []outpu
 		if head == "" {
 			head = d.HeadSHA
 		}
-		fmt.Fprintf(s.ErrOut, "review: %s already has a review for %s; nothing posted\n", t.poster.Target(), text.ShortSHA(head))
+		fmt.Fprintf(s.Info(), "review: %s already has a review for %s; nothing posted\n", t.poster.Target(), text.ShortSHA(head))
 		return nil
 	}
 	updated := ""
 	if rep.Updated {
 		updated = " (updated in place)"
 	}
-	fmt.Fprintf(s.ErrOut, "review: posted a review on %s: %d inline comments, %d in the %s%s: %s\n", t.poster.Target(), rep.Inline, rep.InBody, rep.Body, updated, rep.URL)
+	fmt.Fprintf(s.Info(), "review: posted a review on %s: %d inline comments, %d in the %s%s: %s\n", t.poster.Target(), rep.Inline, rep.InBody, rep.Body, updated, rep.URL)
 	return nil
 }
 

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dustin/go-humanize"
-
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 )
 
 // progress draws a live status line on a terminal's standard error; in
@@ -22,6 +21,11 @@ type progress struct {
 	drawn bool
 	start time.Time
 	log   bool // a line per event: stderr is a CI log
+	// price prices the run so far, when the model's price is known.
+	price *llm.Price
+	// usage is the run's usage at the last request, for --verbose's line
+	// per request.
+	usage review.RunUsage
 	// last is when a streaming answer's progress was last shown: on a
 	// terminal at most every receiveDraw, in a CI log every receiveLog.
 	last time.Time
@@ -36,12 +40,35 @@ const (
 	receiveLog  = 30 * time.Second
 )
 
-func newProgress(s *IOStreams, getenv func(string) string) *progress {
+// newProgress makes the progress of a run whose tokens cost price, nil
+// when it is not known.
+func newProgress(s *IOStreams, getenv func(string) string, price *llm.Price) *progress {
 	ci := getenv("CI") != "" || getenv("GITHUB_ACTIONS") != ""
-	return &progress{io: s, start: time.Now(), log: !s.ErrTTY && ci}
+	return &progress{io: s, start: time.Now(), log: !s.ErrTTY && ci, price: price}
+}
+
+// priceOf is the price of the configured model's tokens: as configured,
+// else its list price; nil when neither is known.
+func priceOf(model string, configured *llm.Price) *llm.Price {
+	if configured != nil {
+		return configured
+	}
+	if p, ok := llm.PriceFor(model); ok {
+		return &p
+	}
+	return nil
 }
 
 func (p *progress) step(s review.Progress) {
+	if p.io.Quiet {
+		return
+	}
+	if p.io.Verbose && s.Usage.Requests > p.usage.Requests {
+		p.request(s)
+	}
+	if s.Tool != "" && !p.io.ErrTTY {
+		return // a CI log gets a line per step, not per tool call
+	}
 	if s.Receiving {
 		every := receiveDraw
 		if p.log {
@@ -63,18 +90,56 @@ func (p *progress) step(s review.Progress) {
 		if p.retries == 1 {
 			n = "1 retry"
 		}
-		fmt.Fprintf(p.io.ErrOut, "review: %s · %s\n", progressLine(s, time.Since(p.start)), n)
+		fmt.Fprintf(p.io.ErrOut, "review: %s · %s\n", progressLine(s, p.cost(s), time.Since(p.start)), n)
 		return
 	}
 	if !p.io.ErrTTY {
 		return
 	}
-	fmt.Fprintf(p.io.rawErr(), "\r\033[K  %s", progressLine(s, time.Since(p.start)))
+	p.draw(progressLine(s, p.cost(s), time.Since(p.start)))
+}
+
+// draw replaces the terminal's status line with line, cut to the
+// terminal's width: a line that wrapped could not be redrawn in place.
+func (p *progress) draw(line string) {
+	fmt.Fprintf(p.io.rawErr(), "\r\033[K  %s", text.Truncate(line, p.io.width()-3))
 	p.drawn = true
+}
+
+// begin takes the usage a continued run had before this command, so
+// --verbose's lines count this command's requests alone.
+func (p *progress) begin(u review.RunUsage) { p.usage = u }
+
+// request says what the request just answered took, for --verbose.
+func (p *progress) request(s review.Progress) {
+	u, was := s.Usage, p.usage
+	p.usage = u
+	p.done()
+	line := fmt.Sprintf("review: request %d · %s prompt tokens", u.Requests, text.Number(u.Prompt-was.Prompt))
+	if c := u.Cached - was.Cached; c > 0 {
+		line += fmt.Sprintf(" (%s cached)", text.Number(c))
+	}
+	line += fmt.Sprintf(" · %s completion tokens", text.Number(u.Completion-was.Completion))
+	if r := u.Reasoning - was.Reasoning; r > 0 {
+		line += fmt.Sprintf(" (%s reasoning)", text.Number(r))
+	}
+	line += fmt.Sprintf(" · our count %s", text.Number(u.Own-was.Own))
+	fmt.Fprintln(p.io.ErrOut, line)
+}
+
+// cost is what the run has cost so far, "" when the price is not known.
+func (p *progress) cost(s review.Progress) string {
+	if p.price == nil || s.Usage.Requests == 0 {
+		return ""
+	}
+	return llm.FormatUSD(s.Usage.Cost(*p.price))
 }
 
 func (p *progress) retry(attempt int, wait time.Duration, err error) {
 	p.retries++
+	if p.io.Quiet {
+		return
+	}
 	if p.log {
 		fmt.Fprintf(p.io.ErrOut, "review: retrying in %s (attempt %d): %s\n", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(errorLine(err), 300))
 		return
@@ -82,8 +147,7 @@ func (p *progress) retry(attempt int, wait time.Duration, err error) {
 	if !p.io.ErrTTY {
 		return
 	}
-	fmt.Fprintf(p.io.rawErr(), "\r\033[K  retrying in %s (attempt %d): %s", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(text.Clean(errorLine(err)), 300))
-	p.drawn = true
+	p.draw(fmt.Sprintf("retrying in %s (attempt %d): %s", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(text.Clean(errorLine(err)), 0)))
 }
 
 func (p *progress) done() {
@@ -93,18 +157,25 @@ func (p *progress) done() {
 	}
 }
 
-// progressLine says where a review is: "unit 2/5 · step 7 · 3 tool calls ·
-// 41,200 tokens sent · 1m12s", with "receiving ~312 tokens" before the
-// time while an answer streams in.
-func progressLine(s review.Progress, elapsed time.Duration) string {
+// progressLine says where a review is: "unit 2/5 · step 7 · read_file ·
+// 3 tool calls · 41,200 tokens sent · $0.0123 · 1m12s": the tool that runs,
+// if one does; "receiving ~312 tokens" while an answer streams in; the
+// cost so far, if known.
+func progressLine(s review.Progress, cost string, elapsed time.Duration) string {
 	var b strings.Builder
 	if s.Units > 1 {
 		fmt.Fprintf(&b, "unit %d/%d · ", s.Unit, s.Units)
 	}
-	fmt.Fprintf(&b, "step %d · %s · %s tokens sent · ", s.Step, text.Plural(s.ToolCalls, "tool call"),
-		humanize.Comma(int64(s.Tokens)))
+	fmt.Fprintf(&b, "step %d · ", s.Step)
+	if s.Tool != "" {
+		fmt.Fprintf(&b, "%s · ", s.Tool)
+	}
+	fmt.Fprintf(&b, "%s · %s tokens sent · ", text.Plural(s.ToolCalls, "tool call"), text.Number(s.Tokens))
 	if s.Receiving {
-		fmt.Fprintf(&b, "receiving ~%s tokens · ", humanize.Comma(int64(s.Received)))
+		fmt.Fprintf(&b, "receiving ~%s tokens · ", text.Number(s.Received))
+	}
+	if cost != "" {
+		fmt.Fprintf(&b, "%s · ", cost)
 	}
 	b.WriteString(elapsed.Round(time.Second).String())
 	return b.String()

@@ -7,21 +7,25 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 )
 
 func TestProgressLine(t *testing.T) {
 	for _, c := range []struct {
 		p    review.Progress
+		cost string
 		d    time.Duration
 		want string
 	}{
-		{review.Progress{Step: 1, ToolCalls: 0, Tokens: 812}, 1400 * time.Millisecond, "step 1 · 0 tool calls · 812 tokens sent · 1s"},
-		{review.Progress{Step: 7, ToolCalls: 1, Tokens: 41200, Unit: 2, Units: 5}, 72 * time.Second, "unit 2/5 · step 7 · 1 tool call · 41,200 tokens sent · 1m12s"},
-		{review.Progress{Step: 3, ToolCalls: 2, Tokens: 5000, Receiving: true, Received: 1312}, 9 * time.Second, "step 3 · 2 tool calls · 5,000 tokens sent · receiving ~1,312 tokens · 9s"},
+		{review.Progress{Step: 4, ToolCalls: 3, Tokens: 23922, Tool: "read_file"}, "$0.0123", 5 * time.Second, "step 4 · read_file · 3 tool calls · 23,922 tokens sent · $0.0123 · 5s"},
+		{review.Progress{Step: 1, ToolCalls: 0, Tokens: 812}, "", 1400 * time.Millisecond, "step 1 · 0 tool calls · 812 tokens sent · 1s"},
+		{review.Progress{Step: 7, ToolCalls: 1, Tokens: 41200, Unit: 2, Units: 5}, "", 72 * time.Second, "unit 2/5 · step 7 · 1 tool call · 41,200 tokens sent · 1m12s"},
+		{review.Progress{Step: 3, ToolCalls: 2, Tokens: 5000, Receiving: true, Received: 1312}, "", 9 * time.Second, "step 3 · 2 tool calls · 5,000 tokens sent · receiving ~1,312 tokens · 9s"},
 	} {
-		if got := progressLine(c.p, c.d); got != c.want {
+		if got := progressLine(c.p, c.cost, c.d); got != c.want {
 			t.Errorf("progressLine(%+v, %s) = %q, want %q", c.p, c.d, got, c.want)
 		}
 	}
@@ -51,7 +55,7 @@ func TestProgressReceiving(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var errOut strings.Builder
-			p := newProgress(&IOStreams{ErrOut: &errOut, ErrTTY: c.tty}, env(c.ci))
+			p := newProgress(&IOStreams{ErrOut: &errOut, ErrTTY: c.tty}, env(c.ci), nil)
 			for i := range 50 {
 				p.step(review.Progress{Step: 2, Receiving: true, Received: i})
 			}
@@ -78,7 +82,7 @@ func TestProgressLog(t *testing.T) {
 			return "true"
 		}
 		return ""
-	})
+	}, nil)
 	p.step(review.Progress{Step: 1, Tokens: 900})
 	p.retry(0, 2*time.Second, errors.New("429 Too Many Requests"))
 	p.step(review.Progress{Step: 2, ToolCalls: 3, Tokens: 4100})
@@ -95,5 +99,48 @@ func TestProgressLog(t *testing.T) {
 		if !regexp.MustCompile(w).MatchString(lines[i]) {
 			t.Errorf("line %d = %q, want %s", i+1, lines[i], w)
 		}
+	}
+}
+
+// On a terminal the line never wraps, whatever the width: it is cut to
+// fit, and names the running tool and the cost so far when the price is
+// known.
+func TestProgressFitsWidth(t *testing.T) {
+	for _, width := range []int{20, 50, 80, 200} {
+		var errOut strings.Builder
+		s := &IOStreams{ErrOut: &errOut, ErrTTY: true, Width: func() int { return width }}
+		p := newProgress(s, func(string) string { return "" }, &llm.Price{Prompt: 2.5, Completion: 10})
+		p.step(review.Progress{Step: 12, ToolCalls: 31, Tokens: 1234567, Unit: 3, Units: 12, Tool: "get_dependencies",
+			Usage: review.RunUsage{Requests: 12, Prompt: 1234567, Completion: 4000}})
+		for _, draw := range strings.Split(errOut.String(), "\r\033[K")[1:] {
+			if n := utf8.RuneCountInString(draw); n >= width {
+				t.Errorf("width %d: drawn %d columns: %q", width, n, draw)
+			}
+		}
+		if width == 200 && !strings.Contains(errOut.String(), "get_dependencies · 31 tool calls · 1,234,567 tokens sent · $3.13 · ") {
+			t.Errorf("width 200: %q", errOut.String())
+		}
+	}
+}
+
+// --quiet draws nothing; --verbose adds a line per request with its
+// tokens.
+func TestProgressQuietVerbose(t *testing.T) {
+	var quiet, verbose strings.Builder
+	q := newProgress(&IOStreams{ErrOut: &quiet, ErrTTY: true, Quiet: true}, func(string) string { return "" }, nil)
+	v := newProgress(&IOStreams{ErrOut: &verbose, Verbose: true}, func(string) string { return "" }, nil)
+	for _, p := range []*progress{q, v} {
+		p.step(review.Progress{Step: 1, Usage: review.RunUsage{Requests: 1, Prompt: 13642, Completion: 300, Own: 13500}})
+		p.step(review.Progress{Step: 1, Tool: "read_file"})
+		p.step(review.Progress{Step: 2, Usage: review.RunUsage{Requests: 2, Prompt: 30000, Cached: 13000, Completion: 500, Own: 29000}})
+		p.retry(0, time.Second, errors.New("429"))
+	}
+	if quiet.Len() != 0 {
+		t.Errorf("quiet wrote %q", quiet.String())
+	}
+	want := "review: request 1 · 13,642 prompt tokens · 300 completion tokens · our count 13,500\n" +
+		"review: request 2 · 16,358 prompt tokens (13,000 cached) · 200 completion tokens · our count 15,500\n"
+	if verbose.String() != want {
+		t.Errorf("verbose wrote\n%s\nwant\n%s", verbose.String(), want)
 	}
 }

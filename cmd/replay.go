@@ -44,7 +44,8 @@ the run as markup.`,
   review replay 20261122-153012 --step 3
   review replay 20261122-153012-k3f9 --json
   review replay 20261122-153012-k3f9 --html replay.html`,
-		Args: usageArgs(cobra.ExactArgs(1)),
+		Args:              usageArgs(cobra.ExactArgs(1)),
+		ValidArgsFunction: completeRunIDs(f),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.RunID = args[0]
 			if opts.Step < 0 {
@@ -97,7 +98,11 @@ func runReplay(opts *ReplayOptions) error {
 		return err
 	}
 	defer st.Close()
-	r, err := record.Load(st, opts.RunID)
+	id, err := resolveRunID(st, opts.RunID)
+	if err != nil {
+		return err
+	}
+	r, err := record.Load(st, id)
 	if err != nil {
 		return err
 	}

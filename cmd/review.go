@@ -157,6 +157,11 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
+	// Before the model is called: a report it cannot write would waste
+	// the tokens spent on it.
+	if err := checkOutputs(outs); err != nil {
+		return err
+	}
 	var pt *postTarget
 	if !opts.DryRun || !knownHost(opts.Post) {
 		if pt, err = postTargetFrom(opts); err != nil {
@@ -184,7 +189,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	defer done()
 	env.Started = func(s *review.Session, plan *review.Plan) {
 		// The plan comes first, with its price, before any request.
-		fmt.Fprintf(opts.IO.ErrOut, "review: run %s · %s · model %s · plan: %s\n", s.Run.ID, text.Plural(len(plan.Diff.Files), "file"), set.Model, plan.Estimate.Line())
+		fmt.Fprintf(opts.IO.Info(), "review: run %s · %s · model %s · plan: %s\n", s.Run.ID, text.Plural(len(plan.Diff.Files), "file"), set.Model, plan.Estimate.Line())
 		warnGit(opts.IO, plan.Diff)
 	}
 	out, err := review.Run(ctx, job, env)
@@ -212,6 +217,11 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		}
 	}
 	err = failOn(opts.IO, res.Findings, set.FailOn, open, pt.changeNoun())
+	if err == nil && set.FailUnreviewed && len(res.NotReviewed) > 0 {
+		// A team can gate on a review that left part of the change out.
+		fmt.Fprintf(opts.IO.ErrOut, "review: %s, and --fail-on names unreviewed: exit code 3\n", review.Unreviewed(res.NotReviewed))
+		err = errFindings
+	}
 	if out.Failed != nil {
 		failed := runError(ctx, res.RunID, out.Failed)
 		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(errorLine(failed), 0))
@@ -235,9 +245,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 // step that reads them must not fail on their absence), or a dry run.
 func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, plan *review.Plan, since string, open []post.OpenFinding, on string) error {
 	if len(plan.Diff.Files) == 0 && since != "" {
-		fmt.Fprintf(opts.IO.ErrOut, "review: nothing new to review: the commits since %s change nothing in %s's diff against %s\n", text.ShortSHA(plan.Diff.SinceSHA), opts.Head, opts.Base)
+		fmt.Fprintf(opts.IO.Info(), "review: nothing new to review: the commits since %s change nothing in %s's diff against %s\n", text.ShortSHA(plan.Diff.SinceSHA), opts.Head, opts.Base)
 		if opts.DryRun {
-			return nil
+			return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
 		}
 		res := review.NothingToReview(plan.Diff, set.Model)
 		res.Summary = fmt.Sprintf("Nothing new to review since %s.", text.ShortSHA(plan.Diff.SinceSHA))
@@ -250,16 +260,22 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 	if len(plan.Diff.Files) == 0 {
 		// Most often the branch checked out is the base itself: say what
 		// to try.
-		fmt.Fprintf(opts.IO.ErrOut, "review: nothing to review: %s has no changes since its merge base with %s; to review the last commit, use --base %s~1, or name the branch it was made from\n", opts.Head, opts.Base, opts.Head)
+		fmt.Fprintf(opts.IO.Info(), "review: nothing to review: %s has no changes since its merge base with %s; to review the last commit, use --base %s~1, or name the branch it was made from\n", opts.Head, opts.Base, opts.Head)
 		if opts.DryRun {
-			return nil
+			return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
 		}
 		return writeResult(opts.IO, opts.Getenv, outs, review.NothingToReview(plan.Diff, set.Model))
 	}
 	warnGit(opts.IO, plan.Diff)
-	d := plan.DryRun(set.Model)
+	return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
+}
+
+// writeDryRuns writes the dry run to each output. A change with nothing to
+// review has no request: its documents are valid and empty (the text view
+// then prints nothing, the JSON view no messages and no files).
+func writeDryRuns(s *IOStreams, outs []output, d review.DryRun) error {
 	for _, out := range outs {
-		if err := writeOutput(opts.IO, out.path, func(w io.Writer) error { return out.format.WriteDryRun(w, &d) }); err != nil {
+		if err := writeOutput(s, out.path, func(w io.Writer) error { return out.format.WriteDryRun(w, &d) }); err != nil {
 			return err
 		}
 	}
@@ -272,7 +288,7 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 // Its done, deferred, ends the progress line and closes a store opened
 // early that the run did not take.
 func runEnv(s *IOStreams, getenv func(string) string, set *config.Settings, dir string, store bool) (review.Env, *progress, func()) {
-	prog := newProgress(s, getenv)
+	prog := newProgress(s, getenv, priceOf(set.Model, set.Price))
 	var early *earlyStore
 	if store {
 		early = openEarly(set.Store, getenv, dir)
@@ -290,10 +306,10 @@ func runEnv(s *IOStreams, getenv func(string) string, set *config.Settings, dir 
 		Retry:    prog.retry,
 		Window: func(w review.WindowFit) {
 			if !w.Known {
-				fmt.Fprintf(s.ErrOut, "review: warning: the context window of model %s is not known and the server does not say; assuming %d tokens: set --context-window (for Ollama, start it with OLLAMA_CONTEXT_LENGTH)\n", w.Model, w.Tokens)
+				fmt.Fprintf(s.ErrOut, "review: warning: the context window of model %s is not known and the server does not say; assuming %s tokens: set --context-window (for Ollama, start it with OLLAMA_CONTEXT_LENGTH)\n", w.Model, text.Number(w.Tokens))
 				return
 			}
-			fmt.Fprintf(s.ErrOut, "review: context window of %s: %d tokens (%s)\n", w.Model, w.Tokens, w.Source)
+			fmt.Fprintf(s.Info(), "review: context window of %s: %s tokens (%s)\n", w.Model, text.Number(w.Tokens), w.Source)
 			if w.Warning != "" {
 				fmt.Fprintf(s.ErrOut, "review: warning: %s\n", w.Warning)
 			}
@@ -438,12 +454,12 @@ func windowUsage(err error) error {
 func runError(ctx context.Context, id string, err error) error {
 	var de *deadlineError
 	if errors.As(context.Cause(ctx), &de) {
-		return fmt.Errorf("run %s: %w", id, de)
+		return &runFailed{id, fmt.Errorf("run %s: %w", id, de)}
 	}
 	if errors.Is(err, llm.ErrContextLength) {
-		return fmt.Errorf("run %s: %w; make the requests smaller with a lower --static-share or --preview-chars, or give the model's real window with --context-window", id, err)
+		return &runFailed{id, fmt.Errorf("run %s: %w; make the requests smaller with a lower --static-share or --preview-chars, or give the model's real window with --context-window", id, err)}
 	}
-	return fmt.Errorf("run %s: %w", id, err)
+	return &runFailed{id, fmt.Errorf("run %s: %w", id, err)}
 }
 
 // deadlineError is the cause of a run stopped by --deadline.
@@ -475,7 +491,8 @@ func redactor(set *config.Settings) *redact.Redactor { return set.Redactor() }
 // GitHub Actions step summary when there is one.
 func writeResult(s *IOStreams, getenv func(string) string, outs []output, res *review.Result) error {
 	for _, out := range outs {
-		if err := writeOutput(s, out.path, func(w io.Writer) error { return out.format.WriteResult(w, res, version()) }); err != nil {
+		write := func(w io.Writer) error { return out.format.WriteResult(w, res, version()) }
+		if err := writeOutput(s, out.path, forTerminal(s, getenv, out.path, out.format, write)); err != nil {
 			return err
 		}
 	}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,24 +24,25 @@ type Factory struct {
 
 // Main runs the review command line and returns the process exit code.
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	f := &Factory{IO: System(), Getenv: os.Getenv, Now: time.Now}
 	f.IO.ActionsLog = f.Getenv("GITHUB_ACTIONS") == "true"
+	out := watchOut(f.IO)
 	code := run(ctx, f, os.Args[1:])
 	f.IO.Flush()
-	return code
+	return outFailed(out, code, f.IO.ErrOut)
 }
 
 func run(ctx context.Context, f *Factory, args []string) int {
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	c, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return ExitOK
 	}
 	if ctx.Err() != nil && !isOutcome(err) {
-		fmt.Fprintln(f.IO.ErrOut, "review: interrupted")
+		fmt.Fprintln(f.IO.ErrOut, interruptedLine(err))
 		return ExitInterrupted
 	}
 	if !isOutcome(err) {
@@ -57,7 +56,14 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	}
 	var ue *UsageError
 	if errors.As(err, &ue) {
-		fmt.Fprintln(f.IO.ErrOut, "Run 'review --help' for usage.")
+		// The usage of the command that was mistyped, not the root's.
+		if c == nil {
+			c = root
+		}
+		if c != root {
+			fmt.Fprintln(f.IO.ErrOut, "Usage: "+c.UseLine())
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", c.CommandPath())
 	}
 	return exitCode(err)
 }
@@ -70,6 +76,20 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
+	root.Long += "\n\n" + exitCodeHelp()
+	root.Args = usageArgs(unknownCommand)
+	root.SuggestionsMinimumDistance = 2
+	// Bound to the shared streams, so every command and the progress
+	// read them.
+	pf := root.PersistentFlags()
+	pf.BoolVarP(&f.IO.Quiet, "quiet", "q", false, "print no progress and no informational lines; errors and warnings still print")
+	pf.BoolVarP(&f.IO.Verbose, "verbose", "v", false, "print more detail on stderr: each model request's tokens")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if f.IO.Quiet && f.IO.Verbose {
+			return usageErrorf("--quiet and --verbose ask for less and more: give one")
+		}
+		return nil
+	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &UsageError{Err: err}
 	})
@@ -95,6 +115,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	// checked like every group's.
 	root.InitDefaultCompletionCmd()
 	checkGroups(root)
+	addCompletions(root, f)
 	return root
 }
 
@@ -131,6 +152,21 @@ func checkGroups(c *cobra.Command) {
 		}
 		return usageErrorf("unknown %s %q for %s: use %s", what, args[0], c.CommandPath(), text.JoinOr(names))
 	}
+}
+
+// unknownCommand refuses the root command any argument, as cobra.NoArgs
+// does, and suggests the command a mistyped one was meant to be: the root
+// reviews, so cobra's own suggestions, made only for a root that takes no
+// Args, are never reached.
+func unknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	err := fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath())
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		return &hintError{err: err, hint: []string{"did you mean " + text.JoinOr(s) + "?"}}
+	}
+	return err
 }
 
 // usageArgs turns cobra's positional-argument errors into usage errors.

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -11,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/toolmem"
@@ -77,19 +80,35 @@ func runRuns(opts *RunsOptions) error {
 		return nil
 	}
 	if hidden > 0 {
-		defer fmt.Fprintln(opts.IO.ErrOut, strings.TrimPrefix(hiddenNote(hidden), "; "))
+		defer fmt.Fprintln(opts.IO.Info(), strings.TrimPrefix(hiddenNote(hidden), "; "))
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tMODEL\tBASE..HEAD\tCONTEXT")
+	fmt.Fprintln(tw, "RUN\tSTARTED\tSTATUS\tFINDINGS\tCOST\tMODEL\tBASE..HEAD\tCONTEXT")
 	for _, r := range runs {
 		revs := r.Head
 		if r.Base != "" {
 			revs = r.Base + ".." + r.Head
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04"), r.Status, r.Model,
-			revs, contextCell(record.RunEfficiency(st, r)))
+		findings, cost := "-", "-"
+		if o, ok := review.OutcomeOf(r); ok {
+			findings = strconv.Itoa(o.Findings)
+		}
+		if c, ok := review.RunCost(r); ok {
+			cost = llm.FormatUSD(c)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04"), runStatus(r),
+			findings, cost, r.Model, revs, contextCell(record.RunEfficiency(st, r)))
 	}
 	return tw.Flush()
+}
+
+// runStatus is a run's status as a person reads it: a review that ended
+// without the model submitting it (exit 5) is incomplete, not complete.
+func runStatus(r toolmem.Run) string {
+	if o, ok := review.OutcomeOf(r); ok && r.Status == review.StatusComplete && !o.Submitted {
+		return "incomplete"
+	}
+	return r.Status
 }
 
 // hiddenNote says how many runs of review tool calls the listing left out.

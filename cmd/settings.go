@@ -43,6 +43,7 @@ type agentFlags struct {
 	MaxPrompt   int
 	MaxCost     float64
 	FindCopies  bool
+	ReviewData  bool
 	ExactCounts bool
 	NoRedact    bool
 
@@ -96,11 +97,15 @@ func (a *agentFlags) effective(getenv func(string) string, dir string) (*config.
 	return e, flagUsage(err)
 }
 
-// flagUsage makes a mistake in the flags a usage error, so it exits with
-// ExitUsage; mistakes in variables and files stay plain errors.
+// flagUsage makes a mistake in the flags or the environment variables a
+// usage error, so it exits with ExitUsage; mistakes in files stay plain
+// errors.
 func flagUsage(err error) error {
-	var fe *config.FlagError
-	if errors.As(err, &fe) {
+	var (
+		fe *config.FlagError
+		ee *config.EnvError
+	)
+	if errors.As(err, &fe) || errors.As(err, &ee) {
 		return &UsageError{Err: err}
 	}
 	return err
@@ -137,6 +142,7 @@ func (a *agentFlags) given(name string) (string, bool) {
 		"max-prompt-tokens": itoa(a.MaxPrompt),
 		"max-cost":          strconv.FormatFloat(a.MaxCost, 'g', -1, 64),
 		"find-copies":       map[bool]string{true: "true"}[a.FindCopies],
+		"review-data":       map[bool]string{true: "true"}[a.ReviewData],
 		"exact-counts":      map[bool]string{true: "true"}[a.ExactCounts],
 		"no-redact":         map[bool]string{true: "true"}[a.NoRedact],
 		"timeout":           a.Timeout,
@@ -173,8 +179,9 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&a.MaxPrompt, "max-prompt-tokens", 0, "prompt tokens the review may send in all; past them it covers fewer units (default: no limit)")
 	fl.Float64Var(&a.MaxCost, "max-cost", 0, "US dollars the review may cost at the model's price; past them it covers fewer units (default: no limit)")
 	fl.BoolVar(&a.FindCopies, "find-copies", false, "have git detect copies as well as renames (git diff -C)")
+	fl.BoolVar(&a.ReviewData, "review-data", false, "review bulk files (minified, data fixtures, one file holding most of a large change) in priority order like code, not after every other file")
 	fl.BoolVar(&a.ExactCounts, "exact-counts", false, "count every token figure exactly; by default figures far from every limit, where upper bounds decide, are estimates marked as such")
 	fl.BoolVar(&a.NoRedact, "no-redact", false, "send and store text as it is, secrets included (for a local model); redaction of secrets is on by default")
 	fl.StringVar(&a.ConfigFrom, "config-from", "", "read the repository's .review.yaml from the base revision (base) or the work tree (worktree); default: base in CI (GITHUB_ACTIONS or CI), worktree elsewhere")
-	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical (default: $REVIEW_FAIL_ON, the configuration files, or none)")
+	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical; add unreviewed (high,unreviewed) to fail also when part of the change was not reviewed (default: $REVIEW_FAIL_ON, the configuration files, or none)")
 }

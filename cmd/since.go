@@ -54,7 +54,7 @@ func (o *ReviewOptions) sinceFor(ctx context.Context, pt *postTarget) (string, [
 				continue
 			}
 		}
-		fmt.Fprintf(o.IO.ErrOut, "review: reviewing the commits since %s, the head of the last review of %s (--since none reviews all of it)\n", text.ShortSHA(h), pt.poster.Target())
+		fmt.Fprintf(o.IO.Info(), "review: reviewing the commits since %s, the head of the last review of %s (--since none reviews all of it)\n", text.ShortSHA(h), pt.poster.Target())
 		return h, e.Open
 	}
 	return "", nil // the first review, or the history was rewritten

@@ -71,8 +71,10 @@ func openStore(flag string, getenv func(string) string, dir string) (*toolmem.St
 // it: nothing in the store changes (see toolmem.Open for the recovery of a
 // store left by a killed review), other readers may use it meanwhile, and a
 // damaged record is skipped with a warning on errOut.
+// A review holding the store is reported at once (see readerEnv, held).
 func readStore(flag string, getenv func(string) string, dir string, errOut io.Writer) (*toolmem.Store, error) {
-	return openStoreWith(flag, getenv, dir, toolmem.Options{ReadOnly: true, Warn: warner(errOut)})
+	st, err := openStoreWith(flag, readerEnv(getenv), dir, toolmem.Options{ReadOnly: true, Warn: warner(errOut)})
+	return st, held(err)
 }
 
 // openStoreWith opens tool memory with opts, filling in the wait; a store

@@ -15,6 +15,7 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/git"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/record"
@@ -138,7 +139,7 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 		if err := record.NewWriter(st, run.ID).Run(run); err != nil {
 			return err
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "stored as ref %s (%d bytes, run %s): review memory show %s\n", ans.Ref, len(ans.Output), run.ID, ans.Ref)
+		fmt.Fprintf(opts.IO.ErrOut, "stored as ref %s (%s bytes, run %s): review memory show %s\n", ans.Ref, text.Number(len(ans.Output)), run.ID, ans.Ref)
 		if opts.Full {
 			out = ans.Output
 		}

@@ -17,6 +17,21 @@ const DigestHeader = "Summary of earlier turns pruned from this conversation (th
 // asked, which tools ran (with refs), which files were read, which findings
 // were made and what was concluded. It extends prev, the summary so far.
 func Digest(prev string, dropped []Message) string {
+	byTurn := map[int][]Message{}
+	for _, m := range dropped {
+		byTurn[m.Turn] = append(byTurn[m.Turn], m)
+	}
+	digests := make(map[int]string, len(byTurn))
+	for t, msgs := range byTurn {
+		digests[t] = turnDigest(t, msgs)
+	}
+	return joinDigest(prev, digests)
+}
+
+// joinDigest extends prev by the digests of turns, in turn order. Pruning
+// keeps each dropped turn's digest as it makes it, so the summary grows by
+// joining them rather than digesting every dropped message again.
+func joinDigest(prev string, digests map[int]string) string {
 	var b strings.Builder
 	b.WriteString(DigestHeader)
 	if body, ok := strings.CutPrefix(prev, DigestHeader); ok {
@@ -24,18 +39,22 @@ func Digest(prev string, dropped []Message) string {
 	} else if strings.TrimSpace(prev) != "" {
 		b.WriteString("\n" + strings.TrimSpace(prev))
 	}
-	byTurn := map[int][]Message{}
-	var turns []int
-	for _, m := range dropped {
-		if _, ok := byTurn[m.Turn]; !ok {
-			turns = append(turns, m.Turn)
-		}
-		byTurn[m.Turn] = append(byTurn[m.Turn], m)
+	turns := make([]int, 0, len(digests))
+	for t := range digests {
+		turns = append(turns, t)
 	}
 	sort.Ints(turns)
 	for _, t := range turns {
-		writeTurnDigest(&b, t, byTurn[t])
+		b.WriteString(digests[t])
 	}
+	return b.String()
+}
+
+// turnDigest is the digest of one dropped turn: its lines, each starting
+// with a line break.
+func turnDigest(turn int, msgs []Message) string {
+	var b strings.Builder
+	writeTurnDigest(&b, turn, msgs)
 	return b.String()
 }
 

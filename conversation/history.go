@@ -28,6 +28,38 @@ type History struct {
 	last []MsgRef
 	// filter, if set, is applied to every message that joins a turn.
 	filter func(string) string
+	// enc caches each message's JSON for Parts: nil for a message added
+	// or changed since (touch), which Parts encodes and reports.
+	enc [][]byte
+}
+
+// touch marks message i changed, to be written again by the next save.
+func (c *History) touch(i int) {
+	if i < len(c.enc) {
+		c.enc[i] = nil
+	}
+}
+
+// Parts is the stored form of the history in parts: each message's JSON,
+// the indexes of those added or changed since the last call, and the next
+// message number. A save writes only what changed, so a long run's saves
+// cost what each step adds, not the whole history again.
+func (c *History) Parts() (parts [][]byte, changed []int, next int, err error) {
+	for len(c.enc) < len(c.msgs) {
+		c.enc = append(c.enc, nil)
+	}
+	for i := range c.msgs {
+		if c.enc[i] != nil {
+			continue
+		}
+		b, err := json.Marshal(c.msgs[i])
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		c.enc[i] = b
+		changed = append(changed, i)
+	}
+	return c.enc, changed, c.next, nil
 }
 
 // SetFilter has every message that joins a turn from now on pass f first,
@@ -95,7 +127,7 @@ func (c *History) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &h); err != nil {
 		return err
 	}
-	c.msgs, c.next, c.loop = h.Messages, h.Next, nil
+	c.msgs, c.next, c.loop, c.enc = h.Messages, h.Next, nil, nil
 	return nil
 }
 

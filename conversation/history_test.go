@@ -1,6 +1,11 @@
 package conversation
 
-import "testing"
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
 
 func TestValidate(t *testing.T) {
 	call := func(ids ...string) Message {
@@ -58,5 +63,46 @@ func TestSent(t *testing.T) {
 	}
 	if same, _ := h.Sent([]Message{a, c}); same != 1 {
 		t.Errorf("a request that drops a message shares %d, want 1", same)
+	}
+}
+
+// TestPartsChanged checks that Parts reports every message added or
+// changed since the last call, and that its parts are the history's JSON.
+func TestPartsChanged(t *testing.T) {
+	h := &History{}
+	h.Append(Message{Role: System, Content: "s", Layer: Static})
+	for turn := 1; turn <= 4; turn++ {
+		h.Append(Message{Role: User, Content: strings.Repeat("question ", 40), Layer: Loop, Turn: turn})
+		h.Append(Message{Role: Assistant, Content: strings.Repeat("answer ", 40), Layer: Loop, Turn: turn})
+	}
+	parts, changed, _, err := h.Parts()
+	if err != nil || len(changed) != h.Len() {
+		t.Fatalf("first Parts: %d changed of %d, %v", len(changed), h.Len(), err)
+	}
+	if _, changed, _, _ := h.Parts(); len(changed) != 0 {
+		t.Errorf("nothing changed, Parts reports %v", changed)
+	}
+	h.Ask("what now?")
+	counter, _ := NewCounter(O200k, Estimate)
+	ev, err := h.Prune(Limits{Turns: 1, Chars: 1 << 20}, counter, nil)
+	if err != nil || !ev.Changed() {
+		t.Fatalf("prune: %+v, %v", ev, err)
+	}
+	parts, changed, next, err := h.Parts()
+	if err != nil || len(changed) == 0 {
+		t.Fatalf("after pruning: %v changed, %v", changed, err)
+	}
+	var b strings.Builder
+	b.WriteString(`{"messages":[`)
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(p)
+	}
+	fmt.Fprintf(&b, `],"next":%d}`, next)
+	whole, _ := json.Marshal(h)
+	if b.String() != string(whole) {
+		t.Errorf("parts join to\n%s\nthe history is\n%s", b.String(), whole)
 	}
 }

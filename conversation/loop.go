@@ -190,5 +190,7 @@ func (c *History) Replan(context, task string) error {
 	}
 	c.msgs[ci].Content = context
 	c.msgs[ti].Content = task
+	c.touch(ci)
+	c.touch(ti)
 	return nil
 }

@@ -170,6 +170,7 @@ func (p *pruner) reconsider() {
 		if m := &p.c.msgs[i]; m.earlier(p.cur) && m.Dropped {
 			p.wasDropped[m.ID] = true
 			m.Dropped = false
+			p.c.touch(i)
 		}
 	}
 }
@@ -216,6 +217,7 @@ func (p *pruner) capMessages() {
 		}
 		m.Content = capText(m.Content, p.lim.MessageCap)
 		m.Capped = true
+		p.c.touch(i)
 		p.ev.Capped = append(p.ev.Capped, m.ID)
 		p.ev.addReason("message_cap")
 	}
@@ -237,6 +239,7 @@ func (p *pruner) stubPreviews() {
 		}
 		m.Content = s
 		m.Stubbed = true
+		p.c.touch(i)
 		p.ev.StubbedIDs = append(p.ev.StubbedIDs, m.ID)
 		if m.Ref != "" {
 			p.ev.Stubbed = append(p.ev.Stubbed, m.Ref)
@@ -266,6 +269,7 @@ func (p *pruner) dropTurns() []Message {
 		}
 	}
 	var dropped []Message
+	digests := map[int]string{}
 	for {
 		turns := p.earlier()
 		if len(turns) == 0 {
@@ -280,17 +284,22 @@ func (p *pruner) dropTurns() []Message {
 		if len(order) > 0 {
 			victim, order = order[0], order[1:]
 		}
+		first := len(dropped)
 		for i := range p.c.msgs {
 			m := &p.c.msgs[i]
 			if m.Turn == victim && m.Layer != Static && m.Layer != Summary && !m.Dropped {
 				m.Dropped = true
+				p.c.touch(i)
 				dropped = append(dropped, *m)
 				if !p.wasDropped[m.ID] {
 					p.ev.Dropped = append(p.ev.Dropped, m.ID)
 				}
 			}
 		}
-		p.c.setSummary(clipDigest(Digest(prev, dropped), p.lim.DigestChars))
+		// The summary extends the digests made so far by the victim's:
+		// each dropped turn is digested once.
+		digests[victim] = turnDigest(victim, dropped[first:])
+		p.c.setSummary(clipDigest(joinDigest(prev, digests), p.lim.DigestChars))
 	}
 	kept := p.earlier()
 	for i := range p.ev.Scores {
@@ -316,6 +325,7 @@ func (p *pruner) settleSummary(dropped []Message) (string, []Message) {
 		for i := range p.c.msgs {
 			if p.c.msgs[i].Layer == Summary {
 				p.c.msgs[i].Dropped = true
+				p.c.touch(i)
 			}
 		}
 	}
@@ -489,6 +499,7 @@ func (c *History) setSummary(digest string) {
 		if c.msgs[i].Layer == Summary {
 			c.msgs[i].Content = digest
 			c.msgs[i].Dropped = false
+			c.touch(i)
 			return
 		}
 	}

@@ -24,6 +24,11 @@ const (
 	TagGenerated = "generated"
 	TagLockfile  = "lockfile"
 	TagBinary    = "binary"
+	// TagBulk marks a file whose changed lines are bulk rather than code
+	// to judge line by line: minified, a data fixture, or one file that
+	// holds most of a large change. It is reviewed after every other
+	// file.
+	TagBulk = "bulk"
 )
 
 // File is one changed file.

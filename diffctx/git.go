@@ -28,6 +28,9 @@ type Options struct {
 	// Off, as in git diff, a new file is added even when a changed file
 	// is like it.
 	FindCopies bool
+	// ReviewData reviews bulk files (see TagBulk) in priority order like
+	// code, instead of after every other file.
+	ReviewData bool
 	// Since, when set, narrows the review to the commits since this
 	// revision, which must be an ancestor of head: the hunks they changed
 	// stay in Files, the other files of the change move to Earlier. Line
@@ -108,13 +111,16 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 		}
 		return nil, err
 	}
-	if err := g.binaryMoves(ctx, d.MergeBase, d.HeadSHA, d.Files); err != nil {
+	if err := g.contentless(ctx, d.MergeBase, d.HeadSHA, d.Files); err != nil {
 		return nil, err
 	}
 	if opts.Since != "" {
 		if err := g.narrowSince(ctx, d, opts.Since, opts.FindCopies, skip); err != nil {
 			return nil, err
 		}
+	}
+	if !opts.ReviewData {
+		markBulk(d.Files)
 	}
 	return d, nil
 }
@@ -288,45 +294,91 @@ func (g *runner) diff(ctx context.Context, from, to string, copies bool, skip fu
 	return files, c.Warnings(), nil
 }
 
-// movesPerRun bounds the paths given to one git diff --numstat, well below
-// any limit on the length of a command line.
-const movesPerRun = 1000
+// pathsPerRun bounds the paths given to one git diff --raw --numstat,
+// well below any limit on the length of a command line.
+const pathsPerRun = 1000
 
-// binaryMoves sets Binary on exact renames and copies of binary files. Git
-// prints such a move without content, so the patch cannot tell; its
-// --numstat of the new path, diffed alone, can, with the same attributes
-// and rules as any other file.
-func (g *runner) binaryMoves(ctx context.Context, from, to string, files []*File) error {
-	var moved []*File
+// contentless completes the files git printed without content, which the
+// patch alone cannot fully describe: an exact rename or copy has no index
+// line, so neither its mode nor whether it is a submodule or a symlink
+// (git writes mode lines only when the mode changed); and neither it nor a
+// change of mode only says whether the file is binary. git diff --raw
+// --numstat of their new paths, without rename detection, answers both
+// with the same attributes and rules as any other file: a moved file reads
+// as added there, with its mode, and "-" counts mark binary content.
+func (g *runner) contentless(ctx context.Context, from, to string, files []*File) error {
+	var todo []*File
 	for _, f := range files {
-		if (f.Status == Renamed || f.Status == Copied) && len(f.Hunks) == 0 && !f.Binary && !f.Submodule && !f.Symlink {
-			moved = append(moved, f)
+		if len(f.Hunks) == 0 && !f.Binary && f.Status != Added && f.Status != Deleted {
+			todo = append(todo, f)
 		}
 	}
-	for len(moved) > 0 {
-		n := min(len(moved), movesPerRun)
-		batch := moved[:n]
-		moved = moved[n:]
-		args := []string{"diff", "-z", "--numstat", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-relative",
+	for len(todo) > 0 {
+		n := min(len(todo), pathsPerRun)
+		batch := todo[:n]
+		todo = todo[n:]
+		args := []string{"diff", "-z", "--raw", "--numstat", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-relative",
 			"--ignore-submodules=none", from, to, "--"}
-		byPath := make(map[string]*File, len(batch))
 		for _, f := range batch {
 			args = append(args, f.Path)
-			byPath[f.Path] = f
 		}
 		out, err := g.Output(ctx, args...)
 		if err != nil {
-			return fmt.Errorf("checking moved files for binary content: %w", g.fail(ctx, err))
+			return fmt.Errorf("reading the modes and content type of moved files: %w", g.fail(ctx, err))
 		}
-		for rec := range strings.SplitSeq(string(out), "\x00") {
-			// "-\t-\t<path>" is git's mark of a binary file.
-			if p, ok := strings.CutPrefix(rec, "-\t-\t"); ok {
-				if f := byPath[p]; f != nil {
-					f.Binary = true
-					tag(f)
-				}
+		modes, binary, err := rawNumstat(out)
+		if err != nil {
+			return err
+		}
+		for _, f := range batch {
+			if f.OldMode == "" && f.NewMode == "" {
+				// Same content, same mode, on both sides.
+				f.OldMode, f.NewMode = modes[f.Path], modes[f.Path]
+				f.Symlink = f.OldMode == "120000" || f.NewMode == "120000"
+				f.Submodule = f.OldMode == "160000" || f.NewMode == "160000"
 			}
+			f.Binary = binary[f.Path] && !f.Submodule
+			tag(f)
 		}
 	}
 	return nil
+}
+
+// rawNumstat reads git diff -z --raw --numstat without rename detection:
+// the new mode of each path, and the paths whose counts are "-", git's
+// mark of binary content.
+func rawNumstat(out []byte) (modes map[string]string, binary map[string]bool, err error) {
+	modes, binary = map[string]string{}, map[string]bool{}
+	recs := strings.Split(string(out), "\x00")
+	for i := 0; i < len(recs); i++ {
+		rec := recs[i]
+		switch {
+		case rec == "":
+		case strings.HasPrefix(rec, ":"):
+			// ":<old mode> <new mode> <old oid> <new oid> <status>", then the path.
+			f := strings.Fields(rec[1:])
+			if len(f) != 5 || i+1 >= len(recs) {
+				return nil, nil, fmt.Errorf("unexpected git diff --raw record %q", clip([]byte(rec)))
+			}
+			i++
+			modes[recs[i]] = realMode(f[1])
+		default:
+			add, rest, ok1 := strings.Cut(rec, "\t")
+			del, p, ok2 := strings.Cut(rest, "\t")
+			if !ok1 || !ok2 {
+				return nil, nil, fmt.Errorf("unexpected git diff --numstat record %q", clip([]byte(rec)))
+			}
+			binary[p] = add == "-" && del == "-"
+		}
+	}
+	return modes, binary, nil
+}
+
+// realMode is a mode of git's raw output, or "" for the side of a path
+// that does not exist (000000), as File records it.
+func realMode(m string) string {
+	if strings.Trim(m, "0") == "" {
+		return ""
+	}
+	return m
 }

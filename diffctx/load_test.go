@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/internal/git"
+	"github.com/reviewdev/review/internal/gittest"
 )
 
 // gitCase builds a repository whose branch feature, checked out, holds one
@@ -23,7 +24,7 @@ type gitCase struct {
 }
 
 // withCopies are the cases loaded with Options.FindCopies.
-var withCopies = map[string]bool{"copy": true, "binary_moves": true}
+var withCopies = map[string]bool{"copy": true, "binary_moves": true, "exact_moves_modes": true}
 
 var gitCases = []gitCase{
 	{"modify", true, func(r *repo) {
@@ -81,6 +82,37 @@ var gitCases = []gitCase{
 		r.write("data-copy.bin", "\x00\x01\x02data")
 		r.commit("moves")
 	}},
+	// A change of mode only prints no content either: git's numstat still
+	// counts a binary file as binary.
+	{"binary_mode_only", true, func(r *repo) {
+		r.write("tool.bin", "\x7fELF\x00\x01\x02")
+		r.write("run.sh", "#!/bin/sh\n")
+		r.commit("base")
+		r.branch()
+		r.chmod("tool.bin", 0o755)
+		r.chmod("run.sh", 0o755)
+		r.commit("chmod")
+	}},
+	// An exact move has no index line: its mode, and with it what it is
+	// (submodule, symlink, executable), comes from git's raw output.
+	{"exact_moves_modes", true, func(r *repo) {
+		sub := newRepo(r.t)
+		sub.write("lib.go", "package lib\n")
+		sub.commit("lib")
+		r.write("run.sh", "#!/bin/sh\n")
+		r.chmod("run.sh", 0o755)
+		r.write("target.txt", "target\n")
+		r.symlink("target.txt", "link")
+		r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.Dir, "third/lib")
+		// The temporary URL would change the golden file on every run.
+		r.git("config", "-f", ".gitmodules", "submodule.third/lib.url", "../lib")
+		r.commit("base")
+		r.branch()
+		r.git("mv", "third/lib", "third/lib2")
+		r.git("mv", "run.sh", "run2.sh")
+		r.git("mv", "link", "link2")
+		r.commit("moves")
+	}},
 	{"mode_only", true, func(r *repo) {
 		r.write("run.sh", "#!/bin/sh\necho hi\n")
 		r.commit("base")
@@ -113,7 +145,7 @@ var gitCases = []gitCase{
 		r.write("README.md", "main\n")
 		r.commit("base")
 		r.branch()
-		r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.dir, "third/lib")
+		r.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub.Dir, "third/lib")
 		// The temporary URL would change the golden file on every run.
 		r.git("config", "-f", ".gitmodules", "submodule.third/lib.url", "../lib")
 		r.commit("submodule")
@@ -135,6 +167,18 @@ var gitCases = []gitCase{
 			r.write(name, "x\n")
 		}
 		r.write("empty spaced", "")
+		r.commit("names")
+	}},
+	// Names that are not UTF-8: git passes their bytes through, and JSON
+	// shows them quoted (see text.JSONPath).
+	{"not_utf8", true, func(r *repo) {
+		r.write("old\xff.txt", numbered("", 10))
+		r.write("keep.txt", "x\n")
+		r.commit("base")
+		r.branch()
+		r.write("caf\xe9.txt", "hello\n")
+		r.git("mv", "old\xff.txt", "new\xfe.txt")
+		r.write("dir\xff/x.go", "package x\n")
 		r.commit("names")
 	}},
 	{"crlf", true, func(r *repo) {
@@ -230,9 +274,16 @@ var gitCases = []gitCase{
 	}},
 }
 
+func (r *repo) chmod(name string, mode os.FileMode) {
+	r.t.Helper()
+	if err := os.Chmod(filepath.Join(r.Dir, name), mode); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
 func (r *repo) symlink(target, name string) {
 	r.t.Helper()
-	if err := os.Symlink(target, filepath.Join(r.dir, name)); err != nil {
+	if err := os.Symlink(target, filepath.Join(r.Dir, name)); err != nil {
 		r.t.Fatal(err)
 	}
 }
@@ -256,7 +307,7 @@ func TestLoad(t *testing.T) {
 			t.Parallel()
 			r := newRepo(t)
 			tc.setup(r)
-			d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main", FindCopies: withCopies[tc.name]})
+			d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main", FindCopies: withCopies[tc.name]})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -264,14 +315,14 @@ func TestLoad(t *testing.T) {
 				d.BaseSHA != strings.TrimSpace(r.git("rev-parse", "main")) || d.MergeBase != d.BaseSHA {
 				t.Errorf("revisions: %+v", d)
 			}
-			if root, _ := filepath.EvalSymlinks(r.dir); d.Root != root {
+			if root, _ := filepath.EvalSymlinks(r.Dir); d.Root != root {
 				t.Errorf("Root = %q, want %q", d.Root, root)
 			}
 			checkOracle(t, r, d, withCopies[tc.name])
 			if !tc.golden {
 				return
 			}
-			raw, err := git.Runner{Dir: r.dir}.Output(context.Background(), git.PatchArgs(d.MergeBase, d.HeadSHA, withCopies[tc.name])...)
+			raw, err := git.Runner{Dir: r.Dir}.Output(context.Background(), git.PatchArgs(d.MergeBase, d.HeadSHA, withCopies[tc.name])...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -289,10 +340,23 @@ func TestLoad(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse(%s.diff): %v", tc.name, err)
 			}
+			completeAsLoad(files, d.Files)
 			if p := goldenJSON(t, files); !bytes.Equal(p, got) {
 				t.Errorf("Parse(%s.diff) differs from Load:\n%s", tc.name, firstDiff(string(got), string(p)))
 			}
 		})
+	}
+}
+
+// completeAsLoad gives the parsed files that git printed without content
+// what Load learns of them from git beyond the patch (modes, binary
+// content), so the rest can be compared.
+func completeAsLoad(parsed, loaded []*File) {
+	for i, f := range parsed {
+		if i < len(loaded) && len(f.Hunks) == 0 && f.Status != Added && f.Status != Deleted {
+			l := loaded[i]
+			f.OldMode, f.NewMode, f.Symlink, f.Submodule, f.Binary, f.Tags = l.OldMode, l.NewMode, l.Symlink, l.Submodule, l.Binary, l.Tags
+		}
 	}
 }
 
@@ -306,10 +370,12 @@ func checkOracle(t *testing.T, r *repo, d *Diff, copies bool) {
 	}
 	numstat := strings.Split(r.git(append(flags, "--numstat", d.MergeBase, d.HeadSHA)...), "\x00")
 	status := strings.Split(r.git(append(flags, "--name-status", d.MergeBase, d.HeadSHA)...), "\x00")
+	raw := strings.Split(r.git(append(flags, "--raw", d.MergeBase, d.HeadSHA)...), "\x00")
 
 	type want struct {
 		path, old, status string
 		add, del          string
+		oldMode, newMode  string
 	}
 	var wants []want
 	for i := 0; i+1 < len(status); {
@@ -330,6 +396,22 @@ func checkOracle(t *testing.T, r *repo, d *Diff, copies bool) {
 			i += 2
 		}
 	}
+	for i, k := 0, 0; i < len(raw) && raw[i] != ""; k++ {
+		// ":<old mode> <new mode> <old oid> <new oid> <status>", then one
+		// path, or two for a rename or copy.
+		fields := strings.Fields(raw[i][1:])
+		wants[k].oldMode, wants[k].newMode = strings.TrimLeft(fields[0], "0"), strings.TrimLeft(fields[1], "0")
+		if fields[0] != "000000" {
+			wants[k].oldMode = fields[0]
+		}
+		if fields[1] != "000000" {
+			wants[k].newMode = fields[1]
+		}
+		i += 2
+		if s := fields[4][0]; s == 'R' || s == 'C' {
+			i++
+		}
+	}
 	if len(wants) != len(d.Files) {
 		t.Fatalf("Load found %d files, git --name-status %d", len(d.Files), len(wants))
 	}
@@ -341,6 +423,12 @@ func checkOracle(t *testing.T, r *repo, d *Diff, copies bool) {
 		status := map[byte]Status{'A': Added, 'D': Deleted, 'M': Modified, 'T': Modified, 'R': Renamed, 'C': Copied}[w.status[0]]
 		if f.Status != status || f.TypeChange != (w.status[0] == 'T') {
 			t.Errorf("%s: status %s (type change %v), git says %s", f.Path, f.Status, f.TypeChange, w.status)
+		}
+		if f.OldMode != w.oldMode || f.NewMode != w.newMode {
+			t.Errorf("%s: modes %q %q, git --raw says %q %q", f.Path, f.OldMode, f.NewMode, w.oldMode, w.newMode)
+		}
+		if sub, link := w.oldMode == "160000" || w.newMode == "160000", w.oldMode == "120000" || w.newMode == "120000"; f.Submodule != sub || f.Symlink != link {
+			t.Errorf("%s: submodule %v symlink %v, git --raw says modes %q %q", f.Path, f.Submodule, f.Symlink, w.oldMode, w.newMode)
 		}
 		if f.Status != Added && f.OldPath != w.old {
 			t.Errorf("%s: old path %q, git says %q", f.Path, f.OldPath, w.old)
@@ -376,7 +464,7 @@ func TestLoadConfigProof(t *testing.T) {
 	r.remove("sub/z.go")
 	r.write("sub/y.go", numbered("", 10)+"more\n")
 	r.commit("change")
-	opts := Options{Dir: filepath.Join(r.dir, "sub"), Base: "main"}
+	opts := Options{Dir: filepath.Join(r.Dir, "sub"), Base: "main"}
 
 	clean, err := Load(context.Background(), opts)
 	if err != nil {
@@ -387,7 +475,7 @@ func TestLoadConfigProof(t *testing.T) {
 		{"diff.noprefix", "true"}, {"diff.mnemonicPrefix", "true"}, {"color.ui", "always"},
 		{"color.diff", "always"}, {"diff.external", "false"}, {"diff.suppressBlankEmpty", "true"},
 		{"diff.renames", "false"}, {"diff.relative", "true"}, {"core.quotePath", "true"},
-		{"diff.orderFile", filepath.Join(r.dir, "order.txt")}, {"diff.context", "0"},
+		{"diff.orderFile", filepath.Join(r.Dir, "order.txt")}, {"diff.context", "0"},
 		{"diff.interHunkContext", "10"}, {"diff.srcPrefix", "x/"}, {"diff.dstPrefix", "y/"},
 		{"core.pager", "false"},
 	} {
@@ -424,7 +512,7 @@ func TestLoadWarnings(t *testing.T) {
 		r.write(fmt.Sprintf("b%d.txt", i), strings.Replace(numbered(fmt.Sprintf("file %d\n", i), 20), "line 5\n", "line five\n", 1))
 	}
 	r.commit("move")
-	d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main"})
+	d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +520,7 @@ func TestLoadWarnings(t *testing.T) {
 		t.Fatalf("without a limit: %d files, warnings %q", len(d.Files), d.Warnings)
 	}
 	r.git("config", "diff.renameLimit", "1")
-	d, err = Load(context.Background(), Options{Dir: r.dir, Base: "main"})
+	d, err = Load(context.Background(), Options{Dir: r.Dir, Base: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,14 +539,14 @@ func TestLoadIgnore(t *testing.T) {
 	r.write("api/v1/api.pb.go", "package v1\n")
 	r.commit("add")
 	// A glob without a slash matches names at any depth, as the tools do.
-	d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main", Ignore: []string{"vendor/**", "**/*.md", "*.pb.go"}})
+	d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main", Ignore: []string{"vendor/**", "**/*.md", "*.pb.go"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(d.Files) != 1 || d.Files[0].Path != "main.go" {
 		t.Errorf("files = %s, want main.go only", goldenJSON(t, d.Files))
 	}
-	if _, err := Load(context.Background(), Options{Dir: r.dir, Base: "main", Ignore: []string{"[bad"}}); err == nil ||
+	if _, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main", Ignore: []string{"[bad"}}); err == nil ||
 		!strings.Contains(err.Error(), `"[bad"`) {
 		t.Errorf("bad pattern: err = %v", err)
 	}
@@ -475,7 +563,7 @@ func TestLoadErrors(t *testing.T) {
 	})
 	t.Run("bare repository", func(t *testing.T) {
 		dir := t.TempDir()
-		r := &repo{t: t, dir: dir}
+		r := &repo{gittest.In(t, dir), t}
 		r.git("init", "-q", "--bare")
 		if _, err := Load(ctx, Options{Dir: dir, Base: "main"}); !errors.Is(err, ErrNotRepo) {
 			t.Fatalf("err = %v, want ErrNotRepo", err)
@@ -503,7 +591,7 @@ func TestLoadErrors(t *testing.T) {
 	for _, tc := range revCases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("CI", tc.ci)
-			_, err := Load(ctx, Options{Dir: r.dir, Base: tc.base})
+			_, err := Load(ctx, Options{Dir: r.Dir, Base: tc.base})
 			var rev *RevError
 			if !errors.As(err, &rev) {
 				t.Fatalf("err = %v, want *RevError", err)
@@ -518,14 +606,14 @@ func TestLoadErrors(t *testing.T) {
 		r.git("checkout", "-q", "--orphan", "other")
 		r.write("b.txt", "b\n")
 		r.commit("unrelated")
-		_, err := Load(ctx, Options{Dir: r.dir, Base: "main"})
+		_, err := Load(ctx, Options{Dir: r.Dir, Base: "main"})
 		if !errors.Is(err, ErrNoMergeBase) || !strings.Contains(err.Error(), "unrelated") {
 			t.Fatalf("err = %v, want ErrNoMergeBase", err)
 		}
 		r.git("checkout", "-q", "main")
 	})
 	t.Run("empty diff", func(t *testing.T) {
-		d, err := Load(ctx, Options{Dir: r.dir, Base: "main"})
+		d, err := Load(ctx, Options{Dir: r.Dir, Base: "main"})
 		if err != nil || len(d.Files) != 0 {
 			t.Fatalf("Load = %+v, %v; want no files", d, err)
 		}
@@ -536,7 +624,7 @@ func TestLoadErrors(t *testing.T) {
 	})
 	t.Run("empty repository", func(t *testing.T) {
 		e := newRepo(t)
-		_, err := Load(ctx, Options{Dir: e.dir, Base: "main"})
+		_, err := Load(ctx, Options{Dir: e.Dir, Base: "main"})
 		var rev *RevError
 		if !errors.As(err, &rev) {
 			t.Fatalf("err = %v, want *RevError", err)
@@ -544,14 +632,14 @@ func TestLoadErrors(t *testing.T) {
 	})
 	t.Run("git missing", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
-		if _, err := Load(ctx, Options{Dir: r.dir, Base: "main"}); !errors.Is(err, ErrGitMissing) {
+		if _, err := Load(ctx, Options{Dir: r.Dir, Base: "main"}); !errors.Is(err, ErrGitMissing) {
 			t.Fatalf("err = %v, want ErrGitMissing", err)
 		}
 	})
 	t.Run("canceled", func(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
-		if _, err := Load(cctx, Options{Dir: r.dir, Base: "main"}); !errors.Is(err, context.Canceled) {
+		if _, err := Load(cctx, Options{Dir: r.Dir, Base: "main"}); !errors.Is(err, context.Canceled) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
 	})
@@ -567,7 +655,7 @@ func TestChanged(t *testing.T) {
 	content = strings.Replace(content, "line 30\n", "", 1)
 	r.write("f.go", content)
 	r.commit("change")
-	d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main"})
+	d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -596,6 +684,33 @@ func TestChanged(t *testing.T) {
 		}
 		if got := d.InHunk(tc.path, tc.line); got != tc.hunk {
 			t.Errorf("InHunk(%s, %d) = %v", tc.path, tc.line, got)
+		}
+	}
+}
+
+// TestExactMoveOverview checks what the overview says of exact moves: the
+// submodule moved without content is still named a submodule, and the
+// binary file whose mode alone changed is binary.
+func TestExactMoveOverview(t *testing.T) {
+	for name, want := range map[string]string{
+		"exact_moves_modes": "`third/lib2` — renamed from `third/lib` (100%), +0 -0, submodule",
+		"binary_mode_only":  "`tool.bin` — modified, binary, mode 100644 → 100755 [binary]",
+	} {
+		var setup func(*repo)
+		for _, tc := range gitCases {
+			if tc.name == name {
+				setup = tc.setup
+			}
+		}
+		r := newRepo(t)
+		setup(r)
+		d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main", FindCopies: withCopies[name]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := Render(d, 10000, nil).Markdown
+		if !strings.Contains(md, want) {
+			t.Errorf("%s: overview lacks %q:\n%s", name, want, md)
 		}
 	}
 }

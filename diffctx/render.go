@@ -175,6 +175,7 @@ const (
 	rankSecurityTest
 	rankTest
 	rankDocs
+	rankBulk
 	rankSummary
 )
 
@@ -219,6 +220,8 @@ func rank(f *File) int {
 	switch {
 	case f.Binary || f.HasTag(TagLockfile) || f.HasTag(TagGenerated):
 		return rankSummary
+	case f.HasTag(TagBulk):
+		return rankBulk
 	case f.HasTag(TagTest) || f.HasTag(TagDocs):
 		switch {
 		case sec:
@@ -650,7 +653,7 @@ func fetchCall(path string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(path) // a string always encodes
+	_ = enc.Encode(text.JSONPath(path)) // a string always encodes
 	return toolname.GetFileDiff + ` {"path": ` + strings.TrimSuffix(b.String(), "\n") + "}"
 }
 

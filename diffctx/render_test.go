@@ -40,11 +40,11 @@ func mixedRepo(t *testing.T) *Diff {
 	r.write("logo.png", "\x89PNG\x00\x01")
 	r.write("win.txt", "a\r\nB\r\n")
 	r.write("`tick`.go", "package tick\n")
-	if err := os.Chmod(filepath.Join(r.dir, "run.sh"), 0o755); err != nil {
+	if err := os.Chmod(filepath.Join(r.Dir, "run.sh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	r.commit("mixed")
-	d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main"})
+	d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,6 +319,8 @@ func TestFetchCall(t *testing.T) {
 		"a.go":          `get_file_diff {"path": "a.go"}`,
 		`we"ird\<>.go`:  `get_file_diff {"path": "we\"ird\\<>.go"}`,
 		"new\nline.txt": `get_file_diff {"path": "new\nline.txt"}`,
+		// Not UTF-8: the quoted form the context shows and the tool takes.
+		"caf\xe9.txt": `get_file_diff {"path": "\"caf\\xe9.txt\""}`,
 	} {
 		if got := fetchCall(path); got != want {
 			t.Errorf("fetchCall(%q) = %s, want %s", path, got, want)

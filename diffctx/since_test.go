@@ -36,11 +36,11 @@ func TestLoadSince(t *testing.T) {
 	r.write("c.go", strings.Replace(strings.Replace(numbered("", 30), "line 3\n", "line three\n", 1), "line 20\n", "", 1))
 	r.commit("second")
 
-	whole, err := Load(context.Background(), Options{Dir: r.dir, Base: "main"})
+	whole, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := Load(context.Background(), Options{Dir: r.dir, Base: "main", Since: first})
+	d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main", Since: first})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestLoadSince(t *testing.T) {
 	}
 
 	// Since the head itself: nothing is new.
-	d, err = Load(context.Background(), Options{Dir: r.dir, Base: "main", Since: "HEAD"})
+	d, err = Load(context.Background(), Options{Dir: r.Dir, Base: "main", Since: "HEAD"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,12 +88,12 @@ func TestLoadSince(t *testing.T) {
 	r.git("checkout", "-q", "-b", "other", "main")
 	r.write("x.go", "x\n")
 	r.commit("elsewhere")
-	_, err = Load(context.Background(), Options{Dir: r.dir, Base: "main", Head: "feature", Since: "other"})
+	_, err = Load(context.Background(), Options{Dir: r.Dir, Base: "main", Head: "feature", Since: "other"})
 	var se *SinceError
 	if !errors.Is(err, ErrSinceNotAncestor) || !errors.As(err, &se) || se.Since != "other" || len(se.SHA) < 40 || len(se.Head) < 40 {
 		t.Errorf("since a commit off the branch: %v", err)
 	}
-	_, err = Load(context.Background(), Options{Dir: r.dir, Base: "main", Since: "nosuchrev"})
+	_, err = Load(context.Background(), Options{Dir: r.Dir, Base: "main", Since: "nosuchrev"})
 	var rerr *RevError
 	if !errors.As(err, &rerr) {
 		t.Errorf("since an unknown revision: %v", err)
@@ -109,7 +109,7 @@ func TestResolveBoth(t *testing.T) {
 	r.branch()
 	r.write("a.go", "b\n")
 	r.commit("two")
-	g := &runner{git.Runner{Dir: r.dir}}
+	g := &runner{git.Runner{Dir: r.Dir}}
 	ctx := context.Background()
 	main, head := strings.TrimSpace(r.git("rev-parse", "main")), strings.TrimSpace(r.git("rev-parse", "HEAD"))
 	if a, b := g.resolveBoth(ctx, "main", "HEAD"); a != main || b != head {

@@ -64,6 +64,10 @@ type Progress struct {
 	// about the tokens received so far in Received.
 	Receiving bool
 	Received  int
+	// Tool names the tool call under way, "" between calls.
+	Tool string
+	// Usage is the run's usage so far, for the cost.
+	Usage RunUsage
 }
 
 // RunUsage totals a run's model usage.
@@ -411,9 +415,17 @@ func (l *loop) ignoredChoice(ls *loopState, msg conversation.Message, reply *llm
 		return false, nil
 	}
 	ignored := ls.forced && !ls.pressed && !callsTool(msg.ToolCalls, toolname.SubmitReview) && (l.a.guard == nil || !l.a.guard.hard)
-	if ignored && choice == toolname.SubmitReview && (reply.ToolChoice == "" || reply.ToolChoice == choice) {
+	// The choice sent may be the client's fallback for it: "required"
+	// for a server that refused the named function. Ignored either way,
+	// the chain ends at auto with a nudge.
+	sent := reply.ToolChoice
+	if ignored && choice == toolname.SubmitReview && (sent == "" || sent == choice || sent == "required") {
 		l.a.unforced = true
-		err := l.a.fallbackEvent(st.N, llm.Fallback{Feature: "tool_choice", From: "function", To: "auto",
+		from := "function"
+		if sent == "required" {
+			from = sent
+		}
+		err := l.a.fallbackEvent(st.N, llm.Fallback{Feature: "tool_choice", From: from, To: "auto",
 			Reason: "the server ignored the forced " + toolname.SubmitReview + " call"})
 		return true, err
 	}
@@ -534,25 +546,28 @@ func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.St
 	req := llm.Request{Model: l.a.ModelName, Messages: sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature, Reasoning: l.h.Reasoning(),
 		// The answer may take what the budget reserves for it, no more.
 		MaxTokens: l.a.Budget.AnswerReserve}
-	progress := func(p Progress) {
-		tok := l.a.Usage.Prompt
-		if tok == 0 {
-			tok = l.a.Usage.Own
-		}
-		p.Step, p.ToolCalls, p.Tokens, p.Unit, p.Units = l.a.Steps, l.calls, tok, l.a.unitNow, l.a.unitsAll
-		l.a.Progress(p)
-	}
 	if l.a.Progress != nil {
-		ctx = llm.WithReceiveHook(ctx, func(r llm.Received) { progress(Progress{Receiving: true, Received: r.Tokens}) })
+		ctx = llm.WithReceiveHook(ctx, func(r llm.Received) { l.progress(Progress{Receiving: true, Received: r.Tokens}) })
 	}
 	reply, st, err := l.a.exchange(ctx, req, l.turn, l.tokens())
 	if err != nil {
 		return nil, nil, err
 	}
-	if l.a.Progress != nil {
-		progress(Progress{})
-	}
+	l.progress(Progress{})
 	return reply, st, nil
+}
+
+// progress reports p, with where the run is, to the agent's Progress.
+func (l *loop) progress(p Progress) {
+	if l.a.Progress == nil {
+		return
+	}
+	tok := l.a.Usage.Prompt
+	if tok == 0 {
+		tok = l.a.Usage.Own
+	}
+	p.Step, p.ToolCalls, p.Tokens, p.Unit, p.Units, p.Usage = l.a.Steps, l.calls, tok, l.a.unitNow, l.a.unitsAll, l.a.Usage
+	l.a.Progress(p)
 }
 
 // record makes one model request as a new step of the run, counting its
@@ -681,6 +696,7 @@ func (l *loop) answer(ctx context.Context, calls []conversation.ToolCall, st *to
 // the error is for the review itself stopping.
 func (l *loop) call(ctx context.Context, step int, tc conversation.ToolCall) (conversation.Message, error) {
 	res := conversation.Message{Role: conversation.Tool, ToolCallID: tc.ID, Name: tc.Name}
+	l.progress(Progress{Tool: tc.Name})
 	ans, err := l.set.Answer(ctx, tools.Call{Run: l.a.Run.ID, Step: step, ID: tc.ID, Name: tc.Name, Args: tc.Arguments},
 		previews(l.a.Budget))
 	if err != nil {

@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/gittest"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/llm/wire"
@@ -25,55 +23,17 @@ import (
 	"github.com/reviewdev/review/tools"
 )
 
-// isolateGit keeps git away from the machine's configuration and the
-// user's home for the rest of the test.
+// isolateGit keeps the user's git configuration out of a test.
 func isolateGit(tb testing.TB) {
 	tb.Helper()
-	home := tb.TempDir()
-	for k, v := range map[string]string{
-		"HOME": home, "XDG_CONFIG_HOME": home, "GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com", "GIT_AUTHOR_DATE": "2024-01-02T03:04:05Z",
-		"GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com", "GIT_COMMITTER_DATE": "2024-01-02T03:04:05Z",
-	} {
-		tb.Setenv(k, v)
-	}
+	gittest.Isolate(tb)
 }
 
 // newRepo creates a repository whose main branch holds base and whose
 // feature branch, checked out, changes it to head. It returns the work tree.
 func newRepo(tb testing.TB, base, head map[string]string) string {
 	tb.Helper()
-	isolateGit(tb)
-	dir := tb.TempDir()
-	git := func(args ...string) {
-		tb.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			tb.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	write := func(files map[string]string) {
-		tb.Helper()
-		for name, text := range files {
-			p := filepath.Join(dir, name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				tb.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-				tb.Fatal(err)
-			}
-		}
-	}
-	git("init", "-q", "-b", "main")
-	write(base)
-	git("add", "-A")
-	git("commit", "-q", "--allow-empty", "-m", "base")
-	git("checkout", "-q", "-b", "feature")
-	write(head)
-	git("add", "-A")
-	git("commit", "-q", "-m", "change")
-	return dir
+	return gittest.Change(tb, base, head)
 }
 
 // numbered is n lines "<prefix> i".

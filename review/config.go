@@ -43,6 +43,10 @@ type Config struct {
 	Caps Caps
 	// FindCopies has git detect copies as well as renames.
 	FindCopies bool
+	// ReviewData reviews bulk files (minified, data fixtures, one file
+	// holding most of a large change) in priority order like code, rather
+	// than after every other file.
+	ReviewData bool
 	// ExactCounts counts every token figure exactly, even far from every
 	// limit, where bounds decide and figures are otherwise estimates.
 	ExactCounts bool

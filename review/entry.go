@@ -107,7 +107,7 @@ func Run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	}
 	defer st.Close()
 	a := newAgent(&job.Config, env, st, plan.Counter)
-	sess, err := a.Start(plan, Settings{BaseURL: job.BaseURL, Tokenizer: job.Tokenizer, Budget: job.Budget, OffDiff: job.OffDiff, FindCopies: job.FindCopies})
+	sess, err := a.Start(plan, Settings{BaseURL: job.BaseURL, Tokenizer: job.Tokenizer, Budget: job.Budget, OffDiff: job.OffDiff, FindCopies: job.FindCopies, Price: job.Price})
 	if err != nil {
 		return out, err
 	}

@@ -63,6 +63,30 @@ type Finding struct {
 	Note string `json:"note,omitempty"`
 }
 
+// findingJSON is Finding as JSON shows it, without the methods that would
+// recurse.
+type findingJSON Finding
+
+// MarshalJSON writes f with its path as text.JSONPath writes it: a path
+// that is not UTF-8 in the quoted form the model was shown, which JSON can
+// carry and the tools take back, rather than with U+FFFD in it.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	j := findingJSON(f)
+	j.Path = text.JSONPath(f.Path)
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (f *Finding) UnmarshalJSON(b []byte) error {
+	var j findingJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*f = Finding(j)
+	f.Path = text.PathFromJSON(j.Path)
+	return nil
+}
+
 // Dropped is a finding left out of the review, with the reason.
 type Dropped struct {
 	Finding Finding `json:"finding"`

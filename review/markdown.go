@@ -107,8 +107,9 @@ func (r *Result) UsageLine() string {
 		return "Nothing was sent to the model: there was nothing to review."
 	}
 	u := r.Usage
-	s := fmt.Sprintf("Run `%s` · model %s · %s · %d prompt tokens (%d cached) · %d completion tokens · our count %d",
-		r.RunID, EscapeAngles(text.OneLine(r.Model, 0)), text.Plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion, u.Own)
+	n := text.Number
+	s := fmt.Sprintf("Run `%s` · model %s · %s · %s prompt tokens (%s cached) · %s completion tokens · our count %s",
+		r.RunID, EscapeAngles(text.OneLine(r.Model, 0)), text.Plural(u.Requests, "request"), n(u.Prompt), n(u.Cached), n(u.Completion), n(u.Own))
 	if c, ok := r.EstimateCost(); ok {
 		s += " · about " + llm.FormatUSD(c)
 	}

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -53,6 +54,45 @@ type NotReviewed struct {
 	Reason string `json:"reason"`
 }
 
+// notReviewedJSON is NotReviewed as JSON writes it.
+type notReviewedJSON struct {
+	Path   string `json:"path"`
+	Hunks  int    `json:"hunks_not_reviewed"`
+	All    int    `json:"hunks"`
+	Reason string `json:"reason"`
+}
+
+// MarshalJSON writes a path that is not UTF-8 quoted, as every path of
+// the JSON outputs is (text.JSONPath), so it names the file exactly.
+func (n NotReviewed) MarshalJSON() ([]byte, error) {
+	return json.Marshal(notReviewedJSON{Path: text.JSONPath(n.Path), Hunks: n.Hunks, All: n.All, Reason: n.Reason})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (n *NotReviewed) UnmarshalJSON(b []byte) error {
+	var j notReviewedJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*n = NotReviewed{Left: diffctx.Left{Path: text.PathFromJSON(j.Path), Hunks: j.Hunks, All: j.All}, Reason: j.Reason}
+	return nil
+}
+
+// Unreviewed says in a few words how much of the change a review left out:
+// "2 files (3 of 5 hunks) not reviewed", or "" when it reviewed it all.
+// The first line of every report for people carries it.
+func Unreviewed(nr []NotReviewed) string {
+	if len(nr) == 0 {
+		return ""
+	}
+	hunks, all := 0, 0
+	for _, n := range nr {
+		hunks += n.Hunks
+		all += n.All
+	}
+	return fmt.Sprintf("%s (%d of %d hunks) not reviewed", text.Plural(len(nr), "file"), hunks, all)
+}
+
 // Estimate is what a review is planned to send, known before any request.
 type Estimate struct {
 	// Units are the turns the review takes, one per unit (1 for a diff
@@ -68,6 +108,12 @@ type Estimate struct {
 	FirstRequestTokens int `json:"first_request_tokens"`
 	// MaxPromptTokens bounds the prompt tokens of the whole review.
 	MaxPromptTokens int `json:"max_prompt_tokens"`
+	// Requests, PromptTokens and Cost are what the review is expected to
+	// take: expectedSteps requests a unit, each carrying the one before
+	// and a tool output's preview. Cost is set when the price is known.
+	Requests     int      `json:"expected_requests"`
+	PromptTokens int      `json:"expected_prompt_tokens"`
+	Cost         *float64 `json:"expected_cost_usd,omitempty"`
 	// MaxCost bounds its cost in US dollars, when the price is known.
 	MaxCost *float64 `json:"max_cost_usd,omitempty"`
 	// PriceSource says where the price came from: "configured" or the
@@ -81,16 +127,24 @@ type Estimate struct {
 	NotReviewed []NotReviewed `json:"not_reviewed"`
 }
 
-// Line says the plan in one line for people: units, requests, tokens,
-// cost, and what is left out.
+// Line says the plan in one line for people: units, then what the review
+// is expected to take, then the bound the caps hold it to, and what is
+// left out: "1 unit; expected 4 requests, 9,800 prompt tokens, $0.0016;
+// at most 21 requests, 2,515,968 prompt tokens and $0.4806".
 func (e Estimate) Line() string {
 	var b strings.Builder
 	if e.TotalUnits > e.Units {
-		fmt.Fprintf(&b, "%d of %d units", e.Units, e.TotalUnits)
+		fmt.Fprintf(&b, "%s of %s units", text.Number(e.Units), text.Number(e.TotalUnits))
 	} else {
 		b.WriteString(text.Plural(e.Units, "unit"))
 	}
-	fmt.Fprintf(&b, ", %d to %d requests, at most %s prompt tokens", e.MinRequests, e.MaxRequests, groupDigits(e.MaxPromptTokens))
+	if e.Requests > 0 {
+		fmt.Fprintf(&b, "; expected %s, %s prompt tokens", text.Plural(e.Requests, "request"), text.Number(e.PromptTokens))
+		if e.Cost != nil {
+			fmt.Fprintf(&b, ", %s", llm.FormatUSD(*e.Cost))
+		}
+	}
+	fmt.Fprintf(&b, "; at most %s, %s prompt tokens", text.Plural(e.MaxRequests, "request"), text.Number(e.MaxPromptTokens))
 	if e.MaxCost != nil {
 		fmt.Fprintf(&b, " and %s", llm.FormatUSD(*e.MaxCost))
 	}
@@ -116,22 +170,6 @@ func capName(reason string) string {
 		return "the bound on requests"
 	}
 	return reason
-}
-
-// groupDigits writes n with thousands separated by commas.
-func groupDigits(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // ErrWindowTooSmall is a context window too small for any review: the
@@ -284,6 +322,7 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 	if caps.MaxPromptTokens > 0 {
 		e.MaxPromptTokens = min(e.MaxPromptTokens, caps.MaxPromptTokens)
 	}
+	e.Requests, e.PromptTokens = expected(firsts[:kept], b, previewTokens(b))
 	// Every request carries the static layer: a cap on tokens is a cap
 	// on requests too.
 	if caps.MaxPromptTokens > 0 && static > 0 {
@@ -301,6 +340,8 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 			}
 		}
 		e.MaxCost = &c
+		ec := price.Cost(e.PromptTokens, 0, e.Requests*expectedAnswerTokens)
+		e.Cost = &ec
 		e.PriceSource = "list price of " + llm.PricesAsOf
 		if caps.Price != nil {
 			e.PriceSource = "configured"
@@ -316,6 +357,29 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 		p.guard.maxCost, p.guard.price = caps.MaxCost, caps.Price
 	}
 	return kept, reason, nil
+}
+
+// A review is expected to take expectedSteps requests a unit (a few tool
+// calls to read around the change, then the submission), each answer
+// about expectedAnswerTokens long. The bounds (max_steps, the window) are
+// what a review may take; these are what one usually does.
+const (
+	expectedSteps        = 4
+	expectedAnswerTokens = 300
+)
+
+// expected is the requests and prompt tokens a review of units whose
+// first requests are firsts is expected to take: each request carries the
+// one before it and a tool output's preview, within the input budget.
+func expected(firsts []int, b conversation.Budget, preview int) (requests, tokens int) {
+	steps := min(expectedSteps, b.MaxSteps+1)
+	for _, first := range firsts {
+		for i := range steps {
+			tokens += min(b.Input(), first+i*preview)
+		}
+		requests += steps
+	}
+	return requests, tokens
 }
 
 // requestCost is the most that requests prompting tokens in all can cost,

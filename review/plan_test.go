@@ -2,11 +2,14 @@ package review
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/reviewtest"
 )
@@ -166,5 +169,21 @@ func TestGuard(t *testing.T) {
 	soft.spent(100, llm.Usage{})
 	if soft.allow(1<<20) != nil || soft.tight(1<<20) || soft.tokens != 100 {
 		t.Error("a guard without caps refused a request")
+	}
+}
+
+// TestNotReviewedJSON checks that a file not reviewed is named exactly in
+// JSON, a name that is not UTF-8 included, and read back the same.
+func TestNotReviewedJSON(t *testing.T) {
+	for _, p := range []string{"a/b.go", "caf\xe9.txt"} {
+		n := NotReviewed{Left: diffctx.Left{Path: p, Hunks: 2, All: 3}, Reason: ReasonMaxUnits}
+		b, err := json.Marshal(n)
+		if err != nil || !utf8.Valid(b) || strings.ContainsRune(string(b), utf8.RuneError) {
+			t.Fatalf("%q: %s, %v", p, b, err)
+		}
+		var back NotReviewed
+		if err := json.Unmarshal(b, &back); err != nil || back != n {
+			t.Errorf("%q: read back %+v, %v", p, back, err)
+		}
 	}
 }

@@ -79,7 +79,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since})
+	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData})
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,28 @@ type Settings struct {
 	// FindCopies records that git was asked for copies, so a follow-up
 	// turn diffs the same way.
 	FindCopies bool `json:"find_copies,omitempty"`
+	// Price is the configured price of the model's tokens, if any, so
+	// the run's cost can be told later; without it, the list price.
+	Price *llm.Price `json:"price,omitempty"`
+}
+
+// RunCost is what run cost in US dollars: at the price recorded with it,
+// else at its model's list price. False when neither is known or the run
+// records no usage.
+func RunCost(run toolmem.Run) (float64, bool) {
+	u, ok := RunUsageOf(run)
+	if !ok || u.Requests == 0 {
+		return 0, false
+	}
+	var set Settings
+	if len(run.Settings) > 0 && json.Unmarshal(run.Settings, &set) == nil && set.Price != nil {
+		return u.Cost(*set.Price), true
+	}
+	p, ok := llm.PriceFor(run.Model)
+	if !ok {
+		return 0, false
+	}
+	return u.Cost(p), true
 }
 
 // Start records a new run for plan and returns its session. The run is
@@ -73,9 +95,48 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 	return s, nil
 }
 
+// RunOutcome is how a review run ended beyond its status: whether the model
+// submitted its review and how many findings it reported. It is kept in
+// the run's usage record beside the counts, and stays through the turns
+// asked after it. Runs recorded before it have none.
+type RunOutcome struct {
+	Submitted bool `json:"submitted"`
+	Findings  int  `json:"findings"`
+}
+
+// usageRecord is the run record's Usage: the counts, and the outcome once
+// the review ended.
+type usageRecord struct {
+	RunUsage
+	Outcome *RunOutcome `json:"outcome,omitempty"`
+}
+
+// OutcomeOf reads the outcome recorded with run; false for a run that
+// records none (still running, failed, or recorded before outcomes).
+func OutcomeOf(run toolmem.Run) (RunOutcome, bool) {
+	var u usageRecord
+	if len(run.Usage) == 0 || json.Unmarshal(run.Usage, &u) != nil || u.Outcome == nil {
+		return RunOutcome{}, false
+	}
+	return *u.Outcome, true
+}
+
+// RunUsageOf reads the counts recorded with run.
+func RunUsageOf(run toolmem.Run) (RunUsage, bool) {
+	var u RunUsage
+	if len(run.Usage) == 0 || json.Unmarshal(run.Usage, &u) != nil {
+		return RunUsage{}, false
+	}
+	return u, true
+}
+
 // save writes the run record and the conversation.
 func (s *Session) save() error {
-	u, err := json.Marshal(s.Usage)
+	rec := usageRecord{RunUsage: s.Usage}
+	if o, ok := OutcomeOf(s.Run); ok {
+		rec.Outcome = &o
+	}
+	u, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
@@ -83,11 +144,11 @@ func (s *Session) save() error {
 	if err := s.records().Run(s.Run); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
-	c, err := json.Marshal(s.History)
+	parts, changed, next, err := s.History.Parts()
 	if err != nil {
 		return err
 	}
-	if err := s.records().Conversation(c); err != nil {
+	if err := s.records().ConversationParts(parts, changed, next); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
 	return nil
@@ -99,6 +160,9 @@ func (s *Session) save() error {
 // record ends complete, failed or interrupted whatever happens.
 func (s *Session) Review(ctx context.Context) (*Result, error) {
 	r, err := s.review(ctx)
+	if err == nil && r != nil {
+		s.setOutcome(RunOutcome{Submitted: r.Submitted, Findings: len(r.Findings)})
+	}
 	if ferr := s.finish(err); ferr != nil && err == nil {
 		err = ferr
 	}
@@ -108,6 +172,13 @@ func (s *Session) Review(ctx context.Context) (*Result, error) {
 	r.Efficiency = s.Usage.Efficiency
 	r.Usage.Efficiency = nil
 	return r, nil
+}
+
+// setOutcome puts o in the run record's usage, written by the next save.
+func (s *Session) setOutcome(o RunOutcome) {
+	if u, err := json.Marshal(usageRecord{RunUsage: s.Usage, Outcome: &o}); err == nil {
+		s.Run.Usage = u
+	}
 }
 
 // finish records how the run ended.

@@ -66,6 +66,11 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 	}
 	n := max(len(units), 1)
 	opts := AskOptions{Limits: conversation.LimitsFrom(s.Budget)}
+	// Units follow one another: the earliest are dropped first, and once
+	// dropped stay in the summary. Relevance selection would weigh every
+	// dropped unit again against each next one, whose prompt is hunks,
+	// not a question: work that grows with the square of the units.
+	opts.Limits.Select = conversation.SelectRecency
 	var findings []Finding
 	submitted := true
 	summary := ""

@@ -579,6 +579,9 @@ type Conversation struct {
 	Parts [][]byte
 	Next  int
 	Whole []byte
+	// Changed, when not nil, lists the only parts that differ from those
+	// stored: the others are kept without being read or written again.
+	Changed []int
 }
 
 // PutConversation stores the conversation of run, replacing the previous
@@ -622,6 +625,17 @@ func putParts(txn *badger.Txn, run string, c Conversation) error {
 	} else if err := deletePrefix(txn, convPrefix(run)); err != nil {
 		return err // a whole conversation from before: replaced
 	}
+	if c.Changed != nil && old > 0 {
+		for _, i := range c.Changed {
+			if i < 0 || i >= len(c.Parts) {
+				return fmt.Errorf("conversation part %d of %d", i, len(c.Parts))
+			}
+			if err := txn.Set(turnKey(run, i), c.Parts[i]); err != nil {
+				return err
+			}
+		}
+		return putTurnsTail(txn, run, c, old)
+	}
 	for i, m := range c.Parts {
 		if i < old {
 			same := false
@@ -636,6 +650,12 @@ func putParts(txn *badger.Txn, run string, c Conversation) error {
 			return err
 		}
 	}
+	return putTurnsTail(txn, run, c, old)
+}
+
+// putTurnsTail drops the parts past c's of the old parts stored, and
+// writes the header.
+func putTurnsTail(txn *badger.Txn, run string, c Conversation, old int) error {
 	for i := len(c.Parts); i < old; i++ {
 		if err := txn.Delete(turnKey(run, i)); err != nil {
 			return err

@@ -4,96 +4,46 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/reviewdev/review/internal/gittest"
 	"github.com/reviewdev/review/toolmem"
 )
 
 // TestMain isolates git from the user's configuration for every test,
 // benchmark and fuzz target of the package.
 func TestMain(m *testing.M) {
-	home, err := os.MkdirTemp("", "tools-home-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	for k, v := range map[string]string{
-		"HOME":                home,
-		"GIT_CONFIG_GLOBAL":   "/dev/null",
-		"GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME":     "Test Author",
-		"GIT_AUTHOR_EMAIL":    "author@example.com",
-		"GIT_COMMITTER_NAME":  "Test Committer",
-		"GIT_COMMITTER_EMAIL": "committer@example.com",
-		"GIT_AUTHOR_DATE":     "2024-01-01T00:00:00Z",
-		"GIT_COMMITTER_DATE":  "2024-01-01T00:00:00Z",
-	} {
-		os.Setenv(k, v)
-	}
-	for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"} {
-		os.Unsetenv(k)
-	}
-	code := m.Run()
-	os.RemoveAll(home)
-	for _, dir := range []string{fixtureDir} {
-		if dir != "" {
-			os.RemoveAll(dir)
-		}
+	code := gittest.Main(m)
+	if fixtureDir != "" {
+		os.RemoveAll(fixtureDir)
 	}
 	os.Exit(code)
 }
 
 // repo is a git repository built for a test.
 type repo struct {
+	*gittest.Repo
 	t    testing.TB
 	root string
 }
 
 func newRepo(t testing.TB, dir string) *repo {
 	t.Helper()
-	r := &repo{t: t, root: dir}
-	r.git("init", "-q", "-b", "main")
-	return r
+	return &repo{Repo: gittest.Init(t, dir), t: t, root: dir}
 }
 
 func (r *repo) git(args ...string) string {
 	r.t.Helper()
-	out, err := execGit(r.root, args...)
-	if err != nil {
-		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(out)
-}
-
-func execGit(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return strings.TrimSpace(r.Git(args...))
 }
 
 // write writes files; a value starting with "symlink:" makes a symlink.
 func (r *repo) write(files map[string]string) {
 	r.t.Helper()
-	for name, content := range files {
-		p := filepath.Join(r.root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			r.t.Fatal(err)
-		}
-		os.Remove(p)
-		if target, ok := strings.CutPrefix(content, "symlink:"); ok {
-			if err := os.Symlink(target, p); err != nil {
-				r.t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			r.t.Fatal(err)
-		}
-	}
+	r.Write(files)
 }
 
 func (r *repo) remove(names ...string) {

@@ -187,7 +187,7 @@ func TestSearchMatchesGitGrep(t *testing.T) {
 // gitAllowFail runs git and returns its output even when it exits 1
 // (git grep without matches).
 func (r *repo) gitAllowFail(args ...string) string {
-	out, _ := execGit(r.root, args...)
+	out, _ := r.Run(args...)
 	return out
 }
 

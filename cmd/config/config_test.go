@@ -122,6 +122,8 @@ func TestResolvePrecedence(t *testing.T) {
 		{"fail_on user", "fail_on", "fail_on: low\n", "", nil, nil, review.Low, user + ":1"},
 		{"fail_on repo", "fail_on", "fail_on: low\n", "fail_on: Medium\n", nil, nil, review.Medium, ".review.yaml:1"},
 		{"fail_on env", "fail_on", "fail_on: low\n", "fail_on: medium\n", map[string]string{"REVIEW_FAIL_ON": "high"}, nil, review.High, "env REVIEW_FAIL_ON"},
+		{"fail_on unreviewed", "fail_on", "fail_on: high, unreviewed\n", "", nil, nil, FailOn{Severity: review.High, Unreviewed: true}, user + ":1"},
+		{"fail_on unreviewed alone", "fail_on", "", "", nil, []string{"--fail-on", "unreviewed"}, FailOn{Unreviewed: true}, "flag --fail-on"},
 		{"fail_on flag none", "fail_on", "fail_on: low\n", "fail_on: medium\n", map[string]string{"REVIEW_FAIL_ON": "high"}, []string{"--fail-on", "none"}, review.Severity(""), "flag --fail-on"},
 
 		{"max_steps default", "max_steps", "", "", nil, nil, 20, "default"},
@@ -262,7 +264,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"small preview", "preview_chars: 10\n", `.review.yaml:1: preview_chars must be at least 200, got 10`},
 		{"enum", "tokenizer: words\n", `.review.yaml:1: unknown tokenizer "words": use tiktoken or estimate`},
 		{"off_diff", "off_diff: keep\n", `.review.yaml:1: unknown off_diff "keep": use file or drop`},
-		{"fail_on", "fail_on: severe\n", `.review.yaml:1: unknown fail_on "severe": use none, info, low, medium, high or critical`},
+		{"fail_on", "fail_on: severe\n", `.review.yaml:1: unknown fail_on "severe": use none, info, low, medium, high or critical, and unreviewed (high,unreviewed)`},
 		{"empty model", "model: \"  \"\n", `.review.yaml:1: model must not be empty`},
 		{"base url", "base_url: localhost:11434\n", `.review.yaml:1: base_url must be an http or https URL, such as https://api.openai.com/v1, got "localhost:11434"`},
 		{"ignore not list", "ignore: gen/**\n", `.review.yaml:1: ignore must be a list of globs, such as ["gen/**", "*.pb.go"], got "gen/**"`},

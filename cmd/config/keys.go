@@ -12,6 +12,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -80,6 +81,7 @@ var keys = []Key{
 	{Name: "max_prompt_tokens", kind: kindInt, Flag: "max-prompt-tokens", File: true, parse: atLeast(0)},
 	{Name: "max_cost", kind: kindFloat, Flag: "max-cost", File: true, parse: nonNegative},
 	{Name: "find_copies", kind: kindBool, Flag: "find-copies", File: true},
+	{Name: "review_data", kind: kindBool, Flag: "review-data", File: true},
 	{Name: "exact_counts", kind: kindBool, Flag: "exact-counts", File: true},
 	{Name: "redact", kind: kindBool, Flag: "no-redact", negate: true, File: true},
 	{Name: "allow_secrets", kind: kindGlobs, File: true},
@@ -164,7 +166,9 @@ func httpURL(label string, v any) (any, error) {
 	s := strings.TrimSpace(v.(string))
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s must be an http or https URL, such as https://api.openai.com/v1, got %q", label, s)
+		// Shown as DisplayURL shows it: the credentials of a gateway
+		// (user:password@, ?api-key=) are no part of what is wrong.
+		return nil, fmt.Errorf("%s must be an http or https URL, such as https://api.openai.com/v1, got %q", label, llm.DisplayURL(s))
 	}
 	return s, nil
 }
@@ -235,16 +239,45 @@ func pruneTarget(label string, v any) (any, error) {
 }
 
 // failOnSeverity reads a --fail-on threshold; "none" is the empty severity.
+// A value with "unreviewed" ("high,unreviewed", or "unreviewed" alone) is
+// a FailOn: the review also fails when it left part of the change out.
 func failOnSeverity(label string, v any) (any, error) {
-	s := strings.TrimSpace(v.(string))
-	if strings.EqualFold(s, "none") {
-		return review.Severity(""), nil
+	raw := strings.TrimSpace(v.(string))
+	var fo FailOn
+	for _, s := range strings.Split(raw, ",") {
+		s = strings.TrimSpace(s)
+		switch {
+		case strings.EqualFold(s, "none") && !strings.Contains(raw, ","):
+			return review.Severity(""), nil
+		case strings.EqualFold(s, "unreviewed") && !fo.Unreviewed:
+			fo.Unreviewed = true
+		default:
+			sev, err := review.ParseSeverity(s)
+			if err != nil || fo.Severity != "" {
+				return nil, fmt.Errorf("unknown %s %q: use none, info, low, medium, high or critical, and unreviewed (high,unreviewed)", label, raw)
+			}
+			fo.Severity = sev
+		}
 	}
-	sev, err := review.ParseSeverity(s)
-	if err != nil {
-		return nil, fmt.Errorf("unknown %s %q: use none, info, low, medium, high or critical", label, s)
+	if !fo.Unreviewed {
+		return fo.Severity, nil
 	}
-	return sev, nil
+	return fo, nil
+}
+
+// FailOn is a --fail-on that names unreviewed: a severity (or none), and
+// whether a review that left part of the change out fails too.
+type FailOn struct {
+	Severity   review.Severity
+	Unreviewed bool
+}
+
+// String is the value as it is written.
+func (f FailOn) String() string {
+	if f.Severity == "" {
+		return "unreviewed"
+	}
+	return string(f.Severity) + ",unreviewed"
 }
 
 // suggest returns the known name a mistyped one most likely meant, or "".

@@ -23,6 +23,9 @@ type Settings struct {
 	// FailOn is the least severity that fails the command with exit 3, or
 	// "" for none.
 	FailOn review.Severity
+	// FailUnreviewed fails the command with exit 3 when the review left
+	// part of the change out (--fail-on unreviewed).
+	FailUnreviewed bool
 	// Severity overrides the severity of findings by category.
 	Severity map[string]review.Severity
 	// Deadline bounds the whole run, all requests and retries; 0 is none.
@@ -73,10 +76,18 @@ type FlagError struct{ Err error }
 func (e *FlagError) Error() string { return e.Err.Error() }
 func (e *FlagError) Unwrap() error { return e.Err }
 
+// EnvError is a bad value in an environment variable that sets a key
+// ($REVIEW_TIMEOUT=abc): a mistake in how the command was invoked, as a
+// bad flag is, for a CI job sets both the same way.
+type EnvError struct{ Err error }
+
+func (e *EnvError) Error() string { return e.Err.Error() }
+func (e *EnvError) Unwrap() error { return e.Err }
+
 // Resolve computes the settings of a command. Precedence: flags, then
 // environment, then the repository's .review.yaml, then the user's
-// configuration file, then defaults. A bad flag is a *FlagError; a bad
-// variable or file is an error naming it.
+// configuration file, then defaults. A bad flag is a *FlagError, a bad
+// variable an *EnvError; a bad file is an error naming it.
 func Resolve(src Sources) (*Settings, error) {
 	e, err := Load(src)
 	if err != nil {
@@ -173,6 +184,7 @@ func (e *Effective) apply() error {
 	def("max_prompt_tokens", 0)
 	def("max_cost", 0.0)
 	def("find_copies", false)
+	def("review_data", false)
 	def("exact_counts", false)
 	def("redact", true)
 	def("allow_secrets", []string(nil))
@@ -187,7 +199,12 @@ func (e *Effective) apply() error {
 	s.Store = e.values["store"].v.(string)
 	s.Tokenizer = e.values["tokenizer"].v.(string)
 	s.OffDiff = review.OffDiff(e.values["off_diff"].v.(string))
-	s.FailOn = e.values["fail_on"].v.(review.Severity)
+	switch fo := e.values["fail_on"].v.(type) {
+	case review.Severity:
+		s.FailOn = fo
+	case FailOn:
+		s.FailOn, s.FailUnreviewed = fo.Severity, fo.Unreviewed
+	}
 	s.Instructions = e.values["instructions"].v.(string)
 	s.Ignore = e.values["ignore"].v.([]string)
 	s.Severity = e.values["severity"].v.(map[string]review.Severity)
@@ -199,6 +216,7 @@ func (e *Effective) apply() error {
 	s.Stream = e.values["stream"].v.(bool)
 	s.FirstByteTimeout = e.values["first_byte_timeout"].v.(time.Duration)
 	s.FindCopies = e.values["find_copies"].v.(bool)
+	s.ReviewData = e.values["review_data"].v.(bool)
 	s.ExactCounts = e.values["exact_counts"].v.(bool)
 	s.Redact = e.values["redact"].v.(bool)
 	s.AllowSecrets = e.values["allow_secrets"].v.([]string)
@@ -345,7 +363,7 @@ func envLayer(getenv func(string) string) (layer, error) {
 		}
 		v, err := parseString(k, "$"+k.Env, s)
 		if err != nil {
-			return nil, err
+			return nil, &EnvError{Err: err}
 		}
 		l[k.Name] = value{v: v, src: "env " + k.Env}
 	}

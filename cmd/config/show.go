@@ -45,6 +45,8 @@ func (e *Effective) Rows() Rows {
 			r.Text = strconv.FormatFloat(x, 'g', -1, 64)
 		case bool:
 			r.Text = strconv.FormatBool(x)
+		case FailOn:
+			r.Value, r.Text = x.String(), x.String()
 		case review.Severity:
 			r.Value, r.Text = string(x), string(x)
 			if x == "" {
@@ -94,6 +96,13 @@ func (e *Effective) Rows() Rows {
 			}
 		}
 		switch k.Name {
+		case "base_url":
+			// A gateway's credentials travel in the URL; the table shows
+			// where requests go, never what opens it.
+			if r.Text != "" {
+				r.Text = llm.DisplayURL(r.Text)
+				r.Value = r.Text
+			}
 		case "store":
 			if r.Text == "" {
 				// The store's default lies in the repository's git

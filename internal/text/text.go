@@ -1,23 +1,49 @@
 package text
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/dustin/go-humanize"
 )
 
 // OneLine folds every run of white space in s, line breaks included, into
 // one space. When n > 0 and more than n runes remain, it keeps the first n
-// and marks the cut with "…".
+// and marks the cut with "…". It cuts before it folds: only the first n+1
+// runes of the result are ever built, so a long text costs what is kept.
 func OneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if n > 0 && utf8.RuneCountInString(s) > n {
-		r := []rune(s)
-		return string(r[:n]) + "…"
+	var b strings.Builder
+	b.Grow(min(len(s), max(n, 0)*utf8.UTFMax+len("…")))
+	// cut ends the text at n runes: as folding first then cutting would,
+	// it spells a byte that is not UTF-8 as U+FFFD.
+	cut := func() string { return string([]rune(b.String())) + "…" }
+	count := 0 // runes written
+	space := false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		word := s[i : i+size]
+		i += size
+		if unicode.IsSpace(r) {
+			space = count > 0
+			continue
+		}
+		if space {
+			if n > 0 && count == n {
+				return cut()
+			}
+			b.WriteByte(' ')
+			count++
+			space = false
+		}
+		if n > 0 && count == n {
+			return cut()
+		}
+		b.WriteString(word)
+		count++
 	}
-	return s
+	return b.String()
 }
 
 // Truncate cuts s to at most n runes, the last of them "…" when anything
@@ -39,12 +65,16 @@ func FirstLine(s string) string {
 	return strings.TrimSpace(s)
 }
 
+// Number writes n with its thousands separated by commas, "23,922": the
+// one way review writes a count for people.
+func Number(n int) string { return humanize.Comma(int64(n)) }
+
 // Plural counts a noun: "1 file", "3 files".
 func Plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return Number(n) + " " + noun + "s"
 }
 
 // ShortSHA abbreviates a commit name to the 12 characters people see in
@@ -117,6 +147,27 @@ func UnquotePath(q string) string {
 		return q
 	}
 	return p
+}
+
+// JSONPath is how a file path is written in a JSON document. A path is
+// bytes and need not be UTF-8, which a JSON string cannot carry:
+// encoding/json would put U+FFFD in place of the bytes, and the name read
+// back would open nothing. Such a path is written in the quoted form
+// QuotePath shows ("caf\xe9.txt", quotes included), which the tools and
+// findings take back; a UTF-8 path, newlines and all, is written as it is.
+func JSONPath(p string) string {
+	if utf8.ValidString(p) {
+		return p
+	}
+	return QuotePath(p)
+}
+
+// PathFromJSON reads a path JSONPath wrote.
+func PathFromJSON(s string) string {
+	if p := UnquotePath(s); p != s && !utf8.ValidString(p) {
+		return p
+	}
+	return s
 }
 
 func needsQuote(p string) bool {

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -113,6 +114,29 @@ func TestQuotePath(t *testing.T) {
 	}
 }
 
+func TestJSONPath(t *testing.T) {
+	for _, c := range []struct{ path, written string }{
+		{"src/main.go", "src/main.go"},
+		{"a\nb.go", "a\nb.go"}, // JSON carries a newline exactly
+		{"é.go", "é.go"},
+		{"caf\xe9.txt", `"caf\xe9.txt"`},
+		{"dir\xff/x.go", `"dir\xff/x.go"`},
+		{`"plain"`, `"plain"`},
+		{`"a\nb.go"`, `"a\nb.go"`}, // a UTF-8 name with quotes stays itself
+	} {
+		got := JSONPath(c.path)
+		if got != c.written || !utf8.ValidString(got) {
+			t.Errorf("JSONPath(%q) = %q, want %q", c.path, got, c.written)
+		}
+		if back := PathFromJSON(got); back != c.path {
+			t.Errorf("PathFromJSON(%q) = %q, want %q", got, back, c.path)
+		}
+		if !utf8.ValidString(c.path) && UnquotePath(got) != c.path {
+			t.Errorf("the tools read %q as %q, want %q", got, UnquotePath(got), c.path)
+		}
+	}
+}
+
 func TestCodeFence(t *testing.T) {
 	for code, want := range map[string]string{
 		"":               "```",
@@ -127,4 +151,29 @@ func TestCodeFence(t *testing.T) {
 	if n := LongestRun([]byte("a``b```"), '`'); n != 3 {
 		t.Errorf("LongestRun = %d, want 3", n)
 	}
+}
+
+// oneLineFolded is OneLine as folding first would make it.
+func oneLineFolded(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if n > 0 && utf8.RuneCountInString(s) > n {
+		return string([]rune(s)[:n]) + "…"
+	}
+	return s
+}
+
+// FuzzOneLine holds OneLine, which cuts before it folds, to the text that
+// folding first makes.
+func FuzzOneLine(f *testing.F) {
+	for _, s := range []string{"", " ", "a b", "  a \n\t b  ", "héllo   wörld", "a\u00a0b", "x\u2028y", strings.Repeat("ab ", 100)} {
+		for _, n := range []int{0, 1, 2, 3, 5, 200} {
+			f.Add(s, n)
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		n = n % 1000
+		if got, want := OneLine(s, n), oneLineFolded(s, n); got != want {
+			t.Errorf("OneLine(%q, %d) = %q, want %q", s, n, got, want)
+		}
+	})
 }

@@ -13,6 +13,7 @@ import (
 	gh "github.com/google/go-github/v84/github"
 
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/post"
 )
 
@@ -23,8 +24,14 @@ const (
 	// maxListPages stops a listing that never ends: 100 pages of 100 is
 	// more reviews than any pull request has.
 	maxListPages = 100
-	// requestTimeout bounds each request when the caller gives no client.
-	requestTimeout = 30 * time.Second
+	// RequestTimeout bounds each request to GitHub, its answer read
+	// whole; a caller's client with a timeout of its own keeps it.
+	RequestTimeout = 30 * time.Second
+	// DefaultTimeout bounds all the requests of one Post or ReadEarlier,
+	// retries and the waits between them included (PostOptions.Timeout):
+	// an API that never answers stops a review's GitHub step within it,
+	// rather than after every attempt of every request timed out.
+	DefaultTimeout = 90 * time.Second
 	// mediaType is the media type GitHub documents for its REST API.
 	// go-github still asks for retired preview types on some endpoints.
 	mediaType = "application/vnd.github+json"
@@ -71,18 +78,26 @@ func newClient(o PostOptions, r *review.Result) (*client, error) {
 	}
 	api, err := url.Parse(strings.TrimRight(raw, "/"))
 	if err != nil || (api.Scheme != "https" && api.Scheme != "http") || api.Host == "" {
-		return nil, fmt.Errorf("cannot post to GitHub: API URL %q is not an http(s) URL; set GITHUB_API_URL, e.g. %s", raw, DefaultAPIURL)
+		return nil, fmt.Errorf("cannot post to GitHub: API URL %q is not an http(s) URL; set GITHUB_API_URL, e.g. %s", llm.DisplayURL(raw), DefaultAPIURL)
 	}
 	// The API URL is the root as configured, on GitHub Enterprise Server
 	// too (.../api/v3); go-github resolves paths against it, so it must
 	// end in a slash.
 	api.Path += "/"
 
-	hc := http.Client{Timeout: requestTimeout}
+	hc := http.Client{}
 	if o.HTTPClient != nil {
 		hc = *o.HTTPClient
 	}
-	hc.Transport = transport{base: hc.Transport}
+	if hc.Timeout <= 0 {
+		hc.Timeout = RequestTimeout
+	}
+	// go-github adds the token in its own transport, around this one, to
+	// every request it sends, a redirected one too: this one takes it off
+	// any request to another host, as net/http does with the
+	// Authorization headers it sets itself.
+	hc.Transport = transport{base: hc.Transport, host: api.Host}
+	hc.CheckRedirect = limitRedirects(hc.CheckRedirect)
 	c := gh.NewClient(&hc).WithAuthToken(o.Token)
 	c.BaseURL = api
 	c.UserAgent = userAgent
@@ -195,10 +210,11 @@ func collect[T any](ctx context.Context, c *client, op string, list func(gh.List
 	}
 }
 
-// transport asks for GitHub's documented media type and bounds what an
-// answer may hold in memory.
+// transport asks for GitHub's documented media type, sends the token to
+// the API's host only, and bounds what an answer may hold in memory.
 type transport struct {
 	base http.RoundTripper // nil: http.DefaultTransport
+	host string            // the API's host, the one the token is for
 }
 
 func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -208,12 +224,29 @@ func (t transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	req = req.Clone(req.Context()) // a RoundTripper must not change its request
 	req.Header.Set("Accept", mediaType)
+	if !strings.EqualFold(req.URL.Host, t.host) {
+		req.Header.Del("Authorization")
+	}
 	resp, err := base.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
 	resp.Body = &cappedBody{ReadCloser: resp.Body, left: maxResponse}
 	return resp, nil
+}
+
+// limitRedirects is a CheckRedirect that follows at most 10 redirects, as
+// net/http's default does, or defers to the caller's own.
+func limitRedirects(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	if next != nil {
+		return next
+	}
+	return func(_ *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
 }
 
 // cappedBody fails with errTooLarge once more than its limit was read.

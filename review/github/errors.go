@@ -45,6 +45,27 @@ func (c *client) fail(op string, n int, err error) error {
 	return fmt.Errorf("%s: %w", op, err)
 }
 
+// TimeoutError is GitHub's API not done with one step of a review (reading
+// what earlier reviews posted, posting) within PostOptions.Timeout, all
+// its requests and retries included.
+type TimeoutError struct {
+	Host  string
+	Limit time.Duration
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("GitHub at %s did not answer within %s", e.Host, e.Limit)
+}
+
+// bound limits ctx to o's timeout for all the requests of one step.
+func (c *client) bound(ctx context.Context, o PostOptions) (context.Context, context.CancelFunc) {
+	limit := o.Timeout
+	if limit <= 0 {
+		limit = DefaultTimeout
+	}
+	return context.WithTimeoutCause(ctx, limit, &TimeoutError{Host: c.host, Limit: limit})
+}
+
 // stopped is the error of op when the caller's context ended it.
 func stopped(ctx context.Context, op string) error {
 	return fmt.Errorf("%s: stopped: %w", op, context.Cause(ctx))

@@ -40,8 +40,11 @@ type PostOptions struct {
 	// github.event.pull_request.head.sha (ReadPREvent reads it).
 	HeadSHA string
 	// HTTPClient sends the requests; nil means a client with a timeout
-	// for each request.
+	// for each request (RequestTimeout, also for a client without one).
 	HTTPClient *http.Client
+	// Timeout bounds all the requests of one Post or ReadEarlier; 0
+	// means DefaultTimeout.
+	Timeout time.Duration
 	// Login is the account the token posts as, when it is a person's
 	// token. Markers of earlier runs are trusted only in reviews and
 	// comments by bots (the Actions token, an app) or by Login, so that
@@ -120,6 +123,8 @@ func Post(ctx context.Context, r *review.Result, d *diffctx.Diff, o PostOptions)
 	if err != nil {
 		return PostReport{}, err
 	}
+	ctx, cancel := c.bound(ctx, o)
+	defer cancel()
 	c.login = o.Login
 	if c.login == "" {
 		c.login = c.whoAmI(ctx)
@@ -178,6 +183,8 @@ func ReadEarlier(ctx context.Context, o PostOptions) (Earlier, error) {
 	if err != nil {
 		return Earlier{}, err
 	}
+	ctx, cancel := c.bound(ctx, o)
+	defer cancel()
 	c.login = o.Login
 	if c.login == "" {
 		c.login = c.whoAmI(ctx)

@@ -477,7 +477,7 @@ func TestPostGitHub(t *testing.T) {
 		t.Errorf("review body does not start with its marker:\n%s", p.Body)
 	}
 	for _, s := range []string{"Looks fine apart from the loop.", "3 commented on the changed lines", "Outside the hunks", "Whole file", "Not in the change",
-		"`a.go:20`", "`c.go:3`", "review replay run1", "5000 prompt tokens (1000 cached)", "about $0.0009"} {
+		"`a.go:20`", "`c.go:3`", "review replay run1", "5,000 prompt tokens (1,000 cached)", "about $0.0009"} {
 		if !strings.Contains(p.Body, s) {
 			t.Errorf("review body lacks %q:\n%s", s, p.Body)
 		}

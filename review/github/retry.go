@@ -5,14 +5,13 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	gh "github.com/google/go-github/v84/github"
+
+	"github.com/reviewdev/review/internal/backoff"
 )
 
 // Defaults for PostOptions' zero retry fields, the model client's too.
@@ -48,14 +47,9 @@ func newRetryPolicy(o PostOptions) retryPolicy {
 }
 
 // backoff is the wait after failed attempt n when GitHub did not say how
-// long to wait: a random time up to base·2^(n-1), at most max. The
-// randomness keeps clients that failed together from retrying together.
+// long to wait: a random time up to base·2^(n-1), at most max.
 func (p retryPolicy) backoff(n int) time.Duration {
-	ceil := p.base
-	for i := 1; i < n && ceil < p.max; i++ {
-		ceil *= 2
-	}
-	return rand.N(min(ceil, p.max) + 1)
+	return backoff.Policy{Attempts: p.attempts, Base: p.base, Max: p.max}.Delay(n)
 }
 
 // call makes one request through go-github, again while it fails in a way
@@ -86,7 +80,7 @@ func (c *client) again(ctx context.Context, op string, n int, err error) error {
 	case !hinted:
 		wait = c.retry.backoff(n)
 	}
-	if dl, set := ctx.Deadline(); set && time.Until(dl) < wait {
+	if backoff.Outlasts(ctx, wait) {
 		// The caller's deadline would pass while waiting: report the real
 		// failure now rather than a bare "deadline exceeded".
 		ok = false
@@ -94,14 +88,10 @@ func (c *client) again(ctx context.Context, op string, n int, err error) error {
 	if !ok || n >= c.retry.attempts {
 		return c.fail(op, n, err)
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
+	if backoff.Sleep(ctx, wait) != nil {
 		return stopped(ctx, op)
-	case <-t.C:
-		return nil
 	}
+	return nil
 }
 
 // transient reports whether a failed request may succeed when made again,
@@ -160,10 +150,5 @@ func transient(err error) (wait time.Duration, hinted, ok bool) {
 
 // retryAfter reads GitHub's Retry-After header, whole seconds.
 func retryAfter(h http.Header) (time.Duration, bool) {
-	s, err := strconv.ParseInt(strings.TrimSpace(h.Get("Retry-After")), 10, 64)
-	if err != nil || s < 0 {
-		return 0, false
-	}
-	// Capped so that no value overflows; anything this long is not waited.
-	return time.Duration(min(s, 1<<20)) * time.Second, true
+	return backoff.RetryAfter(h, time.Now(), backoff.Seconds)
 }

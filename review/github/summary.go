@@ -22,7 +22,11 @@ const maxSummaryBody = 4000
 // cost, and how to replay it.
 func WriteStepSummary(w io.Writer, r *review.Result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## review: %s\n\n", review.CountFindings(r.Findings))
+	fmt.Fprintf(&b, "## review: %s", review.CountFindings(r.Findings))
+	if u := review.Unreviewed(r.NotReviewed); u != "" {
+		fmt.Fprintf(&b, "; partial: %s", u)
+	}
+	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "Reviewed %s against %s", mdCode(r.Head), mdCode(r.Base))
 	if r.Since != "" {
 		fmt.Fprintf(&b, ", the commits since %s only", mdCode(text.ShortSHA(r.Since)))

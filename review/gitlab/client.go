@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -18,7 +17,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reviewdev/review/internal/backoff"
 	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/post"
 )
 
@@ -82,7 +83,7 @@ type client struct {
 	mrName string // project!iid, for messages
 	mr     int
 	head   string
-	retry  retryPolicy
+	retry  backoff.Policy
 }
 
 func newClient(o Options, head string) (*client, error) {
@@ -100,23 +101,15 @@ func newClient(o Options, head string) (*client, error) {
 	}
 	api, err := url.Parse(strings.TrimRight(o.APIURL, "/"))
 	if err != nil || (api.Scheme != "https" && api.Scheme != "http") || api.Host == "" || api.RawQuery != "" || api.Fragment != "" {
-		return nil, fmt.Errorf("cannot post to GitLab: API URL %q is not an http(s) URL; set CI_API_V4_URL, e.g. %s", o.APIURL, DefaultAPIURL)
+		return nil, fmt.Errorf("cannot post to GitLab: API URL %q is not an http(s) URL; set CI_API_V4_URL, e.g. %s", llm.DisplayURL(o.APIURL), DefaultAPIURL)
 	}
 	hc := http.Client{Timeout: requestTimeout}
 	if o.HTTPClient != nil {
 		hc = *o.HTTPClient
 	}
 	hc.CheckRedirect = keepTokenHome(api.Host, hc.CheckRedirect)
-	p := retryPolicy{attempts: o.MaxAttempts, base: o.BaseDelay, max: o.MaxDelay}
-	if p.attempts <= 0 {
-		p.attempts = DefaultMaxAttempts
-	}
-	if p.base <= 0 {
-		p.base = DefaultBaseDelay
-	}
-	if p.max <= 0 {
-		p.max = DefaultMaxDelay
-	}
+	p := backoff.Policy{Attempts: o.MaxAttempts, Base: o.BaseDelay, Max: o.MaxDelay}.
+		Or(backoff.Policy{Attempts: DefaultMaxAttempts, Base: DefaultBaseDelay, Max: DefaultMaxDelay})
 	return &client{
 		hc: &hc, api: api, token: o.Token, retry: p, mr: o.MR,
 		mrPath: fmt.Sprintf("/projects/%s/merge_requests/%d", url.PathEscape(o.Project), o.MR),
@@ -298,22 +291,6 @@ func nextPage(h http.Header) string {
 	return ""
 }
 
-// retryPolicy bounds the attempts of one request and the waits between.
-type retryPolicy struct {
-	attempts  int
-	base, max time.Duration
-}
-
-// backoff is the wait after failed attempt n when GitLab did not say how
-// long to wait: a random time up to base·2^(n-1), at most max.
-func (p retryPolicy) backoff(n int) time.Duration {
-	ceil := p.base
-	for i := 1; i < n && ceil < p.max; i++ {
-		ceil *= 2
-	}
-	return rand.N(min(ceil, p.max) + 1)
-}
-
 // again waits and returns nil when failed attempt n of op is worth making
 // again, and otherwise returns the error to report.
 func (c *client) again(ctx context.Context, op string, n int, err error) error {
@@ -325,22 +302,18 @@ func (c *client) again(ctx context.Context, op string, n int, err error) error {
 	case hinted && wait > retryAfterLimit:
 		ok = false
 	case !hinted:
-		wait = c.retry.backoff(n)
+		wait = c.retry.Delay(n)
 	}
-	if dl, set := ctx.Deadline(); set && time.Until(dl) < wait {
+	if backoff.Outlasts(ctx, wait) {
 		ok = false
 	}
-	if !ok || n >= c.retry.attempts {
+	if !ok || n >= c.retry.Attempts {
 		return c.fail(op, n, err)
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
+	if backoff.Sleep(ctx, wait) != nil {
 		return fmt.Errorf("%s: stopped: %w", op, context.Cause(ctx))
-	case <-t.C:
-		return nil
 	}
+	return nil
 }
 
 // transient reports whether a failed request may succeed when made again,
@@ -376,17 +349,7 @@ func transient(err error) (wait time.Duration, hinted, ok bool) {
 
 // retryAfter reads Retry-After: whole seconds or an HTTP date.
 func retryAfter(h http.Header) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.ParseInt(v, 10, 64); err == nil && s >= 0 {
-		return time.Duration(min(s, 1<<20)) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0), true
-	}
-	return 0, false
+	return backoff.RetryAfter(h, time.Now(), backoff.Seconds|backoff.Dates)
 }
 
 // fail words the final failure of op after n attempts as one line.

@@ -51,6 +51,16 @@ type assembler struct {
 	choices       bool // an event had a choice
 }
 
+// size is the text assembled so far, as answerSize counts it (refusal
+// too; reasoning apart).
+func (a *assembler) size() int {
+	n := len(a.content) + len(a.refusal)
+	for _, c := range a.calls {
+		n += len(c.name) + len(c.args)
+	}
+	return n
+}
+
 // add reads one event's data (the JSON after "data:").
 func (a *assembler) add(data []byte) error {
 	c, err := wire.DecodeChunk(data)

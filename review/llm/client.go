@@ -203,11 +203,9 @@ func NewClient(cfg ClientConfig) *Client {
 	if cfg.MaxDelay < cfg.BaseDelay {
 		cfg.MaxDelay = cfg.BaseDelay
 	}
-	c := &Client{cfg: cfg, http: cfg.HTTPClient}
-	if c.http == nil {
-		c.http = &http.Client{}
-	}
+	c := &Client{cfg: cfg}
 	c.endpoint, c.site, c.urlErr = endpointURL(cfg.BaseURL)
+	c.http = keepCredentialsHome(cfg.HTTPClient, hostOf(c.endpoint))
 	c.header = http.Header{
 		"Content-Type": {"application/json"},
 		"Accept":       {"application/json"},
@@ -271,15 +269,40 @@ func (c *Client) complete(ctx context.Context, req Request, hook func([]byte)) (
 	if hook != nil {
 		hook(body)
 	}
-	ex, err := c.send(ctx, body, req.stream)
-	if err == nil && ex.bad != nil {
-		err = ex.bad
-	}
-	if err == nil {
-		var r *Reply
-		if r, err = DecodeReply(ex.status, ex.body); err == nil {
-			r.Request, r.Response, r.Attempts, r.Stream, r.whole = body, ex.body, ex.attempts, ex.stream, ex.whole
-			return r, nil
+	var (
+		ex       exchange
+		attempts int
+	)
+	for answers := 1; ; answers++ {
+		ex, err = c.send(ctx, body, req.stream, req.MaxTokens)
+		attempts += ex.attempts
+		if err == nil && ex.bad != nil {
+			err = ex.bad
+		}
+		if err == nil {
+			var r *Reply
+			if r, err = DecodeReply(ex.status, ex.body); err == nil {
+				err = c.checkSize(r, req.MaxTokens)
+			}
+			if err == nil {
+				r.Request, r.Response, r.Attempts, r.Stream, r.whole = body, ex.body, attempts, ex.stream, ex.whole
+				return r, nil
+			}
+		}
+		var big *AnswerSizeError
+		if !errors.As(err, &big) {
+			break
+		}
+		// What the model sent is kept for the record only up to the
+		// limit: the rest is what must not reach the store.
+		ex.body = ex.body[:min(len(ex.body), big.Limit)]
+		big.Answers, big.Attempts = answers, attempts
+		if answers >= maxAnswers || ctx.Err() != nil {
+			break
+		}
+		// A model caught repeating itself may not be the next time.
+		if c.cfg.OnRetry != nil {
+			c.cfg.OnRetry(attempts, 0, err)
 		}
 	}
 	var ae *APIError
@@ -287,7 +310,7 @@ func (c *Client) complete(ctx context.Context, req Request, hook func([]byte)) (
 		ae.NoKey = c.cfg.APIKey == ""
 		ae.URLSetting = c.cfg.BaseURLFrom
 	}
-	return &Reply{Request: body, Response: ex.body, Attempts: ex.attempts, Stream: ex.stream}, err
+	return &Reply{Request: body, Response: ex.body, Attempts: attempts, Stream: ex.stream}, err
 }
 
 type sendHookKey struct{}
@@ -367,14 +390,32 @@ func Local(baseURL string) bool {
 }
 
 // DisplayURL is raw without user info, query and fragment: the form of a
-// base URL that may be shown, logged or stored, since a gateway's
-// credentials ("user:password@", "?api-key=") travel in those parts.
+// URL that may be shown, logged or stored, since a gateway's credentials
+// ("user:password@", "?api-key=", "&sig=") travel in those parts. Every
+// message, table and record that names an endpoint shows it this way. A
+// URL written without its scheme ("localhost:11434/v1",
+// "user:pw@host/v1") keeps what follows its last "@".
 func DisplayURL(raw string) string {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return "(unparsable URL)"
 	}
-	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+	shown := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+	if u.Opaque != "" {
+		shown.Opaque = afterAt(u.Opaque)
+	}
+	if u.Host == "" {
+		shown.Path = afterAt(u.Path)
+	}
+	return shown.String()
+}
+
+// afterAt is s after its last "@": what precedes it may be user info.
+func afterAt(s string) string {
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
 }
 
 // ErrContextLength is matched (errors.Is) by an APIError saying the request

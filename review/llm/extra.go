@@ -2,8 +2,11 @@ package llm
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -49,4 +52,45 @@ func CredentialHeader(name string) bool {
 		}
 	}
 	return false
+}
+
+// keepCredentialsHome returns a copy of hc (nil: a client of its own)
+// that sends no credential header (see CredentialHeader) on a redirect to
+// a host other than host: net/http drops Authorization and Cookie only on
+// a redirect to another domain, never a gateway's Api-Key or X-Api-Key
+// header, and names the URL it left, query and all ("?api-key="), in
+// Referer.
+func keepCredentialsHome(hc *http.Client, host string) *http.Client {
+	c := http.Client{}
+	if hc != nil {
+		c = *hc
+	}
+	next := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !strings.EqualFold(req.URL.Host, host) {
+			req.Header.Del("Referer")
+			for k := range req.Header {
+				if CredentialHeader(k) {
+					req.Header.Del(k)
+				}
+			}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
+}
+
+// hostOf is the host of a URL, or "" if it does not parse.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }

@@ -7,15 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
+	"github.com/reviewdev/review/internal/backoff"
 	"github.com/reviewdev/review/internal/text"
 )
 
@@ -72,8 +70,10 @@ type attemptResult struct {
 // send posts body to the endpoint, retrying rate limits, server errors,
 // timeouts and connection failures with capped exponential backoff and full
 // jitter. Every attempt sends the same bytes. The caller's context stops it
-// at once, also while waiting between attempts.
-func (c *Client) send(ctx context.Context, body []byte, stream bool) (exchange, error) {
+// at once, also while waiting between attempts. A streamed answer is read
+// no further than the cap for a request with max_tokens maxTokens (see
+// AnswerLimit).
+func (c *Client) send(ctx context.Context, body []byte, stream bool, maxTokens int) (exchange, error) {
 	var ex exchange
 	for {
 		ex.attempts++
@@ -82,7 +82,7 @@ func (c *Client) send(ctx context.Context, body []byte, stream bool) (exchange, 
 			err error
 		)
 		if stream {
-			got, err = c.attemptStream(ctx, body)
+			got, err = c.attemptStream(ctx, body, maxTokens)
 		} else {
 			got, err = c.attempt(ctx, body)
 		}
@@ -132,7 +132,7 @@ func (c *Client) send(ctx context.Context, body []byte, stream bool) (exchange, 
 		if !hinted {
 			wait = c.backoff(ex.attempts)
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		if backoff.Outlasts(ctx, wait) {
 			// The caller's deadline would pass while waiting: report the
 			// real failure now rather than a bare "deadline exceeded".
 			failure.setAttempts(ex.attempts)
@@ -141,7 +141,7 @@ func (c *Client) send(ctx context.Context, body []byte, stream bool) (exchange, 
 		if c.cfg.OnRetry != nil {
 			c.cfg.OnRetry(ex.attempts, wait, failure)
 		}
-		if err := sleepCtx(ctx, wait); err != nil {
+		if err := backoff.Sleep(ctx, wait); err != nil {
 			return ex, fmt.Errorf("model request stopped: %w", context.Cause(ctx))
 		}
 	}
@@ -203,56 +203,14 @@ func (c *Client) redactBody(b []byte) []byte {
 // backoff is the wait after the given failed attempt: full jitter over an
 // exponentially growing ceiling, BaseDelay·2^(attempt-1) capped at MaxDelay.
 func (c *Client) backoff(attempt int) time.Duration {
-	ceil := c.cfg.BaseDelay
-	for i := 1; i < attempt; i++ {
-		if ceil > c.cfg.MaxDelay/2 {
-			ceil = c.cfg.MaxDelay
-			break
-		}
-		ceil *= 2
-	}
-	ceil = min(ceil, c.cfg.MaxDelay)
-	return time.Duration(rand.Int64N(int64(ceil) + 1))
+	return backoff.Policy{Attempts: c.cfg.MaxAttempts, Base: c.cfg.BaseDelay, Max: c.cfg.MaxDelay}.Delay(attempt)
 }
 
 // retryAfter reads how long the server asked us to wait: OpenAI's
-// retry-after-ms, else Retry-After in seconds or as an HTTP date. Zero
-// means retry now.
+// retry-after-ms, else Retry-After in seconds (fractions too) or as an
+// HTTP date. Zero means retry now.
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 && ms <= 1e12 {
-			return time.Duration(ms * float64(time.Millisecond)), true
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	// RFC 9110 says whole seconds; some servers send fractions.
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if !(s >= 0 && s <= 1e9) {
-			return 0, false
-		}
-		return time.Duration(s * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return backoff.RetryAfter(h, now, backoff.Seconds|backoff.Fractions|backoff.Dates|backoff.Millis)
 }
 
 // transient reports whether a transport failure may pass on its own.

@@ -163,8 +163,9 @@ func (c *Client) firstByteTimeout() time.Duration {
 // first-byte timeout, no later silence may last longer, and the whole
 // attempt must end within the timeout. A server that answers with a whole
 // JSON body instead is read as one. On success got.body is the
-// reassembled completion; on failure, the raw bytes that arrived.
-func (c *Client) attemptStream(ctx context.Context, body []byte) (got attemptResult, err error) {
+// reassembled completion; on failure, the raw bytes that arrived. An
+// answer that grows over the cap for maxTokens is read no further.
+func (c *Client) attemptStream(ctx context.Context, body []byte, maxTokens int) (got attemptResult, err error) {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	start := time.Now()
@@ -262,6 +263,11 @@ func (c *Client) attemptStream(ctx context.Context, body []byte) (got attemptRes
 				return got, c.midStreamError(&openai.APIError{Message: se.Message, Type: se.Type, Code: se.Code})
 			}
 			got.bad = fmt.Errorf("%w: %v", ErrBadResponse, aerr)
+			return got, nil
+		}
+		if big := c.sizeError(a.size(), len(a.reasoning), maxTokens, true); big != nil {
+			got.body = c.redactBody(bytes.Clone(d.m.raw.Bytes()))
+			got.bad = big
 			return got, nil
 		}
 		if hook != nil {

@@ -388,7 +388,7 @@ func TestCutMessages(t *testing.T) {
 		want string
 	}{
 		{&cutError{why: errFirstByte, limit: time.Minute, cause: context.Canceled}, "model endpoint http://127.0.0.1:1/v1 sent nothing within 1m0s of a streamed request"},
-		{&cutError{why: errStalled, bytes: 1234, limit: time.Minute, cause: context.Canceled}, "stalled: nothing for 1m0s in the middle of a streamed answer, after 1234 bytes"},
+		{&cutError{why: errStalled, bytes: 1234, limit: time.Minute, cause: context.Canceled}, "stalled: nothing for 1m0s in the middle of a streamed answer, after 1,234 bytes"},
 		{&cutError{why: errAttemptTimeout, bytes: 1, limit: 2 * time.Minute, cause: context.Canceled}, "did not finish its streamed answer within 2m0s (1 byte received)"},
 		{&cutError{why: errTruncated, bytes: 99, cause: errors.New("unexpected EOF")}, "closed the stream before the answer ended (99 bytes received, no finish_reason)"},
 	} {

@@ -22,6 +22,10 @@ type Window struct {
 	// Warning, if set, is what the user should know about it (Ollama
 	// serving fewer tokens than the model has unless told otherwise).
 	Warning string
+	// Trained says Tokens is the window the model was trained with, not
+	// the one the server serves: asked only when nothing tells the
+	// latter.
+	Trained bool `json:"-"`
 }
 
 // discoverTimeout bounds each discovery request: a server that does not
@@ -43,10 +47,7 @@ func DiscoverWindow(ctx context.Context, cfg ClientConfig, model string) (w Wind
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return Window{}, false
 	}
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
+	hc := keepCredentialsHome(cfg.HTTPClient, u.Host)
 	get := func(method, rawURL string, body []byte) []byte {
 		rctx, cancel := context.WithTimeout(ctx, discoverTimeout)
 		defer cancel()
@@ -72,15 +73,26 @@ func DiscoverWindow(ctx context.Context, cfg ClientConfig, model string) (w Wind
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 		return b
 	}
-	if w, ok := windowFromModels(get(http.MethodGet, base+"/models", nil), model); ok {
-		return w, true
-	}
 	root := strings.TrimSuffix(base, "/v1")
-	body, _ := json.Marshal(map[string]string{"model": model})
-	if w, ok := windowFromOllama(get(http.MethodPost, root+"/api/show", body)); ok {
-		return w, true
+	// What the server was started with wins over what the model was
+	// trained with: llama.cpp's /v1/models says n_ctx_train (often 32k or
+	// more) while it serves the -c it was given, told by /props or
+	// /slots. A prompt past the served window is cut or refused.
+	trained, ok := windowFromModels(get(http.MethodGet, base+"/models", nil), model)
+	if ok && !trained.Trained {
+		return trained, true
 	}
 	if w, ok := windowFromProps(get(http.MethodGet, root+"/props", nil)); ok {
+		return w, true
+	}
+	if w, ok := windowFromSlots(get(http.MethodGet, root+"/slots", nil)); ok {
+		return w, true
+	}
+	if ok {
+		return trained, true
+	}
+	body, _ := json.Marshal(map[string]string{"model": model})
+	if w, ok := windowFromOllama(get(http.MethodPost, root+"/api/show", body)); ok {
 		return w, true
 	}
 	return Window{}, false
@@ -112,7 +124,8 @@ func windowFromModels(body []byte, model string) (Window, bool) {
 		case m.Meta != nil && m.Meta.NCtx > 0:
 			return Window{Tokens: m.Meta.NCtx, Source: "llama.cpp /v1/models n_ctx"}, true
 		case m.Meta != nil && m.Meta.NCtxTrain > 0:
-			return Window{Tokens: m.Meta.NCtxTrain, Source: "llama.cpp /v1/models n_ctx_train"}, true
+			return Window{Tokens: m.Meta.NCtxTrain, Source: "llama.cpp /v1/models n_ctx_train", Trained: true,
+				Warning: "the server does not say the window it serves (/props, /slots); the model's training window may be more than it was started with (-c)"}, true
 		}
 	}
 	return Window{}, false
@@ -148,7 +161,8 @@ func windowFromOllama(body []byte) (Window, bool) {
 	return Window{}, false
 }
 
-// windowFromProps reads llama.cpp's /props: default_generation_settings.n_ctx.
+// windowFromProps reads llama.cpp's /props: default_generation_settings.n_ctx,
+// or n_ctx at the top in other versions.
 func windowFromProps(body []byte) (Window, bool) {
 	var p struct {
 		Default struct {
@@ -159,8 +173,32 @@ func windowFromProps(body []byte) (Window, bool) {
 	if len(body) == 0 || json.Unmarshal(body, &p) != nil {
 		return Window{}, false
 	}
-	if n := max(p.Default.NCtx, p.NCtx); n > 0 {
-		return Window{Tokens: n, Source: "llama.cpp /props n_ctx"}, true
+	switch {
+	case p.Default.NCtx > 0:
+		return Window{Tokens: p.Default.NCtx, Source: "llama.cpp /props default_generation_settings.n_ctx"}, true
+	case p.NCtx > 0:
+		return Window{Tokens: p.NCtx, Source: "llama.cpp /props n_ctx"}, true
 	}
 	return Window{}, false
+}
+
+// windowFromSlots reads llama.cpp's /slots: each slot's n_ctx, the window
+// a request is served with (the server's -c divided among its slots).
+func windowFromSlots(body []byte) (Window, bool) {
+	var slots []struct {
+		NCtx int `json:"n_ctx"`
+	}
+	if len(body) == 0 || json.Unmarshal(body, &slots) != nil {
+		return Window{}, false
+	}
+	n := 0
+	for _, s := range slots {
+		if s.NCtx > 0 && (n == 0 || s.NCtx < n) {
+			n = s.NCtx
+		}
+	}
+	if n == 0 {
+		return Window{}, false
+	}
+	return Window{Tokens: n, Source: "llama.cpp /slots n_ctx"}, true
 }

@@ -63,6 +63,15 @@ func (w *Writer) Event(step int, ev Event) error {
 	return w.st.AddEvent(w.run, step, data)
 }
 
+// ConversationParts records the conversation in parts, writing only the
+// parts changed since the last save (conversation.History.Parts).
+func (w *Writer) ConversationParts(parts [][]byte, changed []int, next int) error {
+	if changed == nil {
+		changed = []int{}
+	}
+	return w.st.PutConversation(w.run, toolmem.Conversation{Parts: parts, Next: next, Changed: changed})
+}
+
 // Conversation stores the run's conversation, data as package
 // conversation encodes it: {"messages": [...], "next": N}. It is stored
 // message by message (toolmem.Conversation), so each step rewrites only

@@ -14,11 +14,17 @@ import (
 const unitListFiles = 5
 
 // writeDryRun prints the messages of the first request for a person: each
-// message whole, headed by its role, layer and token count, then the budget.
+// message whole, headed by its role, layer and token count, then the budget;
+// nothing when there is no request.
 // It reads the same data the JSON view writes, so the two cannot disagree.
 // Repository text, configuration (the model's name) and all, is passed
 // through text.Safe, since it is printed to terminals and job logs.
 func writeDryRun(w io.Writer, d *review.DryRun) error {
+	if len(d.Messages) == 0 {
+		// Nothing to review, no request to show: the command says so on
+		// standard error.
+		return nil
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Dry run: %s (%s) → %s (%s), merge base %s\n", d.Base, text.ShortSHA(d.BaseSHA), d.Head, text.ShortSHA(d.HeadSHA), text.ShortSHA(d.MergeBase))
 	fmt.Fprintf(&b, "Model %s, tokenizer %s. Nothing is sent.\n\n", d.Model, d.Tokenizer)
@@ -28,7 +34,7 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 		about = "~"
 	}
 	for i, m := range d.Messages {
-		fmt.Fprintf(&b, "━━ message %d · %s · %s layer · %s%d tokens ━━\n", i+1, m.Role, m.Layer, about, m.Tokens)
+		fmt.Fprintf(&b, "━━ message %d · %s · %s layer · %s%s tokens ━━\n", i+1, m.Role, m.Layer, about, text.Number(m.Tokens))
 		b.WriteString(m.Content)
 		if !strings.HasSuffix(m.Content, "\n") {
 			b.WriteByte('\n')
@@ -40,16 +46,16 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 		names[i] = t.Name
 	}
 	bu := d.Budget
-	fmt.Fprintf(&b, "━━ tools · static layer · %s%d tokens ━━\n%s\n\n", about, bu.ToolTokens, strings.Join(names, ", "))
-	fmt.Fprintf(&b, "Budget: context window %d, answer reserve %d, input %d tokens.\n", bu.ContextWindow, bu.AnswerReserve, bu.Input)
-	fmt.Fprintf(&b, "Diff context: %s%d of %s%d tokens; %d of %d files inlined.\n", about, bu.ContextTokens, about, bu.ContextBudget, included(d.Files), len(d.Files))
+	fmt.Fprintf(&b, "━━ tools · static layer · %s%s tokens ━━\n%s\n\n", about, text.Number(bu.ToolTokens), strings.Join(names, ", "))
+	fmt.Fprintf(&b, "Budget: context window %s, answer reserve %s, input %s tokens.\n", text.Number(bu.ContextWindow), text.Number(bu.AnswerReserve), text.Number(bu.Input))
+	fmt.Fprintf(&b, "Diff context: %s%s of %s%s tokens; %s of %s files inlined.\n", about, text.Number(bu.ContextTokens), about, text.Number(bu.ContextBudget), text.Number(included(d.Files)), text.Number(len(d.Files)))
 	if len(d.Units) > 0 {
 		fmt.Fprintf(&b, "Units: the hunks do not fit the diff context, so the review takes %d turns, one per unit:\n", len(d.Units))
 		for i, u := range d.Units {
-			fmt.Fprintf(&b, "  unit %d: %d tokens: %s\n", i+1, u.Tokens, unitFiles(u))
+			fmt.Fprintf(&b, "  unit %d: %s tokens: %s\n", i+1, text.Number(u.Tokens), unitFiles(u))
 		}
 	}
-	fmt.Fprintf(&b, "First request: %s%d tokens (%.1f%% of input).\n", about, bu.TotalTokens, 100*float64(bu.TotalTokens)/float64(max(bu.Input, 1)))
+	fmt.Fprintf(&b, "First request: %s%s tokens (%.1f%% of input).\n", about, text.Number(bu.TotalTokens), 100*float64(bu.TotalTokens)/float64(max(bu.Input, 1)))
 	if d.Estimated {
 		b.WriteString("Token figures are estimates (~): far from every limit, nothing needed counting exactly. --exact-counts counts them.\n")
 	}
@@ -59,7 +65,7 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 		fmt.Fprintf(&b, "Cost at the %s.\n", p.PriceSource)
 	}
 	if n := len(p.NotReviewed); n > 0 {
-		fmt.Fprintf(&b, "Not reviewed (%d files, %s):\n", n, p.Cap)
+		fmt.Fprintf(&b, "Not reviewed (%s, %s):\n", text.Plural(n, "file"), p.Cap)
 		for _, f := range p.NotReviewed {
 			fmt.Fprintf(&b, "  %s%s\n", f.Path, partly(f))
 		}
@@ -95,7 +101,7 @@ func unitFiles(u diffctx.Unit) string {
 	names := files[:min(len(files), unitListFiles)]
 	s := strings.Join(names, ", ")
 	if len(files) > unitListFiles {
-		s += fmt.Sprintf(" and %d more files", len(files)-unitListFiles)
+		s += fmt.Sprintf(" and %s more files", text.Number(len(files)-unitListFiles))
 	}
 	return s
 }

@@ -16,7 +16,12 @@ import (
 // "::" and "##[".
 func writeMarkdown(w io.Writer, r *review.Result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Review of %s against %s\n\n", r.Head, r.Base)
+	fmt.Fprintf(&b, "# Review of %s against %s", r.Head, r.Base)
+	if u := review.Unreviewed(r.NotReviewed); u != "" {
+		// The first line says what the review left out.
+		fmt.Fprintf(&b, " (partial: %s)", u)
+	}
+	b.WriteString("\n\n")
 	if r.Since != "" {
 		fmt.Fprintf(&b, "Only the commits since %s were reviewed; the earlier ones were reviewed before.\n\n", text.ShortSHA(r.Since))
 	}
@@ -79,8 +84,8 @@ func writeAnswer(w io.Writer, a *review.Answer) error {
 		b.WriteString("\n")
 	}
 	u := a.Usage
-	fmt.Fprintf(&b, "---\nRun `%s` turn %d · model %s · %s · %d prompt tokens (%d cached) · %d completion tokens\n",
-		a.RunID, a.Turn, a.Model, text.Plural(u.Requests, "request"), u.Prompt, u.Cached, u.Completion)
+	fmt.Fprintf(&b, "---\nRun `%s` turn %d · model %s · %s · %s prompt tokens (%s cached) · %s completion tokens\n",
+		a.RunID, a.Turn, a.Model, text.Plural(u.Requests, "request"), text.Number(u.Prompt), text.Number(u.Cached), text.Number(u.Completion))
 	fmt.Fprintf(&b, "Ask again: `review ask %s \"...\"` · see what the model saw: `review replay %s`\n", a.RunID, a.RunID)
 	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err

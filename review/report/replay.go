@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
@@ -38,9 +39,10 @@ func WriteReplayJSON(w io.Writer, r *record.Replay, e *record.Efficiency) error 
 // counted as conversation.Counter.CountMessage counts them for the dry run
 // and the loop, per-message overhead included.
 func size(c *conversation.Counter, m conversation.Message) (chars, tokens int) {
-	chars = len(m.Content)
+	// Characters, as pruning and the history limits count them, not bytes.
+	chars = utf8.RuneCountInString(m.Content)
 	for _, tc := range m.ToolCalls {
-		chars += len(tc.Name) + len(tc.Arguments)
+		chars += utf8.RuneCountInString(tc.Name) + utf8.RuneCountInString(tc.Arguments)
 	}
 	return chars, c.CountMessage(m)
 }

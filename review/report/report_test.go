@@ -109,7 +109,7 @@ func TestWriteDryRun(t *testing.T) {
 		"━━ message 1 · system · static layer · 120 tokens ━━\nYou are review.\n\n",
 		"━━ message 2 · user · loop layer · 30 tokens ━━\nReview it.\n\n",
 		"━━ tools · static layer · 400 tokens ━━\nread_file_hunk, submit_review\n\n",
-		"Budget: context window 128000, answer reserve 8192, input 119808 tokens.\n",
+		"Budget: context window 128,000, answer reserve 8,192, input 119,808 tokens.\n",
 		"First request: 550 tokens (0.5% of input).\n",
 	} {
 		if !strings.Contains(b.String(), want) {

@@ -117,11 +117,13 @@ type Script struct {
 	Window int `json:"window,omitempty"`
 	// Discovery bodies, served as a provider serves them so the client can
 	// learn the context window: GET /v1/models (vLLM, llama.cpp), POST
-	// /api/show (Ollama), GET /props (llama.cpp). Unset ones answer 404.
+	// /api/show (Ollama), GET /props and GET /slots (llama.cpp).
+	// Unset ones answer 404.
 	// These requests are not numbered with the chat requests.
 	Models json.RawMessage `json:"models,omitempty"`
 	Show   json.RawMessage `json:"show,omitempty"`
 	Props  json.RawMessage `json:"props,omitempty"`
+	Slots  json.RawMessage `json:"slots,omitempty"`
 	// Stream "whole" answers a streamed request with a whole JSON
 	// completion, as a server that does not stream does; "" streams.
 	Stream string `json:"stream,omitempty"`

@@ -78,7 +78,7 @@ func NewServer(s *Script, recordDir string) *Server {
 		}
 		srv.forced, srv.window, srv.whole = s.Forced, s.Window, s.Stream == "whole"
 		srv.discovery = map[string][]byte{}
-		for k, v := range map[string]json.RawMessage{"GET /v1/models": s.Models, "POST /api/show": s.Show, "GET /props": s.Props} {
+		for k, v := range map[string]json.RawMessage{"GET /v1/models": s.Models, "POST /api/show": s.Show, "GET /props": s.Props, "GET /slots": s.Slots} {
 			if len(v) > 0 {
 				srv.discovery[k] = v
 			}
@@ -163,7 +163,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		switch r.Method + " " + r.URL.Path {
-		case "GET /v1/models", "POST /api/show", "GET /props":
+		case "GET /v1/models", "POST /api/show", "GET /props", "GET /slots":
 			http.NotFound(w, r)
 			return
 		}
