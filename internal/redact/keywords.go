@@ -86,6 +86,25 @@ func (k *keywords) scan(lower string) [][]int {
 	return hits
 }
 
+// any reports whether one of the keywords occurs in lower, a text in
+// lower case.
+func (k *keywords) any(lower string) bool {
+	for _, i := range k.single {
+		if strings.Contains(lower, k.list[i]) {
+			return true
+		}
+	}
+	for p := 0; p+1 < len(lower); p++ {
+		span := k.byPair[uint16(lower[p])<<8|uint16(lower[p+1])]
+		for _, i := range k.idx[span>>16 : span>>16+span&0xffff] {
+			if w := k.list[i]; len(w) == 2 || strings.HasPrefix(lower[p:], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // asciiLower lowers ASCII letters only, so that byte offsets in the result
 // are offsets in s; the keywords are ASCII.
 func asciiLower(s string) string {
