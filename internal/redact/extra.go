@@ -131,6 +131,9 @@ func assignments(t *target, rl *rule, _ []window) [][2]int {
 			le--
 		}
 		rest := text[e:le]
+		if !operatorNext(rest) {
+			continue
+		}
 		if len(rest) > longLine {
 			// A value is at most 200 bytes: the rest of a minified
 			// bundle's line need not be looked at.
@@ -144,13 +147,42 @@ func assignments(t *target, rl *rule, _ []window) [][2]int {
 			}
 			continue
 		}
-		if bareLead().MatchString(text[ls:s]) {
+		if bareLeadChars(text[ls:s]) && bareLead().MatchString(text[ls:s]) {
 			if m := bareValue().FindStringSubmatchIndex(rest); m != nil && secretValue(rest[m[2]:m[3]], false) {
 				out = append(out, [2]int{e + m[2], e + m[3]})
 			}
 		}
 	}
 	return out
+}
+
+// operatorNext reports whether what follows a name may hold the operator
+// quotedValue or bareValue need: after quotes, a closing bracket and
+// space, "=" or ":", or "," after a quote. Most names of secrets in code
+// are not assigned, and the expressions cost far more than this look.
+func operatorNext(rest string) bool {
+	i, quoted := 0, false
+	for i < len(rest) && strings.IndexByte(`"']`, rest[i]) >= 0 {
+		quoted = quoted || rest[i] != ']'
+		i++
+	}
+	for i < len(rest) && (rest[i] == ' ' || rest[i] == '\t') {
+		i++
+	}
+	return i < len(rest) && (rest[i] == '=' || rest[i] == ':' || rest[i] == ',' && quoted)
+}
+
+// bareLeadChars reports whether lead, the line before a name, holds only
+// what bareLead allows, looking back from its end: the byte before a name
+// in code (a dot, a bracket) ends the look at once, where the expression
+// would read a minified bundle's line from its start.
+func bareLeadChars(lead string) bool {
+	for i := len(lead) - 1; i >= 0; i-- {
+		if strings.IndexByte(" \t0123456789:+-exoprt\"'", lead[i]) < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // identByte reports whether c, in lower case, may be part of a name such as
