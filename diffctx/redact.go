@@ -21,6 +21,12 @@ type Leak struct {
 	Rule        string `json:"rule"`
 	Description string `json:"description"`
 	Placeholder string `json:"placeholder"`
+	// Confidence is the rule's (redact.High for a token of a known
+	// format), and Setting says whether the secret sits in
+	// documentation, a test fixture or minified code (see
+	// redact.Setting).
+	Confidence redact.Confidence `json:"confidence"`
+	Setting    string            `json:"setting,omitempty"`
 }
 
 // Redact replaces the secrets in the hunks of d, on context, deleted and
@@ -135,7 +141,8 @@ func (f *File) redact(r *redact.Redactor) []Leak {
 		if first == 0 {
 			continue
 		}
-		l := Leak{Path: f.Path, Line: first, Rule: m.Rule, Description: m.Description, Placeholder: m.Placeholder}
+		l := Leak{Path: f.Path, Line: first, Rule: m.Rule, Description: m.Description, Placeholder: m.Placeholder,
+			Confidence: m.Confidence, Setting: m.Setting}
 		if last > first {
 			l.EndLine = last
 		}

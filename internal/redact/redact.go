@@ -70,6 +70,13 @@ type Match struct {
 	// lines whose header is not in the text): it is hidden but not
 	// reported as a secret.
 	Guard bool `json:"guard,omitempty"`
+	// Confidence is the rule's: high for a token of a known format, low
+	// for a generic match.
+	Confidence Confidence `json:"confidence"`
+	// Setting says whether the secret sits in documentation, a test
+	// fixture or minified code, where a low-confidence match is mostly
+	// an example or noise; "" elsewhere. See Setting.
+	Setting string `json:"setting,omitempty"`
 }
 
 // Redact replaces the secrets in text, whose file is unknown (a tool's
@@ -89,6 +96,9 @@ func (r *Redactor) RedactFile(path, text string) (string, []Match) {
 	ms := r.find(path, text)
 	if len(ms) == 0 {
 		return text, nil
+	}
+	for i := range ms {
+		ms[i].Setting = Setting(path, lineAround(text, ms[i].Start))
 	}
 	return rewrite(text, ms), ms
 }
@@ -157,7 +167,7 @@ func (r *Redactor) scan(path, text string) ([]Match, int) {
 		for _, rl := range rules {
 			cands = rs.run(cands, rl, path, t)
 		}
-		return resolve(text, cands), t.work
+		return resolve(text, dropPublic(text, cands)), t.work
 	}
 	// Each rule's candidates are kept apart and joined in the rules'
 	// order, so that overlapping candidates resolve as on one core.
@@ -188,7 +198,20 @@ func (r *Redactor) scan(path, text string) ([]Match, int) {
 	for _, w := range work {
 		total += w
 	}
-	return resolve(text, cands), total
+	return resolve(text, dropPublic(text, cands)), total
+}
+
+// dropPublic drops the candidates of low-confidence rules that are public
+// text (see public). A token of a known format stays a secret wherever
+// it is.
+func dropPublic(text string, cands []candidate) []candidate {
+	if len(cands) == 0 {
+		return cands
+	}
+	spans := publicSpans(text)
+	return slices.DeleteFunc(cands, func(c candidate) bool {
+		return c.r.conf == Low && public(text, c.start, c.end, spans)
+	})
 }
 
 // A text of parallelScan bytes or more (a minified bundle, a large
@@ -466,7 +489,7 @@ func resolve(text string, cands []candidate) []Match {
 		m := Match{
 			Rule: best.r.id, Description: best.r.desc,
 			Placeholder: Placeholder(best.r.id, text[best.start:best.end]),
-			Start:       start, End: end, Guard: best.prio == prioGuard,
+			Start:       start, End: end, Guard: best.prio == prioGuard, Confidence: best.r.conf,
 		}
 		m.Line = lineAt(start)
 		m.EndLine = lineAt(end - 1)

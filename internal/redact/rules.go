@@ -46,6 +46,8 @@ type rule struct {
 	// prio ranks rules finding overlapping text, lowest first: generic
 	// rules give way to specific ones.
 	prio int
+	// conf is how sure the rule is that what it finds is a secret.
+	conf Confidence
 	// extra, for this package's own detectors, finds the secrets' spans
 	// in the text instead of re.
 	extra func(t *target, rl *rule, windows []window) [][2]int
@@ -93,6 +95,7 @@ var loadRules = sync.OnceValue(func() *ruleSet {
 		if strings.Contains(strings.ToLower(g.ID), "generic") {
 			rl.prio = prioGeneric
 		}
+		rl.conf = confidenceOf(g)
 		rs.add(rl)
 	}
 	for _, r := range extraRules() {
