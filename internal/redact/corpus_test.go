@@ -66,14 +66,14 @@ func corpusSecrets() map[string]string {
 	digits := "0123456789"
 	lower := "abcdefghijklmnopqrstuvwxyz0123456789"
 	return map[string]string{
-		"aws-access-token":     "AKIA" + fake(11, upper27, 16),
-		"github-pat":           githubToken,
-		"slack-bot-token":      "xoxb-" + fake(12, digits, 10) + "-" + fake(13, digits, 13) + "-" + fake(14, alnum, 24),
-		"stripe-access-token":  stripeKey,
-		"sendgrid-api-token":   "SG." + fake(15, alnum, 22) + "." + fake(16, alnum, 43),
-		"gcp-api-key":          "AIza" + fake(17, alnum, 35),
-		"npm-access-token":     "npm_" + fake(18, lower, 36),
-		"private-key":          pemKey(),
+		"aws-access-token":    "AKIA" + fake(11, upper27, 16),
+		"github-pat":          githubToken,
+		"slack-bot-token":     "xoxb-" + fake(12, digits, 10) + "-" + fake(13, digits, 13) + "-" + fake(14, alnum, 24),
+		"stripe-access-token": stripeKey,
+		"sendgrid-api-token":  "SG." + fake(15, alnum, 22) + "." + fake(16, alnum, 43),
+		"gcp-api-key":         "AIza" + fake(17, alnum, 35),
+		"npm-access-token":    "npm_" + fake(18, lower, 36),
+		"private-key":         pemKey(),
 	}
 }
 
