@@ -249,6 +249,9 @@ var weakPasswords = map[string]bool{"password": true, "pass": true, "passwd": tr
 func urlCredentials(t *target, _ *rule, win []window) [][2]int {
 	var out [][2]int
 	eachLine(t.text, win, func(off int, line string) {
+		if !credentialsFollow(line) {
+			return
+		}
 		for _, m := range urlCred().FindAllStringSubmatchIndex(line, -1) {
 			user, pw := line[m[2]:m[3]], line[m[4]:m[5]]
 			l := strings.ToLower(pw)
@@ -261,6 +264,40 @@ func urlCredentials(t *target, _ *rule, win []window) [][2]int {
 	})
 	return out
 }
+
+// credentialsFollow reports whether a "://" in line is followed as urlCred
+// needs: a user name, ":", a password, "@". Most URLs have none, and
+// urlCred, which cannot start at a literal, costs far more than this look.
+func credentialsFollow(line string) bool {
+	for rest := line; ; {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+3:]
+		j := 0
+		for j < len(rest) && j <= 100 && strings.IndexByte(urlUserStop, rest[j]) < 0 {
+			j++
+		}
+		if j >= len(rest) || rest[j] != ':' {
+			continue
+		}
+		k := j + 1
+		for k < len(rest) && k-j <= 201 && strings.IndexByte(urlPasswordStop, rest[k]) < 0 {
+			k++
+		}
+		if k < len(rest) && rest[k] == '@' && k > j+1 {
+			return true
+		}
+	}
+}
+
+// The bytes that end a URL's user name and password, as urlCred has them
+// (white space included).
+const (
+	urlUserStop     = " \t\n\r\f:/?#@\"'`<>[]{}\\"
+	urlPasswordStop = " \t\n\r\f/?#@\"'`<>\\"
+)
 
 var (
 	keyHeader = lazyRE(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)

@@ -453,8 +453,10 @@ func Placeholder(rule, secret string) string {
 }
 
 // resolve turns the candidates into matches: overlapping candidates become
-// one match over all of their text, named by the best of them; candidates
-// over a placeholder are dropped, so redacting twice changes nothing.
+// one match over all of their text, named by the best of them (the most
+// specific rule, then a token's format over a generic match, then the
+// longer); candidates over a placeholder are dropped, so redacting twice
+// changes nothing.
 func resolve(text string, cands []candidate) []Match {
 	if len(cands) == 0 {
 		return nil
@@ -482,7 +484,8 @@ func resolve(text string, cands []candidate) []Match {
 		for ; j < len(cands) && cands[j].start < end; j++ {
 			c := cands[j]
 			end = max(end, c.end)
-			if c.prio < best.prio || (c.prio == best.prio && c.end-c.start > best.end-best.start) {
+			if c.prio < best.prio || c.prio == best.prio && (c.r.conf == High && best.r.conf != High ||
+				c.r.conf == best.r.conf && c.end-c.start > best.end-best.start) {
 				best = c
 			}
 		}
