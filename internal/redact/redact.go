@@ -389,6 +389,15 @@ func pathAllowed(allow []*allowlist, path string) bool {
 // the line, by a stop word in the secret, or, for an allowlist whose
 // conditions must all hold, by those and the path.
 func allowedFinding(allow []*allowlist, path, secret, match, line string) bool {
+	// Stop words first: they are found in one pass over the secret, where
+	// an allowlist's expressions (gitleaks' generic rule has one of a
+	// hundred alternatives for the match) cost far more. Any allowlist
+	// that lets the secret through decides it, in whatever order.
+	for _, l := range allow {
+		if l.get().MatchCondition != config.AllowlistMatchAnd && l.stopWord(secret) {
+			return true
+		}
+	}
 	for _, l := range allow {
 		a := l.get()
 		target := secret
@@ -400,9 +409,6 @@ func allowedFinding(allow []*allowlist, path, secret, match, line string) bool {
 		}
 		if a.MatchCondition != config.AllowlistMatchAnd {
 			if a.RegexAllowed(target) {
-				return true
-			}
-			if l.stopWord(secret) {
 				return true
 			}
 			continue
