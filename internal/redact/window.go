@@ -254,13 +254,14 @@ func (t *target) windows(rl *rule) []window {
 }
 
 // around adds to ws the window around the keyword at p of the long line
-// l. For gitleaks' rules for name = value, whose matches hold the name,
-// the window starts at the keyword and is matched there only (see
-// rule.anchored). For the others it reaches as far before and after the
-// keyword as a match holding it can (aroundLead and aroundTail for rules
-// without a bound), and one byte more, so that a match the window's edges
-// cut can be told from one in the text: see target.spans. Windows of nearby
-// keywords are joined, up to maxWindow bytes.
+// l. For a rule with an anchored expression (gitleaks' rules for name =
+// value, and rules whose matches start with a keyword: see rule.anchor),
+// the window starts at the keyword and is matched there only. For the
+// others it reaches as far before and after the keyword as a match
+// holding it can (aroundLead and aroundTail for rules without a bound),
+// and one byte more, so that a match the window's edges cut can be told
+// from one in the text: see target.spans. Windows of nearby keywords are
+// joined, up to maxWindow bytes.
 func (t *target) around(ws []window, rl *rule, p, l int) []window {
 	ls, limit := t.lineStart(l), t.lineEnd(l)
 	if rl.ext.lines > 0 && l+1 < len(t.starts) {
