@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reviewdev/review/internal/redact/redacttest"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/toolmem"
@@ -305,6 +306,88 @@ func BenchmarkProcessDryRun(b *testing.B) {
 		env := benchEnv(b)
 		runProcess(b, hugeChange(b, env), env, nil, "--base", "main", "--dry-run")
 	})
+}
+
+// BenchmarkProcessDryRunMinified is `review --base main --dry-run` of a
+// minified bundle of 338 KB on one line, added and rebuilt (its line
+// replaced: twice the text to scan), with the secret scan and with
+// --no-redact, one after the other in each iteration. It reports the
+// median wall and CPU time (user and system, git's included) of each and
+// their ratios: the scan is held to about twice the dry run without it.
+func BenchmarkProcessDryRunMinified(b *testing.B) {
+	for _, rebuilt := range []bool{false, true} {
+		b.Run(map[bool]string{false: "added", true: "rebuilt"}[rebuilt], func(b *testing.B) {
+			env := benchEnv(b)
+			dir := minifiedChange(b, env, rebuilt)
+			bin := reviewBinary(b)
+			var wall, cpu [2][]time.Duration
+			b.ResetTimer()
+			for range b.N {
+				for i, extra := range [][]string{nil, {"--no-redact"}} {
+					cmd := exec.Command(bin, append([]string{"--base", "main", "--dry-run"}, extra...)...)
+					cmd.Dir, cmd.Env = dir, env
+					var stderr bytes.Buffer
+					cmd.Stderr = &stderr
+					start := time.Now()
+					if err := cmd.Run(); err != nil {
+						b.Fatalf("review %v: %v\n%s", cmd.Args, err, stderr.String())
+					}
+					wall[i] = append(wall[i], time.Since(start))
+					cpu[i] = append(cpu[i], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+				}
+			}
+			b.StopTimer()
+			median := func(ds []time.Duration) float64 {
+				slices.Sort(ds)
+				return float64(ds[len(ds)/2].Microseconds()) / 1000
+			}
+			b.ReportMetric(median(wall[0]), "median-ms")
+			b.ReportMetric(median(wall[1]), "no-redact-ms")
+			b.ReportMetric(median(wall[0])/median(wall[1]), "ratio")
+			b.ReportMetric(median(cpu[0]), "cpu-ms")
+			b.ReportMetric(median(cpu[1]), "no-redact-cpu-ms")
+			b.ReportMetric(median(cpu[0])/median(cpu[1]), "cpu-ratio")
+		})
+	}
+}
+
+// minifiedChange makes a repository whose branch adds a minified bundle
+// of 338 KB, or rebuilds one as a static site's release does, and returns
+// its directory.
+func minifiedChange(b *testing.B, env []string, rebuilt bool) string {
+	dir := filepath.Join(b.TempDir(), "repo")
+	run := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	bundle := filepath.Join(dir, "docs", "static", "js", "main.min.js")
+	write := func(size int) {
+		if err := os.MkdirAll(filepath.Dir(bundle), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(bundle, []byte(redacttest.Bundle(size)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if rebuilt {
+		write(330 << 10)
+	} else if err := os.WriteFile(filepath.Join(dir, "README"), []byte("docs\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	run("init", "-q", "-b", "main")
+	run("add", ".")
+	run("commit", "-q", "-m", "init")
+	run("checkout", "-q", "-b", "feature")
+	write(338 << 10)
+	run("add", ".")
+	run("commit", "-q", "-m", "build the bundle")
+	return dir
 }
 
 // BenchmarkFirstRequestBytes reports the size of the first request of a

@@ -21,6 +21,12 @@ type Leak struct {
 	Rule        string `json:"rule"`
 	Description string `json:"description"`
 	Placeholder string `json:"placeholder"`
+	// Confidence is the rule's (redact.High for a token of a known
+	// format), and Setting says whether the secret sits in
+	// documentation, a test fixture or minified code (see
+	// redact.Setting).
+	Confidence redact.Confidence `json:"confidence"`
+	Setting    string            `json:"setting,omitempty"`
 }
 
 // Redact replaces the secrets in the hunks of d, on context, deleted and
@@ -56,6 +62,42 @@ func (d *Diff) Redact(r *redact.Redactor) []Leak {
 	for _, l := range found {
 		leaks = append(leaks, l...)
 	}
+	return append(leaks, d.RedactPaths(r)...)
+}
+
+// RedactPaths replaces the secrets in the paths of d's files, old and new,
+// and in git's warnings, with r's placeholders, and returns a leak for
+// each secret a path the change adds holds (at line 0: the file). Every
+// path shown from then on, in the diff context, findings, units and run
+// records, is the placeholder path; the tools resolve it back inside the
+// process (tools.Env.Redact). Hunks are scanned with their files' real
+// paths first (Redact). A nil r changes nothing.
+func (d *Diff) RedactPaths(r *redact.Redactor) []Leak {
+	if r == nil {
+		return nil
+	}
+	var leaks []Leak
+	for k, files := range [][]*File{d.Files, d.Earlier} {
+		changed := k == 0 // Earlier's files are context
+		for _, f := range files {
+			path, ms := r.RedactPath(f.Path)
+			old, _ := r.RedactPath(f.OldPath)
+			if path == f.Path && old == f.OldPath {
+				continue
+			}
+			for _, m := range ms {
+				if changed && !m.Guard && !strings.Contains(old, m.Placeholder) && f.Status != Deleted {
+					leaks = append(leaks, Leak{Path: path, Rule: m.Rule, Description: m.Description,
+						Placeholder: m.Placeholder, Confidence: m.Confidence, Setting: m.Setting})
+				}
+			}
+			f.Path, f.OldPath = path, old
+		}
+	}
+	for i, w := range d.Warnings {
+		d.Warnings[i], _ = r.Redact(w)
+	}
+	d.byPath = nil // indexed by the paths as they were
 	return leaks
 }
 
@@ -135,7 +177,8 @@ func (f *File) redact(r *redact.Redactor) []Leak {
 		if first == 0 {
 			continue
 		}
-		l := Leak{Path: f.Path, Line: first, Rule: m.Rule, Description: m.Description, Placeholder: m.Placeholder}
+		l := Leak{Path: f.Path, Line: first, Rule: m.Rule, Description: m.Description, Placeholder: m.Placeholder,
+			Confidence: m.Confidence, Setting: m.Setting}
 		if last > first {
 			l.EndLine = last
 		}

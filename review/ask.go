@@ -62,6 +62,7 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 		return nil, fmt.Errorf("reloading the diff of run %s: %w", run.ID, err)
 	}
 	d.Base, d.Head = run.Base, run.Head
+	d.RedactPaths(a.Redact) // the paths the conversation and findings hold
 	steps, err := a.Store.Steps(run.ID)
 	if err != nil {
 		return nil, err

@@ -58,6 +58,10 @@ type Config struct {
 	// known fixtures: their secrets are still redacted, but not reported
 	// as findings.
 	AllowSecrets, AllowSecretRules []string
+	// ReportAllSecrets reports generic secrets (a password, a random
+	// value named key or token) found in documentation, test fixtures and
+	// minified code too, which are otherwise only redacted.
+	ReportAllSecrets bool
 	// Headers are added to every model request; values may hold ${VAR}.
 	Headers map[string]string
 	// ExtraBody fields are added to every model request body.

@@ -89,7 +89,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		return p, nil
 	}
 	if red != nil {
-		p.Leaks = allowLeaks(d.Redact(red), opts.AllowSecrets, opts.AllowSecretRules)
+		p.Leaks = allowLeaks(d.Redact(red), opts.AllowSecrets, opts.AllowSecretRules, opts.ReportAllSecrets)
 		opts.Instructions, _ = red.Redact(opts.Instructions)
 		opts.Question, _ = red.Redact(opts.Question)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/glob"
+	"github.com/reviewdev/review/internal/redact"
 )
 
 // CategorySecret is the category of the findings review makes itself, one
@@ -14,28 +15,41 @@ import (
 const CategorySecret = "security"
 
 // allowLeaks drops the leaks in files the allowlist names (path globs, as
-// the ignore globs match) or found by rules it names. Their secrets stay
+// the ignore globs match) or found by rules it names, and, unless all is
+// set, the generic ones (of low confidence) in documentation, test
+// fixtures and minified code, which are mostly examples: moby's API
+// documentation shows "password": "hunter2", and a search box's public
+// key sits in every documentation site's bundle. Their secrets stay
 // redacted: an allowlist, which a pull request can edit, only keeps known
 // fixtures from being reported.
-func allowLeaks(leaks []diffctx.Leak, paths, rules []string) []diffctx.Leak {
+func allowLeaks(leaks []diffctx.Leak, paths, rules []string, all bool) []diffctx.Leak {
 	return slices.DeleteFunc(leaks, func(l diffctx.Leak) bool {
-		return slices.Contains(rules, l.Rule) || (len(paths) > 0 && glob.Match(paths, l.Path))
+		return slices.Contains(rules, l.Rule) || (len(paths) > 0 && glob.Match(paths, l.Path)) ||
+			(!all && l.Confidence != redact.High && l.Setting != "")
 	})
 }
 
 // leakFindings turns the secrets the change adds into findings at their
-// lines: critical, security, named by the rule that found them.
+// lines, category security, named by the rule that found them: critical
+// for a token of a known format (a provider's prefix or checksum, a
+// private key), low for a generic match, which is still redacted.
 func leakFindings(leaks []diffctx.Leak) []Finding {
 	out := make([]Finding, 0, len(leaks))
 	for _, l := range leaks {
-		out = append(out, Finding{
+		f := Finding{
 			Path: l.Path, Line: l.Line, EndLine: l.EndLine,
 			Severity: Critical, Category: CategorySecret,
 			Title: "Secret committed: " + l.Rule,
 			Body: fmt.Sprintf("The change adds what the secret scanner's rule %s finds (%s). It was replaced by %s in everything sent to the model and stored; the secret itself is in the repository's history now: revoke it, and load it from the environment or a secret store instead.",
 				l.Rule, l.Description, l.Placeholder),
 			Note: "found by review's secret scanner, not the model",
-		})
+		}
+		if l.Confidence != redact.High {
+			f.Severity = Low
+			f.Body = fmt.Sprintf("The change adds what may be a secret: the secret scanner's generic rule %s finds it (%s), which also matches examples and test values. It was replaced by %s in everything sent to the model and stored. If it is a real credential, it is in the repository's history now: revoke it, and load it from the environment or a secret store instead.",
+				l.Rule, l.Description, l.Placeholder)
+		}
+		out = append(out, f)
 	}
 	return out
 }

@@ -53,7 +53,7 @@ func (s *Set) deps(ctx context.Context, a depsArgs) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		p = c
+		p = s.reveal(ctx, revHead, c)
 	}
 	t, err := s.tree(ctx, revHead)
 	if err != nil {

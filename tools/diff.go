@@ -48,6 +48,7 @@ func (s *Set) diff(ctx context.Context, a diffArgs) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	p = s.revealChange(ctx, p)
 	base, err := s.resolve(ctx, revBase)
 	if err != nil {
 		return Result{}, err

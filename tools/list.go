@@ -52,7 +52,7 @@ func (s *Set) list(ctx context.Context, a listArgs, notes []string) (Result, err
 		if err != nil {
 			return Result{}, err
 		}
-		prefix = p
+		prefix = s.reveal(ctx, revHead, p)
 	}
 	if a.Glob != nil && *a.Glob != "" {
 		glob = *a.Glob

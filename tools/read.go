@@ -55,6 +55,7 @@ func (s *Set) read(ctx context.Context, a readArgs) (Result, error) {
 	if a.Revision != nil {
 		rev = revision(*a.Revision)
 	}
+	p = s.reveal(ctx, rev, p)
 	if a.EndLine < a.StartLine {
 		return Result{}, fmt.Errorf("end_line %d is before start_line %d; ask for end_line >= start_line", a.EndLine, a.StartLine)
 	}

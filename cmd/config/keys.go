@@ -86,6 +86,7 @@ var keys = []Key{
 	{Name: "redact", kind: kindBool, Flag: "no-redact", negate: true, File: true},
 	{Name: "allow_secrets", kind: kindGlobs, File: true},
 	{Name: "allow_secret_rules", kind: kindGlobs, File: true},
+	{Name: "report_all_secrets", kind: kindBool, File: true},
 	{Name: "fail_on", kind: kindString, Flag: "fail-on", Env: "REVIEW_FAIL_ON", File: true, parse: failOnSeverity},
 	{Name: "instructions", kind: kindString, File: true},
 	{Name: "ignore", kind: kindGlobs, File: true},

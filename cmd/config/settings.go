@@ -189,6 +189,7 @@ func (e *Effective) apply() error {
 	def("redact", true)
 	def("allow_secrets", []string(nil))
 	def("allow_secret_rules", []string(nil))
+	def("report_all_secrets", false)
 	def("headers", map[string]string(nil))
 	def("extra_body", map[string]any(nil))
 
@@ -221,6 +222,7 @@ func (e *Effective) apply() error {
 	s.Redact = e.values["redact"].v.(bool)
 	s.AllowSecrets = e.values["allow_secrets"].v.([]string)
 	s.AllowSecretRules = e.values["allow_secret_rules"].v.([]string)
+	s.ReportAllSecrets = e.values["report_all_secrets"].v.(bool)
 	s.Headers = e.values["headers"].v.(map[string]string)
 	s.ExtraBody = e.values["extra_body"].v.(map[string]any)
 	s.Caps = review.Caps{

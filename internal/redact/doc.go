@@ -12,7 +12,8 @@
 // brings archive readers and a WebAssembly runtime with it. Where gitleaks
 // runs a rule over a whole file holding a keyword, here it runs over the
 // lines around each keyword that a match could reach, which makes a large
-// diff cheap to scan (see window.go).
+// diff cheap to scan, and on a line of a minified bundle over the bytes
+// around each keyword (see window.go).
 //
 // Four detectors of our own complete the rules: literal values assigned to
 // passwords, tokens and keys in code and configuration (with an entropy

@@ -20,6 +20,11 @@ func FuzzRedact(f *testing.F) {
 		"-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7",
 		"export API_KEY=" + fake(4, alnum, 32),
 		"\xff\xfe api_key = \"\xe2\x82\xac1234567\"",
+		// A minified line, scanned around its keywords, with a token and
+		// a generic key far into it.
+		strings.Repeat("e.key=t.token||{},", 150) + `n="` + githubToken + `",apiKey:"` + fake(7, alnum, 32) + `"`,
+		"-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n-----END CERTIFICATE-----\n",
+		"golang.org/x/oauth2 v0.21.0 h1:tsimM75w1tF/uws5rbeHzIWxEqElMehnc+iW793zsZs=\n",
 	} {
 		f.Add(s)
 	}

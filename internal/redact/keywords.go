@@ -16,6 +16,10 @@ type keywords struct {
 	// bytes long (gitleaks' shortest are "sk" and "ey"); shorter ones are
 	// in single.
 	byPair [1 << 16]uint32
+	// pairs has a bit set for each pair byPair holds keywords for: most
+	// bytes of a text start none, and this 8 KB set stays in the cache
+	// where byPair's 256 KB does not.
+	pairs  [1 << 16 / 64]uint64
 	idx    []uint16
 	single []int
 }
@@ -41,6 +45,7 @@ func newKeywords(all []string) *keywords {
 	}
 	for pair, ids := range pairs {
 		k.byPair[pair] = uint32(len(k.idx))<<16 | uint32(len(ids))
+		k.pairs[pair/64] |= 1 << (pair % 64)
 		k.idx = append(k.idx, ids...)
 	}
 	return k
@@ -72,10 +77,11 @@ func (k *keywords) scan(lower string) [][]int {
 		}
 	}
 	for p := 0; p+1 < len(lower); p++ {
-		span := k.byPair[uint16(lower[p])<<8|uint16(lower[p+1])]
-		if span == 0 {
+		pair := uint16(lower[p])<<8 | uint16(lower[p+1])
+		if k.pairs[pair/64]&(1<<(pair%64)) == 0 {
 			continue
 		}
+		span := k.byPair[pair]
 		for _, i := range k.idx[span>>16 : span>>16+span&0xffff] {
 			w := k.list[i]
 			if len(w) == 2 || strings.HasPrefix(lower[p:], w) {
@@ -84,6 +90,29 @@ func (k *keywords) scan(lower string) [][]int {
 		}
 	}
 	return hits
+}
+
+// any reports whether one of the keywords occurs in lower, a text in
+// lower case.
+func (k *keywords) any(lower string) bool {
+	for _, i := range k.single {
+		if strings.Contains(lower, k.list[i]) {
+			return true
+		}
+	}
+	for p := 0; p+1 < len(lower); p++ {
+		pair := uint16(lower[p])<<8 | uint16(lower[p+1])
+		if k.pairs[pair/64]&(1<<(pair%64)) == 0 {
+			continue
+		}
+		span := k.byPair[pair]
+		for _, i := range k.idx[span>>16 : span>>16+span&0xffff] {
+			if w := k.list[i]; len(w) == 2 || strings.HasPrefix(lower[p:], w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // asciiLower lowers ASCII letters only, so that byte offsets in the result

@@ -5,9 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/zricethezav/gitleaks/v8/config"
 
@@ -67,6 +70,13 @@ type Match struct {
 	// lines whose header is not in the text): it is hidden but not
 	// reported as a secret.
 	Guard bool `json:"guard,omitempty"`
+	// Confidence is the rule's: high for a token of a known format, low
+	// for a generic match.
+	Confidence Confidence `json:"confidence"`
+	// Setting says whether the secret sits in documentation, a test
+	// fixture or minified code, where a low-confidence match is mostly
+	// an example or noise; "" elsewhere. See Setting.
+	Setting string `json:"setting,omitempty"`
 }
 
 // Redact replaces the secrets in text, whose file is unknown (a tool's
@@ -86,6 +96,9 @@ func (r *Redactor) RedactFile(path, text string) (string, []Match) {
 	ms := r.find(path, text)
 	if len(ms) == 0 {
 		return text, nil
+	}
+	for i := range ms {
+		ms[i].Setting = Setting(path, lineAround(text, ms[i].Start))
 	}
 	return rewrite(text, ms), ms
 }
@@ -131,35 +144,106 @@ func (r *Redactor) forPath(path string) []*rule {
 }
 
 func (r *Redactor) find(path, text string) []Match {
+	ms, _ := r.scan(path, text)
+	return ms
+}
+
+// scan finds the secrets in text, and says how many bytes the rules'
+// expressions were run over. The rules of a large text run on every core.
+func (r *Redactor) scan(path, text string) ([]Match, int) {
 	rules := r.forPath(path)
 	if len(rules) == 0 {
-		return nil
+		return nil, 0
 	}
 	rs := loadRules()
 	lower := asciiLower(text)
 	t := &target{text: text, lower: lower, hits: rs.kw.scan(lower)}
-	var cands []candidate
-	for _, rl := range rules {
-		var win []window
-		if len(rl.kw) == 0 {
-			win = []window{{0, len(text), len(text)}}
-		} else if win = t.windows(rl); len(win) == 0 {
-			continue
-		}
-		if rl.extra != nil {
-			for _, s := range rl.extra(t, rl, win) {
-				secret := text[s[0]:s[1]]
-				if !allowedFinding(rs.global, path, secret, secret, lineOf(text, s[0], s[1])) {
-					cands = append(cands, candidate{r: rl, start: s[0], end: s[1], prio: rl.prio})
-				}
-			}
-			continue
-		}
-		for _, w := range win {
-			cands = rs.detect(cands, rl, path, text, w)
-		}
+	workers := 1
+	if len(text) >= parallelScan {
+		workers = min(runtime.GOMAXPROCS(0), maxScanWorkers)
 	}
-	return resolve(text, cands)
+	if workers == 1 {
+		var cands []candidate
+		for _, rl := range rules {
+			cands = rs.run(cands, rl, path, t)
+		}
+		return resolve(text, dropPublic(text, cands)), t.work
+	}
+	// Each rule's candidates are kept apart and joined in the rules'
+	// order, so that overlapping candidates resolve as on one core.
+	t.line(0) // the lines are indexed once, before the workers share them
+	found := make([][]candidate, len(rules))
+	work := make([]int, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Go(func() {
+			tw := &target{text: t.text, lower: t.lower, hits: t.hits, starts: t.starts}
+			for {
+				j := int(next.Add(1)) - 1
+				if j >= len(rules) {
+					break
+				}
+				found[j] = rs.run(nil, rules[j], path, tw)
+			}
+			work[i] = tw.work
+		})
+	}
+	wg.Wait()
+	var cands []candidate
+	for _, c := range found {
+		cands = append(cands, c...)
+	}
+	total := 0
+	for _, w := range work {
+		total += w
+	}
+	return resolve(text, dropPublic(text, cands)), total
+}
+
+// dropPublic drops the candidates of low-confidence rules that are public
+// text (see public). A token of a known format stays a secret wherever
+// it is.
+func dropPublic(text string, cands []candidate) []candidate {
+	if len(cands) == 0 {
+		return cands
+	}
+	spans := publicSpans(text)
+	return slices.DeleteFunc(cands, func(c candidate) bool {
+		return c.r.conf == Low && public(text, c.start, c.end, spans)
+	})
+}
+
+// A text of parallelScan bytes or more (a minified bundle, a large
+// generated file) has its rules run on up to maxScanWorkers cores.
+const (
+	parallelScan   = 128 << 10
+	maxScanWorkers = 4
+)
+
+// run runs one rule over t and appends its candidates to cands.
+func (rs *ruleSet) run(cands []candidate, rl *rule, path string, t *target) []candidate {
+	text := t.text
+	var win []window
+	if len(rl.kw) == 0 {
+		win = []window{whole(text)}
+	} else if win = t.windows(rl); len(win) == 0 {
+		return cands
+	}
+	if rl.extra != nil {
+		for _, s := range rl.extra(t, rl, win) {
+			secret := text[s[0]:s[1]]
+			if !allowedFinding(rs.global, path, secret, secret, lineOf(text, s[0], s[1])) {
+				cands = append(cands, candidate{r: rl, start: s[0], end: s[1], prio: rl.prio})
+			}
+		}
+		return cands
+	}
+	t.matched = 0
+	for _, w := range win {
+		cands = rs.detect(cands, rl, path, t, w)
+	}
+	return cands
 }
 
 // applies reports whether rl runs on text of the file at path. Rules for
@@ -176,14 +260,13 @@ func (rl *rule) applies(path string) bool {
 // detector runs it over a whole file: the match without surrounding
 // newlines, its secret group, the entropy threshold, then the global
 // allowlists and the rule's own. It appends what it finds to cands.
-func (rs *ruleSet) detect(cands []candidate, rl *rule, path, text string, w window) []candidate {
+func (rs *ruleSet) detect(cands []candidate, rl *rule, path string, t *target, w window) []candidate {
+	text := t.text
 	// Groups are found in each match afterwards, as gitleaks does: the
-	// search itself is faster without them.
-	for _, m := range rl.re.FindAllStringIndex(text[w.start:w.end], -1) {
-		ms, me := w.start+m[0], w.start+m[1]
-		if ms >= w.keep {
-			break
-		}
+	// search itself is faster without them. A match at a keyword comes
+	// with its groups.
+	for _, m := range t.spans(rl, w) {
+		ms, me := m[0], m[1]
 		for ms < me && text[ms] == '\n' {
 			ms++
 		}
@@ -191,9 +274,12 @@ func (rs *ruleSet) detect(cands []candidate, rl *rule, path, text string, w wind
 			me--
 		}
 		ss, se, ok := ms, me, ms < me
-		// Without its line breaks, or the text around it, the match may
-		// no longer match; gitleaks then takes the whole as the secret.
-		if g := rl.re.FindStringSubmatchIndex(text[ms:me]); g != nil {
+		if len(m) > 2 && me == m[1] {
+			ss, se, ok = secretSpan(rl.group, m, ms, me)
+		} else if g := rl.re.FindStringSubmatchIndex(text[ms:me]); g != nil {
+			// Without its line breaks, or the text around it, the
+			// match may no longer match; gitleaks then takes the whole
+			// as the secret.
 			for i := range g {
 				if g[i] >= 0 {
 					g[i] += ms
@@ -209,6 +295,7 @@ func (rs *ruleSet) detect(cands []candidate, rl *rule, path, text string, w wind
 			continue
 		}
 		match, line := text[ms:me], lineOf(text, ms, me)
+		t.work += len(line)
 		if allowedFinding(rs.global, path, secret, match, line) || allowedFinding(rl.allow, path, secret, match, line) {
 			continue
 		}
@@ -240,15 +327,34 @@ func secretSpan(group int, m []int, ms, me int) (int, int, bool) {
 	return s, e, s < e
 }
 
-// lineOf returns the lines of text holding [s, e).
+// lineOf returns the lines of text holding [s, e), which allowlists for
+// lines are matched against. Of a line longer than longLine, it returns
+// the lineReach bytes either side: matching the expressions of every
+// secret found on a minified bundle's one line against all of it took
+// seconds, and the line of such code is no unit of meaning.
 func lineOf(text string, s, e int) string {
-	ls := strings.LastIndexByte(text[:s], '\n') + 1
-	le := strings.IndexByte(text[e:], '\n')
-	if le < 0 {
-		return text[ls:]
+	from, to := max(0, s-longLine), min(len(text), e+longLine)
+	ls := strings.LastIndexByte(text[from:s], '\n') + 1 + from
+	le := strings.IndexByte(text[e:to], '\n') + e
+	if ls == from && from > 0 || le < e && to < len(text) {
+		ls, le = max(0, s-lineReach), min(len(text), e+lineReach)
+		for ls < s && !utf8.RuneStart(text[ls]) {
+			ls++
+		}
+		for le > e && le < len(text) && !utf8.RuneStart(text[le]) {
+			le--
+		}
+		return text[ls:le]
 	}
-	return text[ls : e+le]
+	if le < e {
+		le = to
+	}
+	return text[ls:le]
 }
+
+// lineReach is how much of a long line lineOf gives either side of a
+// match.
+const lineReach = 256
 
 // pathAllowed reports whether an allowlist lets every secret of the file at
 // path through, as gitleaks checks before scanning a file. No commit is
@@ -283,6 +389,15 @@ func pathAllowed(allow []*allowlist, path string) bool {
 // the line, by a stop word in the secret, or, for an allowlist whose
 // conditions must all hold, by those and the path.
 func allowedFinding(allow []*allowlist, path, secret, match, line string) bool {
+	// Stop words first: they are found in one pass over the secret, where
+	// an allowlist's expressions (gitleaks' generic rule has one of a
+	// hundred alternatives for the match) cost far more. Any allowlist
+	// that lets the secret through decides it, in whatever order.
+	for _, l := range allow {
+		if l.get().MatchCondition != config.AllowlistMatchAnd && l.stopWord(secret) {
+			return true
+		}
+	}
 	for _, l := range allow {
 		a := l.get()
 		target := secret
@@ -292,27 +407,25 @@ func allowedFinding(allow []*allowlist, path, secret, match, line string) bool {
 		case "line":
 			target = line
 		}
-		regexOK := a.RegexAllowed(target)
-		stop, _ := a.ContainsStopWord(secret)
 		if a.MatchCondition != config.AllowlistMatchAnd {
-			if regexOK || stop {
+			if a.RegexAllowed(target) {
 				return true
 			}
 			continue
 		}
-		all := len(a.Commits) == 0 // no commit is known here
-		if len(a.Paths) > 0 {
-			all = all && a.PathAllowed(path)
+		// The cheap conditions first: no commit is known here, and a
+		// path rules out most files before an expression runs over a
+		// line (of a minified bundle: hundreds of kilobytes).
+		if len(a.Commits) > 0 || (len(a.Paths) > 0 && !a.PathAllowed(path)) {
+			continue
 		}
-		if len(a.Regexes) > 0 {
-			all = all && regexOK
+		if len(a.Regexes) > 0 && !a.RegexAllowed(target) {
+			continue
 		}
-		if len(a.StopWords) > 0 {
-			all = all && stop
+		if len(a.StopWords) > 0 && !l.stopWord(secret) {
+			continue
 		}
-		if all {
-			return true
-		}
+		return true
 	}
 	return false
 }
@@ -346,8 +459,10 @@ func Placeholder(rule, secret string) string {
 }
 
 // resolve turns the candidates into matches: overlapping candidates become
-// one match over all of their text, named by the best of them; candidates
-// over a placeholder are dropped, so redacting twice changes nothing.
+// one match over all of their text, named by the best of them (the most
+// specific rule, then a token's format over a generic match, then the
+// longer); candidates over a placeholder are dropped, so redacting twice
+// changes nothing.
 func resolve(text string, cands []candidate) []Match {
 	if len(cands) == 0 {
 		return nil
@@ -375,14 +490,15 @@ func resolve(text string, cands []candidate) []Match {
 		for ; j < len(cands) && cands[j].start < end; j++ {
 			c := cands[j]
 			end = max(end, c.end)
-			if c.prio < best.prio || (c.prio == best.prio && c.end-c.start > best.end-best.start) {
+			if c.prio < best.prio || c.prio == best.prio && (c.r.conf == High && best.r.conf != High ||
+				c.r.conf == best.r.conf && c.end-c.start > best.end-best.start) {
 				best = c
 			}
 		}
 		m := Match{
 			Rule: best.r.id, Description: best.r.desc,
 			Placeholder: Placeholder(best.r.id, text[best.start:best.end]),
-			Start:       start, End: end, Guard: best.prio == prioGuard,
+			Start:       start, End: end, Guard: best.prio == prioGuard, Confidence: best.r.conf,
 		}
 		m.Line = lineAt(start)
 		m.EndLine = lineAt(end - 1)
@@ -405,6 +521,19 @@ func gutterLen(line string) int {
 	return 0
 }
 
+// layoutBefore returns the text of the line before offset at, which may
+// lay its lines out: a gutter, indentation and a diff marker. Far into a
+// long line it is code, and "" is returned without looking back to the
+// line's start.
+func layoutBefore(text string, at int) string {
+	from := max(0, at-longLine)
+	i := strings.LastIndexByte(text[from:at], '\n')
+	if i < 0 && from > 0 {
+		return ""
+	}
+	return text[from+i+1 : at]
+}
+
 // rewrite replaces each match of ms (in order, not overlapping) in text
 // with its placeholder, line by line: a secret over several lines leaves a
 // placeholder on each, and what lays out those lines (indentation, a line
@@ -415,7 +544,7 @@ func rewrite(text string, ms []Match) string {
 	prev := 0
 	for _, m := range ms {
 		b.WriteString(text[prev:m.Start])
-		lead := text[strings.LastIndexByte(text[:m.Start], '\n')+1 : m.Start]
+		lead := layoutBefore(text, m.Start)
 		hasGutter := gutterLen(lead) > 0
 		marker := strings.TrimLeft(lead[gutterLen(lead):], " \t")
 		for i, part := range strings.Split(text[m.Start:m.End], "\n") {

@@ -317,3 +317,33 @@ func TestRulesCompile(t *testing.T) {
 		t.Errorf("only %d rules with expressions", n)
 	}
 }
+
+// A path holding a token reads as its placeholder, as in any text, and
+// the placeholder path names the file.
+func TestPaths(t *testing.T) {
+	r := New(Options{})
+	path := "notes/" + githubToken + ".txt"
+	red, ms := r.RedactPath(path)
+	if strings.Contains(red, githubToken) || len(ms) != 1 || ms[0].Rule != "github-pat" {
+		t.Fatalf("RedactPath(%q) = %q, %+v", path, red, ms)
+	}
+	if listed, _ := r.Redact("12 " + path + "\n"); !strings.Contains(listed, red) {
+		t.Errorf("a listing shows %q, the path reads %q", listed, red)
+	}
+	if !r.Names(red, path) {
+		t.Errorf("%q does not name %q", red, path)
+	}
+	other := "notes/ghp_" + fake(21, alnum, 36) + ".txt"
+	for _, p := range []string{other, "docs/" + githubToken + ".txt", path + ".bak"} {
+		if r.Names(red, p) {
+			t.Errorf("%q names %q", red, p)
+		}
+	}
+	if p, ms := r.RedactPath("cmd/review/main.go"); p != "cmd/review/main.go" || ms != nil {
+		t.Errorf("a plain path was redacted: %q %+v", p, ms)
+	}
+	var none *Redactor
+	if p, _ := none.RedactPath(path); p != path || !none.Names(path, path) {
+		t.Errorf("a nil Redactor changed a path")
+	}
+}

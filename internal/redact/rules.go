@@ -32,15 +32,22 @@ type rule struct {
 	path     *regexp.Regexp
 	keywords []string // lower case; none means the rule always runs
 	kw       []int    // the keywords' indexes in ruleSet.kw
+	kwMax    int      // the length of the longest keyword
 	// ext bounds the rule's matches, so it runs only around keywords.
 	ext extent
 	// assign marks rules built on gitleaks' template for name = value,
-	// which need an operator soon after the keyword.
-	assign bool
-	allow  []*allowlist
+	// which need an operator soon after the keyword. anchored is such a
+	// rule's expression from its keyword on, matched at a keyword of a
+	// long line (see target.around).
+	assign   bool
+	anchored *regexp.Regexp
+	anchor   anchorKind
+	allow    []*allowlist
 	// prio ranks rules finding overlapping text, lowest first: generic
 	// rules give way to specific ones.
 	prio int
+	// conf is how sure the rule is that what it finds is a secret.
+	conf Confidence
 	// extra, for this package's own detectors, finds the secrets' spans
 	// in the text instead of re.
 	extra func(t *target, rl *rule, windows []window) [][2]int
@@ -88,6 +95,7 @@ var loadRules = sync.OnceValue(func() *ruleSet {
 		if strings.Contains(strings.ToLower(g.ID), "generic") {
 			rl.prio = prioGeneric
 		}
+		rl.conf = confidenceOf(g)
 		rs.add(rl)
 	}
 	for _, r := range extraRules() {
@@ -101,6 +109,7 @@ var loadRules = sync.OnceValue(func() *ruleSet {
 	for _, r := range rs.rules {
 		for _, k := range r.keywords {
 			r.kw = append(r.kw, rs.kw.index(strings.ToLower(k)))
+			r.kwMax = max(r.kwMax, len(k))
 		}
 	}
 	return rs
@@ -140,6 +149,9 @@ type allowlist struct {
 	gen  *genAllow
 	once sync.Once
 	a    *config.Allowlist
+	// stops finds the stop words of an allowlist that has too many to be
+	// validated: gitleaks' own check would try each in turn.
+	stops *keywords
 }
 
 // get returns the allowlist as gitleaks' type. It is not validated, so
@@ -170,10 +182,23 @@ func (l *allowlist) get() *config.Allowlist {
 			if err := a.Validate(); err != nil {
 				panic(fmt.Sprintf("redact: allowlist of gitleaks' configuration: %v", err))
 			}
+		} else {
+			l.stops = newKeywords(g.StopWords)
 		}
 		l.a = a
 	})
 	return l.a
+}
+
+// stopWord reports whether secret holds one of the allowlist's stop
+// words, as gitleaks' ContainsStopWord decides it.
+func (l *allowlist) stopWord(secret string) bool {
+	a := l.get()
+	if l.stops == nil || secret == "" {
+		stop, _ := a.ContainsStopWord(secret)
+		return stop
+	}
+	return l.stops.any(strings.ToLower(secret))
 }
 
 // compile compiles a gitleaks rule's expression and works out how far
@@ -188,10 +213,65 @@ func (r *rule) compile() {
 		r.re = regexp.MustCompile(r.src)
 		r.assign = strings.Contains(r.src, assignTemplate)
 		r.ext = unbounded()
-		if re, err := syntax.Parse(r.src, syntax.Perl); err == nil {
+		re, err := syntax.Parse(r.src, syntax.Perl)
+		if err == nil {
 			r.ext = extentOf(re.Simplify())
 		}
+		if rest, ok := strings.CutPrefix(r.src, assignLead); ok && r.assign {
+			r.anchored, r.anchor = regexp.MustCompile(`(?i)^`+rest), anchorName
+		} else if err == nil && startsWithKeyword(re, r.keywords) {
+			// The byte before the keyword is matched too, so that a \b
+			// at the start of the expression sees it.
+			r.anchored, r.anchor = regexp.MustCompile(`^(?s:.)(?:`+r.src+`)`), anchorKeyword
+		}
 	})
+}
+
+// anchorKind says where the match of a rule's anchored expression starts.
+type anchorKind int
+
+const (
+	// anchorName: a rule for name = value, matched from its keyword on;
+	// the match starts at the name before the keyword.
+	anchorName anchorKind = iota + 1
+	// anchorKeyword: a rule whose every match starts with one of its
+	// keywords (a token's prefix, as ghp_), matched from the byte before
+	// the keyword; the match starts at the keyword.
+	anchorKeyword
+)
+
+// startsWithKeyword reports whether every match of re starts with one of
+// keywords (in lower case): re is a literal, or a choice of literals,
+// each starting with a keyword, maybe inside groups and after \b or ^.
+func startsWithKeyword(re *syntax.Regexp, keywords []string) bool {
+	switch re.Op {
+	case syntax.OpCapture:
+		return startsWithKeyword(re.Sub[0], keywords)
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			switch sub.Op {
+			case syntax.OpWordBoundary, syntax.OpBeginLine, syntax.OpBeginText:
+				continue
+			}
+			return startsWithKeyword(sub, keywords)
+		}
+		return false
+	case syntax.OpAlternate:
+		for _, sub := range re.Sub {
+			if !startsWithKeyword(sub, keywords) {
+				return false
+			}
+		}
+		return len(re.Sub) > 0
+	case syntax.OpLiteral:
+		lit := strings.ToLower(string(re.Rune))
+		for _, k := range keywords {
+			if k != "" && strings.HasPrefix(lit, strings.ToLower(k)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (rs *ruleSet) add(r *rule) {
@@ -207,8 +287,12 @@ func (rs *ruleSet) add(r *rule) {
 // operator.
 const assignTemplate = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
 
-// assignReach is how far after a keyword those rules' operator can start.
-const assignReach = 23
+// assignLead is how gitleaks' rules for name = value start: up to 50
+// characters of the name before the keyword.
+const (
+	assignLead     = `(?i)[\w.-]{0,50}?`
+	assignLeadSpan = 50
+)
 
 // overridden reports whether one published allowlist is left out. Only
 // one is: gitleaks lets AWS access key IDs ending in EXAMPLE through, as

@@ -87,3 +87,34 @@ func srcs(rs []*regexp.Regexp) []string {
 	}
 	return out
 }
+
+// The stop words of an allowlist too large to validate are found as
+// gitleaks' ContainsStopWord finds them.
+func TestStopWords(t *testing.T) {
+	n := 0
+	for _, rl := range loadRules().rules {
+		for _, l := range rl.allow {
+			a := l.get()
+			if l.stops == nil {
+				continue
+			}
+			n++
+			inputs := []string{"", "x", "zzzzzzzzzz", "9f8e7d6c5b4a3f2e1d0c", "ÄÖÜ-Straße", "\u212Aey"}
+			for i, w := range a.StopWords {
+				inputs = append(inputs, w, "X9"+strings.ToUpper(w)+"z", w[:len(w)-1])
+				if i > 300 {
+					break
+				}
+			}
+			for _, s := range inputs {
+				want, _ := a.ContainsStopWord(s)
+				if got := l.stopWord(s); got != want {
+					t.Errorf("rule %s: stop word in %q: %v, gitleaks says %v", rl.id, s, got, want)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no allowlist with more stop words than are validated")
+	}
+}

@@ -1,0 +1,48 @@
+package review
+
+import (
+	"testing"
+
+	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/redact"
+)
+
+// A token of a known format is a critical finding wherever it is; a
+// generic match is a low one, and in documentation, test fixtures and
+// minified code none unless report_all_secrets asks for it.
+func TestLeakFindings(t *testing.T) {
+	leaks := []diffctx.Leak{
+		{Path: "config/prod.env", Line: 1, Rule: "github-pat", Confidence: redact.High},
+		{Path: "config/prod.env", Line: 2, Rule: "generic-password", Confidence: redact.Low},
+		{Path: "docs/api.md", Line: 3, Rule: "generic-api-key", Confidence: redact.Low, Setting: redact.SettingDocs},
+		{Path: "docs/api.md", Line: 4, Rule: "aws-access-token", Confidence: redact.High, Setting: redact.SettingDocs},
+		{Path: "static/app.min.js", Line: 1, Rule: "generic-api-key", Confidence: redact.Low, Setting: redact.SettingMinified},
+		{Path: "testdata/creds.env", Line: 1, Rule: "url-credentials", Confidence: redact.Low, Setting: redact.SettingFixture},
+		{Path: "fixtures/keys.env", Line: 1, Rule: "stripe-access-token", Confidence: redact.High},
+	}
+	severities := func(ls []diffctx.Leak) map[string]Severity {
+		out := map[string]Severity{}
+		for _, f := range leakFindings(ls) {
+			out[f.Path+":"+f.Title] = f.Severity
+		}
+		return out
+	}
+	got := severities(allowLeaks(append([]diffctx.Leak(nil), leaks...), []string{"fixtures/**"}, nil, false))
+	want := map[string]Severity{
+		"config/prod.env:Secret committed: github-pat":       Critical,
+		"config/prod.env:Secret committed: generic-password": Low,
+		"docs/api.md:Secret committed: aws-access-token":     Critical,
+	}
+	if len(got) != len(want) {
+		t.Errorf("findings %v, want %v", got, want)
+	}
+	for k, s := range want {
+		if got[k] != s {
+			t.Errorf("%s: %q, want %q (all: %v)", k, got[k], s, got)
+		}
+	}
+	all := severities(allowLeaks(append([]diffctx.Leak(nil), leaks...), nil, nil, true))
+	if len(all) != len(leaks) || all["docs/api.md:Secret committed: generic-api-key"] != Low {
+		t.Errorf("report_all_secrets: %v", all)
+	}
+}
