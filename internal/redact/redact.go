@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/zricethezav/gitleaks/v8/config"
-
 	"github.com/reviewdev/review/internal/glob"
 )
 
@@ -368,16 +366,16 @@ func pathAllowed(allow []*allowlist, path string) bool {
 			continue // nothing to compile: it cannot allow a path
 		}
 		a := l.get()
-		if a.MatchCondition == config.AllowlistMatchAnd {
-			if len(a.Commits) > 0 || len(a.Regexes) > 0 || len(a.StopWords) > 0 {
+		if a.and {
+			if a.commits || len(a.regexes) > 0 || len(a.stopWords) > 0 {
 				continue
 			}
-			if len(a.Paths) > 0 && a.PathAllowed(path) {
+			if len(a.paths) > 0 && a.pathAllowed(path) {
 				return true
 			}
 			continue
 		}
-		if a.PathAllowed(path) {
+		if a.pathAllowed(path) {
 			return true
 		}
 	}
@@ -394,21 +392,21 @@ func allowedFinding(allow []*allowlist, path, secret, match, line string) bool {
 	// hundred alternatives for the match) cost far more. Any allowlist
 	// that lets the secret through decides it, in whatever order.
 	for _, l := range allow {
-		if l.get().MatchCondition != config.AllowlistMatchAnd && l.stopWord(secret) {
+		if !l.get().and && l.stopWord(secret) {
 			return true
 		}
 	}
 	for _, l := range allow {
 		a := l.get()
 		target := secret
-		switch a.RegexTarget {
+		switch a.target {
 		case "match":
 			target = match
 		case "line":
 			target = line
 		}
-		if a.MatchCondition != config.AllowlistMatchAnd {
-			if a.RegexAllowed(target) {
+		if !a.and {
+			if a.regexAllowed(target) {
 				return true
 			}
 			continue
@@ -416,13 +414,13 @@ func allowedFinding(allow []*allowlist, path, secret, match, line string) bool {
 		// The cheap conditions first: no commit is known here, and a
 		// path rules out most files before an expression runs over a
 		// line (of a minified bundle: hundreds of kilobytes).
-		if len(a.Commits) > 0 || (len(a.Paths) > 0 && !a.PathAllowed(path)) {
+		if a.commits || (len(a.paths) > 0 && !a.pathAllowed(path)) {
 			continue
 		}
-		if len(a.Regexes) > 0 && !a.RegexAllowed(target) {
+		if len(a.regexes) > 0 && !a.regexAllowed(target) {
 			continue
 		}
-		if len(a.StopWords) > 0 && !l.stopWord(secret) {
+		if len(a.stopWords) > 0 && !l.stopWord(secret) {
 			continue
 		}
 		return true

@@ -1,14 +1,11 @@
 package redact
 
 import (
-	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/zricethezav/gitleaks/v8/config"
 )
 
 //go:generate go run ./internal/rulegen
@@ -139,8 +136,8 @@ type genAllow struct {
 	StopWords []string
 }
 
-// maxValidated is the most stop words an allowlist may have to be
-// validated (see get).
+// maxValidated is the most stop words an allowlist tries one by one;
+// past it they are found together (see get).
 const maxValidated = 100
 
 // allowlist is a gitleaks allowlist compiled on first use: most are never
@@ -148,42 +145,68 @@ const maxValidated = 100
 type allowlist struct {
 	gen  *genAllow
 	once sync.Once
-	a    *config.Allowlist
-	// stops finds the stop words of an allowlist that has too many to be
-	// validated: gitleaks' own check would try each in turn.
+	a    *allow
+	// stops finds the stop words of an allowlist that has many: trying
+	// each in turn would cost, for the generic rule's 1,500.
 	stops *keywords
 }
 
-// get returns the allowlist as gitleaks' type. It is not validated, so
-// its methods test each expression and stop word in turn rather than
-// building combined matchers first; they decide the same.
-func (l *allowlist) get() *config.Allowlist {
+// allow is an allowlist compiled, deciding as gitleaks' own type decides
+// (its config.Allowlist, which this package does not link: it brings a
+// configuration framework to the binary).
+type allow struct {
+	// and says every condition must hold, not any one.
+	and bool
+	// commits says the allowlist names commits; none is known here.
+	commits   bool
+	target    string // what the expressions match: "" (the secret), "match" or "line"
+	paths     []*regexp.Regexp
+	regexes   []*regexp.Regexp
+	stopWords []string // lower case
+}
+
+// pathAllowed reports whether one of the path expressions matches path.
+func (a *allow) pathAllowed(path string) bool {
+	if path == "" {
+		return false
+	}
+	for _, re := range a.paths {
+		if re.MatchString(path) {
+			return true
+		}
+	}
+	return false
+}
+
+// regexAllowed reports whether one of the expressions matches s.
+func (a *allow) regexAllowed(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, re := range a.regexes {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// get returns the allowlist compiled.
+func (l *allowlist) get() *allow {
 	l.once.Do(func() {
 		g := l.gen
-		a := &config.Allowlist{RegexTarget: g.Target, StopWords: g.StopWords, MatchCondition: config.AllowlistMatchOr}
-		if g.And {
-			a.MatchCondition = config.AllowlistMatchAnd
-		}
-		if g.Commits {
-			// Only whether there are any matters: no commit is known.
-			a.Commits = []string{"-"}
-		}
+		a := &allow{and: g.And, commits: g.Commits, target: g.Target}
 		for _, p := range g.Paths {
-			a.Paths = append(a.Paths, regexp.MustCompile(p))
+			a.paths = append(a.paths, regexp.MustCompile(p))
 		}
 		for _, r := range g.Regexes {
-			a.Regexes = append(a.Regexes, regexp.MustCompile(r))
+			a.regexes = append(a.regexes, regexp.MustCompile(r))
 		}
-		if len(g.StopWords) <= maxValidated {
-			// Validate joins the paths and the expressions into one
-			// expression each, which every file's path is matched
-			// against; the stop words' trie is what costs, for the
-			// generic rule's 1,500.
-			if err := a.Validate(); err != nil {
-				panic(fmt.Sprintf("redact: allowlist of gitleaks' configuration: %v", err))
-			}
-		} else {
-			l.stops = newKeywords(g.StopWords)
+		for _, w := range g.StopWords {
+			a.stopWords = append(a.stopWords, strings.ToLower(w))
+		}
+		if len(g.StopWords) > maxValidated {
+			l.stops = newKeywords(a.stopWords)
 		}
 		l.a = a
 	})
@@ -191,14 +214,22 @@ func (l *allowlist) get() *config.Allowlist {
 }
 
 // stopWord reports whether secret holds one of the allowlist's stop
-// words, as gitleaks' ContainsStopWord decides it.
+// words, in any case, as gitleaks decides it.
 func (l *allowlist) stopWord(secret string) bool {
 	a := l.get()
-	if l.stops == nil || secret == "" {
-		stop, _ := a.ContainsStopWord(secret)
-		return stop
+	if secret == "" {
+		return false
 	}
-	return l.stops.any(strings.ToLower(secret))
+	lower := strings.ToLower(secret)
+	if l.stops != nil {
+		return l.stops.any(lower)
+	}
+	for _, w := range a.stopWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // compile compiles a gitleaks rule's expression and works out how far
