@@ -28,6 +28,8 @@ type History struct {
 	last []MsgRef
 	// filter, if set, is applied to every message that joins a turn.
 	filter func(string) string
+	// idPrefix starts the IDs of a fork's messages (Fork).
+	idPrefix string
 }
 
 // SetFilter has every message that joins a turn from now on pass f first,
@@ -112,7 +114,7 @@ func (c *History) Len() int { return len(c.msgs) }
 func (c *History) Append(m Message) Message {
 	m = c.filtered(m)
 	c.next++
-	m.ID = "m" + strconv.Itoa(c.next)
+	m.ID = c.idPrefix + "m" + strconv.Itoa(c.next)
 	c.msgs = append(c.msgs, m)
 	if v := c.loop; v != nil && m.Layer == Loop && m.Turn == v.turn {
 		v.sent = append(v.sent, m)
@@ -191,4 +193,51 @@ func Validate(msgs []Message) error {
 		}
 	}
 	return nil
+}
+
+// Fork returns a History of its own for a turn run side by side with
+// others: the static layer, byte for byte, and no earlier turns, so every
+// fork's requests start with the same prefix (which keeps providers'
+// prompt caches warm) and none carries another's messages. Its messages
+// are numbered apart (IDs "<prefix>m1", ...), so that Adopt can bring them
+// back into c. The fork has c's filter; c is not changed.
+func (c *History) Fork(prefix string) *History {
+	f := &History{filter: c.filter, idPrefix: prefix}
+	for _, m := range c.msgs {
+		if m.Layer == Static && !m.Dropped {
+			f.msgs = append(f.msgs, m)
+		}
+	}
+	return f
+}
+
+// Adopt appends the turns of forks, in the order given, after c's own:
+// the history a follow-up question continues once the turns run side by
+// side are done. A fork's static layer is c's and is not copied again.
+func (c *History) Adopt(forks ...*History) {
+	for _, f := range forks {
+		for _, m := range f.msgs {
+			if m.Layer != Static {
+				c.msgs = append(c.msgs, m)
+			}
+		}
+	}
+}
+
+// TurnMessages returns a copy of the messages of turn n, dropped ones
+// included: a fork's turn as it stands, for a record saved while it runs.
+func (c *History) TurnMessages(n int) []Message {
+	var out []Message
+	for _, m := range c.msgs {
+		if m.Turn == n && m.Layer != Static {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// WithTurns returns a copy of c with msgs appended after its own, for a
+// record of the turns of forks still running (see Adopt).
+func (c *History) WithTurns(msgs []Message) *History {
+	return &History{msgs: append(slices.Clip(c.msgs), msgs...), next: c.next}
 }

@@ -41,6 +41,10 @@ type Config struct {
 	FirstByteTimeout time.Duration
 	// Caps bound what a review may spend: units, prompt tokens, cost.
 	Caps Caps
+	// Jobs is how many units of a review in units run side by side, each
+	// its own tool loop over the same static layer; 1 runs them in
+	// sequence, each with the earlier units' turns as its history.
+	Jobs int
 	// FindCopies has git detect copies as well as renames.
 	FindCopies bool
 	// ExactCounts counts every token figure exactly, even far from every

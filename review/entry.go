@@ -181,6 +181,7 @@ func newAgent(cfg *Config, env Env, st *toolmem.Store, counter *conversation.Cou
 
 		Stream:           cfg.Stream,
 		FirstByteTimeout: cfg.FirstByteTimeout,
+		Concurrency:      cfg.Jobs,
 	})
 	return &Agent{
 		Model:     client,
@@ -190,6 +191,7 @@ func newAgent(cfg *Config, env Env, st *toolmem.Store, counter *conversation.Cou
 		Budget:    cfg.Budget,
 		OffDiff:   cfg.OffDiff,
 		Caps:      cfg.Caps,
+		Jobs:      cfg.Jobs,
 		Exact:     cfg.ExactCounts,
 		Progress:  env.Progress,
 		Redact:    cfg.Redactor(),

@@ -177,7 +177,7 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	if p.split != nil {
 		p.Context = p.split.Context
 		p.Context.Budget = room
-		task = unitPrompt(d, 1, len(p.Units), p.Units[0].Markdown)
+		task = unitTask(opts.Jobs, d, 1, len(p.Units), p.Units[0].Markdown)
 	}
 	p.Messages = message(task)
 	static := fixed + counter.CountMessage(p.Messages[1])
@@ -194,7 +194,7 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 			p.Units = p.split.Units
 			p.Context = p.split.Context
 			p.Context.Budget = room
-			p.Messages = message(unitPrompt(d, 1, len(p.Units), p.Units[0].Markdown))
+			p.Messages = message(unitTask(opts.Jobs, d, 1, len(p.Units), p.Units[0].Markdown))
 			p.Estimate.FirstRequestTokens = p.Tokens()
 		}
 		for _, l := range p.split.Left {

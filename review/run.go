@@ -75,6 +75,16 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 
 // save writes the run record and the conversation.
 func (s *Session) save() error {
+	if m := s.main; m != nil {
+		unlock := s.lock()
+		if m.side.turns != nil {
+			m.side.turns[s.lane.unit] = s.History.TurnMessages(s.lane.unit)
+		}
+		unlock()
+		return m.save()
+	}
+	// Units side by side save the one run record in turn.
+	defer s.lock()()
 	u, err := json.Marshal(s.Usage)
 	if err != nil {
 		return err
@@ -83,7 +93,7 @@ func (s *Session) save() error {
 	if err := s.records().Run(s.Run); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
-	c, err := json.Marshal(s.History)
+	c, err := json.Marshal(s.conversation())
 	if err != nil {
 		return err
 	}
@@ -120,6 +130,10 @@ func (s *Session) finish(err error) error {
 	case errors.Is(err, context.Canceled):
 		s.Run.Status = StatusInterrupted
 		s.Run.Error = "interrupted"
+		var ie *interruptedError
+		if errors.As(err, &ie) {
+			s.Run.Error = ie.Error()
+		}
 	default:
 		s.Run.Status = StatusFailed
 		s.Run.Error = err.Error()

@@ -64,6 +64,9 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sideBySide(s.Jobs, len(units)) {
+		return s.reviewSide(ctx, units)
+	}
 	n := max(len(units), 1)
 	opts := AskOptions{Limits: conversation.LimitsFrom(s.Budget)}
 	var findings []Finding
@@ -71,9 +74,7 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 	summary := ""
 	left := s.notReviewed
 	for k := 1; k <= n; k++ {
-		if s.guard != nil {
-			s.guard.unit = k - 1
-		}
+		s.guard.start(k)
 		if len(units) > 1 {
 			s.unitNow, s.unitsAll = k, len(units)
 		}
@@ -82,7 +83,7 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 			if err != nil {
 				return nil, fmt.Errorf("unit %d of %d: %w", k, n, err)
 			}
-			s.History.Append(conversation.Message{Role: conversation.User, Content: unitPrompt(s.Diff, k, n, md),
+			s.History.Append(conversation.Message{Role: conversation.User, Content: unitTask(s.Jobs, s.Diff, k, n, md),
 				Layer: conversation.Loop, Turn: s.History.Turns() + 1})
 		}
 		sub, text, err := s.turn(ctx, opts, false)
@@ -154,7 +155,9 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 // with the run and as a "replan" event before the step it precedes.
 func (s *Session) shrinkFirst(ask bool) (bool, error) {
 	static, task, ok := s.History.FirstTurn()
-	if !ok {
+	if !ok || s.lane != nil {
+		// A unit side by side shares its static layer with the others,
+		// which may have sent it already.
 		return false, nil
 	}
 	d, c := s.Diff, s.Counter
@@ -203,7 +206,7 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 		return false, err
 	}
 	ev := record.Replan{Turn: 1, Reasons: []string{"context_length"}, Before: before, After: after, Units: len(units)}
-	if err := s.records().Event(s.Steps+1, ev); err != nil {
+	if err := s.eventNext(ev); err != nil {
 		return false, err
 	}
 	return true, s.save()

@@ -20,8 +20,11 @@ type Replay struct {
 // reads them), but for request events, which name all the messages of
 // their request.
 type Step struct {
-	N        int               `json:"n"`
-	Turn     int               `json:"turn"`
+	N    int `json:"n"`
+	Turn int `json:"turn"`
+	// Unit is the unit of a review in units side by side the step
+	// belongs to (from 1), its lane; 0 for steps made in sequence.
+	Unit     int               `json:"unit,omitempty"`
 	Request  json.RawMessage   `json:"request"`
 	Response json.RawMessage   `json:"response"`
 	Error    string            `json:"error,omitempty"`
@@ -96,12 +99,22 @@ func Load(st *toolmem.Store, id string) (*Replay, error) {
 		return nil, err
 	}
 	r := &Replay{Run: run, Steps: []Step{}}
-	var prev []json.RawMessage // the messages of the last request event
+	var prev []json.RawMessage          // the messages of the last request event
+	sent := map[int][]json.RawMessage{} // of each step's request event
+	units := map[int]int{}              // each step's unit, side by side
 	for i, e := range events {
-		events[i].Data, prev = expandRequest(e.Data, prev)
+		data, msgs, unit, ok := expandRequest(e.Data, prev, sent)
+		events[i].Data = data
+		if !ok {
+			continue
+		}
+		prev, sent[e.Step] = msgs, msgs
+		if unit > 0 {
+			units[e.Step] = unit
+		}
 	}
 	for _, s := range steps {
-		rs := Step{N: s.N, Turn: s.Turn, Request: s.Request, Response: s.Response, Error: s.Error,
+		rs := Step{N: s.N, Turn: s.Turn, Unit: units[s.N], Request: s.Request, Response: s.Response, Error: s.Error,
 			Started: s.Started, Ended: s.Ended, Events: []json.RawMessage{}, Refs: s.Refs, Figures: s.Figures}
 		for _, e := range events {
 			if e.Step == s.N {
@@ -123,27 +136,37 @@ func Load(st *toolmem.Store, id string) (*Replay, error) {
 // request before it (prev), which it counts in "same" rather than naming
 // them again (see conversation.History.Sent). The messages are kept as recorded. Other events are returned as they
 // are; prev becomes the messages of data if it is a request event.
-func expandRequest(data json.RawMessage, prev []json.RawMessage) (json.RawMessage, []json.RawMessage) {
+//
+// A request of units side by side names the step it extends (Of), whose
+// messages sent holds; unit is its unit, 0 when it names none. ok is
+// false for an event that is not a request's.
+func expandRequest(data json.RawMessage, prev []json.RawMessage, sent map[int][]json.RawMessage) (json.RawMessage, []json.RawMessage, int, bool) {
 	var ev struct {
 		Kind     string            `json:"kind"`
 		Same     int               `json:"same"`
 		Messages []json.RawMessage `json:"messages"`
+		Unit     int               `json:"unit"`
+		Of       int               `json:"of"`
 	}
 	if json.Unmarshal(data, &ev) != nil || ev.Kind != "request" {
-		return data, prev
+		return data, prev, 0, false
+	}
+	if ev.Of > 0 {
+		prev = sent[ev.Of]
 	}
 	if ev.Same <= 0 || ev.Same > len(prev) {
-		return data, ev.Messages
+		return data, ev.Messages, ev.Unit, true
 	}
 	msgs := append(slices.Clip(prev[:ev.Same]), ev.Messages...)
 	out, err := json.Marshal(struct {
 		Kind     string            `json:"kind"`
 		Messages []json.RawMessage `json:"messages"`
-	}{ev.Kind, msgs})
+		Unit     int               `json:"unit,omitempty"`
+	}{ev.Kind, msgs, ev.Unit})
 	if err != nil {
-		return data, msgs
+		return data, msgs, ev.Unit, true
 	}
-	return out, msgs
+	return out, msgs, ev.Unit, true
 }
 
 // Names are the names the step's request event gives the messages of its
@@ -250,4 +273,44 @@ func Runs(st *toolmem.Store, now time.Time) ([]toolmem.Run, error) {
 		}
 	}
 	return runs, nil
+}
+
+// Lane is the steps of one unit of a review in units run side by side,
+// in order, and when the first started and the last ended.
+type Lane struct {
+	Unit       int
+	Steps      []Step
+	Start, End time.Time
+}
+
+// Lanes are the lanes of a run whose units ran side by side, by unit;
+// none for a run made in sequence.
+func Lanes(r *Replay) []Lane {
+	var lanes []Lane
+	index := map[int]int{}
+	for _, s := range r.Steps {
+		if s.Unit == 0 {
+			continue
+		}
+		i, ok := index[s.Unit]
+		if !ok {
+			i = len(lanes)
+			index[s.Unit] = i
+			lanes = append(lanes, Lane{Unit: s.Unit, Start: s.Started})
+		}
+		l := &lanes[i]
+		l.Steps = append(l.Steps, s)
+		if !s.Started.IsZero() && (l.Start.IsZero() || s.Started.Before(l.Start)) {
+			l.Start = s.Started
+		}
+		end := s.Ended
+		if end.IsZero() {
+			end = s.Started
+		}
+		if end.After(l.End) {
+			l.End = end
+		}
+	}
+	slices.SortFunc(lanes, func(a, b Lane) int { return a.Unit - b.Unit })
+	return lanes
 }
