@@ -107,6 +107,16 @@ func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*Result
 	s.figures()
 	s.records()
 	s.toolTokens()
+	// The units' hunks are rendered here, in turn: the diff's index is
+	// built as it is first read.
+	mds := make([]string, n)
+	for i, u := range units {
+		md, err := diffctx.RenderUnit(s.Diff, u)
+		if err != nil {
+			return nil, fmt.Errorf("unit %d of %d: %w", i+1, n, err)
+		}
+		mds[i] = md
+	}
 	outs := make([]unitOutcome, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -116,7 +126,8 @@ func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*Result
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				outs[k-1] = s.runUnit(ctx, units, k)
+				outs[k-1] = s.runUnit(ctx, n, k, mds[k-1])
+				mds[k-1] = ""
 				var ce *capError
 				if errors.As(outs[k-1].err, &ce) {
 					s.side.mu.Lock()
@@ -151,15 +162,12 @@ func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*Result
 	return s.mergeUnits(ctx, units, outs)
 }
 
-// runUnit runs unit k of units in a session of its own: a copy of s with
+// runUnit runs unit k of n, whose hunks are md, in a session of its own: a copy of s with
 // a fork of the history and the unit's lane.
-func (s *Session) runUnit(ctx context.Context, units []diffctx.Unit, k int) unitOutcome {
-	n := len(units)
-	md, err := diffctx.RenderUnit(s.Diff, units[k-1])
-	if err != nil {
-		return unitOutcome{started: true, err: fmt.Errorf("unit %d of %d: %w", k, n, err)}
-	}
+func (s *Session) runUnit(ctx context.Context, n, k int, md string) unitOutcome {
+	unlock := s.lock() // the copy reads the counts other units write
 	u := *s
+	unlock()
 	u.main, u.side, u.lane = s, nil, &lane{unit: k}
 	u.History = s.History.Fork(fmt.Sprintf("u%d.", k))
 	u.unitNow, u.unitsAll = k, n
