@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -28,6 +29,8 @@ type progress struct {
 	// retries counts the retries of the run so far, for the CI log's
 	// step lines: a slow review that is retrying says so at every step.
 	retries int
+	// mu orders the lines of units side by side, which report at once.
+	mu sync.Mutex
 }
 
 // How often the tokens of a streaming answer are shown.
@@ -42,6 +45,8 @@ func newProgress(s *IOStreams, getenv func(string) string) *progress {
 }
 
 func (p *progress) step(s review.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if s.Receiving {
 		every := receiveDraw
 		if p.log {
@@ -74,6 +79,8 @@ func (p *progress) step(s review.Progress) {
 }
 
 func (p *progress) retry(attempt int, wait time.Duration, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.retries++
 	if p.log {
 		fmt.Fprintf(p.io.ErrOut, "review: retrying in %s (attempt %d): %s\n", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(errorLine(err), 300))
@@ -87,6 +94,8 @@ func (p *progress) retry(attempt int, wait time.Duration, err error) {
 }
 
 func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.drawn {
 		fmt.Fprint(p.io.rawErr(), "\r\033[K")
 		p.drawn = false
@@ -95,10 +104,14 @@ func (p *progress) done() {
 
 // progressLine says where a review is: "unit 2/5 · step 7 · 3 tool calls ·
 // 41,200 tokens sent · 1m12s", with "receiving ~312 tokens" before the
-// time while an answer streams in.
+// time while an answer streams in; units side by side start "units 2, 3
+// of 5 under way".
 func progressLine(s review.Progress, elapsed time.Duration) string {
 	var b strings.Builder
-	if s.Units > 1 {
+	switch {
+	case len(s.Running) > 0:
+		fmt.Fprintf(&b, "%s of %d under way · ", unitList(s.Running), s.Units)
+	case s.Units > 1:
 		fmt.Fprintf(&b, "unit %d/%d · ", s.Unit, s.Units)
 	}
 	fmt.Fprintf(&b, "step %d · %s · %s tokens sent · ", s.Step, text.Plural(s.ToolCalls, "tool call"),
@@ -108,4 +121,16 @@ func progressLine(s review.Progress, elapsed time.Duration) string {
 	}
 	b.WriteString(elapsed.Round(time.Second).String())
 	return b.String()
+}
+
+// unitList names the units under way: "unit 3", "units 1, 2, 4".
+func unitList(ks []int) string {
+	ns := make([]string, len(ks))
+	for i, k := range ks {
+		ns[i] = fmt.Sprint(k)
+	}
+	if len(ks) == 1 {
+		return "unit " + ns[0]
+	}
+	return "units " + strings.Join(ns, ", ")
 }
