@@ -39,6 +39,8 @@ type Plan struct {
 	// Estimate is what the review is planned to send, and what the caps
 	// leave out.
 	Estimate Estimate
+	// Jobs is how many units run side by side (Config.Jobs).
+	Jobs int
 	// Messages are the static layer followed by the first turn's task.
 	Messages []conversation.Message
 	Tools    []tools.Definition
@@ -84,7 +86,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	red := opts.Redactor()
-	p := &Plan{Diff: d, Budget: opts.Budget, Counter: counter, Redact: red, hunks: -1}
+	p := &Plan{Diff: d, Budget: opts.Budget, Counter: counter, Redact: red, hunks: -1, Jobs: opts.Jobs}
 	if len(d.Files) == 0 {
 		return p, nil
 	}

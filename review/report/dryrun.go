@@ -44,7 +44,11 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 	fmt.Fprintf(&b, "Budget: context window %d, answer reserve %d, input %d tokens.\n", bu.ContextWindow, bu.AnswerReserve, bu.Input)
 	fmt.Fprintf(&b, "Diff context: %s%d of %s%d tokens; %d of %d files inlined.\n", about, bu.ContextTokens, about, bu.ContextBudget, included(d.Files), len(d.Files))
 	if len(d.Units) > 0 {
-		fmt.Fprintf(&b, "Units: the hunks do not fit the diff context, so the review takes %d turns, one per unit:\n", len(d.Units))
+		if d.Jobs > 1 && len(d.Units) > 1 {
+			fmt.Fprintf(&b, "Units: the hunks do not fit the diff context, so the review takes %d units, up to %d at once, each its own turn over the same static layer:\n", len(d.Units), min(d.Jobs, len(d.Units)))
+		} else {
+			fmt.Fprintf(&b, "Units: the hunks do not fit the diff context, so the review takes %d turns, one per unit:\n", len(d.Units))
+		}
 		for i, u := range d.Units {
 			fmt.Fprintf(&b, "  unit %d: %d tokens: %s\n", i+1, u.Tokens, unitFiles(u))
 		}
