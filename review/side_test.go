@@ -133,6 +133,13 @@ func TestReviewSideBySide(t *testing.T) {
 			if i := reqIndex(reqs, st.Request); i < 0 {
 				t.Errorf("unit %d step %d: the recorded request is not one the server received", l.Unit, st.N)
 			}
+			// Its request event names every message it sent, those it
+			// shares with its unit's request before included.
+			req, _ := wire.DecodeRequest(st.Request)
+			names := st.Names()
+			if len(names) != len(req.Messages) || names[len(names)-1].Layer != conversation.Loop || names[0].Layer != conversation.Static {
+				t.Errorf("unit %d step %d: %d messages named for %d sent: %+v", l.Unit, st.N, len(names), len(req.Messages), names)
+			}
 		}
 	}
 	data, err := record.LoadConversation(s.Store, s.Run.ID)

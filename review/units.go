@@ -83,7 +83,7 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 			if err != nil {
 				return nil, fmt.Errorf("unit %d of %d: %w", k, n, err)
 			}
-			s.History.Append(conversation.Message{Role: conversation.User, Content: unitTask(s.Jobs, s.Diff, k, n, md),
+			s.History.Append(conversation.Message{Role: conversation.User, Content: unitPrompt(s.Diff, k, n, md),
 				Layer: conversation.Loop, Turn: s.History.Turns() + 1})
 		}
 		sub, text, err := s.turn(ctx, opts, false)
