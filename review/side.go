@@ -236,8 +236,12 @@ func (s *Session) mergeUnits(ctx context.Context, units []diffctx.Unit, outs []u
 			summaries = append(summaries, unitSummary(k, n, o.sub.Summary))
 		}
 	}
-	if err := ctx.Err(); err != nil {
+	if errors.Is(ctx.Err(), context.Canceled) {
 		return nil, &interruptedError{units: s.interrupted(outs), cause: context.Cause(ctx)}
+	}
+	if ctx.Err() != nil && firstErr != nil {
+		// Out of time (--deadline): the run failed, as one in sequence.
+		return nil, firstErr
 	}
 	if reviewed == 0 && firstErr != nil {
 		return nil, firstErr

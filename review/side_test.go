@@ -50,6 +50,11 @@ func explore(path string) reviewtest.Step {
 	return reviewtest.Step{ToolCalls: []reviewtest.ScriptCall{{Name: toolname.GetFileDiff, Arguments: json.RawMessage(fmt.Sprintf(`{"path": %q}`, path))}}}
 }
 
+// call is a scripted call of tool with args.
+func call(tool, args string) reviewtest.Step {
+	return reviewtest.Step{ToolCalls: []reviewtest.ScriptCall{{Name: tool, Arguments: json.RawMessage(args)}}}
+}
+
 func when(k int, st reviewtest.Step) reviewtest.Step {
 	st.When = fmt.Sprintf("This is unit %d of 3;", k)
 	st.Delay = "50ms"
@@ -65,8 +70,11 @@ func TestReviewSideBySide(t *testing.T) {
 	dir := unitsRepo(t)
 	script := &reviewtest.Script{Steps: []reviewtest.Step{
 		when(1, explore("alpha.go")), when(1, submit("Unit one.", finding("alpha.go", 3, "Alpha overflows"))),
-		when(2, explore("delta.go")), when(2, submit("Unit two.", finding("delta.go", 2, "Delta is off by one"))),
-		when(3, explore("gamma.go")), when(3, submit("Unit three.", finding("gamma.go", 4, "Gamma shadows"), finding("alpha.go", 3, "Alpha overflows"))),
+		when(2, call(toolname.SearchInProject, `{"pattern": "delta", "path_glob": null, "max_results": null, "context_lines": null}`)),
+		when(2, submit("Unit two.", finding("delta.go", 2, "Delta is off by one"))),
+		when(3, call(toolname.ListProjectFiles, `{"path_prefix": null, "glob": null, "limit": null, "offset": null}`)),
+		when(3, call(toolname.ReadFileHunk, `{"path": "gamma.go", "start_line": 1, "end_line": 40, "revision": null}`)),
+		when(3, submit("Unit three.", finding("gamma.go", 4, "Gamma shadows"), finding("alpha.go", 3, "Alpha overflows"))),
 	}}
 	srv := reviewtest.NewServer(script, "")
 	defer srv.Close()
@@ -86,8 +94,8 @@ func TestReviewSideBySide(t *testing.T) {
 		t.Errorf("summary %q", res.Summary)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 6 || res.Usage.Requests != 6 {
-		t.Fatalf("%d requests, usage %d; want 6", len(reqs), res.Usage.Requests)
+	if len(reqs) != 7 || res.Usage.Requests != 7 {
+		t.Fatalf("%d requests, usage %d; want 7", len(reqs), res.Usage.Requests)
 	}
 	var static string
 	for _, r := range reqs {
@@ -115,7 +123,7 @@ func TestReviewSideBySide(t *testing.T) {
 		t.Fatalf("%d lanes, want 3", len(lanes))
 	}
 	for _, l := range lanes {
-		if len(l.Steps) != 2 || l.Steps[0].Turn != l.Unit {
+		if len(l.Steps) != 2+l.Unit/3 || l.Steps[0].Turn != l.Unit {
 			t.Errorf("unit %d: %d steps, turn %d", l.Unit, len(l.Steps), l.Steps[0].Turn)
 		}
 		// The second request of a unit extends its first, byte for byte.
