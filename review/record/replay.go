@@ -14,6 +14,19 @@ import (
 type Replay struct {
 	Run   toolmem.Run `json:"run"`
 	Steps []Step      `json:"steps"`
+	// Lanes are the units of a review run side by side, each with its
+	// steps' numbers, when it started and ended and how long it took;
+	// none for a run made in sequence.
+	Lanes []LaneTimes `json:"lanes,omitempty"`
+}
+
+// LaneTimes is a lane as --json writes it.
+type LaneTimes struct {
+	Unit       int       `json:"unit"`
+	Steps      []int     `json:"steps"`
+	Started    time.Time `json:"started"`
+	Ended      time.Time `json:"ended"`
+	DurationMS int64     `json:"duration_ms"`
 }
 
 // Step is one model request of a run. Events are as recorded (Decode
@@ -31,6 +44,9 @@ type Step struct {
 	Events   []json.RawMessage `json:"events"`
 	Started  time.Time         `json:"started"`
 	Ended    time.Time         `json:"ended,omitzero"`
+	// DurationMS is how long the request took, from its start to its
+	// answer; 0 when it did not end.
+	DurationMS int64 `json:"duration_ms,omitempty"`
 	// Refs are the tool outputs stored while handling the response.
 	Refs []string `json:"refs,omitempty"`
 	// Figures are the request's tokens by layer as recorded (StepFigures);
@@ -121,6 +137,9 @@ func Load(st *toolmem.Store, id string) (*Replay, error) {
 				rs.Events = append(rs.Events, e.Data)
 			}
 		}
+		if !s.Ended.IsZero() {
+			rs.DurationMS = s.Ended.Sub(s.Started).Milliseconds()
+		}
 		if len(rs.Request) == 0 {
 			rs.Request = json.RawMessage("null")
 		}
@@ -128,6 +147,13 @@ func Load(st *toolmem.Store, id string) (*Replay, error) {
 			rs.Response = json.RawMessage("null")
 		}
 		r.Steps = append(r.Steps, rs)
+	}
+	for _, l := range Lanes(r) {
+		lt := LaneTimes{Unit: l.Unit, Started: l.Start, Ended: l.End, DurationMS: l.End.Sub(l.Start).Milliseconds()}
+		for _, s := range l.Steps {
+			lt.Steps = append(lt.Steps, s.N)
+		}
+		r.Lanes = append(r.Lanes, lt)
 	}
 	return r, nil
 }
