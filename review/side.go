@@ -201,16 +201,22 @@ func (s *Session) mergeUnits(ctx context.Context, units []diffctx.Unit, outs []u
 		reviewed  int
 	)
 	n := len(units)
+	// The cap that stopped a unit stops the units not started.
+	capped := &capError{Reason: ReasonMaxRequests}
+	for _, o := range outs {
+		if errors.As(o.err, &capped) {
+			break
+		}
+	}
 	for i, o := range outs {
 		k := i + 1
 		var ce *capError
 		switch {
 		case !o.started:
-			reason := ReasonMaxRequests
-			if stopped == "" && ctx.Err() == nil {
-				stopped = "a cap stopped the units before this one"
+			if ctx.Err() == nil {
+				stopped = capped.Error()
 			}
-			left = mergeNotReviewed(left, notReviewed(units[i:i+1], reason), s.Diff)
+			left = mergeNotReviewed(left, notReviewed(units[i:i+1], capped.Reason), s.Diff)
 		case errors.As(o.err, &ce):
 			stopped = ce.Error()
 			if o.sub != nil {
