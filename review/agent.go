@@ -40,8 +40,10 @@ type Agent struct {
 	// Caps bound what a follow-up turn may spend; a review is held to
 	// its plan, which counts them.
 	Caps Caps
-	// Jobs is how many units of a review run side by side (side.go).
-	Jobs int
+	// Jobs is how many units of a review run side by side (side.go);
+	// SummarizeUnits has the model write their summary.
+	Jobs           int
+	SummarizeUnits bool
 	// Exact counts every figure exactly. Otherwise, when the server
 	// reports usage, the figures recorded with each step (and our own
 	// count in the usage) are estimates, marked as such: the server's

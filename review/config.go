@@ -45,6 +45,10 @@ type Config struct {
 	// its own tool loop over the same static layer; 1 runs them in
 	// sequence, each with the earlier units' turns as its history.
 	Jobs int
+	// SummarizeUnits has one more model request write the summary of a
+	// review in units from the units' summaries and findings; without
+	// it, the summary is each unit's, by unit.
+	SummarizeUnits bool
 	// FindCopies has git detect copies as well as renames.
 	FindCopies bool
 	// ExactCounts counts every token figure exactly, even far from every

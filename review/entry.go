@@ -192,10 +192,12 @@ func newAgent(cfg *Config, env Env, st *toolmem.Store, counter *conversation.Cou
 		OffDiff:   cfg.OffDiff,
 		Caps:      cfg.Caps,
 		Jobs:      cfg.Jobs,
-		Exact:     cfg.ExactCounts,
-		Progress:  env.Progress,
-		Redact:    cfg.Redactor(),
-		Ignore:    cfg.Ignore,
+
+		SummarizeUnits: cfg.SummarizeUnits,
+		Exact:          cfg.ExactCounts,
+		Progress:       env.Progress,
+		Redact:         cfg.Redactor(),
+		Ignore:         cfg.Ignore,
 	}
 }
 

@@ -268,7 +268,44 @@ func (s *Session) mergeUnits(ctx context.Context, units []diffctx.Unit, outs []u
 	if r.Findings == nil {
 		r.Findings = []Finding{}
 	}
+	if s.SummarizeUnits && reviewed > 1 {
+		// Asked for: one more request writes the run's summary. Should
+		// it fail, the units' own summaries stand.
+		if sum, err := s.summarizeUnits(ctx, r); err == nil && sum != "" {
+			r.Summary = sum
+		}
+		r.Usage, r.Steps = s.Usage, s.Steps
+	}
 	return r, nil
+}
+
+// unitsSummaryPrompt asks the model for the summary of a review in units.
+const unitsSummaryPrompt = `You write the summary of a code review that was made in units, each unit reviewing part of the change apart from the others. From the units' summaries and the findings below, write one summary of the whole change and its verdict, at most 200 words of plain text. Name no finding that is not listed; say which parts were not reviewed, if any.`
+
+// summarizeUnits has the model write the summary of r, a review in
+// units, from its units' summaries and findings: one request, recorded as
+// a step of the run.
+func (s *Session) summarizeUnits(ctx context.Context, r *Result) (string, error) {
+	var b strings.Builder
+	b.WriteString(r.Summary + "\n\nFindings:\n")
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "- %s %s:%d %s\n", f.Severity, f.Path, f.Line, text.OneLine(f.Title, 200))
+	}
+	if len(r.Findings) == 0 {
+		b.WriteString("(none)\n")
+	}
+	for _, f := range r.FailedUnits {
+		fmt.Fprintf(&b, "Unit %d failed and was not reviewed: %s\n", f.Unit, strings.Join(f.Files, ", "))
+	}
+	msgs := []conversation.Message{
+		{ID: "summary-system", Role: conversation.System, Content: unitsSummaryPrompt, Layer: conversation.Summary},
+		{ID: "summary-user", Role: conversation.User, Content: b.String(), Layer: conversation.Summary},
+	}
+	reply, err := s.record(ctx, llm.Request{Model: s.ModelName, Messages: msgs, MaxTokens: 600}, s.History.Turns(), msgs)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(reply.Message.Content), nil
 }
 
 // unitSummary is unit k's summary in the run's: by rules, each unit's

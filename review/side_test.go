@@ -188,9 +188,12 @@ func TestReviewSideBySideFailure(t *testing.T) {
 		when(1, submit("One.", finding("alpha.go", 3, "Alpha overflows"))),
 		when(2, refused),
 		when(3, submit("Three.", finding("gamma.go", 4, "Gamma shadows"))),
+		// Asked for, one more request writes the run's summary.
+		{When: "made in units", Content: "Overall: alpha overflows, gamma shadows; delta.go was not reviewed."},
 	}}, "")
 	defer srv.Close()
 	s := sideSession(t, dir, 2, srv)
+	s.SummarizeUnits = true
 	res, err := s.Review(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -200,6 +203,13 @@ func TestReviewSideBySideFailure(t *testing.T) {
 	}
 	if len(res.NotReviewed) != 1 || res.NotReviewed[0].Path != "delta.go" || res.NotReviewed[0].Reason != ReasonUnitFailed {
 		t.Errorf("not reviewed %+v", res.NotReviewed)
+	}
+	if res.Summary != "Overall: alpha overflows, gamma shadows; delta.go was not reviewed." {
+		t.Errorf("summary %q", res.Summary)
+	}
+	last := srv.Requests()[len(srv.Requests())-1].Body
+	if !strings.Contains(string(last), "Unit 2 failed and was not reviewed: delta.go") || !strings.Contains(string(last), "medium gamma.go:4 Gamma shadows") {
+		t.Errorf("the summary request does not hold the units' results:\n%s", last)
 	}
 	if s.Run.Status != StatusComplete {
 		t.Errorf("run %s", s.Run.Status)
