@@ -195,16 +195,17 @@ func Validate(msgs []Message) error {
 	return nil
 }
 
-// Fork returns a History of its own for a turn run side by side with
-// others: the static layer, byte for byte, and no earlier turns, so every
-// fork's requests start with the same prefix (which keeps providers'
-// prompt caches warm) and none carries another's messages. Its messages
-// are numbered apart (IDs "<prefix>m1", ...), so that Adopt can bring them
-// back into c. The fork has c's filter; c is not changed.
-func (c *History) Fork(prefix string) *History {
+// Fork returns a History of its own for turn run side by side with
+// others: the static layer, byte for byte, and of the turns only what c
+// already holds of turn itself, so every fork's requests start with the
+// same prefix (which keeps providers' prompt caches warm) and none carries
+// another's messages. Its new messages are numbered apart (IDs
+// "<prefix>m1", ...), so that Adopt can bring them back into c. The fork
+// has c's filter; c is not changed.
+func (c *History) Fork(prefix string, turn int) *History {
 	f := &History{filter: c.filter, idPrefix: prefix}
 	for _, m := range c.msgs {
-		if m.Layer == Static && !m.Dropped {
+		if !m.Dropped && (m.Layer == Static || m.Turn == turn) {
 			f.msgs = append(f.msgs, m)
 		}
 	}
@@ -213,11 +214,15 @@ func (c *History) Fork(prefix string) *History {
 
 // Adopt appends the turns of forks, in the order given, after c's own:
 // the history a follow-up question continues once the turns run side by
-// side are done. A fork's static layer is c's and is not copied again.
+// side are done. What a fork took from c (Fork) is not copied again.
 func (c *History) Adopt(forks ...*History) {
+	have := make(map[string]bool, len(c.msgs))
+	for _, m := range c.msgs {
+		have[m.ID] = true
+	}
 	for _, f := range forks {
 		for _, m := range f.msgs {
-			if m.Layer != Static {
+			if !have[m.ID] {
 				c.msgs = append(c.msgs, m)
 			}
 		}
@@ -236,8 +241,19 @@ func (c *History) TurnMessages(n int) []Message {
 	return out
 }
 
-// WithTurns returns a copy of c with msgs appended after its own, for a
-// record of the turns of forks still running (see Adopt).
+// WithTurns returns a copy of c with msgs appended after its own but for
+// those it holds already, for a record of the turns of forks still
+// running (see Adopt).
 func (c *History) WithTurns(msgs []Message) *History {
-	return &History{msgs: append(slices.Clip(c.msgs), msgs...), next: c.next}
+	have := make(map[string]bool, len(c.msgs))
+	for _, m := range c.msgs {
+		have[m.ID] = true
+	}
+	out := &History{msgs: slices.Clip(c.msgs), next: c.next}
+	for _, m := range msgs {
+		if !have[m.ID] {
+			out.msgs = append(out.msgs, m)
+		}
+	}
+	return out
 }

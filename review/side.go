@@ -169,10 +169,14 @@ func (s *Session) runUnit(ctx context.Context, n, k int, md string) unitOutcome 
 	u := *s
 	unlock()
 	u.main, u.side, u.lane = s, nil, &lane{unit: k}
-	u.History = s.History.Fork(fmt.Sprintf("u%d.", k))
+	u.History = s.History.Fork(fmt.Sprintf("u%d.", k), k)
 	u.unitNow, u.unitsAll = k, n
-	u.History.Append(conversation.Message{Role: conversation.User, Content: sidePrompt(s.Diff, k, n, md),
-		Layer: conversation.Loop, Turn: k})
+	if u.History.Turns() != k {
+		// The first unit's prompt is the plan's first turn; the
+		// others' are made here.
+		u.History.Append(conversation.Message{Role: conversation.User, Content: sidePrompt(s.Diff, k, n, md),
+			Layer: conversation.Loop, Turn: k})
+	}
 	s.guard.start(k)
 	s.setRunning(k, true)
 	defer s.setRunning(k, false)

@@ -158,8 +158,8 @@ func TestReviewSideBySide(t *testing.T) {
 	if err := json.Unmarshal(data, &h); err != nil {
 		t.Fatal(err)
 	}
-	if h.Turns() != 3 || len(h.Turn(2)) != 5 {
-		t.Errorf("the recorded conversation has %d turns, turn 2 %d messages", h.Turns(), len(h.Turn(2)))
+	if h.Turns() != 3 || len(h.Turn(1)) != 5 || len(h.Turn(2)) != 5 || len(h.Turn(3)) != 7 {
+		t.Errorf("the recorded conversation has %d turns, of %d, %d and %d messages", h.Turns(), len(h.Turn(1)), len(h.Turn(2)), len(h.Turn(3)))
 	}
 	last := 0
 	for _, m := range h.Messages() {
