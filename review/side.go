@@ -162,8 +162,8 @@ func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*Result
 	return s.mergeUnits(ctx, units, outs)
 }
 
-// runUnit runs unit k of n, whose hunks are md, in a session of its own: a copy of s with
-// a fork of the history and the unit's lane.
+// runUnit runs unit k of n, whose hunks are md, in a session of its own:
+// a copy of s with a fork of the history and the unit's lane.
 func (s *Session) runUnit(ctx context.Context, n, k int, md string) unitOutcome {
 	unlock := s.lock() // the copy reads the counts other units write
 	u := *s
