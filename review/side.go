@@ -181,7 +181,7 @@ func (s *Session) runUnit(ctx context.Context, n, k int, md string) unitOutcome 
 	s.setRunning(k, true)
 	defer s.setRunning(k, false)
 	opts := AskOptions{Limits: conversation.LimitsFrom(s.Budget)}
-	sub, text, err := u.turn(ctx, opts, false)
+	sub, text, err := u.turn(llm.WithLabel(ctx, fmt.Sprintf("unit %d", k)), opts, false)
 	if serr := u.save(); serr != nil && err == nil {
 		err = serr
 	}

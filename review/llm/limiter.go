@@ -107,3 +107,29 @@ func (c *Client) Limits() Limits {
 	defer c.lim.mu.Unlock()
 	return Limits{Ceiling: c.lim.ceiling, Lowest: c.lim.lowest}
 }
+
+type labelKey struct{}
+
+// WithLabel returns a context under which the client's OnRetry is told of
+// a failed attempt with label before its error ("unit 3: ..."), so that a
+// retry among requests side by side says whose it was.
+func WithLabel(ctx context.Context, label string) context.Context {
+	return context.WithValue(ctx, labelKey{}, label)
+}
+
+// labelled is err as OnRetry is told of it under ctx.
+func labelled(ctx context.Context, err error) error {
+	if l, _ := ctx.Value(labelKey{}).(string); l != "" {
+		return &labelledError{label: l, err: err}
+	}
+	return err
+}
+
+// labelledError is an error with the label of the request that met it.
+type labelledError struct {
+	label string
+	err   error
+}
+
+func (e *labelledError) Error() string { return e.label + ": " + e.err.Error() }
+func (e *labelledError) Unwrap() error { return e.err }

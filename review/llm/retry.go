@@ -155,7 +155,7 @@ func (c *Client) send(ctx context.Context, body []byte, stream bool) (exchange, 
 			return ex, failure
 		}
 		if c.cfg.OnRetry != nil {
-			c.cfg.OnRetry(ex.attempts, wait, failure)
+			c.cfg.OnRetry(ex.attempts, wait, labelled(ctx, failure))
 		}
 		if err := sleepCtx(ctx, wait); err != nil {
 			return ex, fmt.Errorf("model request stopped: %w", context.Cause(ctx))
