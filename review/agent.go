@@ -210,7 +210,7 @@ type Session struct {
 	toolCounted bool
 
 	// main is the session of the run when this one is a unit running
-	// side by side with others (units.go): a copy with a history of its
+	// side by side with others (side.go): a copy with a history of its
 	// own (a fork of the static layer) and its lane. The run's step
 	// numbers, usage, figures, records and guard are main's; nil for the
 	// run's own session.
