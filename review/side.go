@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -117,6 +118,12 @@ func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*Result
 		}
 		mds[i] = md
 	}
+	// The history as planned, should the units have to start again in
+	// sequence (refused).
+	planned, err := json.Marshal(s.History)
+	if err != nil {
+		return nil, err
+	}
 	outs := make([]unitOutcome, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -159,7 +166,35 @@ func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*Result
 	}
 	s.History.Adopt(forks...)
 	s.side.turns = nil
-	return s.mergeUnits(ctx, units, outs)
+	r, err := s.mergeUnits(ctx, units, outs)
+	if err != nil && refused(outs) {
+		// Every unit's first request was refused as longer than the
+		// provider's window, smaller than the one planned for: the
+		// review starts again in sequence, whose first turn is planned
+		// again for half the room (shrinkFirst), as it would have been.
+		if uerr := json.Unmarshal(planned, s.History); uerr != nil {
+			return nil, err
+		}
+		s.side, s.Jobs = nil, 1
+		return s.review(ctx)
+	}
+	return r, err
+}
+
+// refused reports whether every unit started was refused at its first
+// request as longer than the provider's context window.
+func refused(outs []unitOutcome) bool {
+	n := 0
+	for _, o := range outs {
+		if !o.started {
+			continue
+		}
+		if !errors.Is(o.err, llm.ErrContextLength) || (o.h != nil && len(o.h.TurnMessages(o.h.Turns())) > 1) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // runUnit runs unit k of n, whose hunks are md, in a session of its own:

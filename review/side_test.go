@@ -23,7 +23,12 @@ import (
 // once, talking to srv.
 func sideSession(tb testing.TB, dir string, jobs int, srv *reviewtest.Server) *Session {
 	tb.Helper()
-	b := unitsBudget()
+	return sideSessionBudget(tb, dir, jobs, srv, unitsBudget())
+}
+
+// sideSessionBudget is sideSession with budget b.
+func sideSessionBudget(tb testing.TB, dir string, jobs int, srv *reviewtest.Server, b conversation.Budget) *Session {
+	tb.Helper()
 	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: Config{Model: "gpt-4o", Budget: b, Jobs: jobs}})
 	if err != nil {
 		tb.Fatal(err)
@@ -241,5 +246,48 @@ func TestReviewSideBySideInterrupted(t *testing.T) {
 	}
 	if s.Run.Status != StatusInterrupted || s.Run.Error != "interrupted: units 1, 2, 3 under way" {
 		t.Errorf("run %s: %q", s.Run.Status, s.Run.Error)
+	}
+}
+
+// A provider whose window is smaller than the one planned for refuses
+// every unit's first request: the review starts again in sequence, its
+// first turn planned again for half the room, and completes.
+func TestReviewSideBySideRefusedWindow(t *testing.T) {
+	dir := scratchRepo(t, map[string]string{"alpha.go": funcs("alpha", 160), "beta.go": funcs("beta", 160), "gamma.go": funcs("gamma", 160)})
+	b := unitsBudget()
+	b.ContextWindow = 16000
+	b.AnswerReserve = conversation.DefaultReserve(b.ContextWindow)
+	b.HistoryTurns, b.HistoryChars = 1, 2000 // in sequence, the units after the first carry little
+	probe := reviewtest.NewServer(&reviewtest.Script{Fallback: &reviewtest.Step{Status: 500, Error: &reviewtest.ErrorBody{Message: "probe"}}}, "")
+	s := sideSessionBudget(t, dir, 3, probe, b)
+	_, _ = s.Review(context.Background())
+	probe.Close()
+	smallest := 1 << 30
+	for _, r := range probe.Requests() {
+		smallest = min(smallest, len(r.Body)/4)
+	}
+	fb := submit("Reviewed.")
+	srv := reviewtest.NewServer(&reviewtest.Script{Window: smallest - 20, Fallback: &fb}, "")
+	defer srv.Close()
+	s = sideSessionBudget(t, dir, 3, srv, b)
+	res, err := s.Review(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Submitted || len(res.FailedUnits) != 0 || s.Jobs != 1 {
+		t.Errorf("submitted %v, failed %+v, jobs %d", res.Submitted, res.FailedUnits, s.Jobs)
+	}
+	rep, err := record.Load(s.Store, s.Run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replanned := false
+	for _, st := range rep.Steps {
+		for _, e := range st.Events {
+			replanned = replanned || strings.Contains(string(e), `"kind":"replan"`)
+		}
+	}
+	if !replanned {
+		t.Error("no replan event: the first turn was not planned again")
 	}
 }
