@@ -101,7 +101,12 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 		Total  int            `json:"total"`
 		Layers map[string]int `json:"layers"`
 	}
+	type span struct {
+		Step, Unit int
+		At, Took   int64
+	}
 	var (
+		spans  []span
 		bars   []bar
 		msgs   int
 		shown  string
@@ -119,9 +124,21 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 			layers: Object.fromEntries(Array.from(b.querySelectorAll('rect[data-layer]')).map(r => [r.dataset.layer, +r.dataset.tokens]))}))`, &bars),
 		// A step is closed until opened; then its messages are there.
 		chromedp.Evaluate(`document.querySelectorAll('#step-2 details.msg').length`, &msgs),
+		// The timeline has a bar per request, each after the one before
+		// in a run made in sequence, on one lane.
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('#timeline rect.span')).map(r => ({
+			step: +r.dataset.step, unit: +r.dataset.unit, at: +r.dataset.at, took: +r.dataset.took}))`, &spans),
 	)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(spans) != 6 {
+		t.Errorf("the timeline has %d bars, want 6", len(spans))
+	}
+	for i, sp := range spans {
+		if sp.Unit != 0 || sp.Took < 0 || (i > 0 && sp.At < spans[i-1].At+spans[i-1].Took) {
+			t.Errorf("timeline bar %d: %+v after %+v", i+1, sp, spans[max(i-1, 0)])
+		}
 	}
 	if msgs != 0 {
 		t.Errorf("step 2 shows %d messages before it is opened", msgs)

@@ -112,12 +112,14 @@ func cmdExplores(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: explores dir n... | @file")
 	}
 	var nums []string
+	bodies := map[int][]byte{}
 	for _, a := range args[1:] {
 		if f, ok := strings.CutPrefix(a, "@"); ok {
 			var r struct {
 				Steps []struct {
-					N    int `json:"n"`
-					Turn int `json:"turn"`
+					N       int             `json:"n"`
+					Turn    int             `json:"turn"`
+					Request json.RawMessage `json:"request"`
 				} `json:"steps"`
 			}
 			ts.Check(json.Unmarshal([]byte(ts.ReadFile(f)), &r))
@@ -126,6 +128,9 @@ func cmdExplores(ts *testscript.TestScript, neg bool, args []string) {
 				if !seen[s.Turn] {
 					seen[s.Turn] = true
 					nums = append(nums, strconv.Itoa(s.N))
+					// The step's request as recorded: units side by
+					// side reach the server in any order.
+					bodies[s.N] = s.Request
 				}
 			}
 			continue
@@ -138,8 +143,11 @@ func cmdExplores(ts *testscript.TestScript, neg bool, args []string) {
 	for _, a := range nums {
 		n, err := strconv.Atoi(a)
 		ts.Check(err)
-		data, err := os.ReadFile(ts.MkAbs(fmt.Sprintf("%s/req-%03d.json", args[0], n)))
-		ts.Check(err)
+		data, ok := bodies[n]
+		if !ok {
+			data, err = os.ReadFile(ts.MkAbs(fmt.Sprintf("%s/req-%03d.json", args[0], n)))
+			ts.Check(err)
+		}
 		var req struct {
 			Tools      []json.RawMessage `json:"tools"`
 			ToolChoice json.RawMessage   `json:"tool_choice"`

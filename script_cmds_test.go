@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,6 +63,9 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"storesize":    cmdStoreSize,
 		"windowfits":   cmdWindowFits,
 		"explores":     cmdExplores,
+		"overlap":      cmdOverlap,
+		"nomore":       cmdNoMore,
+		"sameprefix":   cmdSamePrefix,
 	}
 }
 
@@ -77,6 +81,107 @@ func cmdGenRepo(ts *testscript.TestScript, neg bool, args []string) {
 	n, err := strconv.Atoi(fl.Arg(0))
 	ts.Check(err)
 	ts.Check(reviewtest.GenerateRepo(ts.MkAbs("."), n, *renames, environ(ts)))
+}
+
+// overlap reads the timings the scripted server recorded in dir and
+// prints the requests, the most in flight at once and the answer-waits in
+// sequence (reviewtest.Overlap): `overlap [-inflight n] [-waits n]
+// [-pause status:d] dir`. -inflight fails unless at least n requests were
+// in flight at once, -waits unless there were at most n answer-waits in
+// sequence, and -pause if a request arrived within d after an answer
+// with status (50 ms of slack after the answer: requests already on their
+// way). The figures come from the server's records, not from a timer
+// around the run, so a slow machine cannot make them flaky.
+func cmdOverlap(ts *testscript.TestScript, neg bool, args []string) {
+	fl := flag.NewFlagSet("overlap", flag.ContinueOnError)
+	inflight := fl.Int("inflight", 0, "requests in flight at once, at least")
+	waits := fl.Int("waits", 0, "answer-waits in sequence, at most")
+	pause := fl.String("pause", "", "status:duration with no request after such an answer")
+	if neg || fl.Parse(args) != nil || fl.NArg() != 1 {
+		ts.Fatalf("usage: overlap [-inflight n] [-waits n] [-pause status:d] dir")
+	}
+	tms, err := reviewtest.ReadTimings(ts.MkAbs(fl.Arg(0)))
+	ts.Check(err)
+	in, w := reviewtest.Overlap(tms)
+	ts.Logf("%d requests, at most %d in flight at once, %d answer-waits in sequence", len(tms), in, w)
+	if *inflight > 0 && in < *inflight {
+		ts.Fatalf("at most %d requests in flight at once, want %d or more", in, *inflight)
+	}
+	if *waits > 0 && w > *waits {
+		ts.Fatalf("%d answer-waits in sequence, want %d at most", w, *waits)
+	}
+	if *pause != "" {
+		st, d, ok := strings.Cut(*pause, ":")
+		status, err1 := strconv.Atoi(st)
+		dur, err2 := time.ParseDuration(d)
+		if !ok || err1 != nil || err2 != nil {
+			ts.Fatalf("-pause %s: want status:duration, e.g. 429:1s", *pause)
+		}
+		for _, a := range tms {
+			if a.Status != status {
+				continue
+			}
+			for _, r := range tms {
+				if r.Arrived.After(a.Answered.Add(50*time.Millisecond)) && r.Arrived.Before(a.Answered.Add(dur)) {
+					ts.Fatalf("request %d arrived %v after the %d answer to request %d, within %v", r.N, r.Arrived.Sub(a.Answered), status, a.N, dur)
+				}
+			}
+		}
+	}
+}
+
+// nomore checks that the requests recorded in dir a add up to no more
+// bytes than those in dir b, and prints both: `nomore a b`.
+func cmdNoMore(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: nomore a b")
+	}
+	total := func(dir string) (n int64, files int) {
+		for _, f := range requestFiles(ts, dir) {
+			st, err := os.Stat(f)
+			ts.Check(err)
+			n += st.Size()
+			files++
+		}
+		return n, files
+	}
+	a, na := total(args[0])
+	b, nb := total(args[1])
+	ts.Logf("%s: %d requests, %d bytes; %s: %d requests, %d bytes", args[0], na, a, args[1], nb, b)
+	if a > b {
+		ts.Fatalf("%s sent %d bytes, more than the %d of %s", args[0], a, b, args[1])
+	}
+}
+
+// sameprefix checks that every request recorded in dir starts with the
+// same first n messages and offers the same tools, byte for byte (the
+// static layer a provider's prompt cache keeps): `sameprefix dir n`.
+func cmdSamePrefix(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sameprefix dir n")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	var first []byte
+	for _, f := range requestFiles(ts, args[0]) {
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		var req struct {
+			Messages []json.RawMessage `json:"messages"`
+			Tools    json.RawMessage   `json:"tools"`
+		}
+		ts.Check(json.Unmarshal(data, &req))
+		if len(req.Messages) < n {
+			ts.Fatalf("%s: %d messages, fewer than %d", f, len(req.Messages), n)
+		}
+		prefix, err := json.Marshal([]any{req.Messages[:n], req.Tools})
+		ts.Check(err)
+		if first == nil {
+			first = prefix
+		} else if !bytes.Equal(first, prefix) {
+			ts.Fatalf("%s: its first %d messages or its tools differ from the first request's", f, n)
+		}
+	}
 }
 
 // fits checks that every request recorded in dir, counted as review
@@ -397,10 +502,17 @@ func cmdNoSecret(ts *testscript.TestScript, neg bool, args []string) {
 
 // replaymatch checks that `review replay --json` output holds, for every
 // step, the request body the server received, byte for byte:
-// `replaymatch replay.json dir`.
+// `replaymatch [-unordered] replay.json dir`. Units side by side send at
+// once, so their requests may reach the server in another order than
+// their steps are numbered in: -unordered matches each step with a
+// request of its own in any order.
 func cmdReplayMatch(ts *testscript.TestScript, neg bool, args []string) {
+	unordered := len(args) > 0 && args[0] == "-unordered"
+	if unordered {
+		args = args[1:]
+	}
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: replaymatch replay.json dir")
+		ts.Fatalf("usage: replaymatch [-unordered] replay.json dir")
 	}
 	var r struct {
 		Steps []struct {
@@ -414,12 +526,24 @@ func cmdReplayMatch(ts *testscript.TestScript, neg bool, args []string) {
 	if len(r.Steps) != len(files) {
 		ts.Fatalf("replay has %d steps, the server received %d requests", len(r.Steps), len(files))
 	}
+	bodies := make([][]byte, len(files))
 	for i, f := range files {
 		got, err := os.ReadFile(f)
 		ts.Check(err)
-		if !bytes.Equal(got, r.Steps[i].Request) {
-			ts.Fatalf("step %d: replay request differs from what the server received", i+1)
+		bodies[i] = got
+	}
+	for i, st := range r.Steps {
+		if !unordered {
+			if !bytes.Equal(bodies[i], st.Request) {
+				ts.Fatalf("step %d: replay request differs from what the server received", i+1)
+			}
+			continue
 		}
+		j := slices.IndexFunc(bodies, func(b []byte) bool { return b != nil && bytes.Equal(b, st.Request) })
+		if j < 0 {
+			ts.Fatalf("step %d: replay request is none of the requests the server received", i+1)
+		}
+		bodies[j] = nil
 	}
 }
 

@@ -16,8 +16,9 @@ const (
 	ExitUsage    = 2
 	ExitFindings = 3
 	ExitLocked   = 4
-	// ExitIncomplete is a review the model never submitted: what it
-	// reviewed is unknown, so CI must not take it for a clean one.
+	// ExitIncomplete is a review the model never submitted, or one in
+	// units some of which failed: what it reviewed is unknown or partial,
+	// so CI must not take it for a clean one.
 	// Findings at or above --fail-on take precedence (ExitFindings).
 	ExitIncomplete = 5
 	// ExitDamaged is a store that cannot be read back as it was written

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reviewdev/review/internal/text"
@@ -32,6 +33,8 @@ type progress struct {
 	// retries counts the retries of the run so far, for the CI log's
 	// step lines: a slow review that is retrying says so at every step.
 	retries int
+	// mu orders the lines of units side by side, which report at once.
+	mu sync.Mutex
 }
 
 // How often the tokens of a streaming answer are shown.
@@ -60,6 +63,8 @@ func priceOf(model string, configured *llm.Price) *llm.Price {
 }
 
 func (p *progress) step(s review.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.io.Quiet {
 		return
 	}
@@ -114,7 +119,7 @@ func (p *progress) begin(u review.RunUsage) { p.usage = u }
 func (p *progress) request(s review.Progress) {
 	u, was := s.Usage, p.usage
 	p.usage = u
-	p.done()
+	p.clear()
 	line := fmt.Sprintf("review: request %d · %s prompt tokens", u.Requests, text.Number(u.Prompt-was.Prompt))
 	if c := u.Cached - was.Cached; c > 0 {
 		line += fmt.Sprintf(" (%s cached)", text.Number(c))
@@ -136,6 +141,8 @@ func (p *progress) cost(s review.Progress) string {
 }
 
 func (p *progress) retry(attempt int, wait time.Duration, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.retries++
 	if p.io.Quiet {
 		return
@@ -151,6 +158,13 @@ func (p *progress) retry(attempt int, wait time.Duration, err error) {
 }
 
 func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+}
+
+// clear takes the status line off the terminal; p.mu is held.
+func (p *progress) clear() {
 	if p.drawn {
 		fmt.Fprint(p.io.rawErr(), "\r\033[K")
 		p.drawn = false
@@ -160,10 +174,14 @@ func (p *progress) done() {
 // progressLine says where a review is: "unit 2/5 · step 7 · read_file ·
 // 3 tool calls · 41,200 tokens sent · $0.0123 · 1m12s": the tool that runs,
 // if one does; "receiving ~312 tokens" while an answer streams in; the
-// cost so far, if known.
+// cost so far, if known; units side by side start "units 2, 3 of 5 under
+// way".
 func progressLine(s review.Progress, cost string, elapsed time.Duration) string {
 	var b strings.Builder
-	if s.Units > 1 {
+	switch {
+	case len(s.Running) > 0:
+		fmt.Fprintf(&b, "%s of %d under way · ", unitList(s.Running), s.Units)
+	case s.Units > 1:
 		fmt.Fprintf(&b, "unit %d/%d · ", s.Unit, s.Units)
 	}
 	fmt.Fprintf(&b, "step %d · ", s.Step)
@@ -179,4 +197,16 @@ func progressLine(s review.Progress, cost string, elapsed time.Duration) string 
 	}
 	b.WriteString(elapsed.Round(time.Second).String())
 	return b.String()
+}
+
+// unitList names the units under way: "unit 3", "units 1, 2, 4".
+func unitList(ks []int) string {
+	ns := make([]string, len(ks))
+	for i, k := range ks {
+		ns[i] = fmt.Sprint(k)
+	}
+	if len(ks) == 1 {
+		return "unit " + ns[0]
+	}
+	return "units " + strings.Join(ns, ", ")
 }

@@ -231,6 +231,15 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		}
 		return err
 	}
+	for _, f := range res.FailedUnits {
+		fmt.Fprintf(opts.IO.ErrOut, "review: incomplete review: unit %d failed (%s): %s\n", f.Unit, strings.Join(f.Files, ", "), text.OneLine(f.Error, 0))
+	}
+	if len(res.FailedUnits) > 0 {
+		fmt.Fprintf(opts.IO.ErrOut, "review: the outputs hold the other units' findings and list the failed units' files as not reviewed; run it again, or see what happened: review replay %s\n", res.RunID)
+		if err == nil {
+			err = errIncomplete
+		}
+	}
 	if !res.Submitted {
 		fmt.Fprintf(opts.IO.ErrOut, "review: incomplete review: the model did not submit it, so findings may be missing; run it again, or see what the model saw: review replay %s\n", res.RunID)
 		if err == nil {

@@ -35,17 +35,20 @@ type agentFlags struct {
 	// ConfigFrom is --config-from: "base", "worktree" or "" for the
 	// default; base is the revision a review is against, set by the
 	// command before resolving.
-	ConfigFrom  string
-	base        string
-	Timeout     string
-	Deadline    string
-	MaxUnits    int
-	MaxPrompt   int
-	MaxCost     float64
-	FindCopies  bool
-	ReviewData  bool
-	ExactCounts bool
-	NoRedact    bool
+	ConfigFrom string
+	base       string
+	Timeout    string
+	Deadline   string
+	MaxUnits   int
+	Jobs       int
+	// SummarizeUnits is --summarize-units.
+	SummarizeUnits bool
+	MaxPrompt      int
+	MaxCost        float64
+	FindCopies     bool
+	ReviewData     bool
+	ExactCounts    bool
+	NoRedact       bool
 
 	// Stream is --stream; FirstByteTimeout --first-byte-timeout.
 	Stream           bool
@@ -139,6 +142,8 @@ func (a *agentFlags) given(name string) (string, bool) {
 		"history-chars":     itoa(a.HistoryChars),
 		"history-select":    a.HistorySelect,
 		"max-units":         itoa(a.MaxUnits),
+		"jobs":              itoa(a.Jobs),
+		"summarize-units":   map[bool]string{true: "true"}[a.SummarizeUnits],
 		"max-prompt-tokens": itoa(a.MaxPrompt),
 		"max-cost":          strconv.FormatFloat(a.MaxCost, 'g', -1, 64),
 		"find-copies":       map[bool]string{true: "true"}[a.FindCopies],
@@ -176,6 +181,8 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&a.HistoryChars, "history-chars", 0, "characters of earlier turns kept before a follow-up loop starts (default 24000)")
 	fl.StringVar(&a.HistorySelect, "history-select", "", "which earlier turns a follow-up keeps when not all fit: relevance (to the question, then recency) or recency (default relevance)")
 	fl.IntVar(&a.MaxUnits, "max-units", 0, fmt.Sprintf("units a large diff is reviewed in, at most; the files of the others are reported as not reviewed (default %d; 0: no limit)", review.DefaultMaxUnits))
+	fl.IntVar(&a.Jobs, "jobs", 0, fmt.Sprintf("units of a large diff reviewed side by side, each its own tool loop; 1 reviews them in sequence, each unit seeing the earlier ones (default %d)", review.DefaultJobs))
+	fl.BoolVar(&a.SummarizeUnits, "summarize-units", false, "write the summary of a review in units with one more model request, from the units' summaries and findings; by default each unit's summary is kept, by unit")
 	fl.IntVar(&a.MaxPrompt, "max-prompt-tokens", 0, "prompt tokens the review may send in all; past them it covers fewer units (default: no limit)")
 	fl.Float64Var(&a.MaxCost, "max-cost", 0, "US dollars the review may cost at the model's price; past them it covers fewer units (default: no limit)")
 	fl.BoolVar(&a.FindCopies, "find-copies", false, "have git detect copies as well as renames (git diff -C)")

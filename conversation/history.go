@@ -31,6 +31,8 @@ type History struct {
 	// enc caches each message's JSON for Parts: nil for a message added
 	// or changed since (touch), which Parts encodes and reports.
 	enc [][]byte
+	// idPrefix starts the IDs of a fork's messages (Fork).
+	idPrefix string
 }
 
 // touch marks message i changed, to be written again by the next save.
@@ -144,7 +146,7 @@ func (c *History) Len() int { return len(c.msgs) }
 func (c *History) Append(m Message) Message {
 	m = c.filtered(m)
 	c.next++
-	m.ID = "m" + strconv.Itoa(c.next)
+	m.ID = c.idPrefix + "m" + strconv.Itoa(c.next)
 	c.msgs = append(c.msgs, m)
 	if v := c.loop; v != nil && m.Layer == Loop && m.Turn == v.turn {
 		v.sent = append(v.sent, m)
@@ -223,4 +225,67 @@ func Validate(msgs []Message) error {
 		}
 	}
 	return nil
+}
+
+// Fork returns a History of its own for turn run side by side with
+// others: the static layer, byte for byte, and of the turns only what c
+// already holds of turn itself, so every fork's requests start with the
+// same prefix (which keeps providers' prompt caches warm) and none carries
+// another's messages. Its new messages are numbered apart (IDs
+// "<prefix>m1", ...), so that Adopt can bring them back into c. The fork
+// has c's filter; c is not changed.
+func (c *History) Fork(prefix string, turn int) *History {
+	f := &History{filter: c.filter, idPrefix: prefix}
+	for _, m := range c.msgs {
+		if !m.Dropped && (m.Layer == Static || m.Turn == turn) {
+			f.msgs = append(f.msgs, m)
+		}
+	}
+	return f
+}
+
+// Adopt appends the turns of forks, in the order given, after c's own:
+// the history a follow-up question continues once the turns run side by
+// side are done. What a fork took from c (Fork) is not copied again.
+func (c *History) Adopt(forks ...*History) {
+	have := make(map[string]bool, len(c.msgs))
+	for _, m := range c.msgs {
+		have[m.ID] = true
+	}
+	for _, f := range forks {
+		for _, m := range f.msgs {
+			if !have[m.ID] {
+				c.msgs = append(c.msgs, m)
+			}
+		}
+	}
+}
+
+// TurnMessages returns a copy of the messages of turn n, dropped ones
+// included: a fork's turn as it stands, for a record saved while it runs.
+func (c *History) TurnMessages(n int) []Message {
+	var out []Message
+	for _, m := range c.msgs {
+		if m.Turn == n && m.Layer != Static {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// WithTurns returns a copy of c with msgs appended after its own but for
+// those it holds already, for a record of the turns of forks still
+// running (see Adopt).
+func (c *History) WithTurns(msgs []Message) *History {
+	have := make(map[string]bool, len(c.msgs))
+	for _, m := range c.msgs {
+		have[m.ID] = true
+	}
+	out := &History{msgs: slices.Clip(c.msgs), next: c.next}
+	for _, m := range msgs {
+		if !have[m.ID] {
+			out.msgs = append(out.msgs, m)
+		}
+	}
+	return out
 }

@@ -106,3 +106,32 @@ func TestPartsChanged(t *testing.T) {
 		t.Errorf("parts join to\n%s\nthe history is\n%s", b.String(), whole)
 	}
 }
+
+// Forks run turns side by side over the same static layer; adopted back,
+// their turns follow in order, each message once.
+func TestHistoryFork(t *testing.T) {
+	var h History
+	h.Append(Message{Role: System, Content: "sys", Layer: Static})
+	h.Append(Message{Role: User, Content: "diff", Layer: Static})
+	h.Append(Message{Role: User, Content: "unit 1", Layer: Loop, Turn: 1})
+	f1, f2 := h.Fork("u1.", 1), h.Fork("u2.", 2)
+	f2.Append(Message{Role: User, Content: "unit 2", Layer: Loop, Turn: 2})
+	f1.Append(Message{Role: Assistant, Content: "one", Layer: Loop, Turn: 1})
+	f2.Append(Message{Role: Assistant, Content: "two", Layer: Loop, Turn: 2})
+	if f1.Turns() != 1 || f2.Turns() != 2 || len(f2.Turn(1)) != 0 || f2.Messages()[2].ID != "u2.m1" {
+		t.Fatalf("forks: %+v / %+v", f1.Messages(), f2.Messages())
+	}
+	snap := h.WithTurns(append(f1.TurnMessages(1), f2.TurnMessages(2)...))
+	h.Adopt(f1, f2)
+	var got, snapped []string
+	for _, m := range h.Messages() {
+		got = append(got, m.Content)
+	}
+	for _, m := range snap.Messages() {
+		snapped = append(snapped, m.Content)
+	}
+	want := "sys diff unit 1 one unit 2 two"
+	if strings.Join(got, " ") != want || strings.Join(snapped, " ") != want {
+		t.Errorf("adopted %q, snapshot %q; want %q", got, snapped, want)
+	}
+}

@@ -40,6 +40,10 @@ type Agent struct {
 	// Caps bound what a follow-up turn may spend; a review is held to
 	// its plan, which counts them.
 	Caps Caps
+	// Jobs is how many units of a review run side by side (side.go);
+	// SummarizeUnits has the model write their summary.
+	Jobs           int
+	SummarizeUnits bool
 	// Exact counts every figure exactly. Otherwise, when the server
 	// reports usage, the figures recorded with each step (and our own
 	// count in the usage) are estimates, marked as such: the server's
@@ -60,6 +64,9 @@ type Progress struct {
 	// Unit and Units say which unit of a review in units is under way
 	// (from 1); Units is 0 for a review in one piece and for questions.
 	Unit, Units int
+	// Running are the units under way when units run side by side, in
+	// order; nil when they run in sequence.
+	Running []int
 	// Receiving is set while the answer to step Step streams in, with
 	// about the tokens received so far in Received.
 	Receiving bool
@@ -133,6 +140,10 @@ type Result struct {
 	// Submitted is false when the model never called submit_review and its
 	// last text became the summary.
 	Submitted bool `json:"submitted"`
+	// FailedUnits are the units of a review side by side that failed
+	// (after their retries, or refused); their files are in NotReviewed.
+	// The others' findings are kept.
+	FailedUnits []FailedUnit `json:"failed_units,omitempty"`
 	// NotReviewed are the files whose hunks, or some of them, the review
 	// did not cover because a cap left them out, in priority order.
 	NotReviewed []NotReviewed `json:"not_reviewed"`
@@ -201,6 +212,17 @@ type Session struct {
 	// toolTok is toolTokens once counted (toolCounted).
 	toolTok     int
 	toolCounted bool
+
+	// main is the session of the run when this one is a unit running
+	// side by side with others (side.go): a copy with a history of its
+	// own (a fork of the static layer) and its lane. The run's step
+	// numbers, usage, figures, records and guard are main's; nil for the
+	// run's own session.
+	main *Session
+	lane *lane
+	// side is the state units side by side share, in the main session;
+	// nil while units run in sequence.
+	side *sideState
 }
 
 // open readies a session over d for its turns: the tools, built here
@@ -373,7 +395,7 @@ func (l *loop) choice(forced bool) string {
 		return "auto"
 	case l.ask:
 		return "none"
-	case l.a.unforced:
+	case l.a.isUnforced():
 		return "auto"
 	}
 	return toolname.SubmitReview
@@ -414,13 +436,13 @@ func (l *loop) ignoredChoice(ls *loopState, msg conversation.Message, reply *llm
 	if l.ask {
 		return false, nil
 	}
-	ignored := ls.forced && !ls.pressed && !callsTool(msg.ToolCalls, toolname.SubmitReview) && (l.a.guard == nil || !l.a.guard.hard)
+	ignored := ls.forced && !ls.pressed && !callsTool(msg.ToolCalls, toolname.SubmitReview) && !l.a.guard.enforced()
 	// The choice sent may be the client's fallback for it: "required"
 	// for a server that refused the named function. Ignored either way,
 	// the chain ends at auto with a nudge.
 	sent := reply.ToolChoice
 	if ignored && choice == toolname.SubmitReview && (sent == "" || sent == choice || sent == "required") {
-		l.a.unforced = true
+		l.a.setUnforced()
 		from := "function"
 		if sent == "required" {
 			from = sent
@@ -481,7 +503,7 @@ func (l *loop) finish(reason string) error {
 	l.defs = keep
 	l.appendMsg(conversation.Message{Role: conversation.User, Content: l.finalText()})
 	l.h.Recount()
-	return l.a.records().Event(l.a.Steps+1, record.Final{Reason: reason, Turn: l.turn,
+	return l.a.eventNext(record.Final{Reason: reason, Turn: l.turn,
 		Tokens: before, Limit: l.a.Budget.StopLine()})
 }
 
@@ -559,15 +581,8 @@ func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.St
 
 // progress reports p, with where the run is, to the agent's Progress.
 func (l *loop) progress(p Progress) {
-	if l.a.Progress == nil {
-		return
-	}
-	tok := l.a.Usage.Prompt
-	if tok == 0 {
-		tok = l.a.Usage.Own
-	}
-	p.Step, p.ToolCalls, p.Tokens, p.Unit, p.Units, p.Usage = l.a.Steps, l.calls, tok, l.a.unitNow, l.a.unitsAll, l.a.Usage
-	l.a.Progress(p)
+	p.ToolCalls, p.Unit, p.Units = l.calls, l.a.unitNow, l.a.unitsAll
+	l.a.progress(p)
 }
 
 // record makes one model request as a new step of the run, counting its
@@ -590,23 +605,23 @@ func (s *Session) record(ctx context.Context, req llm.Request, turn int, msgs []
 // step's figures'.
 func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int) (*llm.Reply, *toolmem.Step, error) {
 	msgs := req.Messages
-	if err := s.guard.allow(bound); err != nil {
+	if err := s.guard.take(bound); err != nil {
 		return nil, nil, err
 	}
-	s.figures() // read back, for a resumed run, before this step counts
-	s.Steps++
-	st := toolmem.Step{Run: s.Run.ID, N: s.Steps, Turn: turn, Started: s.now()}
+	n := s.nextStep()
+	st := toolmem.Step{Run: s.Run.ID, N: n, Turn: turn, Started: s.now()}
 	fc := s.figureCounter()
 	toolTok := record.ToolTokens(fc, req.Tools)
 	fig, figJSON := s.stepLayers(fc, msgs, toolTok)
 	st.Figures = figJSON
-	if err := s.records().Event(st.N, s.requestEvent(msgs)); err != nil {
+	if err := s.stepEvents(st.N, s.requestEvent(st.N, msgs)); err != nil {
+		s.guard.release(bound)
 		return nil, nil, err
 	}
 	var putErr error
 	sendCtx := llm.WithSendHook(ctx, func(body []byte) {
 		st.Request = append(json.RawMessage(nil), body...)
-		putErr = s.records().Step(st)
+		putErr = s.putStep(st)
 	})
 	reply, err := s.Model.Complete(sendCtx, req)
 	if reply != nil && s.countExactly(reply.Usage) {
@@ -618,9 +633,9 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 	}
 	own := fig.Tokens
 	if reply != nil {
-		s.guard.spent(own, reply.Usage)
+		s.guard.settle(bound, own, reply.Usage)
 	} else {
-		s.guard.spent(own, llm.Usage{})
+		s.guard.settle(bound, own, llm.Usage{})
 	}
 	st.Figures = s.stepNaive(st.N, fc, fig, msgs, toolTok)
 	if putErr != nil {
@@ -648,13 +663,13 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 			}
 		}
 	}
-	if perr := s.records().Step(st); perr != nil && err == nil {
+	if perr := s.putStep(st); perr != nil && err == nil {
 		err = fmt.Errorf("recording step %d: %w", st.N, perr)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	s.Usage.add(reply.Usage, own)
+	s.addUsage(reply.Usage, own)
 	return reply, &st, nil
 }
 
@@ -684,7 +699,7 @@ func (l *loop) answer(ctx context.Context, calls []conversation.ToolCall, st *to
 		return nil
 	}
 	st.Refs = refs
-	if err := l.a.records().Step(*st); err != nil {
+	if err := l.a.putStep(*st); err != nil {
 		return fmt.Errorf("recording step %d: %w", st.N, err)
 	}
 	return nil
@@ -744,9 +759,19 @@ func nameCalls(calls []conversation.ToolCall) {
 // requestEvent names the messages of a request for its request event:
 // only what they add to the request recorded before, as the history
 // tells (History.Sent).
-func (s *Session) requestEvent(msgs []conversation.Message) record.Request {
+func (s *Session) requestEvent(n int, msgs []conversation.Message) record.Request {
 	same, added := s.History.Sent(msgs)
-	return record.Request{Same: same, Messages: added}
+	ev := record.Request{Same: same, Messages: added}
+	if s.lane != nil {
+		// The request before it in the run may be another unit's: the
+		// event names its unit and the step it extends.
+		ev.Unit = s.lane.unit
+		if same > 0 {
+			ev.Of = s.lane.last
+		}
+		s.lane.last = n
+	}
+	return ev
 }
 
 // records is the writer of the run's records.

@@ -41,6 +41,14 @@ type Config struct {
 	FirstByteTimeout time.Duration
 	// Caps bound what a review may spend: units, prompt tokens, cost.
 	Caps Caps
+	// Jobs is how many units of a review in units run side by side, each
+	// its own tool loop over the same static layer; 1 runs them in
+	// sequence, each with the earlier units' turns as its history.
+	Jobs int
+	// SummarizeUnits has one more model request write the summary of a
+	// review in units from the units' summaries and findings; without
+	// it, the summary is each unit's, by unit.
+	SummarizeUnits bool
 	// FindCopies has git detect copies as well as renames.
 	FindCopies bool
 	// ReviewData reviews bulk files (minified, data fixtures, one file

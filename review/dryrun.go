@@ -21,8 +21,10 @@ type DryRun struct {
 	Files     []diffctx.Entry `json:"files"`
 	// Units are the turns a diff too large for the diff context is
 	// reviewed in; empty when it fits.
-	Units  []diffctx.Unit `json:"units"`
-	Budget DryRunBudget   `json:"budget"`
+	Units []diffctx.Unit `json:"units"`
+	// Jobs is how many units run side by side; 1 runs them in sequence.
+	Jobs   int          `json:"jobs"`
+	Budget DryRunBudget `json:"budget"`
 	// Plan is what the review would send at most, and what the caps
 	// leave out.
 	Plan Estimate `json:"plan"`
@@ -67,7 +69,7 @@ func (p *Plan) DryRun(model string) DryRun {
 			Budget: p.Budget, Input: p.Budget.Input(), Static: p.Budget.Static(),
 			ToolTokens: p.ToolTokens, TotalTokens: p.Tokens(),
 		},
-		Plan: p.Estimate, Warnings: d.Warnings,
+		Plan: p.Estimate, Warnings: d.Warnings, Jobs: max(p.Jobs, 1),
 	}
 	for _, m := range p.Messages {
 		out.Messages = append(out.Messages, DryRunMessage{Role: m.Role, Layer: m.Layer, Tokens: p.counter().CountMessage(m), Content: m.Content})

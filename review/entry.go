@@ -181,6 +181,7 @@ func newAgent(cfg *Config, env Env, st *toolmem.Store, counter *conversation.Cou
 
 		Stream:           cfg.Stream,
 		FirstByteTimeout: cfg.FirstByteTimeout,
+		Concurrency:      cfg.Jobs,
 	})
 	return &Agent{
 		Model:     client,
@@ -190,10 +191,13 @@ func newAgent(cfg *Config, env Env, st *toolmem.Store, counter *conversation.Cou
 		Budget:    cfg.Budget,
 		OffDiff:   cfg.OffDiff,
 		Caps:      cfg.Caps,
-		Exact:     cfg.ExactCounts,
-		Progress:  env.Progress,
-		Redact:    cfg.Redactor(),
-		Ignore:    cfg.Ignore,
+		Jobs:      cfg.Jobs,
+
+		SummarizeUnits: cfg.SummarizeUnits,
+		Exact:          cfg.ExactCounts,
+		Progress:       env.Progress,
+		Redact:         cfg.Redactor(),
+		Ignore:         cfg.Ignore,
 	}
 }
 

@@ -2,6 +2,7 @@ package review
 
 import (
 	"encoding/json"
+	"sync"
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/llm"
@@ -22,6 +23,8 @@ type figureState struct {
 	// server counts: exact is then set when it does not, and the
 	// figures are counted exactly.
 	decided, exact bool
+	// mu guards the fields above: units side by side share them.
+	mu sync.Mutex
 }
 
 // wholeCount is the token count of one stored output, once done is closed.
@@ -54,7 +57,14 @@ func (s *Session) figures() *figureState {
 // under hard caps, and when the server reports no usage of its own; else
 // as estimates, marked as such.
 func (s *Session) figureCounter() *conversation.Counter {
-	if s.Exact || s.guard.enforced() || s.figures().exact {
+	if s.Exact || s.guard.enforced() {
+		return s.Counter
+	}
+	f := s.figures()
+	f.mu.Lock()
+	exact := f.exact
+	f.mu.Unlock()
+	if exact {
 		return s.Counter
 	}
 	return s.Counter.Estimates()
@@ -65,6 +75,8 @@ func (s *Session) figureCounter() *conversation.Counter {
 // counted again exactly because the server reported no usage.
 func (s *Session) countExactly(u llm.Usage) bool {
 	f := s.figures()
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.decided {
 		return false
 	}
@@ -79,13 +91,15 @@ func (s *Session) countExactly(u llm.Usage) bool {
 // stored notes a tool output stored under ref and starts counting it
 // whole, for the naive transcript.
 func (s *Session) stored(ref, output string) {
+	c := s.figureCounter()
 	f := s.figures()
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if _, ok := f.whole[ref]; ok {
 		return
 	}
 	w := &wholeCount{done: make(chan struct{})}
 	f.whole[ref] = w
-	c := s.figureCounter()
 	go func() {
 		defer close(w.done)
 		w.n = record.WholeTokens(c, output)
@@ -105,6 +119,8 @@ func (s *Session) stepLayers(c *conversation.Counter, msgs []conversation.Messag
 // once its request went out, and keeps them for the run's efficiency.
 func (s *Session) stepNaive(n int, c *conversation.Counter, sf record.StepFigures, msgs []conversation.Message, toolTokens int) json.RawMessage {
 	f := s.figures()
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	sf.Naive = f.tally.Naive(c, msgs, toolTokens, func(ref string) (int, bool) {
 		w, ok := f.whole[ref]
 		if !ok {
@@ -120,5 +136,8 @@ func (s *Session) stepNaive(n int, c *conversation.Counter, sf record.StepFigure
 
 // efficiency is the run's efficiency so far.
 func (s *Session) efficiency() *record.Efficiency {
-	return s.figures().tally.Efficiency(s.Budget.ContextWindow)
+	f := s.figures()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tally.Efficiency(s.Budget.ContextWindow)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
@@ -411,11 +412,20 @@ type guard struct {
 	reserve     int   // the answer reserve: the longest answer counted
 	preview     int   // about what one tool call adds to a request
 	firsts      []int // per unit, our count of its first request
-	unit        int   // the unit running, from 0
+	// started counts the units started: those after them still need
+	// their first requests. Units side by side start several at once.
+	started int
 
 	requests int
 	tokens   int
 	cost     float64
+	// held are requests allowed and not yet spent, heldTokens their
+	// prompt tokens: units side by side send at once, and each must
+	// leave room for the others' requests in flight.
+	held, heldTokens int
+
+	// mu makes the guard one for the whole run, whichever unit asks.
+	mu sync.Mutex
 }
 
 // capsGuard holds a follow-up turn to the agent's caps on prompt tokens
@@ -451,15 +461,78 @@ func (g *guard) allow(tokens int) error {
 	if g == nil || !g.hard {
 		return nil
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.check(tokens)
+}
+
+// check is allow with g.mu held: the requests in flight count as sent.
+func (g *guard) check(tokens int) error {
+	requests, sent := g.requests+g.held, g.tokens+g.heldTokens
 	switch {
-	case g.maxRequests > 0 && g.requests+1 > g.maxRequests:
+	case g.maxRequests > 0 && requests+1 > g.maxRequests:
 		return &capError{ReasonMaxRequests, fmt.Sprintf("%d requests were planned", g.maxRequests)}
-	case g.maxTokens > 0 && g.tokens+tokens > g.maxTokens:
-		return &capError{ReasonMaxPromptTokens, fmt.Sprintf("%d prompt tokens sent, %d more would pass %d", g.tokens, tokens, g.maxTokens)}
-	case g.maxCost > 0 && g.cost+requestCost(*g.price, tokens, 1, g.reserve) > g.maxCost:
+	case g.maxTokens > 0 && sent+tokens > g.maxTokens:
+		return &capError{ReasonMaxPromptTokens, fmt.Sprintf("%d prompt tokens sent, %d more would pass %d", sent, tokens, g.maxTokens)}
+	case g.maxCost > 0 && g.cost+requestCost(*g.price, g.heldTokens+tokens, g.held+1, g.reserve) > g.maxCost:
 		return &capError{ReasonMaxCost, fmt.Sprintf("%s spent, the next request could pass %s", llm.FormatUSD(g.cost), llm.FormatUSD(g.maxCost))}
 	}
 	return nil
+}
+
+// take is allow for a request about to be sent: once allowed, it is held
+// against the bounds until settle accounts it, so that units side by side
+// cannot pass them together.
+func (g *guard) take(tokens int) error {
+	if g == nil || !g.hard {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.check(tokens); err != nil {
+		return err
+	}
+	g.held++
+	g.heldTokens += tokens
+	return nil
+}
+
+// settle accounts a request take allowed with tokens: own is our count of
+// its prompt, u what the server reported (zero when it failed or was not
+// sent).
+func (g *guard) settle(tokens, own int, u llm.Usage) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	if g.hard {
+		g.held--
+		g.heldTokens -= tokens
+	}
+	g.mu.Unlock()
+	g.spent(own, u)
+}
+
+// release gives back a request take allowed that was never sent.
+func (g *guard) release(tokens int) {
+	if g == nil || !g.hard {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.held--
+	g.heldTokens -= tokens
+}
+
+// start notes that unit k (from 1) starts: the units after the ones
+// started still need their first requests (tight).
+func (g *guard) start(k int) {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.started = max(g.started, k)
 }
 
 // tight reports whether a loop should ask for its final review now rather
@@ -470,15 +543,17 @@ func (g *guard) tight(tokens int) bool {
 	if g == nil || !g.hard {
 		return false
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	later := 0
-	for _, f := range g.firsts[min(g.unit+1, len(g.firsts)):] {
+	for _, f := range g.firsts[min(max(g.started, 1), len(g.firsts)):] {
 		later += 2 * f
 	}
 	need := tokens + (tokens + g.preview) + later
 	switch {
-	case g.maxTokens > 0 && g.tokens+need > g.maxTokens:
+	case g.maxTokens > 0 && g.tokens+g.heldTokens+need > g.maxTokens:
 		return true
-	case g.maxCost > 0 && g.cost+requestCost(*g.price, need, 2, g.reserve) > g.maxCost:
+	case g.maxCost > 0 && g.cost+requestCost(*g.price, g.heldTokens+need, g.held+2, g.reserve) > g.maxCost:
 		return true
 	}
 	return false
@@ -490,6 +565,8 @@ func (g *guard) spent(own int, u llm.Usage) {
 	if g == nil {
 		return
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	prompt := max(own, u.Prompt)
 	g.requests++
 	g.tokens += prompt

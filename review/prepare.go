@@ -39,6 +39,8 @@ type Plan struct {
 	// Estimate is what the review is planned to send, and what the caps
 	// leave out.
 	Estimate Estimate
+	// Jobs is how many units run side by side (Config.Jobs).
+	Jobs int
 	// Messages are the static layer followed by the first turn's task.
 	Messages []conversation.Message
 	Tools    []tools.Definition
@@ -84,7 +86,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	red := opts.Redactor()
-	p := &Plan{Diff: d, Budget: opts.Budget, Counter: counter, Redact: red, hunks: -1}
+	p := &Plan{Diff: d, Budget: opts.Budget, Counter: counter, Redact: red, hunks: -1, Jobs: opts.Jobs}
 	if len(d.Files) == 0 {
 		return p, nil
 	}
@@ -177,7 +179,7 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	if p.split != nil {
 		p.Context = p.split.Context
 		p.Context.Budget = room
-		task = unitPrompt(d, 1, len(p.Units), p.Units[0].Markdown)
+		task = unitTask(opts.Jobs, d, 1, len(p.Units), p.Units[0].Markdown)
 	}
 	p.Messages = message(task)
 	static := fixed + counter.CountMessage(p.Messages[1])
@@ -194,7 +196,7 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 			p.Units = p.split.Units
 			p.Context = p.split.Context
 			p.Context.Budget = room
-			p.Messages = message(unitPrompt(d, 1, len(p.Units), p.Units[0].Markdown))
+			p.Messages = message(unitTask(opts.Jobs, d, 1, len(p.Units), p.Units[0].Markdown))
 			p.Estimate.FirstRequestTokens = p.Tokens()
 		}
 		for _, l := range p.split.Left {

@@ -132,6 +132,16 @@ func RunUsageOf(run toolmem.Run) (RunUsage, bool) {
 
 // save writes the run record and the conversation.
 func (s *Session) save() error {
+	if m := s.main; m != nil {
+		unlock := s.lock()
+		if m.side.turns != nil {
+			m.side.turns[s.lane.unit] = s.History.TurnMessages(s.lane.unit)
+		}
+		unlock()
+		return m.save()
+	}
+	// Units side by side save the one run record in turn.
+	defer s.lock()()
 	rec := usageRecord{RunUsage: s.Usage}
 	if o, ok := OutcomeOf(s.Run); ok {
 		rec.Outcome = &o
@@ -144,7 +154,10 @@ func (s *Session) save() error {
 	if err := s.records().Run(s.Run); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
-	parts, changed, next, err := s.History.Parts()
+	// While units run side by side, the record holds each unit's turn as
+	// last saved (a copy, written whole); else the history writes what
+	// changed.
+	parts, changed, next, err := s.conversation().Parts()
 	if err != nil {
 		return err
 	}
@@ -191,6 +204,10 @@ func (s *Session) finish(err error) error {
 	case errors.Is(err, context.Canceled):
 		s.Run.Status = StatusInterrupted
 		s.Run.Error = "interrupted"
+		var ie *interruptedError
+		if errors.As(err, &ie) {
+			s.Run.Error = ie.Error()
+		}
 	default:
 		s.Run.Status = StatusFailed
 		s.Run.Error = err.Error()

@@ -75,7 +75,7 @@ func (s *Session) prune(ctx context.Context, lim conversation.Limits, withModel,
 	if harder {
 		ev.Reasons = append([]string{"context_length"}, ev.Reasons...)
 	}
-	return true, s.records().Event(s.Steps+1, record.Prune{PruneEvent: *ev})
+	return true, s.eventNext(record.Prune{PruneEvent: *ev})
 }
 
 // summaryPrompt asks the model for a digest of dropped turns.

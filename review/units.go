@@ -64,6 +64,9 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sideBySide(s.Jobs, len(units)) {
+		return s.reviewSide(ctx, units)
+	}
 	n := max(len(units), 1)
 	opts := AskOptions{Limits: conversation.LimitsFrom(s.Budget)}
 	// Units follow one another: the earliest are dropped first, and once
@@ -76,9 +79,7 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 	summary := ""
 	left := s.notReviewed
 	for k := 1; k <= n; k++ {
-		if s.guard != nil {
-			s.guard.unit = k - 1
-		}
+		s.guard.start(k)
 		if len(units) > 1 {
 			s.unitNow, s.unitsAll = k, len(units)
 		}
@@ -159,7 +160,9 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 // with the run and as a "replan" event before the step it precedes.
 func (s *Session) shrinkFirst(ask bool) (bool, error) {
 	static, task, ok := s.History.FirstTurn()
-	if !ok {
+	if !ok || s.lane != nil {
+		// A unit side by side shares its static layer with the others,
+		// which may have sent it already.
 		return false, nil
 	}
 	d, c := s.Diff, s.Counter
@@ -208,7 +211,7 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 		return false, err
 	}
 	ev := record.Replan{Turn: 1, Reasons: []string{"context_length"}, Before: before, After: after, Units: len(units)}
-	if err := s.records().Event(s.Steps+1, ev); err != nil {
+	if err := s.eventNext(ev); err != nil {
 		return false, err
 	}
 	return true, s.save()

@@ -181,6 +181,8 @@ func (e *Effective) apply() error {
 	def("stream", true)
 	def("first_byte_timeout", llm.DefaultFirstByteTimeout)
 	def("max_units", review.DefaultMaxUnits)
+	def("jobs", review.DefaultJobs)
+	def("summarize_units", false)
 	def("max_prompt_tokens", 0)
 	def("max_cost", 0.0)
 	def("find_copies", false)
@@ -225,6 +227,8 @@ func (e *Effective) apply() error {
 	s.ReportAllSecrets = e.values["report_all_secrets"].v.(bool)
 	s.Headers = e.values["headers"].v.(map[string]string)
 	s.ExtraBody = e.values["extra_body"].v.(map[string]any)
+	s.Jobs = e.values["jobs"].v.(int)
+	s.SummarizeUnits = e.values["summarize_units"].v.(bool)
 	s.Caps = review.Caps{
 		MaxUnits:        e.values["max_units"].v.(int),
 		MaxPromptTokens: e.values["max_prompt_tokens"].v.(int),

@@ -148,6 +148,9 @@ type ClientConfig struct {
 	// server that refuses streaming, or its usage option, is asked without
 	// them for the rest of the run.
 	Stream bool
+	// Concurrency bounds the attempts in flight at once, shared by every
+	// request made through the client (see limiter); 0 is 1.
+	Concurrency int
 	// FirstByteTimeout bounds, in a streamed attempt, the wait for the
 	// first byte of the answer and any silence after it; 0 takes
 	// DefaultFirstByteTimeout. It is never more than Timeout, which then
@@ -180,6 +183,7 @@ type Client struct {
 	header   http.Header
 	urlErr   error
 	caps     caps
+	lim      *limiter
 }
 
 // NewClient returns a client for cfg. A malformed base URL is reported by
@@ -203,7 +207,10 @@ func NewClient(cfg ClientConfig) *Client {
 	if cfg.MaxDelay < cfg.BaseDelay {
 		cfg.MaxDelay = cfg.BaseDelay
 	}
-	c := &Client{cfg: cfg}
+	c := &Client{cfg: cfg, http: cfg.HTTPClient, lim: newLimiter(cfg.Concurrency)}
+	if c.http == nil {
+		c.http = &http.Client{}
+	}
 	c.endpoint, c.site, c.urlErr = endpointURL(cfg.BaseURL)
 	c.http = keepCredentialsHome(cfg.HTTPClient, hostOf(c.endpoint))
 	c.header = http.Header{

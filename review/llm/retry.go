@@ -76,6 +76,9 @@ type attemptResult struct {
 func (c *Client) send(ctx context.Context, body []byte, stream bool, maxTokens int) (exchange, error) {
 	var ex exchange
 	for {
+		if err := c.lim.acquire(ctx); err != nil {
+			return ex, fmt.Errorf("model request stopped: %w", err)
+		}
 		ex.attempts++
 		var (
 			got attemptResult
@@ -86,7 +89,15 @@ func (c *Client) send(ctx context.Context, body []byte, stream bool, maxTokens i
 		} else {
 			got, err = c.attempt(ctx, body)
 		}
+		pushed := got.status == http.StatusTooManyRequests || got.status == http.StatusServiceUnavailable
+		if !pushed || err != nil {
+			// Pauses for the push-back are set below, with the wait.
+			c.lim.release(false, 0)
+		}
 		if ctx.Err() != nil {
+			if pushed && err == nil {
+				c.lim.release(true, 0)
+			}
 			return ex, fmt.Errorf("model request stopped: %w", context.Cause(ctx))
 		}
 		var (
@@ -124,13 +135,18 @@ func (c *Client) send(ctx context.Context, body []byte, stream bool, maxTokens i
 			hint, hinted = retryAfter(header, time.Now())
 			hinted = hinted && hint <= retryAfterLimit
 		}
-		if !retry || ex.attempts >= c.cfg.MaxAttempts {
-			failure.setAttempts(ex.attempts)
-			return ex, failure
-		}
 		wait := hint
 		if !hinted {
 			wait = c.backoff(ex.attempts)
+		}
+		if pushed && err == nil {
+			// The server pushes back: every request of the run waits,
+			// and fewer go out at once.
+			c.lim.release(true, wait)
+		}
+		if !retry || ex.attempts >= c.cfg.MaxAttempts {
+			failure.setAttempts(ex.attempts)
+			return ex, failure
 		}
 		if backoff.Outlasts(ctx, wait) {
 			// The caller's deadline would pass while waiting: report the
@@ -139,7 +155,7 @@ func (c *Client) send(ctx context.Context, body []byte, stream bool, maxTokens i
 			return ex, failure
 		}
 		if c.cfg.OnRetry != nil {
-			c.cfg.OnRetry(ex.attempts, wait, failure)
+			c.cfg.OnRetry(ex.attempts, wait, labelled(ctx, failure))
 		}
 		if err := backoff.Sleep(ctx, wait); err != nil {
 			return ex, fmt.Errorf("model request stopped: %w", context.Cause(ctx))

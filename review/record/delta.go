@@ -47,8 +47,7 @@ type reqBody struct {
 // request stored before this step, unless the deltas since the last
 // request stored whole already outweigh a whole one, which bounds what
 // reading a request back costs. next is the chain once it is written.
-func (w *Writer) delta(st toolmem.Step) (stored []byte, next reqChain) {
-	c := w.chain
+func delta(c reqChain, st toolmem.Step) (stored []byte, next reqChain) {
 	if c.cur.n == st.N && c.cur.body != nil && bytes.Equal(c.cur.body, st.Request) {
 		return c.cur.stored, c // written again with its answer
 	}

@@ -31,9 +31,15 @@ type Event interface {
 // does, names only the messages it adds, and in Same how many it shares:
 // naming them all again would make a run's events grow with the square of
 // its steps. Load puts the shared ones back (Same is then 0).
+//
+// Units reviewed side by side send their requests at once: there a
+// request names its Unit (from 1), and Of, the step whose request it
+// shares Same messages with (that unit's request before it).
 type Request struct {
 	Same     int    `json:"same,omitempty"`
 	Messages []Name `json:"messages"`
+	Unit     int    `json:"unit,omitempty"`
+	Of       int    `json:"of,omitempty"`
 }
 
 // Name is a message of a request as its request event names it: the

@@ -53,8 +53,8 @@ func TestRequestExpands(t *testing.T) {
 	a := []Name{{ID: "m1", Layer: conversation.Static}, {ID: "m2", Layer: conversation.Loop}}
 	first, _ := Encode(Request{Messages: a})
 	second, _ := Encode(Request{Same: 2, Messages: []Name{{ID: "m3", Layer: conversation.Loop, Ref: "r"}}})
-	_, prev := expandRequest(first, nil)
-	full, _ := expandRequest(second, prev)
+	_, prev, _, _ := expandRequest(first, nil, nil)
+	full, _, _, _ := expandRequest(second, prev, nil)
 	back, err := Decode(full)
 	if err != nil || len(back.(Request).Messages) != 3 || back.(Request).Same != 0 {
 		t.Errorf("expanded %s: %+v, %v", full, back, err)

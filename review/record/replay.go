@@ -14,20 +14,39 @@ import (
 type Replay struct {
 	Run   toolmem.Run `json:"run"`
 	Steps []Step      `json:"steps"`
+	// Lanes are the units of a review run side by side, each with its
+	// steps' numbers, when it started and ended and how long it took;
+	// none for a run made in sequence.
+	Lanes []LaneTimes `json:"lanes,omitempty"`
+}
+
+// LaneTimes is a lane as --json writes it.
+type LaneTimes struct {
+	Unit       int       `json:"unit"`
+	Steps      []int     `json:"steps"`
+	Started    time.Time `json:"started"`
+	Ended      time.Time `json:"ended"`
+	DurationMS int64     `json:"duration_ms"`
 }
 
 // Step is one model request of a run. Events are as recorded (Decode
 // reads them), but for request events, which name all the messages of
 // their request.
 type Step struct {
-	N        int               `json:"n"`
-	Turn     int               `json:"turn"`
+	N    int `json:"n"`
+	Turn int `json:"turn"`
+	// Unit is the unit of a review in units side by side the step
+	// belongs to (from 1), its lane; 0 for steps made in sequence.
+	Unit     int               `json:"unit,omitempty"`
 	Request  json.RawMessage   `json:"request"`
 	Response json.RawMessage   `json:"response"`
 	Error    string            `json:"error,omitempty"`
 	Events   []json.RawMessage `json:"events"`
 	Started  time.Time         `json:"started"`
 	Ended    time.Time         `json:"ended,omitzero"`
+	// DurationMS is how long the request took, from its start to its
+	// answer; 0 when it did not end.
+	DurationMS int64 `json:"duration_ms,omitempty"`
 	// Refs are the tool outputs stored while handling the response.
 	Refs []string `json:"refs,omitempty"`
 	// Figures are the request's tokens by layer as recorded (StepFigures);
@@ -96,17 +115,30 @@ func Load(st *toolmem.Store, id string) (*Replay, error) {
 		return nil, err
 	}
 	r := &Replay{Run: run, Steps: []Step{}}
-	var prev []json.RawMessage // the messages of the last request event
+	var prev []json.RawMessage          // the messages of the last request event
+	sent := map[int][]json.RawMessage{} // of each step's request event
+	units := map[int]int{}              // each step's unit, side by side
 	for i, e := range events {
-		events[i].Data, prev = expandRequest(e.Data, prev)
+		data, msgs, unit, ok := expandRequest(e.Data, prev, sent)
+		events[i].Data = data
+		if !ok {
+			continue
+		}
+		prev, sent[e.Step] = msgs, msgs
+		if unit > 0 {
+			units[e.Step] = unit
+		}
 	}
 	for _, s := range steps {
-		rs := Step{N: s.N, Turn: s.Turn, Request: s.Request, Response: s.Response, Error: s.Error,
+		rs := Step{N: s.N, Turn: s.Turn, Unit: units[s.N], Request: s.Request, Response: s.Response, Error: s.Error,
 			Started: s.Started, Ended: s.Ended, Events: []json.RawMessage{}, Refs: s.Refs, Figures: s.Figures}
 		for _, e := range events {
 			if e.Step == s.N {
 				rs.Events = append(rs.Events, e.Data)
 			}
+		}
+		if !s.Ended.IsZero() {
+			rs.DurationMS = s.Ended.Sub(s.Started).Milliseconds()
 		}
 		if len(rs.Request) == 0 {
 			rs.Request = json.RawMessage("null")
@@ -116,6 +148,13 @@ func Load(st *toolmem.Store, id string) (*Replay, error) {
 		}
 		r.Steps = append(r.Steps, rs)
 	}
+	for _, l := range Lanes(r) {
+		lt := LaneTimes{Unit: l.Unit, Started: l.Start, Ended: l.End, DurationMS: l.End.Sub(l.Start).Milliseconds()}
+		for _, s := range l.Steps {
+			lt.Steps = append(lt.Steps, s.N)
+		}
+		r.Lanes = append(r.Lanes, lt)
+	}
 	return r, nil
 }
 
@@ -123,27 +162,37 @@ func Load(st *toolmem.Store, id string) (*Replay, error) {
 // request before it (prev), which it counts in "same" rather than naming
 // them again (see conversation.History.Sent). The messages are kept as recorded. Other events are returned as they
 // are; prev becomes the messages of data if it is a request event.
-func expandRequest(data json.RawMessage, prev []json.RawMessage) (json.RawMessage, []json.RawMessage) {
+//
+// A request of units side by side names the step it extends (Of), whose
+// messages sent holds; unit is its unit, 0 when it names none. ok is
+// false for an event that is not a request's.
+func expandRequest(data json.RawMessage, prev []json.RawMessage, sent map[int][]json.RawMessage) (json.RawMessage, []json.RawMessage, int, bool) {
 	var ev struct {
 		Kind     string            `json:"kind"`
 		Same     int               `json:"same"`
 		Messages []json.RawMessage `json:"messages"`
+		Unit     int               `json:"unit"`
+		Of       int               `json:"of"`
 	}
 	if json.Unmarshal(data, &ev) != nil || ev.Kind != "request" {
-		return data, prev
+		return data, prev, 0, false
+	}
+	if ev.Of > 0 {
+		prev = sent[ev.Of]
 	}
 	if ev.Same <= 0 || ev.Same > len(prev) {
-		return data, ev.Messages
+		return data, ev.Messages, ev.Unit, true
 	}
 	msgs := append(slices.Clip(prev[:ev.Same]), ev.Messages...)
 	out, err := json.Marshal(struct {
 		Kind     string            `json:"kind"`
 		Messages []json.RawMessage `json:"messages"`
-	}{ev.Kind, msgs})
+		Unit     int               `json:"unit,omitempty"`
+	}{ev.Kind, msgs, ev.Unit})
 	if err != nil {
-		return data, msgs
+		return data, msgs, ev.Unit, true
 	}
-	return out, msgs
+	return out, msgs, ev.Unit, true
 }
 
 // Names are the names the step's request event gives the messages of its
@@ -250,4 +299,44 @@ func Runs(st *toolmem.Store, now time.Time) ([]toolmem.Run, error) {
 		}
 	}
 	return runs, nil
+}
+
+// Lane is the steps of one unit of a review in units run side by side,
+// in order, and when the first started and the last ended.
+type Lane struct {
+	Unit       int
+	Steps      []Step
+	Start, End time.Time
+}
+
+// Lanes are the lanes of a run whose units ran side by side, by unit;
+// none for a run made in sequence.
+func Lanes(r *Replay) []Lane {
+	var lanes []Lane
+	index := map[int]int{}
+	for _, s := range r.Steps {
+		if s.Unit == 0 {
+			continue
+		}
+		i, ok := index[s.Unit]
+		if !ok {
+			i = len(lanes)
+			index[s.Unit] = i
+			lanes = append(lanes, Lane{Unit: s.Unit, Start: s.Started})
+		}
+		l := &lanes[i]
+		l.Steps = append(l.Steps, s)
+		if !s.Started.IsZero() && (l.Start.IsZero() || s.Started.Before(l.Start)) {
+			l.Start = s.Started
+		}
+		end := s.Ended
+		if end.IsZero() {
+			end = s.Started
+		}
+		if end.After(l.End) {
+			l.End = end
+		}
+	}
+	slices.SortFunc(lanes, func(a, b Lane) int { return a.Unit - b.Unit })
+	return lanes
 }

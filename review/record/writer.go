@@ -18,6 +18,9 @@ type Writer struct {
 
 	mu    sync.Mutex
 	chain reqChain // the requests written, for the deltas of later ones
+	// lanes are the chains of units side by side, by unit: a unit's
+	// request is stored against its own unit's request before it.
+	lanes map[int]reqChain
 }
 
 // NewWriter returns the writer of run's records in st.
@@ -42,14 +45,32 @@ func (w *Writer) Run(r toolmem.Run) error {
 // step, and syncs it. Its request is stored as its difference from an
 // earlier step's when that saves space (see deltaMagic).
 func (w *Writer) Step(st toolmem.Step) error {
+	return w.LaneStep(0, st)
+}
+
+// LaneStep is Step for a step of unit lane (from 1) of units reviewed side
+// by side, whose requests are stored against the unit's own; lane 0 is
+// the run's one sequence of requests.
+func (w *Writer) LaneStep(lane int, st toolmem.Step) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	stored, next := w.delta(st)
+	chain := w.chain
+	if lane != 0 {
+		chain = w.lanes[lane]
+	}
+	stored, next := delta(chain, st)
 	st.Request = stored
 	if err := w.st.PutStep(st); err != nil {
 		return err
 	}
-	w.chain = next
+	if lane == 0 {
+		w.chain = next
+		return nil
+	}
+	if w.lanes == nil {
+		w.lanes = map[int]reqChain{}
+	}
+	w.lanes[lane] = next
 	return nil
 }
 

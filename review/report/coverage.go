@@ -38,11 +38,24 @@ func why(r *review.Result) string {
 	if len(r.NotReviewed) == 0 {
 		return ""
 	}
-	w := "past " + review.CapFlag(r.NotReviewed[0].Reason)
-	if r.Stopped != "" {
-		w += "; " + r.Stopped
+	var parts []string
+	seen := map[string]bool{}
+	for _, n := range r.NotReviewed {
+		if !seen[n.Reason] && n.Reason != review.ReasonUnitFailed {
+			parts = append(parts, "past "+review.CapFlag(n.Reason))
+		}
+		seen[n.Reason] = true
 	}
-	return w
+	if len(parts) > 1 {
+		parts = parts[:1] // the first cap says it; the others follow from it
+	}
+	if r.Stopped != "" {
+		parts = append(parts, r.Stopped)
+	}
+	for _, f := range r.FailedUnits {
+		parts = append(parts, fmt.Sprintf("unit %d failed: %s", f.Unit, f.Error))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // writeNotReviewed writes the Markdown section naming every file not

@@ -50,7 +50,11 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 	fmt.Fprintf(&b, "Budget: context window %s, answer reserve %s, input %s tokens.\n", text.Number(bu.ContextWindow), text.Number(bu.AnswerReserve), text.Number(bu.Input))
 	fmt.Fprintf(&b, "Diff context: %s%s of %s%s tokens; %s of %s files inlined.\n", about, text.Number(bu.ContextTokens), about, text.Number(bu.ContextBudget), text.Number(included(d.Files)), text.Number(len(d.Files)))
 	if len(d.Units) > 0 {
-		fmt.Fprintf(&b, "Units: the hunks do not fit the diff context, so the review takes %d turns, one per unit:\n", len(d.Units))
+		if d.Jobs > 1 && len(d.Units) > 1 {
+			fmt.Fprintf(&b, "Units: the hunks do not fit the diff context, so the review takes %d units, up to %d at once, each its own turn over the same static layer:\n", len(d.Units), min(d.Jobs, len(d.Units)))
+		} else {
+			fmt.Fprintf(&b, "Units: the hunks do not fit the diff context, so the review takes %d turns, one per unit:\n", len(d.Units))
+		}
 		for i, u := range d.Units {
 			fmt.Fprintf(&b, "  unit %d: %s tokens: %s\n", i+1, text.Number(u.Tokens), unitFiles(u))
 		}

@@ -88,10 +88,17 @@ type (
 		Body     string `json:"body"`
 	}
 	pageStep struct {
-		N        int           `json:"n"`
-		Turn     int           `json:"turn"`
-		Started  string        `json:"started"`
-		Ended    string        `json:"ended"`
+		N       int    `json:"n"`
+		Turn    int    `json:"turn"`
+		Started string `json:"started"`
+		Ended   string `json:"ended"`
+		// Unit is the step's unit when units ran side by side (its lane
+		// on the timeline); At and Took are when the request started,
+		// in milliseconds from the run's start, and how long it took
+		// (-1: it never ended).
+		Unit     int           `json:"unit"`
+		At       int64         `json:"at"`
+		Took     int64         `json:"took"`
 		Error    string        `json:"error,omitempty"`
 		Layers   record.Layers `json:"layers"`
 		Tokens   int           `json:"tokens"`
@@ -207,8 +214,10 @@ func buildPage(h HTMLReplay) *pageData {
 	for i, s := range r.Steps {
 		ps := pageStep{N: s.N, Turn: s.Turn, Started: s.Started.UTC().Format("15:04:05.000"), Error: s.Error,
 			Bytes: len(s.Request), Prunes: []string{}, Events: []string{}, Msgs: []pageMsg{}, Refs: s.Refs}
+		ps.Unit, ps.At, ps.Took = s.Unit, s.Started.Sub(r.Run.Started).Milliseconds(), -1
 		if !s.Ended.IsZero() {
 			ps.Ended = s.Ended.UTC().Format("15:04:05.000")
+			ps.Took = s.Ended.Sub(s.Started).Milliseconds()
 		}
 		if ps.Refs == nil {
 			ps.Refs = []string{}

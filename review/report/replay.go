@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/reviewdev/review/conversation"
@@ -61,8 +62,17 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, step in
 		fmt.Fprintf(&b, "Error: %s\n", run.Error)
 	}
 	b.WriteString(text.Plural(len(r.Steps), "step") + "\n")
+	steps := r.Steps
+	if lanes := record.Lanes(r); len(lanes) > 0 && step == 0 {
+		// Units side by side: each unit's steps in its lane, in order.
+		writeLanes(&b, r, lanes)
+		steps = nil
+		for _, l := range lanes {
+			steps = append(steps, l.Steps...)
+		}
+	}
 	found := false
-	for _, s := range r.Steps {
+	for _, s := range steps {
 		if step > 0 && s.N != step {
 			continue
 		}
@@ -98,7 +108,7 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, full 
 	names := s.Names()
 	req, err := wire.DecodeRequest(s.Request)
 	if err != nil || len(s.Request) == 0 || string(s.Request) == "null" {
-		fmt.Fprintf(b, "━━ step %d · turn %d · request not recorded ━━\n", s.N, s.Turn)
+		fmt.Fprintf(b, "━━ step %d · turn %d · request not recorded%s ━━\n", s.N, s.Turn, took(s))
 		if s.Error != "" {
 			fmt.Fprintf(b, "  error: %s\n", s.Error)
 		}
@@ -111,8 +121,12 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, full 
 	if choice == "" {
 		choice = "auto"
 	}
-	fmt.Fprintf(b, "━━ step %d · turn %d · %d messages · %d bytes · ~%d tokens · tool_choice %s ━━\n",
-		s.N, s.Turn, len(req.Messages), len(s.Request), total, text.OneLine(choice, 80))
+	unit := ""
+	if s.Unit > 0 {
+		unit = fmt.Sprintf("unit %d · ", s.Unit)
+	}
+	fmt.Fprintf(b, "━━ step %d · %sturn %d · %d messages · %d bytes · ~%d tokens · tool_choice %s%s ━━\n",
+		s.N, unit, s.Turn, len(req.Messages), len(s.Request), total, text.OneLine(choice, 80), took(s))
 	if len(req.Tools) > 0 {
 		fmt.Fprintf(b, "     %-9s %-7s %6s       %5d tok · %s\n", "tools", conversation.Static, "", toolTok, text.Plural(len(req.Tools), "definition"))
 	}
@@ -208,4 +222,36 @@ func scoreLine(s conversation.TurnScore) string {
 		terms += " named by the question"
 	}
 	return fmt.Sprintf("turn %d %s: relevance %.2f%s, recency %.2f", s.Turn, verdict, s.Relevance, terms, s.Recency)
+}
+
+// took is how long a step's request took, for its header: "" when it
+// did not end.
+func took(s record.Step) string {
+	if s.Started.IsZero() || s.Ended.IsZero() {
+		return ""
+	}
+	return " · " + seconds(s.Ended.Sub(s.Started))
+}
+
+// seconds writes d as seconds with two decimals.
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+// writeLanes writes the lanes of units run side by side: each unit's
+// steps, when it started and ended, relative to the run's start, and how
+// long it took.
+func writeLanes(b *strings.Builder, r *record.Replay, lanes []record.Lane) {
+	t0 := r.Run.Started
+	fmt.Fprintf(b, "Units side by side, each in its lane (times from the run's start):\n")
+	for _, l := range lanes {
+		ns := make([]string, len(l.Steps))
+		for i, s := range l.Steps {
+			ns[i] = fmt.Sprint(s.N)
+			if !s.Started.IsZero() && !s.Ended.IsZero() {
+				ns[i] += fmt.Sprintf(" (%s → %s)", seconds(s.Started.Sub(t0)), seconds(s.Ended.Sub(t0)))
+			}
+		}
+		fmt.Fprintf(b, "  unit %d: %s → %s, %s: steps %s\n", l.Unit, seconds(l.Start.Sub(t0)), seconds(l.End.Sub(t0)), seconds(l.End.Sub(l.Start)), strings.Join(ns, ", "))
+	}
 }

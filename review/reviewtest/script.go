@@ -49,6 +49,11 @@ type Step struct {
 	Raw string `json:"raw,omitempty"`
 	// Repeat answers this many requests with the step; 0 means once.
 	Repeat int `json:"repeat,omitempty"`
+	// When, if set, keeps the step for a request whose body holds this
+	// text ("This is unit 2 of 3"): a request takes the first step not
+	// yet used that it matches, so a script can answer units that run
+	// side by side, whatever order their requests arrive in.
+	When string `json:"when,omitempty"`
 
 	// A request with "stream": true is answered with server-sent events
 	// (unless the script says stream: "whole"). The delay then comes after

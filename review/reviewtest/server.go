@@ -34,6 +34,10 @@ type Received struct {
 	Path   string
 	Body   []byte
 	Header http.Header
+	// Arrived is when the request came in, Answered when its answer was
+	// written (zero while it is not); Status is the answer's.
+	Arrived, Answered time.Time
+	Status            int
 }
 
 // Server is a scripted OpenAI-compatible chat-completions server. It is
@@ -51,7 +55,8 @@ type Server struct {
 
 	mu       sync.Mutex
 	steps    []Step
-	next     int
+	used     []bool
+	next     int // steps used
 	fallback Step
 	forced   *Step
 	window   int
@@ -76,6 +81,7 @@ func NewServer(s *Script, recordDir string) *Server {
 		if s.Fallback != nil {
 			srv.fallback = *s.Fallback
 		}
+		srv.used = make([]bool, len(srv.steps))
 		srv.forced, srv.window, srv.whole = s.Forced, s.Window, s.Stream == "whole"
 		srv.discovery = map[string][]byte{}
 		for k, v := range map[string]json.RawMessage{"GET /v1/models": s.Models, "POST /api/show": s.Show, "GET /props": s.Props, "GET /slots": s.Slots} {
@@ -170,7 +176,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	n := len(s.received) + 1
-	s.received = append(s.received, Received{N: n, Method: r.Method, Path: r.URL.Path, Body: body, Header: r.Header.Clone()})
+	s.received = append(s.received, Received{N: n, Method: r.Method, Path: r.URL.Path, Body: body, Header: r.Header.Clone(), Arrived: time.Now()})
 	s.record(fmt.Sprintf("req-%03d.json", n), body)
 	var hdr bytes.Buffer
 	_ = r.Header.Write(&hdr)
@@ -187,12 +193,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		case s.forced != nil && forcesFunction(body):
 			a = s.render(n, *s.forced, body)
 		default:
-			st := s.fallback
-			if s.next < len(s.steps) {
-				st = s.steps[s.next]
-				s.next++
-			}
-			a = s.render(n, st, body)
+			a = s.render(n, s.take(body), body)
 		}
 	} else {
 		a = answer{status: http.StatusNotFound, body: errorJSON(ErrorBody{
@@ -228,7 +229,31 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	s.record(fmt.Sprintf("resp-%03d.json", n), a.body)
+	s.answered(n, a.status)
 	s.mu.Unlock()
+}
+
+// take is the step that answers a request with body: the first not yet
+// used that it matches (Step.When), else the fallback; s.mu is held.
+func (s *Server) take(body []byte) Step {
+	for i, st := range s.steps {
+		if s.used[i] || (st.When != "" && !bytes.Contains(body, []byte(st.When))) {
+			continue
+		}
+		s.used[i] = true
+		s.next++
+		return st
+	}
+	return s.fallback
+}
+
+// answered notes when request n was answered, and records its timing as
+// req-NNN.timing: arrival and answer in Unix nanoseconds, and the status;
+// s.mu is held.
+func (s *Server) answered(n, status int) {
+	r := &s.received[n-1]
+	r.Answered, r.Status = time.Now(), status
+	s.record(fmt.Sprintf("req-%03d.timing", n), fmt.Appendf(nil, "%d %d %d\n", r.Arrived.UnixNano(), r.Answered.UnixNano(), status))
 }
 
 // record writes one recording file; s.mu is held.

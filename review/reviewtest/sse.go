@@ -139,6 +139,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, n int, a answer)
 	defer func() {
 		s.mu.Lock()
 		s.record(fmt.Sprintf("resp-%03d.json", n), sent.Bytes())
+		s.answered(n, a.status)
 		s.mu.Unlock()
 	}()
 	wait := func(d time.Duration) bool {

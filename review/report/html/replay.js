@@ -187,6 +187,42 @@
     if (win && !showWin) add(box, el('p', 'sub', 'The context window, ' + fmt(win) + ' tokens, is above the scale; the largest request is ' + fmt(maxT) + '.'));
   }
 
+  // The timeline: a lane per unit run side by side (one lane for a run
+  // made in sequence), each request a bar from its start to its answer.
+  function timeline() {
+    var box = document.getElementById('timeline');
+    var steps = D.steps;
+    if (!steps.length) { box.textContent = 'No requests were recorded.'; return; }
+    var lanes = [], index = {};
+    var end = 1;
+    steps.forEach(function (s) {
+      var k = s.unit || 0;
+      if (!(k in index)) { index[k] = lanes.length; lanes.push(k); }
+      end = Math.max(end, s.at + Math.max(s.took, 0));
+    });
+    lanes.sort(function (a, b) { return a - b; });
+    lanes.forEach(function (k, i) { index[k] = i; });
+    var padL = 64, padT = 8, row = 22, W = 1000, H = lanes.length * row;
+    var g = svg('svg', { width: padL + W + 10, height: H + padT + 24, role: 'img', 'aria-label': 'when each request ran' });
+    function x(ms) { return padL + (ms / end) * W; }
+    lanes.forEach(function (k, i) {
+      add(g, svg('text', { x: padL - 6, y: padT + i * row + 15, 'text-anchor': 'end' })).textContent = k ? 'unit ' + k : 'run';
+    });
+    [0, 0.25, 0.5, 0.75, 1].forEach(function (f) {
+      add(g, svg('line', { x1: x(end * f), x2: x(end * f), y1: padT, y2: padT + H, stroke: '#e5e7eb' }));
+      add(g, svg('text', { x: x(end * f), y: padT + H + 16, 'text-anchor': 'middle' })).textContent = (end * f / 1000).toFixed(2) + ' s';
+    });
+    steps.forEach(function (s) {
+      var took = s.took < 0 ? end - s.at : s.took;
+      var r = add(g, svg('rect', { 'class': 'span' + (s.error ? ' failed' : ''), 'data-step': s.n, 'data-unit': s.unit || 0, 'data-at': s.at, 'data-took': s.took,
+        x: x(s.at), y: padT + index[s.unit || 0] * row + 3, width: Math.max(2, x(s.at + took) - x(s.at)), height: row - 6 }));
+      add(r, svg('title')).textContent = 'step ' + s.n + (s.unit ? ' · unit ' + s.unit : '') + ' · ' + (s.at / 1000).toFixed(2) + ' s → ' +
+        (s.took < 0 ? 'no answer' : ((s.at + s.took) / 1000).toFixed(2) + ' s · ' + (s.took / 1000).toFixed(2) + ' s') + (s.error ? ' · ' + s.error : '');
+      r.addEventListener('click', function () { openStep(s.n, null); });
+    });
+    box.appendChild(g);
+  }
+
   // The steps, each drawn when first opened.
   var stepEls = {};
   function steps() {
@@ -196,7 +232,8 @@
       d.id = 'step-' + s.n;
       d.setAttribute('data-step', s.n);
       var calls = s.resp.calls.map(function (c) { return c.name; }).join(', ');
-      var head = 'Step ' + s.n + ' · turn ' + s.turn + ' · ' + plural(s.msgs.length, 'message') + ' · ' + fmt(s.tokens) + ' tokens (naive ' + fmt(s.naive) + ')';
+      var head = 'Step ' + s.n + (s.unit ? ' · unit ' + s.unit : '') + ' · turn ' + s.turn + ' · ' + plural(s.msgs.length, 'message') + ' · ' + fmt(s.tokens) + ' tokens (naive ' + fmt(s.naive) + ')';
+      if (s.took >= 0) head += ' · ' + (s.took / 1000).toFixed(2) + ' s';
       if (s.prunes.length) head += ' · pruned before';
       head += ' → ' + (s.error ? 'error' : calls ? calls : s.resp.text ? 'text' : s.resp.raw ? 'not a completion' : 'no response');
       add(d, el('summary', '', head));
@@ -378,6 +415,7 @@
   efficiency();
   findings();
   chart();
+  timeline();
   steps();
   search();
   if (/^#step-\d+$/.test(location.hash)) openStep(Number(location.hash.slice(6)), null);
