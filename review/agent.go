@@ -23,35 +23,31 @@ import (
 // outputs of calls in their Env.Store, which is to be Store; a loop offers
 // submit_review with them.
 type Agent struct {
-	Model     llm.Model
-	ModelName string
-	Store     *toolmem.Store
-	Tools     *tools.Set
-	Counter   *conversation.Counter
-	Budget    conversation.Budget
-	// OffDiff decides what happens to findings outside the changed hunks.
-	OffDiff     OffDiff
+	// Config is how the run is made: the model's name, the budget, the
+	// caps, what happens to findings off the diff, the globs the tools
+	// hide, redaction, and how many units run side by side.
+	Config
+	// Client is the model endpoint's client.
+	Client  llm.Model
+	Store   *toolmem.Store
+	Tools   *tools.Set
+	Counter *conversation.Counter
+	// Temperature, if set, is sent with every request.
 	Temperature *float32
-	// Redact, if set, replaces secrets in everything that joins a
-	// session's history and in the outputs of the tools it builds.
-	Redact *redact.Redactor
-	// Ignore globs hide files from the tools a session builds.
-	Ignore []string
-	// Caps bound what a follow-up turn may spend; a review is held to
-	// its plan, which counts them.
-	Caps Caps
-	// Jobs is how many units of a review run side by side (side.go);
-	// SummarizeUnits has the model write their summary.
-	Jobs           int
-	SummarizeUnits bool
-	// Exact counts every figure exactly. Otherwise, when the server
-	// reports usage, the figures recorded with each step (and our own
-	// count in the usage) are estimates, marked as such: the server's
-	// count is the one that matters, and decisions count for themselves.
-	Exact bool
 	// Progress, if set, is told about each step (for a terminal's progress line).
 	Progress func(Progress)
 	Now      func() time.Time
+	// redactor is Config.Redactor, or a test's own (see redact).
+	redactor *redact.Redactor
+}
+
+// redact is the scanner of the agent's sessions: nil when redaction is
+// off.
+func (a *Agent) redact() *redact.Redactor {
+	if a.redactor != nil {
+		return a.redactor
+	}
+	return a.Config.Redactor()
 }
 
 // Progress is the state of a running loop.
@@ -229,9 +225,9 @@ type Session struct {
 // alone (unless the agent brings its own), redact what they return and
 // store, and every message that joins the history passes the redactor.
 func (s *Session) open(d *diffctx.Diff, findCopies bool) {
-	if s.Redact != nil {
+	if red := s.redact(); red != nil {
 		s.History.SetFilter(func(t string) string {
-			out, _ := s.Redact.Redact(t)
+			out, _ := red.Redact(t)
 			return out
 		})
 	}
@@ -239,7 +235,7 @@ func (s *Session) open(d *diffctx.Diff, findCopies bool) {
 		return
 	}
 	s.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout,
-		Store: s.Store, Ignore: s.Ignore, FindCopies: findCopies, Redact: s.Redact, PageChars: s.Budget.PageChars()})
+		Store: s.Store, Ignore: s.Ignore, FindCopies: findCopies, Redact: s.redact(), PageChars: s.Budget.PageChars()})
 	// The first search or listing then finds the tree read while the
 	// first request is out.
 	s.Tools.Warm()
@@ -565,7 +561,7 @@ func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.St
 	if err != nil {
 		return nil, nil, fmt.Errorf("internal error: refusing to send a malformed conversation: %w", err)
 	}
-	req := llm.Request{Model: l.a.ModelName, Messages: sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature, Reasoning: l.h.Reasoning(),
+	req := llm.Request{Model: l.a.Model, Messages: sent, Tools: l.defs, ToolChoice: choice, Temperature: l.a.Temperature, Reasoning: l.h.Reasoning(),
 		// The answer may take what the budget reserves for it, no more.
 		MaxTokens: l.a.Budget.AnswerReserve}
 	if l.a.Progress != nil {
@@ -623,7 +619,7 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 		st.Request = append(json.RawMessage(nil), body...)
 		putErr = s.putStep(st)
 	})
-	reply, err := s.Model.Complete(sendCtx, req)
+	reply, err := s.Client.Complete(sendCtx, req)
 	if reply != nil && s.countExactly(reply.Usage) {
 		// The server reports no usage: our count is the only one, and
 		// is counted exactly.

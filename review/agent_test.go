@@ -84,10 +84,7 @@ func prepareRepo(tb testing.TB, dir string) (*Plan, *toolmem.Store) {
 // startSession starts a run of plan in st.
 func startSession(tb testing.TB, plan *Plan, st *toolmem.Store, model llm.Model, edit func(*Agent, *Plan)) *Session {
 	tb.Helper()
-	a := &Agent{
-		Model: model, ModelName: testModel, Store: st, Counter: plan.Counter, Budget: plan.Budget, OffDiff: KeepFileLevel,
-		Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st}),
-	}
+	a := &Agent{Config: Config{Model: testModel, Budget: plan.Budget, OffDiff: KeepFileLevel}, Client: model, Store: st, Counter: plan.Counter, Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
 	if edit != nil {
 		edit(a, plan)
 	}

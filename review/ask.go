@@ -62,7 +62,7 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 		return nil, fmt.Errorf("reloading the diff of run %s: %w", run.ID, err)
 	}
 	d.Base, d.Head = run.Base, run.Head
-	d.RedactPaths(a.Redact) // the paths the conversation and findings hold
+	d.RedactPaths(a.redact()) // the paths the conversation and findings hold
 	steps, err := a.Store.Steps(run.ID)
 	if err != nil {
 		return nil, err
@@ -107,7 +107,7 @@ func (s *Session) Answer(ctx context.Context, opts AskOptions) (*Answer, error) 
 	if err != nil {
 		return nil, err
 	}
-	ans := &Answer{RunID: s.Run.ID, Turn: turn, Question: question, Answer: text, Findings: []Finding{}, Model: s.ModelName, RunUsage: s.Usage}
+	ans := &Answer{RunID: s.Run.ID, Turn: turn, Question: question, Answer: text, Findings: []Finding{}, Model: s.Model, RunUsage: s.Usage}
 	ans.Usage = RunUsage{
 		Requests: s.Usage.Requests - before.Requests, Prompt: s.Usage.Prompt - before.Prompt,
 		Completion: s.Usage.Completion - before.Completion, Cached: s.Usage.Cached - before.Cached, Own: s.Usage.Own - before.Own,

@@ -183,22 +183,7 @@ func newAgent(cfg *Config, env Env, st *toolmem.Store, counter *conversation.Cou
 		FirstByteTimeout: cfg.FirstByteTimeout,
 		Concurrency:      cfg.Jobs,
 	})
-	return &Agent{
-		Model:     client,
-		ModelName: cfg.Model,
-		Store:     st,
-		Counter:   counter,
-		Budget:    cfg.Budget,
-		OffDiff:   cfg.OffDiff,
-		Caps:      cfg.Caps,
-		Jobs:      cfg.Jobs,
-
-		SummarizeUnits: cfg.SummarizeUnits,
-		Exact:          cfg.ExactCounts,
-		Progress:       env.Progress,
-		Redact:         cfg.Redactor(),
-		Ignore:         cfg.Ignore,
-	}
+	return &Agent{Config: *cfg, Client: client, Store: st, Counter: counter, Progress: env.Progress}
 }
 
 // fitWindow asks the server the context window of a model the table does

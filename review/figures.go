@@ -57,7 +57,7 @@ func (s *Session) figures() *figureState {
 // under hard caps, and when the server reports no usage of its own; else
 // as estimates, marked as such.
 func (s *Session) figureCounter() *conversation.Counter {
-	if s.Exact || s.guard.enforced() {
+	if s.ExactCounts || s.guard.enforced() {
 		return s.Counter
 	}
 	f := s.figures()
@@ -81,7 +81,7 @@ func (s *Session) countExactly(u llm.Usage) bool {
 		return false
 	}
 	f.decided = true
-	if u.Prompt > 0 || s.Exact || s.guard.enforced() {
+	if u.Prompt > 0 || s.ExactCounts || s.guard.enforced() {
 		return false
 	}
 	f.exact = true

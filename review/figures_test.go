@@ -16,7 +16,7 @@ import (
 // run) are the same; and that the naive transcript carries the whole
 // outputs the previews stand for. The figures are estimates, marked as
 // such, when the server reports usage; exact when it reports none, or
-// when Agent.Exact asks for them.
+// when Agent.ExactCounts asks for them.
 func TestFiguresRecordedAndRecounted(t *testing.T) {
 	base := numbered("// line", 40)
 	head := strings.Replace(base, "// line 10\n", "// changed 10\n", 1)
@@ -43,7 +43,7 @@ func figuresRun(t *testing.T, dir, usage string, exact, estimated bool) {
 	  {"tool_calls": [{"name": "read_file_hunk", "arguments": {"path": "big.go", "start_line": 1, "end_line": 900}}]`+usage+`},
 	  {"tool_calls": [{"name": "read_file_hunk", "arguments": {"path": "a.go", "start_line": 1, "end_line": 5}}]`+usage+`},
 	  {"tool_calls": [{"name": "submit_review", "arguments": {"summary": "Fine.", "findings": []}}]`+usage+`}]`)
-	s := newSession(t, dir, newTestClient(srv.URL), func(a *Agent, _ *Plan) { a.Exact = exact })
+	s := newSession(t, dir, newTestClient(srv.URL), func(a *Agent, _ *Plan) { a.ExactCounts = exact })
 	res, err := s.Review(context.Background())
 	if err != nil {
 		t.Fatal(err)

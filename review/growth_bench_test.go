@@ -35,8 +35,7 @@ func storeGrowth(tb testing.TB, plan *Plan, steps int) (records, disk int64) {
 		return conversation.Message{ToolCalls: []conversation.ToolCall{{ID: fmt.Sprintf("s%d", n), Name: toolname.ReadFileHunk,
 			Arguments: fmt.Sprintf(`{"path": "src/mod_%02d.go", "start_line": %d, "end_line": %d, "revision": null}`, n%benchFiles+1, 1+n*7%700, 100+n*7%700)}}}
 	}}
-	a := &Agent{Model: model, ModelName: testModel, Store: st, Counter: plan.Counter, Budget: plan.Budget, OffDiff: KeepFileLevel,
-		Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
+	a := &Agent{Config: Config{Model: testModel, Budget: plan.Budget, OffDiff: KeepFileLevel}, Client: model, Store: st, Counter: plan.Counter, Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
 	a.Budget.MaxSteps = steps
 	s, err := a.Start(plan, Settings{Budget: a.Budget})
 	if err != nil {

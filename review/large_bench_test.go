@@ -41,7 +41,7 @@ func BenchmarkFirstRequest(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					a := &Agent{ModelName: testModel, Store: st, Counter: plan.Counter, Budget: budget}
+					a := &Agent{Config: Config{Model: testModel, Budget: budget}, Store: st, Counter: plan.Counter}
 					if _, err := a.Start(plan, Settings{Budget: budget}); err != nil {
 						b.Fatal(err)
 					}

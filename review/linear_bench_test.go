@@ -68,7 +68,7 @@ func BenchmarkUnitsLinear(b *testing.B) {
 			b.Fatal(err)
 		}
 		m := &timedModel{Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1})}
-		a := &Agent{Model: m, ModelName: testModel, Store: st, Counter: plan.Counter, Budget: budget, OffDiff: KeepFileLevel}
+		a := &Agent{Config: Config{Model: testModel, Budget: budget, OffDiff: KeepFileLevel}, Client: m, Store: st, Counter: plan.Counter}
 		s, err := a.Start(plan, Settings{Budget: budget})
 		if err != nil {
 			b.Fatal(err)

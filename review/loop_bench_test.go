@@ -121,10 +121,7 @@ func loop20(b *testing.B, whole bool) {
 			sizes = append(sizes, len(req.Messages))
 			return conversation.Message{ToolCalls: []conversation.ToolCall{benchCall(n, req, whole)}}
 		}}
-		a := &Agent{
-			Model: model, ModelName: testModel, Store: st, Counter: plan.Counter, Budget: budget, OffDiff: KeepFileLevel,
-			Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st}),
-		}
+		a := &Agent{Config: Config{Model: testModel, Budget: budget, OffDiff: KeepFileLevel}, Client: model, Store: st, Counter: plan.Counter, Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
 		s, err := a.Start(plan, Settings{Budget: budget})
 		if err != nil {
 			b.Fatal(err)

@@ -67,7 +67,7 @@ func converse(tb testing.TB, dir string, lim conversation.Limits) turnTokens {
 	srv := reviewtest.NewServer(askScript(), "")
 	defer srv.Close()
 	s, _ := scratchSession(tb, dir, conversation.DefaultBudget(llm.Lookup("gpt-4o").Window), srv)
-	s.Exact = true // the figures compared are exact counts, not estimates
+	s.ExactCounts = true // the figures compared are exact counts, not estimates
 	ctx := context.Background()
 	if _, err := s.Review(ctx); err != nil {
 		tb.Fatal(err)

@@ -77,7 +77,7 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 		Run: toolmem.Run{
 			ID: toolmem.NewRunID(a.now()), Repo: d.Root,
 			Base: d.Base, Head: d.Head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA,
-			Model: a.ModelName, Status: StatusRunning, Settings: set, Started: a.now(),
+			Model: a.Model, Status: StatusRunning, Settings: set, Started: a.now(),
 		},
 	}
 	s.guard = plan.guard

@@ -61,7 +61,7 @@ func leakFindings(leaks []diffctx.Leak) []Finding {
 func (s *Session) LocalResult() *Result {
 	r := &Result{
 		RunID: s.Run.ID, Revisions: revisionsOf(s.Diff),
-		Model: s.ModelName, Usage: s.Usage, Steps: s.Steps,
+		Model: s.Model, Usage: s.Usage, Steps: s.Steps,
 		NotReviewed: []NotReviewed{},
 	}
 	r.Findings, r.Dropped = checkFindings(s.Diff, leakFindings(s.leaks), s.OffDiff)

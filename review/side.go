@@ -299,7 +299,7 @@ func (s *Session) mergeUnits(ctx context.Context, units []diffctx.Unit, outs []u
 	}
 	r := &Result{
 		RunID: s.Run.ID, Revisions: revisionsOf(s.Diff),
-		Model: s.ModelName, Usage: s.Usage, Steps: s.Steps,
+		Model: s.Model, Usage: s.Usage, Steps: s.Steps,
 		Summary: strings.Join(summaries, "\n\n"), Submitted: submitted,
 		NotReviewed: left, Stopped: s.Stopped, FailedUnits: failed,
 	}
@@ -340,7 +340,7 @@ func (s *Session) summarizeUnits(ctx context.Context, r *Result) (string, error)
 		{ID: "summary-system", Role: conversation.System, Content: unitsSummaryPrompt, Layer: conversation.Summary},
 		{ID: "summary-user", Role: conversation.User, Content: b.String(), Layer: conversation.Summary},
 	}
-	reply, err := s.record(ctx, llm.Request{Model: s.ModelName, Messages: msgs, MaxTokens: 600}, s.History.Turns(), msgs)
+	reply, err := s.record(ctx, llm.Request{Model: s.Model, Messages: msgs, MaxTokens: 600}, s.History.Turns(), msgs)
 	if err != nil {
 		return "", err
 	}

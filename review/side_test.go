@@ -38,11 +38,7 @@ func sideSessionBudget(tb testing.TB, dir string, jobs int, srv *reviewtest.Serv
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { st.Close() })
-	a := &Agent{
-		Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1, Concurrency: jobs}), ModelName: "gpt-4o",
-		Store: st, Counter: plan.Counter, Budget: b, OffDiff: KeepFileLevel, Jobs: jobs,
-		Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st}),
-	}
+	a := &Agent{Config: Config{Model: "gpt-4o", Budget: b, OffDiff: KeepFileLevel, Jobs: jobs}, Client: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1, Concurrency: jobs}), Store: st, Counter: plan.Counter, Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
 	s, err := a.Start(plan, Settings{Budget: b})
 	if err != nil {
 		tb.Fatal(err)

@@ -105,7 +105,7 @@ func (s *Session) summarize(ctx context.Context, prev string, dropped []conversa
 		{ID: "summary-system", Role: conversation.System, Content: summaryPrompt, Layer: conversation.Summary},
 		{ID: "summary-user", Role: conversation.User, Content: b.String(), Layer: conversation.Summary},
 	}
-	reply, err := s.record(ctx, llm.Request{Model: s.ModelName, Messages: msgs, MaxTokens: 600}, s.History.Turns(), msgs)
+	reply, err := s.record(ctx, llm.Request{Model: s.Model, Messages: msgs, MaxTokens: 600}, s.History.Turns(), msgs)
 	if err != nil {
 		return "", err
 	}

@@ -133,7 +133,7 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 	}
 	r := &Result{
 		RunID: s.Run.ID, Revisions: revisionsOf(s.Diff),
-		Model: s.ModelName, Usage: s.Usage, Steps: s.Steps,
+		Model: s.Model, Usage: s.Usage, Steps: s.Steps,
 		Summary: summary, Submitted: submitted,
 		NotReviewed: left, Stopped: s.Stopped,
 	}

@@ -50,11 +50,7 @@ func scratchSessionCaps(tb testing.TB, dir string, b conversation.Budget, srv *r
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { st.Close() })
-	a := &Agent{
-		Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1}), ModelName: "gpt-4o",
-		Store: st, Counter: plan.Counter, Budget: b, OffDiff: KeepFileLevel,
-		Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st}),
-	}
+	a := &Agent{Config: Config{Model: "gpt-4o", Budget: b, OffDiff: KeepFileLevel}, Client: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1}), Store: st, Counter: plan.Counter, Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
 	s, err := a.Start(plan, Settings{Budget: b})
 	if err != nil {
 		tb.Fatal(err)
