@@ -37,18 +37,11 @@ type Agent struct {
 	// Progress, if set, is told about each step (for a terminal's progress line).
 	Progress func(Progress)
 	Now      func() time.Time
-	// redactor is Config.Redactor, or a test's own (see redact).
-	redactor *redact.Redactor
 }
 
 // redact is the scanner of the agent's sessions: nil when redaction is
 // off.
-func (a *Agent) redact() *redact.Redactor {
-	if a.redactor != nil {
-		return a.redactor
-	}
-	return a.Config.Redactor()
-}
+func (a *Agent) redact() *redact.Redactor { return a.Config.Redactor() }
 
 // Progress is the state of a running loop.
 type Progress struct {
