@@ -15,6 +15,7 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/reviewdev/review/internal/gittest"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/report"
@@ -274,32 +275,7 @@ const sixSteps = `[
 // steps.
 func scriptedReview(t testing.TB, script string) (dir, store, runID, url string) {
 	t.Helper()
-	dir = t.TempDir()
 	store = filepath.Join(t.TempDir(), "store")
-	home := t.TempDir()
-	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com",
-		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z"}
-	git := func(args ...string) {
-		t.Helper()
-		c := exec.Command("git", args...)
-		c.Dir, c.Env = dir, append(os.Environ(), env...)
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	write := func(name, text string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	write("README", "base\n")
-	git("add", "-A")
-	git("commit", "-q", "-m", "base")
-	git("checkout", "-q", "-b", "feature")
-	write("evil.html", "<script>window.__pwned=1;document.title='pwned'</script>\n<img src=x onerror=\"window.__pwned=2;document.title='pwned'\">\n")
 	var big strings.Builder
 	for i := 1; i <= 400; i++ {
 		if i == 200 {
@@ -308,9 +284,10 @@ func scriptedReview(t testing.TB, script string) (dir, store, runID, url string)
 		}
 		big.WriteString("line of the big file, long enough to take some room in a preview\n")
 	}
-	write("big.txt", big.String())
-	git("add", "-A")
-	git("commit", "-q", "-m", "change")
+	dir = gittest.Change(t, map[string]string{"README": "base\n"}, map[string]string{
+		"evil.html": "<script>window.__pwned=1;document.title='pwned'</script>\n<img src=x onerror=\"window.__pwned=2;document.title='pwned'\">\n",
+		"big.txt":   big.String(),
+	})
 
 	srv := reviewtest.Serve(t, script)
 	out := runReview(t, dir, "--base", "main", "--store", store, "--format", "json", "--base-url", srv.URL, "--max-steps", "60")

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/reviewdev/review/cmd/config"
+	"github.com/reviewdev/review/internal/gittest"
 )
 
 // configEnv is a repository and a user configuration directory for tests,
@@ -23,14 +24,10 @@ func newConfigEnv(t *testing.T) *configEnv {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("HOME", t.TempDir())
+	gittest.Isolate(t)
 	dir := t.TempDir()
 	c := &configEnv{repo: filepath.Join(dir, "repo"), xdg: filepath.Join(dir, "xdg")}
-	if out, err := exec.Command("git", "init", "-q", c.repo).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	gittest.Init(t, c.repo)
 	if err := os.MkdirAll(filepath.Join(c.xdg, "review"), 0o755); err != nil {
 		t.Fatal(err)
 	}

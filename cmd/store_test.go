@@ -3,10 +3,11 @@ package cmd
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/reviewdev/review/internal/gittest"
 )
 
 func TestParseAge(t *testing.T) {
@@ -96,12 +97,8 @@ func TestLockWait(t *testing.T) {
 }
 
 func TestStoreDir(t *testing.T) {
-	repo := t.TempDir()
-	git := exec.Command("git", "init", "-q", repo)
-	git.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
-	if out, err := git.CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v\n%s", err, out)
-	}
+	gittest.Isolate(t)
+	repo := gittest.New(t).Dir
 	if err := os.Mkdir(filepath.Join(repo, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}

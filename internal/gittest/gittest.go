@@ -77,9 +77,12 @@ func New(tb testing.TB) *Repo {
 	return Init(tb, tb.TempDir())
 }
 
-// Init creates a repository on branch main in dir.
+// Init creates a repository on branch main in dir, making dir if need be.
 func Init(tb testing.TB, dir string) *Repo {
 	tb.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
 	r := &Repo{tb: tb, Dir: dir}
 	r.Git("init", "-q", "-b", "main")
 	return r

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -20,6 +19,7 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/gittest"
 	"github.com/reviewdev/review/review"
 )
 
@@ -369,31 +369,7 @@ func postTestDiff(t *testing.T) *diffctx.Diff {
 // whose feature branch, checked out, changes it to head.
 func repoWithChange(t *testing.T, file, base, head string) string {
 	t.Helper()
-	home, dir := t.TempDir(), t.TempDir()
-	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com")
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	write := func(text string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	write(base)
-	git("add", file)
-	git("commit", "-q", "-m", "base")
-	git("checkout", "-q", "-b", "feature")
-	write(head)
-	git("commit", "-q", "-am", "change")
-	return dir
+	return gittest.Change(t, map[string]string{file: base}, map[string]string{file: head})
 }
 
 func postFindings() []review.Finding {
