@@ -14,7 +14,6 @@ import (
 
 	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/github"
@@ -491,10 +490,6 @@ func withDeadline(ctx context.Context, d time.Duration) (context.Context, contex
 func prepareOptions(set *config.Settings, dir, base, head string) review.Options {
 	return review.Options{Dir: dir, Base: base, Head: head, Config: set.Config}
 }
-
-// redactor is the scanner a command's settings ask for: nil with
-// --no-redact or redact: false, which sends and stores text as it is.
-func redactor(set *config.Settings) *redact.Redactor { return set.Redactor() }
 
 // writeResult writes a result in every output asked for, and to the
 // GitHub Actions step summary when there is one.

@@ -75,7 +75,7 @@ func TestPartsChanged(t *testing.T) {
 		h.Append(Message{Role: User, Content: strings.Repeat("question ", 40), Layer: Loop, Turn: turn})
 		h.Append(Message{Role: Assistant, Content: strings.Repeat("answer ", 40), Layer: Loop, Turn: turn})
 	}
-	parts, changed, _, err := h.Parts()
+	_, changed, _, err := h.Parts()
 	if err != nil || len(changed) != h.Len() {
 		t.Fatalf("first Parts: %d changed of %d, %v", len(changed), h.Len(), err)
 	}

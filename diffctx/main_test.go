@@ -34,8 +34,6 @@ func newRepo(t testing.TB) *repo {
 // git runs git in the repository and returns its standard output.
 func (r *repo) git(args ...string) string { return r.Git(args...) }
 
-func (r *repo) run(args ...string) (string, error) { return r.Run(args...) }
-
 // write creates or replaces a file, creating its directories.
 func (r *repo) write(name, content string) { r.Write(map[string]string{name: content}) }
 
