@@ -83,6 +83,18 @@ func (s *Split) Keep(n int, why string) {
 	r := s.r
 	type span struct{ first, last, done int }
 	spans := map[string]*span{}
+	// How many lines a sliced hunk renders to, once per hunk: a huge
+	// file's one hunk is sliced across every unit.
+	sliceLines := map[*Hunk]int{}
+	linesOf := func(h *Hunk) int {
+		n, ok := sliceLines[h]
+		if !ok {
+			_, all := splitHunk(unitHunk(h))
+			n = len(all)
+			sliceLines[h] = n
+		}
+		return n
+	}
 	for i, u := range s.Units {
 		for _, p := range u.Parts {
 			sp := spans[p.Path]
@@ -97,7 +109,7 @@ func (s *Split) Keep(n int, why string) {
 			}
 			// A sliced hunk is reviewed when its last slice is.
 			if f := s.r.d.File(p.Path); f != nil && p.First <= len(f.Hunks) {
-				if _, all := splitHunk(unitHunk(&f.Hunks[p.First-1])); p.ToLine >= len(all) {
+				if p.ToLine >= linesOf(&f.Hunks[p.First-1]) {
 					sp.done++
 				}
 			}
