@@ -5,6 +5,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review/llm"
 )
 
 // DryRun is the machine-readable view of what the first request would carry.
@@ -15,10 +16,14 @@ type DryRun struct {
 	// Estimated says the token figures are estimates: the first request
 	// is far from every limit, so upper bounds planned it and nothing
 	// was counted exactly (--exact-counts counts them).
-	Estimated bool            `json:"estimated"`
-	Messages  []DryRunMessage `json:"messages"`
-	Tools     []DryRunTool    `json:"tools"`
-	Files     []diffctx.Entry `json:"files"`
+	Estimated bool `json:"estimated"`
+	// Borrowed says the model's own tokenizer is not known: the counts
+	// are made with Tokenizer, which the model may not share, and are
+	// estimates of what the server will count.
+	Borrowed bool            `json:"tokenizer_borrowed,omitempty"`
+	Messages []DryRunMessage `json:"messages"`
+	Tools    []DryRunTool    `json:"tools"`
+	Files    []diffctx.Entry `json:"files"`
 	// Units are the turns a diff too large for the diff context is
 	// reviewed in; empty when it fits.
 	Units []diffctx.Unit `json:"units"`
@@ -63,7 +68,7 @@ func (p *Plan) DryRun(model string) DryRun {
 	d := p.Diff
 	out := DryRun{
 		Revisions: revisionsOf(d),
-		Model:     model, Tokenizer: p.tokenizer(), Estimated: p.Estimated,
+		Model:     model, Tokenizer: p.tokenizer(), Estimated: p.Estimated || p.borrowed(model), Borrowed: p.borrowed(model),
 		Messages: []DryRunMessage{}, Tools: []DryRunTool{}, Files: []diffctx.Entry{}, Units: []diffctx.Unit{},
 		Budget: DryRunBudget{
 			Budget: p.Budget, Input: p.Budget.Input(), Static: p.Budget.Static(),
@@ -86,6 +91,13 @@ func (p *Plan) DryRun(model string) DryRun {
 		out.Budget.ContextBudget = p.Context.Budget
 	}
 	return out
+}
+
+// borrowed reports whether model is counted with another's tokenizer: a
+// local model (Qwen, Llama, Mistral…) or an unknown one is counted with
+// OpenAI's encoding, which only approximates its own.
+func (p *Plan) borrowed(model string) bool {
+	return p.Counter.Mode() != conversation.Estimate && llm.Lookup(model).Borrowed
 }
 
 func (p *Plan) tokenizer() string {

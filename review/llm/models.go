@@ -56,6 +56,10 @@ type Info struct {
 	// Encoding is the tiktoken encoding that counts the model's tokens
 	// (o200k_base when unknown: the closest to most current models).
 	Encoding string
+	// Borrowed says Encoding is not the model's own tokenizer (an unknown
+	// model, or one of another family): counts with it are estimates of
+	// what the server counts.
+	Borrowed bool
 	// Reasoning marks OpenAI's reasoning models, which take
 	// max_completion_tokens and only their default temperature.
 	Reasoning bool
@@ -76,6 +80,9 @@ type entry struct {
 	encoding  string
 	reasoning bool
 	price     *Price
+	// borrowed says encoding is not the model's own tokenizer but the
+	// closest tiktoken has: its counts approximate the server's.
+	borrowed bool
 }
 
 // models is the one table of model facts. A name matches itself and every
@@ -109,19 +116,19 @@ var models = []entry{
 	{name: "o4-mini", window: 200000, encoding: conversation.O200k, reasoning: true, price: &Price{1.10, 0.275, 4.40}},
 	// Both DeepSeek aliases name the same model; DeepSeek bills a cache
 	// hit at a tenth of a miss.
-	{name: "deepseek-chat", window: 128000, encoding: conversation.O200k, price: &Price{0.28, 0.028, 0.42}},
-	{name: "deepseek-reasoner", window: 128000, encoding: conversation.O200k, price: &Price{0.28, 0.028, 0.42}},
-	{name: "moonshot-v1-8k", window: 8192, encoding: conversation.O200k},
-	{name: "moonshot-v1-32k", window: 32768, encoding: conversation.O200k},
-	{name: "moonshot-v1-128k", window: 131072, encoding: conversation.O200k},
-	{name: "kimi-k2", window: 131072, encoding: conversation.O200k},
-	{name: "llama3.1", window: 131072, encoding: conversation.O200k},
-	{name: "llama3.2", window: 131072, encoding: conversation.O200k},
-	{name: "llama3.3", window: 131072, encoding: conversation.O200k},
-	{name: "qwen2.5-coder", window: 32768, encoding: conversation.O200k},
-	{name: "qwen3", window: 40960, encoding: conversation.O200k},
-	{name: "mistral", window: 32768, encoding: conversation.O200k},
-	{name: "codestral", window: 262144, encoding: conversation.O200k},
+	{name: "deepseek-chat", window: 128000, encoding: conversation.O200k, price: &Price{0.28, 0.028, 0.42}, borrowed: true},
+	{name: "deepseek-reasoner", window: 128000, encoding: conversation.O200k, price: &Price{0.28, 0.028, 0.42}, borrowed: true},
+	{name: "moonshot-v1-8k", window: 8192, encoding: conversation.O200k, borrowed: true},
+	{name: "moonshot-v1-32k", window: 32768, encoding: conversation.O200k, borrowed: true},
+	{name: "moonshot-v1-128k", window: 131072, encoding: conversation.O200k, borrowed: true},
+	{name: "kimi-k2", window: 131072, encoding: conversation.O200k, borrowed: true},
+	{name: "llama3.1", window: 131072, encoding: conversation.O200k, borrowed: true},
+	{name: "llama3.2", window: 131072, encoding: conversation.O200k, borrowed: true},
+	{name: "llama3.3", window: 131072, encoding: conversation.O200k, borrowed: true},
+	{name: "qwen2.5-coder", window: 32768, encoding: conversation.O200k, borrowed: true},
+	{name: "qwen3", window: 40960, encoding: conversation.O200k, borrowed: true},
+	{name: "mistral", window: 32768, encoding: conversation.O200k, borrowed: true},
+	{name: "codestral", window: 262144, encoding: conversation.O200k, borrowed: true},
 }
 
 // Lookup returns what the model table knows of a model. It accepts the
@@ -138,9 +145,9 @@ func Lookup(model string) Info {
 		}
 	}
 	if best == nil {
-		return Info{Window: DefaultWindow, Encoding: conversation.O200k}
+		return Info{Window: DefaultWindow, Encoding: conversation.O200k, Borrowed: true}
 	}
-	info := Info{Name: best.name, Window: best.window, Encoding: best.encoding, Reasoning: best.reasoning}
+	info := Info{Name: best.name, Window: best.window, Encoding: best.encoding, Reasoning: best.reasoning, Borrowed: best.borrowed}
 	if best.price != nil && snapshot(m[len(best.name):]) {
 		info.Price, info.Priced = *best.price, true
 	}

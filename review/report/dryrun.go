@@ -27,7 +27,11 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Dry run: %s (%s) → %s (%s), merge base %s\n", d.Base, text.ShortSHA(d.BaseSHA), d.Head, text.ShortSHA(d.HeadSHA), text.ShortSHA(d.MergeBase))
-	fmt.Fprintf(&b, "Model %s, tokenizer %s. Nothing is sent.\n\n", d.Model, d.Tokenizer)
+	tok := d.Tokenizer
+	if d.Borrowed {
+		tok += " (not the model's own, which is not known: the counts are estimates)"
+	}
+	fmt.Fprintf(&b, "Model %s, tokenizer %s. Nothing is sent.\n\n", d.Model, tok)
 	// Estimated figures are marked as such, each with a tilde.
 	about := ""
 	if d.Estimated {
