@@ -305,9 +305,4 @@ func (p reviewPlan) render(r *review.Result, head string, fallback bool) string 
 
 // capBody cuts a body GitHub would refuse as too long, keeping its start,
 // where the marker is.
-func capBody(s string) string {
-	if len(s) <= maxBody {
-		return s
-	}
-	return closeFences(text.Truncate(s, maxBody)) + "\n\n_(cut to fit GitHub's length limit; the run's other outputs have it all)_"
-}
+func capBody(s string) string { return post.CapBody(s, maxBody, "GitHub") }

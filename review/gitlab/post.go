@@ -523,9 +523,4 @@ func (p summaryPlan) render(r *review.Result, heads []string) string {
 
 // capBody cuts a body GitLab would refuse as too long, keeping its start,
 // where the marker is.
-func capBody(s string) string {
-	if len(s) <= maxBody {
-		return s
-	}
-	return post.CloseFences(text.Truncate(s, maxBody)) + "\n\n_(cut to fit GitLab's length limit; the run's other outputs have it all)_"
-}
+func capBody(s string) string { return post.CapBody(s, maxBody, "GitLab") }

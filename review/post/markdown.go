@@ -108,6 +108,16 @@ func Code(s string) string {
 // outside code, which would hide the rest of the page, is shown as text.
 func TidyMarkdown(s string) string { return tidy(s, true) }
 
+// CapBody cuts a body a host would refuse as longer than max characters,
+// keeping its start (where the marker is) and closing any code block it
+// cut, and says why in host's name.
+func CapBody(s string, max int, host string) string {
+	if len(s) <= max {
+		return s
+	}
+	return CloseFences(text.Truncate(s, max)) + "\n\n_(cut to fit " + host + "'s length limit; the run's other outputs have it all)_"
+}
+
 // CloseFences closes a fenced code block left open at the end of s.
 func CloseFences(s string) string { return tidy(s, false) }
 
