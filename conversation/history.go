@@ -47,6 +47,7 @@ func (c *History) touch(i int) {
 // message number. A save writes only what changed, so a long run's saves
 // cost what each step adds, not the whole history again.
 func (c *History) Parts() (parts [][]byte, changed []int, next int, err error) {
+	changed = []int{} // not nil: nothing changed is an answer
 	for len(c.enc) < len(c.msgs) {
 		c.enc = append(c.enc, nil)
 	}

@@ -154,12 +154,18 @@ func (s *Session) save() error {
 	if err := s.records().Run(s.Run); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
-	// While units run side by side, the record holds each unit's turn as
-	// last saved (a copy, written whole); else the history writes what
-	// changed.
-	parts, changed, next, err := s.conversation().Parts()
+	// The history writes what changed since its last save. While units
+	// run side by side, the record is a copy holding each unit's turn as
+	// last saved: the store compares its parts with those it has and
+	// writes the ones that differ (changed nil), never all of them in
+	// one transaction.
+	h := s.conversation()
+	parts, changed, next, err := h.Parts()
 	if err != nil {
 		return err
+	}
+	if h != s.History {
+		changed = nil
 	}
 	if err := s.records().ConversationParts(parts, changed, next); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)

@@ -605,36 +605,91 @@ func (s *Store) PutConversation(run string, c Conversation) error {
 		}
 		return s.sync()
 	}
-	if err := s.update(func(txn *badger.Txn) error { return putParts(txn, run, c) }); err != nil {
+	if err := s.putParts(run, c); err != nil {
 		return s.errTxn("storing the conversation of run "+run, err)
 	}
 	return s.sync()
 }
 
-// putParts writes the parts of c that changed, drops those it no longer
-// has, and writes the header.
-func putParts(txn *badger.Txn, run string, c Conversation) error {
-	old := 0
+// partsPerTxn and partBytesPerTxn bound the parts one transaction
+// writes: a long review's conversation can change more than one Badger
+// transaction holds (a share of the memtable), so its parts go in several,
+// the header, which says how many parts there are, in the last.
+const (
+	partsPerTxn     = 64
+	partBytesPerTxn = 256 << 10
+)
+
+// putParts writes the parts of c that changed, in as many transactions as
+// they take, then drops those it no longer has and writes the header.
+func (s *Store) putParts(run string, c Conversation) error {
+	var (
+		old    int
+		writes []int
+	)
+	if err := guard(s.dir, func() error {
+		return s.db.View(func(txn *badger.Txn) error {
+			var err error
+			old, writes, err = partsToWrite(txn, run, c)
+			return err
+		})
+	}); err != nil {
+		return err
+	}
+	for len(writes) > 0 {
+		n, size := 0, 0
+		for n < len(writes) && n < partsPerTxn && (n == 0 || size+len(c.Parts[writes[n]]) <= partBytesPerTxn) {
+			size += len(c.Parts[writes[n]])
+			n++
+		}
+		batch := writes[:n]
+		writes = writes[n:]
+		if err := s.updateSized(int64(size), func(txn *badger.Txn) error {
+			for _, i := range batch {
+				if err := txn.Set(turnKey(run, i), c.Parts[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return s.update(func(txn *badger.Txn) error {
+		if old == 0 {
+			if err := deletePrefix(txn, convPrefix(run)); err != nil {
+				return err // a whole conversation from before: replaced
+			}
+		}
+		return putTurnsTail(txn, run, c, old)
+	})
+}
+
+// partsToWrite reads how many parts are stored for run and says which of
+// c's to write: those c says changed, or, when it does not say, those that
+// differ from the stored ones.
+func partsToWrite(txn *badger.Txn, run string, c Conversation) (old int, writes []int, err error) {
 	if item, err := txn.Get(turnsPrefix(run)); err == nil {
 		var h turnsHeader
 		if err := readValue(item, func(v []byte) error { return json.Unmarshal(v, &h) }); err == nil {
 			old = h.Count
 		}
 	} else if !errors.Is(err, badger.ErrKeyNotFound) {
-		return err
-	} else if err := deletePrefix(txn, convPrefix(run)); err != nil {
-		return err // a whole conversation from before: replaced
+		return 0, nil, err
 	}
 	if c.Changed != nil && old > 0 {
 		for _, i := range c.Changed {
 			if i < 0 || i >= len(c.Parts) {
-				return fmt.Errorf("conversation part %d of %d", i, len(c.Parts))
-			}
-			if err := txn.Set(turnKey(run, i), c.Parts[i]); err != nil {
-				return err
+				return 0, nil, fmt.Errorf("conversation part %d of %d", i, len(c.Parts))
 			}
 		}
-		return putTurnsTail(txn, run, c, old)
+		writes = append(writes, c.Changed...)
+		for i := old; i < len(c.Parts); i++ {
+			if !slices.Contains(c.Changed, i) {
+				writes = append(writes, i) // new parts are always written
+			}
+		}
+		return old, writes, nil
 	}
 	for i, m := range c.Parts {
 		if i < old {
@@ -646,11 +701,9 @@ func putParts(txn *badger.Txn, run string, c Conversation) error {
 				continue
 			}
 		}
-		if err := txn.Set(turnKey(run, i), m); err != nil {
-			return err
-		}
+		writes = append(writes, i)
 	}
-	return putTurnsTail(txn, run, c, old)
+	return old, writes, nil
 }
 
 // putTurnsTail drops the parts past c's of the old parts stored, and

@@ -362,3 +362,37 @@ func TestRunning(t *testing.T) {
 		t.Errorf("Verify: %+v, %v", rep, err)
 	}
 }
+
+// TestConversationLargerThanATransaction stores a conversation whose
+// parts take more than one Badger transaction holds, whole and then with
+// every part changed, and reads it back byte for byte.
+func TestConversationLargerThanATransaction(t *testing.T) {
+	s := openTest(t)
+	parts := make([][]byte, 300)
+	for i := range parts {
+		parts[i] = []byte(fmt.Sprintf(`{"id":"m%d","content":%q}`, i, strings.Repeat("x", 30000)))
+	}
+	check := func(c Conversation) {
+		t.Helper()
+		if err := s.PutConversation("run", c); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Conversation("run")
+		if err != nil || len(got.Parts) != len(c.Parts) || got.Next != c.Next {
+			t.Fatalf("read back %d parts, next %d, %v", len(got.Parts), got.Next, err)
+		}
+		for i := range got.Parts {
+			if !bytes.Equal(got.Parts[i], c.Parts[i]) {
+				t.Fatalf("part %d differs", i)
+			}
+		}
+	}
+	check(Conversation{Parts: parts, Next: 300})
+	changed := make([]int, len(parts))
+	for i := range parts {
+		parts[i] = append(parts[i][:len(parts[i]):len(parts[i])], ' ')
+		changed[i] = i
+	}
+	check(Conversation{Parts: parts, Next: 301, Changed: changed})
+	check(Conversation{Parts: parts[:10], Next: 302})
+}

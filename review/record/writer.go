@@ -85,11 +85,9 @@ func (w *Writer) Event(step int, ev Event) error {
 }
 
 // ConversationParts records the conversation in parts, writing only the
-// parts changed since the last save (conversation.History.Parts).
+// parts changed since the last save (conversation.History.Parts); with
+// changed nil, the parts that differ from those stored.
 func (w *Writer) ConversationParts(parts [][]byte, changed []int, next int) error {
-	if changed == nil {
-		changed = []int{}
-	}
 	return w.st.PutConversation(w.run, toolmem.Conversation{Parts: parts, Next: next, Changed: changed})
 }
 
