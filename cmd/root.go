@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,6 +25,7 @@ type Factory struct {
 
 // Main runs the review command line and returns the process exit code.
 func Main() int {
+	limitMemory(os.Getenv)
 	ctx, stop := signalContext()
 	defer stop()
 	f := &Factory{IO: System(), Getenv: os.Getenv, Now: time.Now}
@@ -32,6 +34,21 @@ func Main() int {
 	code := run(ctx, f, os.Args[1:])
 	f.IO.Flush()
 	return outFailed(out, code, f.IO.ErrOut)
+}
+
+// softMemoryLimit is the heap the garbage collector works to stay under
+// unless GOMEMLIMIT says otherwise. A review's heap is tens of megabytes;
+// one file of tens of megabytes is held whole while it is parsed and
+// rendered, and without a limit the heap doubles before each collection.
+// The limit is soft: past it the collector works harder (at most half the
+// CPU), it never fails an allocation.
+const softMemoryLimit = 224 << 20
+
+// limitMemory sets softMemoryLimit, unless GOMEMLIMIT is set.
+func limitMemory(getenv func(string) string) {
+	if getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 }
 
 func run(ctx context.Context, f *Factory, args []string) int {
