@@ -11,7 +11,6 @@ import (
 func findingMarkdown(f review.Finding, limit int) string { return post.FindingMarkdown(f, limit) }
 func mdCode(s string) string                             { return post.Code(s) }
 func tidyMarkdown(s string) string                       { return post.TidyMarkdown(s) }
-func closeFences(s string) string                        { return post.CloseFences(s) }
 func neutralizeSuggestions(s string) string              { return post.NeutralizeSuggestions(s) }
 func coverageNote(r *review.Result) string               { return post.CoverageNote(r) }
 

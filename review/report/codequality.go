@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/reviewdev/review/internal/text"
 	ctext "github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 )
@@ -50,7 +49,7 @@ func writeCodeQuality(w io.Writer, r *review.Result) error {
 			CheckName:   f.RuleID(),
 			Fingerprint: codeQualityFingerprint(f),
 			Severity:    codeQualitySeverity(f.Severity),
-			Location:    cqLocation{Path: text.JSONPath(f.Path), Lines: cqLines{Begin: max(f.Line, 1)}},
+			Location:    cqLocation{Path: ctext.JSONPath(f.Path), Lines: cqLines{Begin: max(f.Line, 1)}},
 		})
 	}
 	if line := notReviewedLine(r); line != "" {
@@ -60,7 +59,7 @@ func writeCodeQuality(w io.Writer, r *review.Result) error {
 			CheckName:   nr.Category,
 			Fingerprint: codeQualityFingerprint(nr),
 			Severity:    "info",
-			Location:    cqLocation{Path: text.JSONPath(nr.Path), Lines: cqLines{Begin: 1}},
+			Location:    cqLocation{Path: ctext.JSONPath(nr.Path), Lines: cqLines{Begin: 1}},
 		})
 	}
 	return WriteJSON(w, out)

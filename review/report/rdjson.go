@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/reviewdev/review/internal/text"
 	ctext "github.com/reviewdev/review/internal/text"
 
 	"github.com/reviewdev/review/review"
@@ -74,7 +73,7 @@ func writeRDJSON(w io.Writer, r *review.Result) error {
 			top = f.Severity
 		}
 		d := rdDiagnostic{
-			Location: rdLocation{Path: text.JSONPath(f.Path)},
+			Location: rdLocation{Path: ctext.JSONPath(f.Path)},
 			Severity: rdSeverity(f.Severity),
 			Code:     rdCode{Value: f.RuleID()},
 		}
@@ -98,7 +97,7 @@ func writeRDJSON(w io.Writer, r *review.Result) error {
 		// the first file not reviewed says it, without a line.
 		out.Diagnostics = append(out.Diagnostics, rdDiagnostic{
 			Message:  "review: " + line,
-			Location: rdLocation{Path: text.JSONPath(r.NotReviewed[0].Path)},
+			Location: rdLocation{Path: ctext.JSONPath(r.NotReviewed[0].Path)},
 			Severity: "INFO",
 			Code:     rdCode{Value: "not-reviewed"},
 		})
