@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/reviewdev/review/internal/git"
@@ -17,6 +18,12 @@ const diffListMax = 30
 type diffArgs struct {
 	Path string `json:"path"`
 }
+
+// diffMaxBytes bounds one file's diff: a huge file (a data dump, a
+// generated bundle) is read in part, and the rest with read_file_hunk,
+// rather than held whole in memory, in the store and in the preview's
+// making.
+const diffMaxBytes = 16 << 20
 
 func (s *Set) diffTool() Tool {
 	return s.repoTool(Spec{
@@ -87,13 +94,14 @@ func (s *Set) diff(ctx context.Context, a diffArgs) (Result, error) {
 	}
 	// The diff context's own patch, so that a file's diff reads the same
 	// here and there.
-	out, cut, err := s.git(ctx, s.env.MaxBytes, git.PatchArgs(base, head, s.env.FindCopies, paths...)...)
+	limit := min(s.env.MaxBytes, diffMaxBytes)
+	out, cut, err := s.git(ctx, limit, git.PatchArgs(base, head, s.env.FindCopies, paths...)...)
 	if err != nil {
 		return Result{}, fmt.Errorf("diffing %q: %w", p, err)
 	}
 	text := string(out)
 	if cut {
-		text = capText(text, s.env.MaxBytes-200) + "\n[the diff is larger than this result can hold; read the file's changed regions with " + toolname.ReadFileHunk + "]"
+		text = capText(text, limit-200) + "\n[the diff is larger than this result holds (" + strconv.Itoa(limit>>20) + " MiB); read the file's changed regions with " + toolname.ReadFileHunk + "]"
 	}
 	if strings.TrimSpace(text) == "" {
 		text = fmt.Sprintf("%q changed (%s) but git shows no textual difference", p, found.status)

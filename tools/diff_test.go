@@ -108,6 +108,21 @@ func TestGetFileDiffLarge(t *testing.T) {
 	contains(t, out, "diff --git a/big.txt b/big.txt", "read the file's changed regions with read_file_hunk")
 }
 
+// TestGetFileDiffHuge holds one file's diff to diffMaxBytes whatever the
+// tools' output cap: a huge file is read in part, the rest with
+// read_file_hunk.
+func TestGetFileDiffHuge(t *testing.T) {
+	r := newRepo(t, t.TempDir())
+	base := r.commit("base")
+	r.write(map[string]string{"dump.txt": strings.Repeat(strings.Repeat("x", 99)+"\n", 180_000)}) // 18 MB
+	head := r.commit("head")
+	out := mustOK(t, call(t, New(Env{Root: r.root, Head: head, Base: base}), "get_file_diff", `{"path": "dump.txt"}`))
+	if len(out) > diffMaxBytes {
+		t.Errorf("output is %d bytes, over %d", len(out), diffMaxBytes)
+	}
+	contains(t, out, "diff --git a/dump.txt b/dump.txt", "(16 MiB); read the file's changed regions with read_file_hunk")
+}
+
 func TestGetFileDiffCopy(t *testing.T) {
 	r := newRepo(t, t.TempDir())
 	body := lines(40, "\tstep(%d)")
