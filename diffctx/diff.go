@@ -60,6 +60,10 @@ type File struct {
 	// link to a regular file. Git prints such a change as a deletion and an
 	// addition of the same path; File merges them.
 	TypeChange bool `json:"type_change,omitempty"`
+	// TooLarge reports a diff too large to hold (over maxSection): its
+	// hunks were counted, not kept. The file is only summarised; its
+	// lines are read in parts with the tools.
+	TooLarge bool `json:"too_large,omitempty"`
 	// Tags are drawn from the Tag constants, in the order they are declared.
 	Tags  []string `json:"tags"`
 	Hunks []Hunk   `json:"-"`

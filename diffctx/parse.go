@@ -32,6 +32,33 @@ func Parse(raw []byte) ([]*File, error) {
 	return parse(bytes.NewReader(raw), nil)
 }
 
+// maxSection is the largest file section held: a file whose diff is
+// larger (a data dump, a generated bundle of tens of megabytes) is kept
+// as its header and counts, so one file cannot take the memory of a
+// review.
+const maxSection = 16 << 20
+
+// countHunkLines counts the added and deleted lines of hunk text.
+func countHunkLines(b []byte) (add, del int) {
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if len(line) > 0 {
+			switch line[0] {
+			case '+':
+				add++
+			case '-':
+				del++
+			}
+		}
+	}
+	return add, del
+}
+
 // parse reads a diff from r one file section at a time and parses the
 // sections on every core as they come, a few at a time, so that memory
 // grows with the files kept rather than with the raw diff. Files for which
@@ -42,6 +69,10 @@ func parse(r io.Reader, skip func(*File) bool) ([]*File, error) {
 		start int
 		f     *File
 		err   error
+		// cut is set for a section past maxSection: chunk holds its
+		// header alone, and add and del count its hunks' lines.
+		cut      bool
+		add, del int
 	}
 	var (
 		sections []*section // in the diff's order
@@ -52,6 +83,9 @@ func parse(r io.Reader, skip func(*File) bool) ([]*File, error) {
 		wg.Go(func() {
 			for s := range jobs {
 				if s.f, s.err = parseFile(s.chunk, s.start); s.err == nil {
+					if s.cut {
+						s.f.Additions, s.f.Deletions, s.f.TooLarge = s.add, s.del, true
+					}
 					tag(s.f) // here, on every core, rather than in flush
 				}
 				s.chunk = nil
@@ -67,15 +101,24 @@ func parse(r io.Reader, skip func(*File) bool) ([]*File, error) {
 			start   int    // its first line
 			line    int    // lines read so far
 			atStart = true // the next read begins a line
+			// hunks is where the section's first hunk starts in chunk,
+			// 0 before it; cut is set once the section passed
+			// maxSection, and add and del then count its lines.
+			hunks    int
+			cut      bool
+			add, del int
+			// patch is where the ---/+++ lines start in chunk.
+			patch int
 		)
 		last := 0 // the size of the last section
 		send := func() {
 			if len(chunk) > 0 {
-				s := &section{chunk: chunk, start: start}
+				s := &section{chunk: chunk, start: start, cut: cut, add: add, del: del}
 				sections = append(sections, s)
 				jobs <- s
 				last = len(chunk)
 			}
+			hunks, patch, cut, add, del = 0, 0, false, 0, 0
 			// The worker owns it now. The next is sized like it: the
 			// files of a large change are often alike, and growing each
 			// section line by line copied and cleared it many times.
@@ -92,8 +135,36 @@ func parse(r io.Reader, skip func(*File) bool) ([]*File, error) {
 					return &ParseError{Line: line, Reason: fmt.Sprintf("expected a %q line, found %q", strings.TrimSpace(gitHeader), clip(frag))}
 				}
 			}
-			if start > 0 {
+			switch {
+			case start == 0:
+			case cut:
+				if atStart && len(frag) > 0 {
+					switch frag[0] {
+					case '+':
+						add++
+					case '-':
+						del++
+					}
+				}
+			default:
+				switch {
+				case !atStart || hunks > 0:
+				case bytes.HasPrefix(frag, []byte("--- ")):
+					patch = len(chunk)
+				case bytes.HasPrefix(frag, []byte("@@ ")):
+					hunks = len(chunk)
+				}
 				chunk = append(chunk, frag...)
+				if hunks > 0 && len(chunk) > maxSection {
+					// Too large to hold: the extended header is kept
+					// (what changed, the modes), the patch's lines
+					// counted from here on.
+					add, del = countHunkLines(chunk[hunks:])
+					if patch == 0 {
+						patch = hunks
+					}
+					chunk, cut = chunk[:patch:patch], true
+				}
 			}
 			atStart = err == nil
 			switch {

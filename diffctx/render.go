@@ -20,6 +20,8 @@ const (
 	ReasonBinary    = "binary"
 	ReasonLockfile  = "lockfile"
 	ReasonGenerated = "generated"
+	// ReasonTooLarge is a file whose diff is too large to hold (File.TooLarge).
+	ReasonTooLarge = "too large"
 	ReasonBudget    = "budget"
 )
 
@@ -205,8 +207,10 @@ func newItem(f *File) *item {
 		it.reason = ReasonLockfile
 	case f.HasTag(TagGenerated):
 		it.reason = ReasonGenerated
+	case f.TooLarge:
+		it.reason = ReasonTooLarge
 	}
-	if !f.Binary && len(f.Hunks) > 0 {
+	if !f.Binary && (len(f.Hunks) > 0 || f.TooLarge) {
 		it.fetch = fetchCall(f.Path)
 	}
 	if it.inline() {
@@ -218,7 +222,7 @@ func newItem(f *File) *item {
 func rank(f *File) int {
 	sec := f.HasTag(TagSecurity)
 	switch {
-	case f.Binary || f.HasTag(TagLockfile) || f.HasTag(TagGenerated):
+	case f.Binary || f.HasTag(TagLockfile) || f.HasTag(TagGenerated) || f.TooLarge:
 		return rankSummary
 	case f.HasTag(TagBulk):
 		return rankBulk

@@ -45,6 +45,9 @@ const (
 	ReasonMaxPromptTokens = "max_prompt_tokens"
 	ReasonMaxCost         = "max_cost"
 	ReasonMaxRequests     = "max_requests"
+	// ReasonTooLarge is a file whose diff is too large to hold
+	// (diffctx.File.TooLarge): it is summarised, not reviewed.
+	ReasonTooLarge = "too_large"
 )
 
 // NotReviewed is a changed file some or all of whose hunks the review did
@@ -150,7 +153,11 @@ func (e Estimate) Line() string {
 		fmt.Fprintf(&b, " and %s", llm.FormatUSD(*e.MaxCost))
 	}
 	if n := len(e.NotReviewed); n > 0 {
-		fmt.Fprintf(&b, "; %s not reviewed (%s)", text.Plural(n, "file"), e.Cap)
+		why := e.Cap
+		if why == "" {
+			why = capName(e.NotReviewed[0].Reason)
+		}
+		fmt.Fprintf(&b, "; %s not reviewed (%s)", text.Plural(n, "file"), why)
 	}
 	return b.String()
 }
@@ -169,6 +176,8 @@ func capName(reason string) string {
 		return "--max-cost"
 	case ReasonMaxRequests:
 		return "the bound on requests"
+	case ReasonTooLarge:
+		return "the size a file's diff may have"
 	}
 	return reason
 }

@@ -105,6 +105,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		q := *p
 		if far, err := q.fill(opts, counter.Bounds()); err == nil && far {
 			q.estimated(opts, counter)
+			q.tooLarge()
 			return &q, nil
 		}
 		p.hunks = q.hunks
@@ -112,6 +113,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	if _, err := p.fill(opts, counter); err != nil {
 		return nil, err
 	}
+	p.tooLarge()
 	return p, nil
 }
 
@@ -207,6 +209,16 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 		p.Estimate.NotReviewed = []NotReviewed{}
 	}
 	return far && p.split == nil && reason == "", nil
+}
+
+// tooLarge lists the files whose diff was too large to hold as not
+// reviewed: only their size and shape are known.
+func (p *Plan) tooLarge() {
+	for _, f := range p.Diff.Files {
+		if f.TooLarge {
+			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, NotReviewed{Left: diffctx.Left{Path: f.Path, Hunks: 1, All: 1}, Reason: ReasonTooLarge})
+		}
+	}
 }
 
 // listShareOfStatic is the share of the static budget a line for every
