@@ -22,7 +22,7 @@ const (
 	ReasonGenerated = "generated"
 	// ReasonTooLarge is a file whose diff is too large to hold (File.TooLarge).
 	ReasonTooLarge = "too large"
-	ReasonBudget    = "budget"
+	ReasonBudget   = "budget"
 )
 
 // Entry describes one changed file in the rendered context.
