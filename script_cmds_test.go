@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -980,16 +979,7 @@ type ghPR struct {
 func (g *ghServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	body, _ := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	rec := httptest.NewRecorder()
-	g.check(rec, r)
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(rec.Code)
-	w.Write(rec.Body.Bytes())
-	g.record(r, body, rec.Code)
+	reviewtest.ServeRecorded(w, r, g.check, g.record)
 }
 
 // check answers as GitHub would a request with a wrong token or without

@@ -198,12 +198,7 @@ type reviewPlan struct {
 	inline   []review.Finding
 	comments []*gh.DraftReviewComment
 	body     []review.Finding
-	repeated []repeatedFinding
-}
-
-type repeatedFinding struct {
-	review.Finding
-	url string
+	repeated []post.Repeated
 }
 
 // planReview sorts the findings. A finding is inline when its line is
@@ -219,7 +214,7 @@ func planReview(r *review.Result, d *diffctx.Diff, earlier map[string]string, in
 		}
 		fp := f.Fingerprint()
 		if u, ok := earlier[fp]; ok {
-			p.repeated = append(p.repeated, repeatedFinding{f, u})
+			p.repeated = append(p.repeated, post.Repeated{Finding: f, URL: u})
 			continue
 		}
 		if !inline {
@@ -288,17 +283,7 @@ func (p reviewPlan) render(r *review.Result, head string, fallback bool) string 
 			}
 		}
 	}
-	if len(p.repeated) > 0 {
-		b.WriteString("#### Commented by an earlier run\n\n")
-		for _, f := range p.repeated {
-			fmt.Fprintf(&b, "- [%s] %s · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), mdCode(f.Finding.Location()))
-			if f.url != "" {
-				fmt.Fprintf(&b, " · [comment](%s)", f.url)
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString("\n")
-	}
+	post.WriteRepeated(&b, "Commented by an earlier run", "comment", p.repeated)
 	b.WriteString("---\n" + r.UsageLine() + "\n")
 	return capBody(b.String())
 }

@@ -150,7 +150,7 @@ func Post(ctx context.Context, r *review.Result, d *diffctx.Diff, o Options) (po
 		}
 		fp := f.Fingerprint()
 		if u, ok := earlier[fp]; ok {
-			plan.repeated = append(plan.repeated, repeated{f, u})
+			plan.repeated = append(plan.repeated, post.Repeated{Finding: f, URL: u})
 			continue
 		}
 		err := c.discuss(ctx, r.RunID, f, pos, d)
@@ -454,17 +454,12 @@ func sameHunk(d *diffctx.Diff, path string, start, end int) bool {
 	return false
 }
 
-type repeated struct {
-	review.Finding
-	url string
-}
-
 // summaryPlan is the findings of a run sorted into discussions, the
 // summary note, and those an earlier run posted.
 type summaryPlan struct {
 	inline   []review.Finding
 	body     []review.Finding
-	repeated []repeated
+	repeated []post.Repeated
 	unplaced int // findings GitLab would not place on their line
 }
 
@@ -506,17 +501,7 @@ func (p summaryPlan) render(r *review.Result, heads []string) string {
 			}
 		}
 	}
-	if len(p.repeated) > 0 {
-		b.WriteString("#### Posted by an earlier run\n\n")
-		for _, f := range p.repeated {
-			fmt.Fprintf(&b, "- [%s] %s · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), post.Code(f.Finding.Location()))
-			if f.url != "" {
-				fmt.Fprintf(&b, " · [discussion](%s)", f.url)
-			}
-			b.WriteString("\n")
-		}
-		b.WriteString("\n")
-	}
+	post.WriteRepeated(&b, "Posted by an earlier run", "discussion", p.repeated)
 	b.WriteString("---\n" + r.UsageLine() + "\n")
 	return capBody(b.String())
 }

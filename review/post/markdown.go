@@ -160,3 +160,27 @@ func NeutralizeSuggestions(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Repeated is a finding an earlier run posted already, with the address
+// of that post ("" when unknown).
+type Repeated struct {
+	review.Finding
+	URL string
+}
+
+// WriteRepeated writes the section of a summary that lists the findings
+// an earlier run posted: under heading, each with a link named link.
+func WriteRepeated(b *strings.Builder, heading, link string, rs []Repeated) {
+	if len(rs) == 0 {
+		return
+	}
+	b.WriteString("#### " + heading + "\n\n")
+	for _, f := range rs {
+		fmt.Fprintf(b, "- [%s] %s · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), Code(f.Finding.Location()))
+		if f.URL != "" {
+			fmt.Fprintf(b, " · [%s](%s)", link, f.URL)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}

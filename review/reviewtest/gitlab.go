@@ -95,16 +95,23 @@ func (g *GitLab) Start(redirect bool) (api string, stop func()) {
 func (g *GitLab) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	ServeRecorded(w, r, g.route, g.record)
+}
+
+// ServeRecorded answers r with route and then records it, with its body
+// and the status it was answered with: the scripted hosts' (GitLab's
+// here, GitHub's in the behaviour scripts) one way to log what they got.
+func ServeRecorded(w http.ResponseWriter, r *http.Request, route http.HandlerFunc, record func(r *http.Request, body []byte, status int)) {
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	rec := httptest.NewRecorder()
-	g.route(rec, r)
+	route(rec, r)
 	for k, v := range rec.Header() {
 		w.Header()[k] = v
 	}
 	w.WriteHeader(rec.Code)
 	w.Write(rec.Body.Bytes())
-	g.record(r, body, rec.Code)
+	record(r, body, rec.Code)
 }
 
 // serveOther is the second host: it answers a merge request's versions

@@ -28,7 +28,7 @@ func TestSchemaPath(t *testing.T) {
 
 // TestSchemaPathMissing: the lookup stops at the module root and fails
 // when the schema is not vendored there, or when there is no module; a
-// copy beside the clone (as ../shared/schemas once was) is never read.
+// copy beside the clone is never read.
 func TestSchemaPathMissing(t *testing.T) {
 	dir := t.TempDir()
 	write := func(p, content string) {
