@@ -5,7 +5,8 @@ import (
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
-	"html/template"
+	"fmt"
+	"html"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -18,19 +19,41 @@ import (
 	"github.com/reviewdev/review/review/record"
 )
 
-// The page's template, script and style. The script builds every element
+// The page, its script and its style. The script builds every element
 // that shows recorded text with textContent, never innerHTML: what the
 // model, the diff and the tools wrote is data, not markup.
 var (
-	//go:embed html/replay.tmpl
-	pageTemplate string
+	//go:embed html/replay.html
+	pageText string
 	//go:embed html/replay.js
 	pageScript string
 	//go:embed html/replay.css
 	pageStyle string
 )
 
-var pageTmpl = template.Must(template.New("replay").Parse(pageTemplate))
+// The page is filled in by hand rather than with html/template: its five
+// slots are two escaped strings, the project's own style and script, and
+// a JSON document; and text/template's reflection makes the linker keep
+// every exported method of every type in the binary (4.7 MB of it;
+// TestLinkerKeepsDeadMethodsOut).
+var pageParts = cutPage(pageText)
+
+// pagePart is the page's text up to a slot, and the slot's name.
+type pagePart struct{ text, slot string }
+
+// cutPage cuts the page at its {{slot}}s.
+func cutPage(t string) []pagePart {
+	var parts []pagePart
+	for {
+		i := strings.Index(t, "{{")
+		j := strings.Index(t, "}}")
+		if i < 0 || j < i {
+			return append(parts, pagePart{text: t})
+		}
+		parts = append(parts, pagePart{text: t[:i], slot: t[i+2 : j]})
+		t = t[j+2:]
+	}
+}
 
 // scriptHash is the Content-Security-Policy source of the page's one
 // script: no other script, inline handler or network request can run,
@@ -156,19 +179,38 @@ type (
 // renders with textContent.
 func WriteHTML(w io.Writer, h HTMLReplay) error {
 	data := buildPage(h)
-	return pageTmpl.Execute(w, struct {
-		Title  string
-		CSP    string
-		Style  template.CSS
-		Script template.JS
-		Data   *pageData
-	}{
-		Title:  "review replay " + data.Run.ID,
-		CSP:    "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src " + scriptHash,
-		Style:  template.CSS(pageStyle),
-		Script: template.JS(pageScript),
-		Data:   data,
-	})
+	csp := "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src " + scriptHash
+	title := "review replay " + data.Run.ID
+	for _, p := range pageParts {
+		if _, err := io.WriteString(w, p.text); err != nil {
+			return err
+		}
+		var err error
+		switch p.slot {
+		case "":
+		case "title":
+			_, err = io.WriteString(w, html.EscapeString(title))
+		case "csp":
+			_, err = io.WriteString(w, html.EscapeString(csp))
+		case "style":
+			_, err = io.WriteString(w, pageStyle)
+		case "script":
+			_, err = io.WriteString(w, pageScript)
+		case "data":
+			// The encoder writes <, > and & as \u escapes (and U+2028,
+			// U+2029 too), so no recorded text can end the script
+			// element or open a comment in it.
+			enc := json.NewEncoder(w)
+			enc.SetEscapeHTML(true)
+			err = enc.Encode(data)
+		default:
+			err = fmt.Errorf("replay page: unknown slot %q", p.slot)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func buildPage(h HTMLReplay) *pageData {

@@ -121,3 +121,26 @@ func TestValidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestPageSlots holds the page to the slots WriteHTML fills, and the
+// project's own style and script to text that cannot end their elements
+// (they are written as they are, unescaped).
+func TestPageSlots(t *testing.T) {
+	var slots []string
+	for _, p := range pageParts {
+		if p.slot != "" {
+			slots = append(slots, p.slot)
+		}
+	}
+	if got, want := strings.Join(slots, " "), "csp title style title data script"; got != want {
+		t.Errorf("page slots = %s, want %s", got, want)
+	}
+	for name, s := range map[string]string{"style": pageStyle, "script": pageScript} {
+		low := strings.ToLower(s)
+		for _, bad := range []string{"</" + name, "<!--", "<script"} {
+			if strings.Contains(low, bad) {
+				t.Errorf("the page's %s holds %q", name, bad)
+			}
+		}
+	}
+}
