@@ -103,7 +103,9 @@ func (e *Error) Error() string {
 
 // Post posts the findings as one pull request review. Findings on lines
 // inside the diff's hunks become inline comments on the new side; the
-// others, with the summary and usage, make the review's body.
+// others, with the summary and usage, make the review's body. So do those
+// on a file whose name is not UTF-8, which a comment could not name: the
+// body names it quoted ("caf\xe9.txt":3).
 //
 // Running it again does not repeat itself. Each body starts with a hidden
 // marker: the review's names the run and head commit, each comment's the
@@ -199,16 +201,23 @@ type reviewPlan struct {
 	comments []*gh.DraftReviewComment
 	body     []review.Finding
 	repeated []post.Repeated
+	unnamed  int // findings in the body because their file's name is not UTF-8
 }
 
 // planReview sorts the findings. A finding is inline when its line is
-// inside a hunk, unless an earlier run commented it; a range that leaves
-// its hunk is commented on its first line, as GitHub needs both ends of a
+// inside a hunk, unless an earlier run commented it or its file's name is
+// not one GitHub's API can carry (post.Nameable); a range that leaves its
+// hunk is commented on its first line, as GitHub needs both ends of a
 // range in one hunk. inline false puts every new finding in the body.
 func planReview(r *review.Result, d *diffctx.Diff, earlier map[string]string, inline bool) reviewPlan {
 	var p reviewPlan
 	for _, f := range r.Findings {
 		if f.Line <= 0 || d == nil || !d.InHunk(f.Path, f.Line) {
+			p.body = append(p.body, f)
+			continue
+		}
+		if !post.Nameable(f.Path) {
+			p.unnamed++
 			p.body = append(p.body, f)
 			continue
 		}
@@ -267,6 +276,8 @@ func (p reviewPlan) render(r *review.Result, head string, fallback bool) string 
 	}
 	if fallback {
 		b.WriteString("_GitHub did not accept comments on the lines of this pull request's diff, so every finding is listed here._\n\n")
+	} else if p.unnamed > 0 {
+		b.WriteString(post.UnnamedNote("GitHub"))
 	}
 	if n := len(p.inline); n > 0 {
 		fmt.Fprintf(&b, "%d commented on the changed lines.\n\n", n)
@@ -277,7 +288,7 @@ func (p reviewPlan) render(r *review.Result, head string, fallback bool) string 
 		}
 		for i, f := range p.body {
 			fmt.Fprintf(&b, "**%d. [%s] %s** · %s · %s\n\n", i+1, f.Severity,
-				review.EscapeAngles(text.OneLine(f.Title, 0)), mdCode(f.Location()), review.EscapeAngles(f.RuleID()))
+				review.EscapeAngles(text.OneLine(f.Title, 0)), mdCode(post.Location(f)), review.EscapeAngles(f.RuleID()))
 			if md := findingMarkdown(f, 0); md != "" {
 				b.WriteString(neutralizeSuggestions(md) + "\n\n")
 			}

@@ -1,10 +1,12 @@
 package github
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -17,6 +19,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/gittest"
@@ -78,6 +81,7 @@ type fakeGitHub struct {
 	linkHost string               // if set, next-page links point there
 	failures map[string][]failure // by "METHOD last-path-segment": the next answers
 	requests []string
+	bodies   [][]byte // each request's body as sent, for checks of its bytes
 	nextID   int64
 }
 
@@ -152,6 +156,9 @@ func (g *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 	defer g.mu.Unlock()
 	t := g.t
 	g.requests = append(g.requests, r.Method+" "+r.URL.RequestURI())
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	g.bodies = append(g.bodies, body)
 	for k, want := range map[string]string{
 		"Authorization":        "Bearer " + fakeToken,
 		"Accept":               "application/vnd.github+json",
@@ -658,6 +665,63 @@ func TestPostGitHubErrors(t *testing.T) {
 				t.Errorf("error %q: want one line with %q and no token", msg, tt.hint)
 			}
 		})
+	}
+}
+
+// TestPostGitHubNotUTF8: a finding on a changed line of a file whose name
+// is not UTF-8 is not a comment, whose path would reach GitHub as U+FFFD
+// and name no file; the body lists it, the name quoted. A run on a new
+// head lists it again, as it does every finding off the lines.
+func TestPostGitHubNotUTF8(t *testing.T) {
+	const name = "caf\xe9.txt"
+	dir := gittest.Change(t, map[string]string{"a.go": "package a\n"},
+		map[string]string{"a.go": "package a\n\nvar x = 1\n", name: "hello\n"})
+	d, err := diffctx.Load(context.Background(), diffctx.Options{Dir: dir, Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.InHunk(name, 1) {
+		t.Fatalf("%q line 1 is not in the diff", name)
+	}
+	r := postResult()
+	r.Findings = []review.Finding{
+		{Path: "a.go", Line: 3, Severity: review.Low, Category: "style", Title: "Unused variable", Body: "x is never read."},
+		{Path: name, Line: 1, Severity: review.Info, Category: "docs", Title: "Greeting", Body: "Say more."},
+	}
+	g := newFakeGitHub(t)
+	for i, head := range []string{fakeHead, fakeHead2} {
+		o := g.options()
+		o.HeadSHA = head
+		rep, err := Post(context.Background(), r, d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantInline, wantRepeated := 1, 0
+		if i == 1 {
+			wantInline, wantRepeated = 0, 1
+		}
+		if rep.Inline != wantInline || rep.InBody != 1 || rep.Repeated != wantRepeated || rep.Fallback {
+			t.Errorf("run %d: %+v", i+1, rep)
+		}
+		p := g.posted()[i]
+		for _, c := range p.Comments {
+			if c.Path != "a.go" {
+				t.Errorf("run %d: a comment on %q", i+1, c.Path)
+			}
+		}
+		for _, s := range []string{"**1. [info] Greeting** · `\"caf\\xe9.txt\":1` · docs\n\nSay more.",
+			"_GitHub's API cannot name a file whose name is not UTF-8, so the findings on one are listed here"} {
+			if !strings.Contains(p.Body, s) {
+				t.Errorf("run %d: the body lacks %q:\n%s", i+1, s, p.Body)
+			}
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, b := range g.bodies {
+		if bytes.Contains(b, []byte(`\ufffd`)) || bytes.Contains(b, []byte("\uFFFD")) || !utf8.Valid(b) {
+			t.Errorf("%s sent U+FFFD or bytes that are not UTF-8:\n%s", g.requests[i], b)
+		}
 	}
 }
 

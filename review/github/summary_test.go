@@ -102,6 +102,24 @@ func TestStepSummaryCapsBodies(t *testing.T) {
 	}
 }
 
+// TestStepSummaryNotUTF8: a file whose name is not UTF-8 is named quoted,
+// as the diff context showed it, and not as U+FFFD.
+func TestStepSummaryNotUTF8(t *testing.T) {
+	f := review.Finding{Path: "caf\xe9.txt", Line: 1, Severity: review.Info, Category: "docs", Title: "Greeting"}
+	r := &review.Result{RunID: "q", Findings: []review.Finding{f}, Dropped: []review.Dropped{{Finding: f, Reason: "merged"}}}
+	var b bytes.Buffer
+	if err := WriteStepSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.Contains(out, "| info | `\"caf\\xe9.txt\":1` | docs | Greeting |") || !strings.Contains(out, "- Greeting (`\"caf\\xe9.txt\":1`): merged") {
+		t.Errorf("the file is not named quoted:\n%s", out)
+	}
+	if strings.ContainsRune(out, utf8.RuneError) || !utf8.ValidString(out) {
+		t.Errorf("U+FFFD or bytes that are not UTF-8:\n%s", out)
+	}
+}
+
 func TestMarkdownHelpers(t *testing.T) {
 	for in, want := range map[string]string{
 		"a.go":    "`a.go`",

@@ -107,7 +107,9 @@ func (p *Poster) Post(ctx context.Context, r *review.Result, d *diffctx.Diff) (p
 // instead. A run of a head the note already names posts nothing.
 //
 // A discussion GitLab refuses to place (400: the line is not in its diff)
-// goes into the summary note. A 403 is an error that is post.ErrDenied.
+// goes into the summary note, as does a finding on a file whose name is
+// not UTF-8, which a position could not name: the note names it quoted
+// ("caf\xe9.txt":3). A 403 is an error that is post.ErrDenied.
 func Post(ctx context.Context, r *review.Result, d *diffctx.Diff, o Options) (post.Report, error) {
 	head := o.HeadSHA
 	if head == "" {
@@ -144,6 +146,12 @@ func Post(ctx context.Context, r *review.Result, d *diffctx.Diff, o Options) (po
 	var plan summaryPlan
 	for _, f := range r.Findings {
 		pos, ok := placeFinding(d, f, v)
+		if ok && (!post.Nameable(pos.NewPath) || !post.Nameable(pos.OldPath)) {
+			// A position names the file on both sides; GitLab's API
+			// cannot carry a name that is not UTF-8.
+			plan.unnamed++
+			ok = false
+		}
 		if !ok {
 			plan.body = append(plan.body, f)
 			continue
@@ -377,7 +385,7 @@ func (c *client) discuss(ctx context.Context, run string, f review.Finding, pos 
 	}
 	body := capBody(post.CommentMarker(fp, run) + "\n" + post.CommentMarkdown(f, suggestion, covers))
 	req := request{
-		op: fmt.Sprintf("starting a discussion on %s of %s", f.Location(), c.mrName), method: http.MethodPost,
+		op: fmt.Sprintf("starting a discussion on %s of %s", post.Location(f), c.mrName), method: http.MethodPost,
 		path: c.mrPath + "/discussions",
 		body: map[string]any{"body": body, "position": pos},
 		landed: func(ctx context.Context) (bool, error) {
@@ -461,6 +469,7 @@ type summaryPlan struct {
 	body     []review.Finding
 	repeated []post.Repeated
 	unplaced int // findings GitLab would not place on their line
+	unnamed  int // findings on a file whose name is not UTF-8 (post.Nameable)
 }
 
 // render writes the summary note: its marker (run, head and the heads
@@ -486,6 +495,9 @@ func (p summaryPlan) render(r *review.Result, heads []string) string {
 	if p.unplaced > 0 {
 		fmt.Fprintf(&b, "_GitLab did not accept %s on the lines of this merge request's diff, so they are listed here._\n\n", text.Plural(p.unplaced, "discussion"))
 	}
+	if p.unnamed > 0 {
+		b.WriteString(post.UnnamedNote("GitLab"))
+	}
 	if n := len(p.inline); n > 0 {
 		fmt.Fprintf(&b, "%s on the changed lines.\n\n", text.Plural(n, "discussion"))
 	}
@@ -495,7 +507,7 @@ func (p summaryPlan) render(r *review.Result, heads []string) string {
 		}
 		for i, f := range p.body {
 			fmt.Fprintf(&b, "**%d. [%s] %s** · %s · %s\n\n", i+1, f.Severity,
-				review.EscapeAngles(text.OneLine(f.Title, 0)), post.Code(f.Location()), review.EscapeAngles(f.RuleID()))
+				review.EscapeAngles(text.OneLine(f.Title, 0)), post.Code(post.Location(f)), review.EscapeAngles(f.RuleID()))
 			if md := post.FindingMarkdown(f, 0); md != "" {
 				b.WriteString(post.NeutralizeSuggestions(md) + "\n\n")
 			}

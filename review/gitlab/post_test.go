@@ -3,12 +3,14 @@ package gitlab
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
@@ -321,5 +323,61 @@ func TestPostLostAnswer(t *testing.T) {
 	}
 	if n := len(diffNotes(g.Notes("group/proj", 3))); n != 2 {
 		t.Errorf("%d discussions, want 2", n)
+	}
+}
+
+// TestPostNotUTF8: a position names a file on both sides, and a name that
+// is not UTF-8 would reach GitLab as U+FFFD; so a finding on such a file,
+// or on one renamed from such a name, goes into the summary note, the name
+// quoted. A second run updates the note in place: it lists them once.
+func TestPostNotUTF8(t *testing.T) {
+	ctx := context.Background()
+	g := &reviewtest.GitLab{}
+	o := start(t, g, false)
+	d := testDiff()
+	d.Files = append(d.Files,
+		&diffctx.File{Path: "caf\xe9.txt", Status: diffctx.Added, Hunks: []diffctx.Hunk{{NewStart: 1, NewLines: 1, Body: "+hello\n"}}},
+		&diffctx.File{Path: "new.go", OldPath: "old\xff.go", Status: diffctx.Renamed, Hunks: []diffctx.Hunk{{
+			OldStart: 1, OldLines: 1, NewStart: 1, NewLines: 2, Body: " package x\n+var y = 2\n"}}})
+	onCafe := review.Finding{Path: "caf\xe9.txt", Line: 1, Severity: review.Info, Category: "docs", Title: "Greeting", Body: "Say more."}
+	onRenamed := review.Finding{Path: "new.go", Line: 2, Severity: review.Low, Category: "style", Title: "Unused", Body: "y is never read."}
+	for i, head := range []string{h1, h2} {
+		o.HeadSHA = head
+		rep, err := Post(ctx, testResult(fmt.Sprintf("run-%d", i+1), onAdded, onCafe, onRenamed), d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantInline, wantRepeated := 1, 0
+		if i == 1 {
+			wantInline, wantRepeated = 0, 1
+		}
+		if rep.Inline != wantInline || rep.InBody != 2 || rep.Repeated != wantRepeated || rep.Fallback {
+			t.Errorf("run %d: %+v", i+1, rep)
+		}
+		notes := g.Notes("group/proj", 3)
+		if dn := diffNotes(notes); len(dn) != 1 || dn[0]["position"].(map[string]any)["new_path"] != "app/handler.go" {
+			t.Errorf("run %d: discussions %v", i+1, dn)
+		}
+		sums := summaries(notes)
+		if len(sums) != 1 {
+			t.Fatalf("run %d: %d summary notes", i+1, len(sums))
+		}
+		body := sums[0]["body"].(string)
+		for _, w := range []string{
+			"_GitLab's API cannot name a file whose name is not UTF-8, so the findings on one are listed here",
+			"**1. [info] Greeting** · `\"caf\\xe9.txt\":1` · docs\n\nSay more.",
+			"**2. [low] Unused** · `new.go:2` · style",
+		} {
+			if strings.Count(body, w) != 1 {
+				t.Errorf("run %d: the summary holds %q %d times:\n%s", i+1, w, strings.Count(body, w), body)
+			}
+		}
+	}
+	recorded, _ := filepath.Glob(filepath.Join(g.Dir, "gl-*.json"))
+	for _, f := range recorded {
+		b, _ := os.ReadFile(f)
+		if strings.Contains(string(b), `\ufffd`) || strings.ContainsRune(string(b), utf8.RuneError) {
+			t.Errorf("%s: U+FFFD sent:\n%s", filepath.Base(f), b)
+		}
 	}
 }

@@ -83,6 +83,22 @@ func CoverageNote(r *review.Result) string {
 	return b.String()
 }
 
+// Location is where a finding is, as a post names it: f.Location() with
+// a path that holds a newline or bytes that are not UTF-8 quoted as the
+// diff context shows it ("caf\xe9.txt":3), a form a reader can find the
+// file by and the tools take back. Unquoted, a newline would break the
+// line, and bytes that are not UTF-8 would reach the host as U+FFFD.
+func Location(f review.Finding) string {
+	f.Path = text.QuotePath(f.Path)
+	return f.Location()
+}
+
+// UnnamedNote says, in a summary, why the findings on a file whose name
+// is not UTF-8 are listed there and not on their lines (see Nameable).
+func UnnamedNote(host string) string {
+	return "_" + host + "'s API cannot name a file whose name is not UTF-8, so the findings on one are listed here, its name quoted as a Go string._\n\n"
+}
+
 // Labelled puts a bold label before Markdown text: on the same line for a
 // line of prose, on a line of its own before anything longer, where a
 // fence must start a line to be one.
@@ -176,7 +192,7 @@ func WriteRepeated(b *strings.Builder, heading, link string, rs []Repeated) {
 	}
 	b.WriteString("#### " + heading + "\n\n")
 	for _, f := range rs {
-		fmt.Fprintf(b, "- [%s] %s · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), Code(f.Finding.Location()))
+		fmt.Fprintf(b, "- [%s] %s · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), Code(Location(f.Finding)))
 		if f.URL != "" {
 			fmt.Fprintf(b, " · [%s](%s)", link, f.URL)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
@@ -71,6 +72,13 @@ type OpenFinding struct {
 	Line        int             `json:"line"`
 	URL         string          `json:"url,omitempty"`
 }
+
+// Nameable reports whether a host's JSON API can name the file at path,
+// as a comment on a line must. A JSON string cannot carry bytes that are
+// not UTF-8: encoding/json would send U+FFFD in their place, a name no file
+// has, and the host would refuse the comment or place it nowhere. A finding
+// on a file it cannot name goes into the summary, named by Location.
+func Nameable(path string) bool { return utf8.ValidString(path) }
 
 // Markers are hidden HTML comments at the start of a body; only the start
 // is looked at, so a marker quoted inside a finding's text never counts.

@@ -1,6 +1,7 @@
 package post
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/reviewdev/review/review"
@@ -67,5 +68,35 @@ func TestNeutralizeSuggestions(t *testing.T) {
 		if got := NeutralizeSuggestions(in); got != want {
 			t.Errorf("NeutralizeSuggestions(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestLocation: a post names a file the way the diff context showed it,
+// quoted when its name has a newline or bytes that are not UTF-8, which a
+// host would receive as U+FFFD; only a UTF-8 name can be put on a line.
+func TestLocation(t *testing.T) {
+	for _, tc := range []struct {
+		f        review.Finding
+		want     string
+		nameable bool
+	}{
+		{review.Finding{Path: "a.go", Line: 3}, "a.go:3", true},
+		{review.Finding{Path: "a.go", Line: 3, EndLine: 5}, "a.go:3-5", true},
+		{review.Finding{Path: "src/ünï/日本.go"}, "src/ünï/日本.go", true},
+		{review.Finding{Path: "a\nb.go", Line: 1}, `"a\nb.go":1`, true},
+		{review.Finding{Path: "caf\xe9.txt", Line: 1}, `"caf\xe9.txt":1`, false},
+		{review.Finding{Path: "caf\xe9.txt"}, `"caf\xe9.txt"`, false},
+	} {
+		if got := Location(tc.f); got != tc.want {
+			t.Errorf("Location(%q) = %q, want %q", tc.f.Path, got, tc.want)
+		}
+		if got := Nameable(tc.f.Path); got != tc.nameable {
+			t.Errorf("Nameable(%q) = %v", tc.f.Path, got)
+		}
+	}
+	var b strings.Builder
+	WriteRepeated(&b, "Earlier", "comment", []Repeated{{Finding: review.Finding{Path: "caf\xe9.txt", Line: 2, Severity: review.Low, Title: "T"}}})
+	if want := "#### Earlier\n\n- [low] T · `\"caf\\xe9.txt\":2`\n\n"; b.String() != want {
+		t.Errorf("WriteRepeated = %q, want %q", b.String(), want)
 	}
 }
