@@ -103,15 +103,17 @@ func (f Finding) RuleID() string {
 }
 
 // Location is path:line, path:line-end, or the path for file-level
-// findings.
+// findings; a path that would break a line or is not UTF-8 is quoted as
+// a Go string (text.QuotePath), as the diff context shows it.
 func (f Finding) Location() string {
+	p := text.QuotePath(f.Path)
 	switch {
 	case f.Line == 0:
-		return f.Path
+		return p
 	case f.EndLine > f.Line:
-		return fmt.Sprintf("%s:%d-%d", f.Path, f.Line, f.EndLine)
+		return fmt.Sprintf("%s:%d-%d", p, f.Line, f.EndLine)
 	}
-	return fmt.Sprintf("%s:%d", f.Path, f.Line)
+	return fmt.Sprintf("%s:%d", p, f.Line)
 }
 
 // Fingerprint identifies a finding across runs and commits: a hash of its

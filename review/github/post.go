@@ -288,7 +288,7 @@ func (p reviewPlan) render(r *review.Result, head string, fallback bool) string 
 		}
 		for i, f := range p.body {
 			fmt.Fprintf(&b, "**%d. [%s] %s** · %s · %s\n\n", i+1, f.Severity,
-				review.EscapeAngles(text.OneLine(f.Title, 0)), mdCode(post.Location(f)), review.EscapeAngles(f.RuleID()))
+				review.EscapeAngles(text.OneLine(f.Title, 0)), mdCode(f.Location()), review.EscapeAngles(f.RuleID()))
 			if md := findingMarkdown(f, 0); md != "" {
 				b.WriteString(neutralizeSuggestions(md) + "\n\n")
 			}

@@ -9,7 +9,6 @@ import (
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
-	"github.com/reviewdev/review/review/post"
 )
 
 // maxSummaryBody bounds the body of one finding in the step summary:
@@ -47,7 +46,7 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 		b.WriteString("| Severity | Location | Category | Finding |\n|---|---|---|---|\n")
 		for _, f := range r.Findings {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n",
-				f.Severity, codeCell(post.Location(f)), mdCell(f.RuleID()), mdCell(f.Title))
+				f.Severity, codeCell(f.Location()), mdCell(f.RuleID()), mdCell(f.Title))
 		}
 		b.WriteString("\n")
 		for i, f := range r.Findings {
@@ -58,7 +57,7 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d left out</summary>\n\n", len(r.Dropped))
 		for _, d := range r.Dropped {
-			fmt.Fprintf(&b, "- %s (%s): %s\n", review.EscapeAngles(text.OneLine(d.Finding.Title, 0)), mdCode(post.Location(d.Finding)), review.EscapeAngles(text.OneLine(d.Reason, 0)))
+			fmt.Fprintf(&b, "- %s (%s): %s\n", review.EscapeAngles(text.OneLine(d.Finding.Title, 0)), mdCode(d.Finding.Location()), review.EscapeAngles(text.OneLine(d.Reason, 0)))
 		}
 		b.WriteString("\n</details>\n\n")
 	}

@@ -385,7 +385,7 @@ func (c *client) discuss(ctx context.Context, run string, f review.Finding, pos 
 	}
 	body := capBody(post.CommentMarker(fp, run) + "\n" + post.CommentMarkdown(f, suggestion, covers))
 	req := request{
-		op: fmt.Sprintf("starting a discussion on %s of %s", post.Location(f), c.mrName), method: http.MethodPost,
+		op: fmt.Sprintf("starting a discussion on %s of %s", f.Location(), c.mrName), method: http.MethodPost,
 		path: c.mrPath + "/discussions",
 		body: map[string]any{"body": body, "position": pos},
 		landed: func(ctx context.Context) (bool, error) {
@@ -507,7 +507,7 @@ func (p summaryPlan) render(r *review.Result, heads []string) string {
 		}
 		for i, f := range p.body {
 			fmt.Fprintf(&b, "**%d. [%s] %s** · %s · %s\n\n", i+1, f.Severity,
-				review.EscapeAngles(text.OneLine(f.Title, 0)), post.Code(post.Location(f)), review.EscapeAngles(f.RuleID()))
+				review.EscapeAngles(text.OneLine(f.Title, 0)), post.Code(f.Location()), review.EscapeAngles(f.RuleID()))
 			if md := post.FindingMarkdown(f, 0); md != "" {
 				b.WriteString(post.NeutralizeSuggestions(md) + "\n\n")
 			}

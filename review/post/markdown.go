@@ -83,16 +83,6 @@ func CoverageNote(r *review.Result) string {
 	return b.String()
 }
 
-// Location is where a finding is, as a post names it: f.Location() with
-// a path that holds a newline or bytes that are not UTF-8 quoted as the
-// diff context shows it ("caf\xe9.txt":3), a form a reader can find the
-// file by and the tools take back. Unquoted, a newline would break the
-// line, and bytes that are not UTF-8 would reach the host as U+FFFD.
-func Location(f review.Finding) string {
-	f.Path = text.QuotePath(f.Path)
-	return f.Location()
-}
-
 // UnnamedNote says, in a summary, why the findings on a file whose name
 // is not UTF-8 are listed there and not on their lines (see Nameable).
 func UnnamedNote(host string) string {
@@ -192,7 +182,7 @@ func WriteRepeated(b *strings.Builder, heading, link string, rs []Repeated) {
 	}
 	b.WriteString("#### " + heading + "\n\n")
 	for _, f := range rs {
-		fmt.Fprintf(b, "- [%s] %s · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), Code(Location(f.Finding)))
+		fmt.Fprintf(b, "- [%s] %s · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), Code(f.Location()))
 		if f.URL != "" {
 			fmt.Fprintf(b, " · [%s](%s)", link, f.URL)
 		}

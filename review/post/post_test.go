@@ -87,7 +87,7 @@ func TestLocation(t *testing.T) {
 		{review.Finding{Path: "caf\xe9.txt", Line: 1}, `"caf\xe9.txt":1`, false},
 		{review.Finding{Path: "caf\xe9.txt"}, `"caf\xe9.txt"`, false},
 	} {
-		if got := Location(tc.f); got != tc.want {
+		if got := tc.f.Location(); got != tc.want {
 			t.Errorf("Location(%q) = %q, want %q", tc.f.Path, got, tc.want)
 		}
 		if got := Nameable(tc.f.Path); got != tc.nameable {

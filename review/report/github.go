@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	ctext "github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
@@ -25,14 +26,22 @@ func writeGitHub(w io.Writer, r *review.Result) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
 		b.WriteString("::" + annotationLevel(f.Severity) + " ")
-		b.WriteString("file=" + escapeProperty(f.Path))
-		if f.Line > 0 {
-			b.WriteString(",line=" + strconv.Itoa(f.Line))
-			if f.EndLine > f.Line {
-				b.WriteString(",endLine=" + strconv.Itoa(f.EndLine))
+		title := annotationTitle(f)
+		if utf8.ValidString(f.Path) {
+			b.WriteString("file=" + escapeProperty(f.Path) + ",")
+			if f.Line > 0 {
+				b.WriteString("line=" + strconv.Itoa(f.Line) + ",")
+				if f.EndLine > f.Line {
+					b.WriteString("endLine=" + strconv.Itoa(f.EndLine) + ",")
+				}
 			}
+		} else {
+			// The runner reads its log as UTF-8, so a name that is not
+			// names no file: the annotation goes on the run, and its
+			// title says where, the name quoted.
+			title = f.Location() + ": " + title
 		}
-		b.WriteString(",title=" + escapeProperty(annotationTitle(f)))
+		b.WriteString("title=" + escapeProperty(title))
 		b.WriteString("::" + escapeData(plainMessage(f, false)) + "\n")
 	}
 	if !r.Submitted {
