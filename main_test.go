@@ -14,6 +14,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"review": func() { os.Exit(cmd.Main()) },
+		"ttyrun": func() { os.Exit(ttyRun(os.Args[1:])) },
 	})
 }
 

@@ -33,6 +33,7 @@ import (
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"commit":       cmdCommit,
+		"screen":       cmdScreen,
 		"modelserver":  cmdModelServer,
 		"waitreq":      cmdWaitReq,
 		"schema":       cmdSchema,

@@ -2,7 +2,16 @@ package mdterm
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	gtext "github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 
 	"github.com/reviewdev/review/internal/text"
 )
@@ -16,168 +25,262 @@ const (
 	italicOff = "\033[23m"
 	under     = "\033[4m"
 	underOff  = "\033[24m"
+	strike    = "\033[9m"
+	strikeOff = "\033[29m"
 	cyan      = "\033[36m"
 	magenta   = "\033[35m"
 	colorOff  = "\033[39m"
 )
 
-var (
-	heading  = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
-	fence    = regexp.MustCompile("^(\\s*)(`{3,}|~{3,})")
-	rule     = regexp.MustCompile(`^\s{0,3}([-*_])(\s*[-*_]){2,}\s*$`)
-	bullet   = regexp.MustCompile(`^(\s*)[-*+]\s+(.*)$`)
-	numbered = regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`)
-	quote    = regexp.MustCompile(`^\s{0,3}>\s?(.*)$`)
-	summary  = regexp.MustCompile(`^\s*<details>\s*<summary>(.*)</summary>\s*$`)
-)
+// md parses CommonMark with GitHub's tables and strikethrough, which
+// models write in their summaries.
+var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
+
+// summaryTag is the opening of a collapsed section the report writes
+// (<details><summary>2 findings left out</summary>): its summary is
+// shown, bold, and the tags are not.
+var summaryTag = regexp.MustCompile(`^\s*<details>\s*<summary>(.*)</summary>\s*$`)
 
 // Render returns md styled for a terminal width columns wide. Control
 // characters in md are neutralised first (text.Safe): the only escape
 // sequences in the result are its own.
-func Render(md string, width int) string {
-	width = min(max(width, 20), 100)
+func Render(src string, width int) string {
+	r := &renderer{src: []byte(text.Safe(src)), width: min(max(width, 20), 100)}
+	doc := md.Parser().Parse(gtext.NewReader(r.src))
+	r.children(doc, "", "")
+	out := strings.TrimRight(r.out.String(), "\n")
+	if strings.HasSuffix(src, "\n") {
+		out += "\n"
+	}
+	return out
+}
+
+// renderer writes blocks line by line, each line after a prefix: the
+// indentation and quote bars of the blocks it is in.
+type renderer struct {
+	src   []byte
+	width int
+	out   strings.Builder
+}
+
+// children writes the blocks of n, a blank line between two unless they
+// are the items of a tight list. first is the prefix of the first line
+// (a list item's marker), rest of the others.
+func (r *renderer) children(n ast.Node, first, rest string) {
+	tight := false
+	if l, ok := n.(*ast.ListItem); ok {
+		tight = l.Parent().(*ast.List).IsTight
+	}
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		if c != n.FirstChild() && !tight {
+			r.out.WriteString(strings.TrimRight(rest, " ") + "\n")
+		}
+		r.block(c, first, rest)
+		first = rest
+	}
+}
+
+// block writes one block.
+func (r *renderer) block(n ast.Node, first, rest string) {
+	switch n := n.(type) {
+	case *ast.Heading:
+		style, off := bold+magenta, colorOff+boldOff
+		if n.Level == 1 {
+			style, off = bold+under+magenta, colorOff+underOff+boldOff
+		}
+		r.lines(first, rest, style+r.inline(n)+off)
+	case *ast.Paragraph, *ast.TextBlock:
+		r.lines(first, rest, r.inline(n))
+	case *ast.ThematicBreak:
+		r.lines(first, rest, faint+strings.Repeat("─", max(r.width-utf8.RuneCountInString(rest), 3))+boldOff)
+	case *ast.Blockquote:
+		bar := faint + "│" + boldOff + " "
+		r.children(n, first+bar, rest+bar)
+	case *ast.List:
+		num := n.Start
+		for item := n.FirstChild(); item != nil; item = item.NextSibling() {
+			mark := "• "
+			if n.IsOrdered() {
+				mark = strconv.Itoa(num) + string(n.Marker) + " "
+				num++
+			}
+			if item != n.FirstChild() && !n.IsTight {
+				r.out.WriteString(strings.TrimRight(rest, " ") + "\n")
+			}
+			r.children(item, first+mark, rest+strings.Repeat(" ", utf8.RuneCountInString(mark)))
+			first = rest
+		}
+	case *ast.FencedCodeBlock, *ast.CodeBlock:
+		var code []string
+		for i := 0; i < n.Lines().Len(); i++ {
+			seg := n.Lines().At(i)
+			code = append(code, "  "+cyan+strings.TrimRight(string(seg.Value(r.src)), "\n")+colorOff)
+		}
+		r.lines(first, rest, strings.Join(code, "\n"))
+	case *ast.HTMLBlock:
+		r.html(n, first, rest)
+	case *east.Table:
+		r.table(n, first, rest)
+	default:
+		// A block the report never writes: its text, as written.
+		r.lines(first, rest, strings.TrimRight(string(n.Text(r.src)), "\n"))
+	}
+}
+
+// html writes an HTML block as its text, but for the report's collapsed
+// sections, whose summary is shown bold and whose tags are not.
+func (r *renderer) html(n *ast.HTMLBlock, first, rest string) {
+	var kept []string
+	lines := n.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		line := strings.TrimRight(string(seg.Value(r.src)), "\n")
+		if m := summaryTag.FindStringSubmatch(line); m != nil {
+			kept = append(kept, bold+r.span(m[1])+boldOff)
+			continue
+		}
+		if t := strings.TrimSpace(line); t == "<details>" || t == "</details>" {
+			continue
+		}
+		kept = append(kept, line)
+	}
+	if n.HasClosure() {
+		closure := n.ClosureLine
+		if t := strings.TrimSpace(string(closure.Value(r.src))); t != "</details>" {
+			kept = append(kept, t)
+		}
+	}
+	if len(kept) > 0 {
+		r.lines(first, rest, strings.Join(kept, "\n"))
+	}
+}
+
+// table writes a table with its columns padded to their widest cell, the
+// header bold.
+func (r *renderer) table(t *east.Table, first, rest string) {
+	var rows [][]string
+	var widths []int
+	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
+		var cells []string
+		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
+			s := r.inline(cell)
+			if _, head := row.(*east.TableHeader); head {
+				s = bold + s + boldOff
+			}
+			cells = append(cells, s)
+			if i := len(cells) - 1; i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[len(cells)-1] = max(widths[len(cells)-1], visible(s))
+		}
+		rows = append(rows, cells)
+	}
 	var out []string
-	open := "" // the fence of the code block under way, if any
-	for _, line := range strings.Split(text.Safe(md), "\n") {
-		m := fence.FindStringSubmatch(line)
-		switch {
-		case open != "" && m != nil && strings.HasPrefix(m[2], open) && strings.TrimSpace(line[len(m[0]):]) == "":
-			open = ""
-		case open != "":
-			out = append(out, "  "+cyan+line+colorOff)
-		case m != nil:
-			open = m[2]
-		default:
-			out = append(out, block(line, width))
+	for _, cells := range rows {
+		var b strings.Builder
+		for i, s := range cells {
+			if i > 0 {
+				b.WriteString(faint + " │ " + boldOff)
+			}
+			b.WriteString(s)
+			if i < len(cells)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-visible(s)))
+			}
 		}
+		out = append(out, b.String())
 	}
-	return strings.Join(out, "\n")
+	r.lines(first, rest, strings.Join(out, "\n"))
 }
 
-// block styles one line outside code blocks.
-func block(line string, width int) string {
-	if m := heading.FindStringSubmatch(line); m != nil {
-		if len(m[1]) == 1 {
-			return bold + under + magenta + inline(m[2]) + colorOff + underOff + boldOff
+// lines writes s, its first line after first and the others after rest.
+func (r *renderer) lines(first, rest, s string) {
+	for i, line := range strings.Split(s, "\n") {
+		p := rest
+		if i == 0 {
+			p = first
 		}
-		return bold + magenta + inline(m[2]) + colorOff + boldOff
+		if line == "" {
+			p = strings.TrimRight(p, " ")
+		}
+		r.out.WriteString(p + line + "\n")
 	}
-	if rule.MatchString(line) {
-		return faint + strings.Repeat("─", width) + boldOff
-	}
-	if m := quote.FindStringSubmatch(line); m != nil {
-		return faint + "│" + boldOff + " " + inline(m[1])
-	}
-	if m := bullet.FindStringSubmatch(line); m != nil {
-		return m[1] + "• " + inline(m[2])
-	}
-	if m := numbered.FindStringSubmatch(line); m != nil {
-		return m[1] + m[2] + " " + inline(m[3])
-	}
-	if m := summary.FindStringSubmatch(line); m != nil {
-		return bold + inline(m[1]) + boldOff
-	}
-	if t := strings.TrimSpace(line); t == "</details>" || t == "<details>" {
-		return ""
-	}
-	return inline(line)
 }
 
-// inline styles the spans of one line: code, strong, emphasis, links and
-// backslash escapes.
-func inline(s string) string {
+// inline renders the spans of a block: code, strong, emphasis,
+// strikethrough and links; a soft line break stays a line break, since
+// the report's lines are already short.
+func (r *renderer) inline(n ast.Node) string {
 	var b strings.Builder
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < len(s) && isPunct(s[i+1]):
-			b.WriteByte(s[i+1])
-			i += 2
-			continue
-		case c == '`':
-			n := run(s[i:], '`')
-			if end := strings.Index(s[i+n:], s[i:i+n]); end >= 0 {
-				b.WriteString(cyan + s[i+n:i+n+end] + colorOff)
-				i += n + end + n
-				continue
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		switch c := c.(type) {
+		case *ast.Text:
+			v := c.Segment.Value(r.src)
+			if !c.IsRaw() {
+				v = util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(v)))
 			}
-			b.WriteString(s[i : i+n])
-			i += n
-			continue
-		case (c == '*' || c == '_') && strings.HasPrefix(s[i:], string([]byte{c, c})):
-			if end := strings.Index(s[i+2:], string([]byte{c, c})); end > 0 && opens(s, i, c) {
-				b.WriteString(bold + inline(s[i+2:i+2+end]) + boldOff)
-				i += 2 + end + 2
-				continue
+			b.Write(v)
+			if c.SoftLineBreak() || c.HardLineBreak() {
+				b.WriteByte('\n')
 			}
-		case c == '*' || c == '_':
-			if end := closing(s, i, c); end > 0 && opens(s, i, c) {
-				b.WriteString(italic + inline(s[i+1:end]) + italicOff)
-				i = end + 1
-				continue
+		case *ast.String:
+			b.Write(c.Value)
+		case *ast.CodeSpan:
+			b.WriteString(cyan)
+			for t := c.FirstChild(); t != nil; t = t.NextSibling() {
+				if t, ok := t.(*ast.Text); ok {
+					b.WriteString(strings.ReplaceAll(string(t.Segment.Value(r.src)), "\n", " "))
+				}
 			}
-		case c == '[':
-			if t, u, n, ok := link(s[i:]); ok {
-				b.WriteString(under + inline(t) + underOff + " " + faint + "(" + u + ")" + boldOff)
-				i += n
-				continue
+			b.WriteString(colorOff)
+		case *ast.Emphasis:
+			if c.Level >= 2 {
+				b.WriteString(bold + r.inline(c) + boldOff)
+			} else {
+				b.WriteString(italic + r.inline(c) + italicOff)
 			}
+		case *east.Strikethrough:
+			b.WriteString(strike + r.inline(c) + strikeOff)
+		case *ast.Link:
+			b.WriteString(under + r.inline(c) + underOff + " " + faint + "(" + string(c.Destination) + ")" + boldOff)
+		case *ast.AutoLink:
+			b.WriteString(under + string(c.URL(r.src)) + underOff)
+		case *ast.Image:
+			b.WriteString(r.inline(c) + " " + faint + "(" + string(c.Destination) + ")" + boldOff)
+		case *ast.RawHTML:
+			for i := 0; i < c.Segments.Len(); i++ {
+				seg := c.Segments.At(i)
+				b.Write(seg.Value(r.src))
+			}
+		default:
+			b.WriteString(r.inline(c))
 		}
-		b.WriteByte(c)
-		i++
 	}
 	return b.String()
 }
 
-// run counts the bytes c that s starts with.
-func run(s string, c byte) int {
-	n := 0
-	for n < len(s) && s[n] == c {
-		n++
+// span renders Markdown known to be one line of inline text.
+func (r *renderer) span(s string) string {
+	sub := &renderer{src: []byte(s), width: r.width}
+	doc := md.Parser().Parse(gtext.NewReader(sub.src))
+	if p := doc.FirstChild(); p != nil {
+		return sub.inline(p)
 	}
-	return n
+	return s
 }
 
-// opens reports whether the c at i can open emphasis: followed by text,
-// and for _ not inside a word (snake_case stays as it is).
-func opens(s string, i int, c byte) bool {
-	k := i + run(s[i:], c)
-	if k >= len(s) || s[k] == ' ' {
-		return false
-	}
-	return c == '*' || i == 0 || !isWord(s[i-1])
-}
-
-// closing finds the single c that closes emphasis opened at i, or -1.
-func closing(s string, i int, c byte) int {
-	for j := i + 1; j < len(s); j++ {
+// visible is the width of s on a terminal, its escape sequences left out
+// (one column a rune: the report's cells are short).
+func visible(s string) int {
+	n, esc := 0, false
+	for _, c := range s {
 		switch {
-		case s[j] == '`':
-			return -1
-		case s[j] == c && j > i+1 && s[j-1] != ' ' && (j+1 >= len(s) || s[j+1] != c) && (c == '*' || j+1 >= len(s) || !isWord(s[j+1])):
-			return j
+		case c == '\033':
+			esc = true
+		case esc:
+			esc = c != 'm'
+		default:
+			n++
 		}
 	}
-	return -1
-}
-
-// link reads "[text](url)" at the start of s.
-func link(s string) (label, url string, n int, ok bool) {
-	mid := strings.Index(s, "](")
-	if mid < 1 || strings.ContainsAny(s[1:mid], "[]") {
-		return "", "", 0, false
-	}
-	end := strings.IndexByte(s[mid+2:], ')')
-	if end < 1 || strings.ContainsAny(s[mid+2:mid+2+end], " \t") {
-		return "", "", 0, false
-	}
-	return s[1:mid], s[mid+2 : mid+2+end], mid + 2 + end + 1, true
-}
-
-func isPunct(c byte) bool {
-	return c < 0x80 && strings.IndexByte("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", c) >= 0
-}
-
-func isWord(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+	return n
 }
