@@ -1,74 +1,26 @@
 package cmd
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/reviewdev/review/cmd/config/configtest"
 
 	"github.com/spf13/pflag"
 
 	"github.com/reviewdev/review/cmd/config"
-	"github.com/reviewdev/review/internal/gittest"
 )
 
-// configEnv is a repository and a user configuration directory for tests,
-// isolated from the machine's git and user configuration.
-type configEnv struct {
-	repo, xdg string
-	env       map[string]string
-}
+type configEnv = configtest.Env
 
-func newConfigEnv(t *testing.T) *configEnv {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	gittest.Isolate(t)
-	dir := t.TempDir()
-	c := &configEnv{repo: filepath.Join(dir, "repo"), xdg: filepath.Join(dir, "xdg")}
-	gittest.Init(t, c.repo)
-	if err := os.MkdirAll(filepath.Join(c.xdg, "review"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	c.env = map[string]string{"XDG_CONFIG_HOME": c.xdg}
-	return c
-}
-
-func (c *configEnv) userFile() string { return filepath.Join(c.xdg, "review", "config.yaml") }
-
-// write sets the repository and user files; "" removes one.
-func (c *configEnv) write(t *testing.T, repo, user string) {
-	t.Helper()
-	for path, text := range map[string]string{filepath.Join(c.repo, ".review.yaml"): repo, c.userFile(): user} {
-		if text == "" {
-			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func (c *configEnv) getenv(extra map[string]string) func(string) string {
-	return func(k string) string {
-		if v, ok := extra[k]; ok {
-			return v
-		}
-		return c.env[k]
-	}
-}
+func newConfigEnv(t *testing.T) *configEnv { return configtest.New(t) }
 
 // TestResolveWithoutFlagSet covers agent flags filled in code: non-zero
 // fields count as given.
 func TestResolveWithoutFlagSet(t *testing.T) {
 	c := newConfigEnv(t)
-	c.write(t, "model: r\nmax_steps: 4\n", "")
+	c.Write(t, "model: r\nmax_steps: 4\n", "")
 	a := agentFlags{Model: "f", HistoryTurns: 2}
-	e, err := a.effective(c.getenv(nil), c.repo)
+	e, err := a.effective(c.Getenv(nil), c.Repo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,71 +5,25 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/reviewdev/review/cmd/config/configtest"
 
 	"github.com/spf13/pflag"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/internal/gittest"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 )
 
-// configEnv is a repository and a user configuration directory for tests,
-// isolated from the machine's git and user configuration.
-type configEnv struct {
-	repo, xdg string
-	env       map[string]string
-}
+// configEnv is a configtest.Env with a way to resolve command lines.
+type configEnv struct{ *configtest.Env }
 
-func newConfigEnv(t *testing.T) *configEnv {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	gittest.Isolate(t)
-	dir := t.TempDir()
-	c := &configEnv{repo: filepath.Join(dir, "repo"), xdg: filepath.Join(dir, "xdg")}
-	gittest.Init(t, c.repo)
-	if err := os.MkdirAll(filepath.Join(c.xdg, "review"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	c.env = map[string]string{"XDG_CONFIG_HOME": c.xdg}
-	return c
-}
-
-func (c *configEnv) userFile() string { return filepath.Join(c.xdg, "review", "config.yaml") }
-
-// write sets the repository and user files; "" removes one.
-func (c *configEnv) write(t *testing.T, repo, user string) {
-	t.Helper()
-	for path, text := range map[string]string{filepath.Join(c.repo, ".review.yaml"): repo, c.userFile(): user} {
-		if text == "" {
-			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func (c *configEnv) getenv(extra map[string]string) func(string) string {
-	return func(k string) string {
-		if v, ok := extra[k]; ok {
-			return v
-		}
-		return c.env[k]
-	}
-}
+func newConfigEnv(t *testing.T) *configEnv { return &configEnv{configtest.New(t)} }
 
 // resolveArgs parses args as the command line's flags and loads the
 // settings. The flags are strings here: the commands register them typed,
@@ -88,12 +42,12 @@ func (c *configEnv) resolveArgs(args []string, env map[string]string) (*Effectiv
 		f := fl.Lookup(name)
 		return f.Value.String(), f.Changed
 	}
-	return Load(Sources{Flag: flag, Getenv: c.getenv(env), Dir: c.repo})
+	return Load(Sources{Flag: flag, Getenv: c.Getenv(env), Dir: c.Repo})
 }
 
 func TestResolvePrecedence(t *testing.T) {
 	c := newConfigEnv(t)
-	user := c.userFile()
+	user := c.UserFile()
 	tests := []struct {
 		name       string
 		key        string
@@ -148,7 +102,7 @@ func TestResolvePrecedence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c.write(t, tt.repo, tt.user)
+			c.Write(t, tt.repo, tt.user)
 			e, err := c.resolveArgs(tt.args, tt.env)
 			if err != nil {
 				t.Fatal(err)
@@ -163,7 +117,7 @@ func TestResolvePrecedence(t *testing.T) {
 
 func TestResolveSettings(t *testing.T) {
 	c := newConfigEnv(t)
-	c.write(t, `# Repository settings.
+	c.Write(t, `# Repository settings.
 instructions: |
   Errors are wrapped with %w.
   No panics on bad input.
@@ -199,7 +153,7 @@ find_copies: true
 		Config: review.Config{
 			Model:        "gpt-4o",
 			BaseURL:      "http://localhost:11434/v1",
-			BaseURLFrom:  "base_url in " + c.userFile() + ":2",
+			BaseURLFrom:  "base_url in " + c.UserFile() + ":2",
 			Tokenizer:    conversation.Estimate,
 			OffDiff:      review.DropOffDiff,
 			Instructions: "Errors are wrapped with %w.\nNo panics on bad input.\n",
@@ -338,9 +292,9 @@ func TestResolveErrors(t *testing.T) {
 		{"bad env", "", "", map[string]string{"REVIEW_FAIL_ON": "bogus"}, nil, `unknown $REVIEW_FAIL_ON "bogus": use none, info, low, medium, high or critical`, false},
 		{"bad base url env", "", "", map[string]string{"OPENAI_BASE_URL": "ftp://x"}, nil, `$OPENAI_BASE_URL must be an http or https URL, such as https://api.openai.com/v1, got "ftp://x"`, false},
 		{"bad repo file", "modle: x\n", "", nil, nil, `.review.yaml:1: unknown key "modle" (did you mean "model"?)`, false},
-		{"bad user file", "", "max_steps: many\n", nil, nil, c.userFile() + `:1: max_steps must be a whole number, got "many"`, false},
+		{"bad user file", "", "max_steps: many\n", nil, nil, c.UserFile() + `:1: max_steps must be a whole number, got "many"`, false},
 		{"reserve over window from files", "answer_reserve: 5000\n", "context_window: 4000\n", nil, nil,
-			"answer_reserve 5000 (.review.yaml:1) must be less than context_window 4000 (" + c.userFile() + ":1)", false},
+			"answer_reserve 5000 (.review.yaml:1) must be less than context_window 4000 (" + c.UserFile() + ":1)", false},
 		{"reserve over window from flags", "", "", nil, []string{"--context-window", "4000", "--answer-reserve", "4000"},
 			"answer_reserve 4000 (flag --answer-reserve) must be less than context_window 4000 (flag --context-window)", true},
 		{"cost cap without a price", "", "", nil, []string{"--model", "my-local-model", "--max-cost", "2"},
@@ -353,7 +307,7 @@ func TestResolveErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c.write(t, tt.repo, tt.user)
+			c.Write(t, tt.repo, tt.user)
 			_, err := c.resolveArgs(tt.args, tt.env)
 			if err == nil {
 				t.Fatalf("no error, want %s", tt.want)
@@ -378,10 +332,10 @@ func TestRepoConfigLinks(t *testing.T) {
 	if err := os.WriteFile(outside, []byte("model: leaked\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(c.repo, "conf.yaml"), []byte("model: linked\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(c.Repo, "conf.yaml"), []byte("model: linked\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	link := filepath.Join(c.repo, ".review.yaml")
+	link := filepath.Join(c.Repo, ".review.yaml")
 	tests := []struct {
 		name, target string
 		want         string // model, or the error
@@ -414,8 +368,8 @@ func TestRepoConfigLinks(t *testing.T) {
 
 func TestResolveOutsideRepository(t *testing.T) {
 	c := newConfigEnv(t)
-	c.write(t, "", "model: u\n")
-	e, err := Load(Sources{Getenv: c.getenv(nil), Dir: t.TempDir()})
+	c.Write(t, "", "model: u\n")
+	e, err := Load(Sources{Getenv: c.Getenv(nil), Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,28 +459,28 @@ func FuzzParseConfig(f *testing.F) {
 // review config still shows what it sets.
 func TestResolveRepoBaseURL(t *testing.T) {
 	c := newConfigEnv(t)
-	c.write(t, "base_url: http://evil.example/v1\n", "")
+	c.Write(t, "base_url: http://evil.example/v1\n", "")
 	keyed := map[string]string{"OPENAI_API_KEY": "sk-test"}
-	_, err := Resolve(Sources{Getenv: c.getenv(keyed), Dir: c.repo})
+	_, err := Resolve(Sources{Getenv: c.Getenv(keyed), Dir: c.Repo})
 	want := ".review.yaml:1 sets base_url, but a repository file may not choose where OPENAI_API_KEY is sent"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("with a key: %v, want %s...", err, want)
 	}
-	if e, err := Load(Sources{Getenv: c.getenv(keyed), Dir: c.repo}); err != nil || e.BaseURL != "http://evil.example/v1" {
+	if e, err := Load(Sources{Getenv: c.Getenv(keyed), Dir: c.Repo}); err != nil || e.BaseURL != "http://evil.example/v1" {
 		t.Errorf("Load with a key: %v, %v; want the file's base_url shown", e, err)
 	}
-	if s, err := Resolve(Sources{Getenv: c.getenv(nil), Dir: c.repo}); err != nil || s.BaseURL != "http://evil.example/v1" {
+	if s, err := Resolve(Sources{Getenv: c.Getenv(nil), Dir: c.Repo}); err != nil || s.BaseURL != "http://evil.example/v1" {
 		t.Errorf("without a key: %v, %v; want the file's base_url", s, err)
 	}
 	env := map[string]string{"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": "http://local/v1"}
-	if s, err := Resolve(Sources{Getenv: c.getenv(env), Dir: c.repo}); err != nil || s.BaseURL != "http://local/v1" {
+	if s, err := Resolve(Sources{Getenv: c.Getenv(env), Dir: c.Repo}); err != nil || s.BaseURL != "http://local/v1" {
 		t.Errorf("variable over the file: %v, %v; want http://local/v1", s, err)
 	}
 }
 
 func TestShow(t *testing.T) {
 	c := newConfigEnv(t)
-	c.write(t, "fail_on: high\ninstructions: |\n  Line one.\n  Line two.\nignore: [gen/**]\n", "model: gpt-4o\nprice: {prompt: 2.5, cached: 1.25, completion: 10}\n")
+	c.Write(t, configtest.ShowRepo, configtest.ShowUser)
 	e, err := c.resolveArgs([]string{"--max-steps", "7"}, map[string]string{"REVIEW_FAIL_ON": "low"})
 	if err != nil {
 		t.Fatal(err)
@@ -535,33 +489,7 @@ func TestShow(t *testing.T) {
 	if err := e.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	out := table.String()
-	for _, re := range []string{
-		`(?m)^KEY +VALUE +SOURCE$`,
-		`(?m)^model +gpt-4o +` + regexp.QuoteMeta(c.userFile()) + `:1$`,
-		`(?m)^base_url +https://api\.openai\.com/v1 +default$`,
-		`(?m)^store +` + regexp.QuoteMeta(filepath.Join(c.repo, ".git", "review")) + ` +default$`,
-		`(?m)^max_steps +7 +flag --max-steps$`,
-		`(?m)^fail_on +low +env REVIEW_FAIL_ON$`,
-		`(?m)^instructions +Line one\. \(2 lines\) +\.review\.yaml:2$`,
-		`(?m)^ignore +gen/\*\* +\.review\.yaml:5$`,
-		`(?m)^severity +- +default$`,
-		`(?m)^price +prompt 2\.5, cached 1\.25, completion 10 \(USD per 1M tokens\) +` + regexp.QuoteMeta(c.userFile()) + `:2$`,
-		`(?m)^repository file: ` + regexp.QuoteMeta(filepath.Join(c.repo, ".review.yaml")) + `$`,
-		`(?m)^user file: ` + regexp.QuoteMeta(c.userFile()) + `$`,
-	} {
-		if !regexp.MustCompile(re).MatchString(out) {
-			t.Errorf("table does not match %s:\n%s", re, out)
-		}
-	}
-	// The columns line up: every value starts where the header's does.
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	col := strings.Index(lines[0], "VALUE")
-	for _, l := range lines[1:len(keys)] {
-		if l[col-1] != ' ' || l[col] == ' ' {
-			t.Errorf("value not aligned at column %d: %q", col, l)
-		}
-	}
+	c.CheckTable(t, table.String(), len(keys))
 
 	e, err = c.resolveArgs([]string{"--model", "o3"}, nil)
 	if err != nil {
@@ -571,30 +499,5 @@ func TestShow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got map[string]struct {
-		Value  any    `json:"value"`
-		Source string `json:"source"`
-	}
-	if err := json.Unmarshal(data, &got); err != nil {
-		t.Fatalf("JSON: %v\n%s", err, data)
-	}
-	if len(got) != len(keys) {
-		t.Errorf("%d keys, want %d", len(got), len(keys))
-	}
-	for k, want := range map[string][2]any{
-		"model":          {"o3", "flag --model"},
-		"context_window": {float64(200000), "default"},
-		"fail_on":        {"high", ".review.yaml:1"},
-		"instructions":   {"Line one.\nLine two.\n", ".review.yaml:2"},
-		"ignore":         {[]any{"gen/**"}, ".review.yaml:5"},
-		"severity":       {map[string]any{}, "default"},
-		"price":          {map[string]any{"prompt": 2.5, "cached": 1.25, "completion": float64(10)}, c.userFile() + ":2"},
-	} {
-		if !reflect.DeepEqual(got[k].Value, want[0]) || got[k].Source != want[1] {
-			t.Errorf("%s = %#v from %q, want %#v from %q", k, got[k].Value, got[k].Source, want[0], want[1])
-		}
-	}
-	if i, j := bytes.Index(data, []byte(`"model"`)), bytes.Index(data, []byte(`"price"`)); i > j {
-		t.Errorf("keys out of order:\n%s", data)
-	}
+	c.CheckJSON(t, data, len(keys))
 }
