@@ -73,12 +73,34 @@ func prepareRepo(tb testing.TB, dir string) (*Plan, *toolmem.Store) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return plan, openStore(tb)
+}
+
+// openStore opens a store in a temporary directory, closed when tb ends.
+func openStore(tb testing.TB) *toolmem.Store {
+	tb.Helper()
 	st, err := toolmem.Open(tb.TempDir(), toolmem.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { st.Close() })
-	return plan, st
+	return st
+}
+
+// configSession plans the review of dir with cfg (its model, budget,
+// caps and jobs) and starts it in a new store, the agent set as cfg
+// says, talking to srv.
+func configSession(tb testing.TB, dir string, cfg Config, srv *reviewtest.Server) (*Session, *Plan) {
+	tb.Helper()
+	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: cfg})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	client := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1, Concurrency: max(cfg.Jobs, 1)})
+	s := startSession(tb, plan, openStore(tb), client, func(a *Agent, _ *Plan) {
+		a.Model, a.Budget, a.Jobs = cfg.Model, cfg.Budget, cfg.Jobs
+	})
+	return s, plan
 }
 
 // startSession starts a run of plan in st.

@@ -11,12 +11,9 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/toolname"
-	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/reviewtest"
-	"github.com/reviewdev/review/toolmem"
-	"github.com/reviewdev/review/tools"
 )
 
 // sideSession prepares a review of dir in units side by side, jobs at
@@ -29,20 +26,7 @@ func sideSession(tb testing.TB, dir string, jobs int, srv *reviewtest.Server) *S
 // sideSessionBudget is sideSession with budget b.
 func sideSessionBudget(tb testing.TB, dir string, jobs int, srv *reviewtest.Server, b conversation.Budget) *Session {
 	tb.Helper()
-	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: Config{Model: "gpt-4o", Budget: b, Jobs: jobs}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	st, err := toolmem.Open(tb.TempDir(), toolmem.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	a := &Agent{Config: Config{Model: "gpt-4o", Budget: b, OffDiff: KeepFileLevel, Jobs: jobs}, Client: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1, Concurrency: jobs}), Store: st, Counter: plan.Counter, Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
-	s, err := a.Start(plan, Settings{Budget: b})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	s, _ := configSession(tb, dir, Config{Model: "gpt-4o", Budget: b, Jobs: jobs}, srv)
 	return s
 }
 

@@ -11,8 +11,6 @@ import (
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/reviewtest"
-	"github.com/reviewdev/review/toolmem"
-	"github.com/reviewdev/review/tools"
 )
 
 // scratchRepo creates a repository whose feature branch, checked out, adds
@@ -41,21 +39,7 @@ func scratchSession(tb testing.TB, dir string, b conversation.Budget, srv *revie
 // scratchSessionCaps is scratchSession with caps.
 func scratchSessionCaps(tb testing.TB, dir string, b conversation.Budget, srv *reviewtest.Server, c Caps) (*Session, *Plan) {
 	tb.Helper()
-	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: Config{Model: "gpt-4o", Budget: b, Caps: c}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	st, err := toolmem.Open(tb.TempDir(), toolmem.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	a := &Agent{Config: Config{Model: "gpt-4o", Budget: b, OffDiff: KeepFileLevel}, Client: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1}), Store: st, Counter: plan.Counter, Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
-	s, err := a.Start(plan, Settings{Budget: b})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s, plan
+	return configSession(tb, dir, Config{Model: "gpt-4o", Budget: b, Caps: c}, srv)
 }
 
 // submit is a scripted submit_review call.
