@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/reviewdev/review/internal/gittest"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -40,8 +40,8 @@ func BenchmarkProcessJobs(b *testing.B) {
 		make   func(b *testing.B, env []string) string
 		window string
 	}{
-		{"12files", func(b *testing.B, env []string) string { return newFilesChange(b, env, 12, 60) }, "16000"},
-		{"40files", func(b *testing.B, env []string) string { return newFilesChange(b, env, 40, 300) }, "32000"},
+		{"12files", func(b *testing.B, env []string) string { return newFilesChange(b, 12, 60) }, "16000"},
+		{"40files", func(b *testing.B, env []string) string { return newFilesChange(b, 40, 300) }, "32000"},
 		{"3000files", func(b *testing.B, env []string) string {
 			dir := b.TempDir()
 			if err := reviewtest.GenerateRepo(dir, 3000, 150, env); err != nil {
@@ -100,36 +100,15 @@ func BenchmarkProcessJobs(b *testing.B) {
 
 // newFilesChange makes a repository whose branch adds n Go files of lines
 // one-line functions each, and returns its directory.
-func newFilesChange(b *testing.B, env []string, n, lines int) string {
-	dir := filepath.Join(b.TempDir(), "repo")
-	git := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	git("init", "-q", "-b", "main")
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	git("add", ".")
-	git("commit", "-qm", "init")
-	git("checkout", "-qb", "feature")
+func newFilesChange(b *testing.B, n, lines int) string {
+	files := map[string]string{}
 	for i := 1; i <= n; i++ {
 		var s strings.Builder
 		s.WriteString("package main\n")
 		for j := 1; j <= lines; j++ {
 			fmt.Fprintf(&s, "func file%02d_%d(x int) int { return x*%d + len(\"file%02d\") }\n", i, j, j, i)
 		}
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%02d.go", i)), []byte(s.String()), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		files[fmt.Sprintf("file%02d.go", i)] = s.String()
 	}
-	git("add", ".")
-	git("commit", "-qm", "feature")
-	return dir
+	return gittest.Change(b, map[string]string{"main.go": "package main\n\nfunc main() {}\n"}, files)
 }

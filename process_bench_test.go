@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reviewdev/review/internal/gittest"
 	"github.com/reviewdev/review/internal/redact/redacttest"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/reviewtest"
@@ -95,40 +96,17 @@ func benchEnv(b *testing.B, extra ...string) []string {
 
 // smallChange makes a repository whose branch changes three lines of one
 // file, and returns its directory.
-func smallChange(b *testing.B, env []string) string {
-	dir := filepath.Join(b.TempDir(), "repo")
-	run := func(args ...string) {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = dir, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		b.Fatal(err)
-	}
+func smallChange(b *testing.B) string {
 	var src strings.Builder
 	src.WriteString("package main\n\nimport \"fmt\"\n\n")
 	for i := range 40 {
 		fmt.Fprintf(&src, "func f%d(x int) int { return x + %d }\n", i, i)
 	}
 	src.WriteString("\nfunc main() { fmt.Println(f1(1)) }\n")
-	write := func(s string) {
-		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(s), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	write(src.String())
-	run("init", "-q", "-b", "main")
-	run("add", ".")
-	run("commit", "-q", "-m", "init")
-	run("checkout", "-q", "-b", "feature")
 	changed := strings.Replace(src.String(), "return x + 1 }", "return x - 1 }", 1)
 	changed = strings.Replace(changed, "return x + 2 }", "return x * 2 }", 1)
 	changed = strings.Replace(changed, "fmt.Println(f1(1))", "fmt.Println(f1(1), f2(2))", 1)
-	write(changed)
-	run("commit", "-q", "-am", "change")
-	return dir
+	return gittest.Change(b, map[string]string{"main.go": src.String()}, map[string]string{"main.go": changed})
 }
 
 // hugeChange makes a repository whose branch changes 100,000 lines: 1,000
@@ -219,7 +197,7 @@ func BenchmarkProcessReview(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			env := benchEnv(b)
-			dir := smallChange(b, env)
+			dir := smallChange(b)
 			runProcess(b, dir, env, freshServer(b, fourRequests), "--base", "main", "--tokenizer", tok, "--format", "json", "--stream="+run.stream)
 		})
 	}
@@ -255,7 +233,7 @@ func freshServer(b *testing.B, script string, extra ...string) func() []string {
 // run and map a value log file per review.
 func BenchmarkProcessReviewAged(b *testing.B) {
 	env := benchEnv(b)
-	dir := smallChange(b, env)
+	dir := smallChange(b)
 	store := filepath.Join(b.TempDir(), "store")
 	ageStore(b, store, 300)
 	runProcess(b, dir, env, freshServer(b, fourRequests, "REVIEW_STORE="+store), "--base", "main", "--format", "json")
@@ -300,7 +278,7 @@ func ageStore(b *testing.B, dir string, n int) {
 func BenchmarkProcessDryRun(b *testing.B) {
 	b.Run("3lines", func(b *testing.B) {
 		env := benchEnv(b)
-		runProcess(b, smallChange(b, env), env, nil, "--base", "main", "--dry-run")
+		runProcess(b, smallChange(b), env, nil, "--base", "main", "--dry-run")
 	})
 	b.Run("100k", func(b *testing.B) {
 		env := benchEnv(b)
@@ -394,7 +372,7 @@ func minifiedChange(b *testing.B, env []string, rebuilt bool) string {
 // three-line change's review, as posted.
 func BenchmarkFirstRequestBytes(b *testing.B) {
 	env := benchEnv(b)
-	dir := smallChange(b, env)
+	dir := smallChange(b)
 	rec := b.TempDir()
 	var size int
 	for range b.N {
