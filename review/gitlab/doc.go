@@ -1,7 +1,8 @@
 // Package gitlab is review's side of GitLab: it posts a review's findings
 // to a merge request as discussions on the changed lines, placed by the
 // merge request's latest diff version, with one summary note that later
-// runs update in place, and reads back what earlier runs posted (post.Poster).
+// runs update in place, keeping the findings only it listed while their
+// files are unchanged, and reads back what earlier runs posted (post.Poster).
 //
 // It speaks GitLab's REST API v4 with net/http: the few endpoints it needs
 // (the token's user, the merge request, its versions, notes and

@@ -104,7 +104,10 @@ func (p *Poster) Post(ctx context.Context, r *review.Result, d *diffctx.Diff) (p
 // it); the others, with the summary and usage, make one summary note. A
 // later run updates that note in place, and leaves out the findings an
 // earlier run posted (by their fingerprints), listing them in the note
-// instead. A run of a head the note already names posts nothing.
+// instead. The findings the note listed are kept in it, under the review
+// that found them, when this run reviewed only the commits since and did
+// not review their files again (see carry). A run of a head the note
+// already names posts nothing.
 //
 // A discussion GitLab refuses to place (400: the line is not in its diff)
 // goes into the summary note, as does a finding on a file whose name is
@@ -173,11 +176,14 @@ func Post(ctx context.Context, r *review.Result, d *diffctx.Diff, o Options) (po
 		}
 		plan.inline = append(plan.inline, f)
 	}
+	if st.summary != nil {
+		plan.carried = carry(readListed(st.summary.Body), r, d)
+	}
 	heads := append(append([]string(nil), st.heads...), c.head)
 	if len(heads) > maxHeads {
 		heads = heads[len(heads)-maxHeads:]
 	}
-	body := plan.render(r, heads)
+	body := plan.note(r, heads)
 	id, err := c.putSummary(ctx, st.summary, r.RunID, body)
 	if err != nil {
 		return post.Report{}, err
@@ -463,18 +469,43 @@ func sameHunk(d *diffctx.Diff, path string, start, end int) bool {
 }
 
 // summaryPlan is the findings of a run sorted into discussions, the
-// summary note, and those an earlier run posted.
+// summary note, and those an earlier run posted, with the findings of
+// earlier reviews the note keeps.
 type summaryPlan struct {
 	inline   []review.Finding
 	body     []review.Finding
 	repeated []post.Repeated
-	unplaced int // findings GitLab would not place on their line
-	unnamed  int // findings on a file whose name is not UTF-8 (post.Nameable)
+	carried  []listed // oldest first
+	cut      int      // the oldest of carried, left out to bound the note
+	unplaced int      // findings GitLab would not place on their line
+	unnamed  int      // findings on a file whose name is not UTF-8 (post.Nameable)
+}
+
+// note writes the summary note (see render) within GitLab's limit: the
+// findings of earlier reviews that do not fit are cut, the oldest first,
+// before the run's own; capBody cuts what is still too long.
+func (p summaryPlan) note(r *review.Result, heads []string) string {
+	if n := len(p.carried) - maxCarried; n > 0 {
+		p.cut, p.carried = p.cut+n, p.carried[n:]
+	}
+	body := p.render(r, heads)
+	if len(body) > maxBody && len(p.carried) > 0 {
+		all, cut := p.carried, p.cut
+		p.carried = nil
+		// 400 bytes hold the section's frame and the cut notice.
+		room := maxBody - len(p.render(r, heads)) - 400
+		var n int
+		p.carried, n = bound(all, room)
+		p.cut = cut + n
+		body = p.render(r, heads)
+	}
+	return capBody(body)
 }
 
 // render writes the summary note: its marker (run, head and the heads
-// before), counts, summary, the findings not posted as discussions, those
-// posted before, and usage.
+// before), the markers of the findings it lists (listedMarker), counts,
+// summary, the findings not posted as discussions, those of earlier
+// reviews it keeps, those posted before, and usage.
 func (p summaryPlan) render(r *review.Result, heads []string) string {
 	var b strings.Builder
 	head := heads[len(heads)-1]
@@ -483,6 +514,12 @@ func (p summaryPlan) render(r *review.Result, heads []string) string {
 		more = append(more, "heads="+strings.Join(heads[:len(heads)-1], ","))
 	}
 	b.WriteString(post.ReviewMarker(r.RunID, head, more...) + "\n")
+	for _, l := range p.carried {
+		b.WriteString(listedMarker(l) + "\n")
+	}
+	for _, f := range p.body {
+		b.WriteString(listedMarker(listed{head: head, Finding: f}) + "\n")
+	}
 	fmt.Fprintf(&b, "### review: %s\n\n", review.CountFindings(r.Findings))
 	fmt.Fprintf(&b, "_Reviewed %s._\n\n", post.Code(text.ShortSHA(head)))
 	if s := strings.TrimSpace(r.Summary); s != "" {
@@ -490,7 +527,11 @@ func (p summaryPlan) render(r *review.Result, heads []string) string {
 	}
 	b.WriteString(post.CoverageNote(r))
 	if r.Since != "" {
-		fmt.Fprintf(&b, "_The commits since %s were reviewed; the findings of earlier reviews stay in their discussions._\n\n", post.Code(text.ShortSHA(r.Since)))
+		kept := ""
+		if len(p.carried) > 0 {
+			kept = ", and those this note listed on files these commits did not change stay below"
+		}
+		fmt.Fprintf(&b, "_The commits since %s were reviewed; the findings of earlier reviews stay in their discussions%s._\n\n", post.Code(text.ShortSHA(r.Since)), kept)
 	}
 	if p.unplaced > 0 {
 		fmt.Fprintf(&b, "_GitLab did not accept %s on the lines of this merge request's diff, so they are listed here._\n\n", text.Plural(p.unplaced, "discussion"))
@@ -506,16 +547,22 @@ func (p summaryPlan) render(r *review.Result, heads []string) string {
 			b.WriteString("#### Other findings\n\n")
 		}
 		for i, f := range p.body {
-			fmt.Fprintf(&b, "**%d. [%s] %s** · %s · %s\n\n", i+1, f.Severity,
-				review.EscapeAngles(text.OneLine(f.Title, 0)), post.Code(f.Location()), review.EscapeAngles(f.RuleID()))
-			if md := post.FindingMarkdown(f, 0); md != "" {
-				b.WriteString(post.NeutralizeSuggestions(md) + "\n\n")
-			}
+			writeFinding(&b, i+1, f)
 		}
 	}
+	writeCarried(&b, p.carried, p.cut)
 	post.WriteRepeated(&b, "Posted by an earlier run", "discussion", p.repeated)
 	b.WriteString("---\n" + r.UsageLine() + "\n")
-	return capBody(b.String())
+	return b.String()
+}
+
+// writeFinding writes the nth finding of a list in the note.
+func writeFinding(b *strings.Builder, n int, f review.Finding) {
+	fmt.Fprintf(b, "**%d. [%s] %s** · %s · %s\n\n", n, f.Severity,
+		review.EscapeAngles(text.OneLine(f.Title, 0)), post.Code(f.Location()), review.EscapeAngles(f.RuleID()))
+	if md := post.FindingMarkdown(f, 0); md != "" {
+		b.WriteString(post.NeutralizeSuggestions(md) + "\n\n")
+	}
 }
 
 // capBody cuts a body GitLab would refuse as too long, keeping its start,
