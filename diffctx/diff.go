@@ -164,13 +164,18 @@ func (d *Diff) Changed(path string, line int) bool {
 
 // InHunk reports whether line (1-based, new side) of path falls inside the
 // new range of one of its hunks, context lines included.
-func (d *Diff) InHunk(path string, line int) bool {
+func (d *Diff) InHunk(path string, line int) bool { return d.InOneHunk(path, line, line) }
+
+// InOneHunk reports whether lines start to end (1-based, new side) of path
+// all fall inside the new range of one hunk, context lines included: a
+// host places a comment on a range only within one hunk.
+func (d *Diff) InOneHunk(path string, start, end int) bool {
 	f := d.File(path)
 	if f == nil {
 		return false
 	}
 	for _, h := range f.Hunks {
-		if line >= h.NewStart && line < h.NewStart+h.NewLines {
+		if start >= h.NewStart && end < h.NewStart+h.NewLines {
 			return true
 		}
 	}

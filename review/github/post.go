@@ -231,7 +231,7 @@ func planReview(r *review.Result, d *diffctx.Diff, earlier map[string]string, in
 			continue
 		}
 		c := &gh.DraftReviewComment{Path: gh.Ptr(f.Path), Line: gh.Ptr(f.Line), Side: gh.Ptr("RIGHT")}
-		ranged := f.EndLine > f.Line && sameHunk(d, f.Path, f.Line, f.EndLine)
+		ranged := f.EndLine > f.Line && d.InOneHunk(f.Path, f.Line, f.EndLine)
 		if ranged {
 			c.StartLine, c.StartSide, c.Line = gh.Ptr(f.Line), gh.Ptr("RIGHT"), gh.Ptr(f.EndLine)
 		}
@@ -240,21 +240,6 @@ func planReview(r *review.Result, d *diffctx.Diff, earlier map[string]string, in
 		p.comments = append(p.comments, c)
 	}
 	return p
-}
-
-// sameHunk reports whether lines start to end of path's new side lie in
-// one hunk.
-func sameHunk(d *diffctx.Diff, path string, start, end int) bool {
-	f := d.File(path)
-	if f == nil {
-		return false
-	}
-	for _, h := range f.Hunks {
-		if start >= h.NewStart && end < h.NewStart+h.NewLines {
-			return true
-		}
-	}
-	return false
 }
 
 func reviewMarker(run, head string) string { return post.ReviewMarker(run, head) }

@@ -365,7 +365,7 @@ func postTestDiff(t *testing.T) *diffctx.Diff {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !d.InHunk("a.go", 10) || !d.InHunk("a.go", 31) || d.InHunk("a.go", 20) || sameHunk(d, "a.go", 11, 31) {
+	if !d.InHunk("a.go", 10) || !d.InHunk("a.go", 31) || d.InHunk("a.go", 20) || d.InOneHunk("a.go", 11, 31) {
 		t.Fatalf("unexpected hunks: %+v", d.File("a.go").Hunks)
 	}
 	return d

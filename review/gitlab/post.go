@@ -386,7 +386,7 @@ func (c *client) discuss(ctx context.Context, run string, f review.Finding, pos 
 	fp := f.Fingerprint()
 	suggestion := ""
 	covers := f.EndLine <= f.Line
-	if pos.NewLine > 0 && (f.EndLine <= f.Line || sameHunk(d, f.Path, f.Line, f.EndLine)) {
+	if pos.NewLine > 0 && (f.EndLine <= f.Line || d.InOneHunk(f.Path, f.Line, f.EndLine)) {
 		suggestion = fmt.Sprintf("suggestion:-0+%d", max(f.EndLine-f.Line, 0))
 	}
 	body := capBody(post.CommentMarker(fp, run) + "\n" + post.CommentMarkdown(f, suggestion, covers))
@@ -451,21 +451,6 @@ func (c *client) hasNote(ctx context.Context, match func(note) bool) (bool, erro
 		}
 	}
 	return false, nil
-}
-
-// sameHunk reports whether lines start to end of path's new side lie in
-// one hunk.
-func sameHunk(d *diffctx.Diff, path string, start, end int) bool {
-	f := d.File(path)
-	if f == nil {
-		return false
-	}
-	for _, h := range f.Hunks {
-		if start >= h.NewStart && end < h.NewStart+h.NewLines {
-			return true
-		}
-	}
-	return false
 }
 
 // summaryPlan is the findings of a run sorted into discussions, the
