@@ -1004,34 +1004,7 @@ func (g *ghServer) check(w http.ResponseWriter, r *http.Request) {
 }
 
 func (g *ghServer) record(r *http.Request, body []byte, status int) {
-	if g.dir == "" {
-		return
-	}
-	g.seq++
-	entry := map[string]any{
-		"method": r.Method, "path": r.URL.Path, "query": r.URL.RawQuery, "status": status,
-		"headers": map[string]string{
-			"Authorization": r.Header.Get("Authorization"), "Accept": r.Header.Get("Accept"),
-			"X-GitHub-Api-Version": r.Header.Get("X-GitHub-Api-Version"), "Content-Type": r.Header.Get("Content-Type"),
-		},
-	}
-	if len(body) > 0 {
-		if json.Valid(body) {
-			entry["body"] = json.RawMessage(body)
-		} else {
-			entry["body"] = string(body)
-		}
-	}
-	b, err := json.MarshalIndent(entry, "", "  ")
-	if err != nil {
-		b = []byte(err.Error())
-	}
-	os.WriteFile(filepath.Join(g.dir, fmt.Sprintf("gh-%03d.json", g.seq)), append(b, '\n'), 0o644)
-	f, err := os.OpenFile(filepath.Join(g.dir, "requests.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err == nil {
-		fmt.Fprintf(f, "%s %s %d\n", r.Method, r.URL.RequestURI(), status)
-		f.Close()
-	}
+	reviewtest.WriteRequest(g.dir, "gh", &g.seq, r, body, status, "Authorization", "Accept", "X-GitHub-Api-Version", "Content-Type")
 }
 
 // pr returns the state of the pull request a request is about, made with

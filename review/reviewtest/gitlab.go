@@ -384,14 +384,23 @@ func glDecode(w http.ResponseWriter, r *http.Request, v any) bool {
 }
 
 func (g *GitLab) record(r *http.Request, body []byte, status int) {
-	if g.Dir == "" {
+	WriteRequest(g.Dir, "gl", &g.seq, r, body, status, "PRIVATE-TOKEN", "Content-Type")
+}
+
+// WriteRequest records, in dir, a request a scripted host answered: as
+// prefix-NNN.json (NNN counted by seq) with its method, path, query,
+// status, the headers named and its body (as JSON when it is), and as a
+// line of requests.log. With dir "" it records nothing.
+func WriteRequest(dir, prefix string, seq *int, r *http.Request, body []byte, status int, headers ...string) {
+	if dir == "" {
 		return
 	}
-	g.seq++
-	entry := map[string]any{
-		"method": r.Method, "path": r.URL.Path, "query": r.URL.RawQuery, "status": status,
-		"headers": map[string]string{"PRIVATE-TOKEN": r.Header.Get("PRIVATE-TOKEN"), "Content-Type": r.Header.Get("Content-Type")},
+	*seq++
+	h := map[string]string{}
+	for _, k := range headers {
+		h[k] = r.Header.Get(k)
 	}
+	entry := map[string]any{"method": r.Method, "path": r.URL.Path, "query": r.URL.RawQuery, "status": status, "headers": h}
 	if len(body) > 0 {
 		if json.Valid(body) {
 			entry["body"] = json.RawMessage(body)
@@ -403,8 +412,8 @@ func (g *GitLab) record(r *http.Request, body []byte, status int) {
 	if err != nil {
 		b = []byte(err.Error())
 	}
-	os.WriteFile(filepath.Join(g.Dir, fmt.Sprintf("gl-%03d.json", g.seq)), append(b, '\n'), 0o644)
-	if f, err := os.OpenFile(filepath.Join(g.Dir, "requests.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+	os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%03d.json", prefix, *seq)), append(b, '\n'), 0o644)
+	if f, err := os.OpenFile(filepath.Join(dir, "requests.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 		fmt.Fprintf(f, "%s %s %d\n", r.Method, r.URL.RequestURI(), status)
 		f.Close()
 	}
