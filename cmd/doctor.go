@@ -10,6 +10,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
+	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
@@ -135,21 +136,31 @@ func runDoctor(opts *DoctorOptions) error {
 
 // endpointReport is what doctor --endpoint learned, as --json prints it.
 type endpointReport struct {
-	URL           string             `json:"url"`
-	URLFrom       string             `json:"url_from,omitempty"`
-	Model         string             `json:"model"`
-	Window        int                `json:"window_tokens,omitempty"`
-	WindowSource  string             `json:"window_source,omitempty"`
-	WindowWarning string             `json:"window_warning,omitempty"`
-	TableWindow   int                `json:"table_window_tokens,omitempty"`
-	LatencyMS     int64              `json:"latency_ms"`
-	FirstByteMS   int64              `json:"first_byte_ms,omitempty"`
-	Attempts      int                `json:"attempts"`
-	Streamed      bool               `json:"streamed"`
-	ToolChoice    string             `json:"tool_choice,omitempty"`
-	ToolCalled    bool               `json:"tool_called"`
-	Fallbacks     []endpointFallback `json:"fallbacks"`
-	Error         string             `json:"error,omitempty"`
+	URL           string `json:"url"`
+	URLFrom       string `json:"url_from,omitempty"`
+	Model         string `json:"model"`
+	Window        int    `json:"window_tokens,omitempty"`
+	WindowSource  string `json:"window_source,omitempty"`
+	WindowWarning string `json:"window_warning,omitempty"`
+	TableWindow   int    `json:"table_window_tokens,omitempty"`
+	// Tokenizer is the server's count a review uses ("llama.cpp
+	// /tokenize"), else TokenizerError says why it has none; Counted is
+	// what a review counts with, "" when it would fail (--tokenizer
+	// server, and the server does not count).
+	Tokenizer      string `json:"tokenizer,omitempty"`
+	TokenizerError string `json:"tokenizer_error,omitempty"`
+	Counted        string `json:"counted_with,omitempty"`
+	// Borrowed says Counted is not the model's own tokenizer: its
+	// counts are estimates.
+	Borrowed    bool               `json:"tokenizer_borrowed,omitempty"`
+	LatencyMS   int64              `json:"latency_ms"`
+	FirstByteMS int64              `json:"first_byte_ms,omitempty"`
+	Attempts    int                `json:"attempts"`
+	Streamed    bool               `json:"streamed"`
+	ToolChoice  string             `json:"tool_choice,omitempty"`
+	ToolCalled  bool               `json:"tool_called"`
+	Fallbacks   []endpointFallback `json:"fallbacks"`
+	Error       string             `json:"error,omitempty"`
 }
 
 // endpointFallback is a feature the server refused and what is sent
@@ -190,6 +201,26 @@ func runDoctorEndpoint(ctx context.Context, opts *DoctorOptions) error {
 	if p.WindowKnown {
 		rep.Window, rep.WindowSource, rep.WindowWarning = p.Window.Tokens, p.Window.Source, p.Window.Warning
 	}
+	info := llm.Lookup(set.Model)
+	rep.Counted, rep.Borrowed = conversation.Tiktoken+" "+info.Encoding, info.Borrowed
+	switch {
+	case set.Tokenizer == conversation.Estimate:
+		rep.Counted, rep.Borrowed = conversation.Estimate, false
+	case p.Tokenizer != nil && review.AsksServer(&set.Config, p.WindowKnown && p.Window.LlamaCpp):
+		rep.Counted, rep.Borrowed = llm.TokenizerName, false
+	case set.Tokenizer == conversation.Server:
+		rep.Counted, rep.Borrowed = "", false
+	}
+	if p.Tokenizer != nil {
+		rep.Tokenizer = llm.TokenizerName
+	} else {
+		var te *llm.TokenizerError
+		if errors.As(p.TokenizerErr, &te) {
+			rep.TokenizerError = te.Reason
+		} else if p.TokenizerErr != nil {
+			rep.TokenizerError = p.TokenizerErr.Error()
+		}
+	}
 	if perr != nil {
 		rep.Error = errorLine(perr)
 	}
@@ -223,6 +254,20 @@ func writeEndpointReport(w io.Writer, r endpointReport, stream, answered bool) {
 		fmt.Fprintf(w, "window: the server does not say; the model table says %s tokens\n", text.Number(r.TableWindow))
 	default:
 		fmt.Fprintf(w, "window: not known: the server does not say and the model table does not know %s; set --context-window\n", r.Model)
+	}
+	counted := "a review counts with " + r.Counted
+	if r.Borrowed {
+		counted += ", not the model's own tokenizer: its counts are estimates"
+	}
+	switch {
+	case r.Tokenizer != "" && r.Counted == r.Tokenizer:
+		fmt.Fprintf(w, "tokens: the server counts them (%s); a review uses its count\n", r.Tokenizer)
+	case r.Tokenizer != "":
+		fmt.Fprintf(w, "tokens: the server counts them (%s); %s (--tokenizer server uses the server's)\n", r.Tokenizer, counted)
+	case r.Counted == "":
+		fmt.Fprintf(w, "tokens: the server does not count them (%s); a review with --tokenizer server fails\n", text.OneLine(r.TokenizerError, 200))
+	default:
+		fmt.Fprintf(w, "tokens: the server does not count them (%s); %s\n", text.OneLine(r.TokenizerError, 200), counted)
 	}
 	if !answered {
 		fmt.Fprintf(w, "request: failed after %s\n", time.Duration(r.LatencyMS)*time.Millisecond)
