@@ -46,11 +46,12 @@ nothing in the store.
 
 doctor --endpoint checks the model endpoint instead, as a review would use
 it (--model, --base-url, the environment and configuration files): it asks
-the server the context window it serves the model with, then makes one
-minimal request, a forced tool call with a strict schema, streamed unless
-streaming is off. It says the window and where it came from, whether
-streaming works, the fallbacks the server needed (the features it refused,
-which a review does without), and the latency.`,
+the server the context window it serves the model with and whether it
+counts tokens (llama.cpp's /tokenize), then makes one minimal request, a
+forced tool call with a strict schema, streamed unless streaming is off. It
+says the window and where it came from, what a review counts tokens with,
+whether streaming works, the fallbacks the server needed (the features it
+refused, which a review does without), and the latency.`,
 		Example: `  review doctor
   review doctor --store /tmp/old-store --json
   review doctor --endpoint
@@ -201,26 +202,7 @@ func runDoctorEndpoint(ctx context.Context, opts *DoctorOptions) error {
 	if p.WindowKnown {
 		rep.Window, rep.WindowSource, rep.WindowWarning = p.Window.Tokens, p.Window.Source, p.Window.Warning
 	}
-	info := llm.Lookup(set.Model)
-	rep.Counted, rep.Borrowed = conversation.Tiktoken+" "+info.Encoding, info.Borrowed
-	switch {
-	case set.Tokenizer == conversation.Estimate:
-		rep.Counted, rep.Borrowed = conversation.Estimate, false
-	case p.Tokenizer != nil && review.AsksServer(&set.Config, p.WindowKnown && p.Window.LlamaCpp):
-		rep.Counted, rep.Borrowed = llm.TokenizerName, false
-	case set.Tokenizer == conversation.Server:
-		rep.Counted, rep.Borrowed = "", false
-	}
-	if p.Tokenizer != nil {
-		rep.Tokenizer = llm.TokenizerName
-	} else {
-		var te *llm.TokenizerError
-		if errors.As(p.TokenizerErr, &te) {
-			rep.TokenizerError = te.Reason
-		} else if p.TokenizerErr != nil {
-			rep.TokenizerError = p.TokenizerErr.Error()
-		}
-	}
+	rep.counting(&set.Config, p)
 	if perr != nil {
 		rep.Error = errorLine(perr)
 	}
@@ -235,6 +217,30 @@ func runDoctorEndpoint(ctx context.Context, opts *DoctorOptions) error {
 		return runAdvice(perr)
 	}
 	return nil
+}
+
+// counting says what a review made with cfg counts tokens with, after
+// the probe p: the same decision a review takes (review.AsksServer).
+func (r *endpointReport) counting(cfg *review.Config, p *llm.Probe) {
+	info := llm.Lookup(cfg.Model)
+	r.Counted, r.Borrowed = conversation.Tiktoken+" "+info.Encoding, info.Borrowed
+	switch {
+	case cfg.Tokenizer == conversation.Estimate:
+		r.Counted, r.Borrowed = conversation.Estimate, false
+	case p.Tokenizer != nil && review.AsksServer(cfg, p.WindowKnown && p.Window.LlamaCpp):
+		r.Counted, r.Borrowed = llm.TokenizerName, false
+	case cfg.Tokenizer == conversation.Server:
+		r.Counted, r.Borrowed = "", false
+	}
+	var te *llm.TokenizerError
+	switch {
+	case p.Tokenizer != nil:
+		r.Tokenizer = llm.TokenizerName
+	case errors.As(p.TokenizerErr, &te):
+		r.TokenizerError = te.Reason
+	case p.TokenizerErr != nil:
+		r.TokenizerError = p.TokenizerErr.Error()
+	}
 }
 
 // writeEndpointReport says what doctor --endpoint learned, a line a fact.

@@ -149,9 +149,9 @@ func (c *Counter) Source() string {
 }
 
 // Failed is the server tokenizer's first failure, nil while it has
-// none: the texts it failed to count, and every text after its last
-// failure, are counted with tiktoken's encoding, as estimates of the
-// server's count.
+// none: the texts it failed to count, and every text once it failed
+// maxServerFails times, are counted with tiktoken's encoding, as
+// estimates of the server's count.
 func (c *Counter) Failed() error {
 	if c == nil || c.st.server == nil {
 		return nil
