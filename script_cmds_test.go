@@ -66,6 +66,40 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"overlap":      cmdOverlap,
 		"nomore":       cmdNoMore,
 		"sameprefix":   cmdSamePrefix,
+		"perchar":      cmdPerChar,
+	}
+}
+
+// perchar checks that every message of a dry run (its JSON) counts as
+// the scripted llama.cpp server counts: a token a character of its
+// content, and the framing of a message: `perchar file`. ! perchar
+// checks that none does.
+func cmdPerChar(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: perchar file")
+	}
+	var d struct {
+		Messages []struct {
+			Tokens  int    `json:"tokens"`
+			Content string `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &d); err != nil || len(d.Messages) == 0 {
+		ts.Fatalf("%s: no dry run's messages (%v)", args[0], err)
+	}
+	same := 0
+	for i, m := range d.Messages {
+		want := utf8.RuneCountInString(m.Content) + 4
+		fmt.Fprintf(ts.Stdout(), "message %d: %d tokens, %d a character\n", i+1, m.Tokens, want)
+		if m.Tokens == want {
+			same++
+		}
+	}
+	switch {
+	case !neg && same < len(d.Messages):
+		ts.Fatalf("%d of %d messages are not counted a token a character", len(d.Messages)-same, len(d.Messages))
+	case neg && same > 0:
+		ts.Fatalf("%d of %d messages are counted a token a character", same, len(d.Messages))
 	}
 }
 

@@ -157,6 +157,10 @@ var advisers = []adviser{
 		return advice{do: fmt.Sprintf("check --model and %s (it usually ends in /v1, also for Ollama, vLLM and llama.cpp)", cmp.Or(e.URLSetting, defaultURLSetting))}, true
 	}),
 	is(llm.ErrNoModel, advice{do: "set --model"}),
+	on(func(e *llm.TokenizerError) (advice, bool) {
+		// Only --tokenizer server requires the server's count.
+		return advice{do: "--tokenizer server needs a llama.cpp server (llama-server) at " + cmp.Or(e.Setting, defaultURLSetting) + "; count with --tokenizer tiktoken", code: ExitUsage}, true
+	}),
 }
 
 // advise finds the first error in err's chain that an adviser knows.

@@ -10,6 +10,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/spf13/cobra"
 
+	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
@@ -45,11 +46,12 @@ nothing in the store.
 
 doctor --endpoint checks the model endpoint instead, as a review would use
 it (--model, --base-url, the environment and configuration files): it asks
-the server the context window it serves the model with, then makes one
-minimal request, a forced tool call with a strict schema, streamed unless
-streaming is off. It says the window and where it came from, whether
-streaming works, the fallbacks the server needed (the features it refused,
-which a review does without), and the latency.`,
+the server the context window it serves the model with and whether it
+counts tokens (llama.cpp's /tokenize), then makes one minimal request, a
+forced tool call with a strict schema, streamed unless streaming is off. It
+says the window and where it came from, what a review counts tokens with,
+whether streaming works, the fallbacks the server needed (the features it
+refused, which a review does without), and the latency.`,
 		Example: `  review doctor
   review doctor --store /tmp/old-store --json
   review doctor --endpoint
@@ -135,21 +137,31 @@ func runDoctor(opts *DoctorOptions) error {
 
 // endpointReport is what doctor --endpoint learned, as --json prints it.
 type endpointReport struct {
-	URL           string             `json:"url"`
-	URLFrom       string             `json:"url_from,omitempty"`
-	Model         string             `json:"model"`
-	Window        int                `json:"window_tokens,omitempty"`
-	WindowSource  string             `json:"window_source,omitempty"`
-	WindowWarning string             `json:"window_warning,omitempty"`
-	TableWindow   int                `json:"table_window_tokens,omitempty"`
-	LatencyMS     int64              `json:"latency_ms"`
-	FirstByteMS   int64              `json:"first_byte_ms,omitempty"`
-	Attempts      int                `json:"attempts"`
-	Streamed      bool               `json:"streamed"`
-	ToolChoice    string             `json:"tool_choice,omitempty"`
-	ToolCalled    bool               `json:"tool_called"`
-	Fallbacks     []endpointFallback `json:"fallbacks"`
-	Error         string             `json:"error,omitempty"`
+	URL           string `json:"url"`
+	URLFrom       string `json:"url_from,omitempty"`
+	Model         string `json:"model"`
+	Window        int    `json:"window_tokens,omitempty"`
+	WindowSource  string `json:"window_source,omitempty"`
+	WindowWarning string `json:"window_warning,omitempty"`
+	TableWindow   int    `json:"table_window_tokens,omitempty"`
+	// Tokenizer is the server's count a review uses ("llama.cpp
+	// /tokenize"), else TokenizerError says why it has none; Counted is
+	// what a review counts with, "" when it would fail (--tokenizer
+	// server, and the server does not count).
+	Tokenizer      string `json:"tokenizer,omitempty"`
+	TokenizerError string `json:"tokenizer_error,omitempty"`
+	Counted        string `json:"counted_with,omitempty"`
+	// Borrowed says Counted is not the model's own tokenizer: its
+	// counts are estimates.
+	Borrowed    bool               `json:"tokenizer_borrowed,omitempty"`
+	LatencyMS   int64              `json:"latency_ms"`
+	FirstByteMS int64              `json:"first_byte_ms,omitempty"`
+	Attempts    int                `json:"attempts"`
+	Streamed    bool               `json:"streamed"`
+	ToolChoice  string             `json:"tool_choice,omitempty"`
+	ToolCalled  bool               `json:"tool_called"`
+	Fallbacks   []endpointFallback `json:"fallbacks"`
+	Error       string             `json:"error,omitempty"`
 }
 
 // endpointFallback is a feature the server refused and what is sent
@@ -190,6 +202,7 @@ func runDoctorEndpoint(ctx context.Context, opts *DoctorOptions) error {
 	if p.WindowKnown {
 		rep.Window, rep.WindowSource, rep.WindowWarning = p.Window.Tokens, p.Window.Source, p.Window.Warning
 	}
+	rep.counting(&set.Config, p)
 	if perr != nil {
 		rep.Error = errorLine(perr)
 	}
@@ -204,6 +217,30 @@ func runDoctorEndpoint(ctx context.Context, opts *DoctorOptions) error {
 		return runAdvice(perr)
 	}
 	return nil
+}
+
+// counting says what a review made with cfg counts tokens with, after
+// the probe p: the same decision a review takes (review.AsksServer).
+func (r *endpointReport) counting(cfg *review.Config, p *llm.Probe) {
+	info := llm.Lookup(cfg.Model)
+	r.Counted, r.Borrowed = conversation.Tiktoken+" "+info.Encoding, info.Borrowed
+	switch {
+	case cfg.Tokenizer == conversation.Estimate:
+		r.Counted, r.Borrowed = conversation.Estimate, false
+	case p.Tokenizer != nil && review.AsksServer(cfg, p.WindowKnown && p.Window.LlamaCpp):
+		r.Counted, r.Borrowed = llm.TokenizerName, false
+	case cfg.Tokenizer == conversation.Server:
+		r.Counted, r.Borrowed = "", false
+	}
+	var te *llm.TokenizerError
+	switch {
+	case p.Tokenizer != nil:
+		r.Tokenizer = llm.TokenizerName
+	case errors.As(p.TokenizerErr, &te):
+		r.TokenizerError = te.Reason
+	case p.TokenizerErr != nil:
+		r.TokenizerError = p.TokenizerErr.Error()
+	}
 }
 
 // writeEndpointReport says what doctor --endpoint learned, a line a fact.
@@ -223,6 +260,20 @@ func writeEndpointReport(w io.Writer, r endpointReport, stream, answered bool) {
 		fmt.Fprintf(w, "window: the server does not say; the model table says %s tokens\n", text.Number(r.TableWindow))
 	default:
 		fmt.Fprintf(w, "window: not known: the server does not say and the model table does not know %s; set --context-window\n", r.Model)
+	}
+	counted := "a review counts with " + r.Counted
+	if r.Borrowed {
+		counted += ", not the model's own tokenizer: its counts are estimates"
+	}
+	switch {
+	case r.Tokenizer != "" && r.Counted == r.Tokenizer:
+		fmt.Fprintf(w, "tokens: the server counts them (%s); a review uses its count\n", r.Tokenizer)
+	case r.Tokenizer != "":
+		fmt.Fprintf(w, "tokens: the server counts them (%s); %s (--tokenizer server uses the server's)\n", r.Tokenizer, counted)
+	case r.Counted == "":
+		fmt.Fprintf(w, "tokens: the server does not count them (%s); a review with --tokenizer server fails\n", text.OneLine(r.TokenizerError, 200))
+	default:
+		fmt.Fprintf(w, "tokens: the server does not count them (%s); %s\n", text.OneLine(r.TokenizerError, 200), counted)
 	}
 	if !answered {
 		fmt.Fprintf(w, "request: failed after %s\n", time.Duration(r.LatencyMS)*time.Millisecond)

@@ -157,6 +157,15 @@ func (p *progress) retry(attempt int, wait time.Duration, err error) {
 	p.draw(fmt.Sprintf("retrying in %s (attempt %d): %s", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(text.Clean(errorLine(err)), 0)))
 }
 
+// warn writes a warning line, under the status line if one is drawn:
+// units side by side may warn while another draws it.
+func (p *progress) warn(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+	fmt.Fprintln(p.io.ErrOut, line)
+}
+
 func (p *progress) done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -92,7 +92,7 @@ until the merge base is there.`,
 	opts.gitlabFlags.register(fl)
 	opts.agentFlags.register(fl)
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions([]string{"tiktoken", "estimate"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions([]string{"tiktoken", "estimate", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("off-diff", cobra.FixedCompletions([]string{"file", "drop"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"none", "info", "low", "medium", "high", "critical"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("post", cobra.FixedCompletions(postHosts, cobra.ShellCompDirectiveNoFileComp))
@@ -312,6 +312,13 @@ func runEnv(s *IOStreams, getenv func(string) string, set *config.Settings, dir 
 		Headers:  expandHeaders(set.Headers, getenv),
 		Progress: prog.step,
 		Retry:    prog.retry,
+		Counting: func(c review.ServerCount) {
+			if c.Err == nil {
+				fmt.Fprintf(s.Info(), "review: token counts: the server's own (%s)\n", c.Source)
+				return
+			}
+			prog.warn(fmt.Sprintf("review: warning: the server failed to count tokens (%s); the texts it does not count are counted with %s, as estimates", text.OneLine(c.Err.Error(), 300), c.Fallback))
+		},
 		Window: func(w review.WindowFit) {
 			if !w.Known {
 				fmt.Fprintf(s.ErrOut, "review: warning: the context window of model %s is not known and the server does not say; assuming %s tokens: set --context-window (for Ollama, start it with OLLAMA_CONTEXT_LENGTH)\n", w.Model, text.Number(w.Tokens))

@@ -3,16 +3,18 @@ package conversation
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/reviewdev/review/internal/text"
 )
 
-// Tokenizer modes accepted by NewCounter.
+// Tokenizer modes accepted by NewCounter, and Server, NewServerCounter's.
 const (
 	Tiktoken = "tiktoken"
 	Estimate = "estimate"
+	Server   = "server"
 )
 
 // Encodings used for counting.
@@ -46,7 +48,8 @@ type Kind int
 
 // Kinds of count.
 const (
-	// ExactCount is tiktoken's (or the estimate, in Estimate mode).
+	// ExactCount is tiktoken's or the server's (or the estimate, in
+	// Estimate mode).
 	ExactCount Kind = iota
 	// UpperBound is at least the exact count.
 	UpperBound
@@ -54,17 +57,46 @@ const (
 	EstimatedCount
 )
 
-// counterState is a counter's encoder and memo.
+// counterState is a counter's encoder, server and memo.
 type counterState struct {
 	once sync.Once
 	enc  *bpe
 	err  error
 
+	// server, if set, counts exactly in place of the encoder, which
+	// counts only the texts the server fails to.
+	server *ServerTokenizer
+	// fails are the server's failures; after maxServerFails it is not
+	// asked again. unbounded is set once the server counted a text above
+	// its Bound: bounds are exact counts from then on.
+	fails     atomic.Int32
+	unbounded atomic.Bool
+
 	// memo remembers counts of long texts: a tool loop re-counts the same
-	// history on every step, and BPE encoding is the expensive part.
-	mu   sync.Mutex
-	memo map[string]int
+	// history on every step, and BPE encoding is the expensive part. A
+	// server's counts are all remembered: each costs a round trip.
+	mu       sync.Mutex
+	memo     map[string]int
+	firstErr error // the server's first failure
 }
+
+// ServerTokenizer is a model server's own tokenizer, outside this
+// program: llama.cpp's /tokenize. It counts what the server will count,
+// which a borrowed tiktoken encoding only approximates.
+type ServerTokenizer struct {
+	// Name says what counts, e.g. "llama.cpp /tokenize".
+	Name string
+	// Count counts s as the server does. It may fail: the server may be
+	// gone, slow, or answer what is not a count.
+	Count func(s string) (int, error)
+	// Failed, if set, is told of Count's first failure, once.
+	Failed func(error)
+}
+
+// maxServerFails is how many failures a server may make before it is no
+// longer asked: a server that has gone would otherwise cost a timeout a
+// count.
+const maxServerFails = 3
 
 // memoMin is the shortest text worth remembering; memoMax bounds the
 // entries, after which the memo starts over.
@@ -90,8 +122,44 @@ func NewCounter(encoding, mode string) (*Counter, error) {
 	return &Counter{mode: mode, encoding: encoding, st: &counterState{}}, nil
 }
 
-// Mode reports how the counter counts: Tiktoken or Estimate.
+// NewServerCounter returns a counter that counts exactly as the model's
+// server does, with t, and counts the texts t fails to with tiktoken's
+// encoding (O200k when empty) instead; those counts are estimates of the
+// server's, and Failed says there were some.
+func NewServerCounter(encoding string, t ServerTokenizer) *Counter {
+	if encoding == "" {
+		encoding = O200k
+	}
+	return &Counter{mode: Server, encoding: encoding, st: &counterState{server: &t}}
+}
+
+// Mode reports how the counter counts: Tiktoken, Estimate or Server.
 func (c *Counter) Mode() string { return c.mode }
+
+// Source says what counts exactly: "tiktoken o200k_base", "estimate", or
+// the server tokenizer's name.
+func (c *Counter) Source() string {
+	switch c.mode {
+	case Estimate:
+		return Estimate
+	case Server:
+		return c.st.server.Name
+	}
+	return Tiktoken + " " + c.encoding
+}
+
+// Failed is the server tokenizer's first failure, nil while it has
+// none: the texts it failed to count, and every text once it failed
+// maxServerFails times, are counted with tiktoken's encoding, as
+// estimates of the server's count.
+func (c *Counter) Failed() error {
+	if c == nil || c.st.server == nil {
+		return nil
+	}
+	c.st.mu.Lock()
+	defer c.st.mu.Unlock()
+	return c.st.firstErr
+}
 
 // Encoding is the tiktoken encoding used for the model.
 func (c *Counter) Encoding() string { return c.encoding }
@@ -136,6 +204,61 @@ func (c *Counter) Count(s string) int {
 	case UpperBound:
 		return c.Bound(s)
 	}
+	if c.st.server != nil {
+		return c.serverCount(s)
+	}
+	return c.encoderCount(s)
+}
+
+// serverCount counts s with the server, remembered, or with the encoder
+// when the server fails or has failed too often.
+func (c *Counter) serverCount(s string) int {
+	st := c.st
+	st.mu.Lock()
+	n, ok := st.memo[s]
+	st.mu.Unlock()
+	if ok {
+		return n
+	}
+	if st.fails.Load() >= maxServerFails {
+		return c.encoderCount(s)
+	}
+	n, err := st.server.Count(s)
+	if err == nil && n < 0 {
+		err = fmt.Errorf("%s counted %d tokens", st.server.Name, n)
+	}
+	if err != nil {
+		st.fails.Add(1)
+		st.mu.Lock()
+		first := st.firstErr == nil
+		if first {
+			st.firstErr = err
+		}
+		st.mu.Unlock()
+		if first && st.server.Failed != nil {
+			st.server.Failed(err)
+		}
+		return c.encoderCount(s)
+	}
+	if n > byteBound(s)+1 {
+		st.unbounded.Store(true)
+	}
+	st.remember(s, n)
+	return n
+}
+
+// remember memoizes the count n of s.
+func (st *counterState) remember(s string, n int) {
+	st.mu.Lock()
+	if st.memo == nil || len(st.memo) >= memoMax {
+		st.memo = map[string]int{}
+	}
+	st.memo[s] = n
+	st.mu.Unlock()
+}
+
+// encoderCount counts s with the tiktoken encoder.
+func (c *Counter) encoderCount(s string) int {
 	st := c.st
 	st.once.Do(func() { st.enc, st.err = encoder(c.encoding) })
 	if st.err != nil {
@@ -151,12 +274,7 @@ func (c *Counter) Count(s string) int {
 		return n
 	}
 	n = c.encodeLen(s)
-	st.mu.Lock()
-	if st.memo == nil || len(st.memo) >= memoMax {
-		st.memo = map[string]int{}
-	}
-	st.memo[s] = n
-	st.mu.Unlock()
+	st.remember(s, n)
 	return n
 }
 
@@ -170,12 +288,33 @@ func (c *Counter) Count(s string) int {
 // and near one the exact count decides. In Estimate mode, where nothing is
 // counted exactly, Bound is the estimate.
 //
+// A server's tokenizer is bounded one token higher: llama.cpp's
+// SentencePiece tokenizers (Llama 2, Mistral) put a space before the text,
+// one token more than its bytes for "\n", and its byte-level BPE ones
+// (Llama 3, Qwen) take at least a byte a token. Text that is not UTF-8
+// reaches the server with U+FFFD for each stray byte, as JSON carries it.
+// A tokenizer that normalizes text (NFKC expands some characters many
+// times) may count more: the first count above its bound makes bounds
+// exact counts from then on.
+//
 // TestBoundProperty holds it to the exact count on random ASCII, CJK,
 // code, emoji, long runs and bytes that are not UTF-8.
 func (c *Counter) Bound(s string) int {
 	if c != nil && c.mode == Estimate {
 		return text.EstimateTokens(s)
 	}
+	if c != nil && c.st.server != nil {
+		if c.st.unbounded.Load() {
+			return c.Exact().Count(s)
+		}
+		return byteBound(s) + 1
+	}
+	return byteBound(s)
+}
+
+// byteBound is the bound of a byte-level encoding: a token a byte, three
+// for a byte that is not UTF-8.
+func byteBound(s string) int {
 	if utf8.ValidString(s) {
 		return len(s)
 	}

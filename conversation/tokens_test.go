@@ -1,6 +1,8 @@
 package conversation
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -251,11 +253,15 @@ func TestBoundProperty(t *testing.T) {
 			return b.String()
 		},
 	}
-	for _, enc := range []string{O200k, CL100k} {
-		c, err := NewCounter(enc, Tiktoken)
-		if err != nil {
-			t.Fatal(err)
-		}
+	// A server's worst tokenizer: llama.cpp's SentencePiece with a byte
+	// token for every byte of the text as JSON carries it, after the
+	// space it puts first.
+	spm := NewServerCounter(O200k, ServerTokenizer{Name: "spm", Count: func(s string) (int, error) {
+		return 1 + len(asJSON(s)), nil
+	}})
+	o200k, _ := NewCounter(O200k, Tiktoken)
+	cl100k, _ := NewCounter(CL100k, Tiktoken)
+	for enc, c := range map[string]*Counter{O200k: o200k, CL100k: cl100k, "server": spm} {
 		for name, gen := range gens {
 			for i := range 150 {
 				s := gen(1 + rng.IntN(1+i*20))
@@ -315,6 +321,96 @@ func TestEstimateWordAtATime(t *testing.T) {
 			if got, want := text.EstimateTokens(x), slow(x); got != want {
 				t.Errorf("text.EstimateTokens(%q) = %d, want %d", x, got, want)
 			}
+		}
+	}
+}
+
+// asJSON is s as a server reads it from JSON: each byte that is not
+// UTF-8 is U+FFFD.
+func asJSON(s string) string {
+	b, _ := json.Marshal(s)
+	var out string
+	_ = json.Unmarshal(b, &out)
+	return out
+}
+
+// TestServerCounter checks that a server counts exactly, once a text,
+// for every view that counts exactly, and that a failing server leaves
+// counts to tiktoken, says so once, and is not asked again after
+// maxServerFails.
+func TestServerCounter(t *testing.T) {
+	var calls []string
+	fail := false
+	var told []error
+	c := NewServerCounter("", ServerTokenizer{
+		Name: "llama.cpp /tokenize",
+		Count: func(s string) (int, error) {
+			calls = append(calls, s)
+			if fail {
+				return 0, errors.New("HTTP 500")
+			}
+			return utf8.RuneCountInString(s), nil
+		},
+		Failed: func(err error) { told = append(told, err) },
+	})
+	if c.Mode() != Server || c.Encoding() != O200k || c.Source() != "llama.cpp /tokenize" || c.Kind() != ExactCount {
+		t.Fatalf("mode %q, encoding %q, source %q, kind %v", c.Mode(), c.Encoding(), c.Source(), c.Kind())
+	}
+	s := "func main() { fmt.Println(\"héllo\") }"
+	if got := c.Count(s); got != utf8.RuneCountInString(s) {
+		t.Fatalf("Count = %d, want the server's %d", got, utf8.RuneCountInString(s))
+	}
+	m := Message{Content: s, ToolCalls: []ToolCall{{Name: "x", Arguments: s}}}
+	if got, want := c.CountMessage(m), 2*messageOverhead+2*utf8.RuneCountInString(s)+1; got != want {
+		t.Errorf("CountMessage = %d, want %d", got, want)
+	}
+	if len(calls) != 2 {
+		t.Errorf("the server was asked %d times, want twice (once a text): %q", len(calls), calls)
+	}
+	if got := c.Bounds().Count(s); got != len(s)+1 {
+		t.Errorf("Bound = %d, want %d", got, len(s)+1)
+	}
+	if got := c.Estimates().Count(s); got != text.EstimateTokens(s) {
+		t.Errorf("estimate = %d", got)
+	}
+	if c.Failed() != nil || len(told) != 0 {
+		t.Fatalf("failed before failing: %v", c.Failed())
+	}
+
+	fail = true
+	tik, _ := NewCounter(O200k, Tiktoken)
+	for i := range maxServerFails + 2 {
+		x := fmt.Sprintf("text %d", i)
+		if got, want := c.Count(x), tik.Count(x); got != want {
+			t.Errorf("a text the server failed on counts %d, want tiktoken's %d", got, want)
+		}
+	}
+	if c.Failed() == nil || c.Failed().Error() != "HTTP 500" || len(told) != 1 {
+		t.Errorf("Failed() = %v, told %v: want the first failure, told once", c.Failed(), told)
+	}
+	if len(calls) != 2+maxServerFails {
+		t.Errorf("the server was asked %d times, want %d: not again after %d failures", len(calls), 2+maxServerFails, maxServerFails)
+	}
+	if got := c.Count(s); got != utf8.RuneCountInString(s) {
+		t.Errorf("a text the server counted before it failed counts %d", got)
+	}
+}
+
+// TestServerCounterUnbounded checks that bounds stay bounds for a server
+// whose tokenizer counts more tokens than bytes: once one count is above
+// its bound, bounds are exact counts.
+func TestServerCounterUnbounded(t *testing.T) {
+	c := NewServerCounter(O200k, ServerTokenizer{Name: "nfkc", Count: func(s string) (int, error) { return 6 * len(s), nil }})
+	s := "\ufdfa"
+	if b := c.Bound(s); b != len(s)+1 {
+		t.Fatalf("Bound before any count = %d", b)
+	}
+	if n := c.Count(s); n != 6*len(s) {
+		t.Fatalf("Count = %d", n)
+	}
+	for _, x := range []string{s, "abc", "\ufdfa\ufdfa"} {
+		if b, n := c.Bound(x), c.Count(x); b < n {
+			t.Errorf("Bound(%q) = %d < Count %d after a count above the bound", x, b, n)
 		}
 	}
 }

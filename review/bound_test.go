@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/reviewdev/review/conversation"
@@ -112,6 +113,83 @@ func TestBoundedPlanHardCaps(t *testing.T) {
 		hard := c.MaxPromptTokens > 0 || c.MaxCost > 0
 		if p.Estimated == hard {
 			t.Errorf("caps %+v: estimated %v", c, p.Estimated)
+		}
+	}
+}
+
+// TestBoundedServerPlanIsExact holds a plan made with bounds to the one
+// the server's exact counts make, for a server tokenizer at its worst: a
+// token for each byte, after a space it puts first (llama.cpp's
+// SentencePiece with byte fallback). Far from every limit the server is
+// asked nothing.
+func TestBoundedServerPlanIsExact(t *testing.T) {
+	isolateGit(t)
+	dir := t.TempDir()
+	if err := reviewtest.GenerateRepo(dir, 40, 4, nil); err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Int64
+	spm := func() *conversation.Counter {
+		return conversation.NewServerCounter(conversation.O200k, conversation.ServerTokenizer{Name: "spm", Count: func(s string) (int, error) {
+			asked.Add(1)
+			return 1 + len(strings.ToValidUTF8(s, "\ufffd")), nil
+		}})
+	}
+	kinds := map[bool]int{}
+	for _, w := range []int{9000, 16000, 32000, 64000, 128000, 200000, 400000} {
+		b := conversation.DefaultBudget(w)
+		opts := Options{Dir: dir, Base: "main", Config: Config{Model: "qwen-local", Budget: b, Caps: Caps{MaxUnits: DefaultMaxUnits}}}
+		opts.counter = spm()
+		asked.Store(0)
+		bounded, berr := Prepare(context.Background(), opts)
+		n := asked.Load()
+		opts.ExactCounts, opts.counter = true, spm()
+		exact, xerr := Prepare(context.Background(), opts)
+		if fmt.Sprint(berr) != fmt.Sprint(xerr) {
+			t.Fatalf("window %d: errors differ:\n bounds first: %v\n exact:        %v", w, berr, xerr)
+		}
+		if berr != nil {
+			continue
+		}
+		kinds[bounded.Estimated]++
+		if !reflect.DeepEqual(bounded.Messages, exact.Messages) || !reflect.DeepEqual(bounded.Units, exact.Units) || !reflect.DeepEqual(bounded.Context.Files, exact.Context.Files) {
+			t.Errorf("window %d (estimated %v): the plans differ", w, bounded.Estimated)
+		}
+		switch {
+		case !bounded.Estimated && bounded.Tokens() != exact.Tokens():
+			t.Errorf("window %d: exact plans count %d and %d", w, bounded.Tokens(), exact.Tokens())
+		case bounded.Estimated && (exact.Tokens() > b.Input() || exact.Context.Tokens > exact.Context.Budget):
+			t.Errorf("window %d: exact first request %d of %d, context %d of %d", w, exact.Tokens(), b.Input(), exact.Context.Tokens, exact.Context.Budget)
+		case bounded.Estimated && n > 0:
+			t.Errorf("window %d: a plan far from every limit asked the server %d times", w, n)
+		}
+	}
+	if kinds[true] == 0 || kinds[false] == 0 {
+		t.Fatalf("plans estimated/exact: %v; both must occur", kinds)
+	}
+	t.Logf("plans estimated/exact: %v", kinds)
+}
+
+// TestAsksServer: the server is asked to count only when told to, or for
+// a model whose tokenizer is not known on a server that may be
+// llama.cpp: never OpenAI's, never for a model counted exactly.
+func TestAsksServer(t *testing.T) {
+	for _, c := range []struct {
+		tokenizer, model, url string
+		llama, want           bool
+	}{
+		{"server", "gpt-4o", "https://api.openai.com/v1", false, true},
+		{"", "qwen-local", "http://127.0.0.1:8080/v1", false, true},
+		{"tiktoken", "qwen2.5-coder:7b", "http://localhost:8080/v1", false, true},
+		{"tiktoken", "qwen-local", "https://llm.example.com/v1", true, true},
+		{"tiktoken", "qwen-local", "https://llm.example.com/v1", false, false},
+		{"tiktoken", "deepseek-chat", "https://api.deepseek.com/v1", false, false},
+		{"tiktoken", "gpt-4o", "http://127.0.0.1:8080/v1", true, false},
+		{"estimate", "qwen-local", "http://127.0.0.1:8080/v1", true, false},
+	} {
+		cfg := Config{Tokenizer: c.tokenizer, Model: c.model, BaseURL: c.url}
+		if got := AsksServer(&cfg, c.llama); got != c.want {
+			t.Errorf("%+v: AsksServer = %v, want %v", c, got, c.want)
 		}
 	}
 }

@@ -21,7 +21,8 @@ type Config struct {
 	// ("--base-url", "OPENAI_BASE_URL", "base_url in FILE:LINE"); "" for
 	// the default. Errors about the endpoint name it.
 	BaseURLFrom string
-	Tokenizer   string // conversation.Tiktoken or conversation.Estimate
+	// Tokenizer is conversation.Tiktoken, Estimate or Server.
+	Tokenizer string
 	// OffDiff decides what happens to findings outside the changed hunks.
 	OffDiff OffDiff
 	Budget  conversation.Budget

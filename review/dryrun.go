@@ -20,10 +20,14 @@ type DryRun struct {
 	// Borrowed says the model's own tokenizer is not known: the counts
 	// are made with Tokenizer, which the model may not share, and are
 	// estimates of what the server will count.
-	Borrowed bool            `json:"tokenizer_borrowed,omitempty"`
-	Messages []DryRunMessage `json:"messages"`
-	Tools    []DryRunTool    `json:"tools"`
-	Files    []diffctx.Entry `json:"files"`
+	Borrowed bool `json:"tokenizer_borrowed,omitempty"`
+	// TokenizerFailed is the server tokenizer's first failure: the texts
+	// it failed to count were counted with tiktoken instead, and the
+	// counts are estimates.
+	TokenizerFailed string          `json:"tokenizer_failed,omitempty"`
+	Messages        []DryRunMessage `json:"messages"`
+	Tools           []DryRunTool    `json:"tools"`
+	Files           []diffctx.Entry `json:"files"`
 	// Units are the turns a diff too large for the diff context is
 	// reviewed in; empty when it fits.
 	Units []diffctx.Unit `json:"units"`
@@ -68,7 +72,7 @@ func (p *Plan) DryRun(model string) DryRun {
 	d := p.Diff
 	out := DryRun{
 		Revisions: revisionsOf(d),
-		Model:     model, Tokenizer: p.tokenizer(), Estimated: p.Estimated || p.borrowed(model), Borrowed: p.borrowed(model),
+		Model:     model, Tokenizer: p.Counter.Source(), Borrowed: p.borrowed(model),
 		Messages: []DryRunMessage{}, Tools: []DryRunTool{}, Files: []diffctx.Entry{}, Units: []diffctx.Unit{},
 		Budget: DryRunBudget{
 			Budget: p.Budget, Input: p.Budget.Input(), Static: p.Budget.Static(),
@@ -90,19 +94,19 @@ func (p *Plan) DryRun(model string) DryRun {
 		out.Budget.ContextTokens = p.Context.Tokens
 		out.Budget.ContextBudget = p.Context.Budget
 	}
+	// Last, once everything is counted: a server may have failed on any
+	// of it.
+	if err := p.Counter.Failed(); err != nil {
+		out.TokenizerFailed = err.Error()
+	}
+	out.Estimated = p.Estimated || out.Borrowed || out.TokenizerFailed != ""
 	return out
 }
 
 // borrowed reports whether model is counted with another's tokenizer: a
 // local model (Qwen, Llama, Mistral…) or an unknown one is counted with
-// OpenAI's encoding, which only approximates its own.
+// OpenAI's encoding, which only approximates its own, unless its server
+// counts.
 func (p *Plan) borrowed(model string) bool {
-	return p.Counter.Mode() != conversation.Estimate && llm.Lookup(model).Borrowed
-}
-
-func (p *Plan) tokenizer() string {
-	if p.Counter.Mode() == conversation.Estimate {
-		return conversation.Estimate
-	}
-	return conversation.Tiktoken + " " + p.Counter.Encoding()
+	return p.Counter.Mode() == conversation.Tiktoken && llm.Lookup(model).Borrowed
 }

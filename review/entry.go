@@ -40,6 +40,9 @@ type Env struct {
 	// Window, if set, is told what the server said of the model's
 	// context window when the configuration did not know it.
 	Window func(WindowFit)
+	// Counting, if set, is told that the server counts the run's tokens,
+	// once it is known, and again, once, if it fails to count one.
+	Counting func(ServerCount)
 	// Started, if set, is told of the session once its run is recorded,
 	// before any request.
 	Started func(*Session, *Plan)
@@ -58,6 +61,31 @@ type WindowFit struct {
 	Source string
 	// Warning is what the user should know about the window served.
 	Warning string
+}
+
+// AsksServer reports whether a run made with cfg asks its server to count
+// tokens: with Server, always; with Tiktoken, for a model whose tokenizer
+// we lack (Borrowed), when the server is a llama.cpp server that told the
+// window (llama) or one on this machine or network. OpenAI's servers and
+// gateways are never asked for a model we count exactly or without
+// being told to.
+func AsksServer(cfg *Config, llama bool) bool {
+	switch cfg.Tokenizer {
+	case conversation.Server:
+		return true
+	case "", conversation.Tiktoken:
+		return llm.Lookup(cfg.Model).Borrowed && (llama || llm.Local(cfg.BaseURL))
+	}
+	return false
+}
+
+// ServerCount is news of the server's count of the run's tokens: it
+// counts them (Source), or it failed to count one (Err), and Fallback,
+// an estimate of its count, counts what it fails to from then on.
+type ServerCount struct {
+	Source   string
+	Err      error
+	Fallback string
 }
 
 // NoAPIKeyError is a run that would send a hosted endpoint a request
@@ -86,7 +114,12 @@ type Outcome struct {
 // the recorded run), records a session and runs its turn. An empty change
 // or a dry run ends after the plan, with no session.
 func Run(ctx context.Context, job Job, env Env) (*Outcome, error) {
-	fitWindow(ctx, &job.Config, env)
+	llama := fitWindow(ctx, &job.Config, env)
+	counter, err := newCounter(ctx, &job.Config, env, llama)
+	if err != nil {
+		return nil, err
+	}
+	job.counter = counter
 	if job.RunID != "" {
 		return follow(ctx, job, env)
 	}
@@ -107,7 +140,7 @@ func Run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	}
 	defer st.Close()
 	a := newAgent(&job.Config, env, st, plan.Counter)
-	sess, err := a.Start(plan, Settings{BaseURL: job.BaseURL, Tokenizer: job.Tokenizer, Budget: job.Budget, OffDiff: job.OffDiff, FindCopies: job.FindCopies, Price: job.Price})
+	sess, err := a.Start(plan, Settings{BaseURL: job.BaseURL, Tokenizer: counter.Mode(), Budget: job.Budget, OffDiff: job.OffDiff, FindCopies: job.FindCopies, Price: job.Price})
 	if err != nil {
 		return out, err
 	}
@@ -142,11 +175,7 @@ func follow(ctx context.Context, job Job, env Env) (*Outcome, error) {
 		return nil, err
 	}
 	defer st.Close()
-	counter, err := conversation.NewCounter(llm.Lookup(job.Model).Encoding, job.Tokenizer)
-	if err != nil {
-		return nil, err
-	}
-	sess, err := newAgent(&job.Config, env, st, counter).Resume(ctx, job.RunID, job.Ignore)
+	sess, err := newAgent(&job.Config, env, st, job.counter).Resume(ctx, job.RunID, job.Ignore)
 	if err != nil {
 		return nil, err
 	}
@@ -189,10 +218,10 @@ func newAgent(cfg *Config, env Env, st *toolmem.Store, counter *conversation.Cou
 // fitWindow asks the server the context window of a model the table does
 // not know, when none was configured: Ollama serves 4,096 tokens by
 // default and vLLM what it was started with, and a prompt planned for the
-// 128k guess is cut or refused.
-func fitWindow(ctx context.Context, cfg *Config, env Env) {
+// 128k guess is cut or refused. It reports whether llama.cpp told it.
+func fitWindow(ctx context.Context, cfg *Config, env Env) (llama bool) {
 	if !cfg.WindowUnknown {
-		return
+		return false
 	}
 	w, ok := llm.DiscoverWindow(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, APIKey: env.APIKey, Headers: env.Headers}, cfg.Model)
 	reserve := cfg.Budget.AnswerReserve
@@ -207,4 +236,37 @@ func fitWindow(ctx context.Context, cfg *Config, env Env) {
 	if env.Window != nil {
 		env.Window(fit)
 	}
+	return ok && w.LlamaCpp
+}
+
+// newCounter is the counter cfg asks for: the server's count when
+// AsksServer, and the server can count; else tiktoken's or the estimate.
+// With Server, a server that cannot count is an error (a
+// llm.TokenizerError); otherwise the borrowed encoding counts.
+func newCounter(ctx context.Context, cfg *Config, env Env, llama bool) (*conversation.Counter, error) {
+	info := llm.Lookup(cfg.Model)
+	if !AsksServer(cfg, llama) {
+		return conversation.NewCounter(info.Encoding, cfg.Tokenizer)
+	}
+	tok, err := llm.FindTokenizer(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, BaseURLFrom: cfg.BaseURLFrom, APIKey: env.APIKey, Headers: env.Headers})
+	if err != nil {
+		if cfg.Tokenizer == conversation.Server {
+			return nil, err
+		}
+		return conversation.NewCounter(info.Encoding, conversation.Tiktoken)
+	}
+	fallback := conversation.Tiktoken + " " + info.Encoding
+	c := conversation.NewServerCounter(info.Encoding, conversation.ServerTokenizer{
+		Name:  llm.TokenizerName,
+		Count: tok.Count,
+		Failed: func(err error) {
+			if env.Counting != nil {
+				env.Counting(ServerCount{Source: llm.TokenizerName, Err: err, Fallback: fallback})
+			}
+		},
+	})
+	if env.Counting != nil {
+		env.Counting(ServerCount{Source: llm.TokenizerName, Fallback: fallback})
+	}
+	return c, nil
 }

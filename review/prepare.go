@@ -8,7 +8,6 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/tools"
 )
@@ -24,6 +23,9 @@ type Options struct {
 	// Question, if set, is the first turn instead of the review task.
 	Question string
 	Config
+
+	// counter, when Run made it (newCounter), counts the plan.
+	counter *conversation.Counter
 }
 
 // Plan is everything the first request of a review is built from: the diff,
@@ -77,9 +79,13 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	if err := opts.Budget.Validate(); err != nil {
 		return nil, err
 	}
-	counter, err := conversation.NewCounter(llm.Lookup(opts.Model).Encoding, opts.Tokenizer)
-	if err != nil {
-		return nil, err
+	counter := opts.counter
+	if counter == nil {
+		c, err := newCounter(ctx, &opts.Config, Env{}, false)
+		if err != nil {
+			return nil, err
+		}
+		counter = c
 	}
 	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData})
 	if err != nil {
@@ -97,11 +103,12 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	}
 	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout, Ignore: opts.Ignore, FindCopies: opts.FindCopies})
 	p.Tools = offered(set, nil).Definitions()
-	// Far from every limit, bounds settle the plan without counting: the
-	// plan they make is the one exact counts would make (see far), and
-	// its figures are then estimates. Caps on tokens or cost are limits
+	// Far from every limit, bounds settle the plan without counting (a
+	// BPE encoding, or a round trip to the server a text): the plan they
+	// make is the one exact counts would make (see far), and its figures
+	// are then estimates. Caps on tokens or cost are limits
 	// every request is held to: they are planned with exact counts.
-	if !opts.ExactCounts && counter.Mode() == conversation.Tiktoken && opts.Caps.MaxPromptTokens <= 0 && opts.Caps.MaxCost <= 0 {
+	if !opts.ExactCounts && counter.Mode() != conversation.Estimate && opts.Caps.MaxPromptTokens <= 0 && opts.Caps.MaxCost <= 0 {
 		q := *p
 		if far, err := q.fill(opts, counter.Bounds()); err == nil && far {
 			q.estimated(opts, counter)

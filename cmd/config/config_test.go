@@ -214,7 +214,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"positive budget", "context_window: 0\n", `.review.yaml:1: context_window must be at least 1, got 0`},
 		{"negative history", "history_chars: -1\n", `.review.yaml:1: history_chars must be at least 0, got -1`},
 		{"small preview", "preview_chars: 10\n", `.review.yaml:1: preview_chars must be at least 200, got 10`},
-		{"enum", "tokenizer: words\n", `.review.yaml:1: unknown tokenizer "words": use tiktoken or estimate`},
+		{"enum", "tokenizer: words\n", `.review.yaml:1: unknown tokenizer "words": use tiktoken, estimate or server`},
 		{"off_diff", "off_diff: keep\n", `.review.yaml:1: unknown off_diff "keep": use file or drop`},
 		{"fail_on", "fail_on: severe\n", `.review.yaml:1: unknown fail_on "severe": use none, info, low, medium, high or critical, and unreviewed (high,unreviewed)`},
 		{"empty model", "model: \"  \"\n", `.review.yaml:1: model must not be empty`},
@@ -287,7 +287,7 @@ func TestResolveErrors(t *testing.T) {
 		want       string
 		flag       bool // a mistake in the command line
 	}{
-		{"bad flag", "", "", nil, []string{"--tokenizer", "words"}, `unknown --tokenizer "words": use tiktoken or estimate`, true},
+		{"bad flag", "", "", nil, []string{"--tokenizer", "words"}, `unknown --tokenizer "words": use tiktoken, estimate or server`, true},
 		{"zero window flag", "", "", nil, []string{"--context-window", "0"}, `--context-window must be at least 1, got 0`, true},
 		{"bad env", "", "", map[string]string{"REVIEW_FAIL_ON": "bogus"}, nil, `unknown $REVIEW_FAIL_ON "bogus": use none, info, low, medium, high or critical`, false},
 		{"bad base url env", "", "", map[string]string{"OPENAI_BASE_URL": "ftp://x"}, nil, `$OPENAI_BASE_URL must be an http or https URL, such as https://api.openai.com/v1, got "ftp://x"`, false},

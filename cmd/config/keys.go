@@ -62,7 +62,7 @@ var keys = []Key{
 	{Name: "model", kind: kindString, Flag: "model", Env: "REVIEW_MODEL", File: true, parse: nonEmpty},
 	{Name: "base_url", kind: kindString, Flag: "base-url", Env: "OPENAI_BASE_URL", File: true, parse: httpURL},
 	{Name: "store", kind: kindString, Flag: "store", Env: "REVIEW_STORE", parse: nonEmpty},
-	{Name: "tokenizer", kind: kindString, Flag: "tokenizer", File: true, parse: oneOf("tiktoken", "estimate")},
+	{Name: "tokenizer", kind: kindString, Flag: "tokenizer", File: true, parse: oneOf("tiktoken", "estimate", "server")},
 	{Name: "off_diff", kind: kindString, Flag: "off-diff", File: true, parse: oneOf(string(review.KeepFileLevel), string(review.DropOffDiff))},
 	{Name: "context_window", kind: kindInt, Flag: "context-window", File: true, parse: atLeast(1)},
 	{Name: "answer_reserve", kind: kindInt, Flag: "answer-reserve", File: true, parse: atLeast(0)},

@@ -6,8 +6,10 @@
 // reassembled into the completion a whole answer would be, which is what
 // gets recorded), the classification of failures
 // (authentication, not found, context length, rate limit and quota), usage
-// as the server reports it, and the one model table (Lookup): context
-// windows, tiktoken encodings, reasoning models and list prices.
+// as the server reports it, what the server tells beside completions
+// (its context window, DiscoverWindow; its own token count, Tokenizer),
+// and the one model table (Lookup): context windows, tiktoken encodings,
+// reasoning models and list prices.
 //
 // It knows tools only as definitions to send; what a tool means is the
 // agent's business.

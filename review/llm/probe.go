@@ -10,7 +10,8 @@ import (
 )
 
 // Probe is what one minimal request taught about an endpoint: the window
-// it serves the model with and where that came from, whether it streams,
+// it serves the model with and where that came from, whether it counts
+// tokens, whether it streams,
 // what it refused (the fallbacks a review would take), and how long it
 // took.
 type Probe struct {
@@ -20,6 +21,10 @@ type Probe struct {
 	Window      Window
 	WindowKnown bool
 	Table       int
+	// Tokenizer is the server's count of tokens (FindTokenizer);
+	// TokenizerErr says why it has none.
+	Tokenizer    *Tokenizer
+	TokenizerErr error
 	// Latency is the request's time, retries included; FirstByte, for a
 	// streamed answer, the wait for its first byte.
 	Latency   time.Duration
@@ -50,12 +55,14 @@ var probeTool = tools.Definition{
 const probeMaxTokens = 256
 
 // ProbeEndpoint asks the server cfg names the window it serves model with
-// (DiscoverWindow), then makes one minimal request as a review makes
-// them: a forced tool with a strict schema, streamed if cfg says so. The
-// error is the request's, with the probe so far.
+// (DiscoverWindow) and whether it counts tokens (FindTokenizer), then
+// makes one minimal request as a review makes them: a forced tool with a
+// strict schema, streamed if cfg says so. The error is the request's,
+// with the probe so far.
 func ProbeEndpoint(ctx context.Context, cfg ClientConfig, model string) (*Probe, error) {
 	p := &Probe{}
 	p.Window, p.WindowKnown = DiscoverWindow(ctx, cfg, model)
+	p.Tokenizer, p.TokenizerErr = FindTokenizer(ctx, cfg)
 	if info := Lookup(model); info.Known() {
 		p.Table = info.Window
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,6 +27,9 @@ type Window struct {
 	// the one the server serves: asked only when nothing tells the
 	// latter.
 	Trained bool `json:"-"`
+	// LlamaCpp says the server told it as llama.cpp does: it may count
+	// tokens too (FindTokenizer).
+	LlamaCpp bool `json:"-"`
 }
 
 // discoverTimeout bounds each discovery request: a server that does not
@@ -41,39 +45,15 @@ var numCtx = regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`)
 // false when no server answered with one. Errors are never returned: a
 // server without these endpoints is a server that cannot say.
 func DiscoverWindow(ctx context.Context, cfg ClientConfig, model string) (w Window, ok bool) {
-	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
-	base = strings.TrimSuffix(base, "/chat/completions")
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	e, ok := serverOf(cfg)
+	if !ok {
 		return Window{}, false
 	}
-	hc := keepCredentialsHome(cfg.HTTPClient, u.Host)
 	get := func(method, rawURL string, body []byte) []byte {
-		rctx, cancel := context.WithTimeout(ctx, discoverTimeout)
-		defer cancel()
-		req, err := http.NewRequestWithContext(rctx, method, rawURL, bytes.NewReader(body))
-		if err != nil {
-			return nil
-		}
-		req.Header.Set("Content-Type", "application/json")
-		for k, v := range cfg.Headers {
-			req.Header.Set(k, v)
-		}
-		if cfg.APIKey != "" && req.Header.Get("Authorization") == "" {
-			req.Header.Set("Authorization", "Bearer "+cfg.APIKey)
-		}
-		resp, err := hc.Do(req)
-		if err != nil {
-			return nil
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return nil
-		}
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+		b, _ := e.do(ctx, method, rawURL, body, discoverTimeout, 4<<20)
 		return b
 	}
-	root := strings.TrimSuffix(base, "/v1")
+	base, root := e.base, e.root
 	// What the server was started with wins over what the model was
 	// trained with: llama.cpp's /v1/models says n_ctx_train (often 32k or
 	// more) while it serves the -c it was given, told by /props or
@@ -96,6 +76,83 @@ func DiscoverWindow(ctx context.Context, cfg ClientConfig, model string) (w Wind
 		return w, true
 	}
 	return Window{}, false
+}
+
+// server is the server cfg names, for the requests beside chat
+// completions: discovery and counting.
+type server struct {
+	cfg ClientConfig
+	// base is the API root as given ("…/v1"), root the server's own,
+	// without "/v1", where llama.cpp and Ollama serve theirs.
+	base, root string
+	hc         *http.Client
+}
+
+// serverOf is the server cfg names; false when its URL is not an http(s)
+// one.
+func serverOf(cfg ClientConfig) (*server, bool) {
+	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
+	base = strings.TrimSuffix(base, "/chat/completions")
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, false
+	}
+	return &server{cfg: cfg, base: base, root: strings.TrimSuffix(base, "/v1"), hc: keepCredentialsHome(cfg.HTTPClient, u.Host)}, true
+}
+
+// statusError is a server's answer other than 200 OK.
+type statusError struct{ status int }
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("HTTP %d %s", e.status, http.StatusText(e.status))
+}
+
+// do sends one request with the configured headers and key, within
+// timeout, and returns the body of a 200 answer: at most limit bytes,
+// an error past them.
+func (e *server) do(ctx context.Context, method, rawURL string, body []byte, timeout time.Duration, limit int64) ([]byte, error) {
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, method, rawURL, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range e.cfg.Headers {
+		req.Header.Set(k, v)
+	}
+	if e.cfg.APIKey != "" && req.Header.Get("Authorization") == "" {
+		req.Header.Set("Authorization", "Bearer "+e.cfg.APIKey)
+	}
+	resp, err := e.hc.Do(req)
+	if err != nil {
+		if rctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+			return nil, fmt.Errorf("no answer within %s", timeout)
+		}
+		// Without the URL, which may hold a gateway's credentials.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return nil, ue.Err
+		}
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		// Read, for the connection to be kept.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return nil, &statusError{resp.StatusCode}
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		if rctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+			return nil, fmt.Errorf("no whole answer within %s", timeout)
+		}
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("an answer of more than %d bytes", limit)
+	}
+	return b, nil
 }
 
 // windowFromModels reads a /v1/models list: vLLM's max_model_len, or
@@ -122,9 +179,9 @@ func windowFromModels(body []byte, model string) (Window, bool) {
 		case m.MaxModelLen > 0:
 			return Window{Tokens: m.MaxModelLen, Source: "vLLM /v1/models max_model_len"}, true
 		case m.Meta != nil && m.Meta.NCtx > 0:
-			return Window{Tokens: m.Meta.NCtx, Source: "llama.cpp /v1/models n_ctx"}, true
+			return Window{Tokens: m.Meta.NCtx, Source: "llama.cpp /v1/models n_ctx", LlamaCpp: true}, true
 		case m.Meta != nil && m.Meta.NCtxTrain > 0:
-			return Window{Tokens: m.Meta.NCtxTrain, Source: "llama.cpp /v1/models n_ctx_train", Trained: true,
+			return Window{Tokens: m.Meta.NCtxTrain, Source: "llama.cpp /v1/models n_ctx_train", Trained: true, LlamaCpp: true,
 				Warning: "the server does not say the window it serves (/props, /slots); the model's training window may be more than it was started with (-c)"}, true
 		}
 	}
@@ -175,9 +232,9 @@ func windowFromProps(body []byte) (Window, bool) {
 	}
 	switch {
 	case p.Default.NCtx > 0:
-		return Window{Tokens: p.Default.NCtx, Source: "llama.cpp /props default_generation_settings.n_ctx"}, true
+		return Window{Tokens: p.Default.NCtx, Source: "llama.cpp /props default_generation_settings.n_ctx", LlamaCpp: true}, true
 	case p.NCtx > 0:
-		return Window{Tokens: p.NCtx, Source: "llama.cpp /props n_ctx"}, true
+		return Window{Tokens: p.NCtx, Source: "llama.cpp /props n_ctx", LlamaCpp: true}, true
 	}
 	return Window{}, false
 }
@@ -200,5 +257,5 @@ func windowFromSlots(body []byte) (Window, bool) {
 	if n == 0 {
 		return Window{}, false
 	}
-	return Window{Tokens: n, Source: "llama.cpp /slots n_ctx"}, true
+	return Window{Tokens: n, Source: "llama.cpp /slots n_ctx", LlamaCpp: true}, true
 }

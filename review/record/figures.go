@@ -375,7 +375,9 @@ func Estimated(r *Replay) bool {
 }
 
 // RunCounter counts tokens as run counted them: with the tokenizer its
-// settings name, in its model's encoding.
+// settings name, in its model's encoding. A run its server counted
+// (conversation.Server) is counted with tiktoken: the server may be gone,
+// and its counts are in the figures recorded with each step.
 func RunCounter(run toolmem.Run) (*conversation.Counter, error) {
 	var set struct {
 		Tokenizer string `json:"tokenizer"`

@@ -28,8 +28,11 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Dry run: %s (%s) → %s (%s), merge base %s\n", d.Base, text.ShortSHA(d.BaseSHA), d.Head, text.ShortSHA(d.HeadSHA), text.ShortSHA(d.MergeBase))
 	tok := d.Tokenizer
-	if d.Borrowed {
+	switch {
+	case d.Borrowed:
 		tok += " (not the model's own, which is not known: the counts are estimates)"
+	case d.TokenizerFailed != "":
+		tok += " (it failed to count some texts, which tiktoken counted instead: the counts are estimates; " + d.TokenizerFailed + ")"
 	}
 	fmt.Fprintf(&b, "Model %s, tokenizer %s. Nothing is sent.\n\n", d.Model, tok)
 	// Estimated figures are marked as such, each with a tilde.

@@ -129,9 +129,23 @@ type Script struct {
 	Show   json.RawMessage `json:"show,omitempty"`
 	Props  json.RawMessage `json:"props,omitempty"`
 	Slots  json.RawMessage `json:"slots,omitempty"`
+	// Tokenize, if set, answers POST /tokenize as llama.cpp does; unset,
+	// it answers 404. It is not numbered with the chat requests either.
+	Tokenize *Tokenize `json:"tokenize,omitempty"`
 	// Stream "whole" answers a streamed request with a whole JSON
 	// completion, as a server that does not stream does; "" streams.
 	Stream string `json:"stream,omitempty"`
+}
+
+// Tokenize is how a scripted llama.cpp server counts tokens: one a
+// character of the content, which a test can tell from any tiktoken
+// count.
+type Tokenize struct {
+	// FailAfter, if set, is how many counts it answers; then it fails
+	// every one with HTTP 500, as a server that went away mid-run.
+	FailAfter int `json:"fail_after,omitempty"`
+	// Status, if set, answers every count with it instead.
+	Status int `json:"status,omitempty"`
 }
 
 // LoadScript reads a script from a JSON file: either an array of steps or
@@ -192,6 +206,9 @@ func (s *Script) Validate() error {
 	}
 	if s.Window < 0 {
 		return fmt.Errorf("window %d is negative", s.Window)
+	}
+	if t := s.Tokenize; t != nil && (t.FailAfter < 0 || (t.Status != 0 && (t.Status < 100 || t.Status > 599))) {
+		return errors.New("tokenize: fail_after must not be negative, status must be an HTTP status")
 	}
 	if s.Stream != "" && s.Stream != "whole" {
 		return fmt.Errorf("stream %q: use \"whole\" or leave it out", s.Stream)

@@ -52,6 +52,8 @@ type Server struct {
 	closeOnce sync.Once
 
 	discovery map[string][]byte // "METHOD /path" → body
+	tokenize  *Tokenize
+	counted   int // counts answered by /tokenize
 
 	mu       sync.Mutex
 	steps    []Step
@@ -83,6 +85,7 @@ func NewServer(s *Script, recordDir string) *Server {
 		}
 		srv.used = make([]bool, len(srv.steps))
 		srv.forced, srv.window, srv.whole = s.Forced, s.Window, s.Stream == "whole"
+		srv.tokenize = s.Tokenize
 		srv.discovery = map[string][]byte{}
 		for k, v := range map[string]json.RawMessage{"GET /v1/models": s.Models, "POST /api/show": s.Show, "GET /props": s.Props, "GET /slots": s.Slots} {
 			if len(v) > 0 {
@@ -169,6 +172,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		switch r.Method + " " + r.URL.Path {
+		case "POST /tokenize":
+			s.count(w, body)
+			return
 		case "GET /v1/models", "POST /api/show", "GET /props", "GET /slots":
 			http.NotFound(w, r)
 			return
@@ -231,6 +237,42 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.record(fmt.Sprintf("resp-%03d.json", n), a.body)
 	s.answered(n, a.status)
 	s.mu.Unlock()
+}
+
+// count answers POST /tokenize as the script says: one token id a
+// character of the content, without special tokens.
+func (s *Server) count(w http.ResponseWriter, body []byte) {
+	s.mu.Lock()
+	t := s.tokenize
+	status := http.StatusOK
+	switch {
+	case t == nil:
+		status = http.StatusNotFound
+	case t.Status != 0:
+		status = t.Status
+	case t.FailAfter > 0 && s.counted >= t.FailAfter:
+		status = http.StatusInternalServerError
+	default:
+		s.counted++
+	}
+	s.mu.Unlock()
+	if status != http.StatusOK {
+		http.Error(w, fmt.Sprintf(`{"error": {"code": %d, "message": "tokenize failed", "type": "server_error"}}`, status), status)
+		return
+	}
+	var req struct {
+		Content string `json:"content"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	ids := make([]int, 0, len(req.Content))
+	for _, c := range req.Content {
+		ids = append(ids, int(c))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string][]int{"tokens": ids})
 }
 
 // take is the step that answers a request with body: the first not yet

@@ -226,6 +226,43 @@ func TestUnknownPath(t *testing.T) {
 	}
 }
 
+// A scripted llama.cpp server counts a token a character, then fails
+// as the script says; its counts are not chat requests.
+func TestTokenize(t *testing.T) {
+	count := func(srv *reviewtest.Server, content string) (int, string) {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"content": content, "add_special": false})
+		resp, err := http.Post(strings.TrimSuffix(srv.URL, "/v1")+"/tokenize", "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(raw))
+	}
+	srv := reviewtest.NewServer(parse(t, `{"tokenize": {"fail_after": 2}, "steps": []}`), "")
+	defer srv.Close()
+	for _, want := range []struct {
+		status int
+		body   string
+	}{{200, `{"tokens":[104,233,108]}`}, {200, `{"tokens":[104,233,108]}`}, {500, `"tokenize failed"`}} {
+		if status, body := count(srv, "hél"); status != want.status || !strings.Contains(body, want.body) {
+			t.Errorf("got %d %s, want %d %s", status, body, want.status, want.body)
+		}
+	}
+	if got := srv.Requests(); len(got) != 0 {
+		t.Errorf("counts were numbered as requests: %+v", got)
+	}
+	none := reviewtest.NewServer(parse(t, `[]`), "")
+	defer none.Close()
+	if status, _ := count(none, "x"); status != http.StatusNotFound || len(none.Requests()) != 0 {
+		t.Errorf("an unscripted /tokenize answered %d, or was numbered", status)
+	}
+	if _, err := reviewtest.ParseScript([]byte(`{"tokenize": {"status": 7}, "steps": []}`)); err == nil {
+		t.Error("a tokenize status that is not an HTTP one was taken")
+	}
+}
+
 func TestRecording(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "rec")
 	srv := reviewtest.NewServer(parse(t, `[{"content":"one"},{"status":400,"error":{"message":"bad"}}]`), dir)
