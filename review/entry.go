@@ -120,6 +120,9 @@ func Run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 		return nil, err
 	}
 	job.counter = counter
+	if !job.DryRun {
+		counter.Warm()
+	}
 	if job.RunID != "" {
 		return follow(ctx, job, env)
 	}
