@@ -67,7 +67,11 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 		}
 	}
 	fmt.Fprintf(&b, "First request: %s%s tokens (%.1f%% of input).\n", about, text.Number(bu.TotalTokens), 100*float64(bu.TotalTokens)/float64(max(bu.Input, 1)))
-	if d.Estimated {
+	switch {
+	case d.Estimated && (d.Borrowed || d.TokenizerFailed != ""):
+		// The tokenizer line above says why; --exact-counts cannot help.
+		b.WriteString("Token figures are estimates (~) of the model's own counts.\n")
+	case d.Estimated:
 		b.WriteString("Token figures are estimates (~): far from every limit, nothing needed counting exactly. --exact-counts counts them.\n")
 	}
 	p := d.Plan
