@@ -122,8 +122,18 @@ func (r *renderer) block(n ast.Node, first, rest string) {
 	case *east.Table:
 		r.table(n, first, rest)
 	default:
-		// A block the report never writes: its text, as written.
-		r.lines(first, rest, strings.TrimRight(string(n.Text(r.src)), "\n"))
+		// A block the report never writes: its lines as written, or
+		// its spans.
+		if n.Lines().Len() == 0 {
+			r.lines(first, rest, r.inline(n))
+			return
+		}
+		var b strings.Builder
+		for i := 0; i < n.Lines().Len(); i++ {
+			seg := n.Lines().At(i)
+			b.Write(seg.Value(r.src))
+		}
+		r.lines(first, rest, strings.TrimRight(b.String(), "\n"))
 	}
 }
 
