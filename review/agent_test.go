@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reviewdev/review/toolmem/toolmemtest"
+
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/reviewdev/review/conversation"
@@ -73,18 +75,7 @@ func prepareRepo(tb testing.TB, dir string) (*Plan, *toolmem.Store) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return plan, openStore(tb)
-}
-
-// openStore opens a store in a temporary directory, closed when tb ends.
-func openStore(tb testing.TB) *toolmem.Store {
-	tb.Helper()
-	st, err := toolmem.Open(tb.TempDir(), toolmem.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	return st
+	return plan, toolmemtest.Open(tb)
 }
 
 // configSession plans the review of dir with cfg (its model, budget,
@@ -97,7 +88,7 @@ func configSession(tb testing.TB, dir string, cfg Config, srv *reviewtest.Server
 		tb.Fatal(err)
 	}
 	client := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1, Concurrency: max(cfg.Jobs, 1)})
-	s := startSession(tb, plan, openStore(tb), client, func(a *Agent, _ *Plan) {
+	s := startSession(tb, plan, toolmemtest.Open(tb), client, func(a *Agent, _ *Plan) {
 		a.Model, a.Budget, a.Jobs = cfg.Model, cfg.Budget, cfg.Jobs
 	})
 	return s, plan

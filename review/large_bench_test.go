@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/reviewdev/review/toolmem/toolmemtest"
+
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/reviewtest"
-	"github.com/reviewdev/review/toolmem"
 )
 
 // BenchmarkFirstRequest measures what a review of a large change costs
@@ -37,10 +38,7 @@ func BenchmarkFirstRequest(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					st, err := toolmem.Open(b.TempDir(), toolmem.Options{})
-					if err != nil {
-						b.Fatal(err)
-					}
+					st := toolmemtest.Open(b)
 					a := &Agent{Config: Config{Model: testModel, Budget: budget}, Store: st, Counter: plan.Counter}
 					if _, err := a.Start(plan, Settings{Budget: budget}); err != nil {
 						b.Fatal(err)

@@ -6,10 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reviewdev/review/toolmem/toolmemtest"
+
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/reviewtest"
-	"github.com/reviewdev/review/toolmem"
 )
 
 // timedModel notes when each request to the model starts and ends, so the
@@ -63,10 +64,7 @@ func BenchmarkUnitsLinear(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		st, err := toolmem.Open(b.TempDir(), toolmem.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		st := toolmemtest.Open(b)
 		m := &timedModel{Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1})}
 		a := &Agent{Config: Config{Model: testModel, Budget: budget, OffDiff: KeepFileLevel}, Client: m, Store: st, Counter: plan.Counter}
 		s, err := a.Start(plan, Settings{Budget: budget})

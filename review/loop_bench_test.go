@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reviewdev/review/toolmem/toolmemtest"
+
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/record"
-	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
 
@@ -101,11 +102,7 @@ func loop20(b *testing.B, whole bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st, err := toolmem.Open(b.TempDir(), toolmem.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := toolmemtest.Open(b)
 
 	var (
 		last  *Session

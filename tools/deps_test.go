@@ -3,9 +3,10 @@ package tools
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reviewdev/review/toolmem/toolmemtest"
 
 	"github.com/reviewdev/review/toolmem"
 )
@@ -163,11 +164,7 @@ func TestDependenciesWhole(t *testing.T) {
 	}
 	r.write(files)
 	head := r.commit("manifests")
-	store, err := toolmem.Open(filepath.Join(t.TempDir(), "mem"), toolmem.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := toolmemtest.Open(t)
 	s := New(Env{Root: r.root, Head: head, Store: store})
 	a, err := s.Answer(context.Background(), Call{Run: "run-1", Step: 1, ID: "c", Name: "get_dependencies", Args: `{}`}, toolmem.Limits{})
 	if err != nil {

@@ -3,10 +3,11 @@ package tools
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/reviewdev/review/toolmem/toolmemtest"
 
 	"github.com/reviewdev/review/toolmem"
 )
@@ -15,11 +16,7 @@ import (
 // output, and returns tools using it and the output's ref.
 func storeWith(t *testing.T, output string) (*Set, string) {
 	t.Helper()
-	store, err := toolmem.Open(filepath.Join(t.TempDir(), "mem"), toolmem.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := toolmemtest.Open(t)
 	ref, err := store.Put("run-1", 1, "call_1", "search_in_project", `{"pattern": "x"}`, []byte(output))
 	if err != nil {
 		t.Fatal(err)

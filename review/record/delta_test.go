@@ -9,22 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reviewdev/review/toolmem/toolmemtest"
+
 	"github.com/reviewdev/review/toolmem"
 )
 
-func openTest(t testing.TB) *toolmem.Store {
-	t.Helper()
-	s, err := toolmem.Open(filepath.Join(t.TempDir(), "store"), toolmem.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return s
-}
+func openTest(t testing.TB) *toolmem.Store { return toolmemtest.Open(t) }
 
 // randomBytes returns n bytes that are the same for the same seed.
 func randomBytes(seed uint64, n int) []byte {
