@@ -117,13 +117,13 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	// binary; TestLinkerKeepsDeadMethodsOut).
 	var showVersion bool
 	root.Flags().BoolVar(&showVersion, "version", false, "print the version of review, as review version does")
-	review := root.RunE
+	reviewRun := root.RunE
 	root.RunE = func(c *cobra.Command, args []string) error {
 		if showVersion {
 			_, err := fmt.Fprintln(f.IO.Out, versionLine())
 			return err
 		}
-		return review(c, args)
+		return reviewRun(c, args)
 	}
 	root.AddCommand(
 		NewCmdVersion(f),
