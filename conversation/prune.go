@@ -27,9 +27,10 @@ type Limits struct {
 	Tokens int
 	// Target is what a turn over Tokens is pruned down to; 0 is Tokens.
 	Target int
-	// Extra is what every request carries besides its messages (the tool
-	// definitions), in the counter's tokens.
-	Extra int
+	// Extra counts, with the counter it is given, what every request
+	// carries besides its messages (the tool definitions): a bound first,
+	// exactly only near the stop line. Nil is nothing.
+	Extra func(*Counter) int
 	// DigestChars bounds the summary of dropped turns.
 	DigestChars int
 	// Select chooses the turns kept when not all fit: SelectRelevance
@@ -184,8 +185,15 @@ func (p *pruner) overTokens() bool {
 		return false
 	}
 	h := p.c.Prefix(p.cur + 1)
-	line := cmp.Or(p.line, p.lim.Tokens) - p.lim.Extra
-	return p.counter.Bounds().CountMessages(h) > line && p.counter.Exact().CountMessages(h) > line
+	line := cmp.Or(p.line, p.lim.Tokens)
+	count := func(c *Counter) int {
+		n := c.CountMessages(h)
+		if p.lim.Extra != nil {
+			n += p.lim.Extra(c)
+		}
+		return n
+	}
+	return count(p.counter.Bounds()) > line && count(p.counter.Exact()) > line
 }
 
 // overReason names the first limit the earlier turns are over, "" when

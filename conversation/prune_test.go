@@ -245,3 +245,47 @@ func TestDigest(t *testing.T) {
 		t.Errorf("extended digest:\n%s", d2)
 	}
 }
+
+// TestPruneExtraBoundFirst: what every request carries besides its
+// messages is bounded first, like them, and counted exactly only when the
+// bound comes near the stop line, so a turn far from it reads no
+// tokenizer table; near it, the exact count decides.
+func TestPruneExtraBoundFirst(t *testing.T) {
+	counter, _ := NewCounter("", Tiktoken)
+	history := func() *History {
+		c := &History{}
+		c.Append(Message{Role: System, Layer: Static, Content: "system"})
+		c.Append(Message{Role: User, Layer: Loop, Turn: 1, Content: "q1"})
+		c.Append(Message{Role: Assistant, Layer: Loop, Turn: 1, Content: "a1"})
+		c.Append(Message{Role: User, Layer: Loop, Turn: 2, Content: "q2"})
+		return c
+	}
+	const defs = "tool definitions of forty bytes or so...."
+	var exact int
+	extra := func(c *Counter) int {
+		if c.Kind() == ExactCount {
+			exact++
+		}
+		return c.Count(defs)
+	}
+	if _, err := history().Prune(Limits{Turns: 4, Chars: 1000, Tokens: 10_000, Extra: extra}, counter, nil); err != nil {
+		t.Fatal(err)
+	}
+	if exact != 0 {
+		t.Errorf("far from the line, Extra was counted exactly %d times", exact)
+	}
+	// The bound (its bytes) is over a line the exact count is under: the
+	// exact count decides, and nothing is pruned.
+	msgs := counter.Exact().CountMessages(history().Prefix(3))
+	line := msgs + counter.Exact().Count(defs) + 1
+	if counter.Bounds().CountMessages(history().Prefix(3))+len(defs) <= line {
+		t.Fatalf("the bound is under the line %d: the test needs a closer one", line)
+	}
+	ev, err := history().Prune(Limits{Turns: 4, Chars: 1000, Tokens: line, Extra: extra}, counter, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exact == 0 || ev.Changed() {
+		t.Errorf("near the line: %d exact counts, changed %v; want the exact count to keep every turn", exact, ev.Changed())
+	}
+}

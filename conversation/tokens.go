@@ -133,18 +133,6 @@ func NewServerCounter(encoding string, t ServerTokenizer) *Counter {
 	return &Counter{mode: Server, encoding: encoding, st: &counterState{server: &t}}
 }
 
-// Warm starts reading a Tiktoken counter's encoding in the background,
-// for a caller that will count exactly soon (every review counts its
-// tool definitions): the first exact count then waits for what is left
-// of the 9 ms it takes rather than all of it, the rest overlapping with
-// git and the store. Other counters have nothing to read.
-func (c *Counter) Warm() {
-	if c.mode != Tiktoken {
-		return
-	}
-	go c.load()
-}
-
 // load reads the counter's encoding, once.
 func (c *Counter) load() {
 	st := c.st

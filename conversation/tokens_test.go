@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -421,29 +420,4 @@ func TestServerCounterUnbounded(t *testing.T) {
 			t.Errorf("Bound(%q) = %d < Count %d after a count above the bound", x, b, n)
 		}
 	}
-}
-
-// TestWarm: a counter warmed in the background counts as one that was
-// not, from any goroutine (the race detector watches the encoder's
-// reading).
-func TestWarm(t *testing.T) {
-	cold, err := NewCounter(CL100k, Tiktoken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	warm, _ := NewCounter(CL100k, Tiktoken)
-	warm.Warm()
-	var wg sync.WaitGroup
-	for _, s := range countCorpus {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if got, want := warm.Count(s), cold.Count(s); got != want {
-				t.Errorf("warmed Count(%q) = %d, want %d", s, got, want)
-			}
-		}()
-	}
-	wg.Wait()
-	est, _ := NewCounter(O200k, Estimate)
-	est.Warm() // nothing to read
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reviewdev/review/conversation"
@@ -198,9 +199,9 @@ type Session struct {
 	fig *figureState
 	// rec writes the run's records.
 	rec *record.Writer
-	// toolTok is toolTokens once counted (toolCounted).
-	toolTok     int
-	toolCounted bool
+	// tools is the exact count of the tool definitions, once counted;
+	// shared by the units side by side, copies of this session.
+	tools *toolCount
 
 	// main is the session of the run when this one is a unit running
 	// side by side with others (side.go): a copy with a history of its
@@ -280,13 +281,23 @@ func (s *Session) loop(ctx context.Context, ask bool) (*submission, string, erro
 	return l.submitted, l.lastText, err
 }
 
-// toolTokens is the exact count of the tool definitions every request of
-// the session's loops carries, counted once.
-func (s *Session) toolTokens() int {
-	if !s.toolCounted {
-		s.toolTok, s.toolCounted = record.ToolTokens(s.Counter, offered(s.Tools, nil).Definitions()), true
+// toolCount is a session's exact count of its tool definitions.
+type toolCount struct {
+	once sync.Once
+	n    int
+}
+
+// toolTokens counts, with c, the tool definitions every request of the
+// session's loops carries: exactly once, when a check near a limit first
+// needs it, and as c's bound or estimate otherwise, so that a review far
+// from every limit reads no tokenizer table.
+func (s *Session) toolTokens(c *conversation.Counter) int {
+	defs := offered(s.Tools, nil).Definitions()
+	if c.Kind() != conversation.ExactCount {
+		return record.ToolTokens(c, defs)
 	}
-	return s.toolTok
+	s.tools.once.Do(func() { s.tools.n = record.ToolTokens(c, defs) })
+	return s.tools.n
 }
 
 // tokens is the running count of the next request.

@@ -120,9 +120,6 @@ func Run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 		return nil, err
 	}
 	job.counter = counter
-	if !job.DryRun {
-		counter.Warm()
-	}
 	if job.RunID != "" {
 		return follow(ctx, job, env)
 	}

@@ -71,6 +71,7 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{
+		tools:   &toolCount{},
 		Agent:   a,
 		Diff:    d,
 		History: &conversation.History{},

@@ -107,7 +107,6 @@ func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*Result
 	// What every unit reads is made before they start.
 	s.figures()
 	s.records()
-	s.toolTokens()
 	// The units' hunks are rendered here, in turn: the diff's index is
 	// built as it is first read.
 	mds := make([]string, n)

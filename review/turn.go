@@ -64,7 +64,7 @@ func (s *Session) prune(ctx context.Context, lim conversation.Limits, withModel,
 	// Limits are decided by exact counts near them; the figures the
 	// event records are counted as the run's (figureCounter). The turn's
 	// requests carry the tool definitions too: the line is the loop's.
-	lim.Extra = s.toolTokens()
+	lim.Extra = s.toolTokens
 	ev, err := s.History.Prune(lim, s.figureCounter(), sum)
 	if err != nil {
 		return false, err
