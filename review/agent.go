@@ -292,11 +292,11 @@ type toolCount struct {
 // needs it, and as c's bound or estimate otherwise, so that a review far
 // from every limit reads no tokenizer table.
 func (s *Session) toolTokens(c *conversation.Counter) int {
-	defs := offered(s.Tools, nil).Definitions()
+	defs := func() []tools.Definition { return offered(s.Tools, nil).Definitions() }
 	if c.Kind() != conversation.ExactCount {
-		return record.ToolTokens(c, defs)
+		return record.ToolTokens(c, defs())
 	}
-	s.tools.once.Do(func() { s.tools.n = record.ToolTokens(c, defs) })
+	s.tools.once.Do(func() { s.tools.n = record.ToolTokens(c, defs()) })
 	return s.tools.n
 }
 
