@@ -9,7 +9,7 @@ import (
 
 // checkUnits checks what Units promises for every unit of d: each hunk the
 // context does not show is in exactly one unit, in order, sliced hunks
-// covering every line once; files in priority order; a file that fits a
+// covering every line once; units opening in priority order; a file that fits a
 // unit is not split; no unit over budget but for a one-line slice; and
 // RenderUnit rebuilds each unit's Markdown.
 func checkUnits(t *testing.T, d *Diff, ctx *Context, budget int, c Counter, units []Unit) {
@@ -103,16 +103,24 @@ func checkUnits(t *testing.T, d *Diff, ctx *Context, budget int, c Counter, unit
 			prio = append(prio, e.Path)
 		}
 	}
-	seen := map[string]bool{}
-	var first []string
-	for _, p := range order {
-		if !seen[p] {
-			seen[p] = true
-			first = append(first, p)
-		}
+	// A unit opens with the file of highest priority it holds (later
+	// files fill its room), and units open in priority order.
+	rank := map[string]int{}
+	for i, p := range prio {
+		rank[p] = i
 	}
-	if !slices.Equal(first, prio) {
-		t.Errorf("files in units %v, want priority order %v", first, prio)
+	last := -1
+	for i, u := range units {
+		opener := rank[u.Parts[0].Path]
+		for _, p := range u.Parts {
+			if rank[p.Path] < opener {
+				t.Errorf("unit %d opens with %s but holds %s, which comes first", i+1, u.Parts[0].Path, p.Path)
+			}
+		}
+		if opener < last {
+			t.Errorf("unit %d opens with %s, before the opener of the unit before it in priority order %v", i+1, u.Parts[0].Path, prio)
+		}
+		last = opener
 	}
 	// A file whose hunks fit one unit is not split across units.
 	for path, us := range unitOf {
@@ -248,7 +256,7 @@ func TestSplitUnits(t *testing.T) {
 	checkUnits(t, d, nil, s.Budget, nil, s.Units)
 	ctx := s.Context
 	for _, want := range []string{
-		fmt.Sprintf("- `big.go` — added, +300 -0 — in units 1–%d\n", n-1),
+		fmt.Sprintf("- `big.go` — added, +300 -0 — in units 1–%d\n", n),
 		fmt.Sprintf("- `small.go` — added, +3 -0 — in unit %d\n", n),
 		"- `go.sum` — modified, +1 -1 [lockfile] — not shown (lockfile): `get_file_diff {\"path\": \"go.sum\"}`\n",
 	} {

@@ -34,7 +34,7 @@ func BenchmarkFirstRequest(b *testing.B) {
 				var plan *Plan
 				for b.Loop() {
 					var err error
-					plan, err = Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: testModel, Tokenizer: tok, Budget: budget, Caps: Caps{MaxUnits: DefaultMaxUnits}}})
+					plan, err = Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: testModel, Tokenizer: tok, Budget: budget, Caps: Caps{Budget: DefaultPromptBudget}}})
 					if err != nil {
 						b.Fatal(err)
 					}

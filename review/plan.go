@@ -20,14 +20,22 @@ import (
 // holds the run to that plan: no request is sent that would pass the
 // bound on requests, prompt tokens or cost.
 
-// DefaultMaxUnits is how many units a review covers unless configured.
-const DefaultMaxUnits = 12
+// DefaultPromptBudget is the prompt tokens a review is planned to take at
+// most unless configured: a change of 40 files of 300 new lines each,
+// which a 32k window reviews in 40 units, is expected to take 1.7 million,
+// and a change of thousands of files is left in part, and says so.
+const DefaultPromptBudget = 3_000_000
 
 // Caps bound what a review may spend. A zero field is no bound.
 type Caps struct {
 	// MaxUnits bounds the units of a diff reviewed in units; the files of
 	// the others are reported as not reviewed.
 	MaxUnits int
+	// Budget bounds the prompt tokens the review is expected to take
+	// (Estimate.PromptTokens): the units past it are left out, as past
+	// MaxUnits. It plans, and holds no request back: MaxPromptTokens
+	// does.
+	Budget int
 	// MaxPromptTokens bounds the prompt tokens of all requests, by our
 	// count or the server's, whichever is larger.
 	MaxPromptTokens int
@@ -42,6 +50,7 @@ type Caps struct {
 // Reasons files are not reviewed.
 const (
 	ReasonMaxUnits        = "max_units"
+	ReasonPromptBudget    = "prompt_budget"
 	ReasonMaxPromptTokens = "max_prompt_tokens"
 	ReasonMaxCost         = "max_cost"
 	ReasonMaxRequests     = "max_requests"
@@ -129,6 +138,30 @@ type Estimate struct {
 	Cap       string `json:"cap,omitempty"`
 	// NotReviewed are the files the caps leave out, in priority order.
 	NotReviewed []NotReviewed `json:"not_reviewed"`
+	// Cut is the largest file reviewed in several units, when one is.
+	Cut *CutFile `json:"split_file,omitempty"`
+	// Whole is what reviewing the whole change is expected to take, when
+	// a cap leaves part of it out.
+	Whole *Whole `json:"whole,omitempty"`
+}
+
+// Whole is what a review of the whole change is expected to take: past
+// the units packed, an estimate.
+type Whole struct {
+	Units        int      `json:"units"`
+	Requests     int      `json:"expected_requests"`
+	PromptTokens int      `json:"expected_prompt_tokens"`
+	Cost         *float64 `json:"expected_cost_usd,omitempty"`
+}
+
+// Line says w for people: "22 units; expected 88 requests, 4,115,020
+// prompt tokens, $0.63".
+func (w Whole) Line() string {
+	s := fmt.Sprintf("%s; expected %s, %s prompt tokens", text.Plural(w.Units, "unit"), text.Plural(w.Requests, "request"), text.Number(w.PromptTokens))
+	if w.Cost != nil {
+		s += ", " + llm.FormatUSD(*w.Cost)
+	}
+	return s
 }
 
 // Line says the plan in one line for people: units, then what the review
@@ -170,6 +203,8 @@ func capName(reason string) string {
 	switch reason {
 	case ReasonMaxUnits:
 		return "--max-units"
+	case ReasonPromptBudget:
+		return "--prompt-budget"
 	case ReasonMaxPromptTokens:
 		return "--max-prompt-tokens"
 	case ReasonMaxCost:
@@ -189,6 +224,58 @@ var ErrWindowTooSmall = errors.New("context window too small for a review")
 
 // ErrCapTooLow is a cap that does not allow even the first unit.
 var ErrCapTooLow = errors.New("cap too low for a review")
+
+// minUnitShare is the share of a unit's hunks below which, in a small
+// window, a unit takes what the loop is not promised (unitMost): about
+// sixty lines of code, so that a unit is never a few lines of one file.
+const minUnitShare = 1024
+
+// unitMost is the most the overview, a unit turn's words and its hunks may
+// take in a small window: what leaves the loop, before its stop line, the
+// least it is promised (loopFloor), one tool call and the final request.
+// fixed is the count of the system prompt and the tool definitions.
+func unitMost(b conversation.Budget, fixed int, c *conversation.Counter) int {
+	return b.StopLine() - fixed - loopFloor(b, c)
+}
+
+// unitShare is what a unit's hunks may take in a window under b, as
+// SplitUnits decides it, with other the count of the overview and a unit
+// turn's words.
+func unitShare(b conversation.Budget, fixed, other int, c *conversation.Counter) int {
+	share := b.Static() - fixed - other
+	if most := unitMost(b, fixed, c) - other; share < minUnitShare && most > share {
+		share = most
+	}
+	return share
+}
+
+// wholeWindow is the smallest context window, in round thousands, whose
+// units hold a file of tokens whole; 0 past ten million.
+func wholeWindow(b conversation.Budget, fixed, other, tokens int, c *conversation.Counter) int {
+	for w := roundUp(b.ContextWindow+1, 1000); w <= 10_000_000; w += 1000 {
+		wb := b
+		wb.ContextWindow = w
+		if b.AnswerReserve == conversation.DefaultReserve(b.ContextWindow) {
+			wb.AnswerReserve = conversation.DefaultReserve(w)
+		}
+		if unitShare(wb, fixed, other, c) >= tokens {
+			return w
+		}
+	}
+	return 0
+}
+
+// CutFile is the largest file a review takes in several units, because
+// its hunks do not fit one.
+type CutFile struct {
+	Path   string `json:"path"`
+	Tokens int    `json:"tokens"`
+	// Share is what a unit's hunks take at most at this window.
+	Share int `json:"unit_tokens"`
+	// Window is the smallest context window, in round thousands, whose
+	// units hold it whole (0: none up to ten million).
+	Window int `json:"window_for_whole"`
+}
 
 // minUnitTokens bounds units from below: when the context window leaves
 // less room than this for a unit's hunks, the static share gives way to it
@@ -282,10 +369,16 @@ func historyAllowance(b conversation.Budget) int {
 func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int, string, error) {
 	b := p.Budget
 	n := max(len(p.Units), 1)
+	// Units side by side start with no earlier turn; in sequence, each
+	// carries what is kept of the ones before.
+	history := historyAllowance(b)
+	if sideBySide(p.Jobs, n) {
+		history = 0
+	}
 	firsts := make([]int, n)
 	firsts[0] = first
 	for k := 1; k < n; k++ {
-		firsts[k] = min(b.Input(), static+intro+p.Units[k].Tokens+historyAllowance(b))
+		firsts[k] = min(b.Input(), static+intro+p.Units[k].Tokens+history)
 	}
 	price, priced := caps.Price, caps.Price != nil
 	if !priced {
@@ -297,7 +390,7 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 	// request and the final one.
 	reason := ""
 	if len(p.Units) > 0 && p.split.Total > len(p.Units) {
-		reason = ReasonMaxUnits
+		reason = p.packedBy
 	}
 	kept, tokens := n, 0
 	for k := range n {
@@ -317,6 +410,18 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 			break
 		}
 		tokens = t
+	}
+	// The budget keeps the units whose expected tokens fit it, the first
+	// always.
+	if caps.Budget > 0 {
+		spent := 0
+		for k := range kept {
+			_, t := expected(firsts[k:k+1], b, previewTokens(b))
+			if spent += t; k > 0 && spent > caps.Budget {
+				kept, reason = k, ReasonPromptBudget
+				break
+			}
+		}
 	}
 	steps := b.MaxSteps + 1
 	e := Estimate{
@@ -356,6 +461,22 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 		if caps.Price != nil {
 			e.PriceSource = "configured"
 		}
+	}
+	if e.TotalUnits > e.Units {
+		// The whole change: the units packed as planned, those past
+		// them as full as a unit gets.
+		w := Whole{Units: e.TotalUnits}
+		w.Requests, w.PromptTokens = expected(firsts, b, previewTokens(b))
+		if more := e.TotalUnits - n; more > 0 && p.split != nil {
+			r, t := expected([]int{min(b.Input(), static+intro+p.split.Budget+history)}, b, previewTokens(b))
+			w.Requests += more * r
+			w.PromptTokens += more * t
+		}
+		if priced {
+			c := price.Cost(w.PromptTokens, 0, w.Requests*expectedAnswerTokens)
+			w.Cost = &c
+		}
+		e.Whole = &w
 	}
 	p.Estimate = e
 	p.guard = &guard{

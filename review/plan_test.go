@@ -21,7 +21,7 @@ func TestPrepareWindowTooSmall(t *testing.T) {
 		ok     bool
 	}{{2000, false}, {3000, false}, {6000, true}, {9000, true}} {
 		b := conversation.DefaultBudget(tc.window)
-		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: "gpt-4o", Budget: b, Caps: Caps{MaxUnits: DefaultMaxUnits}}})
+		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: "gpt-4o", Budget: b, Caps: Caps{Budget: DefaultPromptBudget}}})
 		if tc.ok {
 			if err != nil {
 				t.Fatalf("window %d: %v", tc.window, err)
@@ -44,7 +44,7 @@ func TestPrepareCaps(t *testing.T) {
 	prepare := func(c Caps) (*Plan, error) {
 		return Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: "gpt-4o", Budget: unitsBudget(), Caps: c}})
 	}
-	all, err := prepare(Caps{MaxUnits: DefaultMaxUnits})
+	all, err := prepare(Caps{Budget: DefaultPromptBudget})
 	if err != nil {
 		t.Fatal(err)
 	}

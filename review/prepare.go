@@ -62,7 +62,10 @@ type Plan struct {
 	Redact *redact.Redactor
 
 	split *diffctx.Split
-	guard *guard
+	// packedBy is the cap that bounded the units packed: ReasonMaxUnits
+	// or ReasonPromptBudget.
+	packedBy string
+	guard    *guard
 	hunks int // hunkTokens, once known; -1 before
 }
 
@@ -175,7 +178,16 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	} else if huge || !fits(p.Context) {
 		// A review whose hunks do not fit is split into units; a question
 		// is answered with what fits and the tools.
-		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: opts.Caps.MaxUnits, Counter: counter, List: listShare(b)})
+		// Units the budget could never keep are not packed, only
+		// estimated: a change of many thousand files costs what the
+		// units reviewed do.
+		most, by := opts.Caps.MaxUnits, ReasonMaxUnits
+		if n := budgetUnits(opts.Caps.Budget, b, fixed+smallest+intro); n > 0 && (most == 0 || n < most) {
+			most, by = n, ReasonPromptBudget
+		}
+		p.packedBy = by
+		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Most: unitMost(b, fixed, counter), MinShare: minUnitShare,
+			Max: most, Counter: counter, List: listShare(b)})
 		p.Units = p.split.Units
 	}
 	message := func(task string) []conversation.Message {
@@ -211,11 +223,26 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 		for _, l := range p.split.Left {
 			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, NotReviewed{Left: l, Reason: reason})
 		}
+		if sp := p.split; sp.Cut != "" {
+			p.Estimate.Cut = &CutFile{Path: sp.Cut, Tokens: sp.CutTokens, Share: sp.Budget,
+				Window: wholeWindow(b, fixed, p.Context.Tokens+intro, sp.CutTokens, counter)}
+		}
 	}
 	if p.Estimate.NotReviewed == nil {
 		p.Estimate.NotReviewed = []NotReviewed{}
 	}
 	return far && p.split == nil && reason == "", nil
+}
+
+// budgetUnits is the most units a budget of prompt tokens can keep, each
+// unit's first request taking at least first tokens; 0 when budget is
+// no bound.
+func budgetUnits(budget int, b conversation.Budget, first int) int {
+	if budget <= 0 {
+		return 0
+	}
+	_, t := expected([]int{first}, b, previewTokens(b))
+	return budget/max(t, 1) + 1
 }
 
 // tooLarge lists the files whose diff was too large to hold as not
@@ -299,6 +326,8 @@ func capValue(c Caps, reason string) string {
 	switch reason {
 	case ReasonMaxUnits:
 		return fmt.Sprintf(" %d", c.MaxUnits)
+	case ReasonPromptBudget:
+		return fmt.Sprintf(" %d", c.Budget)
 	case ReasonMaxPromptTokens:
 		return fmt.Sprintf(" %d", c.MaxPromptTokens)
 	case ReasonMaxCost:

@@ -180,7 +180,8 @@ func (e *Effective) apply() error {
 	def("deadline", time.Duration(0))
 	def("stream", true)
 	def("first_byte_timeout", llm.DefaultFirstByteTimeout)
-	def("max_units", review.DefaultMaxUnits)
+	def("max_units", 0)
+	def("prompt_budget", review.DefaultPromptBudget)
 	def("jobs", review.DefaultJobs)
 	def("summarize_units", false)
 	def("max_prompt_tokens", 0)
@@ -231,6 +232,7 @@ func (e *Effective) apply() error {
 	s.SummarizeUnits = e.values["summarize_units"].v.(bool)
 	s.Caps = review.Caps{
 		MaxUnits:        e.values["max_units"].v.(int),
+		Budget:          e.values["prompt_budget"].v.(int),
 		MaxPromptTokens: e.values["max_prompt_tokens"].v.(int),
 		MaxCost:         e.values["max_cost"].v.(float64),
 	}
