@@ -66,7 +66,7 @@ type Plan struct {
 	// or ReasonPromptBudget.
 	packedBy string
 	guard    *guard
-	hunks int // hunkTokens, once known; -1 before
+	hunks    int // hunkTokens, once known; -1 before
 }
 
 // Prepare loads the diff, builds the first request's context and plans the
