@@ -65,6 +65,25 @@ func (c *History) Parts() (parts [][]byte, changed []int, next int, err error) {
 	return c.enc, changed, c.next, nil
 }
 
+// TurnParts is Parts for the messages of turn n that are not static, as a
+// fork running a unit of a review keeps them: their IDs and their JSON,
+// each encoded once and again only when it changes. A record of forks
+// still running is built from them without encoding the
+// whole conversation at every save.
+func (c *History) TurnParts(n int) (ids []string, parts [][]byte, err error) {
+	all, _, _, err := c.Parts()
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, m := range c.msgs {
+		if m.Turn == n && m.Layer != Static {
+			ids = append(ids, m.ID)
+			parts = append(parts, all[i])
+		}
+	}
+	return ids, parts, nil
+}
+
 // SetFilter has every message that joins a turn from now on pass f first,
 // its text and its tool calls' arguments: the one point a question, a
 // tool's result or an answer passes before it is sent or stored, so a new
