@@ -253,7 +253,7 @@ func (p reviewPlan) render(r *review.Result, head string, fallback bool) string 
 	b.WriteString(reviewMarker(r.RunID, head) + "\n")
 	fmt.Fprintf(&b, "### review: %s\n\n", review.CountFindings(r.Findings))
 	if s := strings.TrimSpace(r.Summary); s != "" {
-		b.WriteString(neutralizeSuggestions(tidyMarkdown(s)) + "\n\n")
+		b.WriteString(post.Neutralize(s) + "\n\n")
 	}
 	b.WriteString(coverageNote(r))
 	if r.Since != "" {
@@ -273,7 +273,7 @@ func (p reviewPlan) render(r *review.Result, head string, fallback bool) string 
 		}
 		for i, f := range p.body {
 			fmt.Fprintf(&b, "**%d. [%s] %s** · %s · %s\n\n", i+1, f.Severity,
-				review.EscapeAngles(text.OneLine(f.Title, 0)), mdCode(f.Location()), review.EscapeAngles(f.RuleID()))
+				post.NeutralLine(text.OneLine(f.Title, 0)), mdCode(f.Location()), post.NeutralLine(f.RuleID()))
 			if md := findingMarkdown(f, 0); md != "" {
 				b.WriteString(neutralizeSuggestions(md) + "\n\n")
 			}

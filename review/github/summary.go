@@ -9,6 +9,7 @@ import (
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/post"
 )
 
 // maxSummaryBody bounds the body of one finding in the step summary:
@@ -33,7 +34,7 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 	}
 	b.WriteString(".\n\n")
 	if s := strings.TrimSpace(r.Summary); s != "" {
-		b.WriteString(tidyMarkdown(s) + "\n\n")
+		b.WriteString(post.Neutralize(s) + "\n\n")
 	}
 	if !r.Submitted {
 		b.WriteString("_The model did not submit a structured review; its last message is shown above._\n\n")
@@ -57,7 +58,7 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d left out</summary>\n\n", len(r.Dropped))
 		for _, d := range r.Dropped {
-			fmt.Fprintf(&b, "- %s (%s): %s\n", review.EscapeAngles(text.OneLine(d.Finding.Title, 0)), mdCode(d.Finding.Location()), review.EscapeAngles(text.OneLine(d.Reason, 0)))
+			fmt.Fprintf(&b, "- %s (%s): %s\n", post.NeutralLine(text.OneLine(d.Finding.Title, 0)), mdCode(d.Finding.Location()), post.NeutralLine(text.OneLine(d.Reason, 0)))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
@@ -92,7 +93,7 @@ func usageTable(r *review.Result) string {
 // escaped (GitHub honours the escape inside code spans too), and no "<"
 // outside code spans that could open an HTML element or comment.
 func mdCell(s string) string {
-	return strings.ReplaceAll(review.EscapeAngles(text.OneLine(s, 0)), "|", `\|`)
+	return strings.ReplaceAll(post.NeutralLine(text.OneLine(s, 0)), "|", `\|`)
 }
 
 // codeCell is s as a code span inside a table cell.

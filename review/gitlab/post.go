@@ -508,7 +508,7 @@ func (p summaryPlan) render(r *review.Result, heads []string) string {
 	fmt.Fprintf(&b, "### review: %s\n\n", review.CountFindings(r.Findings))
 	fmt.Fprintf(&b, "_Reviewed %s._\n\n", post.Code(text.ShortSHA(head)))
 	if s := strings.TrimSpace(r.Summary); s != "" {
-		b.WriteString(post.NeutralizeSuggestions(post.TidyMarkdown(s)) + "\n\n")
+		b.WriteString(post.Neutralize(s) + "\n\n")
 	}
 	b.WriteString(post.CoverageNote(r))
 	if r.Since != "" {
@@ -544,7 +544,7 @@ func (p summaryPlan) render(r *review.Result, heads []string) string {
 // writeFinding writes the nth finding of a list in the note.
 func writeFinding(b *strings.Builder, n int, f review.Finding) {
 	fmt.Fprintf(b, "**%d. [%s] %s** · %s · %s\n\n", n, f.Severity,
-		review.EscapeAngles(text.OneLine(f.Title, 0)), post.Code(f.Location()), review.EscapeAngles(f.RuleID()))
+		post.NeutralLine(text.OneLine(f.Title, 0)), post.Code(f.Location()), post.NeutralLine(f.RuleID()))
 	if md := post.FindingMarkdown(f, 0); md != "" {
 		b.WriteString(post.NeutralizeSuggestions(md) + "\n\n")
 	}

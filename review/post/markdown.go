@@ -18,13 +18,13 @@ import (
 // wrong lines.
 func CommentMarkdown(f review.Finding, suggestion string, covers bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**[%s] %s** · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), review.EscapeAngles(f.RuleID()))
+	fmt.Fprintf(&b, "**[%s] %s** · %s", f.Severity, NeutralLine(text.OneLine(f.Title, 0)), NeutralLine(f.RuleID()))
 	if !covers && f.EndLine > f.Line {
 		fmt.Fprintf(&b, " · lines %d-%d", f.Line, f.EndLine)
 	}
 	b.WriteString("\n")
 	if f.Body != "" {
-		b.WriteString("\n" + NeutralizeSuggestions(TidyMarkdown(f.Body)) + "\n")
+		b.WriteString("\n" + Neutralize(f.Body) + "\n")
 	}
 	if code, prose, ok := f.Change(); ok {
 		fence := text.CodeFence(code)
@@ -35,14 +35,14 @@ func CommentMarkdown(f review.Finding, suggestion string, covers bool) string {
 			block = fence + suggestion + "\n" + fence
 		}
 		if prose != "" {
-			block = NeutralizeSuggestions(TidyMarkdown(prose)) + "\n\n" + block
+			block = Neutralize(prose) + "\n\n" + block
 		}
 		b.WriteString("\n" + Labelled("Suggestion", block) + "\n")
 	} else if f.Suggestion != "" {
-		b.WriteString("\n" + Labelled("Suggestion", NeutralizeSuggestions(TidyMarkdown(f.Suggestion))) + "\n")
+		b.WriteString("\n" + Labelled("Suggestion", Neutralize(f.Suggestion)) + "\n")
 	}
 	if f.Note != "" {
-		b.WriteString("\n_" + review.EscapeAngles(text.OneLine(f.Note, 0)) + "_\n")
+		b.WriteString("\n_" + NeutralLine(text.OneLine(f.Note, 0)) + "_\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -57,13 +57,13 @@ func FindingMarkdown(f review.Finding, limit int) string {
 		if limit > 0 {
 			body = text.Truncate(body, limit)
 		}
-		parts = append(parts, TidyMarkdown(body))
+		parts = append(parts, Neutralize(body))
 	}
 	if f.Suggestion != "" {
-		parts = append(parts, Labelled("Suggestion", TidyMarkdown(f.Suggestion)))
+		parts = append(parts, Labelled("Suggestion", Neutralize(f.Suggestion)))
 	}
 	if f.Note != "" {
-		parts = append(parts, "_"+text.OneLine(f.Note, 0)+"_")
+		parts = append(parts, "_"+NeutralLine(text.OneLine(f.Note, 0))+"_")
 	}
 	return strings.Join(parts, "\n\n")
 }
@@ -182,7 +182,7 @@ func WriteRepeated(b *strings.Builder, heading, link string, rs []Repeated) {
 	}
 	b.WriteString("#### " + heading + "\n\n")
 	for _, f := range rs {
-		fmt.Fprintf(b, "- [%s] %s · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), Code(f.Location()))
+		fmt.Fprintf(b, "- [%s] %s · %s", f.Severity, NeutralLine(text.OneLine(f.Title, 0)), Code(f.Location()))
 		if f.URL != "" {
 			fmt.Fprintf(b, " · [%s](%s)", link, f.URL)
 		}
