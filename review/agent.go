@@ -221,7 +221,7 @@ type Session struct {
 func (s *Session) open(d *diffctx.Diff, findCopies bool) {
 	if red := s.redact(); red != nil {
 		s.History.SetFilter(func(t string) string {
-			out, _ := red.Redact(t)
+			out, _ := red.RedactJSON(t)
 			return out
 		})
 	}
@@ -644,7 +644,10 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 	st.Ended = s.now()
 	if reply != nil {
 		st.Request = reply.Request
-		st.Response = reply.Response
+		// The response is kept as the server sent it but for secrets:
+		// the model may quote one it read or was asked about, in text
+		// or in a call's arguments, and the record is on disk.
+		st.Response = s.redactResponse(reply.Response)
 	}
 	if err != nil {
 		st.Error = err.Error()
@@ -671,6 +674,19 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 	}
 	s.addUsage(reply.Usage, own)
 	return reply, &st, nil
+}
+
+// redactResponse returns a recorded response with its secrets replaced.
+func (s *Session) redactResponse(b json.RawMessage) json.RawMessage {
+	red := s.redact()
+	if red == nil || len(b) == 0 {
+		return b
+	}
+	out, ms := red.RedactJSON(string(b))
+	if len(ms) == 0 {
+		return b
+	}
+	return json.RawMessage(out)
 }
 
 // answer runs every tool call of one reply, in order, and appends a result
