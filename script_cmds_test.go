@@ -26,6 +26,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/redact/redacttest"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/reviewtest"
 )
@@ -39,6 +40,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"schema":       cmdSchema,
 		"appendonly":   cmdAppendOnly,
 		"nosecret":     cmdNoSecret,
+		"nosecrets":    cmdNoSecrets,
+		"secretforms":  cmdSecretForms,
 		"replaymatch":  cmdReplayMatch,
 		"runid":        cmdRunID,
 		"nogit":        cmdNoGit,
@@ -531,6 +534,58 @@ func cmdNoSecret(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	if files == 0 {
 		ts.Fatalf("no files under %s", args[0])
+	}
+}
+
+// secretforms writes the secret forms of redacttest, a line each, to a
+// file, and their secrets, a line each, to another: `secretforms forms
+// secrets`. The script's files then hold no secret whole.
+func cmdSecretForms(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: secretforms forms secrets")
+	}
+	var b strings.Builder
+	for _, f := range redacttest.Forms() {
+		b.WriteString(f.Text + "\n")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(redacttest.Secrets()), 0o644))
+}
+
+// nosecrets fails if any file under the directories contains one of the
+// secrets a file lists, a line each: `nosecrets secrets dir...`.
+func cmdNoSecrets(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: nosecrets secrets dir...")
+	}
+	list, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	secrets := strings.Fields(string(list))
+	if len(secrets) == 0 {
+		ts.Fatalf("%s lists no secret", args[0])
+	}
+	for _, dir := range args[1:] {
+		files := 0
+		err := filepath.WalkDir(ts.MkAbs(dir), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			files++
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for _, s := range secrets {
+				if bytes.Contains(data, []byte(s)) {
+					ts.Fatalf("%s contains the secret %.6s…", p, s)
+				}
+			}
+			return nil
+		})
+		ts.Check(err)
+		if files == 0 {
+			ts.Fatalf("no files under %s", dir)
+		}
 	}
 }
 
