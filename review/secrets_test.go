@@ -5,6 +5,7 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/redact"
+	"github.com/reviewdev/review/review/result"
 )
 
 // A token of a known format is a critical finding wherever it is; a
@@ -20,18 +21,18 @@ func TestLeakFindings(t *testing.T) {
 		{Path: "testdata/creds.env", Line: 1, Rule: "url-credentials", Confidence: redact.Low, Setting: redact.SettingFixture},
 		{Path: "fixtures/keys.env", Line: 1, Rule: "stripe-access-token", Confidence: redact.High},
 	}
-	severities := func(ls []diffctx.Leak) map[string]Severity {
-		out := map[string]Severity{}
+	severities := func(ls []diffctx.Leak) map[string]result.Severity {
+		out := map[string]result.Severity{}
 		for _, f := range leakFindings(ls) {
 			out[f.Path+":"+f.Title] = f.Severity
 		}
 		return out
 	}
 	got := severities(allowLeaks(append([]diffctx.Leak(nil), leaks...), []string{"fixtures/**"}, nil, false))
-	want := map[string]Severity{
-		"config/prod.env:Secret committed: github-pat":       Critical,
-		"config/prod.env:Secret committed: generic-password": Low,
-		"docs/api.md:Secret committed: aws-access-token":     Critical,
+	want := map[string]result.Severity{
+		"config/prod.env:Secret committed: github-pat":       result.Critical,
+		"config/prod.env:Secret committed: generic-password": result.Low,
+		"docs/api.md:Secret committed: aws-access-token":     result.Critical,
 	}
 	if len(got) != len(want) {
 		t.Errorf("findings %v, want %v", got, want)
@@ -42,7 +43,7 @@ func TestLeakFindings(t *testing.T) {
 		}
 	}
 	all := severities(allowLeaks(append([]diffctx.Leak(nil), leaks...), nil, nil, true))
-	if len(all) != len(leaks) || all["docs/api.md:Secret committed: generic-api-key"] != Low {
+	if len(all) != len(leaks) || all["docs/api.md:Secret committed: generic-api-key"] != result.Low {
 		t.Errorf("report_all_secrets: %v", all)
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/result"
 )
 
 // maxSummaryBody bounds the body of one finding in the step summary:
@@ -21,10 +21,10 @@ const maxSummaryBody = 4000
 // ($GITHUB_STEP_SUMMARY): the model's summary, a table of findings with
 // each finding's details folded under it, the run's usage and estimated
 // cost, and how to replay it.
-func WriteStepSummary(w io.Writer, r *review.Result) error {
+func WriteStepSummary(w io.Writer, r *result.Result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## review: %s", review.CountFindings(r.Findings))
-	if u := review.Unreviewed(r.NotReviewed); u != "" {
+	fmt.Fprintf(&b, "## review: %s", result.CountFindings(r.Findings))
+	if u := result.Unreviewed(r.NotReviewed); u != "" {
 		fmt.Fprintf(&b, "; partial: %s", u)
 	}
 	b.WriteString("\n\n")
@@ -41,7 +41,7 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 	}
 	if n := len(r.NotReviewed); n > 0 {
 		fmt.Fprintf(&b, "**Partial review:** %s not reviewed (past %s); every file is listed in the json output.\n\n",
-			text.Plural(n, "file"), review.CapFlag(r.NotReviewed[0].Reason))
+			text.Plural(n, "file"), result.CapFlag(r.NotReviewed[0].Reason))
 	}
 	if len(r.Findings) > 0 {
 		b.WriteString("| Severity | Location | Category | Finding |\n|---|---|---|---|\n")
@@ -78,7 +78,7 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 
 // usageTable renders the run's usage and, when the model's price is known,
 // its estimated cost.
-func usageTable(r *review.Result) string {
+func usageTable(r *result.Result) string {
 	u := r.Usage
 	cost := "unknown price"
 	if c, ok := r.EstimateCost(); ok {

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // A host acts on text posted with the bot's token: GitLab runs the quick
@@ -49,7 +49,7 @@ func Neutralize(s string) string {
 	open := ""
 	for i, line := range lines {
 		t := strings.TrimSpace(line)
-		if fence := review.FenceOf(t); fence != "" {
+		if fence := result.FenceOf(t); fence != "" {
 			switch {
 			case open == "":
 				open = fence
