@@ -115,6 +115,12 @@ type Outcome struct {
 // the recorded run), records a session and runs its turn. An empty change
 // or a dry run ends after the plan, with no session.
 func Run(ctx context.Context, job Job, env Env) (*Outcome, error) {
+	out, err := run(ctx, job, env)
+	redactOutcome(job.Redactor(), out)
+	return out, err
+}
+
+func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	llama := fitWindow(ctx, &job.Config, env)
 	counter, err := newCounter(ctx, &job.Config, env, llama)
 	if err != nil {

@@ -71,3 +71,43 @@ func (s *Session) LocalResult() *result.Result {
 	}
 	return r
 }
+
+// redactOutcome replaces the secrets in what the model wrote of a result
+// or an answer: the history and the record already hold placeholders, but
+// a finding or a summary reaches every format and post from here, and no
+// path that makes one may skip the filter (local findings, units merged,
+// a text answer read as a review).
+func redactOutcome(red *redact.Redactor, out *Outcome) {
+	if red == nil || out == nil {
+		return
+	}
+	str := func(s *string) { *s, _ = red.Redact(*s) }
+	finding := func(f *result.Finding) {
+		for _, s := range []*string{&f.Title, &f.Body, &f.Suggestion, &f.Note, &f.Category} {
+			str(s)
+		}
+		if f.Replacement != nil {
+			r := *f.Replacement
+			str(&r)
+			f.Replacement = &r
+		}
+	}
+	all := func(fs []result.Finding, ds []result.Dropped) {
+		for i := range fs {
+			finding(&fs[i])
+		}
+		for i := range ds {
+			finding(&ds[i].Finding)
+			str(&ds[i].Reason)
+		}
+	}
+	if r := out.Result; r != nil {
+		str(&r.Summary)
+		all(r.Findings, r.Dropped)
+	}
+	if a := out.Answer; a != nil {
+		str(&a.Answer)
+		str(&a.Question)
+		all(a.Findings, a.Dropped)
+	}
+}

@@ -1,6 +1,8 @@
 package review
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/reviewdev/review/diffctx"
@@ -45,5 +47,30 @@ func TestLeakFindings(t *testing.T) {
 	all := severities(allowLeaks(append([]diffctx.Leak(nil), leaks...), nil, nil, true))
 	if len(all) != len(leaks) || all["docs/api.md:Secret committed: generic-api-key"] != result.Low {
 		t.Errorf("report_all_secrets: %v", all)
+	}
+}
+
+// TestRedactOutcome holds that what the model wrote of a result or an
+// answer reaches the formats with placeholders, whatever path made it.
+func TestRedactOutcome(t *testing.T) {
+	pw := "Sup3rS3cret" + "Passw0rd!xQ7"
+	form := "DB_PASSWORD=" + pw + ", ok?"
+	rep := form
+	out := &Outcome{
+		Result: &result.Result{Summary: form, Findings: []result.Finding{{Title: form, Body: form, Suggestion: form, Note: form, Replacement: &rep}},
+			Dropped: []result.Dropped{{Finding: result.Finding{Body: form}, Reason: form}}},
+		Answer: &result.Answer{Answer: form, Question: form, Findings: []result.Finding{{Body: form}}},
+	}
+	redactOutcome(redact.New(redact.Options{}), out)
+	b, err := json.Marshal(out.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(out.Answer)
+	if strings.Contains(string(b)+string(a), pw) {
+		t.Errorf("a secret is left:\n%s\n%s", b, a)
+	}
+	if rep != form {
+		t.Errorf("the finding's replacement was changed in place")
 	}
 }
