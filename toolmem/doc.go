@@ -20,7 +20,10 @@
 // is ever added. Open refuses a directory that holds anything but a store.
 // One process writes to a store at a time, and only when no other reads it;
 // readers (Options.ReadOnly) share it. Open waits Options.LockWait for the
-// store to be free and then fails with ErrLocked.
+// store to be free and then fails with ErrLocked. A reader that asks for it
+// (Options.Snapshot) does not wait for a writer: it reads a copy of what
+// the writer has written so far, which it takes without a lock and without
+// changing the store (see snapshot.go).
 //
 // # Damage
 //

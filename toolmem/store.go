@@ -49,6 +49,12 @@ type Options struct {
 	// Warn is told of each record left out of a listing because it is
 	// damaged (an error wrapping ErrDamaged); nil leaves them out quietly.
 	Warn func(error)
+	// Snapshot, with ReadOnly, reads a store that a writer holds as the
+	// writer has written it so far, instead of waiting for it: Open
+	// copies what the writer has written and reads the copy (see
+	// snapshot.go); Store.Snapshot then reports true. LockWait is not
+	// used: a reader waits for nobody.
+	Snapshot bool
 }
 
 // Store is an open tool memory. Its methods are safe for concurrent use.
@@ -61,6 +67,9 @@ type Store struct {
 	readOnly, rw, recovered bool
 	unlock                  func()
 	warn                    func(error)
+	// copy is the directory of the copy a snapshot reads (see
+	// openSnapshot), removed by Close; empty for the store itself.
+	copy string
 
 	// wmu serialises the writes that read before they write (ref
 	// allocation in Put, sequence numbers in AddEvent), which Badger's
@@ -215,6 +224,9 @@ func open(dir string, opts Options, badgerOpts func(dir string, errLog io.Writer
 	if wait == 0 {
 		wait = DefaultLockWait
 	}
+	if opts.ReadOnly && opts.Snapshot {
+		wait = -1
+	}
 	bopts := badgerOpts(dir, opts.ErrorLog).
 		// Tables are checked whole before Badger opens them (checkFiles),
 		// then each block as it is read; values in the value log are
@@ -234,6 +246,9 @@ func open(dir string, opts Options, badgerOpts func(dir string, errLog io.Writer
 		if err == nil {
 			s.readOnly, s.recovered = true, true
 		}
+	}
+	if opts.ReadOnly && opts.Snapshot && errors.Is(err, ErrLocked) {
+		return openSnapshot(dir, opts)
 	}
 	if err != nil {
 		return nil, err
@@ -440,6 +455,11 @@ func (s *Store) ReadOnly() bool { return s.readOnly }
 // a killed process first (see Open).
 func (s *Store) Recovered() bool { return s.recovered }
 
+// Snapshot reports whether the store is read through a copy, taken as
+// Open opened it, because a writer holds it (see Options.Snapshot): its
+// runs recorded as running are running.
+func (s *Store) Snapshot() bool { return s.copy != "" }
+
 // checkDir checks the directory of a store to be opened read-only: it
 // reports whether there is no store there yet (no directory, or one without
 // a MANIFEST or data files), and refuses a directory that holds anything
@@ -571,6 +591,9 @@ func isLockError(err error) bool {
 // Close flushes and closes the store. It is safe to call more than once.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		if s.copy != "" {
+			defer os.RemoveAll(s.copy)
+		}
 		defer s.unlock()
 		var serr error
 		if s.syncs != nil {
@@ -587,7 +610,7 @@ func (s *Store) Close() error {
 			s.closeErr = err
 			return
 		}
-		if s.rw {
+		if s.rw && s.copy == "" {
 			s.closeErr = restrictFiles(s.dir)
 		}
 	})
