@@ -255,6 +255,9 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 	if err != nil {
 		return nil, damagedStore(dir, "its MANIFEST cannot be read: %s", text.FirstLine(err.Error()))
 	}
+	if err := checkKeyRegistry(dir); err != nil {
+		return nil, damagedStore(dir, "its KEYREGISTRY cannot be read: %s", err)
+	}
 	for id, tm := range m.Tables {
 		name, ok := fs.tables[id]
 		if !ok {
@@ -301,6 +304,23 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 		}
 	}
 	return rec, nil
+}
+
+// checkKeyRegistry reads the KEYREGISTRY of the store in dir, as Badger
+// does when it opens the store, without changing it: Badger reports a
+// damaged one in words of its reader alone ("EOF"). A store without one is
+// Badger's to create.
+func checkKeyRegistry(dir string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	kr, err := badger.OpenKeyRegistry(badger.KeyRegistryOptions{Dir: dir, ReadOnly: true})
+	if err != nil {
+		return errors.New(lastClause(err))
+	}
+	return kr.Close()
 }
 
 // replayManifest reads the MANIFEST at path without changing it.

@@ -215,7 +215,8 @@ func TestDamagedStore(t *testing.T) {
 		{"MANIFEST scribbled", func(t *testing.T, dir string) { scribble(t, filepath.Join(dir, "MANIFEST"), 10, 10) }, "its MANIFEST cannot be read"},
 		{"MANIFEST cut short", func(t *testing.T, dir string) { os.Truncate(filepath.Join(dir, "MANIFEST"), 8) }, "its MANIFEST does not list table 000001.sst"},
 		{"value log emptied", func(t *testing.T, dir string) { os.Truncate(file(t, dir, ".vlog"), 0) }, "value log 000001.vlog is cut short (0 bytes)"},
-		{"key registry scribbled", func(t *testing.T, dir string) { scribble(t, filepath.Join(dir, "KEYREGISTRY"), 0, 28) }, "is damaged"},
+		{"key registry scribbled", func(t *testing.T, dir string) { scribble(t, filepath.Join(dir, "KEYREGISTRY"), 0, 28) }, "its KEYREGISTRY cannot be read: "},
+		{"key registry cut short", func(t *testing.T, dir string) { os.Truncate(filepath.Join(dir, "KEYREGISTRY"), 5) }, "its KEYREGISTRY cannot be read: EOF"},
 		// Badger reads the header of each log as it opens it, after it
 		// has started a write-ahead log and deleted the value logs it
 		// found empty.
