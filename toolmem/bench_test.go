@@ -131,7 +131,7 @@ func BenchmarkOpen(b *testing.B) {
 			}
 			return s.Close()
 		}},
-		{"probe", func() error { return probe(dir, badgerOptions(dir, nil)) }},
+		{"probe", func() error { return probe(dir, badgerOptions(dir, nil), false) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {

@@ -379,7 +379,7 @@ func verifyTable(path string, tm badger.TableManifest, bopts badger.Options) (er
 // isTruncateNeeded recognises Badger's refusal to open read-only a store
 // whose write-ahead log needs trimming.
 func isTruncateNeeded(err error) bool {
-	return strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error())
+	return err != nil && strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error())
 }
 
 // isDamage reports whether an error of badger.Open says that its files are

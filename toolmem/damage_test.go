@@ -229,6 +229,13 @@ func TestDamagedStore(t *testing.T) {
 			killed(t, dir)
 			flip(t, file(t, dir, ".mem"), 5)
 		}, "write-ahead log 00001.mem has a damaged header"},
+		// A read-only open would recover this store from its writer's
+		// kill with a writable Badger open, which deletes empty value logs.
+		{"value log header flipped after a kill", func(t *testing.T, dir string) {
+			reopen(t, dir, 1)
+			killed(t, dir)
+			flip(t, filepath.Join(dir, "000003.vlog"), 5)
+		}, "value log 000003.vlog has a damaged header"},
 		// Damage checkFiles does not look for: the read-only probe finds
 		// it before a writable open changes anything.
 		{"value log misnamed", func(t *testing.T, dir string) {
@@ -237,6 +244,15 @@ func TestDamagedStore(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "Unable to parse log id"},
+		// After a kill, Badger cannot open the store read-only before
+		// the recovery trims it: a copy, trimmed, is probed instead.
+		{"value log misnamed after a kill", func(t *testing.T, dir string) {
+			reopen(t, dir, 1)
+			killed(t, dir)
+			if err := os.Rename(filepath.Join(dir, "000002.vlog"), filepath.Join(dir, "2x.vlog")); err != nil {
+				t.Fatal(err)
+			}
+		}, "2x.vlog is not named as Badger names its files"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := sampleStore(t)

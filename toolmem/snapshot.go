@@ -161,6 +161,15 @@ func copyStore(dir, dst string) error {
 			}
 			continue
 		}
+		info, err := os.Stat(src)
+		if err != nil {
+			return movedIf(err)
+		}
+		if info.Size() < vlogHeaderSize {
+			// Being deleted (cut to nothing first); checkFiles judges
+			// one in the store.
+			continue
+		}
 		if sizes[name], err = copyFile(src, to); err != nil {
 			return err
 		}
