@@ -86,7 +86,7 @@ func openSnapshot(dir string, opts Options) (*Store, error) {
 
 // openCopy copies the store in dir to tmp and opens the copy.
 func openCopy(dir, tmp string, opts Options) (*Store, error) {
-	if err := copyStore(dir, tmp); err != nil {
+	if err := copyStore(dir, tmp, true); err != nil {
 		return nil, err
 	}
 	s, err := open(tmp, Options{ReadOnly: true, LockWait: -1, ErrorLog: opts.ErrorLog, Warn: opts.Warn}, badgerOptions)
@@ -106,7 +106,9 @@ func openCopy(dir, tmp string, opts Options) (*Store, error) {
 
 // copyStore copies to dst (an empty directory) the store in dir as a
 // writer leaves it at one point of its history; see the top of this file.
-func copyStore(dir, dst string) error {
+// live says that a writer holds the store; without one (probe) the copy
+// is of a store left by a killed writer, trimmed as its recovery will.
+func copyStore(dir, dst string, live bool) error {
 	mpath := filepath.Join(dir, badger.ManifestFilename)
 	mf, err := os.Open(mpath)
 	if err != nil {
@@ -166,8 +168,13 @@ func copyStore(dir, dst string) error {
 			return movedIf(err)
 		}
 		if info.Size() < vlogHeaderSize {
-			// Being deleted (cut to nothing first); checkFiles judges
-			// one in the store.
+			// Being deleted by gc, which cuts a file to nothing first,
+			// once it has rewritten its values: the write-ahead logs
+			// copied may predate the rewrite. Without a writer, a
+			// leftover of a killed gc, which the recovery removes.
+			if live {
+				return errMoved
+			}
 			continue
 		}
 		if sizes[name], err = copyFile(src, to); err != nil {
@@ -175,6 +182,7 @@ func copyStore(dir, dst string) error {
 		}
 	}
 
+	copied()
 	// What the copy holds must still be what the store holds.
 	after, err := os.Stat(mpath)
 	if err != nil || !os.SameFile(before, after) || after.Size() != n {
@@ -187,6 +195,10 @@ func copyStore(dir, dst string) error {
 	}
 	return nil
 }
+
+// copied is called once copyStore has copied every file, before it checks
+// that the store did not change meanwhile: tests change it there.
+var copied = func() {}
 
 // movedIf turns a file gone missing into errMoved: the writer deleted it.
 func movedIf(err error) error {

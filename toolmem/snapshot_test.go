@@ -119,3 +119,88 @@ func TestSnapshotChangesNothing(t *testing.T) {
 		t.Fatalf("reading a snapshot changed the store:\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 }
+
+// TestSnapshotStoreChanged changes a held store while it is copied, as a
+// writer would: a change appended to its MANIFEST (a memtable written as a
+// table, tables merged), a value log cut (gc deletes one by cutting it to
+// nothing first).
+// The copy is taken again, and a writer that changes the store during
+// every copy is reported as holding it.
+func TestSnapshotStoreChanged(t *testing.T) {
+	dir := sampleStore(t)
+	reopen(t, dir, 1) // 000001.vlog holds values, 000002 is the newest
+	s, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	manifest, vlog := filepath.Join(dir, "MANIFEST"), filepath.Join(dir, "000001.vlog")
+	saved := map[string][]byte{}
+	for _, path := range []string{manifest, vlog} {
+		if saved[path], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restore := func() {
+		for path, data := range saved {
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		// change makes the store differ from what was just copied.
+		change func(t *testing.T)
+	}{
+		{"MANIFEST appended to", func(t *testing.T) {
+			f, err := os.OpenFile(manifest, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.Write([]byte{0}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"value log cut", func(t *testing.T) {
+			info, err := os.Stat(vlog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(vlog, info.Size()/2); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer restore()
+			defer func() { copied = func() {} }()
+
+			// Once: the second copy is read.
+			n := 0
+			copied = func() {
+				if n++; n == 1 {
+					tc.change(t)
+				}
+			}
+			r, err := Open(dir, Options{ReadOnly: true, Snapshot: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if runs, err := r.Runs(); err != nil || len(runs) != 4 || n != 2 {
+				t.Fatalf("Runs = %d, %v after %d copies", len(runs), err, n)
+			}
+			r.Close()
+			restore()
+
+			// Every time: the store is reported held.
+			copied = func() { tc.change(t) }
+			_, err = Open(dir, Options{ReadOnly: true, Snapshot: true})
+			var le *LockedError
+			if !errors.As(err, &le) || le.Dir != dir {
+				t.Fatalf("Open while every copy changed: %v, want a *LockedError", err)
+			}
+		})
+	}
+}

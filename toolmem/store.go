@@ -371,7 +371,7 @@ func probe(dir string, bopts badger.Options, leftovers bool) error {
 		return nil
 	}
 	defer os.RemoveAll(tmp)
-	if err := copyStore(dir, tmp); err != nil {
+	if err := copyStore(dir, tmp, false); err != nil {
 		if errors.Is(err, ErrDamaged) {
 			return err
 		}
