@@ -381,7 +381,7 @@ func headLines(ctx context.Context, dir, head, path string, line int) string {
 // since the review); "" when there is none (a fresh store: the cache was
 // missing, or held only other changes' runs).
 func lastReview(ctx context.Context, flag string, getenv func(string) string, dir, head string, opts *CommentOptions) (string, error) {
-	st, err := readStore(flag, getenv, dir, opts.IO.ErrOut)
+	st, err := peekStore(flag, getenv, dir, opts.IO.ErrOut)
 	if err != nil {
 		return "", nil // no store yet
 	}
