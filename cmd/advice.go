@@ -10,6 +10,7 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -66,7 +67,7 @@ const defaultURLSetting = "OPENAI_BASE_URL (or --base-url)"
 var advisers = []adviser{
 	// The store (toolmem).
 	on(func(e *heldError) (advice, bool) {
-		return advice{do: heldAdvice, code: ExitLocked}, true
+		return advice{do: e.advice(), code: ExitLocked}, true
 	}),
 	on(func(e *toolmem.LockedError) (advice, bool) {
 		return advice{do: "wait for it to finish or use --store DIR", code: ExitLocked}, true
@@ -117,7 +118,7 @@ var advisers = []adviser{
 		return advice{do: fmt.Sprintf("use --context-window %d or more", e.Want), code: ExitUsage}, true
 	}),
 	on(func(e *review.CapError) (advice, bool) {
-		return advice{do: "raise " + review.CapFlag(e.Reason), sep: "; "}, true
+		return advice{do: "raise " + result.CapFlag(e.Reason), sep: "; "}, true
 	}),
 
 	// The model endpoint (review/llm).

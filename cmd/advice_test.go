@@ -11,6 +11,7 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -29,8 +30,10 @@ func TestAdvice(t *testing.T) {
 	}{
 		{"locked", &toolmem.LockedError{Dir: dir, Waited: 300 * time.Millisecond},
 			"tool memory at /r/.git/review is in use by another review (waited 300ms): wait for it to finish or use --store DIR", ExitLocked},
-		{"held, for a reader", &heldError{LockedError: &toolmem.LockedError{Dir: dir}, pid: 4321},
-			"tool memory at /r/.git/review is in use by a review running now (process 4321): 'review runs', 'replay', 'memory' and 'doctor' read it once that review ends; wait for it, set REVIEW_LOCK_WAIT (e.g. 5m) to wait here, or use --store DIR", ExitLocked},
+		{"held, for doctor", &heldError{LockedError: &toolmem.LockedError{Dir: dir}, pid: 4321},
+			"tool memory at /r/.git/review is in use by a review running now (process 4321): 'review doctor' checks it once that review ends ('runs', 'replay' and 'memory' read it meanwhile); wait for it, set REVIEW_LOCK_WAIT (e.g. 5m) to wait here, or use --store DIR", ExitLocked},
+		{"held, changed during every copy", &heldError{LockedError: &toolmem.LockedError{Dir: dir, Waited: 1200 * time.Millisecond}, pid: 4321, copied: true},
+			"tool memory at /r/.git/review is in use by a review running now (process 4321), which changed it during every copy taken to read it (for 1.2s): try again, or wait for that review to end", ExitLocked},
 		{"damaged store", &toolmem.DamagedError{Dir: dir, Reason: "its MANIFEST is missing"},
 			"tool memory at /r/.git/review is damaged (its MANIFEST is missing); it was left as it is: move it aside to start afresh (mv /r/.git/review /r/.git/review.damaged), and see 'review doctor --store /r/.git/review' for details", ExitDamaged},
 		{"damaged record", fmt.Errorf("reading run x: %w", &toolmem.DamagedError{Dir: dir, Record: "run x", Reason: "it fails its checksum"}),
@@ -63,9 +66,9 @@ func TestAdvice(t *testing.T) {
 			"--since other (aaaaaaaaaaaa) is not an ancestor of head bbbbbbbbbbbb (the branch was rebased or force-pushed since): review the whole change without --since", ExitError},
 		{"window", &review.WindowError{Fixed: 1500, Overview: 900, Turn: 800, Window: 3000, Reserve: 750, Input: 2250, Want: 5000},
 			"context window too small for a review: the system prompt and tool definitions take 1500 tokens, the smallest overview of the changed files 900 and a minimal review turn 800 more, but a context window of 3000 with an answer reserve of 750 leaves 2250: use --context-window 5000 or more", ExitUsage},
-		{"cap", &review.CapError{Reason: review.ReasonMaxPromptTokens, First: 1200, Need: 2400},
+		{"cap", &review.CapError{Reason: result.ReasonMaxPromptTokens, First: 1200, Need: 2400},
 			"cap too low for a review: the first request alone takes 1200 prompt tokens, and a review needs room for at least two (2400 tokens); raise --max-prompt-tokens", ExitError},
-		{"cap with cost", &review.CapError{Reason: review.ReasonMaxCost, First: 1200, Need: 2400, Cost: ", $0.02"},
+		{"cap with cost", &review.CapError{Reason: result.ReasonMaxCost, First: 1200, Need: 2400, Cost: ", $0.02"},
 			"cap too low for a review: the first request alone takes 1200 prompt tokens, and a review needs room for at least two (2400 tokens, $0.02); raise --max-cost", ExitError},
 		{"first byte", wrap(&llm.TimeoutError{Site: site, Phase: llm.PhaseFirstByte, Limit: 300 * time.Millisecond}),
 			"run 20260101-000000-abcd: model endpoint http://127.0.0.1:1/v1 sent nothing within 300ms of a streamed request: check that the server is up and not overloaded; a local server loading a large model or reading a long prompt may need more: --first-byte-timeout (REVIEW_FIRST_BYTE_TIMEOUT); a server that does not stream, --stream=false", ExitError},

@@ -15,6 +15,7 @@ import (
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/report"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -94,7 +95,7 @@ func (e *errDamagedRecords) Unwrap() error { return toolmem.ErrDamaged }
 func runDoctor(opts *DoctorOptions) error {
 	// Warnings would repeat the problems the report lists.
 	st, err := openStoreWith(opts.Store, readerEnv(opts.Getenv), opts.Dir, toolmem.Options{ReadOnly: true})
-	err = held(err)
+	err = held(err, false)
 	if err != nil {
 		if opts.JSON && errors.Is(err, toolmem.ErrDamaged) {
 			// The store cannot be opened: one problem, the store itself.
@@ -221,7 +222,7 @@ func runDoctorEndpoint(ctx context.Context, opts *DoctorOptions) error {
 
 // counting says what a review made with cfg counts tokens with, after
 // the probe p: the same decision a review takes (review.AsksServer).
-func (r *endpointReport) counting(cfg *review.Config, p *llm.Probe) {
+func (r *endpointReport) counting(cfg *result.Config, p *llm.Probe) {
 	info := llm.Lookup(cfg.Model)
 	r.Counted, r.Borrowed = conversation.Tiktoken+" "+info.Encoding, info.Borrowed
 	switch {

@@ -9,6 +9,7 @@ import (
 	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/tools"
 )
 
@@ -22,7 +23,7 @@ type Options struct {
 	Since string
 	// Question, if set, is the first turn instead of the review task.
 	Question string
-	Config
+	result.Config
 
 	// counter, when Run made it (newCounter), counts the plan.
 	counter *conversation.Counter
@@ -40,7 +41,7 @@ type Plan struct {
 	Units []diffctx.Unit
 	// Estimate is what the review is planned to send, and what the caps
 	// leave out.
-	Estimate Estimate
+	Estimate result.Estimate
 	// Jobs is how many units run side by side (Config.Jobs).
 	Jobs int
 	// Messages are the static layer followed by the first turn's task.
@@ -62,8 +63,8 @@ type Plan struct {
 	Redact *redact.Redactor
 
 	split *diffctx.Split
-	// packedBy is the cap that bounded the units packed: ReasonMaxUnits
-	// or ReasonPromptBudget.
+	// packedBy is the cap that bounded the units packed:
+	// result.ReasonMaxUnits or result.ReasonPromptBudget.
 	packedBy string
 	guard    *guard
 	hunks    int // hunkTokens, once known; -1 before
@@ -181,9 +182,9 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 		// Units the budget could never keep are not packed, only
 		// estimated: a change of many thousand files costs what the
 		// units reviewed do.
-		most, by := opts.Caps.MaxUnits, ReasonMaxUnits
+		most, by := opts.Caps.MaxUnits, result.ReasonMaxUnits
 		if n := budgetUnits(opts.Caps.Budget, b, fixed+smallest+intro); n > 0 && (most == 0 || n < most) {
-			most, by = n, ReasonPromptBudget
+			most, by = n, result.ReasonPromptBudget
 		}
 		p.packedBy = by
 		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Most: unitMost(b, fixed, counter), MinShare: minUnitShare,
@@ -221,15 +222,15 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 			p.Estimate.FirstRequestTokens = p.Tokens()
 		}
 		for _, l := range p.split.Left {
-			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, NotReviewed{Left: l, Reason: reason})
+			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, result.NotReviewed{Left: l, Reason: reason})
 		}
 		if sp := p.split; sp.Cut != "" {
-			p.Estimate.Cut = &CutFile{Path: sp.Cut, Tokens: sp.CutTokens, Share: sp.Budget,
+			p.Estimate.Cut = &result.CutFile{Path: sp.Cut, Tokens: sp.CutTokens, Share: sp.Budget,
 				Window: wholeWindow(b, fixed, p.Context.Tokens+intro, sp.CutTokens, counter)}
 		}
 	}
 	if p.Estimate.NotReviewed == nil {
-		p.Estimate.NotReviewed = []NotReviewed{}
+		p.Estimate.NotReviewed = []result.NotReviewed{}
 	}
 	return far && p.split == nil && reason == "", nil
 }
@@ -250,7 +251,7 @@ func budgetUnits(budget int, b conversation.Budget, first int) int {
 func (p *Plan) tooLarge() {
 	for _, f := range p.Diff.Files {
 		if f.TooLarge {
-			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, NotReviewed{Left: diffctx.Left{Path: f.Path, Hunks: 1, All: 1}, Reason: ReasonTooLarge})
+			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, result.NotReviewed{Left: diffctx.Left{Path: f.Path, Hunks: 1, All: 1}, Reason: result.ReasonTooLarge})
 		}
 	}
 }
@@ -322,15 +323,15 @@ func fits(ctx *diffctx.Context) bool {
 }
 
 // capValue is the value of the cap named by reason, as a flag takes it.
-func capValue(c Caps, reason string) string {
+func capValue(c result.Caps, reason string) string {
 	switch reason {
-	case ReasonMaxUnits:
+	case result.ReasonMaxUnits:
 		return fmt.Sprintf(" %d", c.MaxUnits)
-	case ReasonPromptBudget:
+	case result.ReasonPromptBudget:
 		return fmt.Sprintf(" %d", c.Budget)
-	case ReasonMaxPromptTokens:
+	case result.ReasonMaxPromptTokens:
 		return fmt.Sprintf(" %d", c.MaxPromptTokens)
-	case ReasonMaxCost:
+	case result.ReasonMaxCost:
 		return fmt.Sprintf(" %g", c.MaxCost)
 	}
 	return ""

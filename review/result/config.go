@@ -1,4 +1,4 @@
-package review
+package result
 
 import (
 	"sync"
@@ -94,3 +94,44 @@ func (c *Config) Redactor() *redact.Redactor {
 	}
 	return theRedactor()
 }
+
+// OffDiff says what happens to a finding on a line the change did not touch.
+type OffDiff string
+
+// OffDiff policies.
+const (
+	// KeepFileLevel keeps the finding on its file, without a line.
+	KeepFileLevel OffDiff = "file"
+	// DropOffDiff drops it, recording why.
+	DropOffDiff OffDiff = "drop"
+)
+
+// DefaultPromptBudget is the prompt tokens a review is planned to take at
+// most unless configured: a change of 40 files of 300 new lines each,
+// which a 32k window reviews in 40 units, is expected to take 1.7 million,
+// and a change of thousands of files is left in part, and says so.
+const DefaultPromptBudget = 3_000_000
+
+// Caps bound what a review may spend. A zero field is no bound.
+type Caps struct {
+	// MaxUnits bounds the units of a diff reviewed in units; the files of
+	// the others are reported as not reviewed.
+	MaxUnits int
+	// Budget bounds the prompt tokens the review is expected to take
+	// (Estimate.PromptTokens): the units past it are left out, as past
+	// MaxUnits. It plans, and holds no request back: MaxPromptTokens
+	// does.
+	Budget int
+	// MaxPromptTokens bounds the prompt tokens of all requests, by our
+	// count or the server's, whichever is larger.
+	MaxPromptTokens int
+	// MaxCost bounds the cost in US dollars, prompts at Price and each
+	// answer counted as long as the answer reserve allows.
+	MaxCost float64
+	// Price is what MaxCost is reckoned in: the configured price, else
+	// the model's list price. It must be set with MaxCost.
+	Price *llm.Price
+}
+
+// DefaultJobs is how many units run side by side unless configured.
+const DefaultJobs = 4
