@@ -21,6 +21,9 @@ type Options struct {
 	// Since, when set, reviews only the commits since this revision (an
 	// ancestor of Head); the rest of the change is context.
 	Since string
+	// HeadLabel, when set, names Head for people and the model: "the work
+	// tree" for the commit diffctx.Snapshot made of it.
+	HeadLabel string
 	// Question, if set, is the first turn instead of the review task.
 	Question string
 	result.Config
@@ -91,7 +94,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		}
 		counter = c
 	}
-	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData})
+	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData, Label: opts.HeadLabel})
 	if err != nil {
 		return nil, err
 	}
