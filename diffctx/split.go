@@ -79,13 +79,15 @@ func SplitUnits(d *Diff, opts SplitOptions) *Split {
 	r := newRenderer(d, opts.Counter)
 	r.inUnits = true
 	ov, _ := r.layout(max(opts.Room/2, opts.List))
-	budget := opts.Room - ov - opts.Intro
+	room := opts.Room
+	budget := room - ov - opts.Intro
 	if most := opts.Most - ov - opts.Intro; budget < opts.MinShare && most > budget {
-		budget = most
+		// A small window: the unit takes what the loop is not promised.
+		room, budget = opts.Most, most
 	}
 	budget = max(budget, 1)
 	p, units, total := packUnits(r.items, nil, budget, opts.Max, r.c)
-	s := &Split{Budget: budget, r: r, all: units, total: total, limit: ov, room: max(opts.Room, opts.Most) - opts.Intro, list: opts.List,
+	s := &Split{Budget: budget, r: r, all: units, total: total, limit: ov, room: room - opts.Intro, list: opts.List,
 		Cut: p.cut, CutTokens: p.cutTokens}
 	s.Keep(len(units), "")
 	return s

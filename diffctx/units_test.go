@@ -382,3 +382,28 @@ func TestSplitManyFiles(t *testing.T) {
 		t.Errorf("%d files listed:\n%s", listed, s.Context.Markdown)
 	}
 }
+
+// TestSplitUnitsSmallWindow gives a unit what the loop is not promised
+// when the room leaves it less than MinShare, never more than Most, and
+// names the largest file a unit cannot hold whole.
+func TestSplitUnitsSmallWindow(t *testing.T) {
+	raw := addedFile("a/one.go", 40) + addedFile("a/two.go", 40) + addedFile("b/big.go", 400)
+	d := &Diff{Files: mustParse(t, []byte(raw))}
+	normal := SplitUnits(d, SplitOptions{Room: 600, Intro: 50})
+	small := SplitUnits(d, SplitOptions{Room: 600, Intro: 50, Most: 3000, MinShare: 1024})
+	if small.Budget <= normal.Budget || small.Budget+small.Context.Tokens+50 > 3000 {
+		t.Fatalf("budget %d with Most (overview %d), %d without", small.Budget, small.Context.Tokens, normal.Budget)
+	}
+	if len(small.Units) >= len(normal.Units) {
+		t.Errorf("%d units with Most, %d without: want fewer, fuller ones", len(small.Units), len(normal.Units))
+	}
+	checkUnits(t, d, nil, small.Budget, nil, small.Units)
+	if small.Cut != "b/big.go" || small.CutTokens <= small.Budget {
+		t.Errorf("cut %q (%d tokens, budget %d), want b/big.go over the budget", small.Cut, small.CutTokens, small.Budget)
+	}
+	// A room that leaves MinShare keeps to it.
+	roomy := SplitUnits(d, SplitOptions{Room: 20000, Intro: 50, Most: 30000, MinShare: 1024})
+	if roomy.Budget+roomy.Context.Tokens+50 > 20000 || roomy.Cut != "" || len(roomy.Units) != 1 {
+		t.Errorf("roomy: budget %d, overview %d, cut %q, %d units", roomy.Budget, roomy.Context.Tokens, roomy.Cut, len(roomy.Units))
+	}
+}
