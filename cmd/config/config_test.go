@@ -166,6 +166,7 @@ find_copies: true
 			FindCopies: true,
 			Redact:     true,
 			ReserveSet: true,
+			WindowFrom: "context_window in " + c.UserFile() + ":5",
 		},
 		FailOn:     result.High,
 		Severity:   map[string]result.Severity{"style": result.Info, "security": result.Critical},

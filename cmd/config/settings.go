@@ -181,6 +181,9 @@ func (e *Effective) apply() error {
 	def("stream", true)
 	def("first_byte_timeout", llm.DefaultFirstByteTimeout)
 	def("max_units", result.DefaultMaxUnits)
+	if v, ok := e.values["jobs"]; ok {
+		e.Settings.JobsFrom = setBy(v.src, "jobs")
+	}
 	def("jobs", result.DefaultJobs)
 	def("summarize_units", false)
 	def("max_prompt_tokens", 0)
@@ -252,7 +255,10 @@ func (e *Effective) apply() error {
 	}
 
 	// Budgets default per model, and the answer reserve per window.
-	_, windowSet := e.values["context_window"]
+	w, windowSet := e.values["context_window"]
+	if windowSet {
+		s.WindowFrom = setBy(w.src, "context_window")
+	}
 	_, s.ReserveSet = e.values["answer_reserve"]
 	s.WindowUnknown = !windowSet && llm.Lookup(s.Model).Name == ""
 	b := conversation.DefaultBudget(llm.Lookup(s.Model).Window)
