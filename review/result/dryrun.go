@@ -35,7 +35,7 @@ type DryRun struct {
 	// Sources says where the window and Jobs came from, and what a real
 	// run asks the server that the dry run, which sends nothing, did not.
 	Sources DryRunSources `json:"sources"`
-	Budget DryRunBudget `json:"budget"`
+	Budget  DryRunBudget  `json:"budget"`
 	// Plan is what the review would send at most, and what the caps
 	// leave out.
 	Plan Estimate `json:"plan"`
