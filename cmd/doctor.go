@@ -209,7 +209,7 @@ func runDoctorEndpoint(ctx context.Context, opts *DoctorOptions) error {
 	}
 	rep.counting(&set.Config, p)
 	rep.Jobs, rep.JobsFrom = set.Jobs, set.JobsFrom
-	if set.JobsFrom == "" {
+	if set.Jobs <= 0 {
 		rep.Jobs, rep.JobsFrom = review.JobsFor(p.Discovery)
 	}
 	if perr != nil {

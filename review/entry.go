@@ -1,6 +1,7 @@
 package review
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -134,7 +135,7 @@ func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 		// would ask the server.
 		sources = dryRunSources(&job.Config)
 	} else {
-		llama = fitServer(ctx, &job.Config, env)
+		llama = fitServer(ctx, &job.Config, env, job.RunID == "")
 	}
 	counter, err := newCounter(ctx, &job.Config, env, llama, job.DryRun)
 	if err != nil {
@@ -242,15 +243,16 @@ func newAgent(cfg *result.Config, env Env, st *toolmem.Store, counter *conversat
 // when none was configured (Ollama serves 4,096 tokens by default and
 // vLLM what it was started with, and a prompt planned for the 128k guess
 // is cut or refused), and, when no setting says how many units run side
-// by side, how many requests it serves at once. A hosted API with a model
-// the table knows is asked nothing. It reports whether llama.cpp told the
-// window.
-func fitServer(ctx context.Context, cfg *result.Config, env Env) (llama bool) {
-	if !cfg.WindowUnknown && cfg.JobsFrom != "" {
+// by side, how many requests it serves at once (units: a follow-up in a
+// recorded run has none). A hosted API with a model the table knows is
+// asked nothing. It reports whether llama.cpp told the window.
+func fitServer(ctx context.Context, cfg *result.Config, env Env, units bool) (llama bool) {
+	jobs := units && cfg.Jobs <= 0
+	if !cfg.WindowUnknown && !jobs {
 		return false
 	}
 	d := llm.Discover(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, APIKey: env.APIKey, Headers: env.Headers}, cfg.Model, cfg.WindowUnknown)
-	if cfg.JobsFrom == "" {
+	if jobs {
 		var why string
 		cfg.Jobs, why = JobsFor(d)
 		if env.Jobs != nil && d.Parallel > 0 {
@@ -307,8 +309,8 @@ func dryRunSources(cfg *result.Config) result.DryRunSources {
 	}
 	local := llm.Local(cfg.BaseURL)
 	switch {
-	case cfg.JobsFrom != "":
-		s.Jobs = cfg.JobsFrom
+	case cfg.Jobs > 0:
+		s.Jobs = cmp.Or(cfg.JobsFrom, "configured")
 	case local:
 		cfg.Jobs = result.LocalJobs
 		s.Jobs = fmt.Sprintf("a local server's slots are asked at run time; %d if it does not say", result.LocalJobs)

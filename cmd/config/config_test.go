@@ -162,7 +162,6 @@ find_copies: true
 			Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10},
 			// The cost cap is reckoned at the configured price.
 			Caps:       result.Caps{MaxUnits: 5, MaxPromptTokens: 100000, MaxCost: 3, Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10}},
-			Jobs:       result.DefaultJobs,
 			FindCopies: true,
 			Redact:     true,
 			ReserveSet: true,

@@ -230,7 +230,10 @@ func (e *Effective) apply() error {
 	s.ReportAllSecrets = e.values["report_all_secrets"].v.(bool)
 	s.Headers = e.values["headers"].v.(map[string]string)
 	s.ExtraBody = e.values["extra_body"].v.(map[string]any)
-	s.Jobs = e.values["jobs"].v.(int)
+	if s.JobsFrom != "" {
+		// Unset, a run asks the server (review.JobsFor).
+		s.Jobs = e.values["jobs"].v.(int)
+	}
 	s.SummarizeUnits = e.values["summarize_units"].v.(bool)
 	s.Caps = result.Caps{
 		MaxUnits:        e.values["max_units"].v.(int),

@@ -44,11 +44,11 @@ type Config struct {
 	Caps Caps
 	// Jobs is how many units of a review in units run side by side, each
 	// its own tool loop over the same static layer; 1 runs them in
-	// sequence, each with the earlier units' turns as its history.
+	// sequence, each with the earlier units' turns as its history. 0
+	// takes what the server says it serves at once (review.JobsFor).
 	Jobs int
-	// JobsFrom names what set Jobs ("--jobs", "jobs in .review.yaml:3");
-	// "" when nothing did, and a run takes what the server says it
-	// serves at once (JobsFor).
+	// JobsFrom names what set Jobs ("--jobs", "jobs in .review.yaml:3"),
+	// for a person; "" when a default did.
 	JobsFrom string
 	// SummarizeUnits has one more model request write the summary of a
 	// review in units from the units' summaries and findings; without
