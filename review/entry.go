@@ -307,7 +307,7 @@ func dryRunSources(cfg *result.Config) result.DryRunSources {
 		s.Window = "a guess: the model table does not know model " + cfg.Model
 		s.AtRunTime = append(s.AtRunTime, "the context window: a real run asks the server (/v1/models; a local llama.cpp server's /props and /slots; a local Ollama's /api/show) and uses its answer")
 	}
-	local := llm.Local(cfg.BaseURL)
+	local := llm.SelfHosted(cfg.BaseURL)
 	switch {
 	case cfg.Jobs > 0:
 		s.Jobs = cmp.Or(cfg.JobsFrom, "configured")

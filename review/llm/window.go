@@ -43,7 +43,7 @@ var numCtx = regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`)
 // with: vLLM's max_model_len and llama.cpp's n_ctx in /v1/models, then
 // llama.cpp's /props and /slots, then Ollama's /api/show (num_ctx, else
 // the model's context_length). Each probe goes only to a server that
-// answers it (see Probes). ok is false when no server answered with one.
+// answers it (see Discover). ok is false when no server answered with one.
 // Errors are never returned: a server without these endpoints is a
 // server that cannot say.
 func DiscoverWindow(ctx context.Context, cfg ClientConfig, model string) (w Window, ok bool) {
@@ -63,10 +63,9 @@ type Discovery struct {
 	Parallel       int
 	ParallelSource string
 	// Hosted says the endpoint is a hosted API (not on this machine or
-	// network, not llama.cpp): it is asked nothing beyond /v1/models.
+	// network, not llama.cpp, not on Ollama's port): it is asked nothing
+	// beyond /v1/models.
 	Hosted bool
-	// Asked lists the requests made, "GET /v1/models", in order.
-	Asked []string
 }
 
 // Discover asks the server cfg names what it says of itself: the window
@@ -75,15 +74,15 @@ type Discovery struct {
 // server that answers it:
 //
 //   - GET /v1/models is OpenAI's own API: asked of any endpoint whose
-//     window is not known, and of a local one (Local), with the key as a
-//     chat request carries it.
+//     window is not known, and of a local one (Local, or on Ollama's
+//     port), with the key as a chat request carries it.
 //   - llama.cpp's GET /props and GET /slots are asked of a local server,
 //     or of one whose /v1/models answered as llama.cpp's (its entries'
 //     meta), with the key: a llama.cpp server started with --api-key
 //     wants it there, and it is the host the chat requests go to anyway.
-//   - Ollama's POST /api/show is asked only of an Ollama-looking local
-//     server: its port is Ollama's 11434, or GET / (asked without any
-//     credential) answers "Ollama is running". Ollama takes no key, so
+//   - Ollama's POST /api/show is asked only of an Ollama-looking
+//     server: its port is Ollama's 11434, or it is local and GET /
+//     (asked without any credential) answers "Ollama is running". Ollama takes no key, so
 //     neither probe carries the API key or a credential header.
 //
 // A hosted API (api.openai.com, a gateway on the internet) is thus asked
@@ -94,9 +93,8 @@ func Discover(ctx context.Context, cfg ClientConfig, model string, window bool) 
 	if !ok {
 		return d
 	}
-	local := Local(e.base)
+	local := SelfHosted(e.base)
 	get := func(method, path string, body []byte, keyless bool) []byte {
-		d.Asked = append(d.Asked, method+" "+path)
 		rawURL := e.root + path
 		if path == "/v1/models" {
 			rawURL = e.base + "/models"
@@ -159,10 +157,23 @@ const OllamaPort = "11434"
 // answering GET / as Ollama does ("Ollama is running"), asked without
 // credentials.
 func ollamaLooking(e *server, get func(method, path string, body []byte, keyless bool) []byte) bool {
-	if u, err := url.Parse(e.base); err == nil && u.Port() == OllamaPort {
+	if ollamaPort(e.base) {
 		return true
 	}
 	return strings.Contains(string(get(http.MethodGet, "/", nil, true)), "Ollama is running")
+}
+
+// SelfHosted reports whether a base URL names a server run by its user
+// rather than a hosted API: one on this machine or network (Local), or
+// on Ollama's port. Such a server is asked what it serves (Discover).
+func SelfHosted(baseURL string) bool {
+	return Local(baseURL) || ollamaPort(strings.TrimSpace(baseURL))
+}
+
+// ollamaPort reports whether base names Ollama's port.
+func ollamaPort(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && u.Port() == OllamaPort
 }
 
 // llamaModels reports whether a /v1/models list is llama.cpp's: its

@@ -104,6 +104,8 @@ func TestDiscoverProbes(t *testing.T) {
 			"GET /v1/models +key +x-api-key +route, GET /props +key +x-api-key +route, GET /slots +key +x-api-key +route, GET / +route, POST /api/show +route", 0},
 		{"Ollama's port", "http://localhost:11434/v1", true, map[string]string{"/api/show": show},
 			"GET /v1/models +key +x-api-key +route, GET /props +key +x-api-key +route, GET /slots +key +x-api-key +route, POST /api/show +route", 0},
+		{"Ollama's port, on another host", "http://gpu.example.com:11434/v1", true, map[string]string{"/api/show": show},
+			"GET /v1/models +key +x-api-key +route, GET /props +key +x-api-key +route, GET /slots +key +x-api-key +route, POST /api/show +route", 0},
 		{"local, jobs only", "http://127.0.0.1:8080/v1", false, map[string]string{"/props": `{"total_slots": 1}`},
 			"GET /v1/models +key +x-api-key +route, GET /props +key +x-api-key +route", 1},
 	} {
