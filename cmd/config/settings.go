@@ -184,7 +184,13 @@ func (e *Effective) apply() error {
 	if v, ok := e.values["jobs"]; ok {
 		e.Settings.JobsFrom = setBy(v.src, "jobs")
 	}
-	def("jobs", result.DefaultJobs)
+	// Unset, a run asks a self-hosted server how many requests it serves
+	// at once; what is shown is the rule's answer when it does not say.
+	jobs := result.DefaultJobs
+	if llm.SelfHosted(e.values["base_url"].v.(string)) {
+		jobs = result.LocalJobs
+	}
+	def("jobs", jobs)
 	def("summarize_units", false)
 	def("max_prompt_tokens", 0)
 	def("max_cost", 0.0)
