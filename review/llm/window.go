@@ -95,11 +95,7 @@ func Discover(ctx context.Context, cfg ClientConfig, model string, window bool) 
 	}
 	local := SelfHosted(e.base)
 	get := func(method, path string, body []byte, keyless bool) []byte {
-		rawURL := e.root + path
-		if path == "/v1/models" {
-			rawURL = e.base + "/models"
-		}
-		b, _ := e.send(ctx, method, rawURL, body, discoverTimeout, 4<<20, keyless)
+		b, _ := e.send(ctx, method, e.url(path, keyless), body, discoverTimeout, 4<<20, keyless)
 		return b
 	}
 	var models []byte
@@ -226,21 +222,46 @@ func parallelFromSlots(body []byte) (int, string) {
 type server struct {
 	cfg ClientConfig
 	// base is the API root as given ("…/v1"), root the server's own,
-	// without "/v1", where llama.cpp and Ollama serve theirs.
+	// without "/v1", where llama.cpp and Ollama serve theirs; both
+	// without user info or query, which at names the resources with.
 	base, root string
+	u          *url.URL
 	hc         *http.Client
+}
+
+// at is the URL of path under the server's root ("/props"), or under
+// the API root for "/v1/…" paths, with the base URL's user info and
+// query: a gateway's credentials travel in them.
+func (e *server) at(path string) string {
+	return e.url(path, false)
+}
+
+// url is at, and with keyless without the user info and query.
+func (e *server) url(path string, keyless bool) string {
+	u := *e.u
+	if keyless {
+		u.User, u.RawQuery = nil, ""
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/v1") + path
+	if rest, ok := strings.CutPrefix(path, "/v1/"); ok {
+		u.Path = e.u.Path + "/" + rest
+	}
+	u.RawPath = ""
+	return u.String()
 }
 
 // serverOf is the server cfg names; false when its URL is not an http(s)
 // one.
 func serverOf(cfg ClientConfig) (*server, bool) {
-	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
-	base = strings.TrimSuffix(base, "/chat/completions")
-	u, err := url.Parse(base)
+	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, false
 	}
-	return &server{cfg: cfg, base: base, root: strings.TrimSuffix(base, "/v1"), hc: keepCredentialsHome(cfg.HTTPClient, u.Host)}, true
+	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/chat/completions")
+	u.RawPath, u.Fragment = "", ""
+	bare := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+	base := bare.String()
+	return &server{cfg: cfg, base: base, root: strings.TrimSuffix(base, "/v1"), u: u, hc: keepCredentialsHome(cfg.HTTPClient, u.Host)}, true
 }
 
 // statusError is a server's answer other than 200 OK.
@@ -258,7 +279,8 @@ func (e *server) do(ctx context.Context, method, rawURL string, body []byte, tim
 }
 
 // send is do, and with keyless without the API key or any credential
-// header (CredentialHeader): for a probe of a server that takes none.
+// header (CredentialHeader): for a probe of a server that takes none
+// (whose URL, server.url, carries none either).
 func (e *server) send(ctx context.Context, method, rawURL string, body []byte, timeout time.Duration, limit int64, keyless bool) ([]byte, error) {
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

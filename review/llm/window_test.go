@@ -65,6 +65,9 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Header.Get("X-Route") != "" {
 		line += " +route"
 	}
+	if req.URL.User != nil || req.URL.RawQuery != "" {
+		line += " +url-credentials"
+	}
 	r.got = append(r.got, line)
 	rec := httptest.NewRecorder()
 	if body, ok := r.paths[req.URL.Path]; ok {
@@ -106,6 +109,8 @@ func TestDiscoverProbes(t *testing.T) {
 			"GET /v1/models +key +x-api-key +route, GET /props +key +x-api-key +route, GET /slots +key +x-api-key +route, POST /api/show +route", 0},
 		{"Ollama's port, on another host", "http://gpu.example.com:11434/v1", true, map[string]string{"/api/show": show},
 			"GET /v1/models +key +x-api-key +route, GET /props +key +x-api-key +route, GET /slots +key +x-api-key +route, POST /api/show +route", 0},
+		{"credentials in the URL", "http://u:p@localhost:11434/v1?api-key=k", true, map[string]string{"/api/show": show},
+			"GET /v1/models +key +x-api-key +route +url-credentials, GET /props +key +x-api-key +route +url-credentials, GET /slots +key +x-api-key +route +url-credentials, POST /api/show +route", 0},
 		{"local, jobs only", "http://127.0.0.1:8080/v1", false, map[string]string{"/props": `{"total_slots": 1}`},
 			"GET /v1/models +key +x-api-key +route, GET /props +key +x-api-key +route", 1},
 	} {
