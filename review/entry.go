@@ -314,7 +314,7 @@ func dryRunSources(cfg *result.Config) result.DryRunSources {
 	case local:
 		cfg.Jobs = result.LocalJobs
 		s.Jobs = fmt.Sprintf("a local server's slots are asked at run time; %d if it does not say", result.LocalJobs)
-		s.AtRunTime = append(s.AtRunTime, "--jobs: a real run asks a local server how many requests it serves at once (llama.cpp /props total_slots, /slots) and runs that many units side by side")
+		s.AtRunTime = append(s.AtRunTime, "units side by side: a real run asks a local server how many requests it serves at once (llama.cpp /props total_slots, /slots) and runs that many")
 	default:
 		cfg.Jobs = result.DefaultJobs
 		s.Jobs = "hosted API"
