@@ -94,8 +94,17 @@ func Discover(ctx context.Context, cfg ClientConfig, model string, window bool) 
 		return d
 	}
 	local := SelfHosted(e.base)
+	// silent is set when a probe got no answer at all (no connection,
+	// no answer in time): the server is asked nothing more, and the
+	// chat request will say what is wrong.
+	silent := false
 	get := func(method, path string, body []byte, keyless bool) []byte {
-		b, _ := e.send(ctx, method, e.url(path, keyless), body, discoverTimeout, 4<<20, keyless)
+		if silent {
+			return nil
+		}
+		b, err := e.send(ctx, method, e.url(path, keyless), body, discoverTimeout, 4<<20, keyless)
+		var status *statusError
+		silent = err != nil && !errors.As(err, &status)
 		return b
 	}
 	var models []byte

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -69,6 +70,9 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		line += " +url-credentials"
 	}
 	r.got = append(r.got, line)
+	if r.paths[req.URL.Path] == "!" {
+		return nil, errors.New("connection reset")
+	}
 	rec := httptest.NewRecorder()
 	if body, ok := r.paths[req.URL.Path]; ok {
 		_, _ = rec.WriteString(body)
@@ -111,6 +115,8 @@ func TestDiscoverProbes(t *testing.T) {
 			"GET /v1/models +key +x-api-key +route, GET /props +key +x-api-key +route, GET /slots +key +x-api-key +route, POST /api/show +route", 0},
 		{"credentials in the URL", "http://u:p@localhost:11434/v1?api-key=k", true, map[string]string{"/api/show": show},
 			"GET /v1/models +key +x-api-key +route +url-credentials, GET /props +key +x-api-key +route +url-credentials, GET /slots +key +x-api-key +route +url-credentials, POST /api/show +route", 0},
+		{"a server that does not answer is asked no more", "http://127.0.0.1:8080/v1", true, map[string]string{"/v1/models": "!"},
+			"GET /v1/models +key +x-api-key +route", 0},
 		{"local, jobs only", "http://127.0.0.1:8080/v1", false, map[string]string{"/props": `{"total_slots": 1}`},
 			"GET /v1/models +key +x-api-key +route, GET /props +key +x-api-key +route", 1},
 	} {
