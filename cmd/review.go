@@ -224,7 +224,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if out.Failed != nil {
 		failed := runError(ctx, res.RunID, out.Failed)
 		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(errorLine(failed), 0))
-		fmt.Fprintf(opts.IO.ErrOut, "review: the outputs hold only the %s review found without the model\n", text.Plural(len(res.Findings), "secret"))
+		fmt.Fprintf(opts.IO.ErrOut, "review: the outputs hold only the %s review found without the model\n", localFound(res.Findings))
 		if err == nil {
 			err = &reported{failed}
 		}
@@ -246,6 +246,24 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		}
 	}
 	return err
+}
+
+// localFound names the findings of a review whose model call failed:
+// the secrets the change adds, and the prompt-injection attempts in it.
+func localFound(fs []review.Finding) string {
+	injections := 0
+	for _, f := range fs {
+		if strings.HasPrefix(f.Title, review.InjectionTitle) {
+			injections++
+		}
+	}
+	switch {
+	case injections == 0:
+		return text.Plural(len(fs), "secret")
+	case injections == len(fs):
+		return text.Plural(len(fs), "prompt-injection attempt")
+	}
+	return text.Plural(len(fs)-injections, "secret") + " and " + text.Plural(injections, "prompt-injection attempt")
 }
 
 // writePlanOnly ends a review that made no run: a change with nothing to
@@ -275,7 +293,12 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 		return writeResult(opts.IO, opts.Getenv, outs, review.NothingToReview(plan.Diff, set.Model))
 	}
 	warnGit(opts.IO, plan.Diff)
-	return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
+	d := plan.DryRun(set.Model)
+	d.Settings = &review.DryRunSettings{From: review.SettingsFromWorktree, File: set.RepoConfig}
+	if rev := opts.repoRev(opts.Getenv); rev != "" {
+		d.Settings.From, d.Settings.Revision = review.SettingsFromBase, rev
+	}
+	return writeDryRuns(opts.IO, outs, d)
 }
 
 // writeDryRuns writes the dry run to each output. A change with nothing to

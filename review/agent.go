@@ -191,6 +191,10 @@ type Session struct {
 	unitNow, unitsAll int            // the unit under way (from 1) and how many, for progress
 	notReviewed       []NotReviewed  // what the plan leaves out
 	leaks             []diffctx.Leak // secrets the change adds, reported as findings
+
+	// injections are the text the change adds that speaks to the
+	// reviewer, reported as findings.
+	injections []diffctx.Injection
 	// unforced is set once the server ignored a forced tool choice: from
 	// then on the run asks for submit_review with a nudge instead.
 	unforced bool

@@ -154,11 +154,12 @@ func Run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	}
 	res, err := sess.Review(ctx)
 	if err != nil {
-		if len(plan.Leaks) == 0 || ctx.Err() != nil {
+		if len(plan.Leaks)+len(plan.Injections) == 0 || ctx.Err() != nil {
 			return out, err
 		}
-		// The secrets the change adds need no model: their findings
-		// are kept, so that --fail-on still blocks a leaked key.
+		// The secrets the change adds, and the text in it that speaks
+		// to the reviewer, need no model: their findings are kept, so
+		// that --fail-on still blocks a leaked key.
 		res, out.Failed = sess.LocalResult(), err
 	}
 	out.Result = res

@@ -83,6 +83,7 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 	}
 	s.guard = plan.guard
 	s.leaks = plan.Leaks
+	s.injections = plan.Injections
 	s.notReviewed = append([]NotReviewed(nil), plan.Estimate.NotReviewed...)
 	for _, m := range plan.Messages {
 		s.History.Append(m)
