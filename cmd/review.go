@@ -14,6 +14,7 @@ import (
 
 	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/egress"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/github"
@@ -38,6 +39,9 @@ type ReviewOptions struct {
 	Since   string
 	gitlabFlags
 	agentFlags
+
+	// egress counts every request of the run, the host's included.
+	egress *egress.Meter
 }
 
 // NewCmdReview builds the root command, which reviews the current branch.
@@ -161,6 +165,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err := checkOutputs(outs); err != nil {
 		return err
 	}
+	// Before the host is asked anything: the run records where it sent
+	// what (review replay --egress).
+	opts.egress = egress.New()
 	var pt *postTarget
 	if !opts.DryRun || !knownHost(opts.Post) {
 		if pt, err = postTargetFrom(opts); err != nil {
@@ -186,6 +193,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	job.Since, open = opts.sinceFor(ctx, pt)
 	env, prog, done := runEnv(opts.IO, opts.Getenv, set, opts.Dir, !opts.DryRun)
 	defer done()
+	env.Egress = opts.egress
 	env.Started = func(s *review.Session, plan *review.Plan) {
 		// The plan comes first, with its price, before any request.
 		fmt.Fprintf(opts.IO.Info(), "review: run %s · %s · model %s · plan: %s\n", s.Run.ID, text.Plural(len(plan.Diff.Files), "file"), set.Model, plan.Estimate.Line())
@@ -211,7 +219,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		return err
 	}
 	if pt != nil {
-		if err := pt.post(ctx, opts, outs, res, plan.Diff); err != nil {
+		err := pt.post(ctx, opts, outs, res, plan.Diff)
+		recordPostEgress(opts, set, out.Session)
+		if err != nil {
 			return err
 		}
 	}
@@ -331,6 +341,7 @@ func runEnv(s *IOStreams, getenv func(string) string, set *config.Settings, dir 
 		}
 	}
 	env := review.Env{
+		Egress:   egress.New(),
 		APIKey:   getenv("OPENAI_API_KEY"),
 		Headers:  expandHeaders(set.Headers, getenv),
 		Progress: prog.step,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/egress"
 	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
@@ -38,6 +39,9 @@ type Agent struct {
 	// Progress, if set, is told about each step (for a terminal's progress line).
 	Progress func(Progress)
 	Now      func() time.Time
+	// Egress, if set, counts what the run sends; each save records what
+	// it counted since the last (recordEgress).
+	Egress *egress.Meter
 }
 
 // redact is the scanner of the agent's sessions: nil when redaction is

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/egress"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/toolmem"
 )
@@ -49,6 +50,10 @@ type Env struct {
 	// Progress and Retry, if set, follow the requests.
 	Progress func(Progress)
 	Retry    func(attempt int, wait time.Duration, err error)
+	// Egress, if set, counts every request the run sends (the model's,
+	// the server's window and tokenizer, and the command's own through
+	// the same meter); the run records what it counted as it goes.
+	Egress *egress.Meter
 }
 
 // WindowFit is what a run learned of a context window the configuration
@@ -212,8 +217,9 @@ func newAgent(cfg *Config, env Env, st *toolmem.Store, counter *conversation.Cou
 		Stream:           cfg.Stream,
 		FirstByteTimeout: cfg.FirstByteTimeout,
 		Concurrency:      cfg.Jobs,
+		HTTPClient:       env.Egress.Client(nil),
 	})
-	return &Agent{Config: *cfg, Client: client, Store: st, Counter: counter, Progress: env.Progress}
+	return &Agent{Config: *cfg, Client: client, Store: st, Counter: counter, Progress: env.Progress, Egress: env.Egress}
 }
 
 // fitWindow asks the server the context window of a model the table does
@@ -224,7 +230,7 @@ func fitWindow(ctx context.Context, cfg *Config, env Env) (llama bool) {
 	if !cfg.WindowUnknown {
 		return false
 	}
-	w, ok := llm.DiscoverWindow(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, APIKey: env.APIKey, Headers: env.Headers}, cfg.Model)
+	w, ok := llm.DiscoverWindow(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, APIKey: env.APIKey, Headers: env.Headers, HTTPClient: env.Egress.Client(nil)}, cfg.Model)
 	reserve := cfg.Budget.AnswerReserve
 	if !cfg.ReserveSet {
 		reserve = conversation.DefaultReserve(w.Tokens)
@@ -249,7 +255,7 @@ func newCounter(ctx context.Context, cfg *Config, env Env, llama bool) (*convers
 	if !AsksServer(cfg, llama) {
 		return conversation.NewCounter(info.Encoding, cfg.Tokenizer)
 	}
-	tok, err := llm.FindTokenizer(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, BaseURLFrom: cfg.BaseURLFrom, APIKey: env.APIKey, Headers: env.Headers})
+	tok, err := llm.FindTokenizer(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, BaseURLFrom: cfg.BaseURLFrom, APIKey: env.APIKey, Headers: env.Headers, HTTPClient: env.Egress.Client(nil)})
 	if err != nil {
 		if cfg.Tokenizer == conversation.Server {
 			return nil, err

@@ -172,7 +172,7 @@ func (s *Session) save() error {
 	if err := s.records().ConversationParts(parts, changed, next); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
-	return nil
+	return s.recordEgress()
 }
 
 // Review runs the first turn's tool loop and returns the findings. A diff
