@@ -26,6 +26,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/redact/redacttest"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/reviewtest"
 )
@@ -39,6 +40,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"schema":       cmdSchema,
 		"appendonly":   cmdAppendOnly,
 		"nosecret":     cmdNoSecret,
+		"nosecrets":    cmdNoSecrets,
+		"secretforms":  cmdSecretForms,
 		"replaymatch":  cmdReplayMatch,
 		"runid":        cmdRunID,
 		"nogit":        cmdNoGit,
@@ -531,6 +534,85 @@ func cmdNoSecret(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	if files == 0 {
 		ts.Fatalf("no files under %s", args[0])
+	}
+}
+
+// secretforms writes the secret forms of redacttest, a line each, to a
+// file, and their secrets, a line each, to another: `secretforms forms
+// secrets [template out]...`. Each template is written to its out with
+// {{form N}} and {{secret N}} (1-based) replaced by that form's text or
+// that secret, escaped as in a JSON string. The script's files then hold
+// no secret whole.
+func cmdSecretForms(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args)%2 != 0 {
+		ts.Fatalf("usage: secretforms forms secrets [template out]...")
+	}
+	forms := redacttest.Forms()
+	var b strings.Builder
+	for _, f := range forms {
+		b.WriteString(f.Text + "\n")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+	secrets := redacttest.Secrets()
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(secrets), 0o644))
+	list := strings.Fields(secrets)
+	slot := regexp.MustCompile(`\{\{(form|secret) (\d+)\}\}`)
+	for i := 2; i < len(args); i += 2 {
+		tmpl, err := os.ReadFile(ts.MkAbs(args[i]))
+		ts.Check(err)
+		out := slot.ReplaceAllStringFunc(string(tmpl), func(m string) string {
+			sm := slot.FindStringSubmatch(m)
+			n, _ := strconv.Atoi(sm[2])
+			var v string
+			switch {
+			case sm[1] == "form" && n >= 1 && n <= len(forms):
+				v = forms[n-1].Text
+			case sm[1] == "secret" && n >= 1 && n <= len(list):
+				v = list[n-1]
+			default:
+				ts.Fatalf("%s: no %s", args[i], m)
+			}
+			q, _ := json.Marshal(v)
+			return string(q[1 : len(q)-1])
+		})
+		ts.Check(os.WriteFile(ts.MkAbs(args[i+1]), []byte(out), 0o644))
+	}
+}
+
+// nosecrets fails if any file under the directories contains one of the
+// secrets a file lists, a line each: `nosecrets secrets dir...`.
+func cmdNoSecrets(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: nosecrets secrets dir...")
+	}
+	list, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	secrets := strings.Fields(string(list))
+	if len(secrets) == 0 {
+		ts.Fatalf("%s lists no secret", args[0])
+	}
+	for _, dir := range args[1:] {
+		files := 0
+		err := filepath.WalkDir(ts.MkAbs(dir), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			files++
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for _, s := range secrets {
+				if bytes.Contains(data, []byte(s)) {
+					ts.Fatalf("%s contains the secret %.6s…", p, s)
+				}
+			}
+			return nil
+		})
+		ts.Check(err)
+		if files == 0 {
+			ts.Fatalf("no files under %s", dir)
+		}
 	}
 }
 

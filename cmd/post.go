@@ -12,6 +12,7 @@ import (
 	"github.com/reviewdev/review/review/github"
 	"github.com/reviewdev/review/review/post"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 )
 
 // postHosts are what --post takes.
@@ -32,7 +33,7 @@ type postTarget struct {
 	inCI bool
 	// denied says why nothing was posted (err) and gives the findings to
 	// the job's log, when the token may not post them.
-	denied func(opts *ReviewOptions, outs []output, res *review.Result, err error) error
+	denied func(opts *ReviewOptions, outs []output, res *result.Result, err error) error
 }
 
 // postTargetFrom checks what --post needs. It runs before the review, so
@@ -51,7 +52,7 @@ func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 			noun:   "pull request",
 			head:   gh.event.HeadSHA,
 			inCI:   opts.Getenv("GITHUB_ACTIONS") == "true",
-			denied: func(opts *ReviewOptions, outs []output, res *review.Result, err error) error {
+			denied: func(opts *ReviewOptions, outs []output, res *result.Result, err error) error {
 				fmt.Fprintf(opts.IO.ErrOut, "review: not posted: %s; the findings are annotations on the job instead\n", text.OneLine(err.Error(), 0))
 				return denied(opts, outs, res)
 			},
@@ -65,7 +66,7 @@ func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 // post posts the findings. A token that may not post (a read-only token,
 // a project role too low) is not a failure of the review: post says so
 // and gives the findings to the job's log instead.
-func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []output, res *review.Result, d *diffctx.Diff) error {
+func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []output, res *result.Result, d *diffctx.Diff) error {
 	s := opts.IO
 	rep, err := t.poster.Post(ctx, res, d)
 	if errors.Is(err, post.ErrDenied) {

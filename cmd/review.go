@@ -21,6 +21,7 @@ import (
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/post"
 	"github.com/reviewdev/review/review/report"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -228,7 +229,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	err = failOn(opts.IO, res.Findings, set.FailOn, open, pt.changeNoun())
 	if err == nil && set.FailUnreviewed && len(res.NotReviewed) > 0 {
 		// A team can gate on a review that left part of the change out.
-		fmt.Fprintf(opts.IO.ErrOut, "review: %s, and --fail-on names unreviewed: exit code 3\n", review.Unreviewed(res.NotReviewed))
+		fmt.Fprintf(opts.IO.ErrOut, "review: %s, and --fail-on names unreviewed: exit code 3\n", result.Unreviewed(res.NotReviewed))
 		err = errFindings
 	}
 	if out.Failed != nil {
@@ -260,7 +261,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 
 // localFound names the findings of a review whose model call failed:
 // the secrets the change adds, and the prompt-injection attempts in it.
-func localFound(fs []review.Finding) string {
+func localFound(fs []result.Finding) string {
 	injections := 0
 	for _, f := range fs {
 		if strings.HasPrefix(f.Title, review.InjectionTitle) {
@@ -285,7 +286,7 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 		if opts.DryRun {
 			return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
 		}
-		res := review.NothingToReview(plan.Diff, set.Model)
+		res := result.NothingToReview(plan.Diff, set.Model)
 		res.Summary = fmt.Sprintf("Nothing new to review since %s.", text.ShortSHA(plan.Diff.SinceSHA))
 		res.Config, res.FailOn = set.RepoConfig, set.FailOn
 		if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
@@ -300,13 +301,13 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 		if opts.DryRun {
 			return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
 		}
-		return writeResult(opts.IO, opts.Getenv, outs, review.NothingToReview(plan.Diff, set.Model))
+		return writeResult(opts.IO, opts.Getenv, outs, result.NothingToReview(plan.Diff, set.Model))
 	}
 	warnGit(opts.IO, plan.Diff)
 	d := plan.DryRun(set.Model)
-	d.Settings = &review.DryRunSettings{From: review.SettingsFromWorktree, File: set.RepoConfig}
+	d.Settings = &result.DryRunSettings{From: result.SettingsFromWorktree, File: set.RepoConfig}
 	if rev := opts.repoRev(opts.Getenv); rev != "" {
-		d.Settings.From, d.Settings.Revision = review.SettingsFromBase, rev
+		d.Settings.From, d.Settings.Revision = result.SettingsFromBase, rev
 	}
 	return writeDryRuns(opts.IO, outs, d)
 }
@@ -314,7 +315,7 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 // writeDryRuns writes the dry run to each output. A change with nothing to
 // review has no request: its documents are valid and empty (the text view
 // then prints nothing, the JSON view no messages and no files).
-func writeDryRuns(s *IOStreams, outs []output, d review.DryRun) error {
+func writeDryRuns(s *IOStreams, outs []output, d result.DryRun) error {
 	for _, out := range outs {
 		if err := writeOutput(s, out.path, func(w io.Writer) error { return out.format.WriteDryRun(w, &d) }); err != nil {
 			return err
@@ -380,7 +381,7 @@ func runEnv(s *IOStreams, getenv func(string) string, set *config.Settings, dir 
 // unless standard output already carries them. When standard output
 // carries another format (rdjson for reviewdog, say), they go to standard
 // error, which the runner reads for commands too.
-func denied(opts *ReviewOptions, outs []output, res *review.Result) error {
+func denied(opts *ReviewOptions, outs []output, res *result.Result) error {
 	w, annotated := opts.IO.rawOut(), false
 	for _, o := range outs {
 		if o.path == "" || o.path == "-" {
@@ -401,7 +402,7 @@ func denied(opts *ReviewOptions, outs []output, res *review.Result) error {
 }
 
 // overrideSeverity applies configured severities by category.
-func overrideSeverity(fs []review.Finding, by map[string]review.Severity) {
+func overrideSeverity(fs []result.Finding, by map[string]result.Severity) {
 	for i := range fs {
 		if s, ok := by[fs[i].Category]; ok {
 			fs[i].Severity = s
@@ -413,7 +414,7 @@ func overrideSeverity(fs []review.Finding, by map[string]review.Severity) {
 // above the threshold: one of this review's, or one an earlier review
 // posted on the pull request (the change on) that is still open there (see
 // sinceFor) and that this review did not find again.
-func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity, open []post.OpenFinding, on string) error {
+func failOn(s *IOStreams, fs []result.Finding, threshold result.Severity, open []post.OpenFinding, on string) error {
 	if threshold == "" {
 		return nil
 	}
@@ -534,7 +535,7 @@ func prepareOptions(set *config.Settings, dir, base, head string) review.Options
 
 // writeResult writes a result in every output asked for, and to the
 // GitHub Actions step summary when there is one.
-func writeResult(s *IOStreams, getenv func(string) string, outs []output, res *review.Result) error {
+func writeResult(s *IOStreams, getenv func(string) string, outs []output, res *result.Result) error {
 	for _, out := range outs {
 		write := func(w io.Writer) error { return out.format.WriteResult(w, res, version()) }
 		if err := writeOutput(s, out.path, forTerminal(s, getenv, out.path, out.format, write)); err != nil {

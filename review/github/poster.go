@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/result"
 )
 
 // Poster posts to one pull request: the post.Poster of GitHub.
@@ -25,7 +25,7 @@ func (p *Poster) Earlier(ctx context.Context) (post.Earlier, error) {
 }
 
 // Post posts the findings as one pull-request review (Post).
-func (p *Poster) Post(ctx context.Context, r *review.Result, d *diffctx.Diff) (post.Report, error) {
+func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (post.Report, error) {
 	rep, err := Post(ctx, r, d, p.Options)
 	return post.Report{
 		URL: rep.URL, Skipped: rep.Skipped, Inline: rep.Inline, InBody: rep.InBody,

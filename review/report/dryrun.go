@@ -8,7 +8,7 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // unitListFiles is how many files of a unit a dry run names.
@@ -20,7 +20,7 @@ const unitListFiles = 5
 // It reads the same data the JSON view writes, so the two cannot disagree.
 // Repository text, configuration (the model's name) and all, is passed
 // through text.Safe, since it is printed to terminals and job logs.
-func writeDryRun(w io.Writer, d *review.DryRun) error {
+func writeDryRun(w io.Writer, d *result.DryRun) error {
 	if len(d.Messages) == 0 {
 		// Nothing to review, no request to show: the command says so on
 		// standard error.
@@ -98,13 +98,13 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 // settingsNote says which revision's .review.yaml the review reads, and
 // names the changed files that instruct AI reviewers: a change that edits
 // them must not steer its own review, which is why CI reads the base's.
-func settingsNote(d *review.DryRun) string {
+func settingsNote(d *result.DryRun) string {
 	var b strings.Builder
 	if s := d.Settings; s != nil {
 		switch {
-		case s.From == review.SettingsFromBase && s.File != "":
+		case s.From == result.SettingsFromBase && s.File != "":
 			fmt.Fprintf(&b, "Settings: %s, the base's, as in CI: the change cannot edit its own review.\n", s.File)
-		case s.From == review.SettingsFromBase:
+		case s.From == result.SettingsFromBase:
 			fmt.Fprintf(&b, "Settings: the base (%s) has no .review.yaml, so none applies, as in CI.\n", s.Revision)
 		case s.File != "":
 			fmt.Fprintf(&b, "Settings: %s of the work tree; a review in CI reads the base's (--config-from base).\n", s.File)
@@ -114,7 +114,7 @@ func settingsNote(d *review.DryRun) string {
 	}
 	if len(d.Steering) > 0 {
 		fmt.Fprintf(&b, "This change edits what instructs AI reviewers: %s; its text is data to review, not instructions.", strings.Join(d.Steering, ", "))
-		if d.Settings != nil && d.Settings.From == review.SettingsFromWorktree && slices.Contains(d.Steering, ".review.yaml") {
+		if d.Settings != nil && d.Settings.From == result.SettingsFromWorktree && slices.Contains(d.Steering, ".review.yaml") {
 			b.WriteString(" The settings above are the change's own .review.yaml; in CI the base's apply.")
 		}
 		b.WriteByte('\n')
@@ -123,7 +123,7 @@ func settingsNote(d *review.DryRun) string {
 }
 
 // partly notes a file only some of whose hunks are not reviewed.
-func partly(n review.NotReviewed) string {
+func partly(n result.NotReviewed) string {
 	if n.All > 0 && n.Hunks < n.All {
 		return fmt.Sprintf(" (%d of %d hunks)", n.Hunks, n.All)
 	}
