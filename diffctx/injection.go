@@ -1,6 +1,14 @@
 package diffctx
 
-import "github.com/reviewdev/review/internal/injection"
+import (
+	"strings"
+
+	"github.com/reviewdev/review/internal/injection"
+)
+
+// commentLeaders are what a continued comment line starts with, taken
+// off before it is read after the line before it.
+const commentLeaders = " \t/#*;-<!>%"
 
 // Injection is text the change adds that speaks to the reviewer instead of
 // describing code: a prompt-injection attempt (see package injection).
@@ -53,12 +61,29 @@ func (d *Diff) Injections() []Injection {
 			}
 		}
 		for i := range f.Hunks {
+			// A phrase may run over two added lines ("Ignore all
+			// previous / instructions"): a line found nothing alone is
+			// read again after the one before it, and the phrase is
+			// reported where it starts.
+			prev, prevLine := "", 0
 			f.Hunks[i].walk(func(op byte, text string, newLine int) bool {
-				if op == '+' {
-					if m, ok := injection.Find(text, o); ok {
-						add(newLine, m)
+				if op != '+' {
+					prev = ""
+					return true
+				}
+				if m, ok := injection.Find(text, o); ok {
+					add(newLine, m)
+					prev = ""
+					return true
+				}
+				if prev != "" {
+					if m, ok := injection.Find(prev+" "+strings.TrimLeft(text, commentLeaders), o); ok {
+						add(prevLine, m)
+						prev = ""
+						return true
 					}
 				}
+				prev, prevLine = text, newLine
 				return true
 			})
 		}
