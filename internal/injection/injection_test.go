@@ -1,6 +1,7 @@
 package injection
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -194,4 +195,24 @@ func FuzzFind(f *testing.F) {
 		}
 		FindPath(line, Options{Steering: true})
 	})
+}
+
+// BenchmarkFind reads code and prose a line at a time: the agent's Go
+// source, comments and all, and the README.
+func BenchmarkFind(b *testing.B) {
+	var text []byte
+	for _, name := range []string{"../../review/agent.go", "../../README.md"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		text = append(text, data...)
+	}
+	lines := strings.Split(string(text), "\n")
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		for _, l := range lines {
+			Find(l, Options{})
+		}
+	}
 }
