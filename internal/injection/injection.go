@@ -193,7 +193,9 @@ func wordsOf(t string) (has wordset, any bool) {
 		if i < len(t) {
 			c = t[i]
 		}
-		word := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '\'' || c == '-' || c >= 0x80
+		// ASCII only, as the expressions' \b: a curly quote or a dash
+		// next to a word must not hide it.
+		word := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '\'' || c == '-'
 		switch {
 		case word && start < 0:
 			start = i
