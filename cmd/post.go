@@ -118,9 +118,9 @@ func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []outpu
 	return nil
 }
 
-// recordPostEgress records in the run what posting sent, which the run,
-// whose store is closed by then, could not: the store is opened again
-// for one event. A store that cannot be opened leaves the posting out of
+// recordPostEgress records in the run what was sent to the host after the
+// run (the review posted, the commit status), which the run, whose store
+// is closed by then, could not: the store is opened again for one event. A store that cannot be opened leaves the posting out of
 // the record, and says so.
 func recordPostEgress(opts *ReviewOptions, set *config.Settings, sess *review.Session) {
 	r := opts.egress.Take()

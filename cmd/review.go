@@ -209,6 +209,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if out.Session == nil {
 		return writePlanOnly(ctx, opts, outs, set, plan, job.Since, open, pt)
 	}
+	// Last: what the host was sent after the run (the review posted, the
+	// commit status) joins the run's egress record.
+	defer recordPostEgress(opts, set, out.Session)
 	if err != nil {
 		if plan != nil && !errors.Is(err, context.Canceled) {
 			// The head has a state even when its review failed.
@@ -225,9 +228,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		return err
 	}
 	if pt != nil {
-		err := pt.post(ctx, opts, outs, res, plan.Diff)
-		recordPostEgress(opts, set, out.Session)
-		if err != nil {
+		if err := pt.post(ctx, opts, outs, res, plan.Diff); err != nil {
 			return err
 		}
 	}
