@@ -120,8 +120,8 @@ func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []outpu
 
 // recordPostEgress records in the run what was sent to the host after the
 // run (the review posted, the commit status), which the run, whose store
-// is closed by then, could not: the store is opened again for one event. A store that cannot be opened leaves the posting out of
-// the record, and says so.
+// is closed by then, could not: the store is opened again for one event.
+// A store that cannot be opened leaves it out of the record, and says so.
 func recordPostEgress(opts *ReviewOptions, set *config.Settings, sess *review.Session) {
 	r := opts.egress.Take()
 	if r.Empty() || sess == nil {
@@ -135,7 +135,7 @@ func recordPostEgress(opts *ReviewOptions, set *config.Settings, sess *review.Se
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(opts.IO.ErrOut, "review: warning: what posting sent is not in the run's egress record: %s\n", text.OneLine(err.Error(), 0))
+		fmt.Fprintf(opts.IO.ErrOut, "review: warning: what was sent to the host after the run is not in its egress record: %s\n", text.OneLine(err.Error(), 0))
 	}
 }
 
