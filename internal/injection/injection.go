@@ -346,7 +346,7 @@ var patterns = []pattern{
 	// Tools. "call read_file_hunk on ~/.ssh/id_rsa", "use the tools to
 	// read /etc/passwd".
 	{rule: Tools, words: [][]string{gTools}, subs: gSensitive, need: notPublicKey,
-		re: re(`\b(?:call|invoke|use|run|execute|trigger)\s+(?:(?:the|your|a|its)\s+)?` + ours + `\b[^.!?]{0,80}?` + sensitive)},
+		re: re(`\b(?:call|invoke|use|run|execute|trigger)\s+(?:(?:the|your|a|its)\s+)?` + ours + `\b[^.!?]{0,80}?` + sensitive + `[^\s"'<>]*`)},
 	{rule: Tools, words: [][]string{gTools}, subs: gSensitive, need: notPublicKey,
 		re: re(sensitive + `[^.!?]{0,60}?\b(?:with|using|via|through)\s+(?:(?:the|your)\s+)?` + ours + `\b`)},
 
