@@ -1,7 +1,9 @@
 package injection
 
 import (
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -106,6 +108,8 @@ var benign = []string{
 	"The verdict is shown at the top of the review.",
 	"Don't follow symlinks outside the repository.",
 	"expect(screen.getByText('You are now offline')).toBeVisible()",
+	// review's own nudge, in a recorded request body.
+	`{"role":"user","content":"Please finish now: call submit_review with your summary and findings (an empty list if there are none)."}`,
 }
 
 func TestFindAttacks(t *testing.T) {
@@ -216,4 +220,43 @@ func BenchmarkFind(b *testing.B) {
 			Find(l, Options{})
 		}
 	}
+}
+
+// TestScanTree measures the false alarms on a tree of real code and
+// documentation, when $REVIEW_INJECTION_SCAN names one (the module cache,
+// say): it lists every line found, and fails on none (the tree is not
+// ours to judge). Without the variable it is skipped.
+func TestScanTree(t *testing.T) {
+	root := os.Getenv("REVIEW_INJECTION_SCAN")
+	if root == "" {
+		t.Skip("set REVIEW_INJECTION_SCAN to a directory to scan")
+	}
+	files, lines, found := 0, 0, 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		switch filepath.Ext(p) {
+		case ".go", ".md", ".txt", ".yaml", ".yml", ".rst":
+		default:
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		files++
+		for i, l := range strings.Split(string(b), "\n") {
+			lines++
+			if m, ok := Find(l, Options{}); ok {
+				found++
+				t.Logf("%s:%d: %s %q", p, i+1, m.Rule, m.Text)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d files, %d lines, %d found", files, lines, found)
 }
