@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/github"
 	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -70,7 +73,7 @@ func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 			return nil, err
 		}
 		return &postTarget{
-			poster: &github.Poster{Options: github.PostOptions{APIURL: gh.api, Token: gh.token, Repo: gh.repo, PR: gh.event.Number, HeadSHA: gh.event.HeadSHA}},
+			poster: &github.Poster{Options: github.PostOptions{APIURL: gh.api, Token: gh.token, Repo: gh.repo, PR: gh.event.Number, HeadSHA: gh.event.HeadSHA, HTTPClient: opts.egress.Client(nil)}},
 			noun:   "pull request",
 			head:   gh.event.HeadSHA,
 			inCI:   opts.Getenv("GITHUB_ACTIONS") == "true",
@@ -115,6 +118,27 @@ func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []outpu
 	return nil
 }
 
+// recordPostEgress records in the run what was sent to the host after the
+// run (the review posted, the commit status), which the run, whose store
+// is closed by then, could not: the store is opened again for one event.
+// A store that cannot be opened leaves it out of the record, and says so.
+func recordPostEgress(opts *ReviewOptions, set *config.Settings, sess *review.Session) {
+	r := opts.egress.Take()
+	if r.Empty() || sess == nil {
+		return
+	}
+	st, err := openStore(set.Store, opts.Getenv, sess.Diff.Root)
+	if err == nil {
+		err = record.NewWriter(st, sess.Run.ID).Event(sess.Steps, record.Egress{Record: r})
+		if cerr := st.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "review: warning: what was sent to the host after the run is not in its egress record: %s\n", text.OneLine(err.Error(), 0))
+	}
+}
+
 // knownHost reports whether --post names a host review posts to.
 func knownHost(name string) bool {
 	for _, h := range postHosts {
@@ -132,4 +156,23 @@ func (t *postTarget) changeNoun() string {
 		return "pull request"
 	}
 	return t.noun
+}
+
+// failedStatus sets the commit status of a review that failed with err:
+// failed, and a failure, so a branch protection rule does not take a
+// head whose review never finished for one that passed.
+func (t *postTarget) failedStatus(ctx context.Context, s *IOStreams, d *diffctx.Diff, run string, err error) {
+	if t == nil {
+		return
+	}
+	head := t.head
+	if head == "" {
+		head = d.HeadSHA
+	}
+	st := result.Status{Failing: true, Description: "failed: " + text.OneLine(errorLine(err), 120) + " · review replay " + run}
+	if serr := t.poster.SetStatus(ctx, head, st); serr != nil {
+		fmt.Fprintf(s.ErrOut, "review: warning: the commit status was not set: %s\n", text.OneLine(serr.Error(), 0))
+		return
+	}
+	fmt.Fprintf(s.Info(), "review: commit status %q of %s: %s\n", "review", text.ShortSHA(head), st.Description)
 }
