@@ -228,6 +228,7 @@ func (s *Session) runUnit(ctx context.Context, n, k int, md string) unitOutcome 
 	if serr := u.save(); serr != nil && err == nil {
 		err = serr
 	}
+	s.records().EndLane(k)
 	return unitOutcome{started: true, sub: sub, text: text, err: err, h: u.History}
 }
 
