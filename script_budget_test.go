@@ -158,3 +158,30 @@ func cmdExplores(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 }
+
+// maxtokens checks that every request recorded in dir asks room for an
+// answer (max_tokens or max_completion_tokens) of at most n tokens:
+// `maxtokens dir n`.
+func cmdMaxTokens(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: maxtokens dir n")
+	}
+	limit, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	files := requestFiles(ts, args[0])
+	if len(files) == 0 {
+		ts.Fatalf("no requests in %s", args[0])
+	}
+	for _, f := range files {
+		var req struct {
+			MaxTokens int `json:"max_tokens"`
+			MaxCompl  int `json:"max_completion_tokens"`
+		}
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		ts.Check(json.Unmarshal(data, &req))
+		if n := max(req.MaxTokens, req.MaxCompl); n == 0 || n > limit {
+			ts.Fatalf("%s asks room for %d answer tokens, not 1 to %d", f, n, limit)
+		}
+	}
+}

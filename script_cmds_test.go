@@ -63,6 +63,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"storesize":    cmdStoreSize,
 		"windowfits":   cmdWindowFits,
 		"explores":     cmdExplores,
+		"maxtokens":    cmdMaxTokens,
 		"overlap":      cmdOverlap,
 		"nomore":       cmdNoMore,
 		"sameprefix":   cmdSamePrefix,
