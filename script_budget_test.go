@@ -185,3 +185,68 @@ func cmdMaxTokens(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 }
+
+// prunefits checks every prune event of a run against the request it
+// precedes, counted by tiktoken's own o200k encoder (requestTokens) from
+// `review replay --json`: the event's request_tokens is never below the
+// count, and the request is at most the event's line unless the event
+// says the history is at its floor: `prunefits replay.json`. With -apart
+// n, no two prunes are fewer than n turns apart (the prefix a prune
+// leaves holds). It prints each prune's figures.
+func cmdPruneFits(ts *testscript.TestScript, neg bool, args []string) {
+	fl := flag.NewFlagSet("prunefits", flag.ContinueOnError)
+	apart := fl.Int("apart", 0, "")
+	if neg || fl.Parse(args) != nil || fl.NArg() != 1 {
+		ts.Fatalf("usage: prunefits [-apart n] replay.json")
+	}
+	var r struct {
+		Steps []struct {
+			N       int             `json:"n"`
+			Turn    int             `json:"turn"`
+			Request json.RawMessage `json:"request"`
+			Events  []struct {
+				Kind    string `json:"kind"`
+				Line    int    `json:"line_tokens"`
+				Request int    `json:"request_tokens"`
+				Floor   bool   `json:"floor"`
+				After   struct {
+					Tokens    int  `json:"tokens"`
+					Estimated bool `json:"tokens_estimated"`
+				} `json:"after"`
+			} `json:"events"`
+		} `json:"steps"`
+	}
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(fl.Arg(0))), &r))
+	enc, err := o200k()
+	ts.Check(err)
+	var bad []string
+	prunes, last := 0, -1
+	for _, s := range r.Steps {
+		for _, e := range s.Events {
+			if e.Kind != "prune" {
+				continue
+			}
+			prunes++
+			n, _, err := requestTokens(enc, s.Request)
+			ts.Check(err)
+			ts.Logf("step %d (turn %d): %d tokens by o200k; the event says %d (history %d, estimated %v), line %d, floor %v",
+				s.N, s.Turn, n, e.Request, e.After.Tokens, e.After.Estimated, e.Line, e.Floor)
+			if e.Request < n {
+				bad = append(bad, fmt.Sprintf("step %d: the prune event says %d tokens, the request has %d", s.N, e.Request, n))
+			}
+			if n > e.Line && !e.Floor {
+				bad = append(bad, fmt.Sprintf("step %d: %d tokens after a prune to %d, with no floor said", s.N, n, e.Line))
+			}
+			if *apart > 0 && last >= 0 && s.Turn-last < *apart {
+				bad = append(bad, fmt.Sprintf("step %d: turn %d prunes again %d turns after the last", s.N, s.Turn, s.Turn-last))
+			}
+			last = s.Turn
+		}
+	}
+	if prunes == 0 {
+		ts.Fatalf("no prune in %s", fl.Arg(0))
+	}
+	if len(bad) > 0 {
+		ts.Fatalf("%s", strings.Join(bad, "\n"))
+	}
+}

@@ -64,6 +64,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"windowfits":   cmdWindowFits,
 		"explores":     cmdExplores,
 		"maxtokens":    cmdMaxTokens,
+		"prunefits":    cmdPruneFits,
 		"overlap":      cmdOverlap,
 		"nomore":       cmdNoMore,
 		"sameprefix":   cmdSamePrefix,

@@ -207,9 +207,12 @@ func previewTokens(b conversation.Budget) int {
 	return previews(b).Chars / 3
 }
 
-// previews are the limits the store holds a preview to under b.
+// previews are the limits the store holds a preview to under b: never
+// over the cap on an earlier message (Budget.PreviewCharsCap).
 func previews(b conversation.Budget) toolmem.Limits {
-	return toolmem.Limits{Chars: b.PreviewChars, Lines: b.PreviewLines}.Normalized()
+	l := toolmem.Limits{Chars: b.PreviewChars, Lines: b.PreviewLines}.Normalized()
+	l.Chars = max(b.PreviewCharsCap(l.Chars), toolmem.MinPreviewChars)
+	return l
 }
 
 // WindowError is a context window too small for any review; it matches
