@@ -624,13 +624,6 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 		putErr = s.putStep(st)
 	})
 	reply, err := s.Client.Complete(sendCtx, req)
-	if reply != nil && s.countExactly(reply.Usage) {
-		// The server reports no usage: our count is the only one, and
-		// is counted exactly.
-		fc = s.Counter
-		toolTok = record.ToolTokens(fc, req.Tools)
-		fig, _ = s.stepLayers(fc, msgs, toolTok)
-	}
 	own := fig.Tokens
 	if reply != nil {
 		s.guard.settle(bound, own, reply.Usage)

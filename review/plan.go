@@ -321,7 +321,7 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 		}
 		tokens = t
 	}
-	steps := b.MaxSteps + 1
+	steps := b.MaxSteps + finalRequests
 	e := Estimate{
 		Units: kept, TotalUnits: max(kept, 1), MinRequests: kept, MaxRequests: kept * steps,
 		FirstRequestTokens: first, MaxPromptTokens: kept * steps * b.Input(), LimitedBy: reason,
@@ -335,7 +335,6 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 	if caps.MaxPromptTokens > 0 {
 		e.MaxPromptTokens = min(e.MaxPromptTokens, caps.MaxPromptTokens)
 	}
-	e.Requests, e.PromptTokens = expected(firsts[:kept], b, previewTokens(b))
 	// Every request carries the static layer: a cap on tokens is a cap
 	// on requests too.
 	if caps.MaxPromptTokens > 0 && static > 0 {
@@ -353,14 +352,14 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 			}
 		}
 		e.MaxCost = &c
-		ec := price.Cost(e.PromptTokens, 0, e.Requests*expectedAnswerTokens)
-		e.Cost = &ec
+		p.price = price
 		e.PriceSource = "list price of " + llm.PricesAsOf
 		if caps.Price != nil {
 			e.PriceSource = "configured"
 		}
 	}
 	p.Estimate = e
+	p.expect(firsts[:kept])
 	p.guard = &guard{
 		maxRequests: e.MaxRequests, maxTokens: e.MaxPromptTokens, reserve: b.AnswerReserve,
 		preview: previewTokens(b), firsts: firsts[:kept],
@@ -370,6 +369,33 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 		p.guard.maxCost, p.guard.price = caps.MaxCost, caps.Price
 	}
 	return kept, reason, nil
+}
+
+// finalRequests are the requests a unit may make past its max_steps
+// exploring ones: the one asking for the final review, a nudge when the
+// server ignores that forced choice, and one more when the provider
+// refuses a request as longer than its window (the final review is then
+// asked for again with less).
+const finalRequests = 3
+
+// expect sets the plan's expectation for units whose first requests are
+// firsts: the requests and prompt tokens expected, and their cost when
+// the price is known. It is an expectation, not a bound: each tool call
+// adds an expected preview (expectedPreviewTokens), not the most one may.
+func (p *Plan) expect(firsts []int) {
+	e := &p.Estimate
+	e.Requests, e.PromptTokens = expected(firsts, p.Budget, expectedPreviewTokens(p.Budget))
+	if p.price != nil {
+		ec := p.price.Cost(e.PromptTokens, 0, e.Requests*expectedAnswerTokens)
+		e.Cost = &ec
+	}
+}
+
+// expectedPreviewTokens is about what one tool output's preview adds to
+// a request: a preview of the store's size, at about four characters a
+// token as code and prose run (previewTokens bounds it at three).
+func expectedPreviewTokens(b conversation.Budget) int {
+	return previews(b).Chars / 4
 }
 
 // A review is expected to take expectedSteps requests a unit (a few tool

@@ -49,7 +49,7 @@ func TestPrepareCaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := all.Estimate
-	steps := unitsBudget().MaxSteps + 1
+	steps := unitsBudget().MaxSteps + finalRequests
 	if len(all.Units) != 3 || e.Units != 3 || e.TotalUnits != 3 || e.MinRequests != 3 || e.MaxRequests != 3*steps ||
 		e.MaxPromptTokens != 3*steps*unitsBudget().Input() || e.MaxCost == nil || e.LimitedBy != "" || len(e.NotReviewed) != 0 {
 		t.Fatalf("estimate %+v", e)
