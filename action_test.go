@@ -448,6 +448,8 @@ func TestActionReviewStep(t *testing.T) {
 			"--format github --base " + base},
 		{"new branch", []string{"EVENT=push", "BEFORE=0000000000000000000000000000000000000000"},
 			"--format github --base HEAD"},
+		{"issue_comment", []string{"EVENT=issue_comment"}, "comment"},
+		{"pull_request_review_comment", []string{"EVENT=pull_request_review_comment"}, "comment"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args, out, err := run(t, append(append([]string{}, common...), tc.vars...)...)
@@ -459,9 +461,9 @@ func TestActionReviewStep(t *testing.T) {
 			}
 		})
 	}
-	_, out, err := run(t, append(common, "EVENT=issue_comment")...)
-	if err == nil || !strings.Contains(out, "::error title=review::review runs on pull_request, pull_request_target and push events, not issue_comment") {
-		t.Errorf("issue_comment: %v\n%s", err, out)
+	_, out, err := run(t, append(common, "EVENT=workflow_dispatch")...)
+	if err == nil || !strings.Contains(out, "::error title=review::review runs on pull_request, pull_request_target, push, issue_comment and pull_request_review_comment events, not workflow_dispatch") {
+		t.Errorf("workflow_dispatch: %v\n%s", err, out)
 	}
 }
 

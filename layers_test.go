@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os/exec"
+	"path"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,12 @@ var layers = map[string]int{
 
 // TestLayers holds the package map of the design: no folder imports a
 // folder above it or beside it, by any sub-package, and no two folders
-// import each other even through tests.
+// import each other even through tests. Inside a folder the same holds
+// for sub-folders: no package imports a package of a folder that contains
+// it (review/github does not import review), tests included, since data a
+// child and its parent both need belongs in a leaf both import. The one
+// exception is a test helper (a package named …test, as net/http/httptest),
+// which may import the package it sits in and helps test.
 func TestLayers(t *testing.T) {
 	const mod = "github.com/reviewdev/review"
 	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,TestImports,XTestImports", "./...").Output()
@@ -54,6 +60,11 @@ func TestLayers(t *testing.T) {
 			t.Fatal(err)
 		}
 		from, _ := folder(p.ImportPath)
+		for _, imp := range append(append(append([]string(nil), p.Imports...), p.TestImports...), p.XTestImports...) {
+			if ancestor(p.ImportPath, imp) && !helps(p.ImportPath, imp) {
+				t.Errorf("%s imports %s: a package may not import a folder that contains it", p.ImportPath, imp)
+			}
+		}
 		rank, known := layers[from]
 		if !known {
 			t.Errorf("%s: folder %s has no place in the layer order", p.ImportPath, from)
@@ -80,4 +91,17 @@ func TestLayers(t *testing.T) {
 			t.Errorf("%s and %s import each other (tests included)", pair[0], pair[1])
 		}
 	}
+}
+
+// ancestor reports whether package imp is in a folder that contains
+// package p: imp's path is a proper prefix of p's, folder by folder.
+func ancestor(p, imp string) bool {
+	return strings.HasPrefix(p, imp+"/")
+}
+
+// helps reports whether p is a test helper (its name ends in "test", as
+// net/http/httptest does) of imp, the package of the folder it sits in.
+func helps(p, imp string) bool {
+	dir, name := path.Split(p)
+	return strings.HasSuffix(name, "test") && strings.TrimSuffix(dir, "/") == imp
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/redact/redacttest"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/reviewtest"
 )
@@ -39,6 +40,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"schema":       cmdSchema,
 		"appendonly":   cmdAppendOnly,
 		"nosecret":     cmdNoSecret,
+		"nosecrets":    cmdNoSecrets,
+		"secretforms":  cmdSecretForms,
 		"replaymatch":  cmdReplayMatch,
 		"runid":        cmdRunID,
 		"nogit":        cmdNoGit,
@@ -50,6 +53,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"jsonget":      cmdJSONGet,
 		"capture":      cmdCapture,
 		"ghevent":      cmdGHEvent,
+		"ghcomment":    cmdGHComment,
 		"githubserver": cmdGitHubServer,
 		"gitlabserver": cmdGitLabServer,
 		"printable":    cmdPrintable,
@@ -536,6 +540,85 @@ func cmdNoSecret(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// secretforms writes the secret forms of redacttest, a line each, to a
+// file, and their secrets, a line each, to another: `secretforms forms
+// secrets [template out]...`. Each template is written to its out with
+// {{form N}} and {{secret N}} (1-based) replaced by that form's text or
+// that secret, escaped as in a JSON string. The script's files then hold
+// no secret whole.
+func cmdSecretForms(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args)%2 != 0 {
+		ts.Fatalf("usage: secretforms forms secrets [template out]...")
+	}
+	forms := redacttest.Forms()
+	var b strings.Builder
+	for _, f := range forms {
+		b.WriteString(f.Text + "\n")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+	secrets := redacttest.Secrets()
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(secrets), 0o644))
+	list := strings.Fields(secrets)
+	slot := regexp.MustCompile(`\{\{(form|secret) (\d+)\}\}`)
+	for i := 2; i < len(args); i += 2 {
+		tmpl, err := os.ReadFile(ts.MkAbs(args[i]))
+		ts.Check(err)
+		out := slot.ReplaceAllStringFunc(string(tmpl), func(m string) string {
+			sm := slot.FindStringSubmatch(m)
+			n, _ := strconv.Atoi(sm[2])
+			var v string
+			switch {
+			case sm[1] == "form" && n >= 1 && n <= len(forms):
+				v = forms[n-1].Text
+			case sm[1] == "secret" && n >= 1 && n <= len(list):
+				v = list[n-1]
+			default:
+				ts.Fatalf("%s: no %s", args[i], m)
+			}
+			q, _ := json.Marshal(v)
+			return string(q[1 : len(q)-1])
+		})
+		ts.Check(os.WriteFile(ts.MkAbs(args[i+1]), []byte(out), 0o644))
+	}
+}
+
+// nosecrets fails if any file under the directories contains one of the
+// secrets a file lists, a line each: `nosecrets secrets dir...`.
+func cmdNoSecrets(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: nosecrets secrets dir...")
+	}
+	list, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	secrets := strings.Fields(string(list))
+	if len(secrets) == 0 {
+		ts.Fatalf("%s lists no secret", args[0])
+	}
+	for _, dir := range args[1:] {
+		files := 0
+		err := filepath.WalkDir(ts.MkAbs(dir), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			files++
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for _, s := range secrets {
+				if bytes.Contains(data, []byte(s)) {
+					ts.Fatalf("%s contains the secret %.6s…", p, s)
+				}
+			}
+			return nil
+		})
+		ts.Check(err)
+		if files == 0 {
+			ts.Fatalf("no files under %s", dir)
+		}
+	}
+}
+
 // replaymatch checks that `review replay --json` output holds, for every
 // step, the request body the server received, byte for byte:
 // `replaymatch [-unordered] replay.json dir`. Units side by side send at
@@ -938,10 +1021,11 @@ func cmdGitHubServer(ts *testscript.TestScript, neg bool, args []string) {
 	record := fl.String("record", "", "directory to record requests in")
 	token := fl.String("token", "ghs_scripttoken", "the token the server accepts")
 	readOnly := fl.Bool("readonly", false, "refuse to create reviews with 403, as for the read-only token of a pull request from a fork")
+	head := fl.String("head", "", "the pull requests' head commit, as GET .../pulls/{n} answers it")
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
-		ts.Fatalf("usage: githubserver [-record dir] [-token T] [-readonly]")
+		ts.Fatalf("usage: githubserver [-record dir] [-token T] [-readonly] [-head SHA]")
 	}
-	g := &ghServer{token: *token, prs: map[string]*ghPR{}, readOnly: *readOnly}
+	g := &ghServer{token: *token, prs: map[string]*ghPR{}, readOnly: *readOnly, head: *head}
 	if *record != "" {
 		g.dir = ts.MkAbs(*record)
 		ts.Check(os.MkdirAll(g.dir, 0o755))
@@ -953,6 +1037,7 @@ func cmdGitHubServer(ts *testscript.TestScript, neg bool, args []string) {
 	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/pulls/{n}/reviews", g.listReviews)
 	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/pulls/{n}/comments", g.listComments)
 	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/pulls/{n}/reviews", g.createReview)
+	g.routeConversation(mux)
 	g.mux = mux
 	srv := httptest.NewServer(g)
 	ts.Defer(srv.Close)
@@ -1001,16 +1086,21 @@ type ghServer struct {
 	dir      string
 	mux      *http.ServeMux
 	readOnly bool
+	head     string
+	// before, if set, may answer a request before the mux does.
+	before func(http.ResponseWriter, *http.Request) bool
 
-	mu     sync.Mutex
-	seq    int
-	nextID int64
-	prs    map[string]*ghPR
+	mu       sync.Mutex
+	seq      int
+	nextID   int64
+	prs      map[string]*ghPR
+	statuses []map[string]any
 }
 
-// ghPR is the state of one pull request, in GitHub's response shapes.
+// ghPR is the state of one pull request, in GitHub's response shapes:
+// reviews, review comments, and the comments of its conversation.
 type ghPR struct {
-	reviews, comments []map[string]any
+	reviews, comments, issueComments []map[string]any
 }
 
 func (g *ghServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -1034,6 +1124,9 @@ func (g *ghServer) check(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Header.Get("User-Agent") == "" {
 		ghJSON(w, http.StatusForbidden, map[string]string{"message": "Request forbidden by administrative rules. Please make sure your request has a User-Agent header"})
+		return
+	}
+	if g.before != nil && g.before(w, r) {
 		return
 	}
 	g.mux.ServeHTTP(w, r)

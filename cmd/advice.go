@@ -10,6 +10,7 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -117,7 +118,7 @@ var advisers = []adviser{
 		return advice{do: fmt.Sprintf("use --context-window %d or more", e.Want), code: ExitUsage}, true
 	}),
 	on(func(e *review.CapError) (advice, bool) {
-		return advice{do: "raise " + review.CapFlag(e.Reason), sep: "; "}, true
+		return advice{do: "raise " + result.CapFlag(e.Reason), sep: "; "}, true
 	}),
 
 	// The model endpoint (review/llm).

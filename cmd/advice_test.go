@@ -11,6 +11,7 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -63,9 +64,9 @@ func TestAdvice(t *testing.T) {
 			"--since other (aaaaaaaaaaaa) is not an ancestor of head bbbbbbbbbbbb (the branch was rebased or force-pushed since): review the whole change without --since", ExitError},
 		{"window", &review.WindowError{Fixed: 1500, Overview: 900, Turn: 800, Window: 3000, Reserve: 750, Input: 2250, Want: 5000},
 			"context window too small for a review: the system prompt and tool definitions take 1500 tokens, the smallest overview of the changed files 900 and a minimal review turn 800 more, but a context window of 3000 with an answer reserve of 750 leaves 2250: use --context-window 5000 or more", ExitUsage},
-		{"cap", &review.CapError{Reason: review.ReasonMaxPromptTokens, First: 1200, Need: 2400},
+		{"cap", &review.CapError{Reason: result.ReasonMaxPromptTokens, First: 1200, Need: 2400},
 			"cap too low for a review: the first request alone takes 1200 prompt tokens, and a review needs room for at least two (2400 tokens); raise --max-prompt-tokens", ExitError},
-		{"cap with cost", &review.CapError{Reason: review.ReasonMaxCost, First: 1200, Need: 2400, Cost: ", $0.02"},
+		{"cap with cost", &review.CapError{Reason: result.ReasonMaxCost, First: 1200, Need: 2400, Cost: ", $0.02"},
 			"cap too low for a review: the first request alone takes 1200 prompt tokens, and a review needs room for at least two (2400 tokens, $0.02); raise --max-cost", ExitError},
 		{"first byte", wrap(&llm.TimeoutError{Site: site, Phase: llm.PhaseFirstByte, Limit: 300 * time.Millisecond}),
 			"run 20260101-000000-abcd: model endpoint http://127.0.0.1:1/v1 sent nothing within 300ms of a streamed request: check that the server is up and not overloaded; a local server loading a large model or reading a long prompt may need more: --first-byte-timeout (REVIEW_FIRST_BYTE_TIMEOUT); a server that does not stream, --stream=false", ExitError},

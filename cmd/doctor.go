@@ -15,6 +15,7 @@ import (
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/report"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -221,7 +222,7 @@ func runDoctorEndpoint(ctx context.Context, opts *DoctorOptions) error {
 
 // counting says what a review made with cfg counts tokens with, after
 // the probe p: the same decision a review takes (review.AsksServer).
-func (r *endpointReport) counting(cfg *review.Config, p *llm.Probe) {
+func (r *endpointReport) counting(cfg *result.Config, p *llm.Probe) {
 	info := llm.Lookup(cfg.Model)
 	r.Counted, r.Borrowed = conversation.Tiktoken+" "+info.Encoding, info.Borrowed
 	switch {

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/gitlab"
+	"github.com/reviewdev/review/review/result"
 )
 
 // gitlabFlags name the merge request --post gitlab posts to, for use
@@ -76,7 +76,7 @@ func gitlabTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 // job's log, one line each, and says where the Code Quality report, which
 // the merge request's widget shows, was written. It never fails the job:
 // --fail-on still decides.
-func gitlabDenied(opts *ReviewOptions, outs []output, res *review.Result, err error) error {
+func gitlabDenied(opts *ReviewOptions, outs []output, res *result.Result, err error) error {
 	w := opts.IO.ErrOut
 	where := "in the job log"
 	for _, o := range outs {
@@ -88,7 +88,7 @@ func gitlabDenied(opts *ReviewOptions, outs []output, res *review.Result, err er
 	for _, f := range res.Findings {
 		fmt.Fprintf(w, "review: %s: [%s] %s (%s)\n", f.Location(), f.Severity, text.OneLine(f.Title, 0), f.RuleID())
 	}
-	_, err = io.WriteString(w, "review: "+strings.TrimSpace(review.CountFindings(res.Findings))+"\n")
+	_, err = io.WriteString(w, "review: "+strings.TrimSpace(result.CountFindings(res.Findings))+"\n")
 	return err
 }
 

@@ -7,9 +7,9 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/github"
 	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/result"
 )
 
 // postHosts are what --post takes.
@@ -30,7 +30,32 @@ type postTarget struct {
 	inCI bool
 	// denied says why nothing was posted (err) and gives the findings to
 	// the job's log, when the token may not post them.
-	denied func(opts *ReviewOptions, outs []output, res *review.Result, err error) error
+	denied func(opts *ReviewOptions, outs []output, res *result.Result, err error) error
+	// posted says the review was posted (or found posted before:
+	// skipped); the commit status follows only then.
+	posted, skipped bool
+}
+
+// setStatus sets the review's commit status on the change's head, after
+// the review is posted: its state, and a failure when the gate failed. A
+// status the token may not set is a warning, not a failure of the review.
+func (t *postTarget) setStatus(ctx context.Context, s *IOStreams, res *result.Result, d *diffctx.Diff, gateFailed bool) {
+	if t == nil || !t.posted {
+		return
+	}
+	head := t.head
+	if head == "" {
+		head = d.HeadSHA
+	}
+	if t.skipped {
+		res.State = result.StateSkipped
+	}
+	st := res.StatusOf(gateFailed)
+	if err := t.poster.SetStatus(ctx, head, st); err != nil {
+		fmt.Fprintf(s.ErrOut, "review: warning: the commit status was not set: %s\n", text.OneLine(err.Error(), 0))
+		return
+	}
+	fmt.Fprintf(s.Info(), "review: commit status %q of %s: %s\n", "review", text.ShortSHA(head), st.Description)
 }
 
 // postTargetFrom checks what --post needs. It runs before the review, so
@@ -49,7 +74,7 @@ func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 			noun:   "pull request",
 			head:   gh.event.HeadSHA,
 			inCI:   opts.Getenv("GITHUB_ACTIONS") == "true",
-			denied: func(opts *ReviewOptions, outs []output, res *review.Result, err error) error {
+			denied: func(opts *ReviewOptions, outs []output, res *result.Result, err error) error {
 				fmt.Fprintf(opts.IO.ErrOut, "review: not posted: %s; the findings are annotations on the job instead\n", text.OneLine(err.Error(), 0))
 				return denied(opts, outs, res)
 			},
@@ -63,7 +88,7 @@ func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 // post posts the findings. A token that may not post (a read-only token,
 // a project role too low) is not a failure of the review: post says so
 // and gives the findings to the job's log instead.
-func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []output, res *review.Result, d *diffctx.Diff) error {
+func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []output, res *result.Result, d *diffctx.Diff) error {
 	s := opts.IO
 	rep, err := t.poster.Post(ctx, res, d)
 	if errors.Is(err, post.ErrDenied) {
@@ -72,7 +97,9 @@ func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []outpu
 	if err != nil {
 		return err
 	}
+	t.posted = true
 	if rep.Skipped {
+		t.skipped = true
 		head := t.head
 		if head == "" {
 			head = d.HeadSHA

@@ -9,6 +9,7 @@ import (
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 )
 
 // progress draws a live status line on a terminal's standard error; in
@@ -26,7 +27,7 @@ type progress struct {
 	price *llm.Price
 	// usage is the run's usage at the last request, for --verbose's line
 	// per request.
-	usage review.RunUsage
+	usage result.RunUsage
 	// last is when a streaming answer's progress was last shown: on a
 	// terminal at most every receiveDraw, in a CI log every receiveLog.
 	last time.Time
@@ -113,7 +114,7 @@ func (p *progress) draw(line string) {
 
 // begin takes the usage a continued run had before this command, so
 // --verbose's lines count this command's requests alone.
-func (p *progress) begin(u review.RunUsage) { p.usage = u }
+func (p *progress) begin(u result.RunUsage) { p.usage = u }
 
 // request says what the request just answered took, for --verbose.
 func (p *progress) request(s review.Progress) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 )
 
 func TestProgressLine(t *testing.T) {
@@ -113,7 +114,7 @@ func TestProgressFitsWidth(t *testing.T) {
 		s := &IOStreams{ErrOut: &errOut, ErrTTY: true, Width: func() int { return width }}
 		p := newProgress(s, func(string) string { return "" }, &llm.Price{Prompt: 2.5, Completion: 10})
 		p.step(review.Progress{Step: 12, ToolCalls: 31, Tokens: 1234567, Unit: 3, Units: 12, Tool: "get_dependencies",
-			Usage: review.RunUsage{Requests: 12, Prompt: 1234567, Completion: 4000}})
+			Usage: result.RunUsage{Requests: 12, Prompt: 1234567, Completion: 4000}})
 		for _, draw := range strings.Split(errOut.String(), "\r\033[K")[1:] {
 			if n := utf8.RuneCountInString(draw); n >= width {
 				t.Errorf("width %d: drawn %d columns: %q", width, n, draw)
@@ -132,9 +133,9 @@ func TestProgressQuietVerbose(t *testing.T) {
 	q := newProgress(&IOStreams{ErrOut: &quiet, ErrTTY: true, Quiet: true}, func(string) string { return "" }, nil)
 	v := newProgress(&IOStreams{ErrOut: &verbose, Verbose: true}, func(string) string { return "" }, nil)
 	for _, p := range []*progress{q, v} {
-		p.step(review.Progress{Step: 1, Usage: review.RunUsage{Requests: 1, Prompt: 13642, Completion: 300, Own: 13500}})
+		p.step(review.Progress{Step: 1, Usage: result.RunUsage{Requests: 1, Prompt: 13642, Completion: 300, Own: 13500}})
 		p.step(review.Progress{Step: 1, Tool: "read_file"})
-		p.step(review.Progress{Step: 2, Usage: review.RunUsage{Requests: 2, Prompt: 30000, Cached: 13000, Completion: 500, Own: 29000}})
+		p.step(review.Progress{Step: 2, Usage: result.RunUsage{Requests: 2, Prompt: 30000, Cached: 13000, Completion: 500, Own: 29000}})
 		p.retry(0, time.Second, errors.New("429"))
 	}
 	if quiet.Len() != 0 {

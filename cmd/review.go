@@ -20,6 +20,7 @@ import (
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/post"
 	"github.com/reviewdev/review/review/report"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -198,7 +199,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	plan := out.Plan
 	if out.Session == nil {
-		return writePlanOnly(opts, outs, set, plan, job.Since, open, pt.changeNoun())
+		return writePlanOnly(ctx, opts, outs, set, plan, job.Since, open, pt)
 	}
 	if err != nil {
 		return runError(ctx, out.Session.Run.ID, err)
@@ -207,6 +208,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	res.Config, res.FailOn = set.RepoConfig, set.FailOn
 	overrideSeverity(res.Findings, set.Severity)
 	res.SetPrice(set.Price)
+	res.SetState(out.Failed != nil, false)
 	if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 		return err
 	}
@@ -218,9 +220,10 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	err = failOn(opts.IO, res.Findings, set.FailOn, open, pt.changeNoun())
 	if err == nil && set.FailUnreviewed && len(res.NotReviewed) > 0 {
 		// A team can gate on a review that left part of the change out.
-		fmt.Fprintf(opts.IO.ErrOut, "review: %s, and --fail-on names unreviewed: exit code 3\n", review.Unreviewed(res.NotReviewed))
+		fmt.Fprintf(opts.IO.ErrOut, "review: %s, and --fail-on names unreviewed: exit code 3\n", result.Unreviewed(res.NotReviewed))
 		err = errFindings
 	}
+	pt.setStatus(ctx, opts.IO, res, plan.Diff, err == errFindings)
 	if out.Failed != nil {
 		failed := runError(ctx, res.RunID, out.Failed)
 		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(errorLine(failed), 0))
@@ -251,19 +254,27 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 // writePlanOnly ends a review that made no run: a change with nothing to
 // review, whose outputs are still written as valid empty documents (a CI
 // step that reads them must not fail on their absence), or a dry run.
-func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, plan *review.Plan, since string, open []post.OpenFinding, on string) error {
+func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set *config.Settings, plan *review.Plan, since string, open []post.OpenFinding, pt *postTarget) error {
+	on := pt.changeNoun()
 	if len(plan.Diff.Files) == 0 && since != "" {
 		fmt.Fprintf(opts.IO.Info(), "review: nothing new to review: the commits since %s change nothing in %s's diff against %s\n", text.ShortSHA(plan.Diff.SinceSHA), opts.Head, opts.Base)
 		if opts.DryRun {
 			return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
 		}
-		res := review.NothingToReview(plan.Diff, set.Model)
+		res := result.NothingToReview(plan.Diff, set.Model)
 		res.Summary = fmt.Sprintf("Nothing new to review since %s.", text.ShortSHA(plan.Diff.SinceSHA))
 		res.Config, res.FailOn = set.RepoConfig, set.FailOn
+		res.SetState(false, true)
 		if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 			return err
 		}
-		return failOn(opts.IO, nil, set.FailOn, open, on)
+		err := failOn(opts.IO, nil, set.FailOn, open, on)
+		if pt != nil {
+			// Nothing was posted, but the head has its state.
+			pt.posted, pt.skipped = true, true
+			pt.setStatus(ctx, opts.IO, res, plan.Diff, err == errFindings)
+		}
+		return err
 	}
 	if len(plan.Diff.Files) == 0 {
 		// Most often the branch checked out is the base itself: say what
@@ -272,7 +283,9 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 		if opts.DryRun {
 			return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
 		}
-		return writeResult(opts.IO, opts.Getenv, outs, review.NothingToReview(plan.Diff, set.Model))
+		res := result.NothingToReview(plan.Diff, set.Model)
+		res.SetState(false, true)
+		return writeResult(opts.IO, opts.Getenv, outs, res)
 	}
 	warnGit(opts.IO, plan.Diff)
 	return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
@@ -281,7 +294,7 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 // writeDryRuns writes the dry run to each output. A change with nothing to
 // review has no request: its documents are valid and empty (the text view
 // then prints nothing, the JSON view no messages and no files).
-func writeDryRuns(s *IOStreams, outs []output, d review.DryRun) error {
+func writeDryRuns(s *IOStreams, outs []output, d result.DryRun) error {
 	for _, out := range outs {
 		if err := writeOutput(s, out.path, func(w io.Writer) error { return out.format.WriteDryRun(w, &d) }); err != nil {
 			return err
@@ -346,7 +359,7 @@ func runEnv(s *IOStreams, getenv func(string) string, set *config.Settings, dir 
 // unless standard output already carries them. When standard output
 // carries another format (rdjson for reviewdog, say), they go to standard
 // error, which the runner reads for commands too.
-func denied(opts *ReviewOptions, outs []output, res *review.Result) error {
+func denied(opts *ReviewOptions, outs []output, res *result.Result) error {
 	w, annotated := opts.IO.rawOut(), false
 	for _, o := range outs {
 		if o.path == "" || o.path == "-" {
@@ -367,7 +380,7 @@ func denied(opts *ReviewOptions, outs []output, res *review.Result) error {
 }
 
 // overrideSeverity applies configured severities by category.
-func overrideSeverity(fs []review.Finding, by map[string]review.Severity) {
+func overrideSeverity(fs []result.Finding, by map[string]result.Severity) {
 	for i := range fs {
 		if s, ok := by[fs[i].Category]; ok {
 			fs[i].Severity = s
@@ -379,7 +392,7 @@ func overrideSeverity(fs []review.Finding, by map[string]review.Severity) {
 // above the threshold: one of this review's, or one an earlier review
 // posted on the pull request (the change on) that is still open there (see
 // sinceFor) and that this review did not find again.
-func failOn(s *IOStreams, fs []review.Finding, threshold review.Severity, open []post.OpenFinding, on string) error {
+func failOn(s *IOStreams, fs []result.Finding, threshold result.Severity, open []post.OpenFinding, on string) error {
 	if threshold == "" {
 		return nil
 	}
@@ -500,7 +513,7 @@ func prepareOptions(set *config.Settings, dir, base, head string) review.Options
 
 // writeResult writes a result in every output asked for, and to the
 // GitHub Actions step summary when there is one.
-func writeResult(s *IOStreams, getenv func(string) string, outs []output, res *review.Result) error {
+func writeResult(s *IOStreams, getenv func(string) string, outs []output, res *result.Result) error {
 	for _, out := range outs {
 		write := func(w io.Writer) error { return out.format.WriteResult(w, res, version()) }
 		if err := writeOutput(s, out.path, forTerminal(s, getenv, out.path, out.format, write)); err != nil {

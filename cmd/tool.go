@@ -17,8 +17,8 @@ import (
 	"github.com/reviewdev/review/internal/git"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
@@ -123,7 +123,7 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 		return err
 	}
 	defer st.Close()
-	set := tools.New(tools.Env{Root: root, Head: head, Base: base, Store: st, Redact: (&review.Config{Redact: true}).Redactor()})
+	set := tools.New(tools.Env{Root: root, Head: head, Base: base, Store: st, Redact: (&result.Config{Redact: true}).Redactor()})
 	// Run, stored and previewed as the agent does it, with the default
 	// preview limits, under a run of its own, so gc treats shell calls like
 	// any other. The run is recorded once an output is stored under it.

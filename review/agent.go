@@ -16,6 +16,7 @@ import (
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
@@ -27,7 +28,7 @@ type Agent struct {
 	// Config is how the run is made: the model's name, the budget, the
 	// caps, what happens to findings off the diff, the globs the tools
 	// hide, redaction, and how many units run side by side.
-	Config
+	result.Config
 	// Client is the model endpoint's client.
 	Client  llm.Model
 	Store   *toolmem.Store
@@ -64,110 +65,7 @@ type Progress struct {
 	// Tool names the tool call under way, "" between calls.
 	Tool string
 	// Usage is the run's usage so far, for the cost.
-	Usage RunUsage
-}
-
-// RunUsage totals a run's model usage.
-type RunUsage struct {
-	Requests   int `json:"requests"`
-	Prompt     int `json:"prompt_tokens"`
-	Completion int `json:"completion_tokens"`
-	Cached     int `json:"cached_tokens"`
-	// Reasoning is the part of Completion the server reports as spent on
-	// reasoning.
-	Reasoning int `json:"reasoning_tokens,omitempty"`
-	// Own is our tiktoken count of every prompt sent, for comparison with
-	// what the server reported.
-	Own int `json:"own_prompt_tokens"`
-	// Efficiency is what the run's context cost against a naive
-	// transcript; recorded when the run ends.
-	Efficiency *record.Efficiency `json:"efficiency,omitempty"`
-}
-
-func (u *RunUsage) add(r llm.Usage, own int) {
-	u.Requests++
-	u.Prompt += r.Prompt
-	u.Completion += r.Completion
-	u.Cached += r.Cached
-	u.Reasoning += r.Reasoning
-	u.Own += own
-}
-
-// Revisions name what a review compares: the refs as given and the commits
-// they resolved to.
-type Revisions struct {
-	Base      string `json:"base"`
-	Head      string `json:"head"`
-	BaseSHA   string `json:"base_sha"`
-	HeadSHA   string `json:"head_sha"`
-	MergeBase string `json:"merge_base"`
-	// Since is the commit after which the review began (--since): only
-	// the commits since it were reviewed.
-	Since string `json:"since,omitempty"`
-}
-
-func revisionsOf(d *diffctx.Diff) Revisions {
-	return Revisions{Base: d.Base, Head: d.Head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA, MergeBase: d.MergeBase, Since: d.SinceSHA}
-}
-
-// Result is the outcome of a review.
-type Result struct {
-	RunID string `json:"run_id"`
-	// Config names the repository configuration file the review was run
-	// with, and its revision when read from one (".review.yaml@origin/main").
-	Config string `json:"config,omitempty"`
-	// FailOn is the --fail-on severity the review ran with, if any: a
-	// SARIF result at or above it is an error, which fails a code
-	// scanning check; below it, a warning or a note.
-	FailOn Severity `json:"fail_on,omitempty"`
-	Revisions
-	Model    string    `json:"model"`
-	Summary  string    `json:"summary"`
-	Findings []Finding `json:"findings"`
-	Dropped  []Dropped `json:"dropped,omitempty"`
-	Usage    RunUsage  `json:"usage"`
-	Steps    int       `json:"steps"`
-	// Submitted is false when the model never called submit_review and its
-	// last text became the summary.
-	Submitted bool `json:"submitted"`
-	// FailedUnits are the units of a review side by side that failed
-	// (after their retries, or refused); their files are in NotReviewed.
-	// The others' findings are kept.
-	FailedUnits []FailedUnit `json:"failed_units,omitempty"`
-	// NotReviewed are the files whose hunks, or some of them, the review
-	// did not cover because a cap left them out, in priority order.
-	NotReviewed []NotReviewed `json:"not_reviewed"`
-	// Stopped says why the review stopped before its plan was done, if a
-	// bound on requests, tokens or cost stopped it.
-	Stopped string `json:"stopped,omitempty"`
-	// Price is the configured price of the model's tokens, if any; without
-	// one, cost is estimated from the model's list price when known.
-	Price *llm.Price `json:"price,omitempty"`
-	// Cost is the estimated cost in USD, when a price is known.
-	Cost *float64 `json:"cost_usd,omitempty"`
-	// Efficiency is what the run's context cost against a naive
-	// transcript of it.
-	Efficiency *record.Efficiency `json:"efficiency,omitempty"`
-}
-
-// NothingToReview is the result of a review of a diff with no changes:
-// complete, without findings or a run, so that every format still writes a
-// valid document (an empty SARIF log, an rdjson with no diagnostics).
-func NothingToReview(d *diffctx.Diff, model string) *Result {
-	return &Result{
-		Revisions: revisionsOf(d), Model: model, Submitted: true,
-		Summary:     fmt.Sprintf("Nothing to review: %s has no changes since its merge base with %s.", d.Head, d.Base),
-		Findings:    []Finding{},
-		NotReviewed: []NotReviewed{},
-	}
-}
-
-// SetPrice prices the result: p if given, else the model's list price.
-func (r *Result) SetPrice(p *llm.Price) {
-	r.Price = p
-	if c, ok := r.EstimateCost(); ok {
-		r.Cost = &c
-	}
+	Usage result.RunUsage
 }
 
 // Session is a run in progress: its record, conversation and usage.
@@ -178,7 +76,7 @@ type Session struct {
 	// the running loop's request view and the request records' deltas.
 	History *conversation.History
 	Diff    *diffctx.Diff
-	Usage   RunUsage
+	Usage   result.RunUsage
 	// Steps is the number of the last recorded step; steps are numbered
 	// across all turns of a run.
 	Steps int
@@ -187,10 +85,10 @@ type Session struct {
 	// FindCopies says the run's diff was loaded with copies detected.
 	FindCopies bool
 
-	guard             *guard         // holds the run to its plan; nil: no bounds
-	unitNow, unitsAll int            // the unit under way (from 1) and how many, for progress
-	notReviewed       []NotReviewed  // what the plan leaves out
-	leaks             []diffctx.Leak // secrets the change adds, reported as findings
+	guard             *guard               // holds the run to its plan; nil: no bounds
+	unitNow, unitsAll int                  // the unit under way (from 1) and how many, for progress
+	notReviewed       []result.NotReviewed // what the plan leaves out
+	leaks             []diffctx.Leak       // secrets the change adds, reported as findings
 	// unforced is set once the server ignored a forced tool choice: from
 	// then on the run asks for submit_review with a nudge instead.
 	unforced bool
@@ -221,7 +119,7 @@ type Session struct {
 func (s *Session) open(d *diffctx.Diff, findCopies bool) {
 	if red := s.redact(); red != nil {
 		s.History.SetFilter(func(t string) string {
-			out, _ := red.Redact(t)
+			out, _ := red.RedactJSON(t)
 			return out
 		})
 	}
@@ -637,7 +535,10 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 	st.Ended = s.now()
 	if reply != nil {
 		st.Request = reply.Request
-		st.Response = reply.Response
+		// The response is kept as the server sent it but for secrets:
+		// the model may quote one it read or was asked about, in text
+		// or in a call's arguments, and the record is on disk.
+		st.Response = s.redactResponse(reply.Response)
 	}
 	if err != nil {
 		st.Error = err.Error()
@@ -664,6 +565,19 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 	}
 	s.addUsage(reply.Usage, own)
 	return reply, &st, nil
+}
+
+// redactResponse returns a recorded response with its secrets replaced.
+func (s *Session) redactResponse(b json.RawMessage) json.RawMessage {
+	red := s.redact()
+	if red == nil || len(b) == 0 {
+		return b
+	}
+	out, ms := red.RedactJSON(string(b))
+	if len(ms) == 0 {
+		return b
+	}
+	return json.RawMessage(out)
 }
 
 // answer runs every tool call of one reply, in order, and appends a result

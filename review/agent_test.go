@@ -20,6 +20,7 @@ import (
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
@@ -71,7 +72,7 @@ func newSession(tb testing.TB, dir string, model llm.Model, edit func(*Agent, *P
 // for it.
 func prepareRepo(tb testing.TB, dir string) (*Plan, *toolmem.Store) {
 	tb.Helper()
-	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: Config{Model: testModel, Budget: conversation.DefaultBudget(llm.Lookup(testModel).Window)}})
+	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: result.Config{Model: testModel, Budget: conversation.DefaultBudget(llm.Lookup(testModel).Window)}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func prepareRepo(tb testing.TB, dir string) (*Plan, *toolmem.Store) {
 // configSession plans the review of dir with cfg (its model, budget,
 // caps and jobs) and starts it in a new store, the agent set as cfg
 // says, talking to srv.
-func configSession(tb testing.TB, dir string, cfg Config, srv *reviewtest.Server) (*Session, *Plan) {
+func configSession(tb testing.TB, dir string, cfg result.Config, srv *reviewtest.Server) (*Session, *Plan) {
 	tb.Helper()
 	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: cfg})
 	if err != nil {
@@ -97,7 +98,7 @@ func configSession(tb testing.TB, dir string, cfg Config, srv *reviewtest.Server
 // startSession starts a run of plan in st.
 func startSession(tb testing.TB, plan *Plan, st *toolmem.Store, model llm.Model, edit func(*Agent, *Plan)) *Session {
 	tb.Helper()
-	a := &Agent{Config: Config{Model: testModel, Budget: plan.Budget, OffDiff: KeepFileLevel}, Client: model, Store: st, Counter: plan.Counter, Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
+	a := &Agent{Config: result.Config{Model: testModel, Budget: plan.Budget, OffDiff: result.KeepFileLevel}, Client: model, Store: st, Counter: plan.Counter, Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
 	if edit != nil {
 		edit(a, plan)
 	}

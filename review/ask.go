@@ -10,22 +10,8 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 )
-
-// Answer is the outcome of a follow-up turn.
-type Answer struct {
-	RunID    string `json:"run_id"`
-	Turn     int    `json:"turn"`
-	Question string `json:"question"`
-	Answer   string `json:"answer"`
-	// Findings are new findings, if the model submitted a review this turn.
-	Findings []Finding `json:"findings"`
-	Dropped  []Dropped `json:"dropped,omitempty"`
-	// Usage is this turn's; RunUsage the whole run's so far.
-	Usage    RunUsage `json:"usage"`
-	RunUsage RunUsage `json:"run_usage"`
-	Model    string   `json:"model"`
-}
 
 // AskOptions tune a follow-up turn.
 type AskOptions struct {
@@ -82,7 +68,7 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 // Before the loop starts, earlier turns are pruned to opts.Limits; if the
 // provider still says the context is too long, the history budget is halved
 // and the turn retried once.
-func (s *Session) Ask(ctx context.Context, question string, opts AskOptions) (*Answer, error) {
+func (s *Session) Ask(ctx context.Context, question string, opts AskOptions) (*result.Answer, error) {
 	question = strings.TrimSpace(question)
 	if question == "" {
 		return nil, errors.New("the question is empty: say what you want to know about the change")
@@ -93,7 +79,7 @@ func (s *Session) Ask(ctx context.Context, question string, opts AskOptions) (*A
 
 // Answer runs the loop of the latest turn, a question already in the
 // conversation, and records how the run ended.
-func (s *Session) Answer(ctx context.Context, opts AskOptions) (*Answer, error) {
+func (s *Session) Answer(ctx context.Context, opts AskOptions) (*result.Answer, error) {
 	s.Run.Status, s.Run.Error = StatusRunning, ""
 	// A question is held to the caps on tokens and cost, counted afresh;
 	// the review's plan bounded the review.
@@ -107,15 +93,15 @@ func (s *Session) Answer(ctx context.Context, opts AskOptions) (*Answer, error) 
 	if err != nil {
 		return nil, err
 	}
-	ans := &Answer{RunID: s.Run.ID, Turn: turn, Question: question, Answer: text, Findings: []Finding{}, Model: s.Model, RunUsage: s.Usage}
-	ans.Usage = RunUsage{
+	ans := &result.Answer{RunID: s.Run.ID, Turn: turn, Question: question, Answer: text, Findings: []result.Finding{}, Model: s.Model, RunUsage: s.Usage}
+	ans.Usage = result.RunUsage{
 		Requests: s.Usage.Requests - before.Requests, Prompt: s.Usage.Prompt - before.Prompt,
 		Completion: s.Usage.Completion - before.Completion, Cached: s.Usage.Cached - before.Cached, Own: s.Usage.Own - before.Own,
 	}
 	if sub != nil {
 		ans.Findings, ans.Dropped = checkFindings(s.Diff, sub.Findings, s.OffDiff)
 		if ans.Findings == nil {
-			ans.Findings = []Finding{}
+			ans.Findings = []result.Finding{}
 		}
 		if strings.TrimSpace(text) == "" {
 			ans.Answer = sub.Summary

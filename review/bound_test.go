@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -44,7 +45,7 @@ func TestBoundedPlanIsExact(t *testing.T) {
 	for name, dir := range repos {
 		for _, w := range windows {
 			b := conversation.DefaultBudget(w)
-			opts := Options{Dir: dir, Base: "main", Config: Config{Model: "gpt-4o", Budget: b, Caps: Caps{MaxUnits: DefaultMaxUnits}}}
+			opts := Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b, Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}}}
 			bounded, berr := Prepare(context.Background(), opts)
 			opts.ExactCounts = true
 			exact, xerr := Prepare(context.Background(), opts)
@@ -83,8 +84,8 @@ func TestBoundedPlanIsExact(t *testing.T) {
 func TestBoundedPlanHardCaps(t *testing.T) {
 	dir := smallRepo(t)
 	b := conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)
-	for _, c := range []Caps{{}, {MaxPromptTokens: 1_000_000}, {MaxCost: 5, Price: &llm.Price{Prompt: 1, Completion: 1}}} {
-		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: "gpt-4o", Budget: b, Caps: c}})
+	for _, c := range []result.Caps{{}, {MaxPromptTokens: 1_000_000}, {MaxCost: 5, Price: &llm.Price{Prompt: 1, Completion: 1}}} {
+		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b, Caps: c}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func TestBoundedServerPlanIsExact(t *testing.T) {
 	kinds := map[bool]int{}
 	for _, w := range []int{9000, 16000, 32000, 64000, 128000, 200000, 400000} {
 		b := conversation.DefaultBudget(w)
-		opts := Options{Dir: dir, Base: "main", Config: Config{Model: "qwen-local", Budget: b, Caps: Caps{MaxUnits: DefaultMaxUnits}}}
+		opts := Options{Dir: dir, Base: "main", Config: result.Config{Model: "qwen-local", Budget: b, Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}}}
 		opts.counter = spm()
 		asked.Store(0)
 		bounded, berr := Prepare(context.Background(), opts)
@@ -167,7 +168,7 @@ func TestAsksServer(t *testing.T) {
 		{"tiktoken", "gpt-4o", "http://127.0.0.1:8080/v1", true, false},
 		{"estimate", "qwen-local", "http://127.0.0.1:8080/v1", true, false},
 	} {
-		cfg := Config{Tokenizer: c.tokenizer, Model: c.model, BaseURL: c.url}
+		cfg := result.Config{Tokenizer: c.tokenizer, Model: c.model, BaseURL: c.url}
 		if got := AsksServer(&cfg, c.llama); got != c.want {
 			t.Errorf("%+v: AsksServer = %v, want %v", c, got, c.want)
 		}

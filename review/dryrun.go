@@ -1,90 +1,30 @@
 package review
 
 import (
-	"encoding/json"
-
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 )
 
-// DryRun is the machine-readable view of what the first request would carry.
-type DryRun struct {
-	Revisions
-	Model     string `json:"model"`
-	Tokenizer string `json:"tokenizer"`
-	// Estimated says the token figures are estimates: the first request
-	// is far from every limit, so upper bounds planned it and nothing
-	// was counted exactly (--exact-counts counts them).
-	Estimated bool `json:"estimated"`
-	// Borrowed says the model's own tokenizer is not known: the counts
-	// are made with Tokenizer, which the model may not share, and are
-	// estimates of what the server will count.
-	Borrowed bool `json:"tokenizer_borrowed,omitempty"`
-	// TokenizerFailed is the server tokenizer's first failure: the texts
-	// it failed to count were counted with tiktoken instead, and the
-	// counts are estimates.
-	TokenizerFailed string          `json:"tokenizer_failed,omitempty"`
-	Messages        []DryRunMessage `json:"messages"`
-	Tools           []DryRunTool    `json:"tools"`
-	Files           []diffctx.Entry `json:"files"`
-	// Units are the turns a diff too large for the diff context is
-	// reviewed in; empty when it fits.
-	Units []diffctx.Unit `json:"units"`
-	// Jobs is how many units run side by side; 1 runs them in sequence.
-	Jobs   int          `json:"jobs"`
-	Budget DryRunBudget `json:"budget"`
-	// Plan is what the review would send at most, and what the caps
-	// leave out.
-	Plan Estimate `json:"plan"`
-	// Warnings are git's, from diffing.
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-// DryRunMessage is one message with our token count.
-type DryRunMessage struct {
-	Role    conversation.Role  `json:"role"`
-	Layer   conversation.Layer `json:"layer"`
-	Tokens  int                `json:"tokens"`
-	Content string             `json:"content"`
-}
-
-// DryRunTool is one tool definition offered to the model.
-type DryRunTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
-// DryRunBudget is the budget and how much of it the first request uses.
-type DryRunBudget struct {
-	conversation.Budget
-	Input         int `json:"input"`
-	Static        int `json:"static"`
-	ContextTokens int `json:"context_tokens"`
-	ContextBudget int `json:"context_budget"`
-	ToolTokens    int `json:"tool_tokens"`
-	TotalTokens   int `json:"total_tokens"`
-}
-
 // DryRun describes the plan for machines.
-func (p *Plan) DryRun(model string) DryRun {
+func (p *Plan) DryRun(model string) result.DryRun {
 	d := p.Diff
-	out := DryRun{
-		Revisions: revisionsOf(d),
+	out := result.DryRun{
+		Revisions: result.RevisionsOf(d),
 		Model:     model, Tokenizer: p.Counter.Source(), Borrowed: p.borrowed(model),
-		Messages: []DryRunMessage{}, Tools: []DryRunTool{}, Files: []diffctx.Entry{}, Units: []diffctx.Unit{},
-		Budget: DryRunBudget{
+		Messages: []result.DryRunMessage{}, Tools: []result.DryRunTool{}, Files: []diffctx.Entry{}, Units: []diffctx.Unit{},
+		Budget: result.DryRunBudget{
 			Budget: p.Budget, Input: p.Budget.Input(), Static: p.Budget.Static(),
 			ToolTokens: p.ToolTokens, TotalTokens: p.Tokens(),
 		},
 		Plan: p.Estimate, Warnings: d.Warnings, Jobs: max(p.Jobs, 1),
 	}
 	for _, m := range p.Messages {
-		out.Messages = append(out.Messages, DryRunMessage{Role: m.Role, Layer: m.Layer, Tokens: p.counter().CountMessage(m), Content: m.Content})
+		out.Messages = append(out.Messages, result.DryRunMessage{Role: m.Role, Layer: m.Layer, Tokens: p.counter().CountMessage(m), Content: m.Content})
 	}
 	for _, t := range p.Tools {
-		out.Tools = append(out.Tools, DryRunTool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+		out.Tools = append(out.Tools, result.DryRunTool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
 	if len(p.Units) > 0 {
 		out.Units = p.Units

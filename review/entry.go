@@ -9,6 +9,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -105,7 +106,7 @@ type WindowFit struct {
 // window (llama) or one on this machine or network. OpenAI's servers and
 // gateways are never asked for a model we count exactly or without
 // being told to.
-func AsksServer(cfg *Config, llama bool) bool {
+func AsksServer(cfg *result.Config, llama bool) bool {
 	switch cfg.Tokenizer {
 	case conversation.Server:
 		return true
@@ -138,8 +139,8 @@ func (e *NoAPIKeyError) Error() string {
 type Outcome struct {
 	Plan    *Plan
 	Session *Session
-	Result  *Result
-	Answer  *Answer
+	Result  *result.Result
+	Answer  *result.Answer
 	// Failed is the model run's error when Result holds only what was
 	// found without the model (the secrets the change adds), so that
 	// --fail-on still blocks them.
@@ -150,6 +151,12 @@ type Outcome struct {
 // the recorded run), records a session and runs its turn. An empty change
 // or a dry run ends after the plan, with no session.
 func Run(ctx context.Context, job Job, env Env) (*Outcome, error) {
+	out, err := run(ctx, job, env)
+	redactOutcome(job.Redactor(), out)
+	return out, err
+}
+
+func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	if job.RunID != "" {
 		return follow(ctx, job, env)
 	}
@@ -313,7 +320,7 @@ func checkKey(key, baseURL string) error {
 }
 
 // newAgent wires the model client and the store into an agent.
-func newAgent(cfg *Config, env Env, st *toolmem.Store, counter *conversation.Counter) *Agent {
+func newAgent(cfg *result.Config, env Env, st *toolmem.Store, counter *conversation.Counter) *Agent {
 	client := llm.NewClient(llm.ClientConfig{
 		BaseURL:     cfg.BaseURL,
 		BaseURLFrom: cfg.BaseURLFrom,
@@ -334,7 +341,7 @@ func newAgent(cfg *Config, env Env, st *toolmem.Store, counter *conversation.Cou
 // not know, when none was configured: Ollama serves 4,096 tokens by
 // default and vLLM what it was started with, and a prompt planned for the
 // 128k guess is cut or refused. It reports whether llama.cpp told it.
-func fitWindow(ctx context.Context, cfg *Config, env Env) (llama bool) {
+func fitWindow(ctx context.Context, cfg *result.Config, env Env) (llama bool) {
 	if !cfg.WindowUnknown {
 		return false
 	}
@@ -358,7 +365,7 @@ func fitWindow(ctx context.Context, cfg *Config, env Env) (llama bool) {
 // AsksServer, and the server can count; else tiktoken's or the estimate.
 // With Server, a server that cannot count is an error (a
 // llm.TokenizerError); otherwise the borrowed encoding counts.
-func newCounter(ctx context.Context, cfg *Config, env Env, llama bool) (*conversation.Counter, error) {
+func newCounter(ctx context.Context, cfg *result.Config, env Env, llama bool) (*conversation.Counter, error) {
 	info := llm.Lookup(cfg.Model)
 	if !AsksServer(cfg, llama) {
 		return conversation.NewCounter(info.Encoding, cfg.Tokenizer)

@@ -2,216 +2,22 @@ package review
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"regexp"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/tools"
 )
 
-// Severity of a finding, from least to most severe.
-type Severity string
-
-// Severities in ascending order.
-const (
-	Info     Severity = "info"
-	Low      Severity = "low"
-	Medium   Severity = "medium"
-	High     Severity = "high"
-	Critical Severity = "critical"
-)
-
-var severityRank = map[Severity]int{Info: 1, Low: 2, Medium: 3, High: 4, Critical: 5}
-
-// Rank orders severities; unknown ones rank 0.
-func (s Severity) Rank() int { return severityRank[s] }
-
-// ParseSeverity accepts a severity name in any case.
-func ParseSeverity(s string) (Severity, error) {
-	v := Severity(strings.ToLower(strings.TrimSpace(s)))
-	if v.Rank() == 0 {
-		return "", fmt.Errorf("unknown severity %q: use info, low, medium, high or critical", s)
-	}
-	return v, nil
-}
-
-// Finding is one problem the model reported.
-type Finding struct {
-	Path       string   `json:"path"`
-	Line       int      `json:"line"` // 0: the finding is about the file, not a line
-	EndLine    int      `json:"end_line,omitempty"`
-	Severity   Severity `json:"severity"`
-	Category   string   `json:"category"`
-	Title      string   `json:"title"`
-	Body       string   `json:"body"`
-	Suggestion string   `json:"suggestion,omitempty"`
-	// Replacement is the new text of lines Line to EndLine (Line alone
-	// when EndLine is 0), whole lines without the final line break, that
-	// the fix puts in their place: a change a reader can apply. Empty
-	// deletes the lines; nil means the fix is not such a replacement.
-	Replacement *string `json:"replacement,omitempty"`
-	// Note says how the finding was adjusted against the diff, if it was.
-	Note string `json:"note,omitempty"`
-}
-
-// findingJSON is Finding as JSON shows it, without the methods that would
-// recurse.
-type findingJSON Finding
-
-// MarshalJSON writes f with its path as text.JSONPath writes it: a path
-// that is not UTF-8 in the quoted form the model was shown, which JSON can
-// carry and the tools take back, rather than with U+FFFD in it.
-func (f Finding) MarshalJSON() ([]byte, error) {
-	j := findingJSON(f)
-	j.Path = text.JSONPath(f.Path)
-	return json.Marshal(j)
-}
-
-// UnmarshalJSON reads what MarshalJSON wrote.
-func (f *Finding) UnmarshalJSON(b []byte) error {
-	var j findingJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return err
-	}
-	*f = Finding(j)
-	f.Path = text.PathFromJSON(j.Path)
-	return nil
-}
-
-// Dropped is a finding left out of the review, with the reason.
-type Dropped struct {
-	Finding Finding `json:"finding"`
-	Reason  string  `json:"reason"`
-}
-
-// RuleID is the rule of a finding: its category, which parsing fills in,
-// or "general".
-func (f Finding) RuleID() string {
-	if c := strings.TrimSpace(f.Category); c != "" {
-		return c
-	}
-	return "general"
-}
-
-// Location is path:line, path:line-end, or the path for file-level
-// findings; a path that would break a line or is not UTF-8 is quoted as
-// a Go string (text.QuotePath), as the diff context shows it.
-func (f Finding) Location() string {
-	p := text.QuotePath(f.Path)
-	switch {
-	case f.Line == 0:
-		return p
-	case f.EndLine > f.Line:
-		return fmt.Sprintf("%s:%d-%d", p, f.Line, f.EndLine)
-	}
-	return fmt.Sprintf("%s:%d", p, f.Line)
-}
-
-// Fingerprint identifies a finding across runs and commits: a hash of its
-// path, category and normalised title, and not of its line, so it survives
-// lines being added above it. Normalising drops case, punctuation and line
-// references ("line 42", "L42", ":42"), which a model's titles vary in from
-// one run to the next.
-func (f Finding) Fingerprint() string {
-	h := sha256.New()
-	for _, s := range []string{f.Path, strings.ToLower(f.RuleID()), normTitle(f.Title)} {
-		io.WriteString(h, s)
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-// lineRef matches the ways a title refers to a line: "at line 42",
-// "lines 40-44", "L42", "b.go:42:7".
-var lineRef = regexp.MustCompile(`(?i)(\b(at|on|in|near)\s+)?\blines?\s*#?\d+(\s*(-|–|to|and|,)\s*\d+)*|\bl\d+(-l?\d+)?\b|[\w./-]*:\d+(:\d+)?\b`)
-
-// normTitle reduces a title to its words: lower case, line references
-// removed, and every run of other characters made one space.
-func normTitle(s string) string {
-	s = lineRef.ReplaceAllString(strings.ToLower(s), " ")
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	}), " ")
-}
-
-// LiteralSuggestion finds the replacement text in a suggestion written as
-// GitHub's suggested change: exactly one fenced block whose info string is
-// "suggestion", holding the new text of the finding's lines. It returns
-// that text, whatever prose surrounds the block, and whether there was
-// such a block. Nothing else in a suggestion says which lines it replaces.
-func LiteralSuggestion(s string) (code, prose string, ok bool) {
-	lines := strings.Split(s, "\n")
-	start, end := -1, -1
-	for i := 0; i < len(lines); i++ {
-		t := strings.TrimSpace(lines[i])
-		fence := FenceOf(t)
-		if fence == "" {
-			continue
-		}
-		info := strings.TrimSpace(t[len(fence):])
-		// The block runs to a closing fence: the same character, at least
-		// as long, with no info string.
-		j := i + 1
-		for ; j < len(lines); j++ {
-			c := strings.TrimSpace(lines[j])
-			if f := FenceOf(c); f != "" && f[0] == fence[0] && len(f) >= len(fence) && len(c) == len(f) {
-				break
-			}
-		}
-		if j == len(lines) {
-			return "", "", false // unclosed: the text is not certain
-		}
-		if info == "suggestion" {
-			if start >= 0 {
-				return "", "", false // two replacements for the same lines
-			}
-			start, end = i, j
-		}
-		i = j
-	}
-	if start < 0 {
-		return "", "", false
-	}
-	// Content lines lose as many leading spaces as the opening fence
-	// was indented by, as CommonMark reads them.
-	indent := len(lines[start]) - len(strings.TrimLeft(lines[start], " "))
-	body := make([]string, 0, end-start-1)
-	for _, l := range lines[start+1 : end] {
-		n := min(indent, len(l)-len(strings.TrimLeft(l, " ")))
-		body = append(body, l[n:])
-	}
-	code = strings.Join(body, "\n")
-	rest := append(append([]string(nil), lines[:start]...), lines[end+1:]...)
-	return code, strings.TrimSpace(strings.Join(rest, "\n")), true
-}
-
-// Change is the suggested change of a finding on a line: the text that
-// replaces its lines, and the advice that goes with it. A replacement given
-// as such comes first; otherwise a suggestion holding one ```suggestion
-// block is one. A file-level finding has none: nothing says which lines.
-func (f Finding) Change() (code, prose string, ok bool) {
-	switch {
-	case f.Line <= 0:
-		return "", "", false
-	case f.Replacement != nil:
-		return strings.TrimSuffix(*f.Replacement, "\n"), f.Suggestion, true
-	}
-	return LiteralSuggestion(f.Suggestion)
-}
-
 // submission is the argument of submit_review.
 type submission struct {
-	Summary  string    `json:"summary"`
-	Findings []Finding `json:"findings"`
+	Summary  string           `json:"summary"`
+	Findings []result.Finding `json:"findings"`
 }
 
 // submitTool is submit_review, the tool that ends a review: it checks the
@@ -294,9 +100,9 @@ func parseSubmission(args tools.Args) (submission, error) {
 	if err := args.Decode(&raw); err != nil {
 		return submission{}, err
 	}
-	s := submission{Summary: strings.TrimSpace(raw.Summary), Findings: []Finding{}}
+	s := submission{Summary: strings.TrimSpace(raw.Summary), Findings: []result.Finding{}}
 	for i, f := range raw.Findings {
-		sev, err := ParseSeverity(f.Severity)
+		sev, err := result.ParseSeverity(f.Severity)
 		if err != nil {
 			return submission{}, args.Errorf(fmt.Sprintf("findings[%d].severity", i), "must be info, low, medium, high or critical, not %q", f.Severity)
 		}
@@ -305,7 +111,7 @@ func parseSubmission(args tools.Args) (submission, error) {
 		if path == "" {
 			return submission{}, args.Errorf(fmt.Sprintf("findings[%d].path", i), "is missing; give the repository-relative path of the file")
 		}
-		n := Finding{
+		n := result.Finding{
 			Path: path, Severity: sev,
 			Category: strings.ToLower(strings.TrimSpace(f.Category)),
 			Title:    strings.TrimSpace(f.Title), Body: strings.TrimSpace(f.Body),
@@ -336,39 +142,28 @@ func parseSubmission(args tools.Args) (submission, error) {
 	return s, nil
 }
 
-// OffDiff says what happens to a finding on a line the change did not touch.
-type OffDiff string
-
-// OffDiff policies.
-const (
-	// KeepFileLevel keeps the finding on its file, without a line.
-	KeepFileLevel OffDiff = "file"
-	// DropOffDiff drops it, recording why.
-	DropOffDiff OffDiff = "drop"
-)
-
 // checkFindings holds findings against the diff: a finding must be on a file
 // the change touched, and on a line of one of its hunks; a finding elsewhere
 // in a changed file is kept at file level or dropped, as policy says.
 // Duplicates (same file, line and title or category) are merged, keeping the
 // higher severity. The result is sorted by severity, then path and line.
-func checkFindings(d *diffctx.Diff, fs []Finding, policy OffDiff) ([]Finding, []Dropped) {
+func checkFindings(d *diffctx.Diff, fs []result.Finding, policy result.OffDiff) ([]result.Finding, []result.Dropped) {
 	// Merge duplicates first, on the lines the model gave: two findings on
 	// different lines are different even if both end up at file level.
 	fs, dropped := dedupe(fs)
-	var kept []Finding
+	var kept []result.Finding
 	for _, f := range fs {
 		file := d.File(f.Path)
 		switch {
 		case file == nil && earlier(d, f.Path):
-			dropped = append(dropped, Dropped{f, fmt.Sprintf("%s changed only before %.12s, which an earlier review covered", f.Path, d.SinceSHA)})
+			dropped = append(dropped, result.Dropped{Finding: f, Reason: fmt.Sprintf("%s changed only before %.12s, which an earlier review covered", f.Path, d.SinceSHA)})
 			continue
 		case file == nil:
-			dropped = append(dropped, Dropped{f, "the change does not touch " + f.Path})
+			dropped = append(dropped, result.Dropped{Finding: f, Reason: "the change does not touch " + f.Path})
 			continue
 		case f.Line > 0 && !d.InHunk(f.Path, f.Line):
-			if policy == DropOffDiff {
-				dropped = append(dropped, Dropped{f, fmt.Sprintf("line %d of %s is outside the changed hunks", f.Line, f.Path)})
+			if policy == result.DropOffDiff {
+				dropped = append(dropped, result.Dropped{Finding: f, Reason: fmt.Sprintf("line %d of %s is outside the changed hunks", f.Line, f.Path)})
 				continue
 			}
 			f.Note = fmt.Sprintf("reported at line %d, outside the changed hunks; kept for the file", f.Line)
@@ -403,9 +198,9 @@ func earlier(d *diffctx.Diff, path string) bool {
 
 // dedupe merges findings on the same file and line that share a title or a
 // category, keeping the more severe and joining distinct bodies.
-func dedupe(fs []Finding) ([]Finding, []Dropped) {
-	var out []Finding
-	var dropped []Dropped
+func dedupe(fs []result.Finding) ([]result.Finding, []result.Dropped) {
+	var out []result.Finding
+	var dropped []result.Dropped
 	for _, f := range fs {
 		dup := -1
 		for i, o := range out {
@@ -431,7 +226,7 @@ func dedupe(fs []Finding) ([]Finding, []Dropped) {
 			kept.Suggestion = gone.Suggestion
 		}
 		out[dup] = kept
-		dropped = append(dropped, Dropped{gone, fmt.Sprintf("merged into %q at %s:%d", kept.Title, kept.Path, kept.Line)})
+		dropped = append(dropped, result.Dropped{Finding: gone, Reason: fmt.Sprintf("merged into %q at %s:%d", kept.Title, kept.Path, kept.Line)})
 	}
 	return out, dropped
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/toolname"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/tools"
 )
 
@@ -30,32 +31,32 @@ func TestCheckFindings(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &diffctx.Diff{Files: files}
-	f := func(path string, line int, sev Severity, cat, title string) Finding {
-		return Finding{Path: path, Line: line, Severity: sev, Category: cat, Title: title, Body: title}
+	f := func(path string, line int, sev result.Severity, cat, title string) result.Finding {
+		return result.Finding{Path: path, Line: line, Severity: sev, Category: cat, Title: title, Body: title}
 	}
 	for _, tc := range []struct {
 		name    string
-		in      []Finding
-		policy  OffDiff
+		in      []result.Finding
+		policy  result.OffDiff
 		kept    []string // path:line:severity:title
 		dropped int
 	}{
-		{"in hunk", []Finding{f("a.go", 11, High, "correctness", "bug")}, KeepFileLevel, []string{"a.go:11:high:bug"}, 0},
-		{"untouched file", []Finding{f("b.go", 1, High, "correctness", "bug")}, KeepFileLevel, nil, 1},
-		{"off diff kept at file level", []Finding{f("a.go", 90, Low, "style", "far")}, KeepFileLevel, []string{"a.go:0:low:far"}, 0},
-		{"off diff dropped", []Finding{f("a.go", 90, Low, "style", "far")}, DropOffDiff, nil, 1},
-		{"duplicates merged, more severe wins", []Finding{
-			f("a.go", 11, Low, "correctness", "minor"),
-			f("a.go", 11, Critical, "correctness", "major"),
-		}, KeepFileLevel, []string{"a.go:11:critical:major"}, 1},
-		{"different lines stay apart at file level", []Finding{
-			f("a.go", 80, Low, "style", "one"),
-			f("a.go", 90, Low, "style", "two"),
-		}, KeepFileLevel, []string{"a.go:0:low:one", "a.go:0:low:two"}, 0},
-		{"sorted by severity", []Finding{
-			f("a.go", 10, Low, "style", "low"),
-			f("a.go", 12, High, "security", "high"),
-		}, KeepFileLevel, []string{"a.go:12:high:high", "a.go:10:low:low"}, 0},
+		{"in hunk", []result.Finding{f("a.go", 11, result.High, "correctness", "bug")}, result.KeepFileLevel, []string{"a.go:11:high:bug"}, 0},
+		{"untouched file", []result.Finding{f("b.go", 1, result.High, "correctness", "bug")}, result.KeepFileLevel, nil, 1},
+		{"off diff kept at file level", []result.Finding{f("a.go", 90, result.Low, "style", "far")}, result.KeepFileLevel, []string{"a.go:0:low:far"}, 0},
+		{"off diff dropped", []result.Finding{f("a.go", 90, result.Low, "style", "far")}, result.DropOffDiff, nil, 1},
+		{"duplicates merged, more severe wins", []result.Finding{
+			f("a.go", 11, result.Low, "correctness", "minor"),
+			f("a.go", 11, result.Critical, "correctness", "major"),
+		}, result.KeepFileLevel, []string{"a.go:11:critical:major"}, 1},
+		{"different lines stay apart at file level", []result.Finding{
+			f("a.go", 80, result.Low, "style", "one"),
+			f("a.go", 90, result.Low, "style", "two"),
+		}, result.KeepFileLevel, []string{"a.go:0:low:one", "a.go:0:low:two"}, 0},
+		{"sorted by severity", []result.Finding{
+			f("a.go", 10, result.Low, "style", "low"),
+			f("a.go", 12, result.High, "security", "high"),
+		}, result.KeepFileLevel, []string{"a.go:12:high:high", "a.go:10:low:low"}, 0},
 	} {
 		kept, dropped := checkFindings(d, tc.in, tc.policy)
 		var got []string
@@ -93,7 +94,7 @@ func TestParseSubmission(t *testing.T) {
 		t.Fatalf("refused: %s", res.Output)
 	}
 	got := s.Findings[0]
-	if s.Summary != "ok" || got.Path != "a.go" || got.Severity != High || got.Category != "general" || got.Title != "body line" || got.EndLine != 0 {
+	if s.Summary != "ok" || got.Path != "a.go" || got.Severity != result.High || got.Category != "general" || got.Title != "body line" || got.EndLine != 0 {
 		t.Errorf("parsed %+v", s)
 	}
 	if res.Output != "Review received: 1 findings." {
@@ -147,81 +148,6 @@ func TestSubmitDefinition(t *testing.T) {
 	}
 }
 
-func TestLiteralSuggestion(t *testing.T) {
-	tests := []struct {
-		name, in    string
-		code, prose string
-		ok          bool
-	}{
-		{"block only", "```suggestion\nfoo()\nbar()\n```", "foo()\nbar()", "", true},
-		{"prose around", "Lock first:\n\n```suggestion\nmu.Lock()\n```\nthen unlock.", "mu.Lock()", "Lock first:\n\nthen unlock.", true},
-		{"delete lines", "```suggestion\n```", "", "", true},
-		{"longer fence holding a fence", "````suggestion\n```go\nx\n```\n````", "```go\nx\n```", "", true},
-		{"tildes", "~~~suggestion\nx := 1\n~~~", "x := 1", "", true},
-		{"indented fence", "  ```suggestion\n  x\n    y\n z\n  ```", "x\n  y\nz", "", true},
-		{"other block first", "```go\nold\n```\n```suggestion\nnew\n```", "new", "```go\nold\n```", true},
-		{"advice", "Use a mutex.", "", "", false},
-		{"code, not a replacement", "```go\nmu.Lock()\n```", "", "", false},
-		{"two replacements", "```suggestion\na\n```\n```suggestion\nb\n```", "", "", false},
-		{"unclosed", "```suggestion\na\n", "", "", false},
-		{"closing fence too short", "````suggestion\na\n```", "", "", false},
-		{"info after suggestion", "```suggestion:-0+1\na\n```", "", "", false},
-		{"empty", "", "", "", false},
-	}
-	for _, tt := range tests {
-		code, prose, ok := LiteralSuggestion(tt.in)
-		if ok != tt.ok || code != tt.code || prose != tt.prose {
-			t.Errorf("%s: LiteralSuggestion(%q) = %q, %q, %v; want %q, %q, %v", tt.name, tt.in, code, prose, ok, tt.code, tt.prose, tt.ok)
-		}
-	}
-}
-
-func TestFingerprint(t *testing.T) {
-	base := Finding{Path: "a/b.go", Line: 10, EndLine: 12, Severity: High, Category: "correctness", Title: "Off-by-one in the loop bound", Body: "x"}
-	same := []struct {
-		name string
-		edit func(*Finding)
-	}{
-		{"lines moved", func(f *Finding) { f.Line, f.EndLine = 40, 44 }},
-		{"now file level", func(f *Finding) { f.Line, f.EndLine = 0, 0 }},
-		{"severity and body", func(f *Finding) { f.Severity, f.Body, f.Suggestion = Low, "other words", "fix" }},
-		{"case and punctuation", func(f *Finding) { f.Title = "off-by-one in the LOOP bound." }},
-		{"line reference", func(f *Finding) { f.Title = "Off-by-one in the loop bound at line 10" }},
-		{"line range reference", func(f *Finding) { f.Title = "Off-by-one in the loop bound (lines 40-44)" }},
-		{"L reference", func(f *Finding) { f.Title = "L12: off-by-one in the loop bound" }},
-		{"colon reference", func(f *Finding) { f.Title = "Off-by-one in the loop bound b.go:57" }},
-		{"category case", func(f *Finding) { f.Category = "Correctness" }},
-	}
-	want := base.Fingerprint()
-	if len(want) != 32 {
-		t.Fatalf("fingerprint %q is not 32 hex digits", want)
-	}
-	for _, tt := range same {
-		f := base
-		tt.edit(&f)
-		if got := f.Fingerprint(); got != want {
-			t.Errorf("%s: fingerprint changed (%q → %q)", tt.name, base.Title, f.Title)
-		}
-	}
-	differ := []struct {
-		name string
-		edit func(*Finding)
-	}{
-		{"path", func(f *Finding) { f.Path = "a/c.go" }},
-		{"category", func(f *Finding) { f.Category = "performance" }},
-		{"title", func(f *Finding) { f.Title = "Off-by-one in the slice bound" }},
-		{"digits that are not lines", func(f *Finding) { f.Title = "Off-by-one in the int64 loop bound" }},
-		{"path and title run together", func(f *Finding) { f.Path, f.Title = "a/b.gocorrectness", "" }},
-	}
-	for _, tt := range differ {
-		f := base
-		tt.edit(&f)
-		if f.Fingerprint() == want {
-			t.Errorf("%s: fingerprint did not change", tt.name)
-		}
-	}
-}
-
 // TestReplacement: a finding's replacement lines are kept as given (only
 // the final line break goes), make its Change, come before a suggestion
 // block, and are dropped with the line when the finding moves to file
@@ -256,9 +182,9 @@ func TestReplacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near := Finding{Path: "a.go", Line: 11, Severity: Low, Title: "near", Replacement: f[0].Replacement}
-	far := Finding{Path: "a.go", Line: 90, Severity: Low, Title: "far", Replacement: f[0].Replacement}
-	kept, _ := checkFindings(&diffctx.Diff{Files: files}, []Finding{near, far}, KeepFileLevel)
+	near := result.Finding{Path: "a.go", Line: 11, Severity: result.Low, Title: "near", Replacement: f[0].Replacement}
+	far := result.Finding{Path: "a.go", Line: 90, Severity: result.Low, Title: "far", Replacement: f[0].Replacement}
+	kept, _ := checkFindings(&diffctx.Diff{Files: files}, []result.Finding{near, far}, result.KeepFileLevel)
 	if len(kept) != 2 {
 		t.Fatalf("kept %+v", kept)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
 )
@@ -35,7 +36,7 @@ func storeGrowth(tb testing.TB, plan *Plan, steps int) (records, disk int64) {
 		return conversation.Message{ToolCalls: []conversation.ToolCall{{ID: fmt.Sprintf("s%d", n), Name: toolname.ReadFileHunk,
 			Arguments: fmt.Sprintf(`{"path": "src/mod_%02d.go", "start_line": %d, "end_line": %d, "revision": null}`, n%benchFiles+1, 1+n*7%700, 100+n*7%700)}}}
 	}}
-	a := &Agent{Config: Config{Model: testModel, Budget: plan.Budget, OffDiff: KeepFileLevel}, Client: model, Store: st, Counter: plan.Counter, Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
+	a := &Agent{Config: result.Config{Model: testModel, Budget: plan.Budget, OffDiff: result.KeepFileLevel}, Client: model, Store: st, Counter: plan.Counter, Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
 	a.Budget.MaxSteps = steps
 	s, err := a.Start(plan, Settings{Budget: a.Budget})
 	if err != nil {
@@ -69,7 +70,7 @@ func storeGrowth(tb testing.TB, plan *Plan, steps int) (records, disk int64) {
 func growthPlan(tb testing.TB) *Plan {
 	tb.Helper()
 	budget := conversation.DefaultBudget(llm.Lookup(testModel).Window)
-	plan, err := Prepare(context.Background(), Options{Dir: benchRepo(tb), Base: "main", Head: "HEAD", Config: Config{Model: testModel, Budget: budget}})
+	plan, err := Prepare(context.Background(), Options{Dir: benchRepo(tb), Base: "main", Head: "HEAD", Config: result.Config{Model: testModel, Budget: budget}})
 	if err != nil {
 		tb.Fatal(err)
 	}

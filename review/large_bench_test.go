@@ -9,6 +9,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -34,12 +35,12 @@ func BenchmarkFirstRequest(b *testing.B) {
 				var plan *Plan
 				for b.Loop() {
 					var err error
-					plan, err = Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: testModel, Tokenizer: tok, Budget: budget, Caps: Caps{MaxUnits: DefaultMaxUnits}}})
+					plan, err = Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: testModel, Tokenizer: tok, Budget: budget, Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}}})
 					if err != nil {
 						b.Fatal(err)
 					}
 					st := toolmemtest.Open(b)
-					a := &Agent{Config: Config{Model: testModel, Budget: budget}, Store: st, Counter: plan.Counter}
+					a := &Agent{Config: result.Config{Model: testModel, Budget: budget}, Store: st, Counter: plan.Counter}
 					if _, err := a.Start(plan, Settings{Budget: budget}); err != nil {
 						b.Fatal(err)
 					}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -60,13 +61,13 @@ func BenchmarkUnitsLinear(b *testing.B) {
 	srv := reviewtest.NewServer(&reviewtest.Script{Fallback: new(submit("Reviewed."))}, "")
 	defer srv.Close()
 	for b.Loop() {
-		plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: testModel, Budget: budget, Tokenizer: conversation.Estimate}})
+		plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: testModel, Budget: budget, Tokenizer: conversation.Estimate}})
 		if err != nil {
 			b.Fatal(err)
 		}
 		st := toolmemtest.Open(b)
 		m := &timedModel{Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1})}
-		a := &Agent{Config: Config{Model: testModel, Budget: budget, OffDiff: KeepFileLevel}, Client: m, Store: st, Counter: plan.Counter}
+		a := &Agent{Config: result.Config{Model: testModel, Budget: budget, OffDiff: result.KeepFileLevel}, Client: m, Store: st, Counter: plan.Counter}
 		s, err := a.Start(plan, Settings{Budget: budget})
 		if err != nil {
 			b.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/tools"
 )
 
@@ -98,7 +99,7 @@ func loop20(b *testing.B, whole bool) {
 	const steps = 20
 	dir := benchRepo(b)
 	budget := conversation.DefaultBudget(llm.Lookup(testModel).Window)
-	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: Config{Model: testModel, Budget: budget}})
+	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: result.Config{Model: testModel, Budget: budget}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func loop20(b *testing.B, whole bool) {
 			sizes = append(sizes, len(req.Messages))
 			return conversation.Message{ToolCalls: []conversation.ToolCall{benchCall(n, req, whole)}}
 		}}
-		a := &Agent{Config: Config{Model: testModel, Budget: budget, OffDiff: KeepFileLevel}, Client: model, Store: st, Counter: plan.Counter, Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
+		a := &Agent{Config: result.Config{Model: testModel, Budget: budget, OffDiff: result.KeepFileLevel}, Client: model, Store: st, Counter: plan.Counter, Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
 		s, err := a.Start(plan, Settings{Budget: budget})
 		if err != nil {
 			b.Fatal(err)

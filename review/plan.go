@@ -1,16 +1,14 @@
 package review
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -19,168 +17,6 @@ import (
 // what the caps leave out. When prompt tokens or cost are capped, a guard
 // holds the run to that plan: no request is sent that would pass the
 // bound on requests, prompt tokens or cost.
-
-// DefaultMaxUnits is how many units a review covers unless configured.
-const DefaultMaxUnits = 12
-
-// Caps bound what a review may spend. A zero field is no bound.
-type Caps struct {
-	// MaxUnits bounds the units of a diff reviewed in units; the files of
-	// the others are reported as not reviewed.
-	MaxUnits int
-	// MaxPromptTokens bounds the prompt tokens of all requests, by our
-	// count or the server's, whichever is larger.
-	MaxPromptTokens int
-	// MaxCost bounds the cost in US dollars, prompts at Price and each
-	// answer counted as long as the answer reserve allows.
-	MaxCost float64
-	// Price is what MaxCost is reckoned in: the configured price, else
-	// the model's list price. It must be set with MaxCost.
-	Price *llm.Price
-}
-
-// Reasons files are not reviewed.
-const (
-	ReasonMaxUnits        = "max_units"
-	ReasonMaxPromptTokens = "max_prompt_tokens"
-	ReasonMaxCost         = "max_cost"
-	ReasonMaxRequests     = "max_requests"
-	// ReasonTooLarge is a file whose diff is too large to hold
-	// (diffctx.File.TooLarge): it is summarised, not reviewed.
-	ReasonTooLarge = "too_large"
-)
-
-// NotReviewed is a changed file some or all of whose hunks the review did
-// not cover, because a cap left them out.
-type NotReviewed struct {
-	diffctx.Left
-	// Reason is the cap: one of the Reason constants.
-	Reason string `json:"reason"`
-}
-
-// notReviewedJSON is NotReviewed as JSON writes it.
-type notReviewedJSON struct {
-	Path   string `json:"path"`
-	Hunks  int    `json:"hunks_not_reviewed"`
-	All    int    `json:"hunks"`
-	Reason string `json:"reason"`
-}
-
-// MarshalJSON writes a path that is not UTF-8 quoted, as every path of
-// the JSON outputs is (text.JSONPath), so it names the file exactly.
-func (n NotReviewed) MarshalJSON() ([]byte, error) {
-	return json.Marshal(notReviewedJSON{Path: text.JSONPath(n.Path), Hunks: n.Hunks, All: n.All, Reason: n.Reason})
-}
-
-// UnmarshalJSON reads what MarshalJSON writes.
-func (n *NotReviewed) UnmarshalJSON(b []byte) error {
-	var j notReviewedJSON
-	if err := json.Unmarshal(b, &j); err != nil {
-		return err
-	}
-	*n = NotReviewed{Left: diffctx.Left{Path: text.PathFromJSON(j.Path), Hunks: j.Hunks, All: j.All}, Reason: j.Reason}
-	return nil
-}
-
-// Unreviewed says in a few words how much of the change a review left out:
-// "2 files (3 of 5 hunks) not reviewed", or "" when it reviewed it all.
-// The first line of every report for people carries it.
-func Unreviewed(nr []NotReviewed) string {
-	if len(nr) == 0 {
-		return ""
-	}
-	hunks, all := 0, 0
-	for _, n := range nr {
-		hunks += n.Hunks
-		all += n.All
-	}
-	return fmt.Sprintf("%s (%d of %d hunks) not reviewed", text.Plural(len(nr), "file"), hunks, all)
-}
-
-// Estimate is what a review is planned to send, known before any request.
-type Estimate struct {
-	// Units are the turns the review takes, one per unit (1 for a diff
-	// whose hunks fit the diff context); TotalUnits the units the whole
-	// diff would take (past MaxUnits an estimate).
-	Units      int `json:"units"`
-	TotalUnits int `json:"total_units"`
-	// MinRequests and MaxRequests bound the requests: at least one per
-	// unit, at most max_steps and the final one.
-	MinRequests int `json:"min_requests"`
-	MaxRequests int `json:"max_requests"`
-	// FirstRequestTokens is our count of the first request.
-	FirstRequestTokens int `json:"first_request_tokens"`
-	// MaxPromptTokens bounds the prompt tokens of the whole review.
-	MaxPromptTokens int `json:"max_prompt_tokens"`
-	// Requests, PromptTokens and Cost are what the review is expected to
-	// take: expectedSteps requests a unit, each carrying the one before
-	// and a tool output's preview. Cost is set when the price is known.
-	Requests     int      `json:"expected_requests"`
-	PromptTokens int      `json:"expected_prompt_tokens"`
-	Cost         *float64 `json:"expected_cost_usd,omitempty"`
-	// MaxCost bounds its cost in US dollars, when the price is known.
-	MaxCost *float64 `json:"max_cost_usd,omitempty"`
-	// PriceSource says where the price came from: "configured" or the
-	// date of the list price.
-	PriceSource string `json:"price_source,omitempty"`
-	// LimitedBy names the cap that left units out, if one did: one of
-	// the Reason constants; Cap is how it was set, e.g. "--max-units 12".
-	LimitedBy string `json:"limited_by,omitempty"`
-	Cap       string `json:"cap,omitempty"`
-	// NotReviewed are the files the caps leave out, in priority order.
-	NotReviewed []NotReviewed `json:"not_reviewed"`
-}
-
-// Line says the plan in one line for people: units, then what the review
-// is expected to take, then the bound the caps hold it to, and what is
-// left out: "1 unit; expected 4 requests, 9,800 prompt tokens, $0.0016;
-// at most 21 requests, 2,515,968 prompt tokens and $0.4806".
-func (e Estimate) Line() string {
-	var b strings.Builder
-	if e.TotalUnits > e.Units {
-		fmt.Fprintf(&b, "%s of %s units", text.Number(e.Units), text.Number(e.TotalUnits))
-	} else {
-		b.WriteString(text.Plural(e.Units, "unit"))
-	}
-	if e.Requests > 0 {
-		fmt.Fprintf(&b, "; expected %s, %s prompt tokens", text.Plural(e.Requests, "request"), text.Number(e.PromptTokens))
-		if e.Cost != nil {
-			fmt.Fprintf(&b, ", %s", llm.FormatUSD(*e.Cost))
-		}
-	}
-	fmt.Fprintf(&b, "; at most %s, %s prompt tokens", text.Plural(e.MaxRequests, "request"), text.Number(e.MaxPromptTokens))
-	if e.MaxCost != nil {
-		fmt.Fprintf(&b, " and %s", llm.FormatUSD(*e.MaxCost))
-	}
-	if n := len(e.NotReviewed); n > 0 {
-		why := e.Cap
-		if why == "" {
-			why = capName(e.NotReviewed[0].Reason)
-		}
-		fmt.Fprintf(&b, "; %s not reviewed (%s)", text.Plural(n, "file"), why)
-	}
-	return b.String()
-}
-
-// CapFlag is how people set the cap a Reason constant names.
-func CapFlag(reason string) string { return capName(reason) }
-
-// capName is how people set a cap.
-func capName(reason string) string {
-	switch reason {
-	case ReasonMaxUnits:
-		return "--max-units"
-	case ReasonMaxPromptTokens:
-		return "--max-prompt-tokens"
-	case ReasonMaxCost:
-		return "--max-cost"
-	case ReasonMaxRequests:
-		return "the bound on requests"
-	case ReasonTooLarge:
-		return "the size a file's diff may have"
-	}
-	return reason
-}
 
 // ErrWindowTooSmall is a context window too small for any review: the
 // system prompt, the tool definitions, the smallest overview and a minimal
@@ -282,7 +118,7 @@ func historyAllowance(b conversation.Budget) int {
 // of its static layer with the tool definitions, and intro that of a unit
 // turn's own words. It returns the units kept and the reason the others
 // were dropped.
-func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int, string, error) {
+func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro int) (int, string, error) {
 	b := p.Budget
 	n := max(len(p.Units), 1)
 	firsts := make([]int, n)
@@ -300,7 +136,7 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 	// request and the final one.
 	reason := ""
 	if len(p.Units) > 0 && p.split.Total > len(p.Units) {
-		reason = ReasonMaxUnits
+		reason = result.ReasonMaxUnits
 	}
 	kept, tokens := n, 0
 	for k := range n {
@@ -308,9 +144,9 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 		over := ""
 		switch {
 		case caps.MaxPromptTokens > 0 && t > caps.MaxPromptTokens:
-			over = ReasonMaxPromptTokens
+			over = result.ReasonMaxPromptTokens
 		case caps.MaxCost > 0 && requestCost(*caps.Price, t, 2*(k+1), b.AnswerReserve) > caps.MaxCost:
-			over = ReasonMaxCost
+			over = result.ReasonMaxCost
 		}
 		if over != "" {
 			if k == 0 {
@@ -322,12 +158,12 @@ func (p *Plan) planUnits(caps Caps, model string, first, static, intro int) (int
 		tokens = t
 	}
 	steps := b.MaxSteps + finalRequests
-	e := Estimate{
+	e := result.Estimate{
 		Units: kept, TotalUnits: max(kept, 1), MinRequests: kept, MaxRequests: kept * steps,
 		FirstRequestTokens: first, MaxPromptTokens: kept * steps * b.Input(), LimitedBy: reason,
 	}
 	if reason != "" {
-		e.Cap = capName(reason) + capValue(caps, reason)
+		e.Cap = result.CapFlag(reason) + capValue(caps, reason)
 	}
 	if len(p.Units) > 0 {
 		e.TotalUnits = p.split.Total
@@ -427,7 +263,7 @@ func requestCost(p llm.Price, tokens, requests, reserve int) float64 {
 	return p.Cost(tokens, 0, requests*reserve)
 }
 
-func capCost(caps Caps, tokens, requests, reserve int) string {
+func capCost(caps result.Caps, tokens, requests, reserve int) string {
 	if caps.Price == nil {
 		return ""
 	}
@@ -488,7 +324,7 @@ type capError struct {
 }
 
 func (e *capError) Error() string {
-	return fmt.Sprintf("stopped before a request that would pass %s: %s", capName(e.Reason), e.detail)
+	return fmt.Sprintf("stopped before a request that would pass %s: %s", result.CapFlag(e.Reason), e.detail)
 }
 
 // enforced reports whether g holds requests to caps on tokens or cost.
@@ -509,11 +345,11 @@ func (g *guard) check(tokens int) error {
 	requests, sent := g.requests+g.held, g.tokens+g.heldTokens
 	switch {
 	case g.maxRequests > 0 && requests+1 > g.maxRequests:
-		return &capError{ReasonMaxRequests, fmt.Sprintf("%d requests were planned", g.maxRequests)}
+		return &capError{result.ReasonMaxRequests, fmt.Sprintf("%d requests were planned", g.maxRequests)}
 	case g.maxTokens > 0 && sent+tokens > g.maxTokens:
-		return &capError{ReasonMaxPromptTokens, fmt.Sprintf("%d prompt tokens sent, %d more would pass %d", sent, tokens, g.maxTokens)}
+		return &capError{result.ReasonMaxPromptTokens, fmt.Sprintf("%d prompt tokens sent, %d more would pass %d", sent, tokens, g.maxTokens)}
 	case g.maxCost > 0 && g.cost+requestCost(*g.price, g.heldTokens+tokens, g.held+1, g.reserve) > g.maxCost:
-		return &capError{ReasonMaxCost, fmt.Sprintf("%s spent, the next request could pass %s", llm.FormatUSD(g.cost), llm.FormatUSD(g.maxCost))}
+		return &capError{result.ReasonMaxCost, fmt.Sprintf("%s spent, the next request could pass %s", llm.FormatUSD(g.cost), llm.FormatUSD(g.maxCost))}
 	}
 	return nil
 }
@@ -618,8 +454,8 @@ func (g *guard) spent(own int, u llm.Usage) {
 }
 
 // notReviewed lists the files of units that were not reviewed, for reason.
-func notReviewed(units []diffctx.Unit, reason string) []NotReviewed {
-	var out []NotReviewed
+func notReviewed(units []diffctx.Unit, reason string) []result.NotReviewed {
+	var out []result.NotReviewed
 	index := map[string]int{}
 	for _, u := range units {
 		seen := map[string]map[int]bool{}
@@ -636,7 +472,7 @@ func notReviewed(units []diffctx.Unit, reason string) []NotReviewed {
 			if !ok {
 				i = len(out)
 				index[path] = i
-				out = append(out, NotReviewed{Left: diffctx.Left{Path: path}, Reason: reason})
+				out = append(out, result.NotReviewed{Left: diffctx.Left{Path: path}, Reason: reason})
 			}
 			out[i].Hunks += len(seen[path])
 		}
@@ -646,7 +482,7 @@ func notReviewed(units []diffctx.Unit, reason string) []NotReviewed {
 
 // mergeNotReviewed adds more to list: a file in both counts the hunks of
 // both, with the reason it had first.
-func mergeNotReviewed(list, more []NotReviewed, d *diffctx.Diff) []NotReviewed {
+func mergeNotReviewed(list, more []result.NotReviewed, d *diffctx.Diff) []result.NotReviewed {
 	index := map[string]int{}
 	for i, n := range list {
 		index[n.Path] = i

@@ -2,15 +2,13 @@ package review
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -21,7 +19,7 @@ func TestPrepareWindowTooSmall(t *testing.T) {
 		ok     bool
 	}{{2000, false}, {3000, false}, {6000, true}, {9000, true}} {
 		b := conversation.DefaultBudget(tc.window)
-		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: "gpt-4o", Budget: b, Caps: Caps{MaxUnits: DefaultMaxUnits}}})
+		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b, Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}}})
 		if tc.ok {
 			if err != nil {
 				t.Fatalf("window %d: %v", tc.window, err)
@@ -41,10 +39,10 @@ func TestPrepareWindowTooSmall(t *testing.T) {
 
 func TestPrepareCaps(t *testing.T) {
 	dir := unitsRepo(t)
-	prepare := func(c Caps) (*Plan, error) {
-		return Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: "gpt-4o", Budget: unitsBudget(), Caps: c}})
+	prepare := func(c result.Caps) (*Plan, error) {
+		return Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: unitsBudget(), Caps: c}})
 	}
-	all, err := prepare(Caps{MaxUnits: DefaultMaxUnits})
+	all, err := prepare(result.Caps{MaxUnits: result.DefaultMaxUnits})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,11 +58,11 @@ func TestPrepareCaps(t *testing.T) {
 
 	// Two units at most: gamma.go is not reviewed, and the overview says
 	// so.
-	two, err := prepare(Caps{MaxUnits: 2})
+	two, err := prepare(result.Caps{MaxUnits: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := two.Estimate; len(two.Units) != 2 || e.LimitedBy != ReasonMaxUnits || e.Cap != "--max-units 2" ||
+	if e := two.Estimate; len(two.Units) != 2 || e.LimitedBy != result.ReasonMaxUnits || e.Cap != "--max-units 2" ||
 		len(e.NotReviewed) != 1 || e.NotReviewed[0].Path != "gamma.go" || e.NotReviewed[0].Hunks != 1 {
 		t.Errorf("two units: %+v", e)
 	}
@@ -81,24 +79,24 @@ func TestPrepareCaps(t *testing.T) {
 	// A cap on tokens that affords two units' first two requests (the
 	// second's counting the earlier turns it may carry).
 	firsts := 2*all.guard.firsts[0] + 2*all.guard.firsts[1]
-	tok, err := prepare(Caps{MaxPromptTokens: firsts + 100})
+	tok, err := prepare(result.Caps{MaxPromptTokens: firsts + 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := tok.Estimate; e.Units != 2 || e.LimitedBy != ReasonMaxPromptTokens || e.MaxPromptTokens != firsts+100 || e.MaxRequests > (firsts+100)/all.Tokens()*2 {
+	if e := tok.Estimate; e.Units != 2 || e.LimitedBy != result.ReasonMaxPromptTokens || e.MaxPromptTokens != firsts+100 || e.MaxRequests > (firsts+100)/all.Tokens()*2 {
 		t.Errorf("token cap: %+v", e)
 	}
 	var ce *CapError
-	if _, err := prepare(Caps{MaxPromptTokens: all.Tokens()}); !errors.Is(err, ErrCapTooLow) || !errors.As(err, &ce) || ce.Reason != ReasonMaxPromptTokens {
+	if _, err := prepare(result.Caps{MaxPromptTokens: all.Tokens()}); !errors.Is(err, ErrCapTooLow) || !errors.As(err, &ce) || ce.Reason != result.ReasonMaxPromptTokens {
 		t.Errorf("a cap below two first requests: %v", err)
 	}
 	// A cost cap at a configured price.
 	price := &llm.Price{Prompt: 10, Cached: 5, Completion: 20}
-	cost, err := prepare(Caps{MaxCost: 0.2, Price: price})
+	cost, err := prepare(result.Caps{MaxCost: 0.2, Price: price})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := cost.Estimate; e.LimitedBy != ReasonMaxCost || e.MaxCost == nil || *e.MaxCost > 0.2 || e.PriceSource != "configured" || e.Units < 1 || e.Units >= 3 {
+	if e := cost.Estimate; e.LimitedBy != result.ReasonMaxCost || e.MaxCost == nil || *e.MaxCost > 0.2 || e.PriceSource != "configured" || e.Units < 1 || e.Units >= 3 {
 		t.Errorf("cost cap: %+v", e)
 	}
 }
@@ -112,12 +110,12 @@ func TestReviewHeldToCap(t *testing.T) {
 	srv := reviewtest.NewServer(&reviewtest.Script{Fallback: &explore}, "")
 	defer srv.Close()
 	b := unitsBudget()
-	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: Config{Model: "gpt-4o", Budget: b}})
+	plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	limit := 5 * plan.Tokens()
-	s, _ := scratchSessionCaps(t, dir, b, srv, Caps{MaxPromptTokens: limit})
+	s, _ := scratchSessionCaps(t, dir, b, srv, result.Caps{MaxPromptTokens: limit})
 	res, err := s.Review(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -152,12 +150,12 @@ func TestGuard(t *testing.T) {
 		t.Errorf("spent: %d tokens, %d requests", g.tokens, g.requests)
 	}
 	var ce *capError
-	if err := g.allow(700); !errors.As(err, &ce) || ce.Reason != ReasonMaxPromptTokens {
+	if err := g.allow(700); !errors.As(err, &ce) || ce.Reason != result.ReasonMaxPromptTokens {
 		t.Errorf("allow(700) = %v", err)
 	}
 	g.spent(100, llm.Usage{})
 	g.spent(100, llm.Usage{})
-	if err := g.allow(1); !errors.As(err, &ce) || ce.Reason != ReasonMaxRequests {
+	if err := g.allow(1); !errors.As(err, &ce) || ce.Reason != result.ReasonMaxRequests {
 		t.Errorf("a fourth request: %v", err)
 	}
 	var none *guard
@@ -169,21 +167,5 @@ func TestGuard(t *testing.T) {
 	soft.spent(100, llm.Usage{})
 	if soft.allow(1<<20) != nil || soft.tight(1<<20) || soft.tokens != 100 {
 		t.Error("a guard without caps refused a request")
-	}
-}
-
-// TestNotReviewedJSON checks that a file not reviewed is named exactly in
-// JSON, a name that is not UTF-8 included, and read back the same.
-func TestNotReviewedJSON(t *testing.T) {
-	for _, p := range []string{"a/b.go", "caf\xe9.txt"} {
-		n := NotReviewed{Left: diffctx.Left{Path: p, Hunks: 2, All: 3}, Reason: ReasonMaxUnits}
-		b, err := json.Marshal(n)
-		if err != nil || !utf8.Valid(b) || strings.ContainsRune(string(b), utf8.RuneError) {
-			t.Fatalf("%q: %s, %v", p, b, err)
-		}
-		var back NotReviewed
-		if err := json.Unmarshal(b, &back); err != nil || back != n {
-			t.Errorf("%q: read back %+v, %v", p, back, err)
-		}
 	}
 }

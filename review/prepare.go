@@ -10,6 +10,7 @@ import (
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/tools"
 )
 
@@ -23,7 +24,7 @@ type Options struct {
 	Since string
 	// Question, if set, is the first turn instead of the review task.
 	Question string
-	Config
+	result.Config
 
 	// counter, when Run made it (newCounter), counts the plan.
 	counter *conversation.Counter
@@ -41,7 +42,7 @@ type Plan struct {
 	Units []diffctx.Unit
 	// Estimate is what the review is planned to send, and what the caps
 	// leave out.
-	Estimate Estimate
+	Estimate result.Estimate
 	// Jobs is how many units run side by side (Config.Jobs).
 	Jobs int
 	// Messages are the static layer followed by the first turn's task.
@@ -214,11 +215,11 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 			p.Estimate.FirstRequestTokens = p.Tokens()
 		}
 		for _, l := range p.split.Left {
-			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, NotReviewed{Left: l, Reason: reason})
+			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, result.NotReviewed{Left: l, Reason: reason})
 		}
 	}
 	if p.Estimate.NotReviewed == nil {
-		p.Estimate.NotReviewed = []NotReviewed{}
+		p.Estimate.NotReviewed = []result.NotReviewed{}
 	}
 	return far && p.split == nil && reason == "", nil
 }
@@ -228,7 +229,7 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 func (p *Plan) tooLarge() {
 	for _, f := range p.Diff.Files {
 		if f.TooLarge {
-			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, NotReviewed{Left: diffctx.Left{Path: f.Path, Hunks: 1, All: 1}, Reason: ReasonTooLarge})
+			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, result.NotReviewed{Left: diffctx.Left{Path: f.Path, Hunks: 1, All: 1}, Reason: result.ReasonTooLarge})
 		}
 	}
 }
@@ -304,13 +305,13 @@ func fits(ctx *diffctx.Context) bool {
 }
 
 // capValue is the value of the cap named by reason, as a flag takes it.
-func capValue(c Caps, reason string) string {
+func capValue(c result.Caps, reason string) string {
 	switch reason {
-	case ReasonMaxUnits:
+	case result.ReasonMaxUnits:
 		return fmt.Sprintf(" %d", c.MaxUnits)
-	case ReasonMaxPromptTokens:
+	case result.ReasonMaxPromptTokens:
 		return fmt.Sprintf(" %d", c.MaxPromptTokens)
-	case ReasonMaxCost:
+	case result.ReasonMaxCost:
 		return fmt.Sprintf(" %g", c.MaxCost)
 	}
 	return ""

@@ -9,6 +9,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -27,7 +28,7 @@ type Settings struct {
 	BaseURL   string              `json:"base_url"`
 	Tokenizer string              `json:"tokenizer"`
 	Budget    conversation.Budget `json:"budget"`
-	OffDiff   OffDiff             `json:"off_diff"`
+	OffDiff   result.OffDiff      `json:"off_diff"`
 	// Units are the units a diff too large for the static context is
 	// reviewed in, one turn each; none when it fitted.
 	Units []diffctx.Unit `json:"units,omitempty"`
@@ -83,7 +84,7 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 	}
 	s.guard = plan.guard
 	s.leaks = plan.Leaks
-	s.notReviewed = append([]NotReviewed(nil), plan.Estimate.NotReviewed...)
+	s.notReviewed = append([]result.NotReviewed(nil), plan.Estimate.NotReviewed...)
 	for _, m := range plan.Messages {
 		s.History.Append(m)
 	}
@@ -108,7 +109,7 @@ type RunOutcome struct {
 // usageRecord is the run record's Usage: the counts, and the outcome once
 // the review ended.
 type usageRecord struct {
-	RunUsage
+	result.RunUsage
 	Outcome *RunOutcome `json:"outcome,omitempty"`
 }
 
@@ -123,10 +124,10 @@ func OutcomeOf(run toolmem.Run) (RunOutcome, bool) {
 }
 
 // RunUsageOf reads the counts recorded with run.
-func RunUsageOf(run toolmem.Run) (RunUsage, bool) {
-	var u RunUsage
+func RunUsageOf(run toolmem.Run) (result.RunUsage, bool) {
+	var u result.RunUsage
 	if len(run.Usage) == 0 || json.Unmarshal(run.Usage, &u) != nil {
-		return RunUsage{}, false
+		return result.RunUsage{}, false
 	}
 	return u, true
 }
@@ -178,7 +179,7 @@ func (s *Session) save() error {
 // planned in units gets a turn for each further unit, with the earlier
 // turns pruned before each loop, and one merged list of findings. The run
 // record ends complete, failed or interrupted whatever happens.
-func (s *Session) Review(ctx context.Context) (*Result, error) {
+func (s *Session) Review(ctx context.Context) (*result.Result, error) {
 	r, err := s.review(ctx)
 	if err == nil && r != nil {
 		s.setOutcome(RunOutcome{Submitted: r.Submitted, Findings: len(r.Findings)})

@@ -7,6 +7,7 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/glob"
 	"github.com/reviewdev/review/internal/redact"
+	"github.com/reviewdev/review/review/result"
 )
 
 // CategorySecret is the category of the findings review makes itself, one
@@ -33,19 +34,19 @@ func allowLeaks(leaks []diffctx.Leak, paths, rules []string, all bool) []diffctx
 // lines, category security, named by the rule that found them: critical
 // for a token of a known format (a provider's prefix or checksum, a
 // private key), low for a generic match, which is still redacted.
-func leakFindings(leaks []diffctx.Leak) []Finding {
-	out := make([]Finding, 0, len(leaks))
+func leakFindings(leaks []diffctx.Leak) []result.Finding {
+	out := make([]result.Finding, 0, len(leaks))
 	for _, l := range leaks {
-		f := Finding{
+		f := result.Finding{
 			Path: l.Path, Line: l.Line, EndLine: l.EndLine,
-			Severity: Critical, Category: CategorySecret,
+			Severity: result.Critical, Category: CategorySecret,
 			Title: "Secret committed: " + l.Rule,
 			Body: fmt.Sprintf("The change adds what the secret scanner's rule %s finds (%s). It was replaced by %s in everything sent to the model and stored; the secret itself is in the repository's history now: revoke it, and load it from the environment or a secret store instead.",
 				l.Rule, l.Description, l.Placeholder),
 			Note: "found by review's secret scanner, not the model",
 		}
 		if l.Confidence != redact.High {
-			f.Severity = Low
+			f.Severity = result.Low
 			f.Body = fmt.Sprintf("The change adds what may be a secret: the secret scanner's generic rule %s finds it (%s), which also matches examples and test values. It was replaced by %s in everything sent to the model and stored. If it is a real credential, it is in the repository's history now: revoke it, and load it from the environment or a secret store instead.",
 				l.Rule, l.Description, l.Placeholder)
 		}
@@ -58,15 +59,55 @@ func leakFindings(leaks []diffctx.Leak) []Finding {
 // findings review makes without a model (the secrets the change adds),
 // unsubmitted. Outputs written from it still fail --fail-on for a leaked
 // key.
-func (s *Session) LocalResult() *Result {
-	r := &Result{
-		RunID: s.Run.ID, Revisions: revisionsOf(s.Diff),
+func (s *Session) LocalResult() *result.Result {
+	r := &result.Result{
+		RunID: s.Run.ID, Revisions: result.RevisionsOf(s.Diff),
 		Model: s.Model, Usage: s.Usage, Steps: s.Steps,
-		NotReviewed: []NotReviewed{},
+		NotReviewed: []result.NotReviewed{},
 	}
 	r.Findings, r.Dropped = checkFindings(s.Diff, leakFindings(s.leaks), s.OffDiff)
 	if r.Findings == nil {
-		r.Findings = []Finding{}
+		r.Findings = []result.Finding{}
 	}
 	return r
+}
+
+// redactOutcome replaces the secrets in what the model wrote of a result
+// or an answer: the history and the record already hold placeholders, but
+// a finding or a summary reaches every format and post from here, and no
+// path that makes one may skip the filter (local findings, units merged,
+// a text answer read as a review).
+func redactOutcome(red *redact.Redactor, out *Outcome) {
+	if red == nil || out == nil {
+		return
+	}
+	str := func(s *string) { *s, _ = red.Redact(*s) }
+	finding := func(f *result.Finding) {
+		for _, s := range []*string{&f.Title, &f.Body, &f.Suggestion, &f.Note, &f.Category} {
+			str(s)
+		}
+		if f.Replacement != nil {
+			r := *f.Replacement
+			str(&r)
+			f.Replacement = &r
+		}
+	}
+	all := func(fs []result.Finding, ds []result.Dropped) {
+		for i := range fs {
+			finding(&fs[i])
+		}
+		for i := range ds {
+			finding(&ds[i].Finding)
+			str(&ds[i].Reason)
+		}
+	}
+	if r := out.Result; r != nil {
+		str(&r.Summary)
+		all(r.Findings, r.Dropped)
+	}
+	if a := out.Answer; a != nil {
+		str(&a.Answer)
+		str(&a.Question)
+		all(a.Findings, a.Dropped)
+	}
 }

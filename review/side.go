@@ -15,6 +15,7 @@ import (
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -28,13 +29,6 @@ import (
 // the others: its files are reported as not reviewed, and the unit as
 // failed. With Jobs 1 the units run in sequence (units.go), each with the
 // earlier units' turns as its history.
-
-// DefaultJobs is how many units run side by side unless configured.
-const DefaultJobs = 4
-
-// ReasonUnitFailed is the reason a file is not reviewed when its unit
-// failed (after its retries, or refused).
-const ReasonUnitFailed = "unit_failed"
 
 // sideBySide reports whether a review in n units runs them side by side.
 func sideBySide(jobs, n int) bool { return jobs > 1 && n > 1 }
@@ -59,14 +53,6 @@ func sidePrompt(d *diffctx.Diff, k, n int, md string) string {
 		b.WriteString("\n\n" + md)
 	}
 	return b.String()
-}
-
-// FailedUnit is a unit of a review in units that failed: what it
-// covered, and why. Its files are reported as not reviewed.
-type FailedUnit struct {
-	Unit  int      `json:"unit"`
-	Files []string `json:"files"`
-	Error string   `json:"error"`
 }
 
 // lane is a unit's own state while it runs side by side.
@@ -101,7 +87,7 @@ type unitOutcome struct {
 
 // reviewSide runs the units side by side, at most Jobs at once, and
 // merges what they found.
-func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*Result, error) {
+func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*result.Result, error) {
 	n := len(units)
 	s.side = &sideState{turns: map[int][]conversation.Message{}}
 	// What every unit reads is made before they start.
@@ -227,11 +213,11 @@ func (s *Session) runUnit(ctx context.Context, n, k int, md string) unitOutcome 
 // from theirs, the files of failed and unstarted units as not reviewed.
 // Interrupted, it returns the interruption, naming the units under way;
 // when every unit failed, the first failure.
-func (s *Session) mergeUnits(ctx context.Context, units []diffctx.Unit, outs []unitOutcome) (*Result, error) {
+func (s *Session) mergeUnits(ctx context.Context, units []diffctx.Unit, outs []unitOutcome) (*result.Result, error) {
 	var (
-		findings  []Finding
+		findings  []result.Finding
 		summaries []string
-		failed    []FailedUnit
+		failed    []result.FailedUnit
 		firstErr  error
 		stopped   string
 		left      = s.notReviewed
@@ -240,7 +226,7 @@ func (s *Session) mergeUnits(ctx context.Context, units []diffctx.Unit, outs []u
 	)
 	n := len(units)
 	// The cap that stopped a unit stops the units not started.
-	capped := &capError{Reason: ReasonMaxRequests}
+	capped := &capError{Reason: result.ReasonMaxRequests}
 	for _, o := range outs {
 		if errors.As(o.err, &capped) {
 			break
@@ -268,8 +254,8 @@ func (s *Session) mergeUnits(ctx context.Context, units []diffctx.Unit, outs []u
 			if firstErr == nil {
 				firstErr = o.err
 			}
-			failed = append(failed, FailedUnit{Unit: k, Files: units[i].Files(), Error: text.OneLine(o.err.Error(), 300)})
-			left = mergeNotReviewed(left, notReviewed(units[i:i+1], ReasonUnitFailed), s.Diff)
+			failed = append(failed, result.FailedUnit{Unit: k, Files: units[i].Files(), Error: text.OneLine(o.err.Error(), 300)})
+			left = mergeNotReviewed(left, notReviewed(units[i:i+1], result.ReasonUnitFailed), s.Diff)
 		case o.sub == nil:
 			submitted = false
 			reviewed++
@@ -294,17 +280,17 @@ func (s *Session) mergeUnits(ctx context.Context, units []diffctx.Unit, outs []u
 		s.Stopped = stopped
 	}
 	if left == nil {
-		left = []NotReviewed{}
+		left = []result.NotReviewed{}
 	}
-	r := &Result{
-		RunID: s.Run.ID, Revisions: revisionsOf(s.Diff),
+	r := &result.Result{
+		RunID: s.Run.ID, Revisions: result.RevisionsOf(s.Diff),
 		Model: s.Model, Usage: s.Usage, Steps: s.Steps,
 		Summary: strings.Join(summaries, "\n\n"), Submitted: submitted,
 		NotReviewed: left, Stopped: s.Stopped, FailedUnits: failed,
 	}
 	r.Findings, r.Dropped = checkFindings(s.Diff, append(leakFindings(s.leaks), findings...), s.OffDiff)
 	if r.Findings == nil {
-		r.Findings = []Finding{}
+		r.Findings = []result.Finding{}
 	}
 	if s.SummarizeUnits && reviewed > 1 {
 		// Asked for: one more request writes the run's summary. Should
@@ -323,7 +309,7 @@ const unitsSummaryPrompt = `You write the summary of a code review that was made
 // summarizeUnits has the model write the summary of r, a review in
 // units, from its units' summaries and findings: one request, recorded as
 // a step of the run.
-func (s *Session) summarizeUnits(ctx context.Context, r *Result) (string, error) {
+func (s *Session) summarizeUnits(ctx context.Context, r *result.Result) (string, error) {
 	var b strings.Builder
 	b.WriteString(r.Summary + "\n\nFindings:\n")
 	for _, f := range r.Findings {
@@ -454,7 +440,7 @@ func (s *Session) putStep(st toolmem.Step) error {
 func (s *Session) addUsage(u llm.Usage, own int) {
 	m := s.mainSession()
 	defer s.lock()()
-	m.Usage.add(u, own)
+	m.Usage.Add(u, own)
 }
 
 // progress tells the run's progress: p with the run's step, tokens and

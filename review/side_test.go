@@ -13,6 +13,7 @@ import (
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -26,7 +27,7 @@ func sideSession(tb testing.TB, dir string, jobs int, srv *reviewtest.Server) *S
 // sideSessionBudget is sideSession with budget b.
 func sideSessionBudget(tb testing.TB, dir string, jobs int, srv *reviewtest.Server, b conversation.Budget) *Session {
 	tb.Helper()
-	s, _ := configSession(tb, dir, Config{Model: "gpt-4o", Budget: b, Jobs: jobs}, srv)
+	s, _ := configSession(tb, dir, result.Config{Model: "gpt-4o", Budget: b, Jobs: jobs}, srv)
 	return s
 }
 
@@ -186,7 +187,7 @@ func TestReviewSideBySideFailure(t *testing.T) {
 	if len(res.Findings) != 2 || len(res.FailedUnits) != 1 || res.FailedUnits[0].Unit != 2 || !strings.Contains(res.FailedUnits[0].Error, "unit two refused") {
 		t.Fatalf("findings %d, failed %+v", len(res.Findings), res.FailedUnits)
 	}
-	if len(res.NotReviewed) != 1 || res.NotReviewed[0].Path != "delta.go" || res.NotReviewed[0].Reason != ReasonUnitFailed {
+	if len(res.NotReviewed) != 1 || res.NotReviewed[0].Path != "delta.go" || res.NotReviewed[0].Reason != result.ReasonUnitFailed {
 		t.Errorf("not reviewed %+v", res.NotReviewed)
 	}
 	if res.Summary != "Overall: alpha overflows, gamma shadows; delta.go was not reviewed." {

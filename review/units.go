@@ -11,6 +11,7 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 )
 
 // A diff whose hunks do not fit the static diff context is reviewed in
@@ -59,7 +60,7 @@ func (s *Session) units() ([]diffctx.Unit, error) {
 // units, a turn for each further unit, and merges what the model submitted.
 // A request the plan's bounds refuse ends the review where it is: the units
 // not finished are reported as not reviewed, with what was found so far.
-func (s *Session) review(ctx context.Context) (*Result, error) {
+func (s *Session) review(ctx context.Context) (*result.Result, error) {
 	units, err := s.units()
 	if err != nil {
 		return nil, err
@@ -74,7 +75,7 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 	// dropped unit again against each next one, whose prompt is hunks,
 	// not a question: work that grows with the square of the units.
 	opts.Limits.Select = conversation.SelectRecency
-	var findings []Finding
+	var findings []result.Finding
 	submitted := true
 	summary := ""
 	left := s.notReviewed
@@ -129,10 +130,10 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 		summary = sub.Summary
 	}
 	if left == nil {
-		left = []NotReviewed{}
+		left = []result.NotReviewed{}
 	}
-	r := &Result{
-		RunID: s.Run.ID, Revisions: revisionsOf(s.Diff),
+	r := &result.Result{
+		RunID: s.Run.ID, Revisions: result.RevisionsOf(s.Diff),
 		Model: s.Model, Usage: s.Usage, Steps: s.Steps,
 		Summary: summary, Submitted: submitted,
 		NotReviewed: left, Stopped: s.Stopped,
@@ -143,7 +144,7 @@ func (s *Session) review(ctx context.Context) (*Result, error) {
 	// the one review made itself.
 	r.Findings, r.Dropped = checkFindings(s.Diff, append(leakFindings(s.leaks), findings...), s.OffDiff)
 	if r.Findings == nil {
-		r.Findings = []Finding{}
+		r.Findings = []result.Finding{}
 	}
 	return r, nil
 }
@@ -173,7 +174,7 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 	room := before / 2
 	dctx := diffctx.Render(d, room, c)
 	var units []diffctx.Unit
-	var left []NotReviewed
+	var left []result.NotReviewed
 	after := c.Count(dctx.Markdown)
 	if !ask {
 		task = taskPrompt(d.Base, d.Head)
@@ -186,7 +187,7 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 				task = unitPrompt(d, 1, len(units), units[0].Markdown)
 			}
 			for _, l := range sp.Left {
-				left = append(left, NotReviewed{Left: l, Reason: ReasonMaxUnits})
+				left = append(left, result.NotReviewed{Left: l, Reason: result.ReasonMaxUnits})
 			}
 		}
 		after = c.Count(dctx.Markdown) + c.Count(task)

@@ -10,6 +10,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -33,13 +34,13 @@ func funcs(name string, n int) string {
 // real tools, talking to the scripted server srv.
 func scratchSession(tb testing.TB, dir string, b conversation.Budget, srv *reviewtest.Server) (*Session, *Plan) {
 	tb.Helper()
-	return scratchSessionCaps(tb, dir, b, srv, Caps{})
+	return scratchSessionCaps(tb, dir, b, srv, result.Caps{})
 }
 
 // scratchSessionCaps is scratchSession with caps.
-func scratchSessionCaps(tb testing.TB, dir string, b conversation.Budget, srv *reviewtest.Server, c Caps) (*Session, *Plan) {
+func scratchSessionCaps(tb testing.TB, dir string, b conversation.Budget, srv *reviewtest.Server, c result.Caps) (*Session, *Plan) {
 	tb.Helper()
-	return configSession(tb, dir, Config{Model: "gpt-4o", Budget: b, Caps: c}, srv)
+	return configSession(tb, dir, result.Config{Model: "gpt-4o", Budget: b, Caps: c}, srv)
 }
 
 // submit is a scripted submit_review call.
@@ -81,7 +82,7 @@ func TestPrepareUnits(t *testing.T) {
 		{"a question is not split", unitsBudget(), "What does gamma do?", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Question: tc.question, Config: Config{Model: "gpt-4o", Budget: tc.budget}})
+			p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Question: tc.question, Config: result.Config{Model: "gpt-4o", Budget: tc.budget}})
 			if err != nil {
 				t.Fatal(err)
 			}

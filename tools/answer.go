@@ -63,7 +63,7 @@ func (s *Set) Answer(ctx context.Context, c Call, lim toolmem.Limits) (Answer, e
 	}
 	// The arguments too: the model names a file by its placeholder, but a
 	// call from the shell (review tool) may name it by its path.
-	args, _ := s.env.Redact.Redact(c.Args)
+	args, _ := s.env.Redact.RedactJSON(c.Args)
 	ref, err := s.env.Store.Put(c.Run, c.Step, c.ID, c.Name, args, []byte(res.Output))
 	if err != nil {
 		return Answer{}, fmt.Errorf("storing the output of %s: %w", c.Name, err)

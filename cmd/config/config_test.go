@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -69,13 +69,13 @@ func TestResolvePrecedence(t *testing.T) {
 		{"base_url env", "base_url", "", "base_url: http://r/v1\n", map[string]string{"OPENAI_BASE_URL": "http://e/v1"}, nil, "http://e/v1", "env OPENAI_BASE_URL"},
 		{"base_url flag", "base_url", "", "", map[string]string{"OPENAI_BASE_URL": "http://e/v1"}, []string{"--base-url=http://f/v1"}, "http://f/v1", "flag --base-url"},
 
-		{"fail_on default", "fail_on", "", "", nil, nil, review.Severity(""), "default"},
-		{"fail_on user", "fail_on", "fail_on: low\n", "", nil, nil, review.Low, user + ":1"},
-		{"fail_on repo", "fail_on", "fail_on: low\n", "fail_on: Medium\n", nil, nil, review.Medium, ".review.yaml:1"},
-		{"fail_on env", "fail_on", "fail_on: low\n", "fail_on: medium\n", map[string]string{"REVIEW_FAIL_ON": "high"}, nil, review.High, "env REVIEW_FAIL_ON"},
-		{"fail_on unreviewed", "fail_on", "fail_on: high, unreviewed\n", "", nil, nil, FailOn{Severity: review.High, Unreviewed: true}, user + ":1"},
+		{"fail_on default", "fail_on", "", "", nil, nil, result.Severity(""), "default"},
+		{"fail_on user", "fail_on", "fail_on: low\n", "", nil, nil, result.Low, user + ":1"},
+		{"fail_on repo", "fail_on", "fail_on: low\n", "fail_on: Medium\n", nil, nil, result.Medium, ".review.yaml:1"},
+		{"fail_on env", "fail_on", "fail_on: low\n", "fail_on: medium\n", map[string]string{"REVIEW_FAIL_ON": "high"}, nil, result.High, "env REVIEW_FAIL_ON"},
+		{"fail_on unreviewed", "fail_on", "fail_on: high, unreviewed\n", "", nil, nil, FailOn{Severity: result.High, Unreviewed: true}, user + ":1"},
 		{"fail_on unreviewed alone", "fail_on", "", "", nil, []string{"--fail-on", "unreviewed"}, FailOn{Unreviewed: true}, "flag --fail-on"},
-		{"fail_on flag none", "fail_on", "fail_on: low\n", "fail_on: medium\n", map[string]string{"REVIEW_FAIL_ON": "high"}, []string{"--fail-on", "none"}, review.Severity(""), "flag --fail-on"},
+		{"fail_on flag none", "fail_on", "fail_on: low\n", "fail_on: medium\n", map[string]string{"REVIEW_FAIL_ON": "high"}, []string{"--fail-on", "none"}, result.Severity(""), "flag --fail-on"},
 
 		{"max_steps default", "max_steps", "", "", nil, nil, 20, "default"},
 		{"max_steps user", "max_steps", "max_steps: 3\n", "", nil, nil, 3, user + ":1"},
@@ -91,7 +91,7 @@ func TestResolvePrecedence(t *testing.T) {
 		{"ignore repo replaces user", "ignore", "ignore: [a/**]\n", "ignore: [b/**, c]\n", nil, nil, []string{"b/**", "c"}, ".review.yaml:1"},
 		{"ignore emptied by repo", "ignore", "ignore: [a/**]\n", "ignore: []\n", nil, nil, []string{}, ".review.yaml:1"},
 		{"null counts as unset", "ignore", "ignore: [a/**]\n", "ignore:\n", nil, nil, []string{"a/**"}, user + ":1"},
-		{"severity repo replaces user", "severity", "severity: {style: info}\n", "severity: {Security: high}\n", nil, nil, map[string]review.Severity{"security": review.High}, ".review.yaml:1"},
+		{"severity repo replaces user", "severity", "severity: {style: info}\n", "severity: {Security: high}\n", nil, nil, map[string]result.Severity{"security": result.High}, ".review.yaml:1"},
 		{"instructions user", "instructions", "instructions: be brief\n", "", nil, nil, "be brief", user + ":1"},
 
 		// Budget defaults follow the model and the window.
@@ -150,25 +150,25 @@ find_copies: true
 		t.Fatal(err)
 	}
 	want := Settings{
-		Config: review.Config{
+		Config: result.Config{
 			Model:        "gpt-4o",
 			BaseURL:      "http://localhost:11434/v1",
 			BaseURLFrom:  "base_url in " + c.UserFile() + ":2",
 			Tokenizer:    conversation.Estimate,
-			OffDiff:      review.DropOffDiff,
+			OffDiff:      result.DropOffDiff,
 			Instructions: "Errors are wrapped with %w.\nNo panics on bad input.\n",
 			Ignore:       []string{"gen/**", "*.pb.go"},
 			// Without a cached price, cached input costs the prompt price.
 			Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10},
 			// The cost cap is reckoned at the configured price.
-			Caps:       review.Caps{MaxUnits: 5, MaxPromptTokens: 100000, MaxCost: 3, Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10}},
-			Jobs:       review.DefaultJobs,
+			Caps:       result.Caps{MaxUnits: 5, MaxPromptTokens: 100000, MaxCost: 3, Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10}},
+			Jobs:       result.DefaultJobs,
 			FindCopies: true,
 			Redact:     true,
 			ReserveSet: true,
 		},
-		FailOn:     review.High,
-		Severity:   map[string]review.Severity{"style": review.Info, "security": review.Critical},
+		FailOn:     result.High,
+		Severity:   map[string]result.Severity{"style": result.Info, "security": result.Critical},
 		RepoConfig: ".review.yaml",
 	}
 	want.Budget = conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)
@@ -258,9 +258,9 @@ func TestParseConfigAccepts(t *testing.T) {
 		{"null value", "model:\nmax_steps: ~\n", layer{}},
 		{"anchor", "model: &m gpt-4o\n", layer{"model": {v: "gpt-4o", src: "f:1"}}},
 		{"float from int", "static_share: 1\n", layer{"static_share": {v: 1.0, src: "f:1"}}},
-		{"fail_on none", "fail_on: none\n", layer{"fail_on": {v: review.Severity(""), src: "f:1"}}},
+		{"fail_on none", "fail_on: none\n", layer{"fail_on": {v: result.Severity(""), src: "f:1"}}},
 		{"price with cached", "price: {prompt: 2, cached: 0.5, completion: 8}\n", layer{"price": {v: llm.Price{Prompt: 2, Cached: 0.5, Completion: 8}, src: "f:1"}}},
-		{"alias", "severity: {style: &s info, docs: *s}\n", layer{"severity": {v: map[string]review.Severity{"style": review.Info, "docs": review.Info}, src: "f:1"}}},
+		{"alias", "severity: {style: &s info, docs: *s}\n", layer{"severity": {v: map[string]result.Severity{"style": result.Info, "docs": result.Info}, src: "f:1"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

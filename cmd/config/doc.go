@@ -14,5 +14,8 @@
 // where the API key is sent (Resolve).
 //
 // The package knows no cobra: the commands hand it their flags through
-// Sources.Flag, and a mistake in them comes back as a *FlagError.
+// Sources.Flag, and a mistake in them comes back as a *FlagError. The
+// settings embed result.Config, the one config struct a run is made with,
+// and hold severities as result.Severity: the package does not import the
+// engine (package review).
 package config

@@ -19,8 +19,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/reviewdev/review/internal/git"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 )
 
 // Configuration files. The repository file is read from the working tree at
@@ -366,11 +366,11 @@ func decodeHeaders(n *yaml.Node, bad func(*yaml.Node, string, ...any) error) (ma
 }
 
 // decodeSeverities reads severity overrides: finding category → severity.
-func decodeSeverities(n *yaml.Node, bad func(*yaml.Node, string, ...any) error) (map[string]review.Severity, error) {
+func decodeSeverities(n *yaml.Node, bad func(*yaml.Node, string, ...any) error) (map[string]result.Severity, error) {
 	if n.Kind != yaml.MappingNode {
 		return nil, bad(n, "must map finding categories to severities, such as {style: info, security: high}, got %s", describe(n))
 	}
-	m := make(map[string]review.Severity, len(n.Content)/2)
+	m := make(map[string]result.Severity, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := deref(n.Content[i]), deref(n.Content[i+1])
 		// Findings carry their category in lower case.
@@ -381,7 +381,7 @@ func decodeSeverities(n *yaml.Node, bad func(*yaml.Node, string, ...any) error) 
 		if _, dup := m[cat]; dup {
 			return nil, bad(kn, "sets category %q twice", cat)
 		}
-		sev, err := review.ParseSeverity(vn.Value)
+		sev, err := result.ParseSeverity(vn.Value)
 		if vn.Kind != yaml.ScalarNode || vn.Tag != "!!str" || err != nil {
 			return nil, bad(vn, "%q must be info, low, medium, high or critical, got %s", cat, describe(vn))
 		}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -31,7 +31,7 @@ const (
 	kindInt                  // int
 	kindFloat                // float64
 	kindGlobs                // []string of doublestar globs
-	kindSeverities           // map[string]review.Severity, by finding category
+	kindSeverities           // map[string]result.Severity, by finding category
 	kindPrice                // llm.Price
 	kindBool                 // bool
 	kindHeaders              // map[string]string of HTTP headers
@@ -63,7 +63,7 @@ var keys = []Key{
 	{Name: "base_url", kind: kindString, Flag: "base-url", Env: "OPENAI_BASE_URL", File: true, parse: httpURL},
 	{Name: "store", kind: kindString, Flag: "store", Env: "REVIEW_STORE", parse: nonEmpty},
 	{Name: "tokenizer", kind: kindString, Flag: "tokenizer", File: true, parse: oneOf("tiktoken", "estimate", "server")},
-	{Name: "off_diff", kind: kindString, Flag: "off-diff", File: true, parse: oneOf(string(review.KeepFileLevel), string(review.DropOffDiff))},
+	{Name: "off_diff", kind: kindString, Flag: "off-diff", File: true, parse: oneOf(string(result.KeepFileLevel), string(result.DropOffDiff))},
 	{Name: "context_window", kind: kindInt, Flag: "context-window", File: true, parse: atLeast(1)},
 	{Name: "answer_reserve", kind: kindInt, Flag: "answer-reserve", File: true, parse: atLeast(0)},
 	{Name: "static_share", kind: kindFloat, Flag: "static-share", File: true, parse: share},
@@ -251,11 +251,11 @@ func failOnSeverity(label string, v any) (any, error) {
 		s = strings.TrimSpace(s)
 		switch {
 		case strings.EqualFold(s, "none") && !strings.Contains(raw, ","):
-			return review.Severity(""), nil
+			return result.Severity(""), nil
 		case strings.EqualFold(s, "unreviewed") && !fo.Unreviewed:
 			fo.Unreviewed = true
 		default:
-			sev, err := review.ParseSeverity(s)
+			sev, err := result.ParseSeverity(s)
 			if err != nil || fo.Severity != "" {
 				return nil, fmt.Errorf("unknown %s %q: use none, info, low, medium, high or critical, and unreviewed (high,unreviewed)", label, raw)
 			}
@@ -271,7 +271,7 @@ func failOnSeverity(label string, v any) (any, error) {
 // FailOn is a --fail-on that names unreviewed: a severity (or none), and
 // whether a review that left part of the change out fails too.
 type FailOn struct {
-	Severity   review.Severity
+	Severity   result.Severity
 	Unreviewed bool
 }
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -16,18 +16,18 @@ import (
 // environment, configuration files and defaults have been applied.
 type Settings struct {
 	// Config is what the review itself is made with.
-	review.Config
+	result.Config
 	// Store is the tool memory directory, or "" for the repository's
 	// default.
 	Store string
 	// FailOn is the least severity that fails the command with exit 3, or
 	// "" for none.
-	FailOn review.Severity
+	FailOn result.Severity
 	// FailUnreviewed fails the command with exit 3 when the review left
 	// part of the change out (--fail-on unreviewed).
 	FailUnreviewed bool
 	// Severity overrides the severity of findings by category.
-	Severity map[string]review.Severity
+	Severity map[string]result.Severity
 	// Deadline bounds the whole run, all requests and retries; 0 is none.
 	Deadline time.Duration
 	// RepoConfig names the repository file the settings came from, with
@@ -170,18 +170,18 @@ func (e *Effective) apply() error {
 	def("base_url", llm.DefaultBaseURL)
 	def("store", "")
 	def("tokenizer", conversation.Tiktoken)
-	def("off_diff", string(review.KeepFileLevel))
-	def("fail_on", review.Severity(""))
+	def("off_diff", string(result.KeepFileLevel))
+	def("fail_on", result.Severity(""))
 	def("instructions", "")
 	def("ignore", []string(nil))
-	def("severity", map[string]review.Severity(nil))
+	def("severity", map[string]result.Severity(nil))
 	def("price", nil)
 	def("timeout", llm.DefaultTimeout)
 	def("deadline", time.Duration(0))
 	def("stream", true)
 	def("first_byte_timeout", llm.DefaultFirstByteTimeout)
-	def("max_units", review.DefaultMaxUnits)
-	def("jobs", review.DefaultJobs)
+	def("max_units", result.DefaultMaxUnits)
+	def("jobs", result.DefaultJobs)
 	def("summarize_units", false)
 	def("max_prompt_tokens", 0)
 	def("max_cost", 0.0)
@@ -201,16 +201,16 @@ func (e *Effective) apply() error {
 	s.BaseURLFrom = setBy(e.values["base_url"].src, "base_url")
 	s.Store = e.values["store"].v.(string)
 	s.Tokenizer = e.values["tokenizer"].v.(string)
-	s.OffDiff = review.OffDiff(e.values["off_diff"].v.(string))
+	s.OffDiff = result.OffDiff(e.values["off_diff"].v.(string))
 	switch fo := e.values["fail_on"].v.(type) {
-	case review.Severity:
+	case result.Severity:
 		s.FailOn = fo
 	case FailOn:
 		s.FailOn, s.FailUnreviewed = fo.Severity, fo.Unreviewed
 	}
 	s.Instructions = e.values["instructions"].v.(string)
 	s.Ignore = e.values["ignore"].v.([]string)
-	s.Severity = e.values["severity"].v.(map[string]review.Severity)
+	s.Severity = e.values["severity"].v.(map[string]result.Severity)
 	if p, ok := e.values["price"].v.(llm.Price); ok {
 		s.Price = &p
 	}
@@ -229,7 +229,7 @@ func (e *Effective) apply() error {
 	s.ExtraBody = e.values["extra_body"].v.(map[string]any)
 	s.Jobs = e.values["jobs"].v.(int)
 	s.SummarizeUnits = e.values["summarize_units"].v.(bool)
-	s.Caps = review.Caps{
+	s.Caps = result.Caps{
 		MaxUnits:        e.values["max_units"].v.(int),
 		MaxPromptTokens: e.values["max_prompt_tokens"].v.(int),
 		MaxCost:         e.values["max_cost"].v.(float64),

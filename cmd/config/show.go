@@ -13,8 +13,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -47,7 +47,7 @@ func (e *Effective) Rows() Rows {
 			r.Text = strconv.FormatBool(x)
 		case FailOn:
 			r.Value, r.Text = x.String(), x.String()
-		case review.Severity:
+		case result.Severity:
 			r.Value, r.Text = string(x), string(x)
 			if x == "" {
 				r.Value, r.Text = "none", "none"
@@ -57,9 +57,9 @@ func (e *Effective) Rows() Rows {
 				r.Value = []string{}
 			}
 			r.Text = strings.Join(x, ", ")
-		case map[string]review.Severity:
+		case map[string]result.Severity:
 			if x == nil {
-				r.Value = map[string]review.Severity{}
+				r.Value = map[string]result.Severity{}
 			}
 			var parts []string
 			for _, c := range slices.Sorted(maps.Keys(x)) {

@@ -100,6 +100,11 @@ var (
 	// read_file_hunk's line number or a diff's marker if any.
 	bareLead  = lazyRE(`^[ \t]*(?:\d+: )?[+ -]?[ \t]*(?:export[ \t]+|-[ \t]+)?["']?$`)
 	bareValue = lazyRE(`^["']?[ \t]*[=:][ \t]*([^\s"'` + "`" + `#]{6,200})[ \t]*(?:#.*)?\r?$`)
+	// inlineValue is NAME=value with more on its line: in a sentence
+	// ("the .env says DB_PASSWORD=…, is that ok?"), in brackets, before a
+	// comment. The value ends at whitespace, a quote, a comma, a bracket
+	// or a semicolon; sentence punctuation at its end is trimmed after.
+	inlineValue = lazyRE(`^["']?[ \t]*(?::=|=|:)[ \t]*([^\s"'` + "`" + `,;()\[\]{}<>]{6,200})`)
 )
 
 // maxAssignRest is how much of a long line after a name assignments
@@ -154,10 +159,48 @@ func assignments(t *target, rl *rule, _ []window) [][2]int {
 		if bareLeadChars(text[ls:s]) && bareLead().MatchString(text[ls:s]) {
 			if m := bareValue().FindStringSubmatchIndex(rest); m != nil && secretValue(rest[m[2]:m[3]], false) {
 				out = append(out, [2]int{e + m[2], e + m[3]})
+				continue
 			}
+		}
+		if vs, ve, ok := inline(rest); ok {
+			out = append(out, [2]int{e + vs, e + ve})
 		}
 	}
 	return out
+}
+
+// inline finds the value of NAME=value followed by more text on its line,
+// where a value alone on its line is bareValue's: a secret in a question
+// or a note is as secret as one in a .env file. What code writes after a
+// name is told apart by what follows the value: a call or an index
+// (token = newToken(…)), or a snake_case name passed on (password=db_pass,).
+func inline(rest string) (start, end int, ok bool) {
+	m := inlineValue().FindStringSubmatchIndex(rest)
+	if m == nil {
+		return 0, 0, false
+	}
+	start, end = m[2], m[3]
+	if end < len(rest) && strings.IndexByte("([{", rest[end]) >= 0 {
+		return 0, 0, false
+	}
+	end = start + len(strings.TrimRight(rest[start:end], ".!?:"))
+	v := rest[start:end]
+	if identifier(v) && strings.Contains(v, "_") {
+		return 0, 0, false
+	}
+	return start, end, secretValue(v, false)
+}
+
+// identifier reports whether v could name a variable: letters, digits and
+// underscores, not starting with a digit.
+func identifier(v string) bool {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return v != ""
 }
 
 // operatorNext reports whether what follows a name may hold the operator

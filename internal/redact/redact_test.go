@@ -104,6 +104,13 @@ func TestLeavesAlone(t *testing.T) {
 		`key = "user:12345"`,
 		"aws_access_key_id = AKIA\n", // too short
 		"already [secret:github-pat#1a2b] here",
+		// Names followed by more on their line: code, not values.
+		`conn = connect(user=u, password=db_pass2, port=5432)`,
+		`login({password: hashed_pw1, user})`,
+		`token = newToken42(user) // fresh`,
+		`secret: getSecret(name), other: 1`,
+		`if password == confirm { ok() }`,
+		`the password: see docs/setup.md for it`,
 	}
 	r := New(Options{})
 	for _, text := range texts {

@@ -241,6 +241,7 @@ func (r *rule) compile() {
 		if r.src == "" {
 			return
 		}
+		r.src = strings.ReplaceAll(r.src, tokenEnd, tokenEndProse)
 		r.re = regexp.MustCompile(r.src)
 		r.assign = strings.Contains(r.src, assignTemplate)
 		r.ext = unbounded()
@@ -311,6 +312,17 @@ func (rs *ruleSet) add(r *rule) {
 		rs.byID[r.id] = r
 	}
 }
+
+// tokenEnd is how gitleaks' rules end a value: at a backtick, a quote,
+// whitespace, a semicolon, an escaped newline or the end of the text. A
+// token in a sentence, in brackets or in a list ends at punctuation too
+// ("the key is sk_live_….", "(sk_live_…)", "AKIA…, ok?"); not at ! or ?, which
+// passwords hold, and a rule that
+// stopped there would send it whole; tokenEndProse ends it there as well.
+const (
+	tokenEnd      = `(?:[\x60'"\s;]|\\[nr]|$`
+	tokenEndProse = `(?:[\x60'"\s;,.:)\]}>]|\\[nr]|$`
+)
 
 // assignTemplate is what gitleaks' rules for name = value (its generic
 // rule, and a hundred for services) put between the keyword and the value:

@@ -12,9 +12,9 @@ import (
 
 	gh "github.com/google/go-github/v84/github"
 
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/result"
 )
 
 const (
@@ -54,7 +54,7 @@ type client struct {
 	retry       retryPolicy
 }
 
-func newClient(o PostOptions, r *review.Result) (*client, error) {
+func newClient(o PostOptions, r *result.Result) (*client, error) {
 	if strings.TrimSpace(o.Token) == "" {
 		return nil, errors.New("cannot post to GitHub: no token; set GITHUB_TOKEN (in a workflow: env: GITHUB_TOKEN: ${{ github.token }})")
 	}

@@ -11,4 +11,7 @@
 //
 // The annotations review writes to standard output (--format github) are
 // an output format, and live with the other formats.
+//
+// What it posts is review/result's data: it does not import the engine
+// (package review) that produced it.
 package github

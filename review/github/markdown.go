@@ -1,23 +1,23 @@
 package github
 
 import (
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/result"
 )
 
 // The Markdown of findings is shared by every host (review/post); these
 // are its names here.
 
-func findingMarkdown(f review.Finding, limit int) string { return post.FindingMarkdown(f, limit) }
+func findingMarkdown(f result.Finding, limit int) string { return post.FindingMarkdown(f, limit) }
 func mdCode(s string) string                             { return post.Code(s) }
 func tidyMarkdown(s string) string                       { return post.TidyMarkdown(s) }
 func neutralizeSuggestions(s string) string              { return post.NeutralizeSuggestions(s) }
-func coverageNote(r *review.Result) string               { return post.CoverageNote(r) }
+func coverageNote(r *result.Result) string               { return post.CoverageNote(r) }
 
 // commentMarkdown is an inline comment: applicable says the comment covers
 // exactly the finding's lines, so its replacement lines can be offered as
 // a suggested change; otherwise they are shown as code.
-func commentMarkdown(f review.Finding, applicable bool) string {
+func commentMarkdown(f result.Finding, applicable bool) string {
 	info := ""
 	if applicable {
 		info = "suggestion"

@@ -12,8 +12,8 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/result"
 )
 
 // DefaultAPIURL is github.com's REST API. GitHub Enterprise Server names
@@ -120,7 +120,7 @@ func (e *Error) Error() string {
 // Requests that fail in a way that may pass (GitHub's server errors, its
 // secondary rate limits, the network) are made again after a wait; see
 // PostOptions.MaxAttempts.
-func Post(ctx context.Context, r *review.Result, d *diffctx.Diff, o PostOptions) (PostReport, error) {
+func Post(ctx context.Context, r *result.Result, d *diffctx.Diff, o PostOptions) (PostReport, error) {
 	c, err := newClient(o, r)
 	if err != nil {
 		return PostReport{}, err
@@ -181,7 +181,7 @@ func ReadEarlier(ctx context.Context, o PostOptions) (Earlier, error) {
 	if o.HeadSHA == "" {
 		o.HeadSHA = "0000000"
 	}
-	c, err := newClient(o, &review.Result{})
+	c, err := newClient(o, &result.Result{})
 	if err != nil {
 		return Earlier{}, err
 	}
@@ -197,9 +197,9 @@ func ReadEarlier(ctx context.Context, o PostOptions) (Earlier, error) {
 // reviewPlan is the findings of a review sorted into inline comments, the
 // body, and those an earlier run already commented.
 type reviewPlan struct {
-	inline   []review.Finding
+	inline   []result.Finding
 	comments []*gh.DraftReviewComment
-	body     []review.Finding
+	body     []result.Finding
 	repeated []post.Repeated
 	unnamed  int // findings in the body because their file's name is not UTF-8
 }
@@ -209,7 +209,7 @@ type reviewPlan struct {
 // not one GitHub's API can carry (post.Nameable); a range that leaves its
 // hunk is commented on its first line, as GitHub needs both ends of a
 // range in one hunk. inline false puts every new finding in the body.
-func planReview(r *review.Result, d *diffctx.Diff, earlier map[string]string, inline bool) reviewPlan {
+func planReview(r *result.Result, d *diffctx.Diff, earlier map[string]string, inline bool) reviewPlan {
 	var p reviewPlan
 	for _, f := range r.Findings {
 		if f.Line <= 0 || d == nil || !d.InHunk(f.Path, f.Line) {
@@ -248,12 +248,12 @@ func commentMarker(fp, run string) string { return post.CommentMarker(fp, run) }
 
 // render writes the review's body: marker, counts, summary, the findings
 // not commented inline, those commented before, and usage.
-func (p reviewPlan) render(r *review.Result, head string, fallback bool) string {
+func (p reviewPlan) render(r *result.Result, head string, fallback bool) string {
 	var b strings.Builder
 	b.WriteString(reviewMarker(r.RunID, head) + "\n")
-	fmt.Fprintf(&b, "### review: %s\n\n", review.CountFindings(r.Findings))
+	fmt.Fprintf(&b, "### review: %s\n\n", result.CountFindings(r.Findings))
 	if s := strings.TrimSpace(r.Summary); s != "" {
-		b.WriteString(neutralizeSuggestions(tidyMarkdown(s)) + "\n\n")
+		b.WriteString(post.Neutralize(s) + "\n\n")
 	}
 	b.WriteString(coverageNote(r))
 	if r.Since != "" {
@@ -273,7 +273,7 @@ func (p reviewPlan) render(r *review.Result, head string, fallback bool) string 
 		}
 		for i, f := range p.body {
 			fmt.Fprintf(&b, "**%d. [%s] %s** · %s · %s\n\n", i+1, f.Severity,
-				review.EscapeAngles(text.OneLine(f.Title, 0)), mdCode(f.Location()), review.EscapeAngles(f.RuleID()))
+				post.NeutralLine(text.OneLine(f.Title, 0)), mdCode(f.Location()), post.NeutralLine(f.RuleID()))
 			if md := findingMarkdown(f, 0); md != "" {
 				b.WriteString(neutralizeSuggestions(md) + "\n\n")
 			}

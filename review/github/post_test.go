@@ -23,7 +23,7 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/gittest"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 const (
@@ -379,25 +379,25 @@ func repoWithChange(t *testing.T, file, base, head string) string {
 	return gittest.Change(t, map[string]string{file: base}, map[string]string{file: head})
 }
 
-func postFindings() []review.Finding {
-	return []review.Finding{
-		{Path: "a.go", Line: 10, Severity: review.High, Category: "correctness", Title: "Off-by-one in the bound",
+func postFindings() []result.Finding {
+	return []result.Finding{
+		{Path: "a.go", Line: 10, Severity: result.High, Category: "correctness", Title: "Off-by-one in the bound",
 			Body: "The loop runs once too often.", Suggestion: "```suggestion\n// fixed 10\n```"},
-		{Path: "a.go", Line: 10, EndLine: 12, Severity: review.Medium, Category: "maintainability", Title: "Three lines to name",
+		{Path: "a.go", Line: 10, EndLine: 12, Severity: result.Medium, Category: "maintainability", Title: "Three lines to name",
 			Body: "These lines say the same thing.\n```suggestion\nnot offered\n```"},
-		{Path: "a.go", Line: 11, EndLine: 31, Severity: review.Low, Category: "tests", Title: "Spans two hunks",
+		{Path: "a.go", Line: 11, EndLine: 31, Severity: result.Low, Category: "tests", Title: "Spans two hunks",
 			Suggestion: "Replace both:\n```suggestion\n// one\n// two\n```"},
-		{Path: "a.go", Line: 20, Severity: review.Medium, Category: "performance", Title: "Outside the hunks", Body: "Context line 20 is not in the diff."},
-		{Path: "a.go", Severity: review.Info, Category: "docs", Title: "Whole file", Body: "About the file."},
-		{Path: "c.go", Line: 3, Severity: review.High, Category: "security", Title: "Not in the change", Body: "c.go is not changed."},
+		{Path: "a.go", Line: 20, Severity: result.Medium, Category: "performance", Title: "Outside the hunks", Body: "Context line 20 is not in the diff."},
+		{Path: "a.go", Severity: result.Info, Category: "docs", Title: "Whole file", Body: "About the file."},
+		{Path: "c.go", Line: 3, Severity: result.High, Category: "security", Title: "Not in the change", Body: "c.go is not changed."},
 	}
 }
 
-func postResult() *review.Result {
-	return &review.Result{
-		RunID: "run1", Revisions: review.Revisions{Base: "main", Head: "feature", HeadSHA: fakeHead}, Model: "gpt-4o-mini",
+func postResult() *result.Result {
+	return &result.Result{
+		RunID: "run1", Revisions: result.Revisions{Base: "main", Head: "feature", HeadSHA: fakeHead}, Model: "gpt-4o-mini",
 		Summary: "Looks fine apart from the loop.", Submitted: true,
-		Usage:    review.RunUsage{Requests: 2, Prompt: 5000, Cached: 1000, Completion: 300, Own: 4900},
+		Usage:    result.RunUsage{Requests: 2, Prompt: 5000, Cached: 1000, Completion: 300, Own: 4900},
 		Findings: postFindings(),
 	}
 }
@@ -488,7 +488,7 @@ func TestPostGitHub(t *testing.T) {
 	r3 := postResult()
 	r3.RunID, r3.HeadSHA = "run2", fakeHead2
 	r3.Findings[0].Line, r3.Findings[0].Title = 11, "Off-by-one in the bound at line 11"
-	r3.Findings = append(r3.Findings, review.Finding{Path: "a.go", Line: 31, Severity: review.Critical, Category: "security", Title: "New problem", Body: "Added line."})
+	r3.Findings = append(r3.Findings, result.Finding{Path: "a.go", Line: 31, Severity: result.Critical, Category: "security", Title: "New problem", Body: "Added line."})
 	o := g.options()
 	o.HeadSHA = ""
 	rep3, err := Post(ctx, r3, d, o)
@@ -684,9 +684,9 @@ func TestPostGitHubNotUTF8(t *testing.T) {
 		t.Fatalf("%q line 1 is not in the diff", name)
 	}
 	r := postResult()
-	r.Findings = []review.Finding{
-		{Path: "a.go", Line: 3, Severity: review.Low, Category: "style", Title: "Unused variable", Body: "x is never read."},
-		{Path: name, Line: 1, Severity: review.Info, Category: "docs", Title: "Greeting", Body: "Say more."},
+	r.Findings = []result.Finding{
+		{Path: "a.go", Line: 3, Severity: result.Low, Category: "style", Title: "Unused variable", Body: "x is never read."},
+		{Path: name, Line: 1, Severity: result.Info, Category: "docs", Title: "Greeting", Body: "Say more."},
 	}
 	g := newFakeGitHub(t)
 	for i, head := range []string{fakeHead, fakeHead2} {
@@ -755,16 +755,16 @@ func TestPostGitHubOptions(t *testing.T) {
 	good := g.options()
 	tests := []struct {
 		name string
-		edit func(*PostOptions, *review.Result)
+		edit func(*PostOptions, *result.Result)
 		want string
 	}{
-		{"no token", func(o *PostOptions, _ *review.Result) { o.Token = " " }, "no token"},
-		{"no repo", func(o *PostOptions, _ *review.Result) { o.Repo = "" }, "not owner/name"},
-		{"repo with three parts", func(o *PostOptions, _ *review.Result) { o.Repo = "a/b/c" }, "not owner/name"},
-		{"no pull request", func(o *PostOptions, _ *review.Result) { o.PR = 0 }, "pull request number 0"},
-		{"no head anywhere", func(o *PostOptions, r *review.Result) { o.HeadSHA, r.HeadSHA = "", "" }, "not a commit SHA"},
-		{"a ref, not a SHA", func(o *PostOptions, _ *review.Result) { o.HeadSHA = "refs/pull/7/merge" }, "not a commit SHA"},
-		{"API URL without scheme", func(o *PostOptions, _ *review.Result) { o.APIURL = "api.github.com" }, "GITHUB_API_URL"},
+		{"no token", func(o *PostOptions, _ *result.Result) { o.Token = " " }, "no token"},
+		{"no repo", func(o *PostOptions, _ *result.Result) { o.Repo = "" }, "not owner/name"},
+		{"repo with three parts", func(o *PostOptions, _ *result.Result) { o.Repo = "a/b/c" }, "not owner/name"},
+		{"no pull request", func(o *PostOptions, _ *result.Result) { o.PR = 0 }, "pull request number 0"},
+		{"no head anywhere", func(o *PostOptions, r *result.Result) { o.HeadSHA, r.HeadSHA = "", "" }, "not a commit SHA"},
+		{"a ref, not a SHA", func(o *PostOptions, _ *result.Result) { o.HeadSHA = "refs/pull/7/merge" }, "not a commit SHA"},
+		{"API URL without scheme", func(o *PostOptions, _ *result.Result) { o.APIURL = "api.github.com" }, "GITHUB_API_URL"},
 	}
 	for _, tt := range tests {
 		o, r := good, postResult()
@@ -854,7 +854,7 @@ func FuzzCommentMarkdown(f *testing.F) {
 	f.Add("```", "  ```suggestion\n  x\n  ```", "\n")
 	f.Add("0", "```suggestion\n```suggestion\n```", "0")
 	f.Fuzz(func(t *testing.T, body, suggestion, title string) {
-		fd := review.Finding{Path: "a.go", Line: 3, Severity: review.Low, Title: title, Body: body, Suggestion: suggestion}
+		fd := result.Finding{Path: "a.go", Line: 3, Severity: result.Low, Title: title, Body: body, Suggestion: suggestion}
 		for _, applicable := range []bool{false, true} {
 			md := commentMarkdown(fd, applicable)
 			// Count the blocks GitHub would render as suggested changes:
@@ -862,7 +862,7 @@ func FuzzCommentMarkdown(f *testing.F) {
 			offers, open := 0, ""
 			for _, l := range strings.Split(md, "\n") {
 				s := strings.TrimSpace(l)
-				fence := review.FenceOf(s)
+				fence := result.FenceOf(s)
 				switch {
 				case fence == "":
 				case open == "":
@@ -874,7 +874,7 @@ func FuzzCommentMarkdown(f *testing.F) {
 					open = ""
 				}
 			}
-			_, _, literal := review.LiteralSuggestion(suggestion)
+			_, _, literal := result.LiteralSuggestion(suggestion)
 			allowed := 0
 			if applicable && literal {
 				allowed = 1
@@ -883,7 +883,7 @@ func FuzzCommentMarkdown(f *testing.F) {
 				t.Fatalf("applicable=%v literal=%v: %d suggestion blocks in\n%s", applicable, literal, offers, md)
 			}
 		}
-		code, _, ok := review.LiteralSuggestion(suggestion)
+		code, _, ok := result.LiteralSuggestion(suggestion)
 		if ok && !strings.Contains(suggestion, strings.TrimSpace(code)) {
 			t.Fatalf("replacement %q is not in %q", code, suggestion)
 		}

@@ -7,8 +7,9 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
+	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/result"
 )
 
 // maxSummaryBody bounds the body of one finding in the step summary:
@@ -20,10 +21,10 @@ const maxSummaryBody = 4000
 // ($GITHUB_STEP_SUMMARY): the model's summary, a table of findings with
 // each finding's details folded under it, the run's usage and estimated
 // cost, and how to replay it.
-func WriteStepSummary(w io.Writer, r *review.Result) error {
+func WriteStepSummary(w io.Writer, r *result.Result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## review: %s", review.CountFindings(r.Findings))
-	if u := review.Unreviewed(r.NotReviewed); u != "" {
+	fmt.Fprintf(&b, "## review: %s", result.CountFindings(r.Findings))
+	if u := result.Unreviewed(r.NotReviewed); u != "" {
 		fmt.Fprintf(&b, "; partial: %s", u)
 	}
 	b.WriteString("\n\n")
@@ -33,14 +34,14 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 	}
 	b.WriteString(".\n\n")
 	if s := strings.TrimSpace(r.Summary); s != "" {
-		b.WriteString(tidyMarkdown(s) + "\n\n")
+		b.WriteString(post.Neutralize(s) + "\n\n")
 	}
 	if !r.Submitted {
 		b.WriteString("_The model did not submit a structured review; its last message is shown above._\n\n")
 	}
 	if n := len(r.NotReviewed); n > 0 {
 		fmt.Fprintf(&b, "**Partial review:** %s not reviewed (past %s); every file is listed in the json output.\n\n",
-			text.Plural(n, "file"), review.CapFlag(r.NotReviewed[0].Reason))
+			text.Plural(n, "file"), result.CapFlag(r.NotReviewed[0].Reason))
 	}
 	if len(r.Findings) > 0 {
 		b.WriteString("| Severity | Location | Category | Finding |\n|---|---|---|---|\n")
@@ -57,7 +58,7 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d left out</summary>\n\n", len(r.Dropped))
 		for _, d := range r.Dropped {
-			fmt.Fprintf(&b, "- %s (%s): %s\n", review.EscapeAngles(text.OneLine(d.Finding.Title, 0)), mdCode(d.Finding.Location()), review.EscapeAngles(text.OneLine(d.Reason, 0)))
+			fmt.Fprintf(&b, "- %s (%s): %s\n", post.NeutralLine(text.OneLine(d.Finding.Title, 0)), mdCode(d.Finding.Location()), post.NeutralLine(text.OneLine(d.Reason, 0)))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
@@ -77,7 +78,7 @@ func WriteStepSummary(w io.Writer, r *review.Result) error {
 
 // usageTable renders the run's usage and, when the model's price is known,
 // its estimated cost.
-func usageTable(r *review.Result) string {
+func usageTable(r *result.Result) string {
 	u := r.Usage
 	cost := "unknown price"
 	if c, ok := r.EstimateCost(); ok {
@@ -92,7 +93,7 @@ func usageTable(r *review.Result) string {
 // escaped (GitHub honours the escape inside code spans too), and no "<"
 // outside code spans that could open an HTML element or comment.
 func mdCell(s string) string {
-	return strings.ReplaceAll(review.EscapeAngles(text.OneLine(s, 0)), "|", `\|`)
+	return strings.ReplaceAll(post.NeutralLine(text.OneLine(s, 0)), "|", `\|`)
 }
 
 // codeCell is s as a code span inside a table cell.

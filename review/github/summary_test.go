@@ -10,18 +10,18 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/reviewdev/review/review/resulttest"
+	"github.com/reviewdev/review/review/result/resulttest"
 
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 	"go.yaml.in/yaml/v3"
 )
 
-func hostileResult() *review.Result { return resulttest.Hostile() }
+func hostileResult() *result.Result { return resulttest.Hostile() }
 
 func TestWriteStepSummary(t *testing.T) {
 	r := hostileResult()
-	r.Dropped = []review.Dropped{{Finding: review.Finding{Path: "z.go", Line: 9, Title: "gone <!--"}, Reason: "merged\ninto another"}}
+	r.Dropped = []result.Dropped{{Finding: result.Finding{Path: "z.go", Line: 9, Title: "gone <!--"}, Reason: "merged\ninto another"}}
 	var b bytes.Buffer
 	if err := WriteStepSummary(&b, r); err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestWriteStepSummary(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := WriteStepSummary(&b, &review.Result{RunID: "e", Model: "local"}); err != nil {
+	if err := WriteStepSummary(&b, &result.Result{RunID: "e", Model: "local"}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "## review: no findings") || !strings.Contains(b.String(), "unknown price") ||
@@ -68,7 +68,7 @@ func TestWriteStepSummary(t *testing.T) {
 }
 
 func TestStepSummaryCapsBodies(t *testing.T) {
-	r := &review.Result{RunID: "big", Findings: []review.Finding{{Path: "a.go", Line: 1, Severity: review.Low, Title: "t", Body: strings.Repeat("é", 10*maxSummaryBody)}}}
+	r := &result.Result{RunID: "big", Findings: []result.Finding{{Path: "a.go", Line: 1, Severity: result.Low, Title: "t", Body: strings.Repeat("é", 10*maxSummaryBody)}}}
 	var b bytes.Buffer
 	if err := WriteStepSummary(&b, r); err != nil {
 		t.Fatal(err)
@@ -84,8 +84,8 @@ func TestStepSummaryCapsBodies(t *testing.T) {
 // TestStepSummaryNotUTF8: a file whose name is not UTF-8 is named quoted,
 // as the diff context showed it, and not as U+FFFD.
 func TestStepSummaryNotUTF8(t *testing.T) {
-	f := review.Finding{Path: "caf\xe9.txt", Line: 1, Severity: review.Info, Category: "docs", Title: "Greeting"}
-	r := &review.Result{RunID: "q", Findings: []review.Finding{f}, Dropped: []review.Dropped{{Finding: f, Reason: "merged"}}}
+	f := result.Finding{Path: "caf\xe9.txt", Line: 1, Severity: result.Info, Category: "docs", Title: "Greeting"}
+	r := &result.Result{RunID: "q", Findings: []result.Finding{f}, Dropped: []result.Dropped{{Finding: f, Reason: "merged"}}}
 	var b bytes.Buffer
 	if err := WriteStepSummary(&b, r); err != nil {
 		t.Fatal(err)
@@ -250,11 +250,11 @@ func TestActionYAML(t *testing.T) {
 // BenchmarkWriteStepSummary writes the summary of a review of 200
 // findings and reports its size per finding.
 func BenchmarkWriteStepSummary(b *testing.B) {
-	r := &review.Result{RunID: "bench", Model: "gpt-4o-mini", Submitted: true, Usage: review.RunUsage{Requests: 12, Prompt: 400_000, Cached: 250_000, Completion: 9000}}
+	r := &result.Result{RunID: "bench", Model: "gpt-4o-mini", Submitted: true, Usage: result.RunUsage{Requests: 12, Prompt: 400_000, Cached: 250_000, Completion: 9000}}
 	for i := range 200 {
-		r.Findings = append(r.Findings, review.Finding{
+		r.Findings = append(r.Findings, result.Finding{
 			Path: fmt.Sprintf("pkg/mod%d/file%d.go", i%17, i), Line: 10 + i, EndLine: 12 + i,
-			Severity: []review.Severity{review.Critical, review.High, review.Medium, review.Low, review.Info}[i%5], Category: []string{"correctness", "security", "performance"}[i%3],
+			Severity: []result.Severity{result.Critical, result.High, result.Medium, result.Low, result.Info}[i%5], Category: []string{"correctness", "security", "performance"}[i%3],
 			Title: fmt.Sprintf("Problem number %d in the handler", i), Body: strings.Repeat("The handler forgets to close the body. ", 8),
 			Suggestion: "```suggestion\n\tdefer resp.Body.Close()\n```",
 		})
@@ -270,12 +270,12 @@ func BenchmarkWriteStepSummary(b *testing.B) {
 }
 
 func TestCoverageNote(t *testing.T) {
-	r := &review.Result{RunID: "r1", Submitted: true}
+	r := &result.Result{RunID: "r1", Submitted: true}
 	if got := coverageNote(r); got != "" {
 		t.Errorf("whole review: note %q", got)
 	}
 	r.Submitted = false
-	r.NotReviewed = []review.NotReviewed{{Left: diffctx.Left{Path: "a.go"}, Reason: review.ReasonMaxUnits}, {Left: diffctx.Left{Path: "b.go"}, Reason: review.ReasonMaxUnits}}
+	r.NotReviewed = []result.NotReviewed{{Left: diffctx.Left{Path: "a.go"}, Reason: result.ReasonMaxUnits}, {Left: diffctx.Left{Path: "b.go"}, Reason: result.ReasonMaxUnits}}
 	got := coverageNote(r)
 	for _, want := range []string{"**Incomplete review:**", "`review replay r1`", "**Partial review:** 2 files not reviewed (past --max-units)"} {
 		if !strings.Contains(got, want) {

@@ -14,4 +14,7 @@
 // error, or that the network drops, is made again after the wait GitLab
 // asks for (Retry-After) or a growing one, and a retried post never posts
 // twice.
+//
+// What it posts is review/result's data: it does not import the engine
+// (package review) that produced it.
 package gitlab

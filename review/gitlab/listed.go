@@ -9,8 +9,8 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/result"
 )
 
 // maxCarried bounds the findings of earlier reviews a summary note keeps:
@@ -24,7 +24,7 @@ const maxCarried = 100
 // exactly (see carry).
 type listed struct {
 	head string
-	review.Finding
+	result.Finding
 }
 
 // listedRE matches a listed finding's marker: the head and the finding as
@@ -54,7 +54,7 @@ func readListed(body string) []listed {
 			break
 		}
 		b, err := base64.RawURLEncoding.DecodeString(m[2])
-		var f review.Finding
+		var f result.Finding
 		if err != nil || json.Unmarshal(b, &f) != nil || f.Path == "" || f.Severity.Rank() == 0 {
 			continue
 		}
@@ -71,7 +71,7 @@ func readListed(body string) []listed {
 // d.Earlier) that r did not find again (by fingerprint); one on a file
 // they changed was reviewed again, and one on a file the change no longer
 // touches is gone with it.
-func carry(old []listed, r *review.Result, d *diffctx.Diff) []listed {
+func carry(old []listed, r *result.Result, d *diffctx.Diff) []listed {
 	if r.Since == "" || d == nil {
 		return nil
 	}

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -18,9 +18,9 @@ const (
 )
 
 var (
-	utilDoc    = review.Finding{Path: "lib/util.go", Severity: review.Medium, Category: "docs", Title: "Missing doc", Body: "Say what it does."}
-	utilMagic  = review.Finding{Path: "lib/util.go", Severity: review.Low, Category: "style", Title: "Magic number", Body: "Name 42."}
-	handlerLen = review.Finding{Path: "app/handler.go", Severity: review.Info, Category: "style", Title: "Long function", Body: "Split it."}
+	utilDoc    = result.Finding{Path: "lib/util.go", Severity: result.Medium, Category: "docs", Title: "Missing doc", Body: "Say what it does."}
+	utilMagic  = result.Finding{Path: "lib/util.go", Severity: result.Low, Category: "style", Title: "Magic number", Body: "Name 42."}
+	handlerLen = result.Finding{Path: "app/handler.go", Severity: result.Info, Category: "style", Title: "Long function", Body: "Split it."}
 )
 
 // sinceDiff is a review of the commits since an earlier one: they changed
@@ -39,7 +39,7 @@ func sinceDiff(touched ...string) *diffctx.Diff {
 	return d
 }
 
-func since(r *review.Result, sha string) *review.Result { r.Since = sha; return r }
+func since(r *result.Result, sha string) *result.Result { r.Since = sha; return r }
 
 func summaryBody(t *testing.T, g *reviewtest.GitLab) string {
 	t.Helper()
@@ -129,7 +129,7 @@ func TestPostCarry(t *testing.T) {
 // UTF-8 too; a marker that does not follow the review marker directly, as
 // one quoted in a finding's text, does not count, nor does a broken one.
 func TestReadListed(t *testing.T) {
-	cafe := review.Finding{Path: "caf\xe9.txt", Line: 3, EndLine: 4, Severity: review.Low, Category: "docs", Title: "Greeting", Body: "Say <!-- more -->.",
+	cafe := result.Finding{Path: "caf\xe9.txt", Line: 3, EndLine: 4, Severity: result.Low, Category: "docs", Title: "Greeting", Body: "Say <!-- more -->.",
 		Replacement: replacement("hello"), Note: "kept"}
 	quoted := listedMarker(listed{h2, utilDoc})
 	body := "<!-- review:run=r head=" + h1 + " -->\n" + listedMarker(listed{h1, cafe}) + "\n" +
@@ -159,7 +159,7 @@ func TestNoteBound(t *testing.T) {
 		f.Title, f.Body = "Old "+strings.Repeat("x", i%7)+string(rune('a'+i%26)), big
 		p.carried = append(p.carried, listed{h1, f})
 	}
-	p.body = []review.Finding{offDiff}
+	p.body = []result.Finding{offDiff}
 	body := p.note(r, []string{h1, h2})
 	if len(body) > maxBody {
 		t.Fatalf("%d bytes, over %d", len(body), maxBody)
@@ -195,7 +195,7 @@ func FuzzReadListed(f *testing.F) {
 		if path == "" {
 			return
 		}
-		in := review.Finding{Path: path, Severity: review.Low, Category: "style", Title: title, Body: body}
+		in := result.Finding{Path: path, Severity: result.Low, Category: "style", Title: title, Body: body}
 		got := readListed("<!-- review:run=r head=" + h1 + " -->\n" + listedMarker(listed{h1, in}) + "\n" + note)
 		if len(got) == 0 || got[0].Fingerprint() != in.Fingerprint() || utf8.ValidString(body) && got[0].Body != body {
 			t.Fatalf("read %+v of %+v", got, in)

@@ -5,14 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/result"
 )
 
 // DefaultAPIURL is gitlab.com's REST API; a self-managed instance names its
@@ -94,7 +96,7 @@ func (p *Poster) Earlier(ctx context.Context) (post.Earlier, error) {
 }
 
 // Post posts the findings (see Post).
-func (p *Poster) Post(ctx context.Context, r *review.Result, d *diffctx.Diff) (post.Report, error) {
+func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (post.Report, error) {
 	return Post(ctx, r, d, p.Options)
 }
 
@@ -113,7 +115,7 @@ func (p *Poster) Post(ctx context.Context, r *review.Result, d *diffctx.Diff) (p
 // goes into the summary note, as does a finding on a file whose name is
 // not UTF-8, which a position could not name: the note names it quoted
 // ("caf\xe9.txt":3). A 403 is an error that is post.ErrDenied.
-func Post(ctx context.Context, r *review.Result, d *diffctx.Diff, o Options) (post.Report, error) {
+func Post(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options) (post.Report, error) {
 	head := o.HeadSHA
 	if head == "" {
 		head = r.HeadSHA
@@ -319,7 +321,7 @@ func (c *client) version(ctx context.Context) (version, error) {
 // an added line its new side, on a context line both sides, and for a
 // deleted file's line its old side. ok is false when the line is in no
 // hunk: GitLab could not place it.
-func placeFinding(d *diffctx.Diff, f review.Finding, v version) (position, bool) {
+func placeFinding(d *diffctx.Diff, f result.Finding, v version) (position, bool) {
 	if d == nil || f.Line <= 0 {
 		return position{}, false
 	}
@@ -382,7 +384,7 @@ func lineIn(h diffctx.Hunk, line int, old bool) (oldLine, newLine int, op byte) 
 
 // discuss starts a discussion on a finding's line. A retry first looks for
 // the discussion by its marker, so it is never posted twice.
-func (c *client) discuss(ctx context.Context, run string, f review.Finding, pos position, d *diffctx.Diff) error {
+func (c *client) discuss(ctx context.Context, run string, f result.Finding, pos position, d *diffctx.Diff) error {
 	fp := f.Fingerprint()
 	suggestion := ""
 	covers := f.EndLine <= f.Line
@@ -457,8 +459,8 @@ func (c *client) hasNote(ctx context.Context, match func(note) bool) (bool, erro
 // summary note, and those an earlier run posted, with the findings of
 // earlier reviews the note keeps.
 type summaryPlan struct {
-	inline   []review.Finding
-	body     []review.Finding
+	inline   []result.Finding
+	body     []result.Finding
 	repeated []post.Repeated
 	carried  []listed // oldest first
 	cut      int      // the oldest of carried, left out to bound the note
@@ -469,7 +471,7 @@ type summaryPlan struct {
 // note writes the summary note (see render) within GitLab's limit: the
 // findings of earlier reviews that do not fit are cut, the oldest first,
 // before the run's own; capBody cuts what is still too long.
-func (p summaryPlan) note(r *review.Result, heads []string) string {
+func (p summaryPlan) note(r *result.Result, heads []string) string {
 	if n := len(p.carried) - maxCarried; n > 0 {
 		p.cut, p.carried = p.cut+n, p.carried[n:]
 	}
@@ -491,7 +493,7 @@ func (p summaryPlan) note(r *review.Result, heads []string) string {
 // before), the markers of the findings it lists (listedMarker), counts,
 // summary, the findings not posted as discussions, those of earlier
 // reviews it keeps, those posted before, and usage.
-func (p summaryPlan) render(r *review.Result, heads []string) string {
+func (p summaryPlan) render(r *result.Result, heads []string) string {
 	var b strings.Builder
 	head := heads[len(heads)-1]
 	var more []string
@@ -505,10 +507,10 @@ func (p summaryPlan) render(r *review.Result, heads []string) string {
 	for _, f := range p.body {
 		b.WriteString(listedMarker(listed{head: head, Finding: f}) + "\n")
 	}
-	fmt.Fprintf(&b, "### review: %s\n\n", review.CountFindings(r.Findings))
+	fmt.Fprintf(&b, "### review: %s\n\n", result.CountFindings(r.Findings))
 	fmt.Fprintf(&b, "_Reviewed %s._\n\n", post.Code(text.ShortSHA(head)))
 	if s := strings.TrimSpace(r.Summary); s != "" {
-		b.WriteString(post.NeutralizeSuggestions(post.TidyMarkdown(s)) + "\n\n")
+		b.WriteString(post.Neutralize(s) + "\n\n")
 	}
 	b.WriteString(post.CoverageNote(r))
 	if r.Since != "" {
@@ -542,9 +544,9 @@ func (p summaryPlan) render(r *review.Result, heads []string) string {
 }
 
 // writeFinding writes the nth finding of a list in the note.
-func writeFinding(b *strings.Builder, n int, f review.Finding) {
+func writeFinding(b *strings.Builder, n int, f result.Finding) {
 	fmt.Fprintf(b, "**%d. [%s] %s** · %s · %s\n\n", n, f.Severity,
-		review.EscapeAngles(text.OneLine(f.Title, 0)), post.Code(f.Location()), review.EscapeAngles(f.RuleID()))
+		post.NeutralLine(text.OneLine(f.Title, 0)), post.Code(f.Location()), post.NeutralLine(f.RuleID()))
 	if md := post.FindingMarkdown(f, 0); md != "" {
 		b.WriteString(post.NeutralizeSuggestions(md) + "\n\n")
 	}
@@ -553,3 +555,64 @@ func writeFinding(b *strings.Builder, n int, f review.Finding) {
 // capBody cuts a body GitLab would refuse as too long, keeping its start,
 // where the marker is.
 func capBody(s string) string { return post.CapBody(s, maxBody, "GitLab") }
+
+// Reply posts body in the merge request: as a note of the discussion
+// whose ID is to, or as a note of its own when to is "".
+func (p *Poster) Reply(ctx context.Context, to, body string) (string, error) {
+	c, err := newClient(p.Options, "")
+	if err != nil {
+		return "", err
+	}
+	path := c.mrPath + "/notes"
+	op := "posting a note on " + c.mrName
+	if to != "" {
+		if !discussionID.MatchString(to) {
+			return "", fmt.Errorf("cannot reply on GitLab: %q is not a discussion ID (40 hexadecimal digits, as GitLab names discussions)", text.OneLine(to, 80))
+		}
+		path = c.mrPath + "/discussions/" + to + "/notes"
+		op = "replying in discussion " + to[:8] + " of " + c.mrName
+	}
+	var n note
+	if _, err := c.call(ctx, request{op: op, method: http.MethodPost, path: path, body: map[string]string{"body": capBody(body)}, out: &n}); err != nil {
+		return "", err
+	}
+	// The note's address: GitLab answers a note without one.
+	var mr mergeRequest
+	if _, err := c.call(ctx, request{op: "reading merge request " + c.mrName, method: http.MethodGet, path: c.mrPath, out: &mr}); err != nil {
+		return "", nil
+	}
+	return (&mrState{webURL: mr.WebURL}).noteURL(n.ID), nil
+}
+
+// discussionID is how GitLab names a discussion: 40 hexadecimal digits.
+var discussionID = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// StatusName is the name of the commit status review sets (GitLab's
+// "context" is its name): a pipeline rule or a script reads the review's
+// state from it.
+const StatusName = "review"
+
+// SetStatus sets the review's commit status on sha: success or failed,
+// with a description whose first word is the review's state.
+func (p *Poster) SetStatus(ctx context.Context, sha string, s result.Status) error {
+	c, err := newClient(p.Options, "")
+	if err != nil {
+		return err
+	}
+	if !post.SHA.MatchString(sha) || len(sha) < 40 {
+		return fmt.Errorf("setting the commit status: %q is not a commit SHA", text.OneLine(sha, 80))
+	}
+	state := "success"
+	if s.Failing {
+		state = "failed"
+	}
+	body := map[string]string{"state": state, "name": StatusName, "description": text.Truncate(s.Description, 255)}
+	if s.URL != "" {
+		body["target_url"] = s.URL
+	}
+	_, err = c.call(ctx, request{
+		op: "setting the commit status of " + text.ShortSHA(sha), method: http.MethodPost,
+		path: "/projects/" + url.PathEscape(p.Options.Project) + "/statuses/" + strings.ToLower(sha), body: body,
+	})
+	return err
+}

@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -41,18 +41,18 @@ func testDiff() *diffctx.Diff {
 
 func replacement(s string) *string { return &s }
 
-func testResult(run string, fs ...review.Finding) *review.Result {
-	return &review.Result{RunID: run, Model: "gpt-4o-mini", Submitted: true, Summary: "Handler changes.", Findings: fs,
-		Usage: review.RunUsage{Requests: 1, Prompt: 100, Completion: 10}}
+func testResult(run string, fs ...result.Finding) *result.Result {
+	return &result.Result{RunID: run, Model: "gpt-4o-mini", Submitted: true, Summary: "Handler changes.", Findings: fs,
+		Usage: result.RunUsage{Requests: 1, Prompt: 100, Completion: 10}}
 }
 
 var (
-	onAdded = review.Finding{Path: "app/handler.go", Line: 7, Severity: review.High, Category: "correctness",
+	onAdded = result.Finding{Path: "app/handler.go", Line: 7, Severity: result.High, Category: "correctness",
 		Title: "Unchecked error", Body: "The error is dropped.", Replacement: replacement("if err := seven(); err != nil {\n\treturn err\n}")}
-	onContext = review.Finding{Path: "app/handler.go", Line: 6, Severity: review.Medium, Category: "style", Title: "Name", Body: "Rename it."}
-	offDiff   = review.Finding{Path: "app/handler.go", Line: 40, Severity: review.Info, Category: "tests", Title: "No test", Body: "Add one."}
-	onDeleted = review.Finding{Path: "gone.go", Line: 2, Severity: review.Low, Category: "correctness", Title: "Still used", Body: "x is read elsewhere."}
-	later     = review.Finding{Path: "app/handler.go", Line: 9, Severity: review.Low, Category: "style", Title: "Trailing space", Body: "Trim it."}
+	onContext = result.Finding{Path: "app/handler.go", Line: 6, Severity: result.Medium, Category: "style", Title: "Name", Body: "Rename it."}
+	offDiff   = result.Finding{Path: "app/handler.go", Line: 40, Severity: result.Info, Category: "tests", Title: "No test", Body: "Add one."}
+	onDeleted = result.Finding{Path: "gone.go", Line: 2, Severity: result.Low, Category: "correctness", Title: "Still used", Body: "x is read elsewhere."}
+	later     = result.Finding{Path: "app/handler.go", Line: 9, Severity: result.Low, Category: "style", Title: "Trailing space", Body: "Trim it."}
 )
 
 func start(t *testing.T, g *reviewtest.GitLab, redirect bool) Options {
@@ -181,7 +181,7 @@ func TestPost(t *testing.T) {
 	if len(e.Heads) != 2 || e.Heads[0] != h1 || e.Heads[1] != h2 || len(e.Open) != 4 {
 		t.Fatalf("earlier: %+v", e)
 	}
-	if e.Open[0].Fingerprint != onAdded.Fingerprint() || e.Open[0].Severity != review.High || e.Open[0].Line != 7 || !strings.Contains(e.Open[0].URL, "#note_") {
+	if e.Open[0].Fingerprint != onAdded.Fingerprint() || e.Open[0].Severity != result.High || e.Open[0].Line != 7 || !strings.Contains(e.Open[0].URL, "#note_") {
 		t.Errorf("open finding: %+v", e.Open[0])
 	}
 	log, _ := os.ReadFile(filepath.Join(g.Dir, "requests.log"))
@@ -339,8 +339,8 @@ func TestPostNotUTF8(t *testing.T) {
 		&diffctx.File{Path: "caf\xe9.txt", Status: diffctx.Added, Hunks: []diffctx.Hunk{{NewStart: 1, NewLines: 1, Body: "+hello\n"}}},
 		&diffctx.File{Path: "new.go", OldPath: "old\xff.go", Status: diffctx.Renamed, Hunks: []diffctx.Hunk{{
 			OldStart: 1, OldLines: 1, NewStart: 1, NewLines: 2, Body: " package x\n+var y = 2\n"}}})
-	onCafe := review.Finding{Path: "caf\xe9.txt", Line: 1, Severity: review.Info, Category: "docs", Title: "Greeting", Body: "Say more."}
-	onRenamed := review.Finding{Path: "new.go", Line: 2, Severity: review.Low, Category: "style", Title: "Unused", Body: "y is never read."}
+	onCafe := result.Finding{Path: "caf\xe9.txt", Line: 1, Severity: result.Info, Category: "docs", Title: "Greeting", Body: "Say more."}
+	onRenamed := result.Finding{Path: "new.go", Line: 2, Severity: result.Low, Category: "style", Title: "Unused", Body: "y is never read."}
 	for i, head := range []string{h1, h2} {
 		o.HeadSHA = head
 		rep, err := Post(ctx, testResult(fmt.Sprintf("run-%d", i+1), onAdded, onCafe, onRenamed), d, o)

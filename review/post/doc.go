@@ -8,4 +8,5 @@
 //
 // The package also holds what every host writes alike: the hidden markers
 // that let a run find its own earlier posts, and the Markdown of a finding.
+// Hosts post review/result's data, never the engine's (package review).
 package post

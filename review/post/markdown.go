@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // CommentMarkdown is a comment on a finding's line: its title, body and
@@ -16,15 +16,15 @@ import (
 // not, the title says where the finding ends. Suggestion blocks anywhere
 // else are shown as code: the host would offer them as changes to the
 // wrong lines.
-func CommentMarkdown(f review.Finding, suggestion string, covers bool) string {
+func CommentMarkdown(f result.Finding, suggestion string, covers bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**[%s] %s** · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), review.EscapeAngles(f.RuleID()))
+	fmt.Fprintf(&b, "**[%s] %s** · %s", f.Severity, NeutralLine(text.OneLine(f.Title, 0)), NeutralLine(f.RuleID()))
 	if !covers && f.EndLine > f.Line {
 		fmt.Fprintf(&b, " · lines %d-%d", f.Line, f.EndLine)
 	}
 	b.WriteString("\n")
 	if f.Body != "" {
-		b.WriteString("\n" + NeutralizeSuggestions(TidyMarkdown(f.Body)) + "\n")
+		b.WriteString("\n" + Neutralize(f.Body) + "\n")
 	}
 	if code, prose, ok := f.Change(); ok {
 		fence := text.CodeFence(code)
@@ -35,14 +35,14 @@ func CommentMarkdown(f review.Finding, suggestion string, covers bool) string {
 			block = fence + suggestion + "\n" + fence
 		}
 		if prose != "" {
-			block = NeutralizeSuggestions(TidyMarkdown(prose)) + "\n\n" + block
+			block = Neutralize(prose) + "\n\n" + block
 		}
 		b.WriteString("\n" + Labelled("Suggestion", block) + "\n")
 	} else if f.Suggestion != "" {
-		b.WriteString("\n" + Labelled("Suggestion", NeutralizeSuggestions(TidyMarkdown(f.Suggestion))) + "\n")
+		b.WriteString("\n" + Labelled("Suggestion", Neutralize(f.Suggestion)) + "\n")
 	}
 	if f.Note != "" {
-		b.WriteString("\n_" + review.EscapeAngles(text.OneLine(f.Note, 0)) + "_\n")
+		b.WriteString("\n_" + NeutralLine(text.OneLine(f.Note, 0)) + "_\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -50,20 +50,20 @@ func CommentMarkdown(f review.Finding, suggestion string, covers bool) string {
 // FindingMarkdown is a finding's body, suggestion and note as Markdown,
 // the body cut to limit runes (0: no limit). Fences the model left open are
 // closed so they cannot swallow what follows.
-func FindingMarkdown(f review.Finding, limit int) string {
+func FindingMarkdown(f result.Finding, limit int) string {
 	var parts []string
 	if f.Body != "" {
 		body := f.Body
 		if limit > 0 {
 			body = text.Truncate(body, limit)
 		}
-		parts = append(parts, TidyMarkdown(body))
+		parts = append(parts, Neutralize(body))
 	}
 	if f.Suggestion != "" {
-		parts = append(parts, Labelled("Suggestion", TidyMarkdown(f.Suggestion)))
+		parts = append(parts, Labelled("Suggestion", Neutralize(f.Suggestion)))
 	}
 	if f.Note != "" {
-		parts = append(parts, "_"+text.OneLine(f.Note, 0)+"_")
+		parts = append(parts, "_"+NeutralLine(text.OneLine(f.Note, 0))+"_")
 	}
 	return strings.Join(parts, "\n\n")
 }
@@ -71,14 +71,14 @@ func FindingMarkdown(f review.Finding, limit int) string {
 // CoverageNote says, in Markdown, that a review is incomplete (never
 // submitted) or partial (files left out by the caps), for a reader who
 // would otherwise take it for a whole one; "" when it is neither.
-func CoverageNote(r *review.Result) string {
+func CoverageNote(r *result.Result) string {
 	var b strings.Builder
 	if !r.Submitted {
 		fmt.Fprintf(&b, "**Incomplete review:** the model did not submit it, so findings may be missing. See what it saw with `review replay %s`.\n\n", r.RunID)
 	}
 	if n := len(r.NotReviewed); n > 0 {
 		fmt.Fprintf(&b, "**Partial review:** %s not reviewed (past %s); every file is listed in the json output.\n\n",
-			text.Plural(n, "file"), review.CapFlag(r.NotReviewed[0].Reason))
+			text.Plural(n, "file"), result.CapFlag(r.NotReviewed[0].Reason))
 	}
 	return b.String()
 }
@@ -93,7 +93,7 @@ func UnnamedNote(host string) string {
 // line of prose, on a line of its own before anything longer, where a
 // fence must start a line to be one.
 func Labelled(label, md string) string {
-	if strings.Contains(md, "\n") || review.FenceOf(md) != "" {
+	if strings.Contains(md, "\n") || result.FenceOf(md) != "" {
 		return "**" + label + ":**\n\n" + md
 	}
 	return "**" + label + ":** " + md
@@ -132,7 +132,7 @@ func tidy(s string, comments bool) string {
 	open := ""
 	for i, line := range lines {
 		t := strings.TrimSpace(line)
-		fence := review.FenceOf(t)
+		fence := result.FenceOf(t)
 		switch {
 		case fence != "" && open == "":
 			open = fence
@@ -160,7 +160,7 @@ func NeutralizeSuggestions(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if fence := review.FenceOf(t); fence != "" && strings.HasPrefix(strings.TrimSpace(t[len(fence):]), "suggestion") {
+		if fence := result.FenceOf(t); fence != "" && strings.HasPrefix(strings.TrimSpace(t[len(fence):]), "suggestion") {
 			lines[i] = strings.Replace(l, t, fence, 1)
 		}
 	}
@@ -170,7 +170,7 @@ func NeutralizeSuggestions(s string) string {
 // Repeated is a finding an earlier run posted already, with the address
 // of that post ("" when unknown).
 type Repeated struct {
-	review.Finding
+	result.Finding
 	URL string
 }
 
@@ -182,7 +182,7 @@ func WriteRepeated(b *strings.Builder, heading, link string, rs []Repeated) {
 	}
 	b.WriteString("#### " + heading + "\n\n")
 	for _, f := range rs {
-		fmt.Fprintf(b, "- [%s] %s · %s", f.Severity, review.EscapeAngles(text.OneLine(f.Title, 0)), Code(f.Location()))
+		fmt.Fprintf(b, "- [%s] %s · %s", f.Severity, NeutralLine(text.OneLine(f.Title, 0)), Code(f.Location()))
 		if f.URL != "" {
 			fmt.Fprintf(b, " · [%s](%s)", link, f.URL)
 		}

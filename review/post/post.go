@@ -10,7 +10,7 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // Poster posts a review where its change is discussed, and reads what
@@ -23,7 +23,15 @@ type Poster interface {
 	Earlier(ctx context.Context) (Earlier, error)
 	// Post posts the findings of r, a review of d. An error that is
 	// ErrDenied says the token may not post there.
-	Post(ctx context.Context, r *review.Result, d *diffctx.Diff) (Report, error)
+	Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (Report, error)
+	// Reply posts body (Markdown review wrote, model text neutralised)
+	// in the change's conversation: in the thread or discussion named by
+	// to, or as a comment of its own when to is "". It returns the
+	// reply's address.
+	Reply(ctx context.Context, to, body string) (string, error)
+	// SetStatus sets the review's commit status on sha, which a branch
+	// protection rule or a script reads.
+	SetStatus(ctx context.Context, sha string, s result.Status) error
 }
 
 // ErrDenied is what errors.Is finds in a Poster's error when the host
@@ -67,7 +75,7 @@ type Earlier struct {
 // OpenFinding is a finding an earlier run posted that is still open.
 type OpenFinding struct {
 	Fingerprint string          `json:"fingerprint"`
-	Severity    review.Severity `json:"severity"`
+	Severity    result.Severity `json:"severity"`
 	Path        string          `json:"path"`
 	Line        int             `json:"line"`
 	URL         string          `json:"url,omitempty"`
@@ -120,13 +128,13 @@ func CommentMarker(fp, run string) string {
 
 // ReadCommentMarker reads the fingerprint of the marker at the start of
 // body, and the severity the comment gives ("" when it says none).
-func ReadCommentMarker(body string) (fp string, sev review.Severity, ok bool) {
+func ReadCommentMarker(body string) (fp string, sev result.Severity, ok bool) {
 	m := commentMarkerRE.FindStringSubmatch(body)
 	if m == nil {
 		return "", "", false
 	}
 	if s := severityRE.FindStringSubmatch(body); s != nil {
-		sev = review.Severity(s[1])
+		sev = result.Severity(s[1])
 	}
 	return m[1], sev, true
 }

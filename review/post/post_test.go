@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // TestMarkers: what one run writes, the next reads back; a marker
@@ -26,10 +26,10 @@ func TestMarkers(t *testing.T) {
 			t.Errorf("ReadReviewMarker(%q) = %q, %q, %q, %v", tc.body, run, h, more, ok)
 		}
 	}
-	f := review.Finding{Path: "a.go", Line: 3, Severity: review.High, Category: "security", Title: "T"}
+	f := result.Finding{Path: "a.go", Line: 3, Severity: result.High, Category: "security", Title: "T"}
 	body := CommentMarker(f.Fingerprint(), "r1") + "\n" + CommentMarkdown(f, "", true)
 	fp, sev, ok := ReadCommentMarker(body)
-	if !ok || fp != f.Fingerprint() || sev != review.High {
+	if !ok || fp != f.Fingerprint() || sev != result.High {
 		t.Errorf("ReadCommentMarker = %q, %q, %v", fp, sev, ok)
 	}
 	if _, _, ok := ReadCommentMarker("see " + body); ok {
@@ -42,7 +42,7 @@ func TestMarkers(t *testing.T) {
 // ends when the comment does not span it.
 func TestCommentMarkdown(t *testing.T) {
 	r := "fixed()"
-	f := review.Finding{Path: "a.go", Line: 3, EndLine: 4, Severity: review.Low, Category: "style", Title: "T", Body: "B", Replacement: &r}
+	f := result.Finding{Path: "a.go", Line: 3, EndLine: 4, Severity: result.Low, Category: "style", Title: "T", Body: "B", Replacement: &r}
 	for _, tc := range []struct {
 		info   string
 		covers bool
@@ -76,16 +76,16 @@ func TestNeutralizeSuggestions(t *testing.T) {
 // host would receive as U+FFFD; only a UTF-8 name can be put on a line.
 func TestLocation(t *testing.T) {
 	for _, tc := range []struct {
-		f        review.Finding
+		f        result.Finding
 		want     string
 		nameable bool
 	}{
-		{review.Finding{Path: "a.go", Line: 3}, "a.go:3", true},
-		{review.Finding{Path: "a.go", Line: 3, EndLine: 5}, "a.go:3-5", true},
-		{review.Finding{Path: "src/ünï/日本.go"}, "src/ünï/日本.go", true},
-		{review.Finding{Path: "a\nb.go", Line: 1}, `"a\nb.go":1`, true},
-		{review.Finding{Path: "caf\xe9.txt", Line: 1}, `"caf\xe9.txt":1`, false},
-		{review.Finding{Path: "caf\xe9.txt"}, `"caf\xe9.txt"`, false},
+		{result.Finding{Path: "a.go", Line: 3}, "a.go:3", true},
+		{result.Finding{Path: "a.go", Line: 3, EndLine: 5}, "a.go:3-5", true},
+		{result.Finding{Path: "src/ünï/日本.go"}, "src/ünï/日本.go", true},
+		{result.Finding{Path: "a\nb.go", Line: 1}, `"a\nb.go":1`, true},
+		{result.Finding{Path: "caf\xe9.txt", Line: 1}, `"caf\xe9.txt":1`, false},
+		{result.Finding{Path: "caf\xe9.txt"}, `"caf\xe9.txt"`, false},
 	} {
 		if got := tc.f.Location(); got != tc.want {
 			t.Errorf("Location(%q) = %q, want %q", tc.f.Path, got, tc.want)
@@ -95,7 +95,7 @@ func TestLocation(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	WriteRepeated(&b, "Earlier", "comment", []Repeated{{Finding: review.Finding{Path: "caf\xe9.txt", Line: 2, Severity: review.Low, Title: "T"}}})
+	WriteRepeated(&b, "Earlier", "comment", []Repeated{{Finding: result.Finding{Path: "caf\xe9.txt", Line: 2, Severity: result.Low, Title: "T"}}})
 	if want := "#### Earlier\n\n- [low] T · `\"caf\\xe9.txt\":2`\n\n"; b.String() != want {
 		t.Errorf("WriteRepeated = %q, want %q", b.String(), want)
 	}

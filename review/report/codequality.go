@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	ctext "github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // The Code Quality objects follow GitLab's report format ("Code Quality
@@ -41,7 +41,7 @@ type (
 //
 // Files a cap left out are one info issue on the first of them, as rdjson
 // does; the format has no place for usage.
-func writeCodeQuality(w io.Writer, r *review.Result) error {
+func writeCodeQuality(w io.Writer, r *result.Result) error {
 	out := make([]cqIssue, 0, len(r.Findings)+1)
 	for _, f := range r.Findings {
 		out = append(out, cqIssue{
@@ -53,7 +53,7 @@ func writeCodeQuality(w io.Writer, r *review.Result) error {
 		})
 	}
 	if line := notReviewedLine(r); line != "" {
-		nr := review.Finding{Path: r.NotReviewed[0].Path, Category: "not-reviewed", Title: "review: " + line}
+		nr := result.Finding{Path: r.NotReviewed[0].Path, Category: "not-reviewed", Title: "review: " + line}
 		out = append(out, cqIssue{
 			Description: nr.Title,
 			CheckName:   nr.Category,
@@ -67,7 +67,7 @@ func writeCodeQuality(w io.Writer, r *review.Result) error {
 
 // codeQualityDescription is a finding in one line: its severity, title and
 // where it ends when it spans lines. GitLab shows it as the issue's text.
-func codeQualityDescription(f review.Finding) string {
+func codeQualityDescription(f result.Finding) string {
 	s := fmt.Sprintf("[%s] %s", f.Severity, ctext.OneLine(f.Title, 0))
 	if f.EndLine > f.Line && f.Line > 0 {
 		s += " (lines " + strconv.Itoa(f.Line) + "-" + strconv.Itoa(f.EndLine) + ")"
@@ -77,26 +77,26 @@ func codeQualityDescription(f review.Finding) string {
 
 // codeQualityFingerprint identifies a finding in the report: a hash of the
 // finding's own fingerprint (its path, category and title, normalised as
-// review.Finding.Fingerprint does) and its line. It holds nothing of the
+// result.Finding.Fingerprint does) and its line. It holds nothing of the
 // run, so two runs that find the same thing on the same line give the same
 // fingerprint, and two findings alike on two lines of one file stay two
 // issues (GitLab shows issues with one fingerprint as one).
-func codeQualityFingerprint(f review.Finding) string {
+func codeQualityFingerprint(f result.Finding) string {
 	sum := sha256.Sum256([]byte(f.Fingerprint() + "\x00" + strconv.Itoa(f.Line)))
 	return hex.EncodeToString(sum[:16])
 }
 
 // codeQualitySeverity maps a severity to GitLab's five: info, minor,
 // major, critical, blocker.
-func codeQualitySeverity(s review.Severity) string {
+func codeQualitySeverity(s result.Severity) string {
 	switch s {
-	case review.Critical:
+	case result.Critical:
 		return "blocker"
-	case review.High:
+	case result.High:
 		return "critical"
-	case review.Medium:
+	case result.Medium:
 		return "major"
-	case review.Low:
+	case result.Low:
 		return "minor"
 	}
 	return "info"

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -43,7 +43,7 @@ type cqOut []struct {
 	} `json:"location"`
 }
 
-func writeCQ(t *testing.T, r *review.Result) ([]byte, cqOut) {
+func writeCQ(t *testing.T, r *result.Result) ([]byte, cqOut) {
 	t.Helper()
 	f, ok := Lookup("codequality", Result)
 	if !ok {
@@ -67,7 +67,7 @@ func writeCQ(t *testing.T, r *review.Result) ([]byte, cqOut) {
 func TestCodeQuality(t *testing.T) {
 	report, issue := codeQualitySchemas(t)
 	r := hostileResult()
-	r.NotReviewed = []review.NotReviewed{{Left: diffctx.Left{Path: "big.go"}, Reason: review.ReasonMaxUnits}}
+	r.NotReviewed = []result.NotReviewed{{Left: diffctx.Left{Path: "big.go"}, Reason: result.ReasonMaxUnits}}
 	raw, out := writeCQ(t, r)
 	report(raw)
 	var items []json.RawMessage
@@ -101,7 +101,7 @@ func TestCodeQuality(t *testing.T) {
 		seen[it.Fingerprint] = true
 	}
 	// Nothing to review is still a report: an empty array.
-	raw, _ = writeCQ(t, &review.Result{Submitted: true})
+	raw, _ = writeCQ(t, &result.Result{Submitted: true})
 	report(raw)
 	if string(bytes.TrimSpace(raw)) != "[]" {
 		t.Errorf("empty review: %s", raw)

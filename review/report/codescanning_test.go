@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // codeScanningLogs are SARIF logs of every kind of result, keyed by what
@@ -23,13 +23,13 @@ func codeScanningLogs(t *testing.T) map[string][]byte {
 	failNone.FailOn = ""
 	incomplete := hostileResult()
 	incomplete.Submitted = false
-	nothing := &review.Result{
-		Revisions: review.Revisions{Base: "main", Head: "HEAD"}, Summary: "Nothing to review.",
-		Findings: []review.Finding{}, NotReviewed: []review.NotReviewed{}, Submitted: true,
+	nothing := &result.Result{
+		Revisions: result.Revisions{Base: "main", Head: "HEAD"}, Summary: "Nothing to review.",
+		Findings: []result.Finding{}, NotReviewed: []result.NotReviewed{}, Submitted: true,
 	}
 	logs := map[string][]byte{}
 	for name, c := range map[string]struct {
-		r       *review.Result
+		r       *result.Result
 		version string
 	}{
 		"fail-on high":   {hostileResult(), "v1.4.0"},

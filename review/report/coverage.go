@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // Every format says which files a review did not cover, when a cap on
@@ -17,7 +17,7 @@ const listNotReviewed = 20
 
 // notReviewedLine says in one line how many files were not reviewed, why,
 // and names the first of them.
-func notReviewedLine(r *review.Result) string {
+func notReviewedLine(r *result.Result) string {
 	nr := r.NotReviewed
 	if len(nr) == 0 {
 		return ""
@@ -34,15 +34,15 @@ func notReviewedLine(r *review.Result) string {
 }
 
 // why names the cap that left files out.
-func why(r *review.Result) string {
+func why(r *result.Result) string {
 	if len(r.NotReviewed) == 0 {
 		return ""
 	}
 	var parts []string
 	seen := map[string]bool{}
 	for _, n := range r.NotReviewed {
-		if !seen[n.Reason] && n.Reason != review.ReasonUnitFailed {
-			parts = append(parts, "past "+review.CapFlag(n.Reason))
+		if !seen[n.Reason] && n.Reason != result.ReasonUnitFailed {
+			parts = append(parts, "past "+result.CapFlag(n.Reason))
 		}
 		seen[n.Reason] = true
 	}
@@ -60,7 +60,7 @@ func why(r *review.Result) string {
 
 // writeNotReviewed writes the Markdown section naming every file not
 // reviewed.
-func writeNotReviewed(b *strings.Builder, r *review.Result) {
+func writeNotReviewed(b *strings.Builder, r *result.Result) {
 	nr := r.NotReviewed
 	if len(nr) == 0 {
 		return

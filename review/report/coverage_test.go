@@ -9,19 +9,19 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // partialResult is a review that a cap cut short: 25 files not reviewed,
 // one of them only in part, one with a name that could break a format.
-func partialResult() *review.Result {
+func partialResult() *result.Result {
 	r := hostileResult()
 	r.Stopped = "stopped before a request that would pass --max-cost: $0.90 spent"
 	for i := range 24 {
-		r.NotReviewed = append(r.NotReviewed, review.NotReviewed{Left: diffctx.Left{Path: fmt.Sprintf("pkg/f%02d.go", i), Hunks: 2, All: 2}, Reason: review.ReasonMaxUnits})
+		r.NotReviewed = append(r.NotReviewed, result.NotReviewed{Left: diffctx.Left{Path: fmt.Sprintf("pkg/f%02d.go", i), Hunks: 2, All: 2}, Reason: result.ReasonMaxUnits})
 	}
 	r.NotReviewed[3].Hunks = 1
-	r.NotReviewed = append(r.NotReviewed, review.NotReviewed{Left: diffctx.Left{Path: "odd`dir/x,y:z.go", Hunks: 1, All: 1}, Reason: review.ReasonMaxUnits})
+	r.NotReviewed = append(r.NotReviewed, result.NotReviewed{Left: diffctx.Left{Path: "odd`dir/x,y:z.go", Hunks: 1, All: 1}, Reason: result.ReasonMaxUnits})
 	return r
 }
 
@@ -55,7 +55,7 @@ func TestNotReviewedInEveryFormat(t *testing.T) {
 	}
 	// JSON lists them all, with reasons.
 	var js struct {
-		NotReviewed []review.NotReviewed `json:"not_reviewed"`
+		NotReviewed []result.NotReviewed `json:"not_reviewed"`
 		Stopped     string               `json:"stopped"`
 	}
 	if err := json.Unmarshal([]byte(out["json"]), &js); err != nil {

@@ -9,5 +9,7 @@
 // and dispatches to the writer, for `review` and `review ask` alike. Adding
 // a format is adding a writer and one entry to the registry.
 //
-// Writers only render: they never call the model or read the store.
+// Writers only render: they never call the model or read the store. What
+// they render is review/result's data; they do not import the engine
+// (package review) that produced it.
 package report

@@ -7,7 +7,7 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // unitListFiles is how many files of a unit a dry run names.
@@ -19,7 +19,7 @@ const unitListFiles = 5
 // It reads the same data the JSON view writes, so the two cannot disagree.
 // Repository text, configuration (the model's name) and all, is passed
 // through text.Safe, since it is printed to terminals and job logs.
-func writeDryRun(w io.Writer, d *review.DryRun) error {
+func writeDryRun(w io.Writer, d *result.DryRun) error {
 	if len(d.Messages) == 0 {
 		// Nothing to review, no request to show: the command says so on
 		// standard error.
@@ -93,7 +93,7 @@ func writeDryRun(w io.Writer, d *review.DryRun) error {
 }
 
 // partly notes a file only some of whose hunks are not reviewed.
-func partly(n review.NotReviewed) string {
+func partly(n result.NotReviewed) string {
 	if n.All > 0 && n.Hunks < n.All {
 		return fmt.Sprintf(" (%d of %d hunks)", n.Hunks, n.All)
 	}

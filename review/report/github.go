@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	ctext "github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // writeGitHub writes one GitHub Actions workflow command per finding, which
@@ -22,7 +22,7 @@ import (
 //
 // GitHub shows a limited number of annotations per step; findings come most
 // severe first, and the step summary lists them all.
-func writeGitHub(w io.Writer, r *review.Result) error {
+func writeGitHub(w io.Writer, r *result.Result) error {
 	var b strings.Builder
 	for _, f := range r.Findings {
 		b.WriteString("::" + annotationLevel(f.Severity) + " ")
@@ -55,25 +55,25 @@ func writeGitHub(w io.Writer, r *review.Result) error {
 		b.WriteString("review: " + r.Summary + "\n")
 	} else {
 		fmt.Fprintf(&b, "review: %s · run %s · see what the model saw: review replay %s\n",
-			review.CountFindings(r.Findings), r.RunID, r.RunID)
+			result.CountFindings(r.Findings), r.RunID, r.RunID)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // annotationLevel is the workflow command for a severity.
-func annotationLevel(s review.Severity) string {
+func annotationLevel(s result.Severity) string {
 	switch s {
-	case review.Critical, review.High:
+	case result.Critical, result.High:
 		return "error"
-	case review.Medium:
+	case result.Medium:
 		return "warning"
 	}
 	return "notice"
 }
 
 // annotationTitle heads an annotation: severity, title and category.
-func annotationTitle(f review.Finding) string {
+func annotationTitle(f result.Finding) string {
 	return fmt.Sprintf("[%s] %s (%s)", f.Severity, f.Title, f.RuleID())
 }
 

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	ctext "github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // workflowCommand is a workflow command parsed the way the Actions runner
@@ -106,7 +106,7 @@ func TestWriteGitHub(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := writeGitHub(&b, &review.Result{RunID: "none", Submitted: true}); err != nil {
+	if err := writeGitHub(&b, &result.Result{RunID: "none", Submitted: true}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "::") || !strings.Contains(b.String(), "no findings") {
@@ -118,7 +118,7 @@ func TestWriteGitHub(t *testing.T) {
 // says so in a warning annotation, not only "no findings".
 func TestWriteGitHubIncomplete(t *testing.T) {
 	var b strings.Builder
-	if err := writeGitHub(&b, &review.Result{RunID: "r1", Summary: "Looks fine."}); err != nil {
+	if err := writeGitHub(&b, &result.Result{RunID: "r1", Summary: "Looks fine."}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -161,9 +161,9 @@ func FuzzWorkflowCommand(f *testing.F) {
 	f.Add("p\n.go", "t\r", "%", "", -1, 2)
 	f.Add("ü.go", "✓ 🚀", "\x00\xff", "```suggestion\nx\n```", 1, 1)
 	f.Fuzz(func(t *testing.T, path, title, body, suggestion string, line, end int) {
-		fd := review.Finding{Path: path, Line: line, EndLine: end, Severity: review.High, Category: "c,d:e", Title: title, Body: body, Suggestion: suggestion}
+		fd := result.Finding{Path: path, Line: line, EndLine: end, Severity: result.High, Category: "c,d:e", Title: title, Body: body, Suggestion: suggestion}
 		var b bytes.Buffer
-		if err := writeGitHub(&b, &review.Result{RunID: "run", Submitted: true, Findings: []review.Finding{fd}}); err != nil {
+		if err := writeGitHub(&b, &result.Result{RunID: "run", Submitted: true, Findings: []result.Finding{fd}}); err != nil {
 			t.Fatal(err)
 		}
 		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")

@@ -13,10 +13,10 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/toolname"
-	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 )
 
 // The page, its script and its style. The script builds every element
@@ -229,7 +229,7 @@ func buildPage(h HTMLReplay) *pageData {
 	if !run.Ended.IsZero() {
 		d.Run.Ended = run.Ended.UTC().Format("2006-01-02 15:04:05 UTC")
 	}
-	var u review.RunUsage
+	var u result.RunUsage
 	if json.Unmarshal(run.Usage, &u) == nil {
 		if p, ok := llm.PriceFor(run.Model); ok {
 			d.Cost = llm.FormatUSD(u.Cost(p))

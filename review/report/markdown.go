@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // writeMarkdown renders a result for people: summary, findings by severity,
@@ -14,10 +14,10 @@ import (
 // may be printed to a terminal or a job log, so the whole is passed
 // through text.Safe; in Markdown its escapes ("\\::", "#\\#[") still read
 // "::" and "##[".
-func writeMarkdown(w io.Writer, r *review.Result) error {
+func writeMarkdown(w io.Writer, r *result.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Review of %s against %s", r.Head, r.Base)
-	if u := review.Unreviewed(r.NotReviewed); u != "" {
+	if u := result.Unreviewed(r.NotReviewed); u != "" {
 		// The first line says what the review left out.
 		fmt.Fprintf(&b, " (partial: %s)", u)
 	}
@@ -73,7 +73,7 @@ func writeMarkdown(w io.Writer, r *review.Result) error {
 }
 
 // writeAnswer renders a follow-up turn's answer for people.
-func writeAnswer(w io.Writer, a *review.Answer) error {
+func writeAnswer(w io.Writer, a *result.Answer) error {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(a.Answer) + "\n\n")
 	if len(a.Findings) > 0 {

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 func TestMarkdownIsNoWorkflowCommand(t *testing.T) {
-	r := &review.Result{RunID: "r", Submitted: true, Summary: "fine\n::error file=x::pwned\n  ::warning::x",
-		Findings: []review.Finding{{Path: "a.go", Line: 1, Severity: review.High, Category: "security", Title: "two\n::lines", Body: "::set-output name=x::y"}}}
+	r := &result.Result{RunID: "r", Submitted: true, Summary: "fine\n::error file=x::pwned\n  ::warning::x",
+		Findings: []result.Finding{{Path: "a.go", Line: 1, Severity: result.High, Category: "security", Title: "two\n::lines", Body: "::set-output name=x::y"}}}
 	var b strings.Builder
 	if err := writeMarkdown(&b, r); err != nil {
 		t.Fatal(err)
@@ -27,7 +27,7 @@ func TestMarkdownIsNoWorkflowCommand(t *testing.T) {
 
 func TestMarkdownReplacement(t *testing.T) {
 	repl := "x := \"```\""
-	r := &review.Result{RunID: "r", Submitted: true, Findings: []review.Finding{{Path: "a.go", Line: 3, Severity: review.Low, Title: "t", Replacement: &repl}}}
+	r := &result.Result{RunID: "r", Submitted: true, Findings: []result.Finding{{Path: "a.go", Line: 3, Severity: result.Low, Title: "t", Replacement: &repl}}}
 	var b bytes.Buffer
 	if err := writeMarkdown(&b, r); err != nil {
 		t.Fatal(err)

@@ -6,16 +6,16 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // TestPathsNotUTF8 checks that a finding on a file whose name is not
 // UTF-8 names it exactly in every machine format (SARIF percent-encodes
 // it; the others quote it as the JSON outputs do), never as U+FFFD.
 func TestPathsNotUTF8(t *testing.T) {
-	res := &review.Result{RunID: "r", Model: "m", Submitted: true, Findings: []review.Finding{
-		{Path: "caf\xe9.go", Line: 3, Severity: review.High, Category: "correctness", Title: "A bug"},
-	}, NotReviewed: []review.NotReviewed{}}
+	res := &result.Result{RunID: "r", Model: "m", Submitted: true, Findings: []result.Finding{
+		{Path: "caf\xe9.go", Line: 3, Severity: result.High, Category: "correctness", Title: "A bug"},
+	}, NotReviewed: []result.NotReviewed{}}
 	for _, name := range []string{"sarif", "rdjson", "codequality", "json", "github", "markdown"} {
 		f, ok := Lookup(name, Result)
 		if !ok {
@@ -39,9 +39,9 @@ func TestPathsNotUTF8(t *testing.T) {
 // annotation cannot name a file whose name is not; it goes on the run,
 // its title naming the file quoted, while a UTF-8 name stays on its line.
 func TestGitHubAnnotationNotUTF8(t *testing.T) {
-	res := &review.Result{RunID: "r", Submitted: true, Findings: []review.Finding{
-		{Path: "caf\xe9.go", Line: 3, Severity: review.High, Title: "A bug"},
-		{Path: "café.go", Line: 4, Severity: review.Low, Title: "B"},
+	res := &result.Result{RunID: "r", Submitted: true, Findings: []result.Finding{
+		{Path: "caf\xe9.go", Line: 3, Severity: result.High, Title: "A bug"},
+		{Path: "café.go", Line: 4, Severity: result.Low, Title: "B"},
 	}}
 	var b bytes.Buffer
 	if err := writeGitHub(&b, res); err != nil {

@@ -6,7 +6,7 @@ import (
 
 	ctext "github.com/reviewdev/review/internal/text"
 
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // The rdjson objects follow reviewdog's DiagnosticResult schema
@@ -62,12 +62,12 @@ type (
 // the message. A file-level finding has no range.
 //
 // rdjson has no place for usage; the other formats carry it.
-func writeRDJSON(w io.Writer, r *review.Result) error {
+func writeRDJSON(w io.Writer, r *result.Result) error {
 	out := rdResult{
 		Source:      rdSource{Name: "review", URL: informationURI},
 		Diagnostics: make([]rdDiagnostic, 0, len(r.Findings)),
 	}
-	top := review.Severity("")
+	top := result.Severity("")
 	for _, f := range r.Findings {
 		if f.Severity.Rank() > top.Rank() {
 			top = f.Severity
@@ -109,11 +109,11 @@ func writeRDJSON(w io.Writer, r *review.Result) error {
 }
 
 // rdSeverity maps a severity to reviewdog's.
-func rdSeverity(s review.Severity) string {
+func rdSeverity(s result.Severity) string {
 	switch s {
-	case review.Critical, review.High:
+	case result.Critical, result.High:
 		return "ERROR"
-	case review.Medium:
+	case result.Medium:
 		return "WARNING"
 	}
 	return "INFO"

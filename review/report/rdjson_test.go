@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // rdjsonSchema is reviewdog's DiagnosticResult schema
@@ -155,7 +155,7 @@ func TestWriteRDJSON(t *testing.T) {
 	}
 
 	b.Reset()
-	if err := writeRDJSON(&b, &review.Result{RunID: "none"}); err != nil {
+	if err := writeRDJSON(&b, &result.Result{RunID: "none"}); err != nil {
 		t.Fatal(err)
 	}
 	validate(t, schema, b.Bytes())
@@ -165,7 +165,7 @@ func TestWriteRDJSON(t *testing.T) {
 }
 
 func TestRDJSONSuggestionNeedsALine(t *testing.T) {
-	r := &review.Result{RunID: "x", Findings: []review.Finding{{Path: "a.go", Severity: review.Medium, Title: "t", Suggestion: "```suggestion\nnew\n```"}}}
+	r := &result.Result{RunID: "x", Findings: []result.Finding{{Path: "a.go", Severity: result.Medium, Title: "t", Suggestion: "```suggestion\nnew\n```"}}}
 	var b bytes.Buffer
 	if err := writeRDJSON(&b, r); err != nil {
 		t.Fatal(err)
@@ -181,10 +181,10 @@ func TestRDJSONSuggestionNeedsALine(t *testing.T) {
 // reporter prints.
 func TestRDJSONReplacement(t *testing.T) {
 	repl, del := "\tx := 1\n\ty := 2", ""
-	r := &review.Result{RunID: "x", Findings: []review.Finding{
-		{Path: "a.go", Line: 3, EndLine: 4, Severity: review.Medium, Category: "correctness", Title: "Two\nlines", Suggestion: "Name it.", Replacement: &repl},
-		{Path: "a.go", Line: 9, Severity: review.Low, Category: "maintainability", Title: "Dead code", Replacement: &del},
-		{Path: "b.go", Severity: review.Info, Category: "tests", Title: "No test"},
+	r := &result.Result{RunID: "x", Findings: []result.Finding{
+		{Path: "a.go", Line: 3, EndLine: 4, Severity: result.Medium, Category: "correctness", Title: "Two\nlines", Suggestion: "Name it.", Replacement: &repl},
+		{Path: "a.go", Line: 9, Severity: result.Low, Category: "maintainability", Title: "Dead code", Replacement: &del},
+		{Path: "b.go", Severity: result.Info, Category: "tests", Title: "No test"},
 	}}
 	var b bytes.Buffer
 	if err := writeRDJSON(&b, r); err != nil {

@@ -7,7 +7,7 @@ import (
 	"io"
 	"unicode/utf8"
 
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // Kind is what a format writes.
@@ -40,9 +40,9 @@ type Format struct {
 	// Name is what --format and --output FORMAT=FILE take.
 	Name string
 
-	result func(w io.Writer, r *review.Result, version string) error
-	answer func(w io.Writer, a *review.Answer) error
-	dryRun func(w io.Writer, d *review.DryRun) error
+	result func(w io.Writer, r *result.Result, version string) error
+	answer func(w io.Writer, a *result.Answer) error
+	dryRun func(w io.Writer, d *result.DryRun) error
 }
 
 // registry holds every format, in the order help text lists them; the
@@ -50,20 +50,20 @@ type Format struct {
 var registry = []Format{
 	{
 		Name:   "markdown",
-		result: func(w io.Writer, r *review.Result, _ string) error { return writeMarkdown(w, r) },
+		result: func(w io.Writer, r *result.Result, _ string) error { return writeMarkdown(w, r) },
 		answer: writeAnswer,
 		dryRun: writeDryRun,
 	},
 	{
 		Name:   "json",
-		result: func(w io.Writer, r *review.Result, _ string) error { return WriteJSON(w, r) },
-		answer: func(w io.Writer, a *review.Answer) error { return WriteJSON(w, a) },
-		dryRun: func(w io.Writer, d *review.DryRun) error { return WriteJSON(w, d) },
+		result: func(w io.Writer, r *result.Result, _ string) error { return WriteJSON(w, r) },
+		answer: func(w io.Writer, a *result.Answer) error { return WriteJSON(w, a) },
+		dryRun: func(w io.Writer, d *result.DryRun) error { return WriteJSON(w, d) },
 	},
 	{Name: "sarif", result: writeSARIF},
-	{Name: "github", result: func(w io.Writer, r *review.Result, _ string) error { return writeGitHub(w, r) }},
-	{Name: "rdjson", result: func(w io.Writer, r *review.Result, _ string) error { return writeRDJSON(w, r) }},
-	{Name: "codequality", result: func(w io.Writer, r *review.Result, _ string) error { return writeCodeQuality(w, r) }},
+	{Name: "github", result: func(w io.Writer, r *result.Result, _ string) error { return writeGitHub(w, r) }},
+	{Name: "rdjson", result: func(w io.Writer, r *result.Result, _ string) error { return writeRDJSON(w, r) }},
+	{Name: "codequality", result: func(w io.Writer, r *result.Result, _ string) error { return writeCodeQuality(w, r) }},
 }
 
 // Writes reports whether the format writes k.
@@ -105,7 +105,7 @@ func Lookup(name string, k Kind) (Format, bool) {
 // WriteResult writes a review's result. version is the program's version,
 // which formats that name their producer (SARIF) record; empty leaves it
 // out.
-func (f Format) WriteResult(w io.Writer, r *review.Result, version string) error {
+func (f Format) WriteResult(w io.Writer, r *result.Result, version string) error {
 	if f.result == nil {
 		return f.cannot(Result)
 	}
@@ -113,7 +113,7 @@ func (f Format) WriteResult(w io.Writer, r *review.Result, version string) error
 }
 
 // WriteAnswer writes a follow-up turn's answer.
-func (f Format) WriteAnswer(w io.Writer, a *review.Answer) error {
+func (f Format) WriteAnswer(w io.Writer, a *result.Answer) error {
 	if f.answer == nil {
 		return f.cannot(Answer)
 	}
@@ -121,7 +121,7 @@ func (f Format) WriteAnswer(w io.Writer, a *review.Answer) error {
 }
 
 // WriteDryRun writes what a review's first request would carry.
-func (f Format) WriteDryRun(w io.Writer, d *review.DryRun) error {
+func (f Format) WriteDryRun(w io.Writer, d *result.DryRun) error {
 	if f.dryRun == nil {
 		return f.cannot(DryRun)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 func TestNames(t *testing.T) {
@@ -61,10 +61,10 @@ func TestLookup(t *testing.T) {
 // checks that a format asked for a kind it does not write says so instead
 // of writing another format.
 func TestEveryFormatWrites(t *testing.T) {
-	answer := &review.Answer{RunID: "r", Turn: 2, Answer: "Because.", Model: "m",
-		Findings: []review.Finding{{Path: "a.go", Line: 3, Severity: review.Low, Title: "t"}}}
-	dry := &review.DryRun{Model: "m", Tokenizer: "estimate",
-		Messages: []review.DryRunMessage{{Role: conversation.System, Layer: conversation.Static, Tokens: 3, Content: "You are review"}}}
+	answer := &result.Answer{RunID: "r", Turn: 2, Answer: "Because.", Model: "m",
+		Findings: []result.Finding{{Path: "a.go", Line: 3, Severity: result.Low, Title: "t"}}}
+	dry := &result.DryRun{Model: "m", Tokenizer: "estimate",
+		Messages: []result.DryRunMessage{{Role: conversation.System, Layer: conversation.Static, Tokens: 3, Content: "You are review"}}}
 	for _, f := range registry {
 		for _, k := range []Kind{Result, Answer, DryRun} {
 			var b bytes.Buffer
@@ -88,14 +88,14 @@ func TestEveryFormatWrites(t *testing.T) {
 }
 
 func TestWriteDryRun(t *testing.T) {
-	d := &review.DryRun{
-		Revisions: review.Revisions{Base: "main", Head: "HEAD", BaseSHA: "0123456789abcdef", HeadSHA: "fedcba9876543210", MergeBase: "0123456789abcdef"},
+	d := &result.DryRun{
+		Revisions: result.Revisions{Base: "main", Head: "HEAD", BaseSHA: "0123456789abcdef", HeadSHA: "fedcba9876543210", MergeBase: "0123456789abcdef"},
 		Model:     "gpt-4o-mini", Tokenizer: "tiktoken o200k_base",
-		Messages: []review.DryRunMessage{
+		Messages: []result.DryRunMessage{
 			{Role: conversation.System, Layer: conversation.Static, Tokens: 120, Content: "You are review."},
 			{Role: conversation.User, Layer: conversation.Loop, Tokens: 30, Content: "Review it.\n"},
 		},
-		Tools: []review.DryRunTool{{Name: "read_file_hunk"}, {Name: "submit_review"}},
+		Tools: []result.DryRunTool{{Name: "read_file_hunk"}, {Name: "submit_review"}},
 	}
 	d.Budget.ContextWindow, d.Budget.AnswerReserve, d.Budget.Input = 128000, 8192, 119808
 	d.Budget.ToolTokens, d.Budget.TotalTokens = 400, 550
@@ -121,11 +121,11 @@ func TestWriteDryRun(t *testing.T) {
 // BenchmarkWriters writes a review of 200 findings in each format that
 // writes one and reports the output's size per finding.
 func BenchmarkWriters(b *testing.B) {
-	r := &review.Result{RunID: "bench", Model: "gpt-4o-mini", Submitted: true, Usage: review.RunUsage{Requests: 12, Prompt: 400_000, Cached: 250_000, Completion: 9000}}
+	r := &result.Result{RunID: "bench", Model: "gpt-4o-mini", Submitted: true, Usage: result.RunUsage{Requests: 12, Prompt: 400_000, Cached: 250_000, Completion: 9000}}
 	for i := range 200 {
-		r.Findings = append(r.Findings, review.Finding{
+		r.Findings = append(r.Findings, result.Finding{
 			Path: fmt.Sprintf("pkg/mod%d/file%d.go", i%17, i), Line: 10 + i, EndLine: 12 + i,
-			Severity: []review.Severity{review.Critical, review.High, review.Medium, review.Low, review.Info}[i%5], Category: []string{"correctness", "security", "performance"}[i%3],
+			Severity: []result.Severity{result.Critical, result.High, result.Medium, result.Low, result.Info}[i%5], Category: []string{"correctness", "security", "performance"}[i%3],
 			Title: fmt.Sprintf("Problem number %d in the handler", i), Body: strings.Repeat("The handler forgets to close the body. ", 8),
 			Suggestion: "```suggestion\n\tdefer resp.Body.Close()\n```",
 		})

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // hostileText is what a pull request's configuration or a model can put in
@@ -16,7 +16,7 @@ import (
 // command form, and terminal escape sequences.
 const hostileText = "m\n::error::X1\r::error::X2\r\n::error::X3 ##[error]X4 \x1b]0;title\x07\x1b[31mred\x1b[0m \u009b2J\x7f"
 
-func hostileEverywhere() *review.Result {
+func hostileEverywhere() *result.Result {
 	r := hostileResult()
 	r.Model = hostileText
 	r.Summary = hostileText
@@ -24,7 +24,7 @@ func hostileEverywhere() *review.Result {
 	r.Findings[0].Title = hostileText
 	r.Findings[0].Body = hostileText
 	r.Findings[0].Note = hostileText
-	r.Dropped = []review.Dropped{{Finding: review.Finding{Path: hostileText, Title: hostileText}, Reason: hostileText}}
+	r.Dropped = []result.Dropped{{Finding: result.Finding{Path: hostileText, Title: hostileText}, Reason: hostileText}}
 	return r
 }
 
@@ -76,7 +76,7 @@ func TestFormatsSafeToPrint(t *testing.T) {
 			}
 			checkPrintable(t, b.String(), commands)
 			if name == "json" {
-				var back review.Result
+				var back result.Result
 				if err := json.Unmarshal(b.Bytes(), &back); err != nil {
 					t.Fatal(err)
 				}
@@ -88,7 +88,7 @@ func TestFormatsSafeToPrint(t *testing.T) {
 	}
 	t.Run("answer", func(t *testing.T) {
 		var b bytes.Buffer
-		a := &review.Answer{RunID: "r", Answer: hostileText, Model: hostileText, Findings: r.Findings[:1]}
+		a := &result.Answer{RunID: "r", Answer: hostileText, Model: hostileText, Findings: r.Findings[:1]}
 		if err := writeAnswer(&b, a); err != nil {
 			t.Fatal(err)
 		}
@@ -96,8 +96,8 @@ func TestFormatsSafeToPrint(t *testing.T) {
 	})
 	t.Run("dry run", func(t *testing.T) {
 		var b bytes.Buffer
-		d := &review.DryRun{Revisions: r.Revisions, Model: hostileText, Tokenizer: "tiktoken",
-			Messages: []review.DryRunMessage{{Role: "user", Layer: "static", Content: hostileText}}}
+		d := &result.DryRun{Revisions: r.Revisions, Model: hostileText, Tokenizer: "tiktoken",
+			Messages: []result.DryRunMessage{{Role: "user", Layer: "static", Content: hostileText}}}
 		if err := writeDryRun(&b, d); err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 )
 
 // SARIF describes the log format writeSARIF writes.
@@ -133,7 +133,7 @@ type (
 		EndLine   int `json:"endLine,omitempty"`
 	}
 	sarifResultProps struct {
-		Severity review.Severity `json:"severity"`
+		Severity result.Severity `json:"severity"`
 		RunID    string          `json:"runId"`
 		// FileLevel marks a finding about a whole file, anchored at line 1
 		// because code scanning requires a start line.
@@ -151,7 +151,7 @@ type (
 		Summary   string          `json:"summary,omitempty"`
 		Submitted bool            `json:"submitted"`
 		Steps     int             `json:"steps"`
-		Usage     review.RunUsage `json:"usage"`
+		Usage     result.RunUsage `json:"usage"`
 		// EstimatedCostUSD is absent when the model's price is unknown.
 		EstimatedCostUSD *float64 `json:"estimatedCostUsd,omitempty"`
 		Replay           string   `json:"replay"`
@@ -173,7 +173,7 @@ type (
 // the run's invocation says executionSuccessful false, with a notification
 // saying why, so a consumer does not take the missing findings for fixed
 // ones.
-func writeSARIF(w io.Writer, r *review.Result, version string) error {
+func writeSARIF(w io.Writer, r *result.Result, version string) error {
 	// SARIF wants a version that starts with a number (the multitool's
 	// SARIF2005): a release's tag v1.4.0 is 1.4.0.
 	if len(version) > 1 && version[0] == 'v' && version[1] >= '0' && version[1] <= '9' {
@@ -258,7 +258,7 @@ func writeSARIF(w io.Writer, r *review.Result, version string) error {
 
 // sarifRules returns one rule per category, sorted by ID, and each ID's
 // index in the list.
-func sarifRules(fs []review.Finding, failOn review.Severity) ([]sarifRule, map[string]int) {
+func sarifRules(fs []result.Finding, failOn result.Severity) ([]sarifRule, map[string]int) {
 	seen := map[string]bool{}
 	var ids []string
 	for _, f := range fs {
@@ -335,9 +335,9 @@ func ruleName(id string) string {
 
 // securitySeverity is code scanning's score for the security rule: that
 // of its most severe finding at or above failOn, or none.
-func securitySeverity(fs []review.Finding, failOn review.Severity) string {
-	score := map[review.Severity]string{review.Critical: "9.5", review.High: "8.0", review.Medium: "5.5", review.Low: "3.0", review.Info: "0.5"}
-	best := review.Severity("")
+func securitySeverity(fs []result.Finding, failOn result.Severity) string {
+	score := map[result.Severity]string{result.Critical: "9.5", result.High: "8.0", result.Medium: "5.5", result.Low: "3.0", result.Info: "0.5"}
+	best := result.Severity("")
 	for _, f := range fs {
 		if f.RuleID() == "security" && failOn != "" && f.Severity.Rank() >= failOn.Rank() && f.Severity.Rank() > best.Rank() {
 			best = f.Severity
@@ -349,12 +349,12 @@ func securitySeverity(fs []review.Finding, failOn review.Severity) string {
 // sarifLevel maps a severity to a SARIF level. Code scanning fails its
 // check on errors, so only findings at or above --fail-on are errors:
 // with no --fail-on, no result fails the check.
-func sarifLevel(s, failOn review.Severity) string {
+func sarifLevel(s, failOn result.Severity) string {
 	if failOn != "" && s.Rank() >= failOn.Rank() && s.Rank() > 0 {
 		return "error"
 	}
 	switch s {
-	case review.Critical, review.High, review.Medium:
+	case result.Critical, result.High, result.Medium:
 		return "warning"
 	}
 	return "note"
@@ -373,7 +373,7 @@ func artifactURI(path string) string {
 
 // plainMessage is a finding as plain text: title, body, suggestion and note.
 // withTitle leaves the title out where the format has a field of its own.
-func plainMessage(f review.Finding, withTitle bool) string {
+func plainMessage(f result.Finding, withTitle bool) string {
 	var parts []string
 	if withTitle && f.Title != "" {
 		parts = append(parts, f.Title)

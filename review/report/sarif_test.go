@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review/resulttest"
+	"github.com/reviewdev/review/review/result/resulttest"
 
-	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-func hostileResult() *review.Result { return resulttest.Hostile() }
+func hostileResult() *result.Result { return resulttest.Hostile() }
 
 // sarifSchemaPath is the SARIF 2.1.0 schema vendored in the repository's
 // testdata/schemas. A missing schema fails the test: a SARIF log that is
@@ -63,9 +63,9 @@ func TestWriteSARIFValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := compileSchema(t, "sarif-schema-2.1.0.json", raw)
-	for name, r := range map[string]*review.Result{
+	for name, r := range map[string]*result.Result{
 		"hostile":      hostileResult(),
-		"no findings":  {RunID: "empty", Model: "unknown-model", Findings: []review.Finding{}},
+		"no findings":  {RunID: "empty", Model: "unknown-model", Findings: []result.Finding{}},
 		"nil findings": {RunID: "nil"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -136,7 +136,7 @@ type sarifOut struct {
 	} `json:"runs"`
 }
 
-func readSARIF(t *testing.T, r *review.Result) sarifOut {
+func readSARIF(t *testing.T, r *result.Result) sarifOut {
 	t.Helper()
 	var b bytes.Buffer
 	if err := writeSARIF(&b, r, "v1.2.3"); err != nil {
@@ -236,7 +236,7 @@ func TestWriteSARIFContent(t *testing.T) {
 		t.Errorf("replay = %v", props["replay"])
 	}
 
-	unknown := readSARIF(t, &review.Result{RunID: "u", Model: "my-local-model"})
+	unknown := readSARIF(t, &result.Result{RunID: "u", Model: "my-local-model"})
 	if _, ok := unknown.Runs[0].Properties["estimatedCostUsd"]; ok {
 		t.Error("a model without a price has an estimated cost")
 	}
@@ -254,7 +254,7 @@ func TestWriteSARIFDeterministic(t *testing.T) {
 		t.Error("two writes of the same result differ")
 	}
 	var none bytes.Buffer
-	if err := writeSARIF(&none, &review.Result{RunID: "x"}, ""); err != nil {
+	if err := writeSARIF(&none, &result.Result{RunID: "x"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(none.String(), `"version": ""`) || !strings.Contains(none.String(), `"results": []`) {
@@ -265,13 +265,13 @@ func TestWriteSARIFDeterministic(t *testing.T) {
 func TestSARIFLevelAndURI(t *testing.T) {
 	// Without --fail-on nothing is an error, so no code scanning check
 	// fails; with it, what reaches it is.
-	for s, want := range map[review.Severity]string{review.Critical: "warning", review.High: "warning", review.Medium: "warning", review.Low: "note", review.Info: "note", "odd": "note"} {
+	for s, want := range map[result.Severity]string{result.Critical: "warning", result.High: "warning", result.Medium: "warning", result.Low: "note", result.Info: "note", "odd": "note"} {
 		if got := sarifLevel(s, ""); got != want {
 			t.Errorf("sarifLevel(%s, none) = %s, want %s", s, got, want)
 		}
 	}
-	for s, want := range map[review.Severity]string{review.Critical: "error", review.High: "error", review.Medium: "warning", review.Low: "note", "odd": "note"} {
-		if got := sarifLevel(s, review.High); got != want {
+	for s, want := range map[result.Severity]string{result.Critical: "error", result.High: "error", result.Medium: "warning", result.Low: "note", "odd": "note"} {
+		if got := sarifLevel(s, result.High); got != want {
 			t.Errorf("sarifLevel(%s, high) = %s, want %s", s, got, want)
 		}
 	}

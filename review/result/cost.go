@@ -1,4 +1,4 @@
-package review
+package result
 
 import "github.com/reviewdev/review/review/llm"
 

@@ -1,4 +1,4 @@
-package review
+package result
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package review
+package result
 
 import (
 	"sync"
@@ -94,3 +94,36 @@ func (c *Config) Redactor() *redact.Redactor {
 	}
 	return theRedactor()
 }
+
+// OffDiff says what happens to a finding on a line the change did not touch.
+type OffDiff string
+
+// OffDiff policies.
+const (
+	// KeepFileLevel keeps the finding on its file, without a line.
+	KeepFileLevel OffDiff = "file"
+	// DropOffDiff drops it, recording why.
+	DropOffDiff OffDiff = "drop"
+)
+
+// DefaultMaxUnits is how many units a review covers unless configured.
+const DefaultMaxUnits = 12
+
+// Caps bound what a review may spend. A zero field is no bound.
+type Caps struct {
+	// MaxUnits bounds the units of a diff reviewed in units; the files of
+	// the others are reported as not reviewed.
+	MaxUnits int
+	// MaxPromptTokens bounds the prompt tokens of all requests, by our
+	// count or the server's, whichever is larger.
+	MaxPromptTokens int
+	// MaxCost bounds the cost in US dollars, prompts at Price and each
+	// answer counted as long as the answer reserve allows.
+	MaxCost float64
+	// Price is what MaxCost is reckoned in: the configured price, else
+	// the model's list price. It must be set with MaxCost.
+	Price *llm.Price
+}
+
+// DefaultJobs is how many units run side by side unless configured.
+const DefaultJobs = 4

@@ -1,0 +1,67 @@
+package result
+
+import (
+	"encoding/json"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/diffctx"
+)
+
+// DryRun is the machine-readable view of what the first request would carry.
+type DryRun struct {
+	Revisions
+	Model     string `json:"model"`
+	Tokenizer string `json:"tokenizer"`
+	// Estimated says the token figures are estimates: the first request
+	// is far from every limit, so upper bounds planned it and nothing
+	// was counted exactly (--exact-counts counts them).
+	Estimated bool `json:"estimated"`
+	// Borrowed says the model's own tokenizer is not known: the counts
+	// are made with Tokenizer, which the model may not share, and are
+	// estimates of what the server will count.
+	Borrowed bool `json:"tokenizer_borrowed,omitempty"`
+	// TokenizerFailed is the server tokenizer's first failure: the texts
+	// it failed to count were counted with tiktoken instead, and the
+	// counts are estimates.
+	TokenizerFailed string          `json:"tokenizer_failed,omitempty"`
+	Messages        []DryRunMessage `json:"messages"`
+	Tools           []DryRunTool    `json:"tools"`
+	Files           []diffctx.Entry `json:"files"`
+	// Units are the turns a diff too large for the diff context is
+	// reviewed in; empty when it fits.
+	Units []diffctx.Unit `json:"units"`
+	// Jobs is how many units run side by side; 1 runs them in sequence.
+	Jobs   int          `json:"jobs"`
+	Budget DryRunBudget `json:"budget"`
+	// Plan is what the review would send at most, and what the caps
+	// leave out.
+	Plan Estimate `json:"plan"`
+	// Warnings are git's, from diffing.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// DryRunMessage is one message with our token count.
+type DryRunMessage struct {
+	Role    conversation.Role  `json:"role"`
+	Layer   conversation.Layer `json:"layer"`
+	Tokens  int                `json:"tokens"`
+	Content string             `json:"content"`
+}
+
+// DryRunTool is one tool definition offered to the model.
+type DryRunTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// DryRunBudget is the budget and how much of it the first request uses.
+type DryRunBudget struct {
+	conversation.Budget
+	Input         int `json:"input"`
+	Static        int `json:"static"`
+	ContextTokens int `json:"context_tokens"`
+	ContextBudget int `json:"context_budget"`
+	ToolTokens    int `json:"tool_tokens"`
+	TotalTokens   int `json:"total_tokens"`
+}

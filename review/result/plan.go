@@ -1,0 +1,159 @@
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review/llm"
+)
+
+// Reasons files are not reviewed.
+const (
+	ReasonMaxUnits        = "max_units"
+	ReasonMaxPromptTokens = "max_prompt_tokens"
+	ReasonMaxCost         = "max_cost"
+	ReasonMaxRequests     = "max_requests"
+	// ReasonTooLarge is a file whose diff is too large to hold
+	// (diffctx.File.TooLarge): it is summarised, not reviewed.
+	ReasonTooLarge = "too_large"
+)
+
+// ReasonUnitFailed is the reason a file is not reviewed when its unit
+// failed (after its retries, or refused).
+const ReasonUnitFailed = "unit_failed"
+
+// NotReviewed is a changed file some or all of whose hunks the review did
+// not cover, because a cap left them out.
+type NotReviewed struct {
+	diffctx.Left
+	// Reason is the cap: one of the Reason constants.
+	Reason string `json:"reason"`
+}
+
+// notReviewedJSON is NotReviewed as JSON writes it.
+type notReviewedJSON struct {
+	Path   string `json:"path"`
+	Hunks  int    `json:"hunks_not_reviewed"`
+	All    int    `json:"hunks"`
+	Reason string `json:"reason"`
+}
+
+// MarshalJSON writes a path that is not UTF-8 quoted, as every path of
+// the JSON outputs is (text.JSONPath), so it names the file exactly.
+func (n NotReviewed) MarshalJSON() ([]byte, error) {
+	return json.Marshal(notReviewedJSON{Path: text.JSONPath(n.Path), Hunks: n.Hunks, All: n.All, Reason: n.Reason})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (n *NotReviewed) UnmarshalJSON(b []byte) error {
+	var j notReviewedJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*n = NotReviewed{Left: diffctx.Left{Path: text.PathFromJSON(j.Path), Hunks: j.Hunks, All: j.All}, Reason: j.Reason}
+	return nil
+}
+
+// Unreviewed says in a few words how much of the change a review left out:
+// "2 files (3 of 5 hunks) not reviewed", or "" when it reviewed it all.
+// The first line of every report for people carries it.
+func Unreviewed(nr []NotReviewed) string {
+	if len(nr) == 0 {
+		return ""
+	}
+	hunks, all := 0, 0
+	for _, n := range nr {
+		hunks += n.Hunks
+		all += n.All
+	}
+	return fmt.Sprintf("%s (%d of %d hunks) not reviewed", text.Plural(len(nr), "file"), hunks, all)
+}
+
+// Estimate is what a review is planned to send, known before any request.
+type Estimate struct {
+	// Units are the turns the review takes, one per unit (1 for a diff
+	// whose hunks fit the diff context); TotalUnits the units the whole
+	// diff would take (past MaxUnits an estimate).
+	Units      int `json:"units"`
+	TotalUnits int `json:"total_units"`
+	// MinRequests and MaxRequests bound the requests: at least one per
+	// unit, at most max_steps and the final one.
+	MinRequests int `json:"min_requests"`
+	MaxRequests int `json:"max_requests"`
+	// FirstRequestTokens is our count of the first request.
+	FirstRequestTokens int `json:"first_request_tokens"`
+	// MaxPromptTokens bounds the prompt tokens of the whole review.
+	MaxPromptTokens int `json:"max_prompt_tokens"`
+	// Requests, PromptTokens and Cost are what the review is expected to
+	// take: the engine's expected steps a unit, each request carrying the
+	// one before and a tool output's preview. Cost is set when the price
+	// is known.
+	Requests     int      `json:"expected_requests"`
+	PromptTokens int      `json:"expected_prompt_tokens"`
+	Cost         *float64 `json:"expected_cost_usd,omitempty"`
+	// MaxCost bounds its cost in US dollars, when the price is known.
+	MaxCost *float64 `json:"max_cost_usd,omitempty"`
+	// PriceSource says where the price came from: "configured" or the
+	// date of the list price.
+	PriceSource string `json:"price_source,omitempty"`
+	// LimitedBy names the cap that left units out, if one did: one of
+	// the Reason constants; Cap is how it was set, e.g. "--max-units 12".
+	LimitedBy string `json:"limited_by,omitempty"`
+	Cap       string `json:"cap,omitempty"`
+	// NotReviewed are the files the caps leave out, in priority order.
+	NotReviewed []NotReviewed `json:"not_reviewed"`
+}
+
+// Line says the plan in one line for people: units, then what the review
+// is expected to take, then the bound the caps hold it to, and what is
+// left out: "1 unit; expected 4 requests, 9,800 prompt tokens, $0.0016;
+// at most 21 requests, 2,515,968 prompt tokens and $0.4806".
+func (e Estimate) Line() string {
+	var b strings.Builder
+	if e.TotalUnits > e.Units {
+		fmt.Fprintf(&b, "%s of %s units", text.Number(e.Units), text.Number(e.TotalUnits))
+	} else {
+		b.WriteString(text.Plural(e.Units, "unit"))
+	}
+	if e.Requests > 0 {
+		fmt.Fprintf(&b, "; expected %s, %s prompt tokens", text.Plural(e.Requests, "request"), text.Number(e.PromptTokens))
+		if e.Cost != nil {
+			fmt.Fprintf(&b, ", %s", llm.FormatUSD(*e.Cost))
+		}
+	}
+	fmt.Fprintf(&b, "; at most %s, %s prompt tokens", text.Plural(e.MaxRequests, "request"), text.Number(e.MaxPromptTokens))
+	if e.MaxCost != nil {
+		fmt.Fprintf(&b, " and %s", llm.FormatUSD(*e.MaxCost))
+	}
+	if n := len(e.NotReviewed); n > 0 {
+		why := e.Cap
+		if why == "" {
+			why = capName(e.NotReviewed[0].Reason)
+		}
+		fmt.Fprintf(&b, "; %s not reviewed (%s)", text.Plural(n, "file"), why)
+	}
+	return b.String()
+}
+
+// CapFlag is how people set the cap a Reason constant names.
+func CapFlag(reason string) string { return capName(reason) }
+
+// capName is how people set a cap.
+func capName(reason string) string {
+	switch reason {
+	case ReasonMaxUnits:
+		return "--max-units"
+	case ReasonMaxPromptTokens:
+		return "--max-prompt-tokens"
+	case ReasonMaxCost:
+		return "--max-cost"
+	case ReasonMaxRequests:
+		return "the bound on requests"
+	case ReasonTooLarge:
+		return "the size a file's diff may have"
+	}
+	return reason
+}
