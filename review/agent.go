@@ -47,10 +47,12 @@ func (a *Agent) redact() *redact.Redactor { return a.Config.Redactor() }
 
 // Progress is the state of a running loop.
 type Progress struct {
+	// Step is the request of the loop under way, from 1 in each unit and
+	// each question.
 	Step      int
 	ToolCalls int
-	// Tokens is the prompt tokens sent so far, as the server reported them
-	// (our own count where it reported none).
+	// Tokens is the prompt tokens sent so far by our exact count, the
+	// figure the review's footer gives as "tokens sent".
 	Tokens int
 	// Unit and Units say which unit of a review in units is under way
 	// (from 1); Units is 0 for a review in one piece and for questions.
@@ -477,9 +479,10 @@ func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.St
 	return reply, st, nil
 }
 
-// progress reports p, with where the run is, to the agent's Progress.
+// progress reports p, with where the run is, to the agent's Progress:
+// the step is the loop's own, counted from 1 in each unit and turn.
 func (l *loop) progress(p Progress) {
-	p.ToolCalls, p.Unit, p.Units = l.calls, l.a.unitNow, l.a.unitsAll
+	p.Step, p.ToolCalls, p.Unit, p.Units = l.step, l.calls, l.a.unitNow, l.a.unitsAll
 	l.a.progress(p)
 }
 
