@@ -69,6 +69,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"explores":     cmdExplores,
 		"maxtokens":    cmdMaxTokens,
 		"prunefits":    cmdPruneFits,
+		"figurecheck":  cmdFigureCheck,
 		"overlap":      cmdOverlap,
 		"nomore":       cmdNoMore,
 		"sameprefix":   cmdSamePrefix,
