@@ -537,7 +537,10 @@ func TestGoreleaserConfig(t *testing.T) {
 // TestCIDocWorkflows checks the workflows docs/ci.md gives to copy: YAML
 // that parses, with what the CI section promises (a push baseline,
 // concurrency, a timeout, actions: read; pull_request_target only for
-// forks, with no step that could run the pull request's code).
+// forks, with no step that could run the pull request's code; the
+// conversation's workflow on comments, its store restored before the
+// action and saved after, the model's key only for commenters who may
+// run commands).
 func TestCIDocWorkflows(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("docs", "ci.md"))
 	if err != nil {
@@ -549,15 +552,15 @@ func TestCIDocWorkflows(t *testing.T) {
 			workflows = append(workflows, y)
 		}
 	}
-	if len(workflows) != 2 {
-		t.Fatalf("%d workflows in docs/ci.md, want 2", len(workflows))
+	if len(workflows) != 3 {
+		t.Fatalf("%d workflows in docs/ci.md, want 3", len(workflows))
 	}
 	type step struct {
 		Uses string            `yaml:"uses"`
 		Run  string            `yaml:"run"`
 		With map[string]string `yaml:"with"`
 	}
-	var wf [2]struct {
+	var wf [3]struct {
 		On          map[string]any    `yaml:"on"`
 		Permissions map[string]string `yaml:"permissions"`
 		Concurrency map[string]any    `yaml:"concurrency"`
@@ -578,9 +581,28 @@ func TestCIDocWorkflows(t *testing.T) {
 		if wf[i].Permissions["pull-requests"] != "write" || wf[i].Permissions["contents"] != "read" {
 			t.Errorf("workflow %d: permissions %v", i, wf[i].Permissions)
 		}
-		if len(job.Steps) != 2 || !strings.HasPrefix(job.Steps[0].Uses, "actions/checkout@") || !strings.HasPrefix(job.Steps[1].Uses, "reviewdev/review@") {
+		if i < 2 && (len(job.Steps) != 2 || !strings.HasPrefix(job.Steps[0].Uses, "actions/checkout@") || !strings.HasPrefix(job.Steps[1].Uses, "reviewdev/review@")) {
 			t.Errorf("workflow %d: steps %+v", i, job.Steps)
 		}
+	}
+	talk := wf[2]
+	for _, ev := range []string{"pull_request_target", "issue_comment", "pull_request_review_comment"} {
+		if _, ok := talk.On[ev]; !ok || len(talk.On) != 3 {
+			t.Errorf("the conversation's workflow: on %v, want %s among three", talk.On, ev)
+		}
+	}
+	var uses []string
+	for _, st := range talk.Jobs["review"].Steps {
+		uses = append(uses, strings.Split(st.Uses, "@")[0])
+		if st.Run != "" && st.Run != "review gc --older-than 14d" || st.With["ref"] != "" {
+			t.Errorf("the conversation's workflow runs or checks out the pull request: %+v", st)
+		}
+		if strings.HasPrefix(st.Uses, "reviewdev/review@") && !strings.Contains(st.With["api-key"], `contains(fromJSON('["OWNER", "MEMBER", "COLLABORATOR"]'), github.event.comment.author_association)`) {
+			t.Errorf("the conversation's workflow gives the key to any commenter: %q", st.With["api-key"])
+		}
+	}
+	if want := []string{"actions/checkout", "actions/cache/restore", "reviewdev/review", "", "actions/cache/save"}; !slices.Equal(uses, want) {
+		t.Errorf("the conversation's workflow's steps %v, want %v", uses, want)
 	}
 	same, forks := wf[0], wf[1]
 	if _, ok := same.On["push"]; !ok || same.Permissions["actions"] != "read" || same.Permissions["security-events"] != "write" {

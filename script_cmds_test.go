@@ -54,6 +54,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"capture":      cmdCapture,
 		"ghevent":      cmdGHEvent,
 		"ghcomment":    cmdGHComment,
+		"glnote":       cmdGLNote,
+		"gldiscussion": cmdGLDiscussion,
 		"githubserver": cmdGitHubServer,
 		"gitlabserver": cmdGitLabServer,
 		"printable":    cmdPrintable,
@@ -1066,10 +1068,12 @@ func cmdGitLabServer(ts *testscript.TestScript, neg bool, args []string) {
 	readOnly := fl.Bool("readonly", false, "refuse every post with 403")
 	redirect := fl.Bool("redirect", false, "answer the versions from a second host, after a redirect")
 	limit := fl.Bool("ratelimit", false, "answer the first discussion 429")
+	members := fl.String("members", "", "users' access levels, as id=level,...")
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
-		ts.Fatalf("usage: gitlabserver [-record dir] [-token T] [-readonly] [-redirect] [-ratelimit]")
+		ts.Fatalf("usage: gitlabserver [-record dir] [-token T] [-readonly] [-redirect] [-ratelimit] [-members id=level,...]")
 	}
-	g := &reviewtest.GitLab{Token: *token, ReadOnly: *readOnly, RateLimited: *limit}
+	g := &reviewtest.GitLab{Token: *token, ReadOnly: *readOnly, RateLimited: *limit, Members: glMembers(ts, *members)}
+	glServers.Store(ts, g)
 	if *record != "" {
 		g.Dir = ts.MkAbs(*record)
 		ts.Check(os.MkdirAll(g.Dir, 0o755))

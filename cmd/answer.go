@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
@@ -34,6 +35,24 @@ func postAnswer(ctx context.Context, opts *AskOptions, pt *postTarget, ans *resu
 	}
 	fmt.Fprintf(opts.IO.Info(), "review: posted the answer %s: %s\n", where, url)
 	return nil
+}
+
+// replyTo is what --reply-to takes on each host.
+var replyTo = map[string]*regexp.Regexp{
+	"github": regexp.MustCompile(`^[1-9][0-9]{0,18}$`),
+	"gitlab": regexp.MustCompile(`^[0-9a-f]{40}$`),
+}
+
+// checkReplyTo checks --reply-to before the model is asked: a thread the
+// answer cannot be posted in would waste the answer.
+func checkReplyTo(host, id string) error {
+	if id == "" || replyTo[host] == nil || replyTo[host].MatchString(id) {
+		return nil
+	}
+	if host == "github" {
+		return usageErrorf("--reply-to %q is not a GitHub review comment's ID: give the number of the thread's first comment", id)
+	}
+	return usageErrorf("--reply-to %q is not a GitLab discussion ID: give its 40 hexadecimal digits", id)
 }
 
 // answerBody is the Markdown of an answer posted in a pull request: the

@@ -75,6 +75,9 @@ its first turn.`,
 			if opts.Post != "" && !knownHost(opts.Post) {
 				return usageErrorf("unknown --post %q: use github or gitlab", opts.Post)
 			}
+			if err := checkReplyTo(opts.Post, opts.ReplyTo); err != nil {
+				return err
+			}
 			if opts.Summarize != "rules" && opts.Summarize != "model" {
 				return usageErrorf("unknown --summarize %q: use rules or model", opts.Summarize)
 			}

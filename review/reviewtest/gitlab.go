@@ -46,6 +46,10 @@ type GitLab struct {
 
 	// Statuses are the commit statuses set, in order.
 	Statuses []map[string]any
+	// Members are the access levels of users by ID, inherited ones
+	// included (GET /projects/:id/members/all/:user_id); a user not
+	// here is not a member (404).
+	Members map[int64]int
 
 	mu       sync.Mutex
 	seq      int
@@ -183,6 +187,8 @@ func (g *GitLab) route(w http.ResponseWriter, r *http.Request) {
 		g.postNote(w, r, mr)
 	case rest == "/discussions" && r.Method == http.MethodPost:
 		g.postDiscussion(w, r, mr)
+	case glDiscussionPath.MatchString(rest) && r.Method == http.MethodGet:
+		g.getDiscussion(w, mr, glDiscussionPath.FindStringSubmatch(rest)[1])
 	case glReplyPath.MatchString(rest) && r.Method == http.MethodPost:
 		g.postReply(w, r, mr, glReplyPath.FindStringSubmatch(rest)[1])
 	case glNotePath.MatchString(rest) && r.Method == http.MethodPut:

@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 )
 
 var (
-	glStatusPath = regexp.MustCompile(`^/api/v4/projects/([^/]+)/statuses/([0-9a-f]{40})$`)
-	glReplyPath  = regexp.MustCompile(`^/discussions/([0-9a-f]{40})/notes$`)
+	glStatusPath     = regexp.MustCompile(`^/api/v4/projects/([^/]+)/statuses/([0-9a-f]{40})$`)
+	glMemberPath     = regexp.MustCompile(`^/api/v4/projects/([^/]+)/members/all/(\d+)$`)
+	glReplyPath      = regexp.MustCompile(`^/discussions/([0-9a-f]{40})/notes$`)
+	glDiscussionPath = regexp.MustCompile(`^/discussions/([0-9a-f]{40})$`)
 )
 
 // routeMore answers what is not about one merge request: POST
@@ -16,6 +19,16 @@ var (
 // (state pending, running, success, failed or canceled; name; description
 // of at most 255 characters).
 func (g *GitLab) routeMore(w http.ResponseWriter, r *http.Request) bool {
+	if m := glMemberPath.FindStringSubmatch(r.URL.EscapedPath()); m != nil && r.Method == http.MethodGet {
+		id, _ := strconv.ParseInt(m[2], 10, 64)
+		level, ok := g.Members[id]
+		if !ok {
+			glJSON(w, http.StatusNotFound, map[string]string{"message": "404 Not found"})
+			return true
+		}
+		glJSON(w, http.StatusOK, map[string]any{"id": id, "username": fmt.Sprintf("user%d", id), "access_level": level})
+		return true
+	}
 	m := glStatusPath.FindStringSubmatch(r.URL.EscapedPath())
 	if m == nil || r.Method != http.MethodPost {
 		return false
@@ -76,4 +89,33 @@ func (g *GitLab) postReply(w http.ResponseWriter, r *http.Request, mr *glMR, dis
 		}
 	}
 	glJSON(w, http.StatusNotFound, map[string]string{"message": "404 Discussion Not Found"})
+}
+
+// getDiscussion answers a discussion of the merge request with its notes.
+func (g *GitLab) getDiscussion(w http.ResponseWriter, mr *glMR, id string) {
+	var notes []map[string]any
+	for _, n := range mr.notes {
+		if n["discussion_id"] == id {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) == 0 {
+		glJSON(w, http.StatusNotFound, map[string]string{"message": "404 Discussion Not Found"})
+		return
+	}
+	glJSON(w, http.StatusOK, map[string]any{"id": id, "individual_note": false, "notes": notes})
+}
+
+// Discussions returns the IDs of the discussions of merge request
+// project!iid, oldest first.
+func (g *GitLab) Discussions(project string, iid int) []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, n := range g.Notes(project, iid) {
+		if id, ok := n["discussion_id"].(string); ok && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }

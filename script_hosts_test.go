@@ -9,9 +9,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/reviewdev/review/review/reviewtest"
 )
 
 // ghcomment writes the comment event GitHub Actions would put at
@@ -161,4 +164,75 @@ func ghBody(w http.ResponseWriter, r *http.Request) (string, bool) {
 		return "", false
 	}
 	return *in.Body, true
+}
+
+// glServers are the scripted GitLab servers, by script, for gldiscussion.
+var glServers sync.Map // *testscript.TestScript → *reviewtest.GitLab
+
+// glMembers reads gitlabserver's -members: id=level,...
+func glMembers(ts *testscript.TestScript, spec string) map[int64]int {
+	m := map[int64]int{}
+	for _, kv := range strings.FieldsFunc(spec, func(r rune) bool { return r == ',' }) {
+		k, v, ok := strings.Cut(kv, "=")
+		id, err1 := strconv.ParseInt(k, 10, 64)
+		level, err2 := strconv.Atoi(v)
+		if !ok || err1 != nil || err2 != nil {
+			ts.Fatalf("gitlabserver -members %q: want id=level,...", spec)
+		}
+		m[id] = level
+	}
+	return m
+}
+
+// gldiscussion sets $NAME to the ID of the nth discussion (1-based) of
+// merge request project!iid on the script's GitLab server: `gldiscussion
+// NAME project iid n`.
+func cmdGLDiscussion(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: gldiscussion NAME project iid n")
+	}
+	v, ok := glServers.Load(ts)
+	if !ok {
+		ts.Fatalf("gldiscussion: no gitlabserver in this script")
+	}
+	iid, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	n, err := strconv.Atoi(args[3])
+	ts.Check(err)
+	ids := v.(*reviewtest.GitLab).Discussions(args[1], iid)
+	if n < 1 || n > len(ids) {
+		ts.Fatalf("merge request %s!%d has %d discussions", args[1], iid, len(ids))
+	}
+	ts.Setenv(args[0], ids[n-1])
+}
+
+// glnote writes the note event GitLab's webhook sends for a comment on
+// merge request iid of project 7, by user id, with the current HEAD as
+// the merge request's last commit and main as its target; -discussion
+// puts it in that discussion: `glnote [-user id] [-discussion ID] file iid body`.
+func cmdGLNote(ts *testscript.TestScript, neg bool, args []string) {
+	fl := flag.NewFlagSet("glnote", flag.ContinueOnError)
+	user := fl.Int64("user", 5, "the author's user ID")
+	discussion := fl.String("discussion", "", "the discussion the note is in")
+	if neg || fl.Parse(args) != nil || fl.NArg() != 3 {
+		ts.Fatalf("usage: glnote [-user id] [-discussion ID] file iid body")
+	}
+	iid, err := strconv.Atoi(fl.Arg(1))
+	ts.Check(err)
+	head := strings.TrimSpace(git(ts, "rev-parse", "HEAD"))
+	attrs := map[string]any{"id": 4000 + iid, "note": fl.Arg(2), "noteable_type": "MergeRequest"}
+	if *discussion != "" {
+		attrs["discussion_id"] = *discussion
+	}
+	ev := map[string]any{
+		"object_kind": "note", "event_type": "note",
+		"user":              map[string]any{"id": *user, "username": fmt.Sprintf("user%d", *user)},
+		"project_id":        7,
+		"object_attributes": attrs,
+		"merge_request": map[string]any{"iid": iid, "target_branch": "main", "source_branch": "feature",
+			"last_commit": map[string]any{"id": head}},
+	}
+	b, err := json.MarshalIndent(ev, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(fl.Arg(0)), b, 0o644))
 }
