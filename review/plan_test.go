@@ -56,6 +56,16 @@ func TestPrepareCaps(t *testing.T) {
 		t.Errorf("first request %d tokens, plan %d, input %d", all.Tokens(), e.FirstRequestTokens, unitsBudget().Input())
 	}
 
+	// A summary written by the model from the units' reviews is one
+	// request more, within the bound.
+	summed, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: unitsBudget(), Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}, SummarizeUnits: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summed.Estimate.MaxRequests; got != 3*steps+1 {
+		t.Errorf("with --summarize-units: at most %d requests, want %d", got, 3*steps+1)
+	}
+
 	// Two units at most: gamma.go is not reviewed, and the overview says
 	// so.
 	two, err := prepare(result.Caps{MaxUnits: 2})

@@ -202,6 +202,11 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	if err != nil {
 		return false, err
 	}
+	if opts.SummarizeUnits && kept > 1 {
+		// The summary of the units' reviews is one request more.
+		p.Estimate.MaxRequests++
+		p.guard.maxRequests = p.Estimate.MaxRequests
+	}
 	if p.split != nil {
 		if kept < len(p.Units) || len(p.split.Left) > 0 {
 			// Fewer units than the diff takes: the overview says which
