@@ -139,15 +139,19 @@ func (c *History) Prune(lim Limits, counter *Counter, sum Summarizer) (*PruneEve
 	} else {
 		p.orig, p.wasDropped = c.summary(), map[string]bool{}
 	}
-	p.chars = lim.Chars
+	p.chars, p.turns = lim.Chars, lim.Turns
 	if lim.Target > 0 && lim.Target < lim.Tokens {
 		if p.overTokens() {
 			p.line = lim.Target
 		}
 		// Characters over their cap are pruned down in the same
-		// proportion, for the same reason.
+		// proportion, for the same reason; turns too, keeping two at
+		// least (or all --history-turns asks for, if fewer).
 		if p.c.chars(p.cur) > lim.Chars {
 			p.chars = int(int64(lim.Chars) * int64(lim.Target) / int64(lim.Tokens))
+		}
+		if len(p.earlier()) > lim.Turns {
+			p.turns = max(min(2, lim.Turns), lim.Turns*lim.Target/lim.Tokens)
 		}
 	}
 	p.capMessages()
@@ -193,9 +197,10 @@ type pruner struct {
 	// orig is the summary before this pass.
 	orig string
 	// line is the token line this pass prunes to: lim.Tokens, or
-	// lim.Target once the turn would start above lim.Tokens; chars the
-	// characters, lim.Chars or as much less once over it.
-	line, chars int
+	// lim.Target once the turn would start above lim.Tokens; chars and
+	// turns the characters and turns kept, lim's or as much less once
+	// over them.
+	line, chars, turns int
 }
 
 // reconsider brings back, for relevance selection, every earlier turn an
@@ -240,7 +245,7 @@ func (p *pruner) overTokens() bool {
 // they fit.
 func (p *pruner) overReason() string {
 	switch {
-	case len(p.earlier()) > p.lim.Turns:
+	case len(p.earlier()) > p.maxTurns():
 		return "turns"
 	case p.c.chars(p.cur) > cmp.Or(p.chars, p.lim.Chars):
 		return "chars"
@@ -251,6 +256,14 @@ func (p *pruner) overReason() string {
 }
 
 func (p *pruner) over() bool { return p.overReason() != "" }
+
+// maxTurns is the most earlier turns this pass keeps.
+func (p *pruner) maxTurns() int {
+	if p.turns > 0 && p.turns < p.lim.Turns {
+		return p.turns
+	}
+	return p.lim.Turns
+}
 
 // capMessages cuts oversized messages first: a single pasted log should
 // not cost every other turn its place.
