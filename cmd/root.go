@@ -135,6 +135,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdDoctor(f, nil),
 		NewCmdAsk(f, nil),
 		NewCmdConfig(f, nil),
+		NewCmdBench(f, nil),
 	)
 	// Made now rather than when the root runs, so its arguments can be
 	// checked like every group's.
