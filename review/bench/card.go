@@ -353,7 +353,7 @@ func (s *Scorecard) WriteJSON(w io.Writer) error {
 func ReadScorecard(r io.Reader, name string) (*Scorecard, error) {
 	var s Scorecard
 	if err := json.NewDecoder(r).Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s is not a bench result (review bench --format json): %v", name, err)
+		return nil, fmt.Errorf("%s is not the JSON result of a bench: %v", name, err)
 	}
 	if s.Version != CardVersion {
 		return nil, fmt.Errorf("%s is not a bench result of this version of review (version %d, want %d)", name, s.Version, CardVersion)
@@ -375,7 +375,7 @@ func Merge(cards []*Scorecard, names []string) (*Scorecard, error) {
 	var notRun []string
 	for i, c := range cards {
 		if d := metaDiff(cards[0].Meta, c.Meta); d != "" {
-			return nil, fmt.Errorf("%s and %s are not shards of one bench: %s differs; compare them with review bench compare", names[0], names[i], d)
+			return nil, fmt.Errorf("%s and %s are not shards of one bench: %s differs", names[0], names[i], d)
 		}
 		for _, cs := range c.Cases {
 			if at, ok := seen[cs.ID]; ok {
@@ -407,9 +407,9 @@ func metaDiff(a, b Meta) string {
 	case a.Model != b.Model:
 		return fmt.Sprintf("the model (%s, %s)", a.Model, b.Model)
 	case a.Slack != b.Slack:
-		return fmt.Sprintf("--slack (%d, %d)", a.Slack, b.Slack)
+		return fmt.Sprintf("the slack (%d, %d)", a.Slack, b.Slack)
 	case a.Repeat != b.Repeat:
-		return fmt.Sprintf("--repeat (%d, %d)", a.Repeat, b.Repeat)
+		return fmt.Sprintf("the repeats (%d, %d)", a.Repeat, b.Repeat)
 	case a.Corpus != b.Corpus:
 		return fmt.Sprintf("the corpus (%s, %s)", a.Corpus, b.Corpus)
 	}

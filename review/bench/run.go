@@ -114,7 +114,7 @@ func Select(cases []Case, k, n int) []Case {
 }
 
 // ErrMaxCost is the bound that stopped a bench before its last case.
-var ErrMaxCost = errors.New("the bench's --max-cost was spent")
+var ErrMaxCost = errors.New("the bench's cost bound was spent")
 
 // Run builds, plans, reviews and scores the cases, and returns the
 // scorecard of those it scored, and of those it resumed. A bench
@@ -266,7 +266,7 @@ func (b *Bench) Run(ctx context.Context, cases []Case, meta Meta) (*Scorecard, e
 	}
 	card.Total.NotRun = notRun
 	if stopped {
-		card.Meta.Stopped = fmt.Sprintf("--max-cost $%.4f spent: %d case(s) not run", b.MaxCost, len(notRun))
+		card.Meta.Stopped = fmt.Sprintf("$%.4f, the bound on cost, spent: %d case(s) not run", b.MaxCost, len(notRun))
 	}
 	card.Summarize()
 	if err := ctx.Err(); err != nil {
