@@ -41,6 +41,7 @@ type BenchOptions struct {
 	Shard   string
 	Resume  bool
 	Cache   string
+	DryRun  bool
 	agentFlags
 }
 
@@ -102,6 +103,7 @@ combines the shards' JSON results. An interrupted bench continues with
 	fl.Float64Var(&opts.MaxCost, "max-cost", 0, "US dollars the bench may spend at the model's price; once spent, no more cases start (default: no limit)")
 	fl.StringVar(&opts.Shard, "shard", "", "run one shard of the corpus, K/N: every N-th case from the K-th (K from 1)")
 	fl.BoolVar(&opts.Resume, "resume", false, "continue an interrupted bench of the same corpus and settings: cases already scored are not run again")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "build every case and print its commits, its expected issues and its plan, and call no model")
 	fl.StringVar(&opts.Cache, "cache", "", "directory for the clones of repositories given by URL, the runs' tool memories and the resume journal (default <user cache dir>/review/bench)")
 	// The review's own flags, but those bench gives a meaning of its own.
 	own := pflag.NewFlagSet("review", pflag.ContinueOnError)
@@ -244,6 +246,9 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 			line += fmt.Sprintf("; %d cannot be built", p.Failed)
 		}
 		fmt.Fprintln(info, line)
+		if opts.DryRun {
+			return writeBenchPlan(opts.IO.Out, p)
+		}
 		if opts.MaxCost > 0 && p.Cost != nil && *p.Cost > opts.MaxCost {
 			fmt.Fprintf(opts.IO.ErrOut, "review bench: warning: the plan's expected cost %s is over --max-cost %s: cases will be left out once it is spent\n", llm.FormatUSD(*p.Cost), llm.FormatUSD(opts.MaxCost))
 		}
@@ -254,6 +259,9 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 	}
 	card, err := b.Run(ctx, cases, meta)
 	if card == nil {
+		if err == nil && opts.DryRun {
+			return nil
+		}
 		return err
 	}
 	if werr := writeBench(opts, outFormat, card); werr != nil {
@@ -274,6 +282,34 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		return errIncomplete
 	}
 	return nil
+}
+
+// writeBenchPlan writes the dry run of a bench: each case as built, with
+// what it expects and the plan of its review, and ends the bench.
+func writeBenchPlan(w io.Writer, p bench.Plan) error {
+	for _, c := range p.Each {
+		if c.Err != nil {
+			if _, err := fmt.Fprintf(w, "%s: not built: %s\n", c.ID, text.OneLine(c.Err.Error(), 300)); err != nil {
+				return err
+			}
+			continue
+		}
+		how := ""
+		if c.Derived {
+			how = ", the revert's lines"
+		}
+		fmt.Fprintf(w, "%s: %s..%s · %s%s · plan: %s\n", c.ID, text.ShortSHA(c.Base), text.ShortSHA(c.Head), text.Plural(len(c.Expected), "expected issue"), how, c.Estimate.Line())
+		for _, e := range c.Expected {
+			sev := string(e.Severity)
+			if sev == "" {
+				sev = bench.Unrated
+			}
+			if _, err := fmt.Fprintf(w, "  %s:%d-%d %s %s\n", text.QuotePath(e.Path), e.StartLine, e.EndLine, sev, text.OneLine(e.Description, 200)); err != nil {
+				return err
+			}
+		}
+	}
+	return bench.ErrPlanOnly
 }
 
 // benchLine is the line a case done prints.

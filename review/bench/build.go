@@ -269,7 +269,7 @@ func revParse(ctx context.Context, dir, rev string) (string, error) {
 
 // notCode are the files whose reverted lines are not where a revert_of
 // case's bug is: tests, test data, documentation and changelogs.
-var notCode = regexp.MustCompile(`(?i)(^|/)(tests?|__tests__|testdata|testing|spec|fixtures|docs?)/|_test\.go$|(^|/)test_[^/]*\.py$|_test\.py$|\.(test|spec)\.[cm]?[jt]sx?$|\.(md|rst|txt|adoc)$|(^|/)(changelog|changes|history|news)[^/]*$`)
+var notCode = regexp.MustCompile(`(?i)(^|/)(tests?|__tests__|testdata|testing|spec|fixtures)/|_test\.go$|(^|/)test_[^/]*\.py$|_test\.py$|\.(test|spec)\.[cm]?[jt]sx?$|\.(md|rst|txt|adoc)$|(^|/)(changelog|changes|history|news)[^/]*$`)
 
 // hunkHeader is a unified diff hunk header; only the new side is read.
 var hunkHeader = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)

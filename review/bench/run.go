@@ -74,6 +74,8 @@ type Options struct {
 // Plan is what a bench is expected to take, the dry runs of its cases
 // summed, each times the repeats.
 type Plan struct {
+	// Each is every case to run, as built and planned.
+	Each    []PlannedCase
 	Cases   int
 	Resumed int
 	// Failed are the cases that could not be built or planned.
@@ -84,6 +86,21 @@ type Plan struct {
 	// Cost is the expected cost, when every case's price is known.
 	Cost *float64
 }
+
+// PlannedCase is one case as built and planned: the commits, what it
+// expects, the plan of one review of it, or why it could not be built.
+type PlannedCase struct {
+	ID         string
+	Base, Head string
+	Expected   []Expected
+	Derived    bool
+	Estimate   result.Estimate
+	Err        error
+}
+
+// ErrPlanOnly, returned by Options.Planned, ends a bench after its plan
+// (a dry run): Run then returns no scorecard and no error.
+var ErrPlanOnly = errors.New("plan only")
 
 // Progress is a case done.
 type Progress struct {
@@ -172,6 +189,11 @@ func (b *Bench) Run(ctx context.Context, cases []Case, meta Meta) (*Scorecard, e
 	plan := Plan{Cases: len(todo), Resumed: len(done)}
 	costKnown := true
 	for i, p := range plans {
+		pc := PlannedCase{ID: todo[i].ID, Estimate: p, Err: berr[i]}
+		if bl := built[i]; bl != nil {
+			pc.Base, pc.Head, pc.Expected, pc.Derived = bl.Base, bl.Head, bl.Expected, bl.Derived
+		}
+		plan.Each = append(plan.Each, pc)
 		if berr[i] != nil {
 			plan.Failed++
 			continue
@@ -189,7 +211,9 @@ func (b *Bench) Run(ctx context.Context, cases []Case, meta Meta) (*Scorecard, e
 		plan.Cost = nil
 	}
 	if b.Planned != nil {
-		if err := b.Planned(plan); err != nil {
+		if err := b.Planned(plan); errors.Is(err, ErrPlanOnly) {
+			return nil, nil
+		} else if err != nil {
 			return nil, err
 		}
 	}
