@@ -26,21 +26,20 @@ func seconds(v float64) string { return fmt.Sprintf("%.1fs", v) }
 // totals last, then what the totals hide (recall by severity, clean cases,
 // failures, the spread of repeats).
 func WriteTable(w io.Writer, s *Scorecard) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "case\ttp\tfp\tfn\tprecision\trecall\tf1\trequests\ttokens\tcost\twall\t \tnote\t")
+	rows := [][]string{{"case", "tp", "fp", "fn", "precision", "recall", "f1", "requests", "tokens", "cost", "wall", "note"}}
 	for i := range s.Cases {
 		c := &s.Cases[i]
 		name := text.OneLine(c.ID, 60)
 		if c.Clean {
 			name += " (clean)"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t \t%s\t\n", name, c.TP, c.FP, c.FN,
-			rate(c.Precision), rate(c.Recall), rate(c.F1), c.Requests, text.Number(c.PromptTokens+c.CompletionTokens), usd(c.CostUSD), seconds(c.WallS), caseNote(c))
+		rows = append(rows, []string{name, fmt.Sprint(c.TP), fmt.Sprint(c.FP), fmt.Sprint(c.FN),
+			rate(c.Precision), rate(c.Recall), rate(c.F1), fmt.Sprint(c.Requests), text.Number(c.PromptTokens + c.CompletionTokens), usd(c.CostUSD), seconds(c.WallS), caseNote(c)})
 	}
 	t := &s.Total
-	fmt.Fprintf(tw, "total (%s)\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t \t%s\t\n", text.Plural(t.Cases, "case"), t.TP, t.FP, t.FN,
-		rate(t.Precision), rate(t.Recall), rate(t.F1), t.Requests, text.Number(t.PromptTokens+t.CompletionTokens), usd(t.CostUSD), seconds(t.WallS), failNote(t.Failures))
-	if err := tw.Flush(); err != nil {
+	rows = append(rows, []string{fmt.Sprintf("total (%s)", text.Plural(t.Cases, "case")), fmt.Sprint(t.TP), fmt.Sprint(t.FP), fmt.Sprint(t.FN),
+		rate(t.Precision), rate(t.Recall), rate(t.F1), fmt.Sprint(t.Requests), text.Number(t.PromptTokens + t.CompletionTokens), usd(t.CostUSD), seconds(t.WallS), failNote(t.Failures)})
+	if err := writeColumns(w, rows); err != nil {
 		return err
 	}
 	var lines []string
@@ -74,6 +73,35 @@ func WriteTable(w io.Writer, s *Scorecard) error {
 	}
 	for _, l := range lines {
 		if _, err := fmt.Fprintln(w, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeColumns writes rows in columns two spaces apart: the first and
+// the last (names and notes) aligned left, the figures between right.
+func writeColumns(w io.Writer, rows [][]string) error {
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-len([]rune(c)))
+			switch {
+			case i == 0:
+				b.WriteString(c + pad)
+			case i == len(r)-1:
+				b.WriteString("  " + c)
+			default:
+				b.WriteString("  " + pad + c)
+			}
+		}
+		if _, err := fmt.Fprintln(w, strings.TrimRight(b.String(), " ")); err != nil {
 			return err
 		}
 	}
