@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/bench"
@@ -42,6 +43,9 @@ type BenchOptions struct {
 	Resume  bool
 	Cache   string
 	DryRun  bool
+	// JudgeModel, if set, asks this model whether each matched finding
+	// describes its defect.
+	JudgeModel string
 	agentFlags
 }
 
@@ -103,6 +107,7 @@ combines the shards' JSON results. An interrupted bench continues with
 	fl.Float64Var(&opts.MaxCost, "max-cost", 0, "US dollars the bench may spend at the model's price; once spent, no more cases start (default: no limit)")
 	fl.StringVar(&opts.Shard, "shard", "", "run one shard of the corpus, K/N: every N-th case from the K-th (K from 1)")
 	fl.BoolVar(&opts.Resume, "resume", false, "continue an interrupted bench of the same corpus and settings: cases already scored are not run again")
+	fl.StringVar(&opts.JudgeModel, "judge-model", "", "ask this model (on the same server) whether each finding that matched by location describes the expected defect; reported apart as described correctly, never mixed into the score")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "build every case and print its commits, its expected issues and its plan, and call no model")
 	fl.StringVar(&opts.Cache, "cache", "", "directory for the clones of repositories given by URL, the runs' tool memories and the resume journal (default <user cache dir>/review/bench)")
 	// The review's own flags, but those bench gives a meaning of its own.
@@ -228,6 +233,17 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 			Journal: filepath.Join(cache, "journal", journalKey(data, meta)+".jsonl"),
 			Stores:  filepath.Join(cache, "runs"),
 		},
+	}
+	if !opts.DryRun {
+		// Before any case is built: without a key every review would
+		// fail alike.
+		if key := opts.Getenv("OPENAI_API_KEY"); key == "" && !llm.Local(set.BaseURL) {
+			return runAdvice(&review.NoAPIKeyError{URL: set.BaseURL})
+		}
+	}
+	if opts.JudgeModel != "" {
+		meta.Settings["judge-model"] = opts.JudgeModel
+		b.Judge = newBenchJudge(opts, set.Config)
 	}
 	info := opts.IO.Info()
 	b.Planned = func(p bench.Plan) error {
@@ -553,4 +569,55 @@ func readCards(paths []string) ([]*bench.Scorecard, error) {
 		cards = append(cards, card)
 	}
 	return cards, nil
+}
+
+// benchJudge asks a model, on the review's server, whether a finding
+// describes a defect.
+type benchJudge struct {
+	client *llm.Client
+	model  string
+	price  *llm.Price
+}
+
+func newBenchJudge(opts *BenchOptions, cfg result.Config) *benchJudge {
+	client := llm.NewClient(llm.ClientConfig{
+		BaseURL: cfg.BaseURL, BaseURLFrom: cfg.BaseURLFrom,
+		APIKey:  opts.Getenv("OPENAI_API_KEY"),
+		Headers: expandHeaders(cfg.Headers, opts.Getenv),
+		Timeout: cfg.Timeout, ExtraBody: cfg.ExtraBody,
+	})
+	j := &benchJudge{client: client, model: opts.JudgeModel}
+	if p, ok := llm.PriceFor(opts.JudgeModel); ok {
+		j.price = &p
+	}
+	return j
+}
+
+// judgeSystem tells the judge what it is asked.
+const judgeSystem = "You judge code review findings against a known defect. The finding already points at the defect's lines; say whether it describes the defect itself. Answer with one word: yes or no."
+
+func (j *benchJudge) Describes(ctx context.Context, defect string, f result.Finding) (bool, float64, error) {
+	zero := float32(0)
+	q := fmt.Sprintf("Known defect: %s\n\nThe finding, at %s:\nTitle: %s\n%s\n\nDoes the finding describe this defect? Answer yes or no.", defect, f.Location(), f.Title, f.Body)
+	reply, err := j.client.Complete(ctx, llm.Request{
+		Model:       j.model,
+		Messages:    []conversation.Message{{Role: conversation.System, Content: judgeSystem}, {Role: conversation.User, Content: q}},
+		Temperature: &zero,
+	})
+	if err != nil {
+		return false, 0, err
+	}
+	cost := 0.0
+	if j.price != nil {
+		cost = j.price.Cost(reply.Usage.Prompt, reply.Usage.Cached, reply.Usage.Completion)
+	}
+	answer := strings.ToLower(strings.TrimSpace(reply.Message.Content))
+	answer = strings.TrimLeft(answer, "*\"'` ")
+	switch {
+	case strings.HasPrefix(answer, "yes"):
+		return true, cost, nil
+	case strings.HasPrefix(answer, "no"):
+		return false, cost, nil
+	}
+	return false, cost, fmt.Errorf("the judge answered neither yes nor no: %q", text.OneLine(reply.Message.Content, 80))
 }

@@ -274,6 +274,10 @@ var notCode = regexp.MustCompile(`(?i)(^|/)(tests?|__tests__|testdata|testing|sp
 // hunkHeader is a unified diff hunk header; only the new side is read.
 var hunkHeader = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
 
+// derivedDescription describes an expected issue derived from a revert's
+// hunks: it says where, not what.
+const derivedDescription = "reverted lines of the fix"
+
 // mergeGap is how close two reverted hunks of a file must be to count as
 // one expected issue: a fix that changed a condition and the return below
 // it fixed one bug.
@@ -310,7 +314,7 @@ func revertedLines(ctx context.Context, g git.Runner, base, head string) ([]Expe
 			if n == 0 { // a deletion after line start
 				start, end = max(start, 1), start+1
 			}
-			e := Expected{Path: path, StartLine: start, EndLine: end, Description: "reverted lines of the fix"}
+			e := Expected{Path: path, StartLine: start, EndLine: end, Description: derivedDescription}
 			all = appendMerged(all, e)
 			if !notCode.MatchString(path) {
 				code = appendMerged(code, e)

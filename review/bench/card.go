@@ -73,6 +73,15 @@ type Counts struct {
 	CompletionTokens int     `json:"completion_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
 	WallS            float64 `json:"wall_s"`
+	// With a judge (--judge-model): the matched findings it judged, those
+	// it found describe their defect, their share, the questions it
+	// could not answer and what it cost. Apart from the location score,
+	// never mixed into it.
+	Judged        int      `json:"judged,omitempty"`
+	Described     int      `json:"described_correctly,omitempty"`
+	DescribedRate *float64 `json:"described_rate,omitempty"`
+	JudgeFailures int      `json:"judge_failures,omitempty"`
+	JudgeCostUSD  float64  `json:"judge_cost_usd,omitempty"`
 }
 
 // RunScore is one review of a case, scored.
@@ -96,6 +105,7 @@ func (c *Counts) finish() {
 	for _, p := range c.PrecisionBySeverity {
 		p.Precision = ratio(p.Matched, p.Findings)
 	}
+	c.DescribedRate = ratio(c.Described, c.Judged)
 }
 
 // add adds the scores of o, unless it failed, and its cost.
@@ -106,6 +116,7 @@ func (c *Counts) add(o Counts, failed bool) {
 	c.CostUSD += o.CostUSD
 	c.WallS += o.WallS
 	c.Failures += o.Failures
+	c.JudgeCostUSD += o.JudgeCostUSD
 	if failed {
 		return
 	}
@@ -113,6 +124,9 @@ func (c *Counts) add(o Counts, failed bool) {
 	c.FP += o.FP
 	c.FN += o.FN
 	c.Unplaced += o.Unplaced
+	c.Judged += o.Judged
+	c.Described += o.Described
+	c.JudgeFailures += o.JudgeFailures
 	if c.RecallBySeverity == nil {
 		c.RecallBySeverity = map[string]*SeverityRecall{}
 	}

@@ -73,6 +73,7 @@ details{margin:.5em 0;border-left:3px solid #ddd;padding-left:.8em}
 <tr><th>cases</th><th>tp</th><th>fp</th><th>fn</th><th>precision</th><th>recall</th><th>f1</th><th>clean cases</th><th>clean fp</th><th>unplaced</th><th>failures</th><th>requests</th><th>prompt tokens</th><th>completion tokens</th><th>cost</th><th>wall</th></tr>
 <tr><td>{{.Cases}}</td><td>{{.TP}}</td><td>{{.FP}}</td><td>{{.FN}}</td><td>{{rate .Precision}}</td><td>{{rate .Recall}}</td><td>{{rate .F1}}</td><td>{{.CleanCases}}</td><td>{{.CleanFP}}</td><td>{{.Unplaced}}</td><td>{{.Failures}}</td><td>{{.Requests}}</td><td>{{.PromptTokens}}</td><td>{{.CompletionTokens}}</td><td>{{usd .CostUSD}}</td><td>{{printf "%.1fs" .WallS}}</td></tr>
 </table>
+{{if .Judged}}<p>described correctly (the judge, apart from the score): {{.Described}} of {{.Judged}} matched findings ({{rate .DescribedRate}})</p>{{end}}
 <h2>By severity</h2>
 <table><tr><th>severity</th><th>precision</th><th></th><th>recall</th><th></th></tr>
 {{$t := .}}{{range sevs .}}<tr><td>{{.}}</td><td>{{rate (precisionOf $t .)}}</td><td style="text-align:left;width:12em"><span class="bar" style="width:{{pct (precisionOf $t .)}}%"></span></td><td>{{rate (recallOf $t .)}}</td><td style="text-align:left;width:12em"><span class="bar r" style="width:{{pct (recallOf $t .)}}%"></span></td></tr>
@@ -87,7 +88,7 @@ details{margin:.5em 0;border-left:3px solid #ddd;padding-left:.8em}
 <div class="cols"><div><h4>expected{{if $c.Derived}} (the revert's lines){{end}}</h4><ul>
 {{range $e, $x := $c.Expected}}<li class="{{if matched $r $e}}tp{{else}}fn{{end}}">{{$x.Path}}:{{$x.StartLine}}-{{$x.EndLine}} {{$x.Severity}} {{$x.Description}}</li>{{end}}
 </ul></div><div><h4>findings</h4><ul>
-{{range $r.Findings}}<li class="{{if ge .Match 0}}tp{{else}}fp{{end}}">{{.Path}}:{{.Line}}{{if .EndLine}}-{{.EndLine}}{{end}} {{.Severity}} {{.Title}}</li>{{else}}<li>none</li>{{end}}
+{{range $r.Findings}}<li class="{{if ge .Match 0}}tp{{else}}fp{{end}}">{{.Path}}:{{.Line}}{{if .EndLine}}-{{.EndLine}}{{end}} {{.Severity}} {{.Title}}{{with .Described}}{{if .}} · described correctly{{else}} · not the defect, says the judge{{end}}{{end}}</li>{{else}}<li>none</li>{{end}}
 </ul></div></div>
 {{end}}
 {{with .Error}}<p><b>not built:</b> {{.}}</p>{{end}}

@@ -44,6 +44,14 @@ type Reviewer interface {
 	Review(ctx context.Context, t Target) Reviewed
 }
 
+// Judge tells whether a finding describes a defect: a second opinion on
+// the findings that matched by location, reported apart from the score.
+type Judge interface {
+	// Describes reports whether f describes defect (the expected issue's
+	// description, or its case's), and what asking cost in US dollars.
+	Describes(ctx context.Context, defect string, f result.Finding) (yes bool, cost float64, err error)
+}
+
 // Options bound and shape a bench.
 type Options struct {
 	// Slack widens each expected range by this many lines on each side.
@@ -69,6 +77,9 @@ type Options struct {
 	Planned func(Plan) error
 	// Progress, if set, is told of each case once it is scored.
 	Progress func(Progress)
+	// Judge, if set, is asked of every matched finding whether it
+	// describes the defect it matched.
+	Judge Judge
 }
 
 // Plan is what a bench is expected to take, the dry runs of its cases
@@ -246,13 +257,13 @@ func (b *Bench) Run(ctx context.Context, cases []Case, meta Meta) (*Scorecard, e
 				if over || ctx.Err() != nil {
 					break
 				}
-				run := b.review(ctx, bl, cs.Expected)
+				run := b.review(ctx, bl, cs.Expected, c.Description)
 				if ctx.Err() != nil && run.Failure != nil {
 					break // interrupted: not a failure of the model
 				}
 				cs.Runs = append(cs.Runs, run)
 				mu.Lock()
-				spent += run.CostUSD
+				spent += run.CostUSD + run.JudgeCostUSD
 				mu.Unlock()
 			}
 			if len(cs.Runs) == 0 {
@@ -312,7 +323,7 @@ func (b *Bench) target(bl *Built) Target {
 }
 
 // review runs one review of a built case and scores it.
-func (b *Bench) review(ctx context.Context, bl *Built, expected []Expected) RunScore {
+func (b *Bench) review(ctx context.Context, bl *Built, expected []Expected, about string) RunScore {
 	start := time.Now()
 	rv := b.Reviewer.Review(ctx, b.target(bl))
 	wall := time.Since(start).Seconds()
@@ -336,6 +347,9 @@ func (b *Bench) review(ctx context.Context, bl *Built, expected []Expected) RunS
 		s.Failure = &Failure{Kind: FailNotSubmitted, Error: "the model did not submit its review"}
 	default:
 		s = Score(expected, res.Findings, res.Dropped, b.Slack)
+		if b.Judge != nil {
+			b.judge(ctx, &s, expected, res.Findings, about)
+		}
 	}
 	s.RunID = rv.RunID
 	if res != nil {
@@ -355,6 +369,33 @@ func (b *Bench) review(ctx context.Context, bl *Built, expected []Expected) RunS
 	}
 	s.WallS = wall
 	return s
+}
+
+// judge asks the judge of each matched finding whether it describes the
+// defect it matched. A derived expected issue says only where; its case's
+// description says what.
+func (b *Bench) judge(ctx context.Context, s *RunScore, expected []Expected, fs []result.Finding, about string) {
+	for i := range s.Findings {
+		m := s.Findings[i].Match
+		if m < 0 {
+			continue
+		}
+		defect := expected[m].Description
+		if defect == "" || defect == derivedDescription {
+			defect = about
+		}
+		yes, cost, err := b.Judge.Describes(ctx, defect, fs[i])
+		s.JudgeCostUSD += cost
+		if err != nil {
+			s.JudgeFailures++
+			continue
+		}
+		s.Findings[i].Described = &yes
+		s.Judged++
+		if yes {
+			s.Described++
+		}
+	}
 }
 
 // each runs fn(0..n-1), b.Jobs at a time, and stops starting new ones

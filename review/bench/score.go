@@ -24,6 +24,9 @@ type Scored struct {
 	// Match is the index of the expected issue the finding was matched
 	// to, or -1: a false positive.
 	Match int `json:"match"`
+	// Described is the judge's word on a matched finding: whether it
+	// describes the defect, not only its place. Nil when not judged.
+	Described *bool `json:"described,omitempty"`
 }
 
 // Matches reports whether a finding on path, lines line to end (end 0:

@@ -54,6 +54,9 @@ func WriteTable(w io.Writer, s *Scorecard) error {
 	if t.CleanCases > 0 {
 		lines = append(lines, fmt.Sprintf("clean cases: %d, with %s (%s a case)", t.CleanCases, text.Plural(t.CleanFP, "false positive"), rate(t.CleanFPPerCase)))
 	}
+	if t.Judged > 0 || t.JudgeFailures > 0 {
+		lines = append(lines, fmt.Sprintf("described correctly (the judge, apart from the score): %d of %d matched findings (%s); %d not judged; judge cost %s", t.Described, t.Judged, rate(t.DescribedRate), t.JudgeFailures, usd(t.JudgeCostUSD)))
+	}
 	if t.Unplaced > 0 {
 		lines = append(lines, fmt.Sprintf("findings not placed on a changed line: %d", t.Unplaced))
 	}
@@ -237,6 +240,9 @@ func WriteCompare(w io.Writer, a, b *Scorecard, nameA, nameB string) error {
 			y = r.Recall
 		}
 		rates("recall "+k, x, y)
+	}
+	if ta.Judged+tb.Judged > 0 {
+		rates("described correctly", ta.DescribedRate, tb.DescribedRate)
 	}
 	ints("clean cases", ta.CleanCases, tb.CleanCases)
 	ints("clean fp", ta.CleanFP, tb.CleanFP)
