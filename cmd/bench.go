@@ -289,7 +289,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		return errIncomplete
 	case err != nil:
 		if ctx.Err() != nil {
-			return fmt.Errorf("%w; the cases scored so far are kept: run the same command with --resume to continue", err)
+			fmt.Fprintf(opts.IO.ErrOut, "review bench: %s; to continue, run the same command with --resume\n", card.Meta.Stopped)
 		}
 		return err
 	}

@@ -185,7 +185,9 @@ func (b *Bench) Run(ctx context.Context, cases []Case, meta Meta) (*Scorecard, e
 			return
 		}
 		built[i] = bl
-		plans[i], berr[i] = b.Reviewer.Plan(ctx, b.target(bl))
+		if plans[i], err = b.Reviewer.Plan(ctx, b.target(bl)); err != nil {
+			berr[i] = &BuildError{ID: todo[i].ID, Err: fmt.Errorf("planning its review: %w", err)}
+		}
 	})
 	defer func() {
 		for _, bl := range built {
@@ -302,6 +304,9 @@ func (b *Bench) Run(ctx context.Context, cases []Case, meta Meta) (*Scorecard, e
 	card.Total.NotRun = notRun
 	if stopped {
 		card.Meta.Stopped = fmt.Sprintf("$%.4f, the bound on cost, spent: %d case(s) not run", b.MaxCost, len(notRun))
+	}
+	if ctx.Err() != nil {
+		card.Meta.Stopped = fmt.Sprintf("interrupted: %d of %d case(s) scored", len(card.Cases), len(cases))
 	}
 	card.Summarize()
 	if err := ctx.Err(); err != nil {
