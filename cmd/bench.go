@@ -377,11 +377,45 @@ func writeBench(opts *BenchOptions, format string, card *bench.Scorecard) error 
 		return err
 	}
 	if opts.HTML != "" {
-		if err := writeOutput(opts.IO, opts.HTML, func(w io.Writer) error { return bench.WriteHTML(w, card) }); err != nil {
+		replays := writeReplays(opts, card)
+		if err := writeOutput(opts.IO, opts.HTML, func(w io.Writer) error { return bench.WriteHTML(w, card, replays) }); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeReplays writes the replay page of every run beside the bench's
+// page, in PAGE-replays/RUN.html, and returns that folder as the page
+// links it; "" when there is none. A run whose page cannot be written is
+// a warning: the bench's page names the command that replays it.
+func writeReplays(opts *BenchOptions, card *bench.Scorecard) string {
+	base := strings.TrimSuffix(filepath.Base(opts.HTML), filepath.Ext(opts.HTML)) + "-replays"
+	dir := filepath.Join(filepath.Dir(opts.HTML), base)
+	n := 0
+	for _, c := range card.Cases {
+		for _, r := range c.Runs {
+			if r.RunID == "" || c.Store == "" {
+				continue
+			}
+			if n == 0 {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					fmt.Fprintf(opts.IO.ErrOut, "review bench: warning: no replay pages: %v\n", err)
+					return ""
+				}
+			}
+			ro := &ReplayOptions{IO: opts.IO, Getenv: opts.Getenv, Dir: opts.Dir, RunID: r.RunID, Store: c.Store, Format: "html", Output: filepath.Join(dir, r.RunID+".html")}
+			if err := runReplay(ro); err != nil {
+				fmt.Fprintf(opts.IO.ErrOut, "review bench: warning: no replay page for run %s of %s: %s\n", r.RunID, c.ID, text.OneLine(err.Error(), 200))
+				continue
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return base
 }
 
 // benchSettings are the settings that shape what the model sees, as the

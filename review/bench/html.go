@@ -8,9 +8,14 @@ import (
 
 // WriteHTML writes the scorecard as one self-contained page: the totals, a
 // precision and recall chart by severity, and each case's findings beside
-// its expected issues, with the command that replays each run.
-func WriteHTML(w io.Writer, s *Scorecard) error {
-	return page.Execute(w, s)
+// its expected issues, with the command that replays each run. replays,
+// if set, is the folder (relative to the page) holding each run's replay
+// page as RUN.html, which each run links to.
+func WriteHTML(w io.Writer, s *Scorecard, replays string) error {
+	return page.Execute(w, struct {
+		*Scorecard
+		Replays string
+	}{s, replays})
 }
 
 var page = template.Must(template.New("bench").Funcs(template.FuncMap{
@@ -84,7 +89,7 @@ details{margin:.5em 0;border-left:3px solid #ddd;padding-left:.8em}
 <details{{if or .FN .FP .Failures}} open{{end}}><summary><b>{{.ID}}</b>{{if .Clean}} (clean){{end}} · tp {{.TP}} fp {{.FP}} fn {{.FN}} · {{usd .CostUSD}}{{with note .}} · {{.}}{{end}}{{with .Description}} — {{.}}{{end}}</summary>
 <p>{{.Repo}}{{with .RevertOf}} · revert of {{.}}{{end}}{{with .Base}} · {{.}}..{{$c.Head}}{{end}}</p>
 {{range $i, $r := .Runs}}
-<p>run <code>{{$r.RunID}}</code>: replay with <code>review replay {{$r.RunID}} --store {{$c.Store}}</code>{{with $r.Failure}} · <b>failed ({{.Kind}})</b>: {{.Error}}{{end}}</p>
+<p>run {{if and $.Replays $r.RunID}}<a href="{{$.Replays}}/{{$r.RunID}}.html"><code>{{$r.RunID}}</code></a>{{else}}<code>{{$r.RunID}}</code>{{end}}: replay with <code>review replay {{$r.RunID}} --store {{$c.Store}}</code>{{with $r.Failure}} · <b>failed ({{.Kind}})</b>: {{.Error}}{{end}}</p>
 <div class="cols"><div><h4>expected{{if $c.Derived}} (the revert's lines){{end}}</h4><ul>
 {{range $e, $x := $c.Expected}}<li class="{{if matched $r $e}}tp{{else}}fn{{end}}">{{$x.Path}}:{{$x.StartLine}}-{{$x.EndLine}} {{$x.Severity}} {{$x.Description}}</li>{{end}}
 </ul></div><div><h4>findings</h4><ul>
