@@ -30,6 +30,7 @@ func TestReadCorpusErrors(t *testing.T) {
 		{`{"id": "a", "repo": "r", "bsae": "m"}`, `corpus c.jsonl:1: unknown field "bsae": a case has id, repo, base, head, revert_of, clean, description, language and expected`},
 		{`{"id": "a", "repo": "r", "base": "m", "clean": true}` + "\n" + `{"id": "a", "repo": "r", "base": "m", "clean": true}`, `corpus c.jsonl:2: case id "a" is already used on line 1`},
 		{"# only a comment", `corpus c.jsonl: no cases in it`},
+		{`{"id": "a", "repo": "ext::sh -c x://y", "base": "m", "clean": true}`, `corpus c.jsonl:1: case a: repo "ext::sh -c x://y": give an https, http, ssh, git or file URL, or user@host:path`},
 		{`{"id": "a",`, `corpus c.jsonl:1: not a JSON object: unexpected EOF`},
 	} {
 		_, err := ReadCorpus(strings.NewReader(tc.line), "c.jsonl", "")
@@ -316,4 +317,37 @@ func TestBuildURL(t *testing.T) {
 	if len(repos) != 1 {
 		t.Errorf("cache holds %v", repos)
 	}
+}
+
+// FuzzReadCorpus: whatever a corpus file holds, reading it returns cases
+// that can be run, or one error on one line; never a panic.
+func FuzzReadCorpus(f *testing.F) {
+	f.Add([]byte(`{"id": "a", "repo": "r", "base": "main", "expected": [{"path": "x.go", "start_line": 4, "severity": "high"}]}`), false)
+	f.Add([]byte(`{"id": "b", "repo": "https://github.com/a/b", "revert_of": "0123456789abcdef0123456789abcdef01234567", "expected": []}`), false)
+	if b, err := os.ReadFile("testdata/aacr.json"); err == nil {
+		f.Add(b, true)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, aacr bool) {
+		format := FormatJSONL
+		if aacr {
+			format = FormatAACR
+		}
+		cs, err := ReadCorpus(strings.NewReader(string(data)), "c", format)
+		if err != nil {
+			if strings.ContainsAny(err.Error(), "\r\n") {
+				t.Errorf("a multi-line error: %q", err)
+			}
+			return
+		}
+		for _, c := range cs {
+			if c.ID == "" || c.Repo == "" || (c.RevertOf == "" && c.Base == "") {
+				t.Errorf("a case that cannot be run: %+v", c)
+			}
+			for _, e := range c.Expected {
+				if e.StartLine < 1 || e.EndLine < e.StartLine {
+					t.Errorf("a bad range: %+v", e)
+				}
+			}
+		}
+	})
 }

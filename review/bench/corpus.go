@@ -170,6 +170,8 @@ func (c *Case) check() error {
 		return fmt.Errorf("case %s expects no issue: list them in \"expected\", or mark the case \"clean\": true", c.ID)
 	case strings.ContainsAny(c.Description, "\r\n"):
 		return fmt.Errorf("case %s: the description must be one line", c.ID)
+	case IsURL(c.Repo) && !safeURL(c.Repo):
+		return fmt.Errorf("case %s: repo %q: give an https, http, ssh, git or file URL, or user@host:path", c.ID, c.Repo)
 	}
 	if c.Head == "" && c.RevertOf == "" {
 		c.Head = "HEAD"
@@ -208,4 +210,19 @@ func IsURL(repo string) bool {
 	// scp-like: git@host:owner/name
 	at, colon := strings.Index(repo, "@"), strings.Index(repo, ":")
 	return at > 0 && colon > at && !strings.Contains(repo[:colon], "/")
+}
+
+// safeURL reports whether a repository URL uses a transport that only
+// fetches: a corpus is data, and git's ext:: and other remote helpers
+// run commands.
+func safeURL(repo string) bool {
+	scheme, _, ok := strings.Cut(repo, "://")
+	if !ok {
+		return !strings.HasPrefix(repo, "-") // scp-like
+	}
+	switch strings.ToLower(scheme) {
+	case "https", "http", "ssh", "git", "file":
+		return true
+	}
+	return false
 }
