@@ -351,3 +351,30 @@ func FuzzReadCorpus(f *testing.F) {
 		}
 	})
 }
+
+// TestWriteHTML: every text from the corpus and the model is escaped, and
+// the page loads nothing.
+func TestWriteHTML(t *testing.T) {
+	yes := true
+	card := &Scorecard{Meta: Meta{Corpus: "<c>", Model: "m"}, Cases: []CaseScore{{
+		ID: "a", Description: `<script>alert(1)</script>`, Store: "/s",
+		Expected: []Expected{{Path: "x.go", StartLine: 1, EndLine: 2, Description: "<img src=x>"}},
+		Runs: []RunScore{{RunID: "r1", Findings: []Scored{{Path: "x.go", Line: 1, Title: `"><b>`, Match: 0, Described: &yes}}, Counts: Counts{TP: 1}}},
+	}}}
+	card.Summarize()
+	var b strings.Builder
+	if err := WriteHTML(&b, card, "bench-replays"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, bad := range []string{"<script>", "<img", `"><b>`, "<c>"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page holds %q unescaped", bad)
+		}
+	}
+	for _, want := range []string{`<a href="bench-replays/r1.html"><code>r1</code></a>`, "review replay r1 --store /s", `<li class="tp">x.go:1-2`, "described correctly", "&lt;script&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
