@@ -359,7 +359,7 @@ func TestWriteHTML(t *testing.T) {
 	card := &Scorecard{Meta: Meta{Corpus: "<c>", Model: "m"}, Cases: []CaseScore{{
 		ID: "a", Description: `<script>alert(1)</script>`, Store: "/s",
 		Expected: []Expected{{Path: "x.go", StartLine: 1, EndLine: 2, Description: "<img src=x>"}},
-		Runs: []RunScore{{RunID: "r1", Findings: []Scored{{Path: "x.go", Line: 1, Title: `"><b>`, Match: 0, Described: &yes}}, Counts: Counts{TP: 1}}},
+		Runs:     []RunScore{{RunID: "r1", Findings: []Scored{{Path: "x.go", Line: 1, Title: `"><b>`, Match: 0, Described: &yes}}, Counts: Counts{TP: 1}}},
 	}}}
 	card.Summarize()
 	var b strings.Builder
