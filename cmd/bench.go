@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
@@ -220,7 +221,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 	meta := bench.Meta{
 		Corpus: filepath.Base(opts.Corpus), Format: corpusFormat,
 		Model: set.Model, BaseURL: llm.DisplayURL(set.BaseURL),
-		Settings: benchSettings(opts, set.Instructions),
+		Settings: benchSettings(set),
 		Slack:    opts.Slack, Repeat: opts.Repeat, Shard: opts.Shard,
 		Version: version(), Started: time.Now().UTC().Format(time.RFC3339),
 	}
@@ -418,16 +419,23 @@ func writeReplays(opts *BenchOptions, card *bench.Scorecard) string {
 	return base
 }
 
-// benchSettings are the settings that shape what the model sees, as the
-// result records them for compare.
-func benchSettings(opts *BenchOptions, instructions string) map[string]string {
-	s := map[string]string{}
-	for _, name := range []string{"static-share", "context-window", "answer-reserve", "max-steps", "preview-chars", "tokenizer", "off-diff", "max-units", "stream"} {
-		if v, ok := opts.given(name); ok {
-			s[name] = v
-		}
+// benchSettings are the settings that shape what the model sees, as they
+// took effect (flags, environment, the user's configuration file), for
+// compare: a repository's own .review.yaml may change them per case.
+func benchSettings(set *config.Settings) map[string]string {
+	b := set.Budget
+	s := map[string]string{
+		"static-share":   strconv.FormatFloat(b.StaticShare, 'g', -1, 64),
+		"context-window": strconv.Itoa(b.ContextWindow),
+		"answer-reserve": strconv.Itoa(b.AnswerReserve),
+		"max-steps":      strconv.Itoa(b.MaxSteps),
+		"preview-chars":  strconv.Itoa(b.PreviewChars),
+		"tokenizer":      set.Tokenizer,
+		"off-diff":       string(set.OffDiff),
+		"max-units":      strconv.Itoa(set.Caps.MaxUnits),
+		"stream":         strconv.FormatBool(set.Stream),
 	}
-	h := sha256.Sum256([]byte(review.SystemPrompt(instructions)))
+	h := sha256.Sum256([]byte(review.SystemPrompt(set.Instructions)))
 	s["prompt"] = hex.EncodeToString(h[:6])
 	return s
 }
