@@ -268,6 +268,10 @@ func (b *Bench) Run(ctx context.Context, cases []Case, meta Meta) (*Scorecard, e
 				spent += run.CostUSD + run.JudgeCostUSD
 				mu.Unlock()
 			}
+			// The scratch clone goes as soon as its case is done: a large
+			// corpus is not held on disk all at once.
+			bl.Remove()
+			built[i] = nil
 			if len(cs.Runs) == 0 {
 				mu.Lock()
 				if ctx.Err() == nil {
@@ -282,7 +286,7 @@ func (b *Bench) Run(ctx context.Context, cases []Case, meta Meta) (*Scorecard, e
 		defer mu.Unlock()
 		scored[i] = cs
 		n++
-		if err := b.journal(cs); err != nil && b.Progress != nil {
+		if err := b.journal(cs); err != nil {
 			// The score stands; only a resume would miss it.
 			cs.Error = strings.TrimSpace(cs.Error + " (not journalled: " + err.Error() + ")")
 		}
@@ -290,15 +294,15 @@ func (b *Bench) Run(ctx context.Context, cases []Case, meta Meta) (*Scorecard, e
 			b.Progress(Progress{Done: n, Of: of, Case: cs, Spent: spent})
 		}
 	})
+	for i, cs := range scored {
+		if cs != nil {
+			done[todo[i].ID] = cs
+		}
+	}
 	card := &Scorecard{Meta: meta}
 	for _, c := range cases {
 		if cs, ok := done[c.ID]; ok {
 			card.Cases = append(card.Cases, *cs)
-		}
-		for i := range todo {
-			if todo[i].ID == c.ID && scored[i] != nil {
-				card.Cases = append(card.Cases, *scored[i])
-			}
 		}
 	}
 	card.Total.NotRun = notRun
