@@ -638,7 +638,7 @@ func newBenchJudge(opts *BenchOptions, cfg result.Config) *benchJudge {
 // judgeSystem tells the judge what it is asked.
 const judgeSystem = "You judge code review findings against a known defect. The finding already points at the defect's lines; say whether it describes the defect itself. Answer with one word: yes or no."
 
-func (j *benchJudge) Describes(ctx context.Context, defect string, f result.Finding) (bool, float64, error) {
+func (j *benchJudge) Describes(ctx context.Context, defect string, f result.Finding) (bench.Verdict, error) {
 	zero := float32(0)
 	q := fmt.Sprintf("Known defect: %s\n\nThe finding, at %s:\nTitle: %s\n%s\n\nDoes the finding describe this defect? Answer yes or no.", defect, f.Location(), f.Title, f.Body)
 	reply, err := j.client.Complete(ctx, llm.Request{
@@ -647,19 +647,19 @@ func (j *benchJudge) Describes(ctx context.Context, defect string, f result.Find
 		Temperature: &zero,
 	})
 	if err != nil {
-		return false, 0, err
+		return bench.Verdict{}, err
 	}
-	cost := 0.0
+	v := bench.Verdict{Answer: text.OneLine(reply.Message.Content, 200)}
 	if j.price != nil {
-		cost = j.price.Cost(reply.Usage.Prompt, reply.Usage.Cached, reply.Usage.Completion)
+		v.Cost = j.price.Cost(reply.Usage.Prompt, reply.Usage.Cached, reply.Usage.Completion)
 	}
-	answer := strings.ToLower(strings.TrimSpace(reply.Message.Content))
-	answer = strings.TrimLeft(answer, "*\"'` ")
+	answer := strings.TrimLeft(strings.ToLower(strings.TrimSpace(reply.Message.Content)), "*\"'` ")
 	switch {
 	case strings.HasPrefix(answer, "yes"):
-		return true, cost, nil
+		v.Yes = true
+		return v, nil
 	case strings.HasPrefix(answer, "no"):
-		return false, cost, nil
+		return v, nil
 	}
-	return false, cost, fmt.Errorf("the judge answered neither yes nor no: %q", text.OneLine(reply.Message.Content, 80))
+	return v, errors.New("the judge answered neither yes nor no")
 }

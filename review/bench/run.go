@@ -47,9 +47,18 @@ type Reviewer interface {
 // Judge tells whether a finding describes a defect: a second opinion on
 // the findings that matched by location, reported apart from the score.
 type Judge interface {
-	// Describes reports whether f describes defect (the expected issue's
-	// description, or its case's), and what asking cost in US dollars.
-	Describes(ctx context.Context, defect string, f result.Finding) (yes bool, cost float64, err error)
+	// Describes says whether f describes defect (the expected issue's
+	// description, or its case's). A verdict comes with what asking cost
+	// even when err says it could not be read.
+	Describes(ctx context.Context, defect string, f result.Finding) (Verdict, error)
+}
+
+// Verdict is a judge's answer: yes or no, in its own words, and what
+// asking cost in US dollars.
+type Verdict struct {
+	Yes    bool
+	Answer string
+	Cost   float64
 }
 
 // Options bound and shape a bench.
@@ -393,12 +402,17 @@ func (b *Bench) judge(ctx context.Context, s *RunScore, expected []Expected, fs 
 		if defect == "" || defect == derivedDescription {
 			defect = about
 		}
-		yes, cost, err := b.Judge.Describes(ctx, defect, fs[i])
-		s.JudgeCostUSD += cost
+		v, err := b.Judge.Describes(ctx, defect, fs[i])
+		s.JudgeCostUSD += v.Cost
+		s.Findings[i].Judge = oneLine(v.Answer)
 		if err != nil {
 			s.JudgeFailures++
+			if s.Findings[i].Judge == "" {
+				s.Findings[i].Judge = "error: " + oneLine(err.Error())
+			}
 			continue
 		}
+		yes := v.Yes
 		s.Findings[i].Described = &yes
 		s.Judged++
 		if yes {

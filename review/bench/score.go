@@ -27,6 +27,8 @@ type Scored struct {
 	// Described is the judge's word on a matched finding: whether it
 	// describes the defect, not only its place. Nil when not judged.
 	Described *bool `json:"described,omitempty"`
+	// Judge is what the judge answered, on one line.
+	Judge string `json:"judge,omitempty"`
 }
 
 // Matches reports whether a finding on path, lines line to end (end 0:
