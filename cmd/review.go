@@ -336,6 +336,9 @@ func runEnv(s *IOStreams, getenv func(string) string, set *config.Settings, dir 
 			}
 			prog.warn(fmt.Sprintf("review: warning: the server failed to count tokens (%s); the texts it does not count are counted with %s, as estimates", text.OneLine(c.Err.Error(), 300), c.Fallback))
 		},
+		Jobs: func(n int, why string) {
+			fmt.Fprintf(s.Info(), "review: --jobs %d: %s\n", n, why)
+		},
 		Window: func(w review.WindowFit) {
 			if !w.Known {
 				fmt.Fprintf(s.ErrOut, "review: warning: the context window of model %s is not known and the server does not say; assuming %s tokens: set --context-window (for Ollama, start it with OLLAMA_CONTEXT_LENGTH)\n", w.Model, text.Number(w.Tokens))
