@@ -295,7 +295,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		return err
 	}
 	if card.Total.Failures > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "review bench: %s failed, not scored: see each case's failure in the result, and its run with review replay RUN --store STORE\n", text.Plural(card.Total.Failures, "run"))
+		fmt.Fprintf(opts.IO.ErrOut, "review bench: %s, not scored: see each case's failure in the result, and its run with review replay RUN --store STORE\n", text.Plural(card.Total.Failures, "failure"))
 		return errIncomplete
 	}
 	return nil
