@@ -563,7 +563,7 @@ that scored differently.`,
 
 // newCmdBenchMerge builds `review bench merge A.json B.json ...`.
 func newCmdBenchMerge(f *Factory) *cobra.Command {
-	var output, format string
+	var output, format, page string
 	c := &cobra.Command{
 		Use:   "merge A.json B.json ...",
 		Short: "Combine the results of a bench's shards into one",
@@ -587,10 +587,19 @@ every case. Results of different models, servers or settings are refused.`,
 			if err != nil {
 				return err
 			}
-			return writeBench(&BenchOptions{IO: f.IO, Output: output}, format, card)
+			if err := writeBench(&BenchOptions{IO: f.IO, Output: output}, format, card); err != nil {
+				return err
+			}
+			if page == "" {
+				return nil
+			}
+			// The shards' runs are recorded where each shard ran: the page
+			// names the command that replays each, without its page.
+			return writeOutput(f.IO, page, func(w io.Writer) error { return bench.WriteHTML(w, card, "") })
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "", "write the merged result to this file instead of standard output")
+	c.Flags().StringVar(&page, "html", "", "also write the merged result as one self-contained HTML page to this file")
 	c.Flags().StringVar(&format, "format", "json", "output: json or table")
 	return c
 }
