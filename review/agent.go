@@ -11,6 +11,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/egress"
 	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
@@ -39,6 +40,9 @@ type Agent struct {
 	// Progress, if set, is told about each step (for a terminal's progress line).
 	Progress func(Progress)
 	Now      func() time.Time
+	// Egress, if set, counts what the run sends; each save records what
+	// it counted since the last (recordEgress).
+	Egress *egress.Meter
 }
 
 // redact is the scanner of the agent's sessions: nil when redaction is
@@ -47,10 +51,12 @@ func (a *Agent) redact() *redact.Redactor { return a.Config.Redactor() }
 
 // Progress is the state of a running loop.
 type Progress struct {
+	// Step is the request of the loop under way, from 1 in each unit and
+	// each question.
 	Step      int
 	ToolCalls int
-	// Tokens is the prompt tokens sent so far, as the server reported them
-	// (our own count where it reported none).
+	// Tokens is the prompt tokens sent so far by our exact count, the
+	// figure the review's footer gives as "tokens sent".
 	Tokens int
 	// Unit and Units say which unit of a review in units is under way
 	// (from 1); Units is 0 for a review in one piece and for questions.
@@ -89,6 +95,10 @@ type Session struct {
 	unitNow, unitsAll int                  // the unit under way (from 1) and how many, for progress
 	notReviewed       []result.NotReviewed // what the plan leaves out
 	leaks             []diffctx.Leak       // secrets the change adds, reported as findings
+
+	// injections are the text the change adds that speaks to the
+	// reviewer, reported as findings.
+	injections []diffctx.Injection
 	// unforced is set once the server ignored a forced tool choice: from
 	// then on the run asks for submit_review with a nudge instead.
 	unforced bool
@@ -477,9 +487,10 @@ func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.St
 	return reply, st, nil
 }
 
-// progress reports p, with where the run is, to the agent's Progress.
+// progress reports p, with where the run is, to the agent's Progress:
+// the step is the loop's own, counted from 1 in each unit and turn.
 func (l *loop) progress(p Progress) {
-	p.ToolCalls, p.Unit, p.Units = l.calls, l.a.unitNow, l.a.unitsAll
+	p.Step, p.ToolCalls, p.Unit, p.Units = l.step, l.calls, l.a.unitNow, l.a.unitsAll
 	l.a.progress(p)
 }
 
@@ -522,13 +533,6 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 		putErr = s.putStep(st)
 	})
 	reply, err := s.Client.Complete(sendCtx, req)
-	if reply != nil && s.countExactly(reply.Usage) {
-		// The server reports no usage: our count is the only one, and
-		// is counted exactly.
-		fc = s.Counter
-		toolTok = record.ToolTokens(fc, req.Tools)
-		fig, _ = s.stepLayers(fc, msgs, toolTok)
-	}
 	own := fig.Tokens
 	if reply != nil {
 		s.guard.settle(bound, own, reply.Usage)

@@ -288,7 +288,7 @@ func (s *Session) mergeUnits(ctx context.Context, units []diffctx.Unit, outs []u
 		Summary: strings.Join(summaries, "\n\n"), Submitted: submitted,
 		NotReviewed: left, Stopped: s.Stopped, FailedUnits: failed,
 	}
-	r.Findings, r.Dropped = checkFindings(s.Diff, append(leakFindings(s.leaks), findings...), s.OffDiff)
+	r.Findings, r.Dropped = checkFindings(s.Diff, append(s.localFindings(), findings...), s.OffDiff)
 	if r.Findings == nil {
 		r.Findings = []result.Finding{}
 	}
@@ -451,11 +451,7 @@ func (s *Session) progress(p Progress) {
 	}
 	m := s.mainSession()
 	defer s.lock()()
-	p.Step, p.Usage = m.Steps, m.Usage
-	p.Tokens = m.Usage.Prompt
-	if p.Tokens == 0 {
-		p.Tokens = m.Usage.Own
-	}
+	p.Usage, p.Tokens = m.Usage, m.Usage.Own
 	if m.side != nil {
 		p.Running = slices.Clone(m.side.running)
 	}
