@@ -132,6 +132,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	}
 	ans := out.Answer
 	overrideSeverity(ans.Findings, set.Severity)
+	ans.Hold(set.Quiet)
 	write := func(w io.Writer) error { return format.WriteAnswer(w, ans) }
 	if err := writeOutput(opts.IO, opts.Output, forTerminal(opts.IO, opts.Getenv, opts.Output, format, write)); err != nil {
 		return err

@@ -207,6 +207,8 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	res := out.Result
 	res.Config, res.FailOn = set.RepoConfig, set.FailOn
 	overrideSeverity(res.Findings, set.Severity)
+	// After the configured severities, which the minimum compares with.
+	res.Hold(set.Quiet)
 	res.SetPrice(set.Price)
 	if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 		return err

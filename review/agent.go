@@ -176,6 +176,11 @@ func (s *Session) loop(ctx context.Context, ask bool) (*submission, string, erro
 	s.History.BeginLoop(s.Counter, s.guard.enforced(), func(c *conversation.Counter) int { return record.ToolTokens(c, l.defs) })
 	defer s.History.EndLoop()
 	err := l.run(ctx)
+	if l.submitted != nil {
+		// Accepted: each finding learns what the model was shown of
+		// the lines it cites, while the loop's messages are at hand.
+		s.ground(l.submitted.Findings)
+	}
 	return l.submitted, l.lastText, err
 }
 

@@ -52,6 +52,7 @@ func leakFindings(leaks []diffctx.Leak) []result.Finding {
 		}
 		out = append(out, f)
 	}
+	groundLeaks(out)
 	return out
 }
 

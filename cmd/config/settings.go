@@ -192,6 +192,10 @@ func (e *Effective) apply() error {
 	def("allow_secrets", []string(nil))
 	def("allow_secret_rules", []string(nil))
 	def("report_all_secrets", false)
+	def("ungrounded", string(result.UngroundedSummary))
+	def("min_severity", result.Severity(""))
+	def("max_findings", 0)
+	def("verify", false)
 	def("headers", map[string]string(nil))
 	def("extra_body", map[string]any(nil))
 
@@ -229,6 +233,12 @@ func (e *Effective) apply() error {
 	s.ExtraBody = e.values["extra_body"].v.(map[string]any)
 	s.Jobs = e.values["jobs"].v.(int)
 	s.SummarizeUnits = e.values["summarize_units"].v.(bool)
+	s.Quiet = result.Quiet{
+		Ungrounded:  result.UngroundedPolicy(e.values["ungrounded"].v.(string)),
+		MinSeverity: e.values["min_severity"].v.(result.Severity),
+		MaxFindings: e.values["max_findings"].v.(int),
+	}
+	s.Verify = e.values["verify"].v.(bool)
 	s.Caps = result.Caps{
 		MaxUnits:        e.values["max_units"].v.(int),
 		MaxPromptTokens: e.values["max_prompt_tokens"].v.(int),

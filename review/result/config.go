@@ -81,6 +81,12 @@ type Config struct {
 	WindowUnknown bool
 	// ReserveSet is set when the answer reserve was given.
 	ReserveSet bool
+	// Quiet is which findings the review shows: ungrounded ones, the
+	// least severity, how many at most.
+	Quiet Quiet
+	// Verify has one more request per unit, after it submits, check its
+	// findings against their evidence and drop the ones it rejects.
+	Verify bool
 }
 
 // theRedactor is the process's secret scanner: its rules compile once.
