@@ -175,7 +175,11 @@ func heldLine(withheld []Dropped, ungrounded []Finding) string {
 		parts = append(parts, fmt.Sprintf("%s withheld (%s)", text.Plural(len(withheld), "finding"), strings.Join(why, "; ")))
 	}
 	if n := len(ungrounded); n > 0 {
-		parts = append(parts, fmt.Sprintf("%s not checked against the code %s names", text.Plural(n, "finding"), map[bool]string{true: "it", false: "they"}[n == 1]))
+		names := "they name"
+		if n == 1 {
+			names = "it names"
+		}
+		parts = append(parts, fmt.Sprintf("%s not checked against the code %s", text.Plural(n, "finding"), names))
 	}
 	return strings.Join(parts, "; ")
 }
