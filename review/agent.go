@@ -111,6 +111,9 @@ type Session struct {
 	// side is the state units side by side share, in the main session;
 	// nil while units run in sequence.
 	side *sideState
+	// rejected are the findings verification dropped, shared with the
+	// units' copies of the session.
+	rejected *rejections
 }
 
 // open readies a session over d for its turns: the tools, built here
@@ -180,6 +183,10 @@ func (s *Session) loop(ctx context.Context, ask bool) (*submission, string, erro
 		// Accepted: each finding learns what the model was shown of
 		// the lines it cites, while the loop's messages are at hand.
 		s.ground(l.submitted.Findings)
+		if err == nil && !ask && s.Verify {
+			s.History.EndLoop()
+			err = s.verify(ctx, l.submitted)
+		}
 	}
 	return l.submitted, l.lastText, err
 }

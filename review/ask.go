@@ -53,7 +53,7 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Agent: a, Run: run, History: conv, Diff: d, FindCopies: set.FindCopies, tools: &toolCount{}}
+	s := &Session{Agent: a, Run: run, History: conv, Diff: d, FindCopies: set.FindCopies, tools: &toolCount{}, rejected: &rejections{}}
 	s.open(d, set.FindCopies)
 	for _, st := range steps {
 		s.Steps = max(s.Steps, st.N)

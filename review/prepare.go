@@ -197,6 +197,9 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	if err != nil {
 		return false, err
 	}
+	if opts.Verify {
+		p.planVerify(opts.Caps.Price, opts.Model)
+	}
 	if p.split != nil {
 		if kept < len(p.Units) || len(p.split.Left) > 0 {
 			// Fewer units than the diff takes: the overview says which

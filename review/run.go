@@ -72,10 +72,11 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{
-		tools:   &toolCount{},
-		Agent:   a,
-		Diff:    d,
-		History: &conversation.History{},
+		tools:    &toolCount{},
+		rejected: &rejections{},
+		Agent:    a,
+		Diff:     d,
+		History:  &conversation.History{},
 		Run: toolmem.Run{
 			ID: toolmem.NewRunID(a.now()), Repo: d.Root,
 			Base: d.Base, Head: d.Head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA,
@@ -182,6 +183,8 @@ func (s *Session) save() error {
 func (s *Session) Review(ctx context.Context) (*result.Result, error) {
 	r, err := s.review(ctx)
 	if err == nil && r != nil {
+		// Dropped by verification as each unit submitted.
+		r.Dropped = append(r.Dropped, s.rejected.all()...)
 		s.setOutcome(RunOutcome{Submitted: r.Submitted, Findings: len(r.Findings)})
 	}
 	if ferr := s.finish(err); ferr != nil && err == nil {
