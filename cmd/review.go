@@ -199,7 +199,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	plan := out.Plan
 	if out.Session == nil {
-		return writePlanOnly(opts, outs, set, plan, job.Since, open, pt.changeNoun())
+		return writePlanOnly(ctx, opts, outs, set, plan, job.Since, open, pt)
 	}
 	if err != nil {
 		return runError(ctx, out.Session.Run.ID, err)
@@ -210,6 +210,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	// After the configured severities, which the minimum compares with.
 	res.Hold(set.Quiet)
 	res.SetPrice(set.Price)
+	res.SetState(out.Failed != nil, false)
 	if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 		return err
 	}
@@ -224,6 +225,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "review: %s, and --fail-on names unreviewed: exit code 3\n", result.Unreviewed(res.NotReviewed))
 		err = errFindings
 	}
+	pt.setStatus(ctx, opts.IO, res, plan.Diff, err == errFindings)
 	if out.Failed != nil {
 		failed := runError(ctx, res.RunID, out.Failed)
 		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(errorLine(failed), 0))
@@ -254,7 +256,8 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 // writePlanOnly ends a review that made no run: a change with nothing to
 // review, whose outputs are still written as valid empty documents (a CI
 // step that reads them must not fail on their absence), or a dry run.
-func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, plan *review.Plan, since string, open []post.OpenFinding, on string) error {
+func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set *config.Settings, plan *review.Plan, since string, open []post.OpenFinding, pt *postTarget) error {
+	on := pt.changeNoun()
 	if len(plan.Diff.Files) == 0 && since != "" {
 		fmt.Fprintf(opts.IO.Info(), "review: nothing new to review: the commits since %s change nothing in %s's diff against %s\n", text.ShortSHA(plan.Diff.SinceSHA), opts.Head, opts.Base)
 		if opts.DryRun {
@@ -263,10 +266,17 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 		res := result.NothingToReview(plan.Diff, set.Model)
 		res.Summary = fmt.Sprintf("Nothing new to review since %s.", text.ShortSHA(plan.Diff.SinceSHA))
 		res.Config, res.FailOn = set.RepoConfig, set.FailOn
+		res.SetState(false, true)
 		if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 			return err
 		}
-		return failOn(opts.IO, nil, set.FailOn, open, on)
+		err := failOn(opts.IO, nil, set.FailOn, open, on)
+		if pt != nil {
+			// Nothing was posted, but the head has its state.
+			pt.posted, pt.skipped = true, true
+			pt.setStatus(ctx, opts.IO, res, plan.Diff, err == errFindings)
+		}
+		return err
 	}
 	if len(plan.Diff.Files) == 0 {
 		// Most often the branch checked out is the base itself: say what
@@ -275,7 +285,9 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 		if opts.DryRun {
 			return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
 		}
-		return writeResult(opts.IO, opts.Getenv, outs, result.NothingToReview(plan.Diff, set.Model))
+		res := result.NothingToReview(plan.Diff, set.Model)
+		res.SetState(false, true)
+		return writeResult(opts.IO, opts.Getenv, outs, res)
 	}
 	warnGit(opts.IO, plan.Diff)
 	return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))

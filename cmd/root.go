@@ -134,6 +134,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdGC(f, nil),
 		NewCmdDoctor(f, nil),
 		NewCmdAsk(f, nil),
+		NewCmdComment(f, nil),
 		NewCmdConfig(f, nil),
 	)
 	// Made now rather than when the root runs, so its arguments can be
