@@ -105,6 +105,24 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 type RunOutcome struct {
 	Submitted bool `json:"submitted"`
 	Findings  int  `json:"findings"`
+	// Result is the review's result as its outputs show it (findings
+	// merged and held as configured, each with its evidence), which the
+	// replay explains; runs recorded before it have none.
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// explain records r, the result the run's outputs show, with the run.
+func (s *Session) explain(r *result.Result) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if red := s.redact(); red != nil {
+		out, _ := red.RedactJSON(string(b))
+		b = []byte(out)
+	}
+	s.setOutcome(RunOutcome{Submitted: r.Submitted, Findings: len(r.Findings), Result: b})
+	return s.save()
 }
 
 // usageRecord is the run record's Usage: the counts, and the outcome once

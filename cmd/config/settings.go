@@ -237,6 +237,7 @@ func (e *Effective) apply() error {
 		Ungrounded:  result.UngroundedPolicy(e.values["ungrounded"].v.(string)),
 		MinSeverity: e.values["min_severity"].v.(result.Severity),
 		MaxFindings: e.values["max_findings"].v.(int),
+		Severity:    s.Severity,
 	}
 	s.Verify = e.values["verify"].v.(bool)
 	s.Caps = result.Caps{

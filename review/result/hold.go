@@ -27,6 +27,9 @@ const (
 // Quiet is which findings a review shows: what happens to the ungrounded
 // ones, the least severity shown, and how many at most.
 type Quiet struct {
+	// Severity overrides the severity of findings by category, before
+	// the minimum is compared with it.
+	Severity    map[string]Severity
 	Ungrounded  UngroundedPolicy
 	MinSeverity Severity // "" shows every severity
 	MaxFindings int      // 0 shows them all
@@ -38,7 +41,8 @@ const (
 	reasonOver  = "past the %d most severe findings"
 )
 
-// Hold applies q to r's findings, which are sorted most severe first. A
+// Hold applies q to r's findings, which are sorted most severe first:
+// first the configured severities, then the rest. A
 // finding that is not grounded is dropped (UngroundedDrop), listed in
 // Ungrounded (UngroundedSummary), or kept. Findings below MinSeverity, and
 // those after the first MaxFindings (by severity, then grounded first),
@@ -60,6 +64,11 @@ func (a *Answer) Hold(q Quiet) {
 }
 
 func hold(q Quiet, fs, ungrounded []Finding, withheld, dropped []Dropped) ([]Finding, []Finding, []Dropped, []Dropped) {
+	for i := range fs {
+		if s, ok := q.Severity[fs[i].Category]; ok {
+			fs[i].Severity = s
+		}
+	}
 	var kept []Finding
 	for _, f := range fs {
 		switch {
