@@ -113,7 +113,22 @@ type RunOutcome struct {
 
 // explain records r, the result the run's outputs show, with the run.
 func (s *Session) explain(r *result.Result) error {
-	b, err := json.Marshal(r)
+	// The record's copy shows each finding's lines beside it.
+	rec := *r
+	outs := map[string]*outputLines{}
+	withText := func(fs []result.Finding) []result.Finding {
+		out := make([]result.Finding, len(fs))
+		for i, f := range fs {
+			f.Evidence = append([]result.Evidence(nil), f.Evidence...)
+			for j := range f.Evidence {
+				f.Evidence[j].Text = s.evidenceText(f.Evidence[j], outs)
+			}
+			out[i] = f
+		}
+		return out
+	}
+	rec.Findings, rec.Ungrounded = withText(r.Findings), withText(r.Ungrounded)
+	b, err := json.Marshal(&rec)
 	if err != nil {
 		return err
 	}

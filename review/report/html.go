@@ -94,6 +94,7 @@ type (
 		Cost       string             `json:"cost,omitempty"`
 		Efficiency *record.Efficiency `json:"efficiency"`
 		Findings   []pageFinding      `json:"findings"`
+		Result     *pageResult        `json:"result"`
 		Texts      []string           `json:"texts"`
 		Steps      []pageStep         `json:"steps"`
 		Outputs    []pageOutput       `json:"outputs"`
@@ -109,6 +110,21 @@ type (
 		Severity string `json:"severity"`
 		Title    string `json:"title"`
 		Body     string `json:"body"`
+	}
+	// pageResult is the result the run's outputs showed, when the run
+	// recorded it: what the page explains.
+	pageResult struct {
+		Summary     string               `json:"summary"`
+		Submitted   bool                 `json:"submitted"`
+		Held        string               `json:"held"`
+		Findings    []result.Finding     `json:"findings"`
+		Ungrounded  []result.Finding     `json:"ungrounded"`
+		Withheld    []result.Dropped     `json:"withheld"`
+		Dropped     []result.Dropped     `json:"dropped"`
+		NotReviewed []result.NotReviewed `json:"not_reviewed"`
+		// Stored names the step whose tool calls stored each ref: the
+		// request after it showed the output.
+		Stored map[string]int `json:"stored"`
 	}
 	pageStep struct {
 		N       int    `json:"n"`
@@ -238,6 +254,7 @@ func buildPage(h HTMLReplay) *pageData {
 	if h.Figures != nil {
 		d.Efficiency = h.Figures.Efficiency
 	}
+	d.Result = recordedResult(r)
 	texts := map[string]int{}
 	text := func(s string) int {
 		if i, ok := texts[s]; ok {
@@ -327,6 +344,48 @@ func buildPage(h HTMLReplay) *pageData {
 			Bytes: o.Bytes, Lines: o.Lines, Text: validUTF8(o.Data), Whole: o.Whole})
 	}
 	return d
+}
+
+// recordedResult reads the result a run recorded with its usage; nil for
+// a run that recorded none (still running, failed, or made before).
+func recordedResult(r *record.Replay) *pageResult {
+	var u struct {
+		Outcome *struct {
+			Result json.RawMessage `json:"result"`
+		} `json:"outcome"`
+	}
+	if json.Unmarshal(r.Run.Usage, &u) != nil || u.Outcome == nil || len(u.Outcome.Result) == 0 {
+		return nil
+	}
+	var res result.Result
+	if json.Unmarshal(u.Outcome.Result, &res) != nil {
+		return nil
+	}
+	p := &pageResult{Summary: res.Summary, Submitted: res.Submitted, Held: res.HeldLine(),
+		Findings: res.Findings, Ungrounded: res.Ungrounded, Withheld: res.Withheld, Dropped: res.Dropped,
+		NotReviewed: res.NotReviewed, Stored: map[string]int{}}
+	for _, s := range r.Steps {
+		for _, ref := range s.Refs {
+			p.Stored[ref] = s.N
+		}
+	}
+	nonNil := func(fs []result.Finding) []result.Finding {
+		if fs == nil {
+			return []result.Finding{}
+		}
+		return fs
+	}
+	p.Findings, p.Ungrounded = nonNil(p.Findings), nonNil(p.Ungrounded)
+	if p.Withheld == nil {
+		p.Withheld = []result.Dropped{}
+	}
+	if p.Dropped == nil {
+		p.Dropped = []result.Dropped{}
+	}
+	if p.NotReviewed == nil {
+		p.NotReviewed = []result.NotReviewed{}
+	}
+	return p
 }
 
 // pageResponse reads a chat-completion response for the page.

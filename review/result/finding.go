@@ -80,6 +80,10 @@ type Evidence struct {
 	Path      string `json:"path"`
 	StartLine int    `json:"start_line"`
 	EndLine   int    `json:"end_line"`
+	// Text is the lines as the model was shown them, numbered. Only the
+	// result a run records for its replay holds it; outputs name the
+	// source instead.
+	Text []string `json:"text,omitempty"`
 }
 
 // SourceDiff is the Source of evidence from the diff context.
