@@ -64,6 +64,36 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 	return s, nil
 }
 
+// known separates from fs the findings the run's review already reported
+// (the result it recorded): the same defect by its fingerprint, or on the
+// same line in the same category.
+func (s *Session) known(fs []result.Finding) (fresh, known []result.Finding) {
+	o, ok := OutcomeOf(s.Run)
+	var r result.Result
+	if !ok || len(o.Result) == 0 || json.Unmarshal(o.Result, &r) != nil {
+		return fs, nil
+	}
+	before := append(append([]result.Finding(nil), r.Findings...), r.Ungrounded...)
+	for _, w := range r.Withheld {
+		before = append(before, w.Finding)
+	}
+	for _, f := range fs {
+		seen := false
+		for _, b := range before {
+			if b.Path == f.Path && (b.Fingerprint() == f.Fingerprint() || f.Line > 0 && b.Line == f.Line && b.Category == f.Category) {
+				seen = true
+				break
+			}
+		}
+		if seen {
+			known = append(known, f)
+		} else {
+			fresh = append(fresh, f)
+		}
+	}
+	return fresh, known
+}
+
 // Ask adds a question as a new turn and answers it with a fresh tool loop.
 // Before the loop starts, earlier turns are pruned to opts.Limits; if the
 // provider still says the context is too long, the history budget is halved
@@ -100,6 +130,7 @@ func (s *Session) Answer(ctx context.Context, opts AskOptions) (*result.Answer, 
 	}
 	if sub != nil {
 		ans.Findings, ans.Dropped = checkFindings(s.Diff, sub.Findings, s.OffDiff)
+		ans.Findings, ans.Known = s.known(ans.Findings)
 		if ans.Findings == nil {
 			ans.Findings = []result.Finding{}
 		}

@@ -101,6 +101,16 @@ func writeAnswer(w io.Writer, a *result.Answer) error {
 		}
 		b.WriteString("\n")
 	}
+	if len(a.Known) > 0 {
+		fmt.Fprintf(&b, "## Already reported (%d)\n\n", len(a.Known))
+		for _, f := range a.Known {
+			fmt.Fprintf(&b, "- [%s] `%s` %s\n", f.Severity, f.Location(), f.Title)
+		}
+		b.WriteString("\n")
+	}
+	if held := a.HeldLine(); held != "" {
+		b.WriteString("_" + held + "._\n\n")
+	}
 	u := a.Usage
 	fmt.Fprintf(&b, "---\nRun `%s` turn %d · model %s · %s · %s prompt tokens (%s cached) · %s completion tokens\n",
 		a.RunID, a.Turn, a.Model, text.Plural(u.Requests, "request"), text.Number(u.Prompt), text.Number(u.Cached), text.Number(u.Completion))

@@ -142,6 +142,9 @@ type Answer struct {
 	// Findings are new findings, if the model submitted a review this turn.
 	Findings []Finding `json:"findings"`
 	Dropped  []Dropped `json:"dropped,omitempty"`
+	// Known are findings of this turn that the review already reported:
+	// not new.
+	Known []Finding `json:"already_reported,omitempty"`
 	// Ungrounded and Withheld are as a Result's.
 	Ungrounded []Finding `json:"ungrounded,omitempty"`
 	Withheld   []Dropped `json:"withheld,omitempty"`
