@@ -342,6 +342,14 @@ func shownLines(out []string, content string) []int {
 		if c == "" {
 			continue
 		}
+		if m := omittedLines.FindStringSubmatch(c); m != nil && j > 0 {
+			// The lines a preview leaves out between its head and its
+			// tail: the tail is matched after them, not against a line
+			// of the gap that happens to read the same.
+			n, _ := strconv.Atoi(m[1])
+			j = min(j+n, len(out))
+			continue
+		}
 		for k := j; k < len(out); k++ {
 			if sameLine(out[k], c) {
 				shown = append(shown, k)
@@ -352,6 +360,9 @@ func shownLines(out []string, content string) []int {
 	}
 	return shown
 }
+
+// omittedLines is how a preview says how many lines it leaves out.
+var omittedLines = regexp.MustCompile(`^\[\.\.\. (\d+) lines? omitted \.\.\.\]$`)
 
 // cutMore and cutEarlier are how a preview marks a line it cut.
 var (

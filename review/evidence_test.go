@@ -90,6 +90,13 @@ func TestShownLines(t *testing.T) {
 	if slices.Contains(got, 150) {
 		t.Errorf("line 151 is in the middle, which the preview leaves out:\n%s", preview)
 	}
+	// A diff's preview: its tail starts with a line the gap holds too,
+	// which must not be taken for it.
+	diff := []string{"@@ -1,9 +1,9 @@", " a", " }", " b", " }", " c", " }", " d", " }"}
+	gapped := "[output abcdefgh23: 9 lines]\n@@ -1,9 +1,9 @@\n a\n[... 5 lines omitted ...]\n d\n }"
+	if got := shownLines(diff, gapped); !slices.Equal(got, []int{0, 1, 7, 8}) {
+		t.Errorf("diff preview: shown %v, want [0 1 7 8]", got)
+	}
 	if whole := shownLines(out, data); len(whole) != len(out) {
 		t.Errorf("the whole output shows %d lines, want %d", len(whole), len(out))
 	}
