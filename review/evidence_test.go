@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
@@ -147,5 +149,23 @@ func TestDedupeKeepsStrongerEvidence(t *testing.T) {
 	m := out[0]
 	if m.Severity != result.High || m.Line != 42 || !m.Grounded || len(m.Evidence) != 1 || !strings.Contains(m.Body, "nil map") {
 		t.Errorf("merged: %+v", m)
+	}
+}
+
+// TestParseVerdicts reads the verdicts of the forced call, or of a server
+// that ignored it and answered the same JSON as text; anything else is no
+// verdict, which keeps every finding.
+func TestParseVerdicts(t *testing.T) {
+	call := &llm.Reply{Message: conversation.Message{ToolCalls: []conversation.ToolCall{{Name: verifyTool,
+		Arguments: `{"verdicts": [{"finding": 2, "keep": false, "reason": "no"}]}`}}}}
+	if vs, ok := parseVerdicts(call); !ok || vs[2].Keep || vs[2].Reason != "no" {
+		t.Errorf("call: %v %v", vs, ok)
+	}
+	prose := &llm.Reply{Message: conversation.Message{Content: "Here:\n```json\n{\"verdicts\": [{\"finding\": 1, \"keep\": true, \"reason\": \"ok\"}]}\n```"}}
+	if vs, ok := parseVerdicts(prose); !ok || !vs[1].Keep {
+		t.Errorf("prose: %v %v", vs, ok)
+	}
+	if _, ok := parseVerdicts(&llm.Reply{Message: conversation.Message{Content: "All good."}}); ok {
+		t.Error("a reply without verdicts read as verdicts")
 	}
 }

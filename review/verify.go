@@ -101,9 +101,15 @@ func (s *Session) verify(ctx context.Context, sub *submission) error {
 	if len(sub.Findings) == 0 {
 		return nil
 	}
+	ask := s.verifyRequest(sub.Findings)
+	if red := s.redact(); red != nil {
+		// The lines come from the redacted diff and store; the
+		// findings' words pass the filter like every text sent.
+		ask, _ = red.Redact(ask)
+	}
 	msgs := []conversation.Message{
 		{ID: "verify-system", Role: conversation.System, Content: verifyPrompt, Layer: conversation.Summary},
-		{ID: "verify-user", Role: conversation.User, Content: s.verifyRequest(sub.Findings), Layer: conversation.Summary},
+		{ID: "verify-user", Role: conversation.User, Content: ask, Layer: conversation.Summary},
 	}
 	req := llm.Request{Model: s.Model, Tools: []tools.Definition{verifyDefinition}, ToolChoice: verifyTool, Temperature: s.Temperature, MaxTokens: verifyAnswerTokens}
 	reply, err := s.record(ctx, req, s.History.Turns(), msgs)
