@@ -114,6 +114,8 @@ type Session struct {
 	// rejected are the findings verification dropped, shared with the
 	// units' copies of the session.
 	rejected *rejections
+	// result is the result the run's outputs showed, as recorded.
+	result json.RawMessage
 }
 
 // open readies a session over d for its turns: the tools, built here

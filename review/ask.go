@@ -68,9 +68,9 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 // (the result it recorded): the same defect by its fingerprint, or on the
 // same line in the same category.
 func (s *Session) known(fs []result.Finding) (fresh, known []result.Finding) {
-	o, ok := OutcomeOf(s.Run)
+	raw, ok := ResultOf(s.Run)
 	var r result.Result
-	if !ok || len(o.Result) == 0 || json.Unmarshal(o.Result, &r) != nil {
+	if !ok || json.Unmarshal(raw, &r) != nil {
 		return fs, nil
 	}
 	before := append(append([]result.Finding(nil), r.Findings...), r.Ungrounded...)

@@ -105,10 +105,6 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 type RunOutcome struct {
 	Submitted bool `json:"submitted"`
 	Findings  int  `json:"findings"`
-	// Result is the review's result as its outputs show it (findings
-	// merged and held as configured, each with its evidence), which the
-	// replay explains; runs recorded before it have none.
-	Result json.RawMessage `json:"result,omitempty"`
 }
 
 // explain records r, the result the run's outputs show, with the run.
@@ -136,15 +132,31 @@ func (s *Session) explain(r *result.Result) error {
 		out, _ := red.RedactJSON(string(b))
 		b = []byte(out)
 	}
-	s.setOutcome(RunOutcome{Submitted: r.Submitted, Findings: len(r.Findings), Result: b})
+	s.result = b
+	s.setOutcome(RunOutcome{Submitted: r.Submitted, Findings: len(r.Findings)})
 	return s.save()
 }
 
 // usageRecord is the run record's Usage: the counts, and the outcome once
-// the review ended.
+// the review ended, with the result its outputs showed.
 type usageRecord struct {
 	result.RunUsage
 	Outcome *RunOutcome `json:"outcome,omitempty"`
+	// Result is the review's result as its outputs show it (findings
+	// merged and held as configured, each with its evidence and its
+	// lines), which the replay explains; runs recorded before it have
+	// none.
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// ResultOf reads the result recorded with run: the result its outputs
+// showed; false for a run that records none.
+func ResultOf(run toolmem.Run) (json.RawMessage, bool) {
+	var u usageRecord
+	if len(run.Usage) == 0 || json.Unmarshal(run.Usage, &u) != nil || len(u.Result) == 0 {
+		return nil, false
+	}
+	return u.Result, true
 }
 
 // OutcomeOf reads the outcome recorded with run; false for a run that
@@ -178,7 +190,10 @@ func (s *Session) save() error {
 	}
 	// Units side by side save the one run record in turn.
 	defer s.lock()()
-	rec := usageRecord{RunUsage: s.Usage}
+	rec := usageRecord{RunUsage: s.Usage, Result: s.result}
+	if rec.Result == nil {
+		rec.Result, _ = ResultOf(s.Run)
+	}
 	if o, ok := OutcomeOf(s.Run); ok {
 		rec.Outcome = &o
 	}
@@ -233,7 +248,11 @@ func (s *Session) Review(ctx context.Context) (*result.Result, error) {
 
 // setOutcome puts o in the run record's usage, written by the next save.
 func (s *Session) setOutcome(o RunOutcome) {
-	if u, err := json.Marshal(usageRecord{RunUsage: s.Usage, Outcome: &o}); err == nil {
+	rec := usageRecord{RunUsage: s.Usage, Outcome: &o, Result: s.result}
+	if rec.Result == nil {
+		rec.Result, _ = ResultOf(s.Run)
+	}
+	if u, err := json.Marshal(rec); err == nil {
 		s.Run.Usage = u
 	}
 }

@@ -350,15 +350,13 @@ func buildPage(h HTMLReplay) *pageData {
 // a run that recorded none (still running, failed, or made before).
 func recordedResult(r *record.Replay) *pageResult {
 	var u struct {
-		Outcome *struct {
-			Result json.RawMessage `json:"result"`
-		} `json:"outcome"`
+		Result json.RawMessage `json:"result"`
 	}
-	if json.Unmarshal(r.Run.Usage, &u) != nil || u.Outcome == nil || len(u.Outcome.Result) == 0 {
+	if json.Unmarshal(r.Run.Usage, &u) != nil || len(u.Result) == 0 {
 		return nil
 	}
 	var res result.Result
-	if json.Unmarshal(u.Outcome.Result, &res) != nil {
+	if json.Unmarshal(u.Result, &res) != nil {
 		return nil
 	}
 	p := &pageResult{Summary: res.Summary, Submitted: res.Submitted, Held: res.HeldLine(),
