@@ -202,6 +202,10 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		return writePlanOnly(ctx, opts, outs, set, plan, job.Since, open, pt)
 	}
 	if err != nil {
+		if plan != nil && !errors.Is(err, context.Canceled) {
+			// The head has a state even when its review failed.
+			pt.failedStatus(ctx, opts.IO, plan.Diff, out.Session.Run.ID, err)
+		}
 		return runError(ctx, out.Session.Run.ID, err)
 	}
 	res := out.Result
