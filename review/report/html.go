@@ -147,6 +147,8 @@ type (
 		Bytes    int           `json:"bytes"`
 		Prunes   []string      `json:"prunes"`
 		Events   []string      `json:"events"`
+		// Said is each of Prunes, then each of Events, in a sentence.
+		Said []string `json:"said"`
 		Msgs     []pageMsg     `json:"msgs"`
 		Resp     pageResp      `json:"resp"`
 		Refs     []string      `json:"refs"`
@@ -272,7 +274,7 @@ func buildPage(h HTMLReplay) *pageData {
 	results := map[string]result{}
 	for i, s := range r.Steps {
 		ps := pageStep{N: s.N, Turn: s.Turn, Started: s.Started.UTC().Format("15:04:05.000"), Error: s.Error,
-			Bytes: len(s.Request), Prunes: []string{}, Events: []string{}, Msgs: []pageMsg{}, Refs: s.Refs}
+			Bytes: len(s.Request), Prunes: []string{}, Events: []string{}, Said: []string{}, Msgs: []pageMsg{}, Refs: s.Refs}
 		ps.Unit, ps.At, ps.Took = s.Unit, s.Started.Sub(r.Run.Started).Milliseconds(), -1
 		if !s.Ended.IsZero() {
 			ps.Ended = s.Ended.UTC().Format("15:04:05.000")
@@ -296,6 +298,9 @@ func buildPage(h HTMLReplay) *pageData {
 			default:
 				ps.Events = append(ps.Events, string(raw))
 			}
+		}
+		for _, raw := range append(append([]string(nil), ps.Prunes...), ps.Events...) {
+			ps.Said = append(ps.Said, eventSentence(json.RawMessage(raw)))
 		}
 		names := s.Names()
 		if req, err := wire.DecodeRequest(s.Request); err == nil {

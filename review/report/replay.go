@@ -159,6 +159,7 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, full 
 			continue
 		}
 		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind(), text.OneLine(string(raw), 300))
+		fmt.Fprintf(b, "     that is, %s\n", eventSentence(raw))
 		if p, ok := e.(record.Prune); ok {
 			for _, sc := range p.Scores {
 				fmt.Fprintf(b, "     %s\n", scoreLine(sc))

@@ -38,33 +38,6 @@
   function pretty(s) {
     try { return JSON.stringify(JSON.parse(s), null, 2); } catch (e) { return String(s); }
   }
-  // sentence says what a recorded event means, in words.
-  function sentence(raw) {
-    var e;
-    try { e = JSON.parse(raw); } catch (err) { return 'an event that is not JSON.'; }
-    var t = function (n) { return fmt(n) + ' tokens'; };
-    switch (e.kind) {
-      case 'prune':
-        var parts = [];
-        if ((e.dropped || []).length) parts.push(plural(e.dropped.length, 'message') + ' of earlier turns dropped');
-        if ((e.stubbed || []).length) parts.push(plural(e.stubbed.length, 'tool preview') + ' shrunk to a stub');
-        if ((e.capped || []).length) parts.push(plural(e.capped.length, 'message') + ' capped');
-        return 'the history was pruned (' + (e.reasons || []).join(', ') + '), from ' + t((e.before || {}).tokens) + ' to ' + t((e.after || {}).tokens) +
-          (parts.length ? ': ' + parts.join(', ') : '') + '.';
-      case 'final':
-        if (e.reason === 'context_length') return 'the server refused the request as longer than its context window, so the final answer was asked for with what had been seen.';
-        return 'the next request would have carried ' + t(e.tokens) + ', past the stop line of ' + t(e.limit_tokens) + ', so the final answer was asked for (' + e.reason + ').';
-      case 'fallback':
-        return 'the server refused ' + e.feature + ' as ' + e.from + ', so ' + e.to + ' is sent from here on; it said: ' + e.reason;
-      case 'stream':
-        return 'the answer came as a stream of ' + plural(e.events, 'event') + ', ' + size(e.bytes || 0) + ', its first byte after ' + fmt(e.first_byte_ms) + ' ms.';
-      case 'replan':
-        return 'the server refused the first request as too long, so the diff context was planned again, from ' + t(e.before_tokens) + ' to ' + t(e.after_tokens) +
-          (e.units ? ', in ' + plural(e.units, 'unit') : '') + '.';
-    }
-    return 'a ' + (e.kind || e.type || 'recorded') + ' event.';
-  }
-
   function stepLink(n) {
     var a = el('a', '', 'step ' + n);
     a.setAttribute('href', '#step-' + n);
@@ -363,8 +336,8 @@
     });
     add(hr, el('th', '', 'total'));
     add(dr, el('td', '', fmt(s.tokens)));
-    s.prunes.concat(s.events).forEach(function (e) {
-      add(b, el('div', 'sub', 'Before this request: ' + sentence(e)));
+    s.prunes.concat(s.events).forEach(function (e, i) {
+      add(b, el('div', 'sub', 'Before this request: ' + ((s.said || [])[i] || 'an event.')));
       var det = add(b, el('details'));
       add(det, el('summary', '', 'the event as recorded'));
       add(det, el('pre', 'event', pretty(e)));
