@@ -304,7 +304,8 @@
       d.setAttribute('data-step', s.n);
       var calls = s.resp.calls.map(function (c) { return c.name; }).join(', ');
       var head = 'Step ' + s.n + (s.unit ? ' · unit ' + s.unit + ', its step ' + ofUnit[s.n] : ' · turn ' + s.turn) +
-        (s.choice === 'submit_verdicts' ? ' · verification' : '') + ' · ' + plural(s.msgs.length, 'message') + ' · ' + fmt(s.tokens) + ' tokens (naive ' + fmt(s.naive) + ')';
+        (s.choice === 'submit_verdicts' ? ' · verification' : '') + ' · ' + plural(s.msgs.length, 'message') + ' · ' + fmt(s.tokens) + ' tokens by our count' +
+        (s.resp.prompt ? ', ' + fmt(s.resp.prompt) + ' by the server\'s' : '') + ' (naive transcript ' + fmt(s.naive) + ')';
       if (s.took >= 0) head += ' · ' + (s.took / 1000).toFixed(2) + ' s';
       if (s.prunes.length) head += ' · pruned before';
       head += ' → ' + (s.error ? 'error' : calls ? calls : s.resp.text ? 'text' : s.resp.raw ? 'not a completion' : 'no response');
