@@ -197,9 +197,9 @@
     var maxT = 1, maxN = 0;
     steps.forEach(function (s) { maxT = Math.max(maxT, s.tokens); maxN = Math.max(maxN, s.naive); });
     var win = D.efficiency ? D.efficiency.context_window : 0;
-    // The naive transcript is drawn behind each bar, up to four times
-    // the largest request; past that, an arrow says it goes on.
-    var top = Math.max(maxT, Math.min(maxN, 4 * maxT));
+    // The naive transcript is drawn behind each bar, whole: the
+    // comparison is what the chart is for.
+    var top = Math.max(maxT, maxN);
     var showWin = win > 0 && win <= top * 1.25;
     if (showWin) top = Math.max(top, win);
     var H = 260, padT = 22, padB = 22, padL = 64, gap = 6;
