@@ -471,9 +471,10 @@ func headingPath(h string) string {
 	return text.UnquotePath(inner)
 }
 
-// groundLeaks marks the findings a review makes itself, of secrets the
-// change adds, as grounded by the diff: the line is an added one.
-func groundLeaks(fs []result.Finding) {
+// groundLocal marks the findings review makes itself (the secrets the
+// change adds, text in it that speaks to the reviewer) as grounded by the
+// diff: their lines, or their file's path, are what the change adds.
+func groundLocal(fs []result.Finding) {
 	for i := range fs {
 		f := &fs[i]
 		if start, end := f.Cites(); start > 0 {

@@ -52,7 +52,6 @@ func leakFindings(leaks []diffctx.Leak) []result.Finding {
 		}
 		out = append(out, f)
 	}
-	groundLeaks(out)
 	return out
 }
 
