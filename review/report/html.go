@@ -127,8 +127,10 @@ type (
 		Dropped     []result.Dropped     `json:"dropped"`
 		NotReviewed []result.NotReviewed `json:"not_reviewed"`
 		// Stored names the step whose tool calls stored each ref: the
-		// request after it showed the output.
+		// request after it showed the output. Units names each unit's
+		// first step, whose request carried its hunks.
 		Stored map[string]int `json:"stored"`
+		Units  map[int]int    `json:"units"`
 	}
 	pageStep struct {
 		N       int    `json:"n"`
@@ -370,7 +372,7 @@ func recordedResult(r *record.Replay) *pageResult {
 	}
 	p := &pageResult{Summary: res.Summary, Submitted: res.Submitted, Held: res.HeldLine(),
 		Findings: res.Findings, Ungrounded: res.Ungrounded, Withheld: res.Withheld, Dropped: res.Dropped,
-		NotReviewed: res.NotReviewed, Stored: map[string]int{}}
+		NotReviewed: res.NotReviewed, Stored: map[string]int{}, Units: unitSteps(r)}
 	for _, s := range r.Steps {
 		for _, ref := range s.Refs {
 			p.Stored[ref] = s.N
@@ -393,6 +395,27 @@ func recordedResult(r *record.Replay) *pageResult {
 		p.NotReviewed = []result.NotReviewed{}
 	}
 	return p
+}
+
+// unitSteps names the first step of each unit of a review in units: the
+// request that carried the unit's hunks. Units side by side have a lane
+// each; units in sequence a turn each.
+func unitSteps(r *record.Replay) map[int]int {
+	out := map[int]int{}
+	side := false
+	for _, s := range r.Steps {
+		side = side || s.Unit > 0
+	}
+	for _, s := range r.Steps {
+		k := s.Turn
+		if side {
+			k = s.Unit
+		}
+		if _, ok := out[k]; !ok && k > 0 {
+			out[k] = s.N
+		}
+	}
+	return out
 }
 
 // pageResponse reads a chat-completion response for the page.

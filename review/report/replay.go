@@ -124,7 +124,7 @@ func writeResult(b *strings.Builder, r *record.Replay) {
 			fmt.Fprintf(b, "     %s\n", text.OneLine(reason, 300))
 		}
 		for _, e := range f.Evidence {
-			fmt.Fprintf(b, "     %s shown in %s\n", e.Lines(), evidenceWhere(e, res.Stored))
+			fmt.Fprintf(b, "     %s shown in %s\n", e.Lines(), evidenceWhere(e, res))
 		}
 	}
 	for _, f := range res.Findings {
@@ -143,15 +143,18 @@ func writeResult(b *strings.Builder, r *record.Replay) {
 
 // evidenceWhere names where evidence was shown: the diff context, or a
 // tool output and the step whose call stored it.
-func evidenceWhere(e result.Evidence, stored map[string]int) string {
+func evidenceWhere(e result.Evidence, res *pageResult) string {
 	switch {
 	case e.Source == result.SourceDiff && e.Unit > 0:
+		if n, ok := res.Units[e.Unit]; ok {
+			return fmt.Sprintf("the diff context of unit %d, from step %d", e.Unit, n)
+		}
 		return fmt.Sprintf("the diff context of unit %d", e.Unit)
 	case e.Source == result.SourceDiff:
 		return "the diff context"
 	}
 	where := fmt.Sprintf("the output of %s %s", e.Tool, e.Source)
-	if n, ok := stored[e.Source]; ok {
+	if n, ok := res.Stored[e.Source]; ok {
 		where += fmt.Sprintf(", called at step %d", n)
 	}
 	return where

@@ -126,6 +126,8 @@
       d.appendChild(document.createTextNode((e.end_line > e.start_line ? 'Lines ' + e.start_line + '-' + e.end_line : 'Line ' + e.start_line) + ' shown in '));
       if (e.source === 'diff') {
         d.appendChild(document.createTextNode(e.unit ? 'the diff context of unit ' + e.unit : 'the diff context'));
+        var first = e.unit ? (D.result.units || {})[e.unit] : 0;
+        if (first) { d.appendChild(document.createTextNode(', from ')); d.appendChild(stepLink(first)); }
       } else {
         d.appendChild(document.createTextNode('the output of ' + (e.tool || 'a tool') + ' '));
         add(d, el('code', '', e.source));
