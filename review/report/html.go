@@ -154,10 +154,10 @@ type (
 		Prunes   []string      `json:"prunes"`
 		Events   []string      `json:"events"`
 		// Said is each of Prunes, then each of Events, in a sentence.
-		Said []string `json:"said"`
-		Msgs     []pageMsg     `json:"msgs"`
-		Resp     pageResp      `json:"resp"`
-		Refs     []string      `json:"refs"`
+		Said []string  `json:"said"`
+		Msgs []pageMsg `json:"msgs"`
+		Resp pageResp  `json:"resp"`
+		Refs []string  `json:"refs"`
 	}
 	pageMsg struct {
 		Role   string     `json:"role"`
