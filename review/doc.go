@@ -5,7 +5,7 @@
 // so a run can be replayed, and turns the final submit_review call into
 // findings checked against the diff, each with its evidence: the lines it
 // cites that the model was shown, from the diff context or a stored tool
-// output (evidence.go), and, with --verify, checked once more by one
+// output (evidence.go), and, when asked for, checked once more by one
 // request per unit (verify.go). Large diffs are reviewed in units, side
 // by side (side.go) or in sequence (units.go), and every review is planned
 // and priced before its first request: units, requests, prompt tokens and
