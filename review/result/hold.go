@@ -64,10 +64,15 @@ func (a *Answer) Hold(q Quiet) {
 }
 
 func hold(q Quiet, fs, ungrounded []Finding, withheld, dropped []Dropped) ([]Finding, []Finding, []Dropped, []Dropped) {
+	changed := false
 	for i := range fs {
-		if s, ok := q.Severity[fs[i].Category]; ok {
-			fs[i].Severity = s
+		if s, ok := q.Severity[fs[i].Category]; ok && s != fs[i].Severity {
+			fs[i].Severity, changed = s, true
 		}
+	}
+	if changed {
+		// Most severe first still, as the findings were sorted.
+		sort.SliceStable(fs, func(i, j int) bool { return fs[i].Severity.Rank() > fs[j].Severity.Rank() })
 	}
 	var kept []Finding
 	for _, f := range fs {

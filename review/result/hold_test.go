@@ -8,7 +8,7 @@ import (
 
 func TestHold(t *testing.T) {
 	f := func(title string, sev Severity, grounded bool) Finding {
-		return Finding{Path: "a.go", Line: 3, Title: title, Severity: sev, Grounded: grounded,
+		return Finding{Path: "a.go", Line: 3, Title: title, Severity: sev, Grounded: grounded, Category: title,
 			Evidence: map[bool][]Evidence{true: {{Source: SourceDiff, Path: "a.go", StartLine: 3, EndLine: 3}}}[grounded]}
 	}
 	all := func() []Finding {
@@ -34,6 +34,8 @@ func TestHold(t *testing.T) {
 			"2 findings withheld (2 below the minimum severity, high); 1 finding not checked against the code it names"},
 		{"max findings", Quiet{Ungrounded: UngroundedKeep, MaxFindings: 2}, "crit guess,high", "", "med,low", "",
 			"2 findings withheld (2 past the 2 most severe findings)"},
+		{"severities first", Quiet{Severity: map[string]Severity{"low": Critical}, MinSeverity: High}, "low,high", "crit guess", "med", "",
+			"1 finding withheld (1 below the minimum severity, high); 1 finding not checked against the code it names"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Result{Findings: all()}
