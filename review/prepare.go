@@ -61,6 +61,8 @@ type Plan struct {
 	Estimated bool
 	// price prices the expectation, when the model's price is known.
 	price *llm.Price
+	// verify plans a verification request after each unit.
+	verify bool
 	// bounded says upper bounds decided the plan, far from every limit.
 	bounded bool
 
@@ -210,7 +212,7 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 		return false, err
 	}
 	if opts.Verify {
-		p.planVerify(opts.Caps.Price, opts.Model)
+		p.planVerify()
 	}
 	if opts.SummarizeUnits && kept > 1 {
 		// The summary of the units' reviews is one request more.

@@ -258,26 +258,15 @@ func (s *Session) evidenceText(e result.Evidence, outs map[string]*outputLines) 
 	return lines
 }
 
-// planVerify adds the verification requests to the plan: one a unit.
-func (p *Plan) planVerify(price *llm.Price, model string) {
-	if price == nil {
-		if lp, ok := llm.PriceFor(model); ok {
-			price = &lp
-		}
-	}
-	e := &p.Estimate
-	n := e.Units
-	if n == 0 {
-		return
-	}
-	e.Requests += n
-	e.MaxRequests += n
-	e.PromptTokens += n * verifyExpectedTokens
+// planVerify adds the verification requests to the plan's bounds, one a
+// unit, and to its expectation (expect), so that the guard lets them
+// through and the dry run states them.
+func (p *Plan) planVerify() {
+	p.verify = true
+	n := p.Estimate.Units
+	p.Estimate.MaxRequests += n
 	if p.guard != nil {
 		p.guard.maxRequests += n
 	}
-	if e.Cost != nil && price != nil {
-		c := *e.Cost + price.Cost(n*verifyExpectedTokens, 0, n*expectedAnswerTokens)
-		e.Cost = &c
-	}
+	p.expect(p.guard.firsts)
 }
