@@ -513,11 +513,11 @@ func (r *benchReviewer) Review(ctx context.Context, t bench.Target) bench.Review
 		return rv
 	}
 	res := out.Result
-	// As review --base gives it: its severities, its price.
+	// As review --base gives it: its price (the engine applied the
+	// configured severities and what is held back).
 	a := r.opts.agentFlags
 	a.base = t.Base
 	if set, err := a.resolve(r.opts.Getenv, t.Dir); err == nil {
-		overrideSeverity(res.Findings, set.Severity)
 		res.SetPrice(set.Price)
 	}
 	rv.Result = res
