@@ -22,7 +22,6 @@ type AskOptions struct {
 
 	RunID     string
 	Question  string
-	Base      string
 	Head      string
 	Summarize string
 	Format    string
@@ -64,6 +63,7 @@ its first turn.`,
 			if opts.Summarize != "rules" && opts.Summarize != "model" {
 				return usageErrorf("unknown --summarize %q: use rules or model", opts.Summarize)
 			}
+			opts.ci = ciFrom(opts.Getenv)
 			if runF != nil {
 				return runF(opts)
 			}
@@ -90,7 +90,6 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	if err := checkOutputs([]output{{format: format, path: opts.Output}}); err != nil {
 		return err
 	}
-	opts.base = opts.Base
 	set, err := opts.resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err
@@ -103,12 +102,12 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
 	job := review.Job{
-		Options: prepareOptions(set, opts.Dir, opts.Base, opts.Head),
+		Options: prepareOptions(set, &opts.agentFlags, opts.Dir, opts.Head),
 		RunID:   opts.RunID,
 		Ask:     review.AskOptions{Limits: conversation.LimitsFrom(set.Budget), SummarizeWithModel: opts.Summarize == "model"},
 	}
 	job.Question = opts.Question
-	env, prog, done := runEnv(opts.IO, opts.Getenv, set, opts.Dir, false)
+	env, prog, done := runEnv(opts.IO, opts.Getenv, opts.ci, set, opts.Dir, false)
 	defer done()
 	env.Started = func(s *review.Session, plan *review.Plan) {
 		prog.begin(s.Usage)

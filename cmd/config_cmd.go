@@ -31,6 +31,7 @@ func NewCmdConfig(f *Factory, runF func(*ConfigOptions) error) *cobra.Command {
   review config --model gpt-4o --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
+			opts.ci = ciFrom(opts.Getenv)
 			if runF != nil {
 				return runF(opts)
 			}

@@ -176,7 +176,7 @@ type endpointFallback struct {
 
 // runDoctorEndpoint checks the model endpoint as a review would use it.
 func runDoctorEndpoint(ctx context.Context, opts *DoctorOptions) error {
-	set, err := (&agentFlags{Model: opts.Model, BaseURL: opts.BaseURL}).resolve(opts.Getenv, opts.Dir)
+	set, err := (&agentFlags{Model: opts.Model, BaseURL: opts.BaseURL, ci: ciFrom(opts.Getenv)}).resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err
 	}

@@ -45,9 +45,9 @@ const (
 )
 
 // newProgress makes the progress of a run whose tokens cost price, nil
-// when it is not known.
-func newProgress(s *IOStreams, getenv func(string) string, price *llm.Price) *progress {
-	ci := getenv("CI") != "" || getenv("GITHUB_ACTIONS") != ""
+// when it is not known; in CI (ciFrom), where standard error is a job's
+// log, progress is a line per step.
+func newProgress(s *IOStreams, ci bool, price *llm.Price) *progress {
 	return &progress{io: s, start: time.Now(), log: !s.ErrTTY && ci, price: price}
 }
 

@@ -38,27 +38,19 @@ func TestProgressLine(t *testing.T) {
 // and writes nothing to a CI log for an answer that arrives quickly, nor
 // anything where stderr is neither.
 func TestProgressReceiving(t *testing.T) {
-	env := func(ci string) func(string) string {
-		return func(k string) string {
-			if k == "CI" {
-				return ci
-			}
-			return ""
-		}
-	}
 	for _, c := range []struct {
 		name  string
 		tty   bool
-		ci    string
+		ci    bool
 		lines int // drawn or logged while receiving
 	}{
-		{"terminal", true, "", 1},
-		{"ci log", false, "true", 0},
-		{"pipe", false, "", 0},
+		{"terminal", true, false, 1},
+		{"ci log", false, true, 0},
+		{"pipe", false, false, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var errOut strings.Builder
-			p := newProgress(&IOStreams{ErrOut: &errOut, ErrTTY: c.tty}, env(c.ci), nil)
+			p := newProgress(&IOStreams{ErrOut: &errOut, ErrTTY: c.tty}, c.ci, nil)
 			for i := range 50 {
 				p.step(review.Progress{Step: 2, Receiving: true, Received: i})
 			}
@@ -66,7 +58,7 @@ func TestProgressReceiving(t *testing.T) {
 				t.Errorf("%d receiving lines, want %d: %q", got, c.lines, errOut.String())
 			}
 			p.step(review.Progress{Step: 2})
-			if c.tty || c.ci != "" {
+			if c.tty || c.ci {
 				if !strings.Contains(errOut.String(), "step 2 · 0 tool calls") {
 					t.Errorf("no step line after the answer: %q", errOut.String())
 				}
@@ -80,12 +72,7 @@ func TestProgressReceiving(t *testing.T) {
 func TestProgressLog(t *testing.T) {
 	var b strings.Builder
 	s := &IOStreams{Out: io.Discard, ErrOut: &b}
-	p := newProgress(s, func(k string) string {
-		if k == "CI" {
-			return "true"
-		}
-		return ""
-	}, nil)
+	p := newProgress(s, true, nil)
 	p.step(review.Progress{Step: 1, Tokens: 900})
 	p.retry(0, 2*time.Second, errors.New("429 Too Many Requests"))
 	p.step(review.Progress{Step: 2, ToolCalls: 3, Tokens: 4100})
@@ -112,7 +99,7 @@ func TestProgressFitsWidth(t *testing.T) {
 	for _, width := range []int{20, 50, 80, 200} {
 		var errOut strings.Builder
 		s := &IOStreams{ErrOut: &errOut, ErrTTY: true, Width: func() int { return width }}
-		p := newProgress(s, func(string) string { return "" }, &llm.Price{Prompt: 2.5, Completion: 10})
+		p := newProgress(s, false, &llm.Price{Prompt: 2.5, Completion: 10})
 		p.step(review.Progress{Step: 12, ToolCalls: 31, Tokens: 1234567, Unit: 3, Units: 12, Tool: "get_dependencies",
 			Usage: result.RunUsage{Requests: 12, Prompt: 1234567, Completion: 4000}})
 		for _, draw := range strings.Split(errOut.String(), "\r\033[K")[1:] {
@@ -130,8 +117,8 @@ func TestProgressFitsWidth(t *testing.T) {
 // tokens.
 func TestProgressQuietVerbose(t *testing.T) {
 	var quiet, verbose strings.Builder
-	q := newProgress(&IOStreams{ErrOut: &quiet, ErrTTY: true, Quiet: true}, func(string) string { return "" }, nil)
-	v := newProgress(&IOStreams{ErrOut: &verbose, Verbose: true}, func(string) string { return "" }, nil)
+	q := newProgress(&IOStreams{ErrOut: &quiet, ErrTTY: true, Quiet: true}, false, nil)
+	v := newProgress(&IOStreams{ErrOut: &verbose, Verbose: true}, false, nil)
 	for _, p := range []*progress{q, v} {
 		p.step(review.Progress{Step: 1, Usage: result.RunUsage{Requests: 1, Prompt: 13642, Completion: 300, Own: 13500}})
 		p.step(review.Progress{Step: 1, Tool: "read_file"})
