@@ -32,12 +32,12 @@ func NewCmdMemory(f *Factory) *cobra.Command {
 		Short: "Inspect tool outputs stored in tool memory",
 		Args:  usageArgs(cobra.NoArgs),
 	}
-	c.AddCommand(NewCmdMemoryShow(f, nil), NewCmdMemoryList(f, nil))
+	c.AddCommand(NewCmdMemoryShow(f), NewCmdMemoryList(f))
 	return c
 }
 
 // NewCmdMemoryShow builds `review memory show <ref>`.
-func NewCmdMemoryShow(f *Factory, runF func(*MemoryOptions) error) *cobra.Command {
+func NewCmdMemoryShow(f *Factory) *cobra.Command {
 	opts := &MemoryOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir}
 	c := &cobra.Command{
 		Use:   "show <ref>",
@@ -60,9 +60,6 @@ func NewCmdMemoryShow(f *Factory, runF func(*MemoryOptions) error) *cobra.Comman
 					return usageErrorf("invalid --grep %q: %s (use Go RE2 syntax: no lookaround or backreferences)",
 						opts.Grep, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 				}
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			return runMemoryShow(opts, paging)
 		},
@@ -143,16 +140,13 @@ func showGrep(opts *MemoryOptions, st *toolmem.Store) error {
 }
 
 // NewCmdMemoryList builds `review memory list`.
-func NewCmdMemoryList(f *Factory, runF func(*MemoryOptions) error) *cobra.Command {
+func NewCmdMemoryList(f *Factory) *cobra.Command {
 	opts := &MemoryOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir}
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List stored tool outputs, optionally of one run",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return runMemoryList(opts)
 		},
 	}

@@ -131,10 +131,10 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdRuns(f, nil),
 		NewCmdTool(f, nil),
 		NewCmdMemory(f),
-		NewCmdGC(f, nil),
-		NewCmdDoctor(f, nil),
+		NewCmdGC(f),
+		NewCmdDoctor(f),
 		NewCmdAsk(f, nil),
-		NewCmdConfig(f, nil),
+		NewCmdConfig(f),
 	)
 	// Made now rather than when the root runs, so its arguments can be
 	// checked like every group's.
