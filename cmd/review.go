@@ -92,7 +92,6 @@ until the merge base is there.`,
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions([]string{"tiktoken", "estimate", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("off-diff", cobra.FixedCompletions([]string{"file", "drop"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"none", "info", "low", "medium", "high", "critical"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("post", cobra.FixedCompletions(postHosts, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
