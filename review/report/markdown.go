@@ -32,7 +32,11 @@ func writeMarkdown(w io.Writer, r *result.Result) error {
 		b.WriteString("_The model did not submit a structured review; its last message is shown above._\n\n")
 	}
 	if len(r.NotReviewed) > 0 {
-		fmt.Fprintf(&b, "**Partial review: %s were not reviewed (%s); they are listed below.**\n\n", text.Plural(len(r.NotReviewed), "file"), text.OneLine(why(r), 0))
+		were, they := "were", "they are"
+		if len(r.NotReviewed) == 1 {
+			were, they = "was", "it is"
+		}
+		fmt.Fprintf(&b, "**Partial review: %s %s not reviewed (%s); %s listed below.**\n\n", text.Plural(len(r.NotReviewed), "file"), were, text.OneLine(why(r), 0), they)
 	}
 	if len(r.Findings) == 0 {
 		b.WriteString("No findings.\n\n")
