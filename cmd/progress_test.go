@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
@@ -27,6 +28,8 @@ func TestProgressLine(t *testing.T) {
 		{review.Progress{Step: 3, ToolCalls: 2, Tokens: 5000, Receiving: true, Received: 1312}, "", 9 * time.Second, "step 3 · 2 tool calls · 5,000 tokens sent · receiving ~1,312 tokens · 9s"},
 		{review.Progress{Step: 9, ToolCalls: 1, Tokens: 30000, Unit: 4, Units: 6, Running: []int{2, 4, 5}}, "", 3 * time.Second, "units 2, 4, 5 of 6 under way · step 9 · 1 tool call · 30,000 tokens sent · 3s"},
 		{review.Progress{Step: 12, ToolCalls: 1, Tokens: 52000, Unit: 6, Units: 6, Running: []int{6}}, "", 4 * time.Second, "unit 6 of 6 under way · step 12 · 1 tool call · 52,000 tokens sent · 4s"},
+		// The README's example.
+		{review.Progress{Step: 9, ToolCalls: 3, Tokens: 41200, Tool: toolname.ReadFileHunk, Unit: 4, Units: 6, Running: []int{2, 4, 5}}, "$0.0123", 72 * time.Second, "units 2, 4, 5 of 6 under way · step 9 · read_file_hunk · 3 tool calls · 41,200 tokens sent · $0.0123 · 1m12s"},
 	} {
 		if got := progressLine(c.p, c.cost, c.d); got != c.want {
 			t.Errorf("progressLine(%+v, %s) = %q, want %q", c.p, c.d, got, c.want)
