@@ -53,6 +53,9 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"jsonget":      cmdJSONGet,
 		"capture":      cmdCapture,
 		"ghevent":      cmdGHEvent,
+		"ghcomment":    cmdGHComment,
+		"glnote":       cmdGLNote,
+		"gldiscussion": cmdGLDiscussion,
 		"githubserver": cmdGitHubServer,
 		"gitlabserver": cmdGitLabServer,
 		"printable":    cmdPrintable,
@@ -1018,10 +1021,11 @@ func cmdGitHubServer(ts *testscript.TestScript, neg bool, args []string) {
 	record := fl.String("record", "", "directory to record requests in")
 	token := fl.String("token", "ghs_scripttoken", "the token the server accepts")
 	readOnly := fl.Bool("readonly", false, "refuse to create reviews with 403, as for the read-only token of a pull request from a fork")
+	head := fl.String("head", "", "the pull requests' head commit, as GET .../pulls/{n} answers it")
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
-		ts.Fatalf("usage: githubserver [-record dir] [-token T] [-readonly]")
+		ts.Fatalf("usage: githubserver [-record dir] [-token T] [-readonly] [-head SHA]")
 	}
-	g := &ghServer{token: *token, prs: map[string]*ghPR{}, readOnly: *readOnly}
+	g := &ghServer{token: *token, prs: map[string]*ghPR{}, readOnly: *readOnly, head: *head}
 	if *record != "" {
 		g.dir = ts.MkAbs(*record)
 		ts.Check(os.MkdirAll(g.dir, 0o755))
@@ -1033,6 +1037,7 @@ func cmdGitHubServer(ts *testscript.TestScript, neg bool, args []string) {
 	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/pulls/{n}/reviews", g.listReviews)
 	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/pulls/{n}/comments", g.listComments)
 	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/pulls/{n}/reviews", g.createReview)
+	g.routeConversation(mux)
 	g.mux = mux
 	srv := httptest.NewServer(g)
 	ts.Defer(srv.Close)
@@ -1060,10 +1065,12 @@ func cmdGitLabServer(ts *testscript.TestScript, neg bool, args []string) {
 	readOnly := fl.Bool("readonly", false, "refuse every post with 403")
 	redirect := fl.Bool("redirect", false, "answer the versions from a second host, after a redirect")
 	limit := fl.Bool("ratelimit", false, "answer the first discussion 429")
+	members := fl.String("members", "", "users' access levels, as id=level,...")
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
-		ts.Fatalf("usage: gitlabserver [-record dir] [-token T] [-readonly] [-redirect] [-ratelimit]")
+		ts.Fatalf("usage: gitlabserver [-record dir] [-token T] [-readonly] [-redirect] [-ratelimit] [-members id=level,...]")
 	}
-	g := &reviewtest.GitLab{Token: *token, ReadOnly: *readOnly, RateLimited: *limit}
+	g := &reviewtest.GitLab{Token: *token, ReadOnly: *readOnly, RateLimited: *limit, Members: glMembers(ts, *members)}
+	glServers.Store(ts, g)
 	if *record != "" {
 		g.Dir = ts.MkAbs(*record)
 		ts.Check(os.MkdirAll(g.Dir, 0o755))
@@ -1081,16 +1088,21 @@ type ghServer struct {
 	dir      string
 	mux      *http.ServeMux
 	readOnly bool
+	head     string
+	// before, if set, may answer a request before the mux does.
+	before func(http.ResponseWriter, *http.Request) bool
 
-	mu     sync.Mutex
-	seq    int
-	nextID int64
-	prs    map[string]*ghPR
+	mu       sync.Mutex
+	seq      int
+	nextID   int64
+	prs      map[string]*ghPR
+	statuses []map[string]any
 }
 
-// ghPR is the state of one pull request, in GitHub's response shapes.
+// ghPR is the state of one pull request, in GitHub's response shapes:
+// reviews, review comments, and the comments of its conversation.
 type ghPR struct {
-	reviews, comments []map[string]any
+	reviews, comments, issueComments []map[string]any
 }
 
 func (g *ghServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -1114,6 +1126,9 @@ func (g *ghServer) check(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Header.Get("User-Agent") == "" {
 		ghJSON(w, http.StatusForbidden, map[string]string{"message": "Request forbidden by administrative rules. Please make sure your request has a User-Agent header"})
+		return
+	}
+	if g.before != nil && g.before(w, r) {
 		return
 	}
 	g.mux.ServeHTTP(w, r)

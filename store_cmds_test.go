@@ -25,11 +25,13 @@ import (
 //	manifest  the MANIFEST deleted
 //	vlog      the largest value log file cut to half its length
 //	vlogtail  4 bytes of the last entry of the newest value log replaced
+//	vlogheader byte 5 of the newest value log flipped (its header's
+//	          encryption key ID); prints the file's name and size
 //	record    the record of run written over with bytes that are not JSON
 //	          (through Badger, so every checksum holds)
 func cmdCorruptStore(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 || (args[0] == "record") != (len(args) == 4) {
-		ts.Fatalf("usage: corruptstore copy|sst|manifest|vlog|vlogtail|record src dst [run]")
+		ts.Fatalf("usage: corruptstore copy|sst|manifest|vlog|vlogtail|vlogheader|record src dst [run]")
 	}
 	src, dst := ts.MkAbs(args[1]), ts.MkAbs(args[2])
 	ts.Check(os.MkdirAll(dst, 0o700))
@@ -66,6 +68,13 @@ func cmdCorruptStore(ts *testscript.TestScript, neg bool, args []string) {
 			data[i] ^= 0xff
 		}
 		ts.Check(os.WriteFile(f, data, 0o600))
+	case "vlogheader":
+		f := newest(ts, dst, ".vlog")
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		data[5] ^= 0xff
+		ts.Check(os.WriteFile(f, data, 0o600))
+		fmt.Fprintf(ts.Stdout(), "flipped byte 5 of %s (%d bytes)\n", filepath.Base(f), len(data))
 	case "record":
 		db, err := badger.Open(badger.DefaultOptions(dst).WithLogger(nil))
 		ts.Check(err)

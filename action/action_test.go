@@ -448,6 +448,8 @@ func TestActionReviewStep(t *testing.T) {
 			"--format github --base " + base},
 		{"new branch", []string{"EVENT=push", "BEFORE=0000000000000000000000000000000000000000"},
 			"--format github --base HEAD"},
+		{"issue_comment", []string{"EVENT=issue_comment"}, "comment"},
+		{"pull_request_review_comment", []string{"EVENT=pull_request_review_comment"}, "comment"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args, out, err := run(t, append(append([]string{}, common...), tc.vars...)...)
@@ -459,9 +461,9 @@ func TestActionReviewStep(t *testing.T) {
 			}
 		})
 	}
-	_, out, err := run(t, append(common, "EVENT=issue_comment")...)
-	if err == nil || !strings.Contains(out, "::error title=review::review runs on pull_request, pull_request_target and push events, not issue_comment") {
-		t.Errorf("issue_comment: %v\n%s", err, out)
+	_, out, err := run(t, append(common, "EVENT=workflow_dispatch")...)
+	if err == nil || !strings.Contains(out, "::error title=review::review runs on pull_request, pull_request_target, push, issue_comment and pull_request_review_comment events, not workflow_dispatch") {
+		t.Errorf("workflow_dispatch: %v\n%s", err, out)
 	}
 }
 
@@ -535,7 +537,10 @@ func TestGoreleaserConfig(t *testing.T) {
 // TestCIDocWorkflows checks the workflows docs/ci.md gives to copy: YAML
 // that parses, with what the CI section promises (a push baseline,
 // concurrency, a timeout, actions: read; pull_request_target only for
-// forks, with no step that could run the pull request's code).
+// forks, with no step that could run the pull request's code; the
+// conversation's workflow on comments, its store restored before the
+// action and saved after, the model's key only for commenters who may
+// run commands).
 func TestCIDocWorkflows(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("docs", "ci.md"))
 	if err != nil {
@@ -547,15 +552,15 @@ func TestCIDocWorkflows(t *testing.T) {
 			workflows = append(workflows, y)
 		}
 	}
-	if len(workflows) != 2 {
-		t.Fatalf("%d workflows in docs/ci.md, want 2", len(workflows))
+	if len(workflows) != 3 {
+		t.Fatalf("%d workflows in docs/ci.md, want 3", len(workflows))
 	}
 	type step struct {
 		Uses string            `yaml:"uses"`
 		Run  string            `yaml:"run"`
 		With map[string]string `yaml:"with"`
 	}
-	var wf [2]struct {
+	var wf [3]struct {
 		On          map[string]any    `yaml:"on"`
 		Permissions map[string]string `yaml:"permissions"`
 		Concurrency map[string]any    `yaml:"concurrency"`
@@ -576,9 +581,28 @@ func TestCIDocWorkflows(t *testing.T) {
 		if wf[i].Permissions["pull-requests"] != "write" || wf[i].Permissions["contents"] != "read" {
 			t.Errorf("workflow %d: permissions %v", i, wf[i].Permissions)
 		}
-		if len(job.Steps) != 2 || !strings.HasPrefix(job.Steps[0].Uses, "actions/checkout@") || !strings.HasPrefix(job.Steps[1].Uses, "reviewdev/review@") {
+		if i < 2 && (len(job.Steps) != 2 || !strings.HasPrefix(job.Steps[0].Uses, "actions/checkout@") || !strings.HasPrefix(job.Steps[1].Uses, "reviewdev/review@")) {
 			t.Errorf("workflow %d: steps %+v", i, job.Steps)
 		}
+	}
+	talk := wf[2]
+	for _, ev := range []string{"pull_request_target", "issue_comment", "pull_request_review_comment"} {
+		if _, ok := talk.On[ev]; !ok || len(talk.On) != 3 {
+			t.Errorf("the conversation's workflow: on %v, want %s among three", talk.On, ev)
+		}
+	}
+	var uses []string
+	for _, st := range talk.Jobs["review"].Steps {
+		uses = append(uses, strings.Split(st.Uses, "@")[0])
+		if st.Run != "" && st.Run != "review gc --older-than 14d" || st.With["ref"] != "" {
+			t.Errorf("the conversation's workflow runs or checks out the pull request: %+v", st)
+		}
+		if strings.HasPrefix(st.Uses, "reviewdev/review@") && !strings.Contains(st.With["api-key"], `contains(fromJSON('["OWNER", "MEMBER", "COLLABORATOR"]'), github.event.comment.author_association)`) {
+			t.Errorf("the conversation's workflow gives the key to any commenter: %q", st.With["api-key"])
+		}
+	}
+	if want := []string{"actions/checkout", "actions/cache/restore", "reviewdev/review", "", "actions/cache/save"}; !slices.Equal(uses, want) {
+		t.Errorf("the conversation's workflow's steps %v, want %v", uses, want)
 	}
 	same, forks := wf[0], wf[1]
 	if _, ok := same.On["push"]; !ok || same.Permissions["actions"] != "read" || same.Permissions["security-events"] != "write" {

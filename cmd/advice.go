@@ -67,7 +67,7 @@ const defaultURLSetting = "OPENAI_BASE_URL (or --base-url)"
 var advisers = []adviser{
 	// The store (toolmem).
 	on(func(e *heldError) (advice, bool) {
-		return advice{do: heldAdvice, code: ExitLocked}, true
+		return advice{do: e.advice(), code: ExitLocked}, true
 	}),
 	on(func(e *toolmem.LockedError) (advice, bool) {
 		return advice{do: "wait for it to finish or use --store DIR", code: ExitLocked}, true

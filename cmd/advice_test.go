@@ -30,8 +30,10 @@ func TestAdvice(t *testing.T) {
 	}{
 		{"locked", &toolmem.LockedError{Dir: dir, Waited: 300 * time.Millisecond},
 			"tool memory at /r/.git/review is in use by another review (waited 300ms): wait for it to finish or use --store DIR", ExitLocked},
-		{"held, for a reader", &heldError{LockedError: &toolmem.LockedError{Dir: dir}, pid: 4321},
-			"tool memory at /r/.git/review is in use by a review running now (process 4321): 'review runs', 'replay', 'memory' and 'doctor' read it once that review ends; wait for it, set REVIEW_LOCK_WAIT (e.g. 5m) to wait here, or use --store DIR", ExitLocked},
+		{"held, for doctor", &heldError{LockedError: &toolmem.LockedError{Dir: dir}, pid: 4321},
+			"tool memory at /r/.git/review is in use by a review running now (process 4321): 'review doctor' checks it once that review ends ('runs', 'replay' and 'memory' read it meanwhile); wait for it, set REVIEW_LOCK_WAIT (e.g. 5m) to wait here, or use --store DIR", ExitLocked},
+		{"held, changed during every copy", &heldError{LockedError: &toolmem.LockedError{Dir: dir, Waited: 1200 * time.Millisecond}, pid: 4321, copied: true},
+			"tool memory at /r/.git/review is in use by a review running now (process 4321), which changed it during every copy taken to read it (for 1.2s): try again, or wait for that review to end", ExitLocked},
 		{"damaged store", &toolmem.DamagedError{Dir: dir, Reason: "its MANIFEST is missing"},
 			"tool memory at /r/.git/review is damaged (its MANIFEST is missing); it was left as it is: move it aside to start afresh (mv /r/.git/review /r/.git/review.damaged), and see 'review doctor --store /r/.git/review' for details", ExitDamaged},
 		{"damaged record", fmt.Errorf("reading run x: %w", &toolmem.DamagedError{Dir: dir, Record: "run x", Reason: "it fails its checksum"}),

@@ -26,7 +26,16 @@ type AskOptions struct {
 	Summarize string
 	Format    string
 	Output    string
+	// Post and ReplyTo post the answer in the change's conversation:
+	// --post github|gitlab, in the thread or discussion --reply-to names.
+	Post    string
+	ReplyTo string
+	gitlabFlags
 	agentFlags
+	// threadNote, when set, is said before the answer in the post, and
+	// quote is quoted instead of the question the model was asked: a
+	// question in a finding's thread carries the finding (review comment).
+	threadNote, quote string
 }
 
 // NewCmdAsk builds `review ask`.
@@ -60,6 +69,15 @@ its first turn.`,
 			if strings.TrimSpace(opts.Question) == "" {
 				return usageErrorf("the question is empty")
 			}
+			if opts.ReplyTo != "" && opts.Post == "" {
+				return usageErrorf("--reply-to needs --post github or --post gitlab: it names a thread there")
+			}
+			if opts.Post != "" && !knownHost(opts.Post) {
+				return usageErrorf("unknown --post %q: use github or gitlab", opts.Post)
+			}
+			if err := checkReplyTo(opts.Post, opts.ReplyTo); err != nil {
+				return err
+			}
 			if opts.Summarize != "rules" && opts.Summarize != "model" {
 				return usageErrorf("unknown --summarize %q: use rules or model", opts.Summarize)
 			}
@@ -77,7 +95,11 @@ its first turn.`,
 	formats := report.Names(report.Answer)
 	fl.StringVar(&opts.Format, "format", "", "output format: "+text.JoinOr(formats)+" (default "+formats[0]+")")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the output to this file instead of standard output")
+	fl.StringVar(&opts.Post, "post", "", "post the answer in the change's conversation: github (a pull-request comment; needs GITHUB_TOKEN) or gitlab (a merge-request note; needs GITLAB_TOKEN)")
+	fl.StringVar(&opts.ReplyTo, "reply-to", "", "with --post: answer in this thread: a GitHub review comment's ID (the thread's first comment) or a GitLab discussion's ID")
+	opts.gitlabFlags.register(fl)
 	opts.agentFlags.register(fl)
+	_ = c.RegisterFlagCompletionFunc("post", cobra.FixedCompletions(postHosts, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -89,6 +111,16 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	}
 	if err := checkOutputs([]output{{format: format, path: opts.Output}}); err != nil {
 		return err
+	}
+	// Before the model is called: a post it cannot make would waste
+	// the tokens spent on the answer.
+	var pt *postTarget
+	if opts.Post != "" {
+		target := &ReviewOptions{IO: opts.IO, Getenv: opts.Getenv, Post: opts.Post, gitlabFlags: opts.gitlabFlags}
+		target.ci = opts.ci
+		if pt, err = postTargetFrom(target); err != nil {
+			return err
+		}
 	}
 	set, err := opts.resolve(opts.Getenv, opts.Dir)
 	if err != nil {
@@ -134,6 +166,11 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	write := func(w io.Writer) error { return format.WriteAnswer(w, ans) }
 	if err := writeOutput(opts.IO, opts.Output, forTerminal(opts.IO, opts.Getenv, opts.Output, format, write)); err != nil {
 		return err
+	}
+	if pt != nil {
+		if err := postAnswer(ctx, opts, pt, ans); err != nil {
+			return err
+		}
 	}
 	return failOn(opts.IO, ans.Findings, set.FailOn, nil, "")
 }

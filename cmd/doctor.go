@@ -92,7 +92,7 @@ func (e *errDamagedRecords) Unwrap() error { return toolmem.ErrDamaged }
 func runDoctor(opts *DoctorOptions) error {
 	// Warnings would repeat the problems the report lists.
 	st, err := openStoreWith(opts.Store, readerEnv(opts.Getenv), opts.Dir, toolmem.Options{ReadOnly: true})
-	err = held(err)
+	err = held(err, false)
 	if err != nil {
 		if opts.JSON && errors.Is(err, toolmem.ErrDamaged) {
 			// The store cannot be opened: one problem, the store itself.

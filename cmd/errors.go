@@ -105,21 +105,29 @@ type gate struct {
 	on   string
 }
 
-// reviewExit is the exit policy of a review whose outputs are written: it
-// says on stderr why the review does not exit 0, and returns the error
-// whose exitCode is the review's. In order of precedence: findings at or
-// above --fail-on, this review's or still open from earlier ones, and a
-// change not all reviewed when --fail-on names unreviewed (ExitFindings);
-// the model failing (failed: only the secrets found without it are in the
-// outputs; ExitError); units that failed, or a review the model never
-// submitted (ExitIncomplete).
-func reviewExit(ctx context.Context, s *IOStreams, res *result.Result, failed error, g gate) error {
+// check says whether a review whose outputs are written fails its gate,
+// and why, on stderr: findings at or above --fail-on, this review's or
+// still open from earlier ones, or a change not all reviewed when
+// --fail-on names unreviewed. It returns errFindings then, else nil.
+func (g gate) check(s *IOStreams, res *result.Result) error {
 	err := failOn(s, res.Findings, g.failOn, g.open, g.on)
 	if err == nil && g.unreviewed && len(res.NotReviewed) > 0 {
 		// A team can gate on a review that left part of the change out.
 		fmt.Fprintf(s.ErrOut, "review: %s, and --fail-on names unreviewed: exit code 3\n", result.Unreviewed(res.NotReviewed))
 		err = errFindings
 	}
+	return err
+}
+
+// reviewExit is the exit policy of a review whose outputs are written,
+// given the outcome of its gate (gate.check): it says on stderr why the
+// review does not exit 0, and returns the error whose exitCode is the
+// review's. In order of precedence: the gate (ExitFindings); the model
+// failing (failed: only the secrets found without it are in the outputs;
+// ExitError); units that failed, or a review the model never submitted
+// (ExitIncomplete).
+func reviewExit(ctx context.Context, s *IOStreams, res *result.Result, failed, gated error) error {
+	err := gated
 	if failed != nil {
 		failed := runError(ctx, res.RunID, failed)
 		fmt.Fprintf(s.ErrOut, "review: %s\n", text.OneLine(errorLine(failed), 0))

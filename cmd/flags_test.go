@@ -161,6 +161,15 @@ func TestNewCmdAsk(t *testing.T) {
 		{name: "empty question", args: []string{"run", "  "}, wantErr: "the question is empty"},
 		{name: "bad summarize", args: []string{"run", "q", "--summarize", "x"}, wantErr: `unknown --summarize "x"`},
 		{name: "no arguments", wantErr: "accepts between 1 and 2"},
+		{name: "post a reply", env: gitlabMR, args: []string{"run", "q", "--post", "gitlab", "--reply-to", "0123456789abcdef0123456789abcdef01234567", "--gitlab-mr", "7"}, check: func(o *AskOptions) string {
+			if o.Post != "gitlab" || o.ReplyTo != "0123456789abcdef0123456789abcdef01234567" || o.GitLabMR != "7" || o.ci.Host != "gitlab" {
+				return "want the answer posted in the discussion of merge request 7, in GitLab CI"
+			}
+			return ""
+		}},
+		{name: "reply without post", args: []string{"run", "q", "--reply-to", "12"}, wantErr: "--reply-to needs --post"},
+		{name: "bad reply-to", args: []string{"run", "q", "--post", "github", "--reply-to", "abc"}, wantErr: "not a GitHub review comment's ID"},
+		{name: "unknown host", args: []string{"run", "q", "--post", "gitea"}, wantErr: `unknown --post "gitea"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := parseFlags(t, NewCmdAsk, c.env, c.args...)
@@ -243,4 +252,23 @@ func TestNewCmdTool(t *testing.T) {
 		}
 		return ""
 	})
+}
+
+func TestNewCmdComment(t *testing.T) {
+	got, err := parseFlags(t, NewCmdComment, envWith(githubPR, "GITHUB_EVENT_NAME", "issue_comment"), "--model", "m")
+	checkParse(t, got, err, "", func(o *CommentOptions) string {
+		if o.ci.Host != "github" || o.Model != "m" {
+			return "want GitHub Actions and the model flag"
+		}
+		return ""
+	})
+	got, err = parseFlags(t, NewCmdComment, envWith(gitlabMR, "CI", "false"))
+	checkParse(t, got, err, "", func(o *CommentOptions) string {
+		if o.ci != (ciEnv{}) {
+			return "CI=false is not CI, GitLab's variables or not"
+		}
+		return ""
+	})
+	_, err = parseFlags(t, NewCmdComment, nil, "x")
+	checkParse(t, got, err, "unknown command", nil)
 }

@@ -31,6 +31,31 @@ type postTarget struct {
 	// denied says why nothing was posted (err) and gives the findings to
 	// the job's log, when the token may not post them.
 	denied func(opts *ReviewOptions, outs []output, res *result.Result, err error) error
+	// posted says the review was posted (or found posted before:
+	// skipped); the commit status follows only then.
+	posted, skipped bool
+}
+
+// setStatus sets the review's commit status on the change's head, after
+// the review is posted: its state, and a failure when the gate failed. A
+// status the token may not set is a warning, not a failure of the review.
+func (t *postTarget) setStatus(ctx context.Context, s *IOStreams, res *result.Result, d *diffctx.Diff, gateFailed bool) {
+	if t == nil || !t.posted {
+		return
+	}
+	head := t.head
+	if head == "" {
+		head = d.HeadSHA
+	}
+	if t.skipped {
+		res.State = result.StateSkipped
+	}
+	st := res.StatusOf(gateFailed)
+	if err := t.poster.SetStatus(ctx, head, st); err != nil {
+		fmt.Fprintf(s.ErrOut, "review: warning: the commit status was not set: %s\n", text.OneLine(err.Error(), 0))
+		return
+	}
+	fmt.Fprintf(s.Info(), "review: commit status %q of %s: %s\n", "review", text.ShortSHA(head), st.Description)
 }
 
 // postTargetFrom checks what --post needs. It runs before the review, so
@@ -72,7 +97,9 @@ func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []outpu
 	if err != nil {
 		return err
 	}
+	t.posted = true
 	if rep.Skipped {
+		t.skipped = true
 		head := t.head
 		if head == "" {
 			head = d.HeadSHA

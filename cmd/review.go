@@ -194,7 +194,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	plan := out.Plan
 	if out.Session == nil {
-		return writePlanOnly(opts, outs, set, plan, job.Since, open, pt.changeNoun())
+		return writePlanOnly(ctx, opts, outs, set, plan, job.Since, open, pt)
 	}
 	if err != nil {
 		return runError(ctx, out.Session.Run.ID, err)
@@ -203,6 +203,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	res.Config, res.FailOn = set.RepoConfig, set.FailOn
 	overrideSeverity(res.Findings, set.Severity)
 	res.SetPrice(set.Price)
+	res.SetState(out.Failed != nil, false)
 	if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 		return err
 	}
@@ -211,13 +212,16 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 			return err
 		}
 	}
-	return reviewExit(ctx, opts.IO, res, out.Failed, gate{failOn: set.FailOn, unreviewed: set.FailUnreviewed, open: open, on: pt.changeNoun()})
+	gated := gate{failOn: set.FailOn, unreviewed: set.FailUnreviewed, open: open, on: pt.changeNoun()}.check(opts.IO, res)
+	pt.setStatus(ctx, opts.IO, res, plan.Diff, gated != nil)
+	return reviewExit(ctx, opts.IO, res, out.Failed, gated)
 }
 
 // writePlanOnly ends a review that made no run: a change with nothing to
 // review, whose outputs are still written as valid empty documents (a CI
 // step that reads them must not fail on their absence), or a dry run.
-func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, plan *review.Plan, since string, open []post.OpenFinding, on string) error {
+func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set *config.Settings, plan *review.Plan, since string, open []post.OpenFinding, pt *postTarget) error {
+	on := pt.changeNoun()
 	if len(plan.Diff.Files) == 0 && since != "" {
 		fmt.Fprintf(opts.IO.Info(), "review: nothing new to review: the commits since %s change nothing in %s's diff against %s\n", text.ShortSHA(plan.Diff.SinceSHA), opts.Head, opts.Base)
 		if opts.DryRun {
@@ -226,10 +230,17 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 		res := result.NothingToReview(plan.Diff, set.Model)
 		res.Summary = fmt.Sprintf("Nothing new to review since %s.", text.ShortSHA(plan.Diff.SinceSHA))
 		res.Config, res.FailOn = set.RepoConfig, set.FailOn
+		res.SetState(false, true)
 		if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 			return err
 		}
-		return failOn(opts.IO, nil, set.FailOn, open, on)
+		err := failOn(opts.IO, nil, set.FailOn, open, on)
+		if pt != nil {
+			// Nothing was posted, but the head has its state.
+			pt.posted, pt.skipped = true, true
+			pt.setStatus(ctx, opts.IO, res, plan.Diff, err == errFindings)
+		}
+		return err
 	}
 	if len(plan.Diff.Files) == 0 {
 		// Most often the branch checked out is the base itself: say what
@@ -238,7 +249,9 @@ func writePlanOnly(opts *ReviewOptions, outs []output, set *config.Settings, pla
 		if opts.DryRun {
 			return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
 		}
-		return writeResult(opts.IO, opts.Getenv, outs, result.NothingToReview(plan.Diff, set.Model))
+		res := result.NothingToReview(plan.Diff, set.Model)
+		res.SetState(false, true)
+		return writeResult(opts.IO, opts.Getenv, outs, res)
 	}
 	warnGit(opts.IO, plan.Diff)
 	return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))

@@ -134,6 +134,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdGC(f),
 		NewCmdDoctor(f),
 		NewCmdAsk(f, nil),
+		NewCmdComment(f, nil),
 		NewCmdConfig(f),
 	)
 	// Made now rather than when the root runs, so its arguments can be

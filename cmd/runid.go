@@ -70,7 +70,7 @@ func runSuffix(id string) string {
 // lookupRunID resolves id in the store that flag, the environment and dir
 // name, opened read-only for the lookup alone.
 func lookupRunID(flag string, getenv func(string) string, dir string, errOut io.Writer, id string) (string, error) {
-	st, err := readStore(flag, getenv, dir, errOut)
+	st, err := peekStore(flag, getenv, dir, errOut)
 	if err != nil {
 		return "", err
 	}

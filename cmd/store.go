@@ -18,7 +18,8 @@ import (
 // storeFlagHelp is the help of --store, the same on every command that opens
 // tool memory.
 var storeFlagHelp = "tool memory directory (default $REVIEW_STORE, else <git common dir>/review); " +
-	"one review uses it at a time, others wait $REVIEW_LOCK_WAIT (a duration, default 10s) and then exit with code 4; " +
+	"one review uses it at a time, others wait $REVIEW_LOCK_WAIT (a duration, default 10s) and then exit with code 4 " +
+	"('runs', 'replay' and 'memory' read what a running review has recorded so far); " +
 	"a damaged store exits with code 6; writing it needs " + toolmem.MiB(toolmem.MinFree) + " free on its file system"
 
 // addStoreFlag registers --store on fs.
@@ -71,10 +72,28 @@ func openStore(flag string, getenv func(string) string, dir string) (*toolmem.St
 // it: nothing in the store changes (see toolmem.Open for the recovery of a
 // store left by a killed review), other readers may use it meanwhile, and a
 // damaged record is skipped with a warning on errOut.
-// A review holding the store is reported at once (see readerEnv, held).
+// A store a review holds is read as that review has written it so far,
+// through a copy (toolmem.Options.Snapshot), and errOut says so.
 func readStore(flag string, getenv func(string) string, dir string, errOut io.Writer) (*toolmem.Store, error) {
-	st, err := openStoreWith(flag, readerEnv(getenv), dir, toolmem.Options{ReadOnly: true, Warn: warner(errOut)})
-	return st, held(err)
+	st, err := peekStore(flag, getenv, dir, errOut)
+	if err != nil {
+		return nil, err
+	}
+	if st.Snapshot() {
+		by := "a review"
+		if pid := lockHolder(st.Dir()); pid > 0 {
+			by = fmt.Sprintf("a review (process %d)", pid)
+		}
+		fmt.Fprintf(errOut, "review: %s is writing tool memory at %s: this is what it had recorded at %s\n", by, st.Dir(), time.Now().Format(time.TimeOnly))
+	}
+	return st, nil
+}
+
+// peekStore is readStore without the word about a review writing the
+// store: for a look-up on the way to something else.
+func peekStore(flag string, getenv func(string) string, dir string, errOut io.Writer) (*toolmem.Store, error) {
+	st, err := openStoreWith(flag, getenv, dir, toolmem.Options{ReadOnly: true, Snapshot: true, Warn: warner(errOut)})
+	return st, held(err, true)
 }
 
 // openStoreWith opens tool memory with opts, filling in the wait; a store

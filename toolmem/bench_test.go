@@ -93,3 +93,52 @@ func BenchmarkPutSmall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOpen opens and closes for writing a store of 100 reviews, each
+// written by an open of its own, with and without the read-only probe
+// that goes before every writable open (see probe).
+func BenchmarkOpen(b *testing.B) {
+	dir := b.TempDir() + "/store"
+	for i := range 100 {
+		s, err := Open(dir, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		id := fmt.Sprintf("run-%d", i)
+		if err := s.PutRun(Run{ID: id, Status: StatusComplete, Started: time.Unix(int64(i), 0)}); err != nil {
+			b.Fatal(err)
+		}
+		for n := range 10 {
+			if err := s.PutStep(Step{Run: id, N: n + 1, Request: textOutput(9000), Response: textOutput(2000)}); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Put(id, n+1, "call", "t", "{}", textOutput(20000)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		f    func() error
+	}{
+		{"writable", func() error {
+			s, err := Open(dir, Options{})
+			if err != nil {
+				return err
+			}
+			return s.Close()
+		}},
+		{"probe", func() error { return probe(dir, badgerOptions(dir, nil), false) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := tc.f(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

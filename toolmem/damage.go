@@ -161,7 +161,63 @@ func listFiles(dir string) (*storeFiles, error) {
 		}
 		return nil, damagedStore(dir, "value log %s is cut short (%d bytes)", name, sizeOf(info))
 	}
+	if err := fs.checkHeaders(dir); err != nil {
+		return nil, err
+	}
 	return fs, nil
+}
+
+// checkHeaders checks the header of every log file of the store in dir that
+// holds one: the first 8 bytes name the encryption key of the file, and
+// review never encrypts, so they are zeros. Badger looks the key up when
+// it opens each file, in the middle of an open that has already started
+// a write-ahead log and deleted the value logs it found empty; a damaged
+// header must stop the open before that. The 12 bytes after it are an
+// initialisation vector that only encryption reads.
+func (fs *storeFiles) checkHeaders(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("cannot read tool memory directory %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		kind := "value log"
+		switch {
+		case strings.HasSuffix(name, ".mem"):
+			kind = "write-ahead log"
+		case !strings.HasSuffix(name, ".vlog"):
+			continue
+		}
+		if slices.Contains(fs.rec.empty, name) {
+			continue
+		}
+		key, err := headerKey(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		if key != 0 {
+			return damagedStore(dir, "%s %s has a damaged header", kind, name)
+		}
+	}
+	return nil
+}
+
+// headerKey reads the encryption key ID from the header of the log file at
+// path; 0 for a file shorter than its header, which listFiles judges.
+func headerKey(path string) (uint64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("cannot read tool memory file %s: %w", path, err)
+	}
+	defer f.Close()
+	var b [8]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("cannot read tool memory file %s: %w", path, err)
+	}
+	return binary.BigEndian.Uint64(b[:]), nil
 }
 
 func sizeOf(info os.FileInfo) int64 {
@@ -198,6 +254,9 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 	m, err := replayManifest(filepath.Join(dir, badger.ManifestFilename), bopts)
 	if err != nil {
 		return nil, damagedStore(dir, "its MANIFEST cannot be read: %s", text.FirstLine(err.Error()))
+	}
+	if err := checkKeyRegistry(dir); err != nil {
+		return nil, damagedStore(dir, "its KEYREGISTRY cannot be read: %s", err)
 	}
 	for id, tm := range m.Tables {
 		name, ok := fs.tables[id]
@@ -245,6 +304,23 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 		}
 	}
 	return rec, nil
+}
+
+// checkKeyRegistry reads the KEYREGISTRY of the store in dir, as Badger
+// does when it opens the store, without changing it: Badger reports a
+// damaged one in words of its reader alone ("EOF"). A store without one is
+// Badger's to create.
+func checkKeyRegistry(dir string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	kr, err := badger.OpenKeyRegistry(badger.KeyRegistryOptions{Dir: dir, ReadOnly: true})
+	if err != nil {
+		return errors.New(lastClause(err))
+	}
+	return kr.Close()
 }
 
 // replayManifest reads the MANIFEST at path without changing it.
@@ -303,7 +379,7 @@ func verifyTable(path string, tm badger.TableManifest, bopts badger.Options) (er
 // isTruncateNeeded recognises Badger's refusal to open read-only a store
 // whose write-ahead log needs trimming.
 func isTruncateNeeded(err error) bool {
-	return strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error())
+	return err != nil && strings.Contains(err.Error(), badger.ErrTruncateNeeded.Error())
 }
 
 // isDamage reports whether an error of badger.Open says that its files are
@@ -313,7 +389,7 @@ func isDamage(err error) bool {
 		return false
 	}
 	s := strings.ToLower(err.Error())
-	for _, w := range []string{"checksum", "corrupt", "manifest", "eof", "does not exist for table", "truncate", "level validation", "unable to read", "out of range", "key mismatch", "keyregistry"} {
+	for _, w := range []string{"checksum", "corrupt", "manifest", "eof", "does not exist for table", "truncate", "level validation", "unable to read", "out of range", "key mismatch", "keyregistry", "datakey", "parse log id", "duplicate file"} {
 		if strings.Contains(s, w) && !strings.Contains(s, "unsupported version") {
 			return true
 		}

@@ -215,7 +215,44 @@ func TestDamagedStore(t *testing.T) {
 		{"MANIFEST scribbled", func(t *testing.T, dir string) { scribble(t, filepath.Join(dir, "MANIFEST"), 10, 10) }, "its MANIFEST cannot be read"},
 		{"MANIFEST cut short", func(t *testing.T, dir string) { os.Truncate(filepath.Join(dir, "MANIFEST"), 8) }, "its MANIFEST does not list table 000001.sst"},
 		{"value log emptied", func(t *testing.T, dir string) { os.Truncate(file(t, dir, ".vlog"), 0) }, "value log 000001.vlog is cut short (0 bytes)"},
-		{"key registry scribbled", func(t *testing.T, dir string) { scribble(t, filepath.Join(dir, "KEYREGISTRY"), 0, 28) }, "is damaged"},
+		{"key registry scribbled", func(t *testing.T, dir string) { scribble(t, filepath.Join(dir, "KEYREGISTRY"), 0, 28) }, "its KEYREGISTRY cannot be read: "},
+		{"key registry cut short", func(t *testing.T, dir string) { os.Truncate(filepath.Join(dir, "KEYREGISTRY"), 5) }, "its KEYREGISTRY cannot be read: EOF"},
+		// Badger reads the header of each log as it opens it, after it
+		// has started a write-ahead log and deleted the value logs it
+		// found empty.
+		{"value log header flipped", func(t *testing.T, dir string) { flip(t, file(t, dir, ".vlog"), 5) }, "value log 000001.vlog has a damaged header"},
+		{"empty newest value log header flipped", func(t *testing.T, dir string) {
+			reopen(t, dir, 2) // 000001.vlog holds values, 000002 and 000003 are empty
+			flip(t, filepath.Join(dir, "000003.vlog"), 5)
+		}, "value log 000003.vlog has a damaged header"},
+		{"write-ahead log header flipped", func(t *testing.T, dir string) {
+			killed(t, dir)
+			flip(t, file(t, dir, ".mem"), 5)
+		}, "write-ahead log 00001.mem has a damaged header"},
+		// A read-only open would recover this store from its writer's
+		// kill with a writable Badger open, which deletes empty value logs.
+		{"value log header flipped after a kill", func(t *testing.T, dir string) {
+			reopen(t, dir, 1)
+			killed(t, dir)
+			flip(t, filepath.Join(dir, "000003.vlog"), 5)
+		}, "value log 000003.vlog has a damaged header"},
+		// Damage checkFiles does not look for: the read-only probe finds
+		// it before a writable open changes anything.
+		{"value log misnamed", func(t *testing.T, dir string) {
+			reopen(t, dir, 1)
+			if err := os.Rename(filepath.Join(dir, "000002.vlog"), filepath.Join(dir, "2x.vlog")); err != nil {
+				t.Fatal(err)
+			}
+		}, "Unable to parse log id"},
+		// After a kill, Badger cannot open the store read-only before
+		// the recovery trims it: a copy, trimmed, is probed instead.
+		{"value log misnamed after a kill", func(t *testing.T, dir string) {
+			reopen(t, dir, 1)
+			killed(t, dir)
+			if err := os.Rename(filepath.Join(dir, "000002.vlog"), filepath.Join(dir, "2x.vlog")); err != nil {
+				t.Fatal(err)
+			}
+		}, "2x.vlog is not named as Badger names its files"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := sampleStore(t)
@@ -235,6 +272,57 @@ func TestDamagedStore(t *testing.T) {
 			}
 		})
 	}
+}
+
+// flip inverts the byte at off of the file at path.
+func flip(t *testing.T, path string, off int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[off] ^= 0xff
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reopen opens the store in dir for writing n times, each time writing
+// nothing: each open starts a value log of its own and leaves it empty.
+func reopen(t *testing.T, dir string, n int) {
+	t.Helper()
+	for range n {
+		s, err := Open(dir, Options{LockWait: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// killed turns the store in dir into one a writer left as it was killed:
+// a copy of its files taken while a writer had it open, with a write-ahead
+// log that holds a run.
+func killed(t *testing.T, dir string) {
+	t.Helper()
+	s, err := Open(dir, Options{LockWait: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutRun(Run{ID: "late", Status: StatusRunning}); err != nil {
+		t.Fatal(err)
+	}
+	copied := filepath.Join(t.TempDir(), "copy")
+	copyDir(t, dir, copied)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	copyDir(t, copied, dir)
 }
 
 // TestDamagedValueLog cuts and scribbles over the value log: a read-only

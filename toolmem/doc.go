@@ -20,15 +20,21 @@
 // is ever added. Open refuses a directory that holds anything but a store.
 // One process writes to a store at a time, and only when no other reads it;
 // readers (Options.ReadOnly) share it. Open waits Options.LockWait for the
-// store to be free and then fails with ErrLocked.
+// store to be free and then fails with ErrLocked. A reader that asks for it
+// (Options.Snapshot) does not wait for a writer: it reads a copy of what
+// the writer has written so far, which it takes without a lock and without
+// changing the store (see snapshot.go).
 //
 // # Damage
 //
 // Badger trusts its files: it starts an empty store over tables whose
 // MANIFEST is gone and deletes them, trims its logs after their first
 // damaged entry, panics in a background goroutine on a damaged table, and
-// only logs a value it cannot read. So Open checks the files first, with
-// the directory locked (checkFiles), Badger checks blocks and values against
+// only logs a value it cannot read; a writable open changes the store
+// (a new write-ahead log, empty value logs deleted) before it has read
+// every file. So Open checks the files first, with the directory locked
+// (checkFiles, which also reads each log's header), a writable Open opens
+// the store read-only before (probe), Badger checks blocks and values against
 // their checksums as it reads them, and this package turns what Badger says
 // and its panics into errors that wrap ErrDamaged. A store that cannot be
 // opened is left as it is. A damaged record is an ErrDamaged error when it

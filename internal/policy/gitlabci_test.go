@@ -3,6 +3,7 @@ package policy
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,5 +87,74 @@ func TestCIDocGitLab(t *testing.T) {
 	}
 	if !strings.Contains(string(raw), "masked CI/CD variables") {
 		t.Error("docs/ci.md does not say to add the tokens as masked CI/CD variables")
+	}
+}
+
+// TestCIDocGitLabComments checks the comment recipe of docs/ci.md: YAML
+// that parses, run only by a pipeline trigger's webhook payload, a child
+// pipeline whose job runs review comment with the merge request's own
+// cache key, and no secret in the file.
+func TestCIDocGitLabComments(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("docs", "ci.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recipe string
+	for _, block := range strings.Split(string(raw), "```yaml\n")[1:] {
+		if y, _, ok := strings.Cut(block, "\n```"); ok && strings.HasPrefix(y, "# .gitlab-ci.yml (comments)\n") {
+			recipe = y
+		}
+	}
+	if recipe == "" {
+		t.Fatal("docs/ci.md has no .gitlab-ci.yml (comments) block")
+	}
+	var ci map[string]struct {
+		Rules   []map[string]any `yaml:"rules"`
+		Script  []string         `yaml:"script"`
+		Trigger struct {
+			Include  []map[string]string `yaml:"include"`
+			Strategy string              `yaml:"strategy"`
+		} `yaml:"trigger"`
+		Artifacts struct {
+			Paths []string `yaml:"paths"`
+		} `yaml:"artifacts"`
+	}
+	if err := yaml.Unmarshal([]byte(recipe), &ci); err != nil {
+		t.Fatalf("the comment recipe: %v", err)
+	}
+	plan, trigger := ci["review-command-plan"], ci["review-command"]
+	for name, j := range map[string][]map[string]any{"review-command-plan": plan.Rules, "review-command": trigger.Rules} {
+		if len(j) != 1 || j[0]["if"] != `$CI_PIPELINE_SOURCE == "trigger" && $TRIGGER_PAYLOAD` {
+			t.Errorf("%s: rules %v: want the trigger's webhook only", name, j)
+		}
+	}
+	if len(trigger.Trigger.Include) != 1 || trigger.Trigger.Include[0]["artifact"] != "command.yml" || trigger.Trigger.Include[0]["job"] != "review-command-plan" || trigger.Trigger.Strategy != "depend" {
+		t.Errorf("review-command's trigger %+v: want the plan's command.yml as a child pipeline", trigger.Trigger)
+	}
+	script := strings.Join(plan.Script, "\n")
+	for _, want := range []string{`startswith("/review")`, "key: review-store-mr-$MR", "review comment", "TRIGGER_PAYLOAD: \\$CI_PROJECT_DIR/note.json", "review gc"} {
+		if !strings.Contains(script, want) {
+			t.Errorf("the plan's script lacks %q", want)
+		}
+	}
+	// The child job, as the plan writes it, is YAML too.
+	child, _, _ := strings.Cut(script[strings.Index(script, "<<EOF\n")+len("<<EOF\n"):], "\nEOF")
+	child = strings.NewReplacer("\\$", "$", "$MR", "3", "$CI_PIPELINE_ID", "1").Replace(child)
+	var job map[string]struct {
+		Script []string `yaml:"script"`
+		Cache  struct {
+			Key string `yaml:"key"`
+		} `yaml:"cache"`
+	}
+	if err := yaml.Unmarshal([]byte(child), &job); err != nil {
+		t.Fatalf("the child job: %v\n%s", err, child)
+	}
+	if c := job["review-command"]; c.Cache.Key != "review-store-mr-3" || !slices.ContainsFunc(c.Script, func(s string) bool { return strings.HasPrefix(s, "review comment") }) {
+		t.Errorf("the child job %+v", c)
+	}
+	for _, secret := range []string{"GITLAB_TOKEN", "OPENAI_API_KEY", "token="} {
+		if strings.Contains(recipe, secret) {
+			t.Errorf("the recipe names %s: it must come from a masked CI/CD variable", secret)
+		}
 	}
 }

@@ -3,8 +3,10 @@ package github
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/post"
 	"github.com/reviewdev/review/review/result"
 )
@@ -35,4 +37,35 @@ func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (p
 		URL: rep.URL, Skipped: rep.Skipped, Inline: rep.Inline, InBody: rep.InBody,
 		Repeated: rep.Repeated, Fallback: rep.Fallback, Body: "body",
 	}, err
+}
+
+// Reply posts body in the pull request: under the review comment thread
+// whose first comment's ID is to, or in its conversation when to is "".
+func (p *Poster) Reply(ctx context.Context, to, body string) (string, error) {
+	var thread int64
+	if to != "" {
+		n, err := strconv.ParseInt(to, 10, 64)
+		if err != nil || n <= 0 {
+			return "", fmt.Errorf("cannot reply on GitHub: %q is not the ID of a thread's first comment on a line", text.OneLine(to, 80))
+		}
+		thread = n
+	}
+	v, err := OpenConversation(p.Options)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := v.c.bound(ctx, p.Options)
+	defer cancel()
+	return v.Reply(ctx, thread, body)
+}
+
+// SetStatus sets the commit status of context "review" on sha.
+func (p *Poster) SetStatus(ctx context.Context, sha string, s result.Status) error {
+	v, err := OpenConversation(p.Options)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := v.c.bound(ctx, p.Options)
+	defer cancel()
+	return v.SetStatus(ctx, sha, s)
 }

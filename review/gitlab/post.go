@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -553,3 +555,64 @@ func writeFinding(b *strings.Builder, n int, f result.Finding) {
 // capBody cuts a body GitLab would refuse as too long, keeping its start,
 // where the marker is.
 func capBody(s string) string { return post.CapBody(s, maxBody, "GitLab") }
+
+// Reply posts body in the merge request: as a note of the discussion
+// whose ID is to, or as a note of its own when to is "".
+func (p *Poster) Reply(ctx context.Context, to, body string) (string, error) {
+	c, err := newClient(p.Options, "")
+	if err != nil {
+		return "", err
+	}
+	path := c.mrPath + "/notes"
+	op := "posting a note on " + c.mrName
+	if to != "" {
+		if !discussionID.MatchString(to) {
+			return "", fmt.Errorf("cannot reply on GitLab: %q is not a discussion ID (40 hexadecimal digits, as GitLab names discussions)", text.OneLine(to, 80))
+		}
+		path = c.mrPath + "/discussions/" + to + "/notes"
+		op = "replying in discussion " + to[:8] + " of " + c.mrName
+	}
+	var n note
+	if _, err := c.call(ctx, request{op: op, method: http.MethodPost, path: path, body: map[string]string{"body": capBody(body)}, out: &n}); err != nil {
+		return "", err
+	}
+	// The note's address: GitLab answers a note without one.
+	var mr mergeRequest
+	if _, err := c.call(ctx, request{op: "reading merge request " + c.mrName, method: http.MethodGet, path: c.mrPath, out: &mr}); err != nil {
+		return "", nil
+	}
+	return (&mrState{webURL: mr.WebURL}).noteURL(n.ID), nil
+}
+
+// discussionID is how GitLab names a discussion: 40 hexadecimal digits.
+var discussionID = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// StatusName is the name of the commit status review sets (GitLab's
+// "context" is its name): a pipeline rule or a script reads the review's
+// state from it.
+const StatusName = "review"
+
+// SetStatus sets the review's commit status on sha: success or failed,
+// with a description whose first word is the review's state.
+func (p *Poster) SetStatus(ctx context.Context, sha string, s result.Status) error {
+	c, err := newClient(p.Options, "")
+	if err != nil {
+		return err
+	}
+	if !post.SHA.MatchString(sha) || len(sha) < 40 {
+		return fmt.Errorf("setting the commit status: %q is not a commit SHA", text.OneLine(sha, 80))
+	}
+	state := "success"
+	if s.Failing {
+		state = "failed"
+	}
+	body := map[string]string{"state": state, "name": StatusName, "description": text.Truncate(s.Description, 255)}
+	if s.URL != "" {
+		body["target_url"] = s.URL
+	}
+	_, err = c.call(ctx, request{
+		op: "setting the commit status of " + text.ShortSHA(sha), method: http.MethodPost,
+		path: "/projects/" + url.PathEscape(p.Options.Project) + "/statuses/" + strings.ToLower(sha), body: body,
+	})
+	return err
+}

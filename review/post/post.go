@@ -24,6 +24,14 @@ type Poster interface {
 	// Post posts the findings of r, a review of d. An error that is
 	// ErrDenied says the token may not post there.
 	Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (Report, error)
+	// Reply posts body (Markdown review wrote, model text neutralised)
+	// in the change's conversation: in the thread or discussion named by
+	// to, or as a comment of its own when to is "". It returns the
+	// reply's address.
+	Reply(ctx context.Context, to, body string) (string, error)
+	// SetStatus sets the review's commit status on sha, which a branch
+	// protection rule or a script reads.
+	SetStatus(ctx context.Context, sha string, s result.Status) error
 }
 
 // ErrDenied is what errors.Is finds in a Poster's error when the host

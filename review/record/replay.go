@@ -102,7 +102,7 @@ func Load(st *toolmem.Store, id string) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.ReadOnly() && run.Status == toolmem.StatusRunning {
+	if st.ReadOnly() && !st.Snapshot() && run.Status == toolmem.StatusRunning {
 		// As Runs shows it: see there.
 		run = abandoned(st, run, time.Now())
 	}
@@ -286,12 +286,15 @@ func abandoned(st *toolmem.Store, r toolmem.Run, now time.Time) toolmem.Run {
 // not written to, so CloseAbandoned has not run on it; but no review is
 // writing to it either (a reader shares the store only with readers), so
 // a run still recorded as running is shown as CloseAbandoned will record it.
+// A snapshot of a store a review holds (toolmem.Store.Snapshot) is the
+// exception: the review that holds it closed the abandoned runs as it
+// opened it, and its own run is running.
 func Runs(st *toolmem.Store, now time.Time) ([]toolmem.Run, error) {
 	runs, err := st.Runs()
 	if err != nil {
 		return nil, err
 	}
-	if st.ReadOnly() {
+	if st.ReadOnly() && !st.Snapshot() {
 		for i, r := range runs {
 			if r.Status == toolmem.StatusRunning {
 				runs[i] = abandoned(st, r, now)

@@ -92,6 +92,9 @@ type Result struct {
 	// Efficiency is what the run's context cost against a naive
 	// transcript of it.
 	Efficiency *record.Efficiency `json:"efficiency,omitempty"`
+	// State is the review's state for its head commit: complete,
+	// partial, skipped or failed (see State).
+	State string `json:"state,omitempty"`
 }
 
 // NothingToReview is the result of a review of a diff with no changes:

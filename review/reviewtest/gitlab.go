@@ -44,6 +44,13 @@ type GitLab struct {
 	// first.
 	Versions []GitLabVersion
 
+	// Statuses are the commit statuses set, in order.
+	Statuses []map[string]any
+	// Members are the access levels of users by ID, inherited ones
+	// included (GET /projects/:id/members/all/:user_id); a user not
+	// here is not a member (404).
+	Members map[int64]int
+
 	mu       sync.Mutex
 	seq      int
 	nextID   int64
@@ -154,6 +161,9 @@ func (g *GitLab) route(w http.ResponseWriter, r *http.Request) {
 		glJSON(w, http.StatusOK, map[string]any{"id": GitLabUserID, "username": "project_7_bot_0123", "bot": true})
 		return
 	}
+	if g.routeMore(w, r) {
+		return
+	}
 	m := glMRPath.FindStringSubmatch(r.URL.EscapedPath())
 	if m == nil {
 		glJSON(w, http.StatusNotFound, map[string]string{"message": "404 Not Found"})
@@ -177,6 +187,10 @@ func (g *GitLab) route(w http.ResponseWriter, r *http.Request) {
 		g.postNote(w, r, mr)
 	case rest == "/discussions" && r.Method == http.MethodPost:
 		g.postDiscussion(w, r, mr)
+	case glDiscussionPath.MatchString(rest) && r.Method == http.MethodGet:
+		g.getDiscussion(w, mr, glDiscussionPath.FindStringSubmatch(rest)[1])
+	case glReplyPath.MatchString(rest) && r.Method == http.MethodPost:
+		g.postReply(w, r, mr, glReplyPath.FindStringSubmatch(rest)[1])
 	case glNotePath.MatchString(rest) && r.Method == http.MethodPut:
 		g.putNote(w, r, mr, glNotePath.FindStringSubmatch(rest)[1])
 	default:
@@ -369,7 +383,9 @@ func (g *GitLab) postDiscussion(w http.ResponseWriter, r *http.Request, mr *glMR
 		return
 	}
 	g.nextID++
-	glJSON(w, http.StatusCreated, map[string]any{"id": fmt.Sprintf("%040x", g.nextID), "individual_note": false, "notes": []map[string]any{n}})
+	id := fmt.Sprintf("%040x", g.nextID)
+	n["discussion_id"] = id
+	glJSON(w, http.StatusCreated, map[string]any{"id": id, "individual_note": false, "notes": []map[string]any{n}})
 }
 
 // glDecode reads a JSON body with no unknown fields, or answers 400.

@@ -1,0 +1,78 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/report"
+	"github.com/reviewdev/review/review/result"
+)
+
+// postAnswer posts a follow-up's answer where the question was asked: in
+// the thread --reply-to names, or as a comment of its own. The question
+// and the answer are neutralised like every text review posts: a question
+// quoting "/merge" must not become a quick action in review's own note.
+func postAnswer(ctx context.Context, opts *AskOptions, pt *postTarget, ans *result.Answer) error {
+	quote := ans.Question
+	if opts.quote != "" {
+		quote = opts.quote
+	}
+	body, err := answerBody(ans, quote, opts.threadNote)
+	if err != nil {
+		return err
+	}
+	url, err := pt.poster.Reply(ctx, opts.ReplyTo, body)
+	if err != nil {
+		return fmt.Errorf("posting the answer on %s: %w", pt.poster.Target(), err)
+	}
+	where := "on " + pt.poster.Target()
+	if opts.ReplyTo != "" {
+		where = "in a thread of " + pt.poster.Target()
+	}
+	fmt.Fprintf(opts.IO.Info(), "review: posted the answer %s: %s\n", where, url)
+	return nil
+}
+
+// replyTo is what --reply-to takes on each host.
+var replyTo = map[string]*regexp.Regexp{
+	"github": regexp.MustCompile(`^[1-9][0-9]{0,18}$`),
+	"gitlab": regexp.MustCompile(`^[0-9a-f]{40}$`),
+}
+
+// checkReplyTo checks --reply-to before the model is asked: a thread the
+// answer cannot be posted in would waste the answer.
+func checkReplyTo(host, id string) error {
+	if id == "" || replyTo[host] == nil || replyTo[host].MatchString(id) {
+		return nil
+	}
+	if host == "github" {
+		return usageErrorf("--reply-to %q is not a GitHub review comment's ID: give the number of the thread's first comment", id)
+	}
+	return usageErrorf("--reply-to %q is not a GitLab discussion ID: give its 40 hexadecimal digits", id)
+}
+
+// answerBody is the Markdown of an answer posted in a pull request: the
+// marker, the question quoted, a note, and the answer as `review ask`
+// writes it in Markdown.
+func answerBody(ans *result.Answer, quote, note string) (string, error) {
+	md, _ := report.Lookup("markdown", report.Answer)
+	var b strings.Builder
+	if err := md.WriteAnswer(&b, ans); err != nil {
+		return "", err
+	}
+	var out strings.Builder
+	out.WriteString(post.AnswerMarker(ans.RunID) + "\n")
+	for _, line := range strings.Split(strings.TrimSpace(text.Truncate(quote, 2000)), "\n") {
+		out.WriteString("> " + post.NeutralLine(line) + "\n")
+	}
+	out.WriteString("\n")
+	if note != "" {
+		out.WriteString("_" + note + "_\n\n")
+	}
+	out.WriteString(post.Neutralize(b.String()))
+	return out.String(), nil
+}

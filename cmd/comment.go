@@ -1,0 +1,426 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reviewdev/review/internal/git"
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review/github"
+	"github.com/reviewdev/review/review/gitlab"
+	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/toolmem"
+)
+
+// CommentOptions are the settings of `review comment`.
+type CommentOptions struct {
+	IO     *IOStreams
+	Getenv func(string) string
+	Dir    string
+	agentFlags
+}
+
+// NewCmdComment builds `review comment`, which does what a pull request's
+// comment asks.
+func NewCmdComment(f *Factory, runF func(*CommentOptions) error) *cobra.Command {
+	opts := &CommentOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir}
+	c := &cobra.Command{
+		Use:   "comment",
+		Short: "Do what a /review comment on a pull request asks (GitHub Actions)",
+		Long: `comment reads the comment event GitHub Actions provides (issue_comment or
+pull_request_review_comment, at $GITHUB_EVENT_PATH) and does what its first line
+asks:
+
+  /review                   review the pull request again, the commits since the
+                            last review only, and post the review
+  /review ask <question>    answer in the conversation of the pull request's last
+                            review, with its tool memory: in a finding's thread,
+                            about that finding, as a reply there
+  /review help              list the commands
+
+Only the repository's owners, members and collaborators (the comment's
+author_association) can run a command: anyone else gets no run, no model call and
+no use of the model's key, and once per pull request a short reply saying who
+can. A comment without a command does nothing. It needs GITHUB_TOKEN (pull
+requests, issues and statuses: write) and, for a review or an answer, the model's
+settings as review does; the pull request's head commit must be fetched (the
+documented workflow fetches refs/pull/N/head; it never checks out the head's
+files).`,
+		Example: `  # in a workflow on issue_comment and pull_request_review_comment:
+  review comment`,
+		Args: usageArgs(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.ci = ciFrom(opts.Getenv)
+			if runF != nil {
+				return runF(opts)
+			}
+			return runComment(c.Context(), opts)
+		},
+	}
+	opts.agentFlags.register(c.Flags())
+	return c
+}
+
+// commentHost is where a command was written, a pull request or a merge
+// request, and what the command needs of its host.
+type commentHost struct {
+	post   string // --post: github, gitlab
+	target string // "pull request #7", for messages
+	change int
+	// trusted says the author may run commands; who says who they are.
+	trusted bool
+	who     string
+	// thread is the thread or discussion the comment is in, replies go
+	// there ("" for none).
+	thread string
+	// head and base are the change's, when the event names them.
+	head, base string
+	// fetchRef is where the host keeps the change's head commit.
+	fetchRef string
+	reply    func(ctx context.Context, to, body string) (string, error)
+	refused  func(ctx context.Context) (bool, error)
+	revs     func(ctx context.Context) (head, base string, err error)
+	start    func(ctx context.Context, id string) (threadStart, error)
+	// gitlab is the merge request's flags, for --post gitlab.
+	gitlab gitlabFlags
+}
+
+// threadStart is the first comment of a thread: a finding review posted,
+// when ours.
+type threadStart struct {
+	body, path string
+	line       int
+	ours       bool
+}
+
+func runComment(ctx context.Context, opts *CommentOptions) error {
+	getenv := opts.Getenv
+	var (
+		h    *commentHost
+		body string
+		err  error
+	)
+	if opts.ci.Host == "gitlab" && getenv("TRIGGER_PAYLOAD") != "" {
+		h, body, err = gitlabComment(ctx, opts)
+	} else {
+		h, body, err = githubComment(opts)
+	}
+	if err != nil || h == nil {
+		return err
+	}
+	command, ok := post.ParseCommand(body)
+	if !ok {
+		fmt.Fprintln(opts.IO.Info(), "review: the comment holds no /review command: nothing to do")
+		return nil
+	}
+	if !h.trusted {
+		return refuse(ctx, opts, h)
+	}
+	switch command.Name {
+	case "review":
+		ro, err := reviewOptionsFor(ctx, opts, h)
+		if err != nil {
+			return err
+		}
+		return runReview(ctx, ro)
+	case "ask":
+		if command.Question == "" {
+			return replyHelp(ctx, opts, h, "`/review ask` needs a question after it.")
+		}
+		return commentAsk(ctx, opts, h, command.Question)
+	case "dismiss":
+		return replyHelp(ctx, opts, h, "`/review dismiss` is not a command here yet.")
+	}
+	note := ""
+	if command.Unknown != "" {
+		note = fmt.Sprintf("`/review %s` is not a command.", text.OneLine(strings.Trim(command.Unknown, "`"), 40))
+	}
+	return replyHelp(ctx, opts, h, note)
+}
+
+// githubComment reads the comment event of GitHub Actions; nil when the
+// comment was not created (edited, deleted).
+func githubComment(opts *CommentOptions) (*commentHost, string, error) {
+	getenv := opts.Getenv
+	ev, err := github.ReadCommentEvent(getenv("GITHUB_EVENT_PATH"))
+	if err != nil {
+		return nil, "", err
+	}
+	if ev.Action != "" && ev.Action != "created" {
+		fmt.Fprintf(opts.IO.Info(), "review: the comment was %s, not created: nothing to do\n", text.OneLine(ev.Action, 40))
+		return nil, "", nil
+	}
+	gh, err := githubTargetFrom(getenv)
+	if err != nil {
+		return nil, "", err
+	}
+	po := github.PostOptions{APIURL: gh.api, Token: gh.token, Repo: gh.repo, PR: ev.PR}
+	conv, err := github.OpenConversation(po)
+	if err != nil {
+		return nil, "", err
+	}
+	poster := &github.Poster{Options: po}
+	assoc := strings.ToLower(ev.Association)
+	if assoc == "" {
+		assoc = "none"
+	}
+	h := &commentHost{post: "github", target: fmt.Sprintf("pull request #%d", ev.PR), change: ev.PR,
+		trusted: post.Trusted(ev.Association), who: fmt.Sprintf("%s's association with the repository is %s", text.OneLine(ev.Author, 60), assoc),
+		head: ev.HeadSHA, base: ev.BaseRef, fetchRef: fmt.Sprintf("refs/pull/%d/head", ev.PR),
+		reply:   poster.Reply,
+		refused: conv.Refused,
+		revs: func(ctx context.Context) (string, string, error) {
+			pr, err := conv.PullRequest(ctx)
+			return pr.HeadSHA, pr.BaseRef, err
+		},
+		start: func(ctx context.Context, id string) (threadStart, error) {
+			n, _ := strconv.ParseInt(id, 10, 64)
+			t, err := conv.Thread(ctx, n)
+			return threadStart{body: t.Body, path: t.Path, line: t.Line, ours: t.Ours}, err
+		},
+	}
+	if ev.Thread > 0 {
+		h.thread = strconv.FormatInt(ev.Thread, 10)
+	}
+	return h, ev.Body, nil
+}
+
+// gitlabComment reads the note event a pipeline trigger passes in
+// TRIGGER_PAYLOAD, and asks GitLab whether its author has Developer
+// access or above.
+func gitlabComment(ctx context.Context, opts *CommentOptions) (*commentHost, string, error) {
+	getenv := opts.Getenv
+	ev, err := gitlab.ReadNoteEvent(getenv("TRIGGER_PAYLOAD"))
+	if err != nil {
+		return nil, "", err
+	}
+	if _, ok := post.ParseCommand(ev.Body); !ok {
+		// Nothing to ask GitLab about.
+		return &commentHost{}, ev.Body, nil
+	}
+	flags := gitlabFlags{GitLabProject: ev.Project, GitLabMR: strconv.Itoa(ev.MR)}
+	target := &ReviewOptions{IO: opts.IO, Getenv: getenv, gitlabFlags: flags}
+	target.ci = opts.ci
+	pt, err := gitlabTargetFrom(target)
+	if err != nil {
+		return nil, "", err
+	}
+	poster := pt.poster.(*gitlab.Poster)
+	level, err := poster.AccessLevel(ctx, ev.AuthorID)
+	if err != nil {
+		return nil, "", err
+	}
+	h := &commentHost{post: "gitlab", target: fmt.Sprintf("merge request !%d", ev.MR), change: ev.MR,
+		trusted: level >= gitlab.Developer, who: fmt.Sprintf("%s's access level to the project is %d, below Developer (30)", text.OneLine(ev.Author, 60), level),
+		thread: ev.Discussion, head: ev.HeadSHA, base: ev.BaseRef, fetchRef: fmt.Sprintf("refs/merge-requests/%d/head", ev.MR),
+		reply: poster.Reply, refused: poster.Refused, gitlab: flags,
+		revs: func(context.Context) (string, string, error) {
+			return "", "", errors.New("the note event names no head or target branch")
+		},
+		start: func(ctx context.Context, id string) (threadStart, error) {
+			t, err := poster.Discussion(ctx, id)
+			return threadStart{body: t.Body, path: t.Path, line: t.Line, ours: t.Ours}, err
+		},
+	}
+	return h, ev.Body, nil
+}
+
+// refuse answers a command from someone who may not run one: nothing is
+// run, and the change is told once who can.
+func refuse(ctx context.Context, opts *CommentOptions, h *commentHost) error {
+	fmt.Fprintf(opts.IO.Info(), "review: %s: only the project's owners, members and collaborators (on GitLab: Developer access or above) can run /review commands; nothing was run\n", h.who)
+	done, err := h.refused(ctx)
+	if err != nil || done {
+		return err
+	}
+	body := post.RefusedMarker + "\n" + "Only the project's owners, members and collaborators (on GitLab: members with Developer access or above) can run `/review` commands, so nothing was run. (This is said once.)"
+	url, err := h.reply(ctx, "", body)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Info(), "review: told %s who can run commands: %s\n", h.target, url)
+	return nil
+}
+
+// replyHelp answers with the list of commands, where the comment was made.
+func replyHelp(ctx context.Context, opts *CommentOptions, h *commentHost, note string) error {
+	body := post.HelpMarker + "\n"
+	if note != "" {
+		body += note + "\n\n"
+	}
+	url, err := h.reply(ctx, h.thread, body+post.CommandsHelp)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Info(), "review: posted the list of commands: %s\n", url)
+	return nil
+}
+
+// reviewOptionsFor is `review --post HOST` of the change a comment is on,
+// against its target branch, from the head of the last review posted,
+// with its head fetched when it is not here.
+func reviewOptionsFor(ctx context.Context, opts *CommentOptions, h *commentHost) (*ReviewOptions, error) {
+	head, base := h.head, h.base
+	if head == "" || base == "" {
+		var err error
+		if head, base, err = h.revs(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := fetchHead(ctx, opts.Dir, h.fetchRef, head); err != nil {
+		return nil, err
+	}
+	ro := &ReviewOptions{IO: opts.IO, Getenv: opts.Getenv, Dir: opts.Dir, Head: head,
+		Post: h.post, gitlabFlags: h.gitlab, agentFlags: opts.agentFlags}
+	ro.Base = "origin/" + base
+	return ro, nil
+}
+
+// fetchHead makes sure the change's head commit is here: a comment's
+// workflow checks out the default branch. Only the commit is fetched
+// (ref, where the host keeps it, for forks too); no file of it is checked
+// out, so nothing from a fork runs.
+func fetchHead(ctx context.Context, dir, ref, head string) error {
+	g := git.Runner{Dir: dir}
+	if _, err := g.Output(ctx, "cat-file", "-e", head+"^{commit}"); err == nil {
+		return nil
+	}
+	local := "refs/remotes/origin/" + strings.TrimPrefix(ref, "refs/")
+	if _, err := g.Output(ctx, "fetch", "--no-tags", "origin", "+"+ref+":"+local); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("cannot fetch the change's head %s: git fetch origin %s: %s; fetch it in the job first", text.ShortSHA(head), ref, text.OneLine(gitComplaint(err), 300))
+	}
+	return nil
+}
+
+// commentAsk answers a question in the conversation of the change's last
+// review: in the thread it was asked in (with the finding there), or as a
+// comment. With no review in the store (a missing cache), the change is
+// reviewed first, and the reply says so.
+func commentAsk(ctx context.Context, opts *CommentOptions, h *commentHost, question string) error {
+	ao := &AskOptions{IO: opts.IO, Getenv: opts.Getenv, Dir: opts.Dir, Summarize: "rules", Format: "markdown",
+		Post: h.post, ReplyTo: h.thread, gitlabFlags: h.gitlab, agentFlags: opts.agentFlags, quote: question}
+	set, err := ao.resolve(opts.Getenv, opts.Dir)
+	if err != nil {
+		return err
+	}
+	ro, err := reviewOptionsFor(ctx, opts, h)
+	if err != nil {
+		return err
+	}
+	run, err := lastReview(ctx, set.Store, opts.Getenv, opts.Dir, ro.Head, opts)
+	if err != nil {
+		return err
+	}
+	var notes []string
+	if run == "" {
+		// The whole change: a conversation of the commits since the last
+		// review posted would know nothing of the rest.
+		whole := *ro
+		whole.Since = "none"
+		if err := runReview(ctx, &whole); err != nil && !isGateOrIncomplete(err) {
+			return err
+		}
+		if run, err = lastReview(ctx, set.Store, opts.Getenv, opts.Dir, ro.Head, opts); err != nil || run == "" {
+			return fmt.Errorf("the change was reviewed, but its run is not in the store: %v", err)
+		}
+		notes = append(notes, "No earlier review of this change was in the store (the cache was empty), so it was reviewed afresh first.")
+	}
+	ao.RunID, ao.Question = run, question
+	if h.thread != "" {
+		t, err := h.start(ctx, h.thread)
+		if err != nil {
+			return err
+		}
+		if t.ours {
+			ao.Question = threadQuestion(ctx, opts.Dir, ro.Head, t, question)
+			notes = append(notes, fmt.Sprintf("About the finding at `%s:%d`.", text.OneLine(t.path, 200), t.line))
+		}
+	}
+	ao.threadNote = strings.Join(notes, " ")
+	return runAsk(ctx, ao)
+}
+
+// threadQuestion is a question asked in a finding's thread, with the
+// finding as it was posted and the lines it names at the head: the model
+// answers about that finding, with its evidence in front of it.
+func threadQuestion(ctx context.Context, dir, head string, t threadStart, q string) string {
+	body := t.body
+	if i := strings.Index(body, "-->"); strings.HasPrefix(body, "<!--") && i >= 0 {
+		body = strings.TrimSpace(body[i+3:])
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "This question is about the finding posted at %s:%d:\n\n%s\n\n", t.path, t.line, body)
+	if lines := headLines(ctx, dir, head, t.path, t.line); lines != "" {
+		fmt.Fprintf(&b, "The lines around it, at the pull request's head:\n\n```\n%s\n```\n\n", lines)
+	}
+	b.WriteString("Question: " + q)
+	return b.String()
+}
+
+// headLines are lines line-3..line+3 of path at the change's head,
+// numbered, or "".
+func headLines(ctx context.Context, dir, head, path string, line int) string {
+	if path == "" || line <= 0 || head == "" {
+		return ""
+	}
+	out, err := git.Runner{Dir: dir}.Output(ctx, "show", head+":"+path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(out), "\n")
+	var b strings.Builder
+	for n := max(line-3, 1); n <= min(line+3, len(lines)); n++ {
+		fmt.Fprintf(&b, "%d: %s\n", n, lines[n-1])
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// lastReview is the ID of the change's last review in the store: the
+// newest finished run of its head, else of a commit before it (a push
+// since the review); "" when there is none (a fresh store: the cache was
+// missing, or held only other changes' runs).
+func lastReview(ctx context.Context, flag string, getenv func(string) string, dir, head string, opts *CommentOptions) (string, error) {
+	st, err := peekStore(flag, getenv, dir, opts.IO.ErrOut)
+	if err != nil {
+		return "", nil // no store yet
+	}
+	defer st.Close()
+	runs, err := st.Runs()
+	if err != nil {
+		return "", err
+	}
+	runs = slices.DeleteFunc(runs, func(r toolmem.Run) bool { return r.Status == "running" || r.HeadSHA == "" })
+	slices.SortFunc(runs, func(a, b toolmem.Run) int { return b.Started.Compare(a.Started) })
+	if head == "" {
+		if len(runs) > 0 {
+			return runs[0].ID, nil
+		}
+		return "", nil
+	}
+	for _, r := range runs {
+		if strings.EqualFold(r.HeadSHA, head) {
+			return r.ID, nil
+		}
+	}
+	for _, r := range runs {
+		if _, err := (git.Runner{Dir: dir}).Output(ctx, "merge-base", "--is-ancestor", r.HeadSHA, head); err == nil {
+			return r.ID, nil
+		}
+	}
+	return "", nil
+}
+
+// isGateOrIncomplete reports whether a review's error only says how it
+// went (findings at --fail-on, an incomplete review), with its run made.
+func isGateOrIncomplete(err error) bool {
+	return errors.Is(err, errFindings) || errors.Is(err, errIncomplete)
+}
