@@ -133,3 +133,22 @@ func (t *postTarget) changeNoun() string {
 	}
 	return t.noun
 }
+
+// failedStatus sets the commit status of a review that failed with err:
+// failed, and a failure, so a branch protection rule does not take a
+// head whose review never finished for one that passed.
+func (t *postTarget) failedStatus(ctx context.Context, s *IOStreams, d *diffctx.Diff, run string, err error) {
+	if t == nil {
+		return
+	}
+	head := t.head
+	if head == "" {
+		head = d.HeadSHA
+	}
+	st := result.Status{Failing: true, Description: "failed: " + text.OneLine(errorLine(err), 120) + " · review replay " + run}
+	if serr := t.poster.SetStatus(ctx, head, st); serr != nil {
+		fmt.Fprintf(s.ErrOut, "review: warning: the commit status was not set: %s\n", text.OneLine(serr.Error(), 0))
+		return
+	}
+	fmt.Fprintf(s.Info(), "review: commit status %q of %s: %s\n", "review", text.ShortSHA(head), st.Description)
+}

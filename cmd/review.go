@@ -197,6 +197,10 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		return writePlanOnly(ctx, opts, outs, set, plan, job.Since, open, pt)
 	}
 	if err != nil {
+		if plan != nil && !errors.Is(err, context.Canceled) {
+			// The head has a state even when its review failed.
+			pt.failedStatus(ctx, opts.IO, plan.Diff, out.Session.Run.ID, err)
+		}
 		return runError(ctx, out.Session.Run.ID, err)
 	}
 	res := out.Result
@@ -297,6 +301,9 @@ func runEnv(s *IOStreams, getenv func(string) string, ci ciEnv, set *config.Sett
 				return
 			}
 			prog.warn(fmt.Sprintf("review: warning: the server failed to count tokens (%s); the texts it does not count are counted with %s, as estimates", text.OneLine(c.Err.Error(), 300), c.Fallback))
+		},
+		Jobs: func(n int, why string) {
+			fmt.Fprintf(s.Info(), "review: --jobs %d: %s\n", n, why)
 		},
 		Window: func(w review.WindowFit) {
 			if !w.Known {

@@ -47,6 +47,8 @@ type Plan struct {
 	Estimate result.Estimate
 	// Jobs is how many units run side by side (Config.Jobs).
 	Jobs int
+	// Sources, for a dry run, says where the window and Jobs came from.
+	Sources result.DryRunSources
 	// Messages are the static layer followed by the first turn's task.
 	Messages []conversation.Message
 	Tools    []tools.Definition
@@ -85,7 +87,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	}
 	counter := opts.counter
 	if counter == nil {
-		c, err := newCounter(ctx, &opts.Config, Env{}, false)
+		c, err := newCounter(ctx, &opts.Config, Env{}, false, false)
 		if err != nil {
 			return nil, err
 		}

@@ -191,7 +191,7 @@ func ReadEarlier(ctx context.Context, o PostOptions) (Earlier, error) {
 // read.
 func readEarlier(ctx context.Context, o PostOptions, read *pullRead) (Earlier, error) {
 	if o.HeadSHA == "" {
-		o.HeadSHA = "0000000"
+		o.HeadSHA = strings.Repeat("0", 40)
 	}
 	c, err := newClient(o, &result.Result{})
 	if err != nil {
@@ -293,6 +293,7 @@ func (p reviewPlan) render(r *result.Result, head string, fallback bool) string 
 		}
 	}
 	post.WriteRepeated(&b, "Commented by an earlier run", "comment", p.repeated)
+	b.WriteString(post.StateLine(r))
 	b.WriteString("---\n" + r.UsageLine() + "\n")
 	return capBody(b.String())
 }

@@ -55,6 +55,15 @@ func writeDryRun(w io.Writer, d *result.DryRun) error {
 	bu := d.Budget
 	fmt.Fprintf(&b, "━━ tools · static layer · %s%s tokens ━━\n%s\n\n", about, text.Number(bu.ToolTokens), strings.Join(names, ", "))
 	fmt.Fprintf(&b, "Budget: context window %s, answer reserve %s, input %s tokens.\n", text.Number(bu.ContextWindow), text.Number(bu.AnswerReserve), text.Number(bu.Input))
+	if src := d.Sources; src.Window != "" {
+		// Nothing was asked of the server: say where the figures a
+		// real run may ask it for came from.
+		fmt.Fprintf(&b, "Context window: %s.\n", src.Window)
+		fmt.Fprintf(&b, "--jobs: %d (%s).\n", d.Jobs, src.Jobs)
+		for _, a := range src.AtRunTime {
+			fmt.Fprintf(&b, "At run time, not in this dry run: %s.\n", a)
+		}
+	}
 	fmt.Fprintf(&b, "Diff context: %s%s of %s%s tokens; %s of %s files inlined.\n", about, text.Number(bu.ContextTokens), about, text.Number(bu.ContextBudget), text.Number(included(d.Files)), text.Number(len(d.Files)))
 	if len(d.Units) > 0 {
 		if d.Jobs > 1 && len(d.Units) > 1 {

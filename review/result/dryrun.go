@@ -31,8 +31,11 @@ type DryRun struct {
 	// reviewed in; empty when it fits.
 	Units []diffctx.Unit `json:"units"`
 	// Jobs is how many units run side by side; 1 runs them in sequence.
-	Jobs   int          `json:"jobs"`
-	Budget DryRunBudget `json:"budget"`
+	Jobs int `json:"jobs"`
+	// Sources says where the window and Jobs came from, and what a real
+	// run asks the server that the dry run, which sends nothing, did not.
+	Sources DryRunSources `json:"sources"`
+	Budget  DryRunBudget  `json:"budget"`
 	// Plan is what the review would send at most, and what the caps
 	// leave out.
 	Plan Estimate `json:"plan"`
@@ -64,4 +67,18 @@ type DryRunBudget struct {
 	ContextBudget int `json:"context_budget"`
 	ToolTokens    int `json:"tool_tokens"`
 	TotalTokens   int `json:"total_tokens"`
+}
+
+// DryRunSources says where a dry run, which sends nothing anywhere, took
+// what a real run may ask the server.
+type DryRunSources struct {
+	// Window names where the context window came from: a setting
+	// ("--context-window", "context_window in .review.yaml:3"), "the
+	// model table", or a guess.
+	Window string `json:"window"`
+	// Jobs names where DryRun.Jobs came from: a setting ("--jobs"), or
+	// the rule a run follows when none says ("hosted API").
+	Jobs string `json:"jobs"`
+	// AtRunTime is what a real run asks the server, one line each.
+	AtRunTime []string `json:"at_run_time,omitempty"`
 }
