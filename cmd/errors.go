@@ -131,7 +131,7 @@ func reviewExit(ctx context.Context, s *IOStreams, res *result.Result, failed, g
 	if failed != nil {
 		failed := runError(ctx, res.RunID, failed)
 		fmt.Fprintf(s.ErrOut, "review: %s\n", text.OneLine(errorLine(failed), 0))
-		fmt.Fprintf(s.ErrOut, "review: the outputs hold only the %s review found without the model\n", text.Plural(len(res.Findings), "secret"))
+		fmt.Fprintf(s.ErrOut, "review: the outputs hold only the %s review found without the model\n", localFound(res.Findings))
 		if err == nil {
 			err = &reported{failed}
 		}

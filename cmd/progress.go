@@ -15,7 +15,7 @@ import (
 )
 
 // progress draws a live status line on a terminal's standard error; in
-// CI (CI or GITHUB_ACTIONS set), where stderr is a log, it writes a line
+// CI (ciFrom), where stderr is a log, it writes a line
 // per step and per retry instead, so a long review shows that it moves;
 // elsewhere nothing. It writes its own control sequences to the
 // unfiltered stream, and text it did not make (a provider's error) only

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/egress"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/github"
@@ -38,6 +39,9 @@ type ReviewOptions struct {
 	Since   string
 	gitlabFlags
 	agentFlags
+
+	// egress counts every request of the run, the host's included.
+	egress *egress.Meter
 }
 
 // NewCmdReview builds the root command, which reviews the current branch.
@@ -158,6 +162,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err := checkOutputs(outs); err != nil {
 		return err
 	}
+	// Before the host is asked anything: the run records where it sent
+	// what (review replay --egress).
+	opts.egress = egress.New()
 	var pt *postTarget
 	if !opts.DryRun || !knownHost(opts.Post) {
 		if pt, err = postTargetFrom(opts); err != nil {
@@ -182,6 +189,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	job.Since, open = opts.sinceFor(ctx, pt)
 	env, prog, done := runEnv(opts.IO, opts.Getenv, opts.ci, set, opts.Dir, !opts.DryRun)
 	defer done()
+	env.Egress = opts.egress
 	env.Started = func(s *review.Session, plan *review.Plan) {
 		// The plan comes first, with its price, before any request.
 		fmt.Fprintf(opts.IO.Info(), "review: run %s · %s · model %s · plan: %s\n", s.Run.ID, text.Plural(len(plan.Diff.Files), "file"), set.Model, plan.Estimate.Line())
@@ -196,6 +204,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if out.Session == nil {
 		return writePlanOnly(ctx, opts, outs, set, plan, job.Since, open, pt)
 	}
+	// Last: what the host was sent after the run (the review posted, the
+	// commit status) joins the run's egress record.
+	defer recordPostEgress(opts, set, out.Session)
 	if err != nil {
 		if plan != nil && !errors.Is(err, context.Canceled) {
 			// The head has a state even when its review failed.
@@ -219,6 +230,24 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	gated := gate{failOn: set.FailOn, unreviewed: set.FailUnreviewed, open: open, on: pt.changeNoun()}.check(opts.IO, res)
 	pt.setStatus(ctx, opts.IO, res, plan.Diff, gated != nil)
 	return reviewExit(ctx, opts.IO, res, out.Failed, gated)
+}
+
+// localFound names the findings of a review whose model call failed:
+// the secrets the change adds, and the prompt-injection attempts in it.
+func localFound(fs []result.Finding) string {
+	injections := 0
+	for _, f := range fs {
+		if strings.HasPrefix(f.Title, review.InjectionTitle) {
+			injections++
+		}
+	}
+	switch {
+	case injections == 0:
+		return text.Plural(len(fs), "secret")
+	case injections == len(fs):
+		return text.Plural(len(fs), "prompt-injection attempt")
+	}
+	return text.Plural(len(fs)-injections, "secret") + " and " + text.Plural(injections, "prompt-injection attempt")
 }
 
 // writePlanOnly ends a review that made no run: a change with nothing to
@@ -258,7 +287,12 @@ func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set 
 		return writeResult(opts.IO, opts.Getenv, outs, res)
 	}
 	warnGit(opts.IO, plan.Diff)
-	return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
+	d := plan.DryRun(set.Model)
+	d.Settings = &result.DryRunSettings{From: result.SettingsFromWorktree, File: set.RepoConfig}
+	if rev := opts.repoRev(); rev != "" {
+		d.Settings.From, d.Settings.Revision = result.SettingsFromBase, rev
+	}
+	return writeDryRuns(opts.IO, outs, d)
 }
 
 // writeDryRuns writes the dry run to each output. A change with nothing to
@@ -291,6 +325,7 @@ func runEnv(s *IOStreams, getenv func(string) string, ci ciEnv, set *config.Sett
 		}
 	}
 	env := review.Env{
+		Egress:   egress.New(),
 		APIKey:   getenv("OPENAI_API_KEY"),
 		Headers:  expandHeaders(set.Headers, getenv),
 		Progress: prog.step,

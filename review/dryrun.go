@@ -30,6 +30,11 @@ func (p *Plan) DryRun(model string) result.DryRun {
 	if len(p.Units) > 0 {
 		out.Units = p.Units
 	}
+	for _, f := range d.Files {
+		if f.HasTag(diffctx.TagSteering) {
+			out.Steering = append(out.Steering, f.Path)
+		}
+	}
 	if p.Context != nil {
 		out.Files = p.Context.Files
 		out.Budget.ContextTokens = p.Context.Tokens

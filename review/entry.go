@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/egress"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
@@ -54,6 +55,10 @@ type Env struct {
 	// Progress and Retry, if set, follow the requests.
 	Progress func(Progress)
 	Retry    func(attempt int, wait time.Duration, err error)
+	// Egress, if set, counts every request the run sends (the model's,
+	// the server's window and tokenizer, and the command's own through
+	// the same meter); the run records what it counted as it goes.
+	Egress *egress.Meter
 }
 
 // WindowFit is what a run learned of a context window the configuration
@@ -177,11 +182,12 @@ func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	}
 	res, err := sess.Review(ctx)
 	if err != nil {
-		if len(plan.Leaks) == 0 || ctx.Err() != nil {
+		if len(plan.Leaks)+len(plan.Injections) == 0 || ctx.Err() != nil {
 			return out, err
 		}
-		// The secrets the change adds need no model: their findings
-		// are kept, so that --fail-on still blocks a leaked key.
+		// The secrets the change adds, and the text in it that speaks
+		// to the reviewer, need no model: their findings are kept, so
+		// that --fail-on still blocks a leaked key.
 		res, out.Failed = sess.LocalResult(), err
 	}
 	out.Result = res
@@ -234,8 +240,9 @@ func newAgent(cfg *result.Config, env Env, st *toolmem.Store, counter *conversat
 		Stream:           cfg.Stream,
 		FirstByteTimeout: cfg.FirstByteTimeout,
 		Concurrency:      cfg.Jobs,
+		HTTPClient:       env.Egress.Client(nil),
 	})
-	return &Agent{Config: *cfg, Client: client, Store: st, Counter: counter, Progress: env.Progress}
+	return &Agent{Config: *cfg, Client: client, Store: st, Counter: counter, Progress: env.Progress, Egress: env.Egress}
 }
 
 // fitServer asks the server what the configuration does not know (see
@@ -251,7 +258,7 @@ func fitServer(ctx context.Context, cfg *result.Config, env Env, units bool) (ll
 	if !cfg.WindowUnknown && !jobs {
 		return false
 	}
-	d := llm.Discover(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, APIKey: env.APIKey, Headers: env.Headers}, cfg.Model, cfg.WindowUnknown)
+	d := llm.Discover(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, APIKey: env.APIKey, Headers: env.Headers, HTTPClient: env.Egress.Client(nil)}, cfg.Model, cfg.WindowUnknown)
 	if jobs {
 		var why string
 		cfg.Jobs, why = JobsFor(d)
@@ -339,7 +346,7 @@ func newCounter(ctx context.Context, cfg *result.Config, env Env, llama, dry boo
 	if dry || !AsksServer(cfg, llama) {
 		return conversation.NewCounter(info.Encoding, cfg.Tokenizer)
 	}
-	tok, err := llm.FindTokenizer(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, BaseURLFrom: cfg.BaseURLFrom, APIKey: env.APIKey, Headers: env.Headers})
+	tok, err := llm.FindTokenizer(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, BaseURLFrom: cfg.BaseURLFrom, APIKey: env.APIKey, Headers: env.Headers, HTTPClient: env.Egress.Client(nil)})
 	if err != nil {
 		if cfg.Tokenizer == conversation.Server {
 			return nil, err

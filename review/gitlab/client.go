@@ -107,6 +107,9 @@ func newClient(o Options, head string) (*client, error) {
 	if o.HTTPClient != nil {
 		hc = *o.HTTPClient
 	}
+	if hc.Timeout <= 0 {
+		hc.Timeout = requestTimeout
+	}
 	hc.CheckRedirect = keepTokenHome(api.Host, hc.CheckRedirect)
 	p := backoff.Policy{Attempts: o.MaxAttempts, Base: o.BaseDelay, Max: o.MaxDelay}.
 		Or(backoff.Policy{Attempts: DefaultMaxAttempts, Base: DefaultBaseDelay, Max: DefaultMaxDelay})

@@ -42,8 +42,8 @@ type Options struct {
 	// HeadSHA is the commit the review is of; empty means the result's.
 	HeadSHA string
 	// HTTPClient sends the requests; nil means a client with a timeout
-	// for each request. Its CheckRedirect is wrapped to keep the token
-	// from other hosts.
+	// for each request, as is a client without one. Its CheckRedirect is
+	// wrapped to keep the token from other hosts.
 	HTTPClient *http.Client
 	// MaxAttempts bounds the attempts of one request; 1 disables retries,
 	// 0 means DefaultMaxAttempts.

@@ -41,7 +41,32 @@ type DryRun struct {
 	Plan Estimate `json:"plan"`
 	// Warnings are git's, from diffing.
 	Warnings []string `json:"warnings,omitempty"`
+	// Settings says whose .review.yaml the run's settings and the
+	// repository's instructions are read from; the command sets it.
+	Settings *DryRunSettings `json:"settings,omitempty"`
+	// Steering are the changed files that instruct AI agents and
+	// reviewers (diffctx.TagSteering): data to review, not instructions.
+	Steering []string `json:"steering,omitempty"`
 }
+
+// DryRunSettings is which revision's .review.yaml a run reads.
+type DryRunSettings struct {
+	// From is SettingsFromBase, the base revision of the review (the
+	// default in CI, so that a change cannot loosen its own review), or
+	// SettingsFromWorktree.
+	From string `json:"from"`
+	// Revision is the base as named, when From is the base.
+	Revision string `json:"revision,omitempty"`
+	// File names the file read, with its revision; empty when there is
+	// none.
+	File string `json:"file,omitempty"`
+}
+
+// Where the settings of a run come from (DryRunSettings.From).
+const (
+	SettingsFromBase     = "base"
+	SettingsFromWorktree = "worktree"
+)
 
 // DryRunMessage is one message with our token count.
 type DryRunMessage struct {
