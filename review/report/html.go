@@ -218,7 +218,35 @@ func WriteHTML(w io.Writer, h HTMLReplay) error {
 }
 
 func buildPage(h HTMLReplay) *pageData {
-	r, c := h.Replay, h.Counter
+	b := &pageBuilder{d: pageHead(h), c: h.Counter, texts: map[string]int{}, results: map[string]callResult{}}
+	d := b.d
+	for i, s := range h.Replay.Steps {
+		ps := b.step(h, i, s)
+		d.Steps = append(d.Steps, ps)
+		for _, call := range ps.Resp.Calls {
+			if call.Name == toolname.SubmitReview {
+				d.Findings = append(d.Findings, submitted(s.N, call.Args)...)
+			}
+		}
+	}
+	for i := range d.Steps {
+		for j, call := range d.Steps[i].Resp.Calls {
+			if res, ok := b.results[call.ID]; ok && call.ID != "" {
+				d.Steps[i].Resp.Calls[j].Preview, d.Steps[i].Resp.Calls[j].Ref = res.text, res.ref
+			}
+		}
+	}
+	for _, o := range h.Outputs {
+		d.Outputs = append(d.Outputs, pageOutput{Ref: o.Ref, Step: o.Step, Tool: o.Tool, Args: o.Args,
+			Bytes: o.Bytes, Lines: o.Lines, Text: validUTF8(o.Data), Whole: o.Whole})
+	}
+	return d
+}
+
+// pageHead is the page's data on the run as a whole: its record, cost and
+// efficiency, with no step yet.
+func pageHead(h HTMLReplay) *pageData {
+	r := h.Replay
 	run := r.Run
 	d := &pageData{
 		Run: pageRun{ID: run.ID, Repo: run.Repo, Base: run.Base, Head: run.Head, BaseSHA: run.BaseSHA, HeadSHA: run.HeadSHA,
@@ -242,95 +270,96 @@ func buildPage(h HTMLReplay) *pageData {
 	if h.Figures != nil {
 		d.Efficiency = h.Figures.Efficiency
 	}
-	texts := map[string]int{}
-	text := func(s string) int {
-		if i, ok := texts[s]; ok {
-			return i
-		}
-		texts[s] = len(d.Texts)
-		d.Texts = append(d.Texts, s)
-		return texts[s]
-	}
-	// The result each tool call got, from the request that carried it.
-	type result struct {
-		text int
-		ref  string
-	}
-	results := map[string]result{}
-	for i, s := range r.Steps {
-		ps := pageStep{N: s.N, Turn: s.Turn, Started: s.Started.UTC().Format("15:04:05.000"), Error: s.Error,
-			Bytes: len(s.Request), Prunes: []string{}, Events: []string{}, Msgs: []pageMsg{}, Refs: s.Refs}
-		ps.Unit, ps.At, ps.Took = s.Unit, s.Started.Sub(r.Run.Started).Milliseconds(), -1
-		if !s.Ended.IsZero() {
-			ps.Ended = s.Ended.UTC().Format("15:04:05.000")
-			ps.Took = s.Ended.Sub(s.Started).Milliseconds()
-		}
-		if ps.Refs == nil {
-			ps.Refs = []string{}
-		}
-		if h.Figures != nil && i < len(h.Figures.Steps) {
-			f := h.Figures.Steps[i]
-			ps.Layers, ps.Tokens, ps.Naive, ps.Recorded = f.Layers, f.Tokens, f.Naive, h.Figures.Recorded[i]
-		}
-		for _, raw := range s.Events {
-			e, err := record.Decode(raw)
-			switch {
-			case err != nil:
-				ps.Events = append(ps.Events, string(raw))
-			case e.Kind() == record.KindRequest:
-			case e.Kind() == record.KindPrune:
-				ps.Prunes = append(ps.Prunes, string(raw))
-			default:
-				ps.Events = append(ps.Events, string(raw))
-			}
-		}
-		names := s.Names()
-		if req, err := wire.DecodeRequest(s.Request); err == nil {
-			ps.Choice = strings.Trim(string(req.ToolChoice), `"`)
-			for j, m := range req.Conversation() {
-				content := m.Content
-				pm := pageMsg{Role: string(m.Role), Layer: "?", Text: text(content)}
-				if j < len(names) {
-					pm.Layer, pm.Ref = string(names[j].Layer), names[j].Ref
-				}
-				switch {
-				case strings.HasPrefix(content, conversation.StubPrefix):
-					pm.Kind = "stub"
-				case pm.Ref != "" && isPreview(content):
-					pm.Kind = "preview"
-				case pm.Ref != "":
-					pm.Kind = "whole"
-				}
-				_, pm.Tokens = size(c, m)
-				for _, tc := range m.ToolCalls {
-					pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Name, Args: tc.Arguments, Preview: -1})
-				}
-				if m.Role == conversation.Tool && m.ToolCallID != "" {
-					results[m.ToolCallID] = result{pm.Text, pm.Ref}
-				}
-				ps.Msgs = append(ps.Msgs, pm)
-			}
-		}
-		ps.Resp = pageResponse(s.Response)
-		d.Steps = append(d.Steps, ps)
-		for _, call := range ps.Resp.Calls {
-			if call.Name == toolname.SubmitReview {
-				d.Findings = append(d.Findings, submitted(s.N, call.Args)...)
-			}
-		}
-	}
-	for i := range d.Steps {
-		for j, call := range d.Steps[i].Resp.Calls {
-			if res, ok := results[call.ID]; ok && call.ID != "" {
-				d.Steps[i].Resp.Calls[j].Preview, d.Steps[i].Resp.Calls[j].Ref = res.text, res.ref
-			}
-		}
-	}
-	for _, o := range h.Outputs {
-		d.Outputs = append(d.Outputs, pageOutput{Ref: o.Ref, Step: o.Step, Tool: o.Tool, Args: o.Args,
-			Bytes: o.Bytes, Lines: o.Lines, Text: validUTF8(o.Data), Whole: o.Whole})
-	}
 	return d
+}
+
+// pageBuilder fills the page's steps: each distinct text once in d.Texts,
+// and the result each tool call got, from the request that carried it.
+type pageBuilder struct {
+	d       *pageData
+	c       *conversation.Counter
+	texts   map[string]int
+	results map[string]callResult
+}
+
+// callResult is the text and ref of a tool call's result.
+type callResult struct {
+	text int
+	ref  string
+}
+
+// text is the index of s in the page's texts, added when new.
+func (b *pageBuilder) text(s string) int {
+	if i, ok := b.texts[s]; ok {
+		return i
+	}
+	b.texts[s] = len(b.d.Texts)
+	b.d.Texts = append(b.d.Texts, s)
+	return b.texts[s]
+}
+
+// step is step i of the run as the page shows it.
+func (b *pageBuilder) step(h HTMLReplay, i int, s record.Step) pageStep {
+	ps := pageStep{N: s.N, Turn: s.Turn, Started: s.Started.UTC().Format("15:04:05.000"), Error: s.Error,
+		Bytes: len(s.Request), Prunes: []string{}, Events: []string{}, Msgs: []pageMsg{}, Refs: s.Refs}
+	ps.Unit, ps.At, ps.Took = s.Unit, s.Started.Sub(h.Replay.Run.Started).Milliseconds(), -1
+	if !s.Ended.IsZero() {
+		ps.Ended = s.Ended.UTC().Format("15:04:05.000")
+		ps.Took = s.Ended.Sub(s.Started).Milliseconds()
+	}
+	if ps.Refs == nil {
+		ps.Refs = []string{}
+	}
+	if h.Figures != nil && i < len(h.Figures.Steps) {
+		f := h.Figures.Steps[i]
+		ps.Layers, ps.Tokens, ps.Naive, ps.Recorded = f.Layers, f.Tokens, f.Naive, h.Figures.Recorded[i]
+	}
+	for _, raw := range s.Events {
+		e, err := record.Decode(raw)
+		switch {
+		case err != nil:
+			ps.Events = append(ps.Events, string(raw))
+		case e.Kind() == record.KindRequest:
+		case e.Kind() == record.KindPrune:
+			ps.Prunes = append(ps.Prunes, string(raw))
+		default:
+			ps.Events = append(ps.Events, string(raw))
+		}
+	}
+	if req, err := wire.DecodeRequest(s.Request); err == nil {
+		ps.Choice = strings.Trim(string(req.ToolChoice), `"`)
+		names := s.Names()
+		for j, m := range req.Conversation() {
+			ps.Msgs = append(ps.Msgs, b.message(m, j, names))
+		}
+	}
+	ps.Resp = pageResponse(s.Response)
+	return ps
+}
+
+// message is message j of a request, with its layer and ref from names.
+func (b *pageBuilder) message(m conversation.Message, j int, names []record.Name) pageMsg {
+	content := m.Content
+	pm := pageMsg{Role: string(m.Role), Layer: "?", Text: b.text(content)}
+	if j < len(names) {
+		pm.Layer, pm.Ref = string(names[j].Layer), names[j].Ref
+	}
+	switch {
+	case strings.HasPrefix(content, conversation.StubPrefix):
+		pm.Kind = "stub"
+	case pm.Ref != "" && isPreview(content):
+		pm.Kind = "preview"
+	case pm.Ref != "":
+		pm.Kind = "whole"
+	}
+	_, pm.Tokens = size(b.c, m)
+	for _, tc := range m.ToolCalls {
+		pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Name, Args: tc.Arguments, Preview: -1})
+	}
+	if m.Role == conversation.Tool && m.ToolCallID != "" {
+		b.results[m.ToolCallID] = callResult{pm.Text, pm.Ref}
+	}
+	return pm
 }
 
 // pageResponse reads a chat-completion response for the page.
