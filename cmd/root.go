@@ -114,7 +114,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	// not by cobra's Version: cobra prints a line of one's own only
 	// through text/template, and text/template's reflection makes the
 	// linker keep every exported method of every type (4.7 MB of the
-	// binary; TestLinkerKeepsDeadMethodsOut).
+	// binary; internal/policy's TestBinary).
 	var showVersion bool
 	root.Flags().BoolVar(&showVersion, "version", false, "print the version of review, as review version does")
 	reviewRun := root.RunE

@@ -36,7 +36,7 @@ var (
 // slots are two escaped strings, the project's own style and script, and
 // a JSON document; and text/template's reflection makes the linker keep
 // every exported method of every type in the binary (4.7 MB of it;
-// TestLinkerKeepsDeadMethodsOut).
+// internal/policy's TestBinary).
 var pageParts = cutPage(pageText)
 
 // pagePart is the page's text up to a slot, and the slot's name.
