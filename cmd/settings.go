@@ -192,7 +192,7 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&a.MaxCost, "max-cost", 0, "US dollars the review may cost at the model's price; past them it covers fewer units (default: no limit)")
 	fl.BoolVar(&a.FindCopies, "find-copies", false, "have git detect copies as well as renames (git diff -C)")
 	fl.BoolVar(&a.ReviewData, "review-data", false, "review bulk files (minified, data fixtures, one file holding most of a large change) in priority order like code, not after every other file")
-	fl.BoolVar(&a.ExactCounts, "exact-counts", false, "count every token figure exactly; by default figures far from every limit, where upper bounds decide, are estimates marked as such")
+	fl.BoolVar(&a.ExactCounts, "exact-counts", false, "plan on exact counts; by default a plan far from every limit is made on upper bounds and the dry run marks its figures as estimates (~). What each request sent is always counted exactly")
 	fl.BoolVar(&a.NoRedact, "no-redact", false, "send and store text as it is, secrets included (for a local model); redaction of secrets is on by default")
 	fl.StringVar(&a.ConfigFrom, "config-from", "", "read the repository's .review.yaml from the base revision (base) or the work tree (worktree); default: base in CI (CI, GITHUB_ACTIONS or GITLAB_CI set, and CI not false), worktree elsewhere")
 	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical; add unreviewed (high,unreviewed) to fail also when part of the change was not reviewed (default: $REVIEW_FAIL_ON, the configuration files, or none)")

@@ -43,9 +43,12 @@ func previewTokens(b conversation.Budget) int {
 	return previews(b).Chars / 3
 }
 
-// previews are the limits the store holds a preview to under b.
+// previews are the limits the store holds a preview to under b: never
+// over the cap on an earlier message (Budget.PreviewCharsCap).
 func previews(b conversation.Budget) toolmem.Limits {
-	return toolmem.Limits{Chars: b.PreviewChars, Lines: b.PreviewLines}.Normalized()
+	l := toolmem.Limits{Chars: b.PreviewChars, Lines: b.PreviewLines}.Normalized()
+	l.Chars = max(b.PreviewCharsCap(l.Chars), toolmem.MinPreviewChars)
+	return l
 }
 
 // WindowError is a context window too small for any review; it matches
@@ -154,7 +157,7 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 		}
 		tokens = t
 	}
-	steps := b.MaxSteps + 1
+	steps := b.MaxSteps + finalRequests
 	e := result.Estimate{
 		Units: kept, TotalUnits: max(kept, 1), MinRequests: kept, MaxRequests: kept * steps,
 		FirstRequestTokens: first, MaxPromptTokens: kept * steps * b.Input(), LimitedBy: reason,
@@ -168,7 +171,6 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 	if caps.MaxPromptTokens > 0 {
 		e.MaxPromptTokens = min(e.MaxPromptTokens, caps.MaxPromptTokens)
 	}
-	e.Requests, e.PromptTokens = expected(firsts[:kept], b, previewTokens(b))
 	// Every request carries the static layer: a cap on tokens is a cap
 	// on requests too.
 	if caps.MaxPromptTokens > 0 && static > 0 {
@@ -186,14 +188,14 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 			}
 		}
 		e.MaxCost = &c
-		ec := price.Cost(e.PromptTokens, 0, e.Requests*expectedAnswerTokens)
-		e.Cost = &ec
+		p.price = price
 		e.PriceSource = "list price of " + llm.PricesAsOf
 		if caps.Price != nil {
 			e.PriceSource = "configured"
 		}
 	}
 	p.Estimate = e
+	p.expect(firsts[:kept])
 	p.guard = &guard{
 		maxRequests: e.MaxRequests, maxTokens: e.MaxPromptTokens, reserve: b.AnswerReserve,
 		preview: previewTokens(b), firsts: firsts[:kept],
@@ -203,6 +205,33 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 		p.guard.maxCost, p.guard.price = caps.MaxCost, caps.Price
 	}
 	return kept, reason, nil
+}
+
+// finalRequests are the requests a unit may make past its max_steps
+// exploring ones: the one asking for the final review, a nudge when the
+// server ignores that forced choice, and one more when the provider
+// refuses a request as longer than its window (the final review is then
+// asked for again with less).
+const finalRequests = 3
+
+// expect sets the plan's expectation for units whose first requests are
+// firsts: the requests and prompt tokens expected, and their cost when
+// the price is known. It is an expectation, not a bound: each tool call
+// adds an expected preview (expectedPreviewTokens), not the most one may.
+func (p *Plan) expect(firsts []int) {
+	e := &p.Estimate
+	e.Requests, e.PromptTokens = expected(firsts, p.Budget, expectedPreviewTokens(p.Budget))
+	if p.price != nil {
+		ec := p.price.Cost(e.PromptTokens, 0, e.Requests*expectedAnswerTokens)
+		e.Cost = &ec
+	}
+}
+
+// expectedPreviewTokens is about what one tool output's preview adds to
+// a request: a preview of the store's size, at about four characters a
+// token as code and prose run (previewTokens bounds it at three).
+func expectedPreviewTokens(b conversation.Budget) int {
+	return previews(b).Chars / 4
 }
 
 // A review is expected to take expectedSteps requests a unit (a few tool

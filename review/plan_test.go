@@ -47,13 +47,23 @@ func TestPrepareCaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := all.Estimate
-	steps := unitsBudget().MaxSteps + 1
+	steps := unitsBudget().MaxSteps + finalRequests
 	if len(all.Units) != 3 || e.Units != 3 || e.TotalUnits != 3 || e.MinRequests != 3 || e.MaxRequests != 3*steps ||
 		e.MaxPromptTokens != 3*steps*unitsBudget().Input() || e.MaxCost == nil || e.LimitedBy != "" || len(e.NotReviewed) != 0 {
 		t.Fatalf("estimate %+v", e)
 	}
 	if e.FirstRequestTokens != all.Tokens() || e.FirstRequestTokens > unitsBudget().Input() {
 		t.Errorf("first request %d tokens, plan %d, input %d", all.Tokens(), e.FirstRequestTokens, unitsBudget().Input())
+	}
+
+	// A summary written by the model from the units' reviews is one
+	// request more, within the bound.
+	summed, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: unitsBudget(), Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}, SummarizeUnits: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summed.Estimate.MaxRequests; got != 3*steps+1 {
+		t.Errorf("with --summarize-units: at most %d requests, want %d", got, 3*steps+1)
 	}
 
 	// Two units at most: gamma.go is not reviewed, and the overview says

@@ -8,6 +8,7 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/tools"
@@ -61,6 +62,10 @@ type Plan struct {
 	// decided it and nothing was counted.
 	Counter   *conversation.Counter
 	Estimated bool
+	// price prices the expectation, when the model's price is known.
+	price *llm.Price
+	// bounded says upper bounds decided the plan, far from every limit.
+	bounded bool
 
 	// Leaks are the secrets the change adds, each reported as a finding
 	// of its own; Redact is what replaced them, for the tools to use.
@@ -207,6 +212,11 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	if err != nil {
 		return false, err
 	}
+	if opts.SummarizeUnits && kept > 1 {
+		// The summary of the units' reviews is one request more.
+		p.Estimate.MaxRequests++
+		p.guard.maxRequests = p.Estimate.MaxRequests
+	}
 	if p.split != nil {
 		if kept < len(p.Units) || len(p.split.Left) > 0 {
 			// Fewer units than the diff takes: the overview says which
@@ -248,16 +258,20 @@ const listShareOfStatic = 0.25
 func listShare(b conversation.Budget) int { return int(listShareOfStatic * float64(b.Static())) }
 
 // estimated turns a plan made far from every limit with upper bounds
-// into the plan to run: c, exact, counts from here on, and the plan's
-// figures, which bounds would overstate several times, are estimates.
+// into the plan to run: c counts from here on, and the plan's figures,
+// which bounds would overstate several times, are counted with it. A
+// figure shown must not be below the count it stands for, which an
+// estimate can be; the few texts of a first request cost little to count
+// (the requests' figures load the encoding anyway). The expectation is
+// made again from the first request as counted.
 func (p *Plan) estimated(opts Options, c *conversation.Counter) {
-	p.Counter, p.Estimated = c, true
-	e := c.Estimates()
-	p.ToolTokens = record.ToolTokens(e, p.Tools)
-	p.Context.Tokens = e.Count(p.Context.Markdown)
-	p.Context.Budget = opts.Budget.Static() - e.CountMessage(p.Messages[0]) - p.ToolTokens
+	p.Counter, p.Estimated, p.bounded = c, c.Kind() != conversation.ExactCount, true
+	p.ToolTokens = record.ToolTokens(c, p.Tools)
+	p.Context.Tokens = c.Count(p.Context.Markdown)
+	p.Context.Budget = opts.Budget.Static() - c.CountMessage(p.Messages[0]) - p.ToolTokens
 	p.Estimate.FirstRequestTokens = p.Tokens()
 	p.guard.firsts = []int{p.Estimate.FirstRequestTokens}
+	p.expect(p.guard.firsts)
 }
 
 // whole reports whether ctx names every file on a line of its own and
@@ -324,10 +338,5 @@ func (p *Plan) Tokens() int {
 	return p.counter().CountMessages(p.Messages) + p.ToolTokens
 }
 
-// counter counts the plan's figures: estimates when they are.
-func (p *Plan) counter() *conversation.Counter {
-	if p.Estimated {
-		return p.Counter.Estimates()
-	}
-	return p.Counter
-}
+// counter counts the plan's figures.
+func (p *Plan) counter() *conversation.Counter { return p.Counter }

@@ -451,11 +451,7 @@ func (s *Session) progress(p Progress) {
 	}
 	m := s.mainSession()
 	defer s.lock()()
-	p.Step, p.Usage = m.Steps, m.Usage
-	p.Tokens = m.Usage.Prompt
-	if p.Tokens == 0 {
-		p.Tokens = m.Usage.Own
-	}
+	p.Usage, p.Tokens = m.Usage, m.Usage.Own
 	if m.side != nil {
 		p.Running = slices.Clone(m.side.running)
 	}
