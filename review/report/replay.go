@@ -112,19 +112,7 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, figs *r
 // writeStep renders one step: its events, then each message of the request
 // as sent, then the response.
 func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig record.StepFigures, hasFig, full bool) {
-	for _, raw := range s.Events {
-		e, err := record.Decode(raw)
-		if err != nil || e.Kind() == record.KindRequest {
-			continue
-		}
-		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind(), text.OneLine(string(raw), 300))
-		if p, ok := e.(record.Prune); ok {
-			for _, sc := range p.Scores {
-				fmt.Fprintf(b, "     %s\n", scoreLine(sc))
-			}
-		}
-	}
-	names := s.Names()
+	writeStepEvents(b, s)
 	req, err := wire.DecodeRequest(s.Request)
 	if err != nil || len(s.Request) == 0 || string(s.Request) == "null" {
 		fmt.Fprintf(b, "━━ step %d · turn %d · request not recorded%s ━━\n", s.N, s.Turn, took(s))
@@ -158,37 +146,9 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig r
 	if len(req.Tools) > 0 {
 		fmt.Fprintf(b, "     %-9s %-7s %6s       %5d tok · %s\n", "tools", conversation.Static, "", toolTok, text.Plural(len(req.Tools), "definition"))
 	}
+	names := s.Names()
 	for i, m := range msgs {
-		content := m.Content
-		layer, ref := conversation.Layer("?"), ""
-		if i < len(names) {
-			layer, ref = names[i].Layer, names[i].Ref
-		}
-		kind := ""
-		switch {
-		case strings.HasPrefix(content, conversation.StubPrefix):
-			kind = " stub"
-			if ref != "" {
-				kind += " of " + ref
-			}
-		case ref != "" && isPreview(content):
-			kind = " preview of " + ref
-		case ref != "":
-			kind = " whole, ref " + ref
-		}
-		chars, tokens := size(c, m)
-		fmt.Fprintf(b, "  %2d %-9s %-7s %6d chars %5d tok%s", i+1, m.Role, layer, chars, tokens, kind)
-		for _, tc := range m.ToolCalls {
-			fmt.Fprintf(b, "\n     → %s %s", tc.Name, text.OneLine(tc.Arguments, 100))
-		}
-		if full {
-			b.WriteString("\n" + indent(content) + "\n")
-			continue
-		}
-		if content != "" {
-			fmt.Fprintf(b, "  │ %s", text.OneLine(content, 80))
-		}
-		b.WriteString("\n")
+		writeStepMessage(b, c, i, m, names, full)
 	}
 	if s.Error != "" {
 		fmt.Fprintf(b, "  ✗ error: %s\n", s.Error)
@@ -198,6 +158,59 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig r
 	} else {
 		fmt.Fprintf(b, "  ← %s\n", summarizeResponse(s.Response))
 	}
+}
+
+// writeStepEvents writes the events a step recorded besides its request,
+// a prune's scores under it.
+func writeStepEvents(b *strings.Builder, s record.Step) {
+	for _, raw := range s.Events {
+		e, err := record.Decode(raw)
+		if err != nil || e.Kind() == record.KindRequest {
+			continue
+		}
+		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind(), text.OneLine(string(raw), 300))
+		if p, ok := e.(record.Prune); ok {
+			for _, sc := range p.Scores {
+				fmt.Fprintf(b, "     %s\n", scoreLine(sc))
+			}
+		}
+	}
+}
+
+// writeStepMessage writes message i of a step's request: its role, layer,
+// size and kind (a stub, a preview, a whole output), its tool calls, and
+// its text in one line, or whole when full.
+func writeStepMessage(b *strings.Builder, c *conversation.Counter, i int, m conversation.Message, names []record.Name, full bool) {
+	content := m.Content
+	layer, ref := conversation.Layer("?"), ""
+	if i < len(names) {
+		layer, ref = names[i].Layer, names[i].Ref
+	}
+	kind := ""
+	switch {
+	case strings.HasPrefix(content, conversation.StubPrefix):
+		kind = " stub"
+		if ref != "" {
+			kind += " of " + ref
+		}
+	case ref != "" && isPreview(content):
+		kind = " preview of " + ref
+	case ref != "":
+		kind = " whole, ref " + ref
+	}
+	chars, tokens := size(c, m)
+	fmt.Fprintf(b, "  %2d %-9s %-7s %6d chars %5d tok%s", i+1, m.Role, layer, chars, tokens, kind)
+	for _, tc := range m.ToolCalls {
+		fmt.Fprintf(b, "\n     → %s %s", tc.Name, text.OneLine(tc.Arguments, 100))
+	}
+	if full {
+		b.WriteString("\n" + indent(content) + "\n")
+		return
+	}
+	if content != "" {
+		fmt.Fprintf(b, "  │ %s", text.OneLine(content, 80))
+	}
+	b.WriteString("\n")
 }
 
 // summarizeResponse is one line about a chat-completion response.
