@@ -9,6 +9,7 @@ import (
 
 	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
@@ -41,7 +42,9 @@ type agentFlags struct {
 	Timeout    string
 	Deadline   string
 	MaxUnits   int
-	Jobs       int
+	// PromptBudget is --prompt-budget: 0, given, is no bound.
+	PromptBudget int
+	Jobs         int
 	// SummarizeUnits is --summarize-units.
 	SummarizeUnits bool
 	MaxPrompt      int
@@ -147,6 +150,7 @@ func (a *agentFlags) given(name string) (string, bool) {
 		"history-chars":     itoa(a.HistoryChars),
 		"history-select":    a.HistorySelect,
 		"max-units":         itoa(a.MaxUnits),
+		"prompt-budget":     itoa(a.PromptBudget),
 		"jobs":              itoa(a.Jobs),
 		"summarize-units":   map[bool]string{true: "true"}[a.SummarizeUnits],
 		"max-prompt-tokens": itoa(a.MaxPrompt),
@@ -185,7 +189,8 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&a.HistoryTurns, "history-turns", 0, "earlier turns kept before a follow-up loop starts (default 4)")
 	fl.IntVar(&a.HistoryChars, "history-chars", 0, "characters of earlier turns kept before a follow-up loop starts (default 24000)")
 	fl.StringVar(&a.HistorySelect, "history-select", "", "which earlier turns a follow-up keeps when not all fit: relevance (to the question, then recency) or recency (default relevance)")
-	fl.IntVar(&a.MaxUnits, "max-units", 0, fmt.Sprintf("units a large diff is reviewed in, at most; the files of the others are reported as not reviewed (default %d; 0: no limit)", result.DefaultMaxUnits))
+	fl.IntVar(&a.MaxUnits, "max-units", 0, "units a large diff is reviewed in, at most; the files of the others are reported as not reviewed (default: no limit)")
+	fl.IntVar(&a.PromptBudget, "prompt-budget", 0, fmt.Sprintf("prompt tokens the review is planned to take, as the plan expects them; the units past it are reported as not reviewed (default %s; 0: the whole change)", text.Number(result.DefaultPromptBudget)))
 	fl.IntVar(&a.Jobs, "jobs", 0, fmt.Sprintf("units of a large diff reviewed side by side, each its own tool loop; 1 reviews them in sequence, each unit seeing the earlier ones (default: what the server says it serves at once, else %d for a hosted API, %d for a local server)", result.DefaultJobs, result.LocalJobs))
 	fl.BoolVar(&a.SummarizeUnits, "summarize-units", false, "write the summary of a review in units with one more model request, from the units' summaries and findings; by default each unit's summary is kept, by unit")
 	fl.IntVar(&a.MaxPrompt, "max-prompt-tokens", 0, "prompt tokens the review may send in all; past them it covers fewer units (default: no limit)")

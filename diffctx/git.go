@@ -39,6 +39,9 @@ type Options struct {
 	// hints for a revision or merge base that is missing say how to fetch
 	// there. The caller decides it; Load reads no environment.
 	CI bool
+	// Label, when set, is the name the diff gives its head (Diff.Head)
+	// instead of Head: "the work tree" for a commit Snapshot made.
+	Label string
 }
 
 // Load diffs head against the merge base of base and head, as git diff
@@ -124,6 +127,9 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	}
 	if !opts.ReviewData {
 		markBulk(d.Files)
+	}
+	if opts.Label != "" {
+		d.Head = opts.Label
 	}
 	return d, nil
 }

@@ -45,7 +45,7 @@ func TestBoundedPlanIsExact(t *testing.T) {
 	for name, dir := range repos {
 		for _, w := range windows {
 			b := conversation.DefaultBudget(w)
-			opts := Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b, Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}}}
+			opts := Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b, Caps: result.Caps{Budget: result.DefaultPromptBudget}}}
 			bounded, berr := Prepare(context.Background(), opts)
 			opts.ExactCounts = true
 			exact, xerr := Prepare(context.Background(), opts)
@@ -117,7 +117,7 @@ func TestBoundedServerPlanIsExact(t *testing.T) {
 	kinds := map[bool]int{}
 	for _, w := range []int{9000, 16000, 32000, 64000, 128000, 200000, 400000} {
 		b := conversation.DefaultBudget(w)
-		opts := Options{Dir: dir, Base: "main", Config: result.Config{Model: "qwen-local", Budget: b, Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}}}
+		opts := Options{Dir: dir, Base: "main", Config: result.Config{Model: "qwen-local", Budget: b, Caps: result.Caps{Budget: result.DefaultPromptBudget}}}
 		opts.counter = spm()
 		asked.Store(0)
 		bounded, berr := Prepare(context.Background(), opts)

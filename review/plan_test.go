@@ -19,7 +19,7 @@ func TestPrepareWindowTooSmall(t *testing.T) {
 		ok     bool
 	}{{2000, false}, {3000, false}, {6000, true}, {9000, true}} {
 		b := conversation.DefaultBudget(tc.window)
-		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b, Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}}})
+		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b, Caps: result.Caps{Budget: result.DefaultPromptBudget}}})
 		if tc.ok {
 			if err != nil {
 				t.Fatalf("window %d: %v", tc.window, err)
@@ -42,7 +42,7 @@ func TestPrepareCaps(t *testing.T) {
 	prepare := func(c result.Caps) (*Plan, error) {
 		return Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: unitsBudget(), Caps: c}})
 	}
-	all, err := prepare(result.Caps{MaxUnits: result.DefaultMaxUnits})
+	all, err := prepare(result.Caps{Budget: result.DefaultPromptBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestPrepareCaps(t *testing.T) {
 
 	// A summary written by the model from the units' reviews is one
 	// request more, within the bound.
-	summed, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: unitsBudget(), Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}, SummarizeUnits: true}})
+	summed, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: unitsBudget(), Caps: result.Caps{Budget: result.DefaultPromptBudget}, SummarizeUnits: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,9 @@ type Options struct {
 	// Since, when set, reviews only the commits since this revision (an
 	// ancestor of Head); the rest of the change is context.
 	Since string
+	// HeadLabel, when set, names Head for people and the model: "the work
+	// tree" for the commit diffctx.Snapshot made of it.
+	HeadLabel string
 	// Question, if set, is the first turn instead of the review task.
 	Question string
 	// CI says the review runs in CI, as the command layer decided: an
@@ -76,8 +79,11 @@ type Plan struct {
 	Injections []diffctx.Injection
 
 	split *diffctx.Split
-	guard *guard
-	hunks int // hunkTokens, once known; -1 before
+	// packedBy is the cap that bounded the units packed:
+	// result.ReasonMaxUnits or result.ReasonPromptBudget.
+	packedBy string
+	guard    *guard
+	hunks    int // hunkTokens, once known; -1 before
 }
 
 // Prepare loads the diff, builds the first request's context and plans the
@@ -101,7 +107,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		}
 		counter = c
 	}
-	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData, CI: opts.CI})
+	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData, Label: opts.HeadLabel, CI: opts.CI})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +197,16 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	} else if huge || !fits(p.Context) {
 		// A review whose hunks do not fit is split into units; a question
 		// is answered with what fits and the tools.
-		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: opts.Caps.MaxUnits, Counter: counter, List: listShare(b)})
+		// Units the budget could never keep are not packed, only
+		// estimated: a change of many thousand files costs what the
+		// units reviewed do.
+		most, by := opts.Caps.MaxUnits, result.ReasonMaxUnits
+		if n := budgetUnits(opts.Caps.Budget, b, fixed+smallest+intro); n > 0 && (most == 0 || n < most) {
+			most, by = n, result.ReasonPromptBudget
+		}
+		p.packedBy = by
+		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Most: unitMost(b, fixed, counter), MinShare: minUnitShare,
+			Max: most, Counter: counter, List: listShare(b)})
 		p.Units = p.split.Units
 	}
 	message := func(task string) []conversation.Message {
@@ -232,11 +247,26 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 		for _, l := range p.split.Left {
 			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, result.NotReviewed{Left: l, Reason: reason})
 		}
+		if sp := p.split; sp.Cut != "" {
+			p.Estimate.Cut = &result.CutFile{Path: sp.Cut, Tokens: sp.CutTokens, Share: sp.Budget,
+				Window: wholeWindow(b, fixed, p.Context.Tokens+intro, sp.CutTokens, counter)}
+		}
 	}
 	if p.Estimate.NotReviewed == nil {
 		p.Estimate.NotReviewed = []result.NotReviewed{}
 	}
 	return far && p.split == nil && reason == "", nil
+}
+
+// budgetUnits is the most units a budget of prompt tokens can keep, each
+// unit's first request taking at least first tokens; 0 when budget is
+// no bound.
+func budgetUnits(budget int, b conversation.Budget, first int) int {
+	if budget <= 0 {
+		return 0
+	}
+	_, t := expected([]int{first}, b, previewTokens(b))
+	return budget/max(t, 1) + 1
 }
 
 // tooLarge lists the files whose diff was too large to hold as not
@@ -324,6 +354,8 @@ func capValue(c result.Caps, reason string) string {
 	switch reason {
 	case result.ReasonMaxUnits:
 		return fmt.Sprintf(" %d", c.MaxUnits)
+	case result.ReasonPromptBudget:
+		return fmt.Sprintf(" %d", c.Budget)
 	case result.ReasonMaxPromptTokens:
 		return fmt.Sprintf(" %d", c.MaxPromptTokens)
 	case result.ReasonMaxCost:
