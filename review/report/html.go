@@ -36,7 +36,7 @@ var (
 // slots are two escaped strings, the project's own style and script, and
 // a JSON document; and text/template's reflection makes the linker keep
 // every exported method of every type in the binary (4.7 MB of it;
-// internal/policy's TestBinary).
+// TestLinkerKeepsDeadMethodsOut).
 var pageParts = cutPage(pageText)
 
 // pagePart is the page's text up to a slot, and the slot's name.
@@ -95,6 +95,7 @@ type (
 		Cost       string             `json:"cost,omitempty"`
 		Efficiency *record.Efficiency `json:"efficiency"`
 		Findings   []pageFinding      `json:"findings"`
+		Result     *pageResult        `json:"result"`
 		Texts      []string           `json:"texts"`
 		Steps      []pageStep         `json:"steps"`
 		Outputs    []pageOutput       `json:"outputs"`
@@ -113,6 +114,23 @@ type (
 		Severity string `json:"severity"`
 		Title    string `json:"title"`
 		Body     string `json:"body"`
+	}
+	// pageResult is the result the run's outputs showed, when the run
+	// recorded it: what the page explains.
+	pageResult struct {
+		Summary     string               `json:"summary"`
+		Submitted   bool                 `json:"submitted"`
+		Held        string               `json:"held"`
+		Findings    []result.Finding     `json:"findings"`
+		Ungrounded  []result.Finding     `json:"ungrounded"`
+		Withheld    []result.Dropped     `json:"withheld"`
+		Dropped     []result.Dropped     `json:"dropped"`
+		NotReviewed []result.NotReviewed `json:"not_reviewed"`
+		// Stored names the step whose tool calls stored each ref: the
+		// request after it showed the output. Units names each unit's
+		// first step, whose request carried its hunks.
+		Stored map[string]int `json:"stored"`
+		Units  map[int]int    `json:"units"`
 	}
 	pageStep struct {
 		N       int    `json:"n"`
@@ -135,9 +153,11 @@ type (
 		Bytes    int           `json:"bytes"`
 		Prunes   []string      `json:"prunes"`
 		Events   []string      `json:"events"`
-		Msgs     []pageMsg     `json:"msgs"`
-		Resp     pageResp      `json:"resp"`
-		Refs     []string      `json:"refs"`
+		// Said is each of Prunes, then each of Events, in a sentence.
+		Said []string  `json:"said"`
+		Msgs []pageMsg `json:"msgs"`
+		Resp pageResp  `json:"resp"`
+		Refs []string  `json:"refs"`
 	}
 	pageMsg struct {
 		Role   string     `json:"role"`
@@ -218,35 +238,7 @@ func WriteHTML(w io.Writer, h HTMLReplay) error {
 }
 
 func buildPage(h HTMLReplay) *pageData {
-	b := &pageBuilder{d: pageHead(h), c: h.Counter, texts: map[string]int{}, results: map[string]callResult{}}
-	d := b.d
-	for i, s := range h.Replay.Steps {
-		ps := b.step(h, i, s)
-		d.Steps = append(d.Steps, ps)
-		for _, call := range ps.Resp.Calls {
-			if call.Name == toolname.SubmitReview {
-				d.Findings = append(d.Findings, submitted(s.N, call.Args)...)
-			}
-		}
-	}
-	for i := range d.Steps {
-		for j, call := range d.Steps[i].Resp.Calls {
-			if res, ok := b.results[call.ID]; ok && call.ID != "" {
-				d.Steps[i].Resp.Calls[j].Preview, d.Steps[i].Resp.Calls[j].Ref = res.text, res.ref
-			}
-		}
-	}
-	for _, o := range h.Outputs {
-		d.Outputs = append(d.Outputs, pageOutput{Ref: o.Ref, Step: o.Step, Tool: o.Tool, Args: o.Args,
-			Bytes: o.Bytes, Lines: o.Lines, Text: validUTF8(o.Data), Whole: o.Whole})
-	}
-	return d
-}
-
-// pageHead is the page's data on the run as a whole: its record, cost and
-// efficiency, with no step yet.
-func pageHead(h HTMLReplay) *pageData {
-	r := h.Replay
+	r, c := h.Replay, h.Counter
 	run := r.Run
 	d := &pageData{
 		Run: pageRun{ID: run.ID, Repo: run.Repo, Base: run.Base, Head: run.Head, BaseSHA: run.BaseSHA, HeadSHA: run.HeadSHA,
@@ -270,96 +262,160 @@ func pageHead(h HTMLReplay) *pageData {
 	if h.Figures != nil {
 		d.Efficiency = h.Figures.Efficiency
 	}
+	d.Result = recordedResult(r)
+	texts := map[string]int{}
+	text := func(s string) int {
+		if i, ok := texts[s]; ok {
+			return i
+		}
+		texts[s] = len(d.Texts)
+		d.Texts = append(d.Texts, s)
+		return texts[s]
+	}
+	// The result each tool call got, from the request that carried it.
+	type result struct {
+		text int
+		ref  string
+	}
+	results := map[string]result{}
+	for i, s := range r.Steps {
+		ps := pageStep{N: s.N, Turn: s.Turn, Started: s.Started.UTC().Format("15:04:05.000"), Error: s.Error,
+			Bytes: len(s.Request), Prunes: []string{}, Events: []string{}, Said: []string{}, Msgs: []pageMsg{}, Refs: s.Refs}
+		ps.Unit, ps.At, ps.Took = s.Unit, s.Started.Sub(r.Run.Started).Milliseconds(), -1
+		if !s.Ended.IsZero() {
+			ps.Ended = s.Ended.UTC().Format("15:04:05.000")
+			ps.Took = s.Ended.Sub(s.Started).Milliseconds()
+		}
+		if ps.Refs == nil {
+			ps.Refs = []string{}
+		}
+		if h.Figures != nil && i < len(h.Figures.Steps) {
+			f := h.Figures.Steps[i]
+			ps.Layers, ps.Tokens, ps.Naive, ps.Recorded = f.Layers, f.Tokens, f.Naive, h.Figures.Recorded[i]
+		}
+		for _, raw := range s.Events {
+			e, err := record.Decode(raw)
+			switch {
+			case err != nil:
+				ps.Events = append(ps.Events, string(raw))
+			case e.Kind() == record.KindRequest:
+			case e.Kind() == record.KindPrune:
+				ps.Prunes = append(ps.Prunes, string(raw))
+			default:
+				ps.Events = append(ps.Events, string(raw))
+			}
+		}
+		for _, raw := range append(append([]string(nil), ps.Prunes...), ps.Events...) {
+			ps.Said = append(ps.Said, eventSentence(json.RawMessage(raw)))
+		}
+		names := s.Names()
+		if req, err := wire.DecodeRequest(s.Request); err == nil {
+			ps.Choice = strings.Trim(string(req.ToolChoice), `"`)
+			for j, m := range req.Conversation() {
+				content := m.Content
+				pm := pageMsg{Role: string(m.Role), Layer: "?", Text: text(content)}
+				if j < len(names) {
+					pm.Layer, pm.Ref = string(names[j].Layer), names[j].Ref
+				}
+				switch {
+				case strings.HasPrefix(content, conversation.StubPrefix):
+					pm.Kind = "stub"
+				case pm.Ref != "" && isPreview(content):
+					pm.Kind = "preview"
+				case pm.Ref != "":
+					pm.Kind = "whole"
+				}
+				_, pm.Tokens = size(c, m)
+				for _, tc := range m.ToolCalls {
+					pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Name, Args: tc.Arguments, Preview: -1})
+				}
+				if m.Role == conversation.Tool && m.ToolCallID != "" {
+					results[m.ToolCallID] = result{pm.Text, pm.Ref}
+				}
+				ps.Msgs = append(ps.Msgs, pm)
+			}
+		}
+		ps.Resp = pageResponse(s.Response)
+		d.Steps = append(d.Steps, ps)
+		for _, call := range ps.Resp.Calls {
+			if call.Name == toolname.SubmitReview {
+				d.Findings = append(d.Findings, submitted(s.N, call.Args)...)
+			}
+		}
+	}
+	for i := range d.Steps {
+		for j, call := range d.Steps[i].Resp.Calls {
+			if res, ok := results[call.ID]; ok && call.ID != "" {
+				d.Steps[i].Resp.Calls[j].Preview, d.Steps[i].Resp.Calls[j].Ref = res.text, res.ref
+			}
+		}
+	}
+	for _, o := range h.Outputs {
+		d.Outputs = append(d.Outputs, pageOutput{Ref: o.Ref, Step: o.Step, Tool: o.Tool, Args: o.Args,
+			Bytes: o.Bytes, Lines: o.Lines, Text: validUTF8(o.Data), Whole: o.Whole})
+	}
 	return d
 }
 
-// pageBuilder fills the page's steps: each distinct text once in d.Texts,
-// and the result each tool call got, from the request that carried it.
-type pageBuilder struct {
-	d       *pageData
-	c       *conversation.Counter
-	texts   map[string]int
-	results map[string]callResult
-}
-
-// callResult is the text and ref of a tool call's result.
-type callResult struct {
-	text int
-	ref  string
-}
-
-// text is the index of s in the page's texts, added when new.
-func (b *pageBuilder) text(s string) int {
-	if i, ok := b.texts[s]; ok {
-		return i
+// recordedResult reads the result a run recorded with its usage; nil for
+// a run that recorded none (still running, failed, or made before).
+func recordedResult(r *record.Replay) *pageResult {
+	var u struct {
+		Result json.RawMessage `json:"result"`
 	}
-	b.texts[s] = len(b.d.Texts)
-	b.d.Texts = append(b.d.Texts, s)
-	return b.texts[s]
-}
-
-// step is step i of the run as the page shows it.
-func (b *pageBuilder) step(h HTMLReplay, i int, s record.Step) pageStep {
-	ps := pageStep{N: s.N, Turn: s.Turn, Started: s.Started.UTC().Format("15:04:05.000"), Error: s.Error,
-		Bytes: len(s.Request), Prunes: []string{}, Events: []string{}, Msgs: []pageMsg{}, Refs: s.Refs}
-	ps.Unit, ps.At, ps.Took = s.Unit, s.Started.Sub(h.Replay.Run.Started).Milliseconds(), -1
-	if !s.Ended.IsZero() {
-		ps.Ended = s.Ended.UTC().Format("15:04:05.000")
-		ps.Took = s.Ended.Sub(s.Started).Milliseconds()
+	if json.Unmarshal(r.Run.Usage, &u) != nil || len(u.Result) == 0 {
+		return nil
 	}
-	if ps.Refs == nil {
-		ps.Refs = []string{}
+	var res result.Result
+	if json.Unmarshal(u.Result, &res) != nil {
+		return nil
 	}
-	if h.Figures != nil && i < len(h.Figures.Steps) {
-		f := h.Figures.Steps[i]
-		ps.Layers, ps.Tokens, ps.Naive, ps.Recorded = f.Layers, f.Tokens, f.Naive, h.Figures.Recorded[i]
-	}
-	for _, raw := range s.Events {
-		e, err := record.Decode(raw)
-		switch {
-		case err != nil:
-			ps.Events = append(ps.Events, string(raw))
-		case e.Kind() == record.KindRequest:
-		case e.Kind() == record.KindPrune:
-			ps.Prunes = append(ps.Prunes, string(raw))
-		default:
-			ps.Events = append(ps.Events, string(raw))
+	p := &pageResult{Summary: res.Summary, Submitted: res.Submitted, Held: res.HeldLine(),
+		Findings: res.Findings, Ungrounded: res.Ungrounded, Withheld: res.Withheld, Dropped: res.Dropped,
+		NotReviewed: res.NotReviewed, Stored: map[string]int{}, Units: unitSteps(r)}
+	for _, s := range r.Steps {
+		for _, ref := range s.Refs {
+			p.Stored[ref] = s.N
 		}
 	}
-	if req, err := wire.DecodeRequest(s.Request); err == nil {
-		ps.Choice = strings.Trim(string(req.ToolChoice), `"`)
-		names := s.Names()
-		for j, m := range req.Conversation() {
-			ps.Msgs = append(ps.Msgs, b.message(m, j, names))
+	nonNil := func(fs []result.Finding) []result.Finding {
+		if fs == nil {
+			return []result.Finding{}
 		}
+		return fs
 	}
-	ps.Resp = pageResponse(s.Response)
-	return ps
+	p.Findings, p.Ungrounded = nonNil(p.Findings), nonNil(p.Ungrounded)
+	if p.Withheld == nil {
+		p.Withheld = []result.Dropped{}
+	}
+	if p.Dropped == nil {
+		p.Dropped = []result.Dropped{}
+	}
+	if p.NotReviewed == nil {
+		p.NotReviewed = []result.NotReviewed{}
+	}
+	return p
 }
 
-// message is message j of a request, with its layer and ref from names.
-func (b *pageBuilder) message(m conversation.Message, j int, names []record.Name) pageMsg {
-	content := m.Content
-	pm := pageMsg{Role: string(m.Role), Layer: "?", Text: b.text(content)}
-	if j < len(names) {
-		pm.Layer, pm.Ref = string(names[j].Layer), names[j].Ref
+// unitSteps names the first step of each unit of a review in units: the
+// request that carried the unit's hunks. Units side by side have a lane
+// each; units in sequence a turn each.
+func unitSteps(r *record.Replay) map[int]int {
+	out := map[int]int{}
+	side := false
+	for _, s := range r.Steps {
+		side = side || s.Unit > 0
 	}
-	switch {
-	case strings.HasPrefix(content, conversation.StubPrefix):
-		pm.Kind = "stub"
-	case pm.Ref != "" && isPreview(content):
-		pm.Kind = "preview"
-	case pm.Ref != "":
-		pm.Kind = "whole"
+	for _, s := range r.Steps {
+		k := s.Turn
+		if side {
+			k = s.Unit
+		}
+		if _, ok := out[k]; !ok && k > 0 {
+			out[k] = s.N
+		}
 	}
-	_, pm.Tokens = size(b.c, m)
-	for _, tc := range m.ToolCalls {
-		pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Name, Args: tc.Arguments, Preview: -1})
-	}
-	if m.Role == conversation.Tool && m.ToolCallID != "" {
-		b.results[m.ToolCallID] = callResult{pm.Text, pm.Ref}
-	}
-	return pm
+	return out
 }
 
 // pageResponse reads a chat-completion response for the page.

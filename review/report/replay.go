@@ -14,6 +14,7 @@ import (
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 )
 
 // WriteReplayJSON writes a recorded run as one line of JSON, compact and
@@ -99,6 +100,9 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, figs *r
 		f, ok := fig[s.N]
 		writeStep(&b, c, s, f, ok, step > 0)
 	}
+	if step == 0 {
+		writeResult(&b, r)
+	}
 	if step > 0 && !found {
 		if len(r.Steps) == 0 {
 			return fmt.Errorf("run %s has no step %d: it recorded no steps", run.ID, step)
@@ -109,10 +113,82 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, figs *r
 	return err
 }
 
+// writeResult renders the result the run recorded, if it did: the
+// findings as reported, each with where the model was shown its lines,
+// then those held back or left out with the reason.
+func writeResult(b *strings.Builder, r *record.Replay) {
+	res := recordedResult(r)
+	if res == nil {
+		return
+	}
+	fmt.Fprintf(b, "\n━━ result · %s reported", text.Plural(len(res.Findings), "finding"))
+	if res.Held != "" {
+		fmt.Fprintf(b, "; %s", res.Held)
+	}
+	b.WriteString(" ━━\n")
+	each := func(f result.Finding, reason string) {
+		grounded := "grounded"
+		if !f.Grounded {
+			grounded = "not grounded"
+		}
+		fmt.Fprintf(b, "  [%s] %s %s · %s\n", f.Severity, f.Location(), text.OneLine(f.Title, 200), grounded)
+		if reason != "" {
+			fmt.Fprintf(b, "     %s\n", text.OneLine(reason, 300))
+		}
+		for _, e := range f.Evidence {
+			fmt.Fprintf(b, "     %s shown in %s\n", e.Lines(), evidenceWhere(e, res))
+		}
+	}
+	for _, f := range res.Findings {
+		each(f, "")
+	}
+	for _, f := range res.Ungrounded {
+		each(f, "not checked against the code it names: "+f.Unshown())
+	}
+	for _, d := range res.Withheld {
+		each(d.Finding, "withheld: "+d.Reason)
+	}
+	for _, d := range res.Dropped {
+		each(d.Finding, "left out: "+d.Reason)
+	}
+}
+
+// evidenceWhere names where evidence was shown: the diff context, or a
+// tool output and the step whose call stored it.
+func evidenceWhere(e result.Evidence, res *pageResult) string {
+	switch {
+	case e.Source == result.SourceDiff && e.Unit > 0:
+		if n, ok := res.Units[e.Unit]; ok {
+			return fmt.Sprintf("the diff context of unit %d, from step %d", e.Unit, n)
+		}
+		return fmt.Sprintf("the diff context of unit %d", e.Unit)
+	case e.Source == result.SourceDiff:
+		return "the diff context"
+	}
+	where := fmt.Sprintf("the output of %s %s", e.Tool, e.Source)
+	if n, ok := res.Stored[e.Source]; ok {
+		where += fmt.Sprintf(", called at step %d", n)
+	}
+	return where
+}
+
 // writeStep renders one step: its events, then each message of the request
 // as sent, then the response.
 func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig record.StepFigures, hasFig, full bool) {
-	writeStepEvents(b, s)
+	for _, raw := range s.Events {
+		e, err := record.Decode(raw)
+		if err != nil || e.Kind() == record.KindRequest {
+			continue
+		}
+		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind(), text.OneLine(string(raw), 300))
+		fmt.Fprintf(b, "     that is, %s\n", eventSentence(raw))
+		if p, ok := e.(record.Prune); ok {
+			for _, sc := range p.Scores {
+				fmt.Fprintf(b, "     %s\n", scoreLine(sc))
+			}
+		}
+	}
+	names := s.Names()
 	req, err := wire.DecodeRequest(s.Request)
 	if err != nil || len(s.Request) == 0 || string(s.Request) == "null" {
 		fmt.Fprintf(b, "━━ step %d · turn %d · request not recorded%s ━━\n", s.N, s.Turn, took(s))
@@ -146,9 +222,37 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig r
 	if len(req.Tools) > 0 {
 		fmt.Fprintf(b, "     %-9s %-7s %6s       %5d tok · %s\n", "tools", conversation.Static, "", toolTok, text.Plural(len(req.Tools), "definition"))
 	}
-	names := s.Names()
 	for i, m := range msgs {
-		writeStepMessage(b, c, i, m, names, full)
+		content := m.Content
+		layer, ref := conversation.Layer("?"), ""
+		if i < len(names) {
+			layer, ref = names[i].Layer, names[i].Ref
+		}
+		kind := ""
+		switch {
+		case strings.HasPrefix(content, conversation.StubPrefix):
+			kind = " stub"
+			if ref != "" {
+				kind += " of " + ref
+			}
+		case ref != "" && isPreview(content):
+			kind = " preview of " + ref
+		case ref != "":
+			kind = " whole, ref " + ref
+		}
+		chars, tokens := size(c, m)
+		fmt.Fprintf(b, "  %2d %-9s %-7s %6d chars %5d tok%s", i+1, m.Role, layer, chars, tokens, kind)
+		for _, tc := range m.ToolCalls {
+			fmt.Fprintf(b, "\n     → %s %s", tc.Name, text.OneLine(tc.Arguments, 100))
+		}
+		if full {
+			b.WriteString("\n" + indent(content) + "\n")
+			continue
+		}
+		if content != "" {
+			fmt.Fprintf(b, "  │ %s", text.OneLine(content, 80))
+		}
+		b.WriteString("\n")
 	}
 	if s.Error != "" {
 		fmt.Fprintf(b, "  ✗ error: %s\n", s.Error)
@@ -158,59 +262,6 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig r
 	} else {
 		fmt.Fprintf(b, "  ← %s\n", summarizeResponse(s.Response))
 	}
-}
-
-// writeStepEvents writes the events a step recorded besides its request,
-// a prune's scores under it.
-func writeStepEvents(b *strings.Builder, s record.Step) {
-	for _, raw := range s.Events {
-		e, err := record.Decode(raw)
-		if err != nil || e.Kind() == record.KindRequest {
-			continue
-		}
-		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind(), text.OneLine(string(raw), 300))
-		if p, ok := e.(record.Prune); ok {
-			for _, sc := range p.Scores {
-				fmt.Fprintf(b, "     %s\n", scoreLine(sc))
-			}
-		}
-	}
-}
-
-// writeStepMessage writes message i of a step's request: its role, layer,
-// size and kind (a stub, a preview, a whole output), its tool calls, and
-// its text in one line, or whole when full.
-func writeStepMessage(b *strings.Builder, c *conversation.Counter, i int, m conversation.Message, names []record.Name, full bool) {
-	content := m.Content
-	layer, ref := conversation.Layer("?"), ""
-	if i < len(names) {
-		layer, ref = names[i].Layer, names[i].Ref
-	}
-	kind := ""
-	switch {
-	case strings.HasPrefix(content, conversation.StubPrefix):
-		kind = " stub"
-		if ref != "" {
-			kind += " of " + ref
-		}
-	case ref != "" && isPreview(content):
-		kind = " preview of " + ref
-	case ref != "":
-		kind = " whole, ref " + ref
-	}
-	chars, tokens := size(c, m)
-	fmt.Fprintf(b, "  %2d %-9s %-7s %6d chars %5d tok%s", i+1, m.Role, layer, chars, tokens, kind)
-	for _, tc := range m.ToolCalls {
-		fmt.Fprintf(b, "\n     → %s %s", tc.Name, text.OneLine(tc.Arguments, 100))
-	}
-	if full {
-		b.WriteString("\n" + indent(content) + "\n")
-		return
-	}
-	if content != "" {
-		fmt.Fprintf(b, "  │ %s", text.OneLine(content, 80))
-	}
-	b.WriteString("\n")
 }
 
 // summarizeResponse is one line about a chat-completion response.
