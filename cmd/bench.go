@@ -91,6 +91,7 @@ combines the shards' JSON results. An interrupted bench continues with
 			if opts.Corpus == "" {
 				return usageErrorf("--corpus is required: name the cases to run, e.g. --corpus testdata/bench/corpus.jsonl")
 			}
+			opts.ci = ciFrom(opts.Getenv)
 			if runF != nil {
 				return runF(opts)
 			}
@@ -494,7 +495,7 @@ type benchReviewer struct {
 
 func (r *benchReviewer) job(t bench.Target, dry bool) (review.Job, review.Env, time.Duration, error) {
 	a := r.opts.agentFlags
-	a.base = t.Base
+	a.Base = t.Base
 	set, err := a.resolve(r.opts.Getenv, t.Dir)
 	if err != nil {
 		return review.Job{}, review.Env{}, 0, err
@@ -507,7 +508,7 @@ func (r *benchReviewer) job(t bench.Target, dry bool) (review.Job, review.Env, t
 			return openStore(t.Store, getenv, root)
 		},
 	}
-	return review.Job{Options: prepareOptions(set, t.Dir, t.Base, t.Head), DryRun: dry}, env, set.Deadline, nil
+	return review.Job{Options: prepareOptions(set, &a, t.Dir, t.Head), DryRun: dry}, env, set.Deadline, nil
 }
 
 func (r *benchReviewer) Plan(ctx context.Context, t bench.Target) (result.Estimate, error) {
@@ -549,7 +550,7 @@ func (r *benchReviewer) Review(ctx context.Context, t bench.Target) bench.Review
 	// As review --base gives it: its price (the engine applied the
 	// configured severities and what is held back).
 	a := r.opts.agentFlags
-	a.base = t.Base
+	a.Base = t.Base
 	if set, err := a.resolve(r.opts.Getenv, t.Dir); err == nil {
 		res.SetPrice(set.Price)
 	}
