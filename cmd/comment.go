@@ -72,9 +72,11 @@ type commentHost struct {
 	post   string // --post: github, gitlab
 	target string // "pull request #7", for messages
 	change int
-	// trusted says the author may run commands; who says who they are.
+	// trusted says the author may run commands; who says who they are,
+	// author is their login.
 	trusted bool
 	who     string
+	author  string
 	// thread is the thread or discussion the comment is in, replies go
 	// there ("" for none).
 	thread string
@@ -96,6 +98,8 @@ type threadStart struct {
 	body, path string
 	line       int
 	ours       bool
+	// fingerprint is the finding's, when ours.
+	fingerprint string
 }
 
 func runComment(ctx context.Context, opts *CommentOptions) error {
@@ -134,7 +138,7 @@ func runComment(ctx context.Context, opts *CommentOptions) error {
 		}
 		return commentAsk(ctx, opts, h, command.Question)
 	case "dismiss":
-		return replyHelp(ctx, opts, h, "`/review dismiss` is not a command here yet.")
+		return commentDismiss(ctx, opts, h)
 	}
 	note := ""
 	if command.Unknown != "" {
@@ -170,7 +174,7 @@ func githubComment(opts *CommentOptions) (*commentHost, string, error) {
 		assoc = "none"
 	}
 	h := &commentHost{post: "github", target: fmt.Sprintf("pull request #%d", ev.PR), change: ev.PR,
-		trusted: post.Trusted(ev.Association), who: fmt.Sprintf("%s's association with the repository is %s", text.OneLine(ev.Author, 60), assoc),
+		trusted: post.Trusted(ev.Association), author: ev.Author, who: fmt.Sprintf("%s's association with the repository is %s", text.OneLine(ev.Author, 60), assoc),
 		head: ev.HeadSHA, base: ev.BaseRef, fetchRef: fmt.Sprintf("refs/pull/%d/head", ev.PR),
 		reply:   poster.Reply,
 		refused: conv.Refused,
@@ -181,7 +185,7 @@ func githubComment(opts *CommentOptions) (*commentHost, string, error) {
 		start: func(ctx context.Context, id string) (threadStart, error) {
 			n, _ := strconv.ParseInt(id, 10, 64)
 			t, err := conv.Thread(ctx, n)
-			return threadStart{body: t.Body, path: t.Path, line: t.Line, ours: t.Ours}, err
+			return threadStart{body: t.Body, path: t.Path, line: t.Line, ours: t.Ours, fingerprint: t.Fingerprint}, err
 		},
 	}
 	if ev.Thread > 0 {
@@ -214,7 +218,7 @@ func gitlabComment(ctx context.Context, opts *CommentOptions) (*commentHost, str
 		return nil, "", err
 	}
 	h := &commentHost{post: "gitlab", target: fmt.Sprintf("merge request !%d", ev.MR), change: ev.MR,
-		trusted: level >= gitlab.Developer, who: fmt.Sprintf("%s's access level to the project is %d, below Developer (30)", text.OneLine(ev.Author, 60), level),
+		trusted: level >= gitlab.Developer, author: ev.Author, who: fmt.Sprintf("%s's access level to the project is %d, below Developer (30)", text.OneLine(ev.Author, 60), level),
 		thread: ev.Discussion, head: ev.HeadSHA, base: ev.BaseRef, fetchRef: fmt.Sprintf("refs/merge-requests/%d/head", ev.MR),
 		reply: poster.Reply, refused: poster.Refused, gitlab: flags,
 		revs: func(context.Context) (string, string, error) {
@@ -222,7 +226,7 @@ func gitlabComment(ctx context.Context, opts *CommentOptions) (*commentHost, str
 		},
 		start: func(ctx context.Context, id string) (threadStart, error) {
 			t, err := poster.Discussion(ctx, id)
-			return threadStart{body: t.Body, path: t.Path, line: t.Line, ours: t.Ours}, err
+			return threadStart{body: t.Body, path: t.Path, line: t.Line, ours: t.Ours, fingerprint: t.Fingerprint}, err
 		},
 	}
 	return h, ev.Body, nil
@@ -415,4 +419,35 @@ func lastReview(ctx context.Context, flag string, getenv func(string) string, di
 // went (findings at --fail-on, an incomplete review), with its run made.
 func isGateOrIncomplete(err error) bool {
 	return errors.Is(err, errFindings) || errors.Is(err, errIncomplete)
+}
+
+// commentDismiss records a /review dismiss written in a finding's thread:
+// review replies there, and its reply carries the dismissal
+// (post.DismissMarker), which the next review of the change reads: the
+// finding is never posted again (see post.Reconcile). Anywhere else the
+// reply says where it works.
+func commentDismiss(ctx context.Context, opts *CommentOptions, h *commentHost) error {
+	where := "`/review dismiss` works as a reply in the thread of a finding review posted on a line."
+	if h.thread == "" {
+		return replyHelp(ctx, opts, h, where)
+	}
+	t, err := h.start(ctx, h.thread)
+	if err != nil {
+		return err
+	}
+	if !t.ours || t.fingerprint == "" {
+		return replyHelp(ctx, opts, h, where+" This thread is not one.")
+	}
+	noun := "pull request"
+	if h.post == "gitlab" {
+		noun = "merge request"
+	}
+	body := post.DismissMarker(t.fingerprint, h.author) + "\n" +
+		fmt.Sprintf("Dismissed by %s: review will not post this finding (%s) on this %s again.", post.Code(post.Login(h.author)), post.Code(fmt.Sprintf("%s:%d", text.OneLine(t.path, 200), t.line)), noun)
+	url, err := h.reply(ctx, h.thread, body)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Info(), "review: dismissed the finding at %s:%d on %s: %s\n", text.OneLine(t.path, 200), t.line, h.target, url)
+	return nil
 }

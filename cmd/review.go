@@ -213,6 +213,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	overrideSeverity(res.Findings, set.Severity)
 	res.SetPrice(set.Price)
 	res.SetState(out.Failed != nil, false)
+	fixed, open := pt.settle(ctx, opts, res, open)
 	if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 		return err
 	}
@@ -220,6 +221,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		if err := pt.post(ctx, opts, outs, res, plan.Diff); err != nil {
 			return err
 		}
+		pt.resolveFixed(ctx, opts.IO, fixed)
 	}
 	err = failOn(opts.IO, res.Findings, set.FailOn, open, pt.changeNoun())
 	if err == nil && set.FailUnreviewed && len(res.NotReviewed) > 0 {

@@ -14,6 +14,9 @@ import (
 // Poster posts to one pull request: the post.Poster of GitHub.
 type Poster struct {
 	Options PostOptions
+	// Anchor, if set, is the code a finding is on (post.Anchor), which
+	// its comment's marker carries for the ledger.
+	Anchor func(result.Finding) string
 }
 
 var _ post.Poster = (*Poster)(nil)
@@ -28,7 +31,7 @@ func (p *Poster) Earlier(ctx context.Context) (post.Earlier, error) {
 
 // Post posts the findings as one pull-request review (Post).
 func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (post.Report, error) {
-	rep, err := Post(ctx, r, d, p.Options)
+	rep, err := postReview(ctx, r, d, p.Options, p.Anchor)
 	return post.Report{
 		URL: rep.URL, Skipped: rep.Skipped, Inline: rep.Inline, InBody: rep.InBody,
 		Repeated: rep.Repeated, Fallback: rep.Fallback, Body: "body",
