@@ -153,9 +153,10 @@ func ReadDismissMarker(body string) (fp, who string, ok bool) {
 const maxAnchorLines = 30
 
 // Anchor is the code a finding on lines line..end (end 0: line alone) of
-// content is about, as "n-hash": how many lines, and a hash of their text
-// with the spaces around each trimmed, so that a change of indentation is
-// not a change of the code. "" when the file has no such lines.
+// content is about, as "n-hash": how many lines (at most 30, and not past
+// the file's end), and a hash of their text with the spaces around each
+// trimmed, so that a change of indentation is not a change of the code. ""
+// when the file has no such line.
 func Anchor(content []byte, line, end int) string {
 	if line <= 0 {
 		return ""
@@ -163,10 +164,10 @@ func Anchor(content []byte, line, end int) string {
 	end = max(end, line)
 	end = min(end, line+maxAnchorLines-1)
 	lines := splitLines(content)
-	if end > len(lines) {
+	if line > len(lines) {
 		return ""
 	}
-	return anchorOf(lines[line-1 : end])
+	return anchorOf(lines[line-1 : min(end, len(lines))])
 }
 
 // Present reports whether the code an anchor names is still in content,
