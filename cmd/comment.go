@@ -42,6 +42,8 @@ asks:
   /review ask <question>    answer in the conversation of the pull request's last
                             review, with its tool memory: in a finding's thread,
                             about that finding, as a reply there
+  /review dismiss           in a finding's thread: never post that finding again
+                            on this pull request (the next review reads it there)
   /review help              list the commands
 
 Only the repository's owners, members and collaborators (the comment's

@@ -56,7 +56,7 @@ type GitLab struct {
 	nextID   int64
 	mrs      map[string]*glMR
 	awards   map[string][]map[string]any // award emoji by note ID
-	redirect string // the other host's URL, for GET .../versions
+	redirect string                      // the other host's URL, for GET .../versions
 	limited  bool
 	lost     bool
 }

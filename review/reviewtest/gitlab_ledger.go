@@ -143,4 +143,3 @@ func (g *GitLab) ResolvedBy(project string, iid int, discussion string) string {
 	}
 	return "open"
 }
-
