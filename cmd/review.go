@@ -271,6 +271,7 @@ func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set 
 		res.Summary = fmt.Sprintf("Nothing new to review since %s.", text.ShortSHA(plan.Diff.SinceSHA))
 		res.Config, res.FailOn = set.RepoConfig, set.FailOn
 		res.SetState(false, true)
+		fixed, open := pt.settle(ctx, opts, res, open)
 		if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 			return err
 		}
@@ -278,6 +279,7 @@ func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set 
 		if pt != nil {
 			// Nothing was posted, but the head has its state.
 			pt.posted, pt.skipped = true, true
+			pt.resolveFixed(ctx, opts.IO, fixed)
 			pt.setStatus(ctx, opts.IO, res, plan.Diff, err == errFindings)
 		}
 		return err
