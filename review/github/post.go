@@ -288,6 +288,7 @@ func (p reviewPlan) render(r *result.Result, head string, fallback bool) string 
 		}
 	}
 	post.WriteRepeated(&b, "Commented by an earlier run", "comment", p.repeated)
+	b.WriteString(post.StateLine(r))
 	b.WriteString("---\n" + r.UsageLine() + "\n")
 	return capBody(b.String())
 }

@@ -556,6 +556,7 @@ func (p summaryPlan) render(r *result.Result, heads []string) string {
 	}
 	writeCarried(&b, p.carried, p.cut)
 	post.WriteRepeated(&b, "Posted by an earlier run", "discussion", p.repeated)
+	b.WriteString(post.StateLine(r))
 	b.WriteString("---\n" + r.UsageLine() + "\n")
 	return b.String()
 }

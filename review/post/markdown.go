@@ -190,3 +190,13 @@ func WriteRepeated(b *strings.Builder, heading, link string, rs []Repeated) {
 	}
 	b.WriteString("\n")
 }
+
+// StateLine says the review's state (complete, partial, skipped or
+// failed), as the commit status's description starts with it; "" when
+// the result has none.
+func StateLine(r *result.Result) string {
+	if r.State == "" {
+		return ""
+	}
+	return "Review state: `" + r.State + "`.\n\n"
+}
