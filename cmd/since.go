@@ -92,18 +92,26 @@ func (t *postTarget) headRev(o *ReviewOptions) string {
 // text of those lines at the head (post.Anchor), read from git: the diff
 // the review saw may have been redacted.
 func (t *postTarget) anchorAt(o *ReviewOptions) {
-	anchor := func(f result.Finding) string {
-		b, err := exec.Command("git", "-C", o.Dir, "show", t.headRev(o)+":"+f.Path).Output()
-		if err != nil {
-			return ""
-		}
-		return post.Anchor(b, f.Line, f.EndLine)
-	}
+	anchor := t.anchor(o)
 	switch p := t.poster.(type) {
 	case *github.Poster:
 		p.Anchor = anchor
 	case *gitlab.Poster:
 		p.Anchor = anchor
+	}
+}
+
+// anchor is the anchor of a finding's lines at the head (post.Anchor).
+func (t *postTarget) anchor(o *ReviewOptions) func(result.Finding) string {
+	return func(f result.Finding) string {
+		if f.Line <= 0 {
+			return ""
+		}
+		b, err := exec.Command("git", "-C", o.Dir, "show", t.headRev(o)+":"+f.Path).Output()
+		if err != nil {
+			return ""
+		}
+		return post.Anchor(b, f.Line, f.EndLine)
 	}
 }
 
@@ -134,10 +142,15 @@ func (t *postTarget) settle(ctx context.Context, o *ReviewOptions, res *result.R
 		}
 		return post.Present(th.Code, b)
 	}
-	l := post.Reconcile(t.earlier.Threads, res.Findings, res.RunID, present)
+	l := post.Reconcile(t.earlier.Threads, res.Findings, res.RunID, present, t.anchor(o))
 	l.Suppress(res)
-	for fp, why := range l.Suppressed {
-		fmt.Fprintf(o.IO.Info(), "review: not posted: finding %.12s was dismissed on an earlier review (%s)\n", fp, why)
+	for _, s := range res.Suppressed {
+		fp := s.Finding.Fingerprint()
+		if why, ok := l.Suppressed[fp]; ok {
+			fmt.Fprintf(o.IO.Info(), "review: not posted: finding %.12s was dismissed on an earlier review (%s)\n", fp, why)
+		} else {
+			fmt.Fprintf(o.IO.Info(), "review: not posted: finding %.12s at %s was posted before in other words: %s\n", fp, text.OneLine(s.Finding.Location(), 200), l.Same[fp])
+		}
 	}
 	kept := open[:0:0]
 	for _, f := range open {

@@ -159,6 +159,7 @@ func (c *client) threads(ctx context.Context, comments []*gh.PullRequestComment)
 			Path: cm.GetPath(), Line: cm.GetLine(), URL: cm.GetHTMLURL(),
 			ReplyTo:  strconv.FormatInt(cm.GetID(), 10),
 			Outdated: cm.Line == nil && cm.Position == nil,
+			Rule:     post.ReadRule(cm.GetBody()),
 		})
 	}
 	if len(ts) == 0 {

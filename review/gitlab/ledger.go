@@ -60,7 +60,7 @@ func (c *client) threads(ctx context.Context, st *mrState) ([]post.Thread, error
 		}
 		_, sev, _ := post.ReadCommentMarker(first.Body)
 		t := post.Thread{Fingerprint: fp, Run: run, Code: code, Severity: sev, URL: st.noteURL(first.ID),
-			ID: d.ID, ReplyTo: d.ID, Resolved: first.Resolved}
+			ID: d.ID, ReplyTo: d.ID, Resolved: first.Resolved, Rule: post.ReadRule(first.Body)}
 		if first.Position != nil {
 			t.Path, t.Line = first.Position.NewPath, first.Position.NewLine
 		}

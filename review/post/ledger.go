@@ -57,6 +57,23 @@ type Thread struct {
 	// Dismissed says how a person dismissed the finding, "" when nobody
 	// did: a 👎 on the comment, or /review dismiss in its thread.
 	Dismissed string
+	// Rule is the finding's rule as its comment shows it (ReadRule).
+	Rule string
+}
+
+// ruleRE reads a finding's rule from its comment's first line after the
+// marker, as CommentMarkdown writes it: "**[sev] title** · rule", and
+// " · lines a-b" after it when the comment does not span them.
+var ruleRE = regexp.MustCompile(`^<!-- [^\n]* -->\n\*\*\[(?:info|low|medium|high|critical)\] [^\n]*\*\* · ([^\n]+?)(?: · lines \d+-\d+)?(?:\n|$)`)
+
+// ReadRule reads the rule of a finding's comment, lower case; "" when it
+// shows none.
+func ReadRule(body string) string {
+	m := ruleRE.FindStringSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	return strings.ToLower(strings.TrimSpace(m[1]))
 }
 
 // ResolvedWhy is the why of a finding whose thread a person resolved.
@@ -215,9 +232,14 @@ type Ledger struct {
 	// Entries are every finding's state, earlier runs' and this one's,
 	// for --format json.
 	Entries []result.LedgerEntry
-	// Suppressed are this review's findings a person dismissed before,
-	// by fingerprint, with why: they are not posted.
+	// Suppressed are the findings a person dismissed, by fingerprint,
+	// with why: this review's among them are not posted.
 	Suppressed map[string]string
+	// Same are this review's findings that an earlier run posted in other
+	// words: on the same code (the same anchor), file and rule, their
+	// thread open. They are not posted twice; the value is the thread's
+	// address.
+	Same map[string]string
 	// Fixed are the threads review resolves: their lines changed and the
 	// finding was not made again.
 	Fixed []Thread
@@ -232,12 +254,14 @@ type Ledger struct {
 // anchor counts as present unless the host shows it outdated. A
 // fingerprint with several threads takes the first, and counts as
 // dismissed when any of them was.
-func Reconcile(threads []Thread, fs []result.Finding, run string, present func(Thread) bool) Ledger {
-	l := Ledger{Suppressed: map[string]string{}, Closed: map[string]bool{}}
-	found := map[string]bool{}
-	for _, f := range fs {
-		found[f.Fingerprint()] = true
-	}
+//
+// A finding of this review whose fingerprint no thread has, but whose
+// lines, file and rule are those of a thread (anchor gives its anchor at
+// the head; nil matches none), is that thread's finding in other words: a
+// model seldom words a title twice alike. It is suppressed when that one
+// was dismissed, and not posted twice when it is open (Same).
+func Reconcile(threads []Thread, fs []result.Finding, run string, present func(Thread) bool, anchor func(result.Finding) string) Ledger {
+	l := Ledger{Suppressed: map[string]string{}, Same: map[string]string{}, Closed: map[string]bool{}}
 	var order []string
 	byFP := map[string][]Thread{}
 	for _, t := range threads {
@@ -248,6 +272,33 @@ func Reconcile(threads []Thread, fs []result.Finding, run string, present func(T
 			order = append(order, t.Fingerprint)
 		}
 		byFP[t.Fingerprint] = append(byFP[t.Fingerprint], t)
+	}
+	// as maps each finding's fingerprint to the one of the thread it is
+	// the finding of, when it is another's.
+	as := map[string]string{}
+	found := map[string]bool{}
+	for _, f := range fs {
+		fp := f.Fingerprint()
+		found[fp] = true
+		if _, ok := byFP[fp]; ok || anchor == nil {
+			continue
+		}
+		code, rule := "", strings.ToLower(NeutralLine(f.RuleID()))
+		for _, t := range threads {
+			if t.Code == "" || t.Path != f.Path || t.Rule != rule {
+				continue
+			}
+			if code == "" {
+				if code = anchor(f); code == "" {
+					break
+				}
+			}
+			if code == t.Code {
+				as[fp] = t.Fingerprint
+				found[t.Fingerprint] = true
+				break
+			}
+		}
 	}
 	for _, fp := range order {
 		ts := byFP[fp]
@@ -271,9 +322,7 @@ func Reconcile(threads []Thread, fs []result.Finding, run string, present func(T
 		case why != "":
 			e.State, e.Why = result.LedgerDismissed, why
 			l.Closed[fp] = true
-			if found[fp] {
-				l.Suppressed[fp] = why
-			}
+			l.Suppressed[fp] = why
 		case found[fp]:
 			// Made again: still there, and not posted twice.
 		case allOurs:
@@ -292,6 +341,16 @@ func Reconcile(threads []Thread, fs []result.Finding, run string, present func(T
 	}
 	for _, f := range fs {
 		fp := f.Fingerprint()
+		if other, ok := as[fp]; ok {
+			if why, ok := l.Suppressed[other]; ok {
+				l.Suppressed[fp] = why
+				continue
+			}
+			if !l.Closed[other] {
+				l.Same[fp] = byFP[other][0].URL
+				continue
+			}
+		}
 		if _, ok := byFP[fp]; ok {
 			continue
 		}
@@ -315,6 +374,10 @@ func (l Ledger) Suppress(r *result.Result) {
 	for _, f := range r.Findings {
 		if why, ok := l.Suppressed[f.Fingerprint()]; ok {
 			r.Suppressed = append(r.Suppressed, result.Dropped{Finding: f, Reason: "dismissed on an earlier review: " + why})
+			continue
+		}
+		if u, ok := l.Same[f.Fingerprint()]; ok {
+			r.Suppressed = append(r.Suppressed, result.Dropped{Finding: f, Reason: strings.TrimSpace("posted before on the same lines, with the same rule, in other words: " + u)})
 			continue
 		}
 		kept = append(kept, f)

@@ -71,14 +71,14 @@ func TestThreadMarkers(t *testing.T) {
 }
 
 // TestReconcile: each earlier thread's state, and what this review does
-// with its findings.
+// with its findings, those worded otherwise on the same code included.
 func TestReconcile(t *testing.T) {
 	f := func(title string, line int) result.Finding {
 		return result.Finding{Path: "a.go", Line: line, Severity: result.High, Category: "bug", Title: title}
 	}
 	resolved, thumbs, dismissed, fixed, kept, gone, again, ours, old := f("resolved", 1), f("thumbs", 2), f("dismissed", 3), f("fixed", 4), f("kept", 5), f("gone", 6), f("again", 7), f("ours", 8), f("old", 9)
 	th := func(g result.Finding, mod func(*Thread)) Thread {
-		t := Thread{Fingerprint: g.Fingerprint(), Run: "r1", Code: "1-" + strings.Repeat("0", 16), Path: g.Path, Line: g.Line, URL: fmt.Sprint("u", g.Line), ID: fmt.Sprint("T", g.Line)}
+		t := Thread{Fingerprint: g.Fingerprint(), Run: "r1", Code: fmt.Sprintf("1-%016x", g.Line), Path: g.Path, Line: g.Line, URL: fmt.Sprint("u", g.Line), ID: fmt.Sprint("T", g.Line), Rule: "bug"}
 		if mod != nil {
 			mod(&t)
 		}
@@ -95,10 +95,21 @@ func TestReconcile(t *testing.T) {
 		th(ours, func(t *Thread) { t.Resolved, t.ResolvedByUs = true, true }),
 		th(old, func(t *Thread) { t.Code = "" }),
 		th(kept, func(t *Thread) { t.Dismissed = ThumbsDownWhy("dave") }), // a second thread of kept
+		th(f("open", 11), nil),
 	}
 	present := func(t Thread) bool { return t.Line != fixed.Line && t.Line != again.Line }
 	fresh := f("fresh", 10)
-	l := Reconcile(threads, []result.Finding{resolved, thumbs, dismissed, again, fresh}, "r2", present)
+	// The model words two findings again otherwise: on the lines of the
+	// resolved one and of the open one, same file and rule.
+	reworded, reopen := f("resolved in other words", 1), f("open in other words", 11)
+	anchor := func(g result.Finding) string {
+		if g.Line == 1 || g.Line == 11 {
+			return fmt.Sprintf("1-%016x", g.Line)
+		}
+		return "1-" + strings.Repeat("f", 16)
+	}
+	fs := []result.Finding{resolved, thumbs, dismissed, again, fresh, reworded, reopen}
+	l := Reconcile(threads, fs, "r2", present, anchor)
 	var got []string
 	for _, e := range l.Entries {
 		got = append(got, fmt.Sprintf("%d %s %s %s", e.Line, e.State, e.Run, e.Why))
@@ -113,13 +124,17 @@ func TestReconcile(t *testing.T) {
 		"7 open r1 ",
 		"8 fixed r1 resolved by review: its lines changed",
 		"9 open r1 ",
+		"11 open r1 ",
 		"10 open r2 ",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("entries:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if len(l.Suppressed) != 3 || l.Suppressed[thumbs.Fingerprint()] != "marked 👎 by bob" {
+	if len(l.Suppressed) != 5 || l.Suppressed[thumbs.Fingerprint()] != "marked 👎 by bob" || l.Suppressed[reworded.Fingerprint()] != "thread resolved by alice" {
 		t.Errorf("suppressed %v", l.Suppressed)
+	}
+	if len(l.Same) != 1 || l.Same[reopen.Fingerprint()] != "u11" {
+		t.Errorf("same %v", l.Same)
 	}
 	var resolve []string
 	for _, t := range l.Fixed {
@@ -128,9 +143,9 @@ func TestReconcile(t *testing.T) {
 	if strings.Join(resolve, " ") != "T4 T6" {
 		t.Errorf("fixed threads %v, want T4 T6", resolve)
 	}
-	r := &result.Result{Findings: []result.Finding{resolved, thumbs, dismissed, again, fresh}}
+	r := &result.Result{Findings: fs}
 	l.Suppress(r)
-	if len(r.Findings) != 2 || len(r.Suppressed) != 3 || len(r.Ledger) != 10 || !strings.HasPrefix(r.Suppressed[0].Reason, "dismissed on an earlier review: thread resolved by alice") {
+	if len(r.Findings) != 2 || len(r.Suppressed) != 5 || len(r.Ledger) != 11 || !strings.HasPrefix(r.Suppressed[0].Reason, "dismissed on an earlier review: thread resolved by alice") {
 		t.Errorf("Suppress: findings %d, suppressed %+v, ledger %d", len(r.Findings), r.Suppressed, len(r.Ledger))
 	}
 }
