@@ -87,6 +87,8 @@ type commentHost struct {
 	// fetchRef is where the host keeps the change's head commit.
 	fetchRef string
 	reply    func(ctx context.Context, to, body string) (string, error)
+	// resolve resolves a thread, as review (after /review dismiss).
+	resolve func(ctx context.Context, thread string) error
 	refused  func(ctx context.Context) (bool, error)
 	revs     func(ctx context.Context) (head, base string, err error)
 	start    func(ctx context.Context, id string) (threadStart, error)
@@ -180,6 +182,10 @@ func githubComment(opts *CommentOptions) (*commentHost, string, error) {
 		head: ev.HeadSHA, base: ev.BaseRef, fetchRef: fmt.Sprintf("refs/pull/%d/head", ev.PR),
 		reply:   poster.Reply,
 		refused: conv.Refused,
+		resolve: func(ctx context.Context, thread string) error {
+			n, _ := strconv.ParseInt(thread, 10, 64)
+			return poster.ResolveThread(ctx, n)
+		},
 		revs: func(ctx context.Context) (string, string, error) {
 			pr, err := conv.PullRequest(ctx)
 			return pr.HeadSHA, pr.BaseRef, err
@@ -222,7 +228,7 @@ func gitlabComment(ctx context.Context, opts *CommentOptions) (*commentHost, str
 	h := &commentHost{post: "gitlab", target: fmt.Sprintf("merge request !%d", ev.MR), change: ev.MR,
 		trusted: level >= gitlab.Developer, author: ev.Author, who: fmt.Sprintf("%s's access level to the project is %d, below Developer (30)", text.OneLine(ev.Author, 60), level),
 		thread: ev.Discussion, head: ev.HeadSHA, base: ev.BaseRef, fetchRef: fmt.Sprintf("refs/merge-requests/%d/head", ev.MR),
-		reply: poster.Reply, refused: poster.Refused, gitlab: flags,
+		reply: poster.Reply, refused: poster.Refused, resolve: poster.ResolveDiscussion, gitlab: flags,
 		revs: func(context.Context) (string, string, error) {
 			return "", "", errors.New("the note event names no head or target branch")
 		},
@@ -426,8 +432,8 @@ func isGateOrIncomplete(err error) bool {
 // commentDismiss records a /review dismiss written in a finding's thread:
 // review replies there, and its reply carries the dismissal
 // (post.DismissMarker), which the next review of the change reads: the
-// finding is never posted again (see post.Reconcile). Anywhere else the
-// reply says where it works.
+// finding is never posted again (see post.Reconcile); then it resolves
+// the thread. Anywhere else the reply says where it works.
 func commentDismiss(ctx context.Context, opts *CommentOptions, h *commentHost) error {
 	where := "`/review dismiss` works as a reply in the thread of a finding review posted on a line."
 	if h.thread == "" {
@@ -451,5 +457,11 @@ func commentDismiss(ctx context.Context, opts *CommentOptions, h *commentHost) e
 		return err
 	}
 	fmt.Fprintf(opts.IO.Info(), "review: dismissed the finding at %s:%d on %s: %s\n", text.OneLine(t.path, 200), t.line, h.target, url)
+	// Resolved, the thread no longer asks for attention (nor blocks a
+	// merge that needs every conversation resolved); the dismissal is in
+	// the reply either way.
+	if err := h.resolve(ctx, h.thread); err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "review: warning: the thread was not resolved: %s\n", text.OneLine(err.Error(), 0))
+	}
 	return nil
 }

@@ -250,3 +250,28 @@ func (p *Poster) Resolve(ctx context.Context, t post.Thread) error {
 	}
 	return c.graphQL(ctx, "resolving a review thread of "+c.prName, resolveMutation, map[string]any{"threadId": t.ID}, &out)
 }
+
+// ResolveThread resolves the review thread whose first comment has the
+// REST ID first, as review: what /review dismiss does after its reply.
+func (p *Poster) ResolveThread(ctx context.Context, first int64) error {
+	v, err := OpenConversation(p.Options)
+	if err != nil {
+		return err
+	}
+	c := v.c
+	ctx, cancel := c.bound(ctx, p.Options)
+	defer cancel()
+	rts, err := c.reviewThreads(ctx)
+	if err != nil {
+		return err
+	}
+	rt, ok := rts[first]
+	if !ok {
+		return fmt.Errorf("resolving a review thread of %s: GitHub lists no thread that starts with comment %d", c.prName, first)
+	}
+	if rt.IsResolved {
+		return nil
+	}
+	var out struct{}
+	return c.graphQL(ctx, "resolving a review thread of "+c.prName, resolveMutation, map[string]any{"threadId": rt.ID}, &out)
+}

@@ -116,13 +116,21 @@ func (p *Poster) Resolve(ctx context.Context, t post.Thread) error {
 	if _, err := p.Reply(ctx, t.ID, post.FixedMarker(t.Fingerprint)+"\n"+post.FixedReply(p.Options.HeadSHA)); err != nil {
 		return err
 	}
+	return p.ResolveDiscussion(ctx, t.ID)
+}
+
+// ResolveDiscussion resolves a discussion of the merge request, as review.
+func (p *Poster) ResolveDiscussion(ctx context.Context, id string) error {
+	if !discussionID.MatchString(id) {
+		return fmt.Errorf("%q is not a discussion ID", text.OneLine(id, 80))
+	}
 	c, err := newClient(p.Options, "")
 	if err != nil {
 		return err
 	}
 	_, err = c.call(ctx, request{
-		op: "resolving discussion " + t.ID[:8] + " of " + c.mrName, method: http.MethodPut,
-		path: c.mrPath + "/discussions/" + t.ID, query: url.Values{"resolved": {"true"}},
+		op: "resolving discussion " + id[:8] + " of " + c.mrName, method: http.MethodPut,
+		path: c.mrPath + "/discussions/" + id, query: url.Values{"resolved": {"true"}},
 	})
 	return err
 }
