@@ -182,8 +182,9 @@ func (c *client) threads(ctx context.Context, comments []*gh.PullRequestComment)
 	if err != nil {
 		return nil, err
 	}
-	for id, i := range at {
+	for i := range ts {
 		t := &ts[i]
+		id, _ := strconv.ParseInt(t.ReplyTo, 10, 64)
 		if rt, ok := rts[id]; ok {
 			t.ID, t.Resolved, t.Outdated = rt.ID, rt.IsResolved, t.Outdated || rt.IsOutdated
 			if rt.ResolvedBy != nil {

@@ -264,6 +264,7 @@ func (p reviewPlan) render(r *result.Result, head string, fallback bool) string 
 		b.WriteString(post.Neutralize(s) + "\n\n")
 	}
 	b.WriteString(coverageNote(r))
+	b.WriteString(post.LedgerNote(r))
 	if r.Since != "" {
 		fmt.Fprintf(&b, "_The commits since %s were reviewed; the findings of earlier reviews stay in their comments._\n\n", mdCode(text.ShortSHA(r.Since)))
 	}

@@ -530,6 +530,7 @@ func (p summaryPlan) render(r *result.Result, heads []string) string {
 		b.WriteString(post.Neutralize(s) + "\n\n")
 	}
 	b.WriteString(post.CoverageNote(r))
+	b.WriteString(post.LedgerNote(r))
 	if r.Since != "" {
 		kept := ""
 		if len(p.carried) > 0 {

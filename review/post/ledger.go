@@ -326,10 +326,10 @@ func Reconcile(threads []Thread, fs []result.Finding, run string, present func(T
 		case found[fp]:
 			// Made again: still there, and not posted twice.
 		case allOurs:
-			e.State, e.Why = result.LedgerFixed, "resolved by review: its lines changed"
+			e.State, e.Why = result.LedgerFixed, whyFixedBefore
 			l.Closed[fp] = true
 		case !stillThere(first, present):
-			e.State, e.Why = result.LedgerFixed, "its lines changed and this review did not find it again"
+			e.State, e.Why = result.LedgerFixed, whyFixedNow
 			l.Closed[fp] = true
 			for _, t := range ts {
 				if !t.Resolved {
@@ -360,6 +360,48 @@ func Reconcile(threads []Thread, fs []result.Finding, run string, present func(T
 	return l
 }
 
+// The whys of a fixed finding: fixed by the commits this review covered,
+// or before, its thread resolved by an earlier run.
+const (
+	whyFixedNow    = "its lines changed and this review did not find it again"
+	whyFixedBefore = "resolved by review: its lines changed"
+)
+
+// dismissedPrefix starts the reason of a suppressed finding a person
+// dismissed.
+const dismissedPrefix = "dismissed on an earlier review: "
+
+// LedgerNote says, in Markdown, what the ledger kept from being posted and
+// what it found fixed, for the review's summary; "" when neither.
+func LedgerNote(r *result.Result) string {
+	fixed := 0
+	for _, e := range r.Ledger {
+		if e.State == result.LedgerFixed && e.Why == whyFixedNow {
+			fixed++
+		}
+	}
+	dismissed := 0
+	for _, d := range r.Suppressed {
+		if strings.HasPrefix(d.Reason, dismissedPrefix) {
+			dismissed++
+		}
+	}
+	var parts []string
+	if dismissed > 0 {
+		parts = append(parts, fmt.Sprintf("%s dismissed on earlier reviews not posted again", text.Plural(dismissed, "finding")))
+	}
+	if n := len(r.Suppressed) - dismissed; n > 0 {
+		parts = append(parts, fmt.Sprintf("%s posted before in other words not repeated", text.Plural(n, "finding")))
+	}
+	if fixed > 0 {
+		parts = append(parts, fmt.Sprintf("%s fixed by these commits, %s resolved", text.Plural(fixed, "finding"), map[bool]string{true: "its thread", false: "their threads"}[fixed == 1]))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "_" + strings.Join(parts, "; ") + "._\n\n"
+}
+
 func stillThere(t Thread, present func(Thread) bool) bool {
 	if t.Code == "" {
 		return !t.Outdated
@@ -373,7 +415,7 @@ func (l Ledger) Suppress(r *result.Result) {
 	kept := r.Findings[:0:0]
 	for _, f := range r.Findings {
 		if why, ok := l.Suppressed[f.Fingerprint()]; ok {
-			r.Suppressed = append(r.Suppressed, result.Dropped{Finding: f, Reason: "dismissed on an earlier review: " + why})
+			r.Suppressed = append(r.Suppressed, result.Dropped{Finding: f, Reason: dismissedPrefix + why})
 			continue
 		}
 		if u, ok := l.Same[f.Fingerprint()]; ok {
