@@ -87,13 +87,13 @@ type commentHost struct {
 	// fetchRef is where the host keeps the change's head commit.
 	fetchRef string
 	reply    func(ctx context.Context, to, body string) (string, error)
-	// resolve resolves a thread, as review (after /review dismiss).
-	resolve func(ctx context.Context, thread string) error
-	refused func(ctx context.Context) (bool, error)
-	revs    func(ctx context.Context) (head, base string, err error)
-	start   func(ctx context.Context, id string) (threadStart, error)
+	refused  func(ctx context.Context) (bool, error)
+	revs     func(ctx context.Context) (head, base string, err error)
+	start    func(ctx context.Context, id string) (threadStart, error)
 	// gitlab is the merge request's flags, for --post gitlab.
 	gitlab gitlabFlags
+	// resolve resolves a thread, as review (after /review dismiss).
+	resolve func(ctx context.Context, thread string) error
 }
 
 // threadStart is the first comment of a thread: a finding review posted,
