@@ -27,7 +27,8 @@ type ghLedger struct {
 
 // routeLedger serves what the ledger of findings reads and does on
 // GitHub: GET .../pulls/comments/{id}/reactions (filtered by ?content=,
-// one of GitHub's eight), and the GraphQL API at /api/graphql (GitHub
+// one of GitHub's eight), GET .../collaborators/{user}/permission (write
+// for alice, bob and carol, read for anyone else), and the GraphQL API at /api/graphql (GitHub
 // Enterprise's path next to /api/v3) for two operations only: a query of
 // pullRequest.reviewThreads (variables owner, name, number, after; two
 // threads a page) and the resolveReviewThread mutation (variable
@@ -56,7 +57,18 @@ func (g *ghServer) routeLedger(mux *http.ServeMux) {
 		ghPage(w, r, out)
 	})
 	mux.HandleFunc("POST /api/graphql", g.graphQL)
+	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/collaborators/{user}/permission", func(w http.ResponseWriter, r *http.Request) {
+		perm := "read" // anyone may read a public repository
+		if ghWriters[r.PathValue("user")] {
+			perm = "write"
+		}
+		ghJSON(w, http.StatusOK, map[string]any{"permission": perm, "role_name": perm, "user": map[string]any{"login": r.PathValue("user"), "type": "User"}})
+	})
 }
+
+// ghWriters are the collaborators with write access on the scripted
+// GitHub server; anyone else may only read.
+var ghWriters = map[string]bool{"alice": true, "bob": true, "carol": true}
 
 // comment finds a review comment by its ID.
 func (g *ghServer) comment(id int64) map[string]any {

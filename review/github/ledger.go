@@ -206,8 +206,8 @@ func (c *client) threads(ctx context.Context, comments []*gh.PullRequestComment)
 	return ts, nil
 }
 
-// thumbsDown is the login of the first person who reacted 👎 to a review
-// comment, or "".
+// thumbsDown is the login of the first person with write access who
+// reacted 👎 to a review comment, or "".
 func (c *client) thumbsDown(ctx context.Context, id int64) (string, error) {
 	rs, err := collect(ctx, c, "listing the reactions to a review comment of "+c.prName, func(o gh.ListOptions) ([]*gh.Reaction, *gh.Response, error) {
 		return c.api.Reactions.ListPullRequestCommentReactions(ctx, c.owner, c.name, id, &gh.ListReactionOptions{Content: "-1", ListOptions: o})
@@ -216,11 +216,32 @@ func (c *client) thumbsDown(ctx context.Context, id int64) (string, error) {
 		return "", err
 	}
 	for _, r := range rs {
-		if r.GetContent() == "-1" && r.User != nil && r.User.GetType() != "Bot" {
+		if r.GetContent() == "-1" && r.User != nil && r.User.GetType() != "Bot" && c.canWrite(ctx, r.User.GetLogin()) {
 			return r.User.GetLogin(), nil
 		}
 	}
 	return "", nil
+}
+
+// canWrite reports whether login may write to the repository (admin,
+// maintain or write): only such a person's 👎 dismisses a finding, as only
+// they may run /review commands; anyone may react on a public
+// repository. A login GitHub will not say anything about may not.
+func (c *client) canWrite(ctx context.Context, login string) bool {
+	if login == "" {
+		return false
+	}
+	p, _, err := call(ctx, c, "reading the permission of "+login+" on "+c.prName, func() (*gh.RepositoryPermissionLevel, *gh.Response, error) {
+		return c.api.Repositories.GetPermissionLevel(ctx, c.owner, c.name, login)
+	})
+	if err != nil {
+		return false
+	}
+	switch p.GetPermission() {
+	case "admin", "maintain", "write":
+		return true
+	}
+	return false
 }
 
 // Resolve resolves the thread of a fixed finding: a reply saying so (which

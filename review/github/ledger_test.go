@@ -18,6 +18,14 @@ var reactionsPath = regexp.MustCompile(`^/api/v3/repos/o/r/pulls/comments/(\d+)/
 // ledger answers the fake's GraphQL threads query (one page, the
 // variables checked) and the 👎 reactions of a review comment.
 func (g *fakeGitHub) ledger(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.URL.Path, "/permission") {
+		perm := "read"
+		if strings.HasSuffix(r.URL.Path, "/collaborators/bob/permission") {
+			perm = "write"
+		}
+		writeGitHubJSON(w, http.StatusOK, map[string]any{"permission": perm})
+		return
+	}
 	if m := reactionsPath.FindStringSubmatch(r.URL.Path); m != nil {
 		if c := r.URL.Query().Get("content"); c != "-1" {
 			g.t.Errorf("reactions asked with content %q, want -1", c)
@@ -50,7 +58,8 @@ func thread(id, first int64, resolvedBy string) map[string]any {
 // TestReadThreads: the ledger's threads are review's finding comments by
 // trusted authors, with what people did: resolved (by whom), 👎 (by a
 // person, not a bot), /review dismiss (review's own reply, not a copy by
-// someone else), and resolved by review itself (its fixed reply).
+// someone else), and resolved by review itself (its fixed reply). Only a
+// 👎 by a person with write access counts.
 func TestReadThreads(t *testing.T) {
 	g := newFakeGitHub(t)
 	bot := ghUser{Login: "github-actions[bot]", Type: "Bot"}
@@ -80,7 +89,10 @@ func TestReadThreads(t *testing.T) {
 	g.threads = []map[string]any{thread(1, 10, "alice"), thread(2, 11, ""), thread(3, 12, ""), thread(4, 13, ""), thread(5, 14, "github-actions"), thread(6, 15, "")}
 	g.reactions = map[int64][]map[string]any{
 		11: {{"content": "-1", "user": map[string]any{"login": "bob", "type": "User"}}},
-		13: {{"content": "-1", "user": map[string]any{"login": "dependabot[bot]", "type": "Bot"}}},
+		13: { // neither a bot nor a person who may only read dismisses
+			{"content": "-1", "user": map[string]any{"login": "dependabot[bot]", "type": "Bot"}},
+			{"content": "-1", "user": map[string]any{"login": "mallory", "type": "User"}},
+		},
 	}
 	e, err := ReadEarlier(context.Background(), g.options())
 	if err != nil {

@@ -197,7 +197,8 @@ func (g *fakeGitHub) route(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && r.URL.Path == pr+"/reviews":
 		g.create(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/api/graphql",
-		r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/reactions"):
+		r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/reactions"),
+		r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/permission"):
 		g.ledger(w, r)
 	default:
 		t.Errorf("unexpected request %s %s", r.Method, r.URL)

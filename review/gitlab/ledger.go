@@ -92,15 +92,27 @@ func (c *client) threads(ctx context.Context, st *mrState) ([]post.Thread, error
 	return ts, nil
 }
 
-// thumbsDown is the username of the first person who awarded 👎 to a
-// note, or "".
+// thumbsDown is the username of the first person with Developer access or
+// above who awarded 👎 to a note, or "".
 func (c *client) thumbsDown(ctx context.Context, noteID, me int64) (string, error) {
 	es, err := list[awardEmoji](ctx, c, "listing the award emoji of a note of "+c.mrName, c.mrPath+"/notes/"+strconv.FormatInt(noteID, 10)+"/award_emoji")
 	if err != nil {
 		return "", err
 	}
+	project, _, _ := strings.Cut(c.mrPath, "/merge_requests/")
 	for _, e := range es {
-		if e.Name == "thumbsdown" && e.User.ID != me {
+		if e.Name != "thumbsdown" || e.User.ID == me {
+			continue
+		}
+		// Only a Developer or above dismisses, as only they may run
+		// /review commands; a member GitLab will not say anything
+		// about does not.
+		var m struct {
+			AccessLevel int `json:"access_level"`
+		}
+		_, err := c.call(ctx, request{op: fmt.Sprintf("reading the access of user %d to %s", e.User.ID, c.mrName), method: http.MethodGet,
+			path: project + "/members/all/" + strconv.FormatInt(e.User.ID, 10), out: &m})
+		if err == nil && m.AccessLevel >= Developer {
 			return e.User.Username, nil
 		}
 	}
