@@ -149,3 +149,18 @@ func TestReconcile(t *testing.T) {
 		t.Errorf("Suppress: findings %d, suppressed %+v, ledger %d", len(r.Findings), r.Suppressed, len(r.Ledger))
 	}
 }
+
+// TestReadRule: a comment's rule is read back as CommentMarkdown wrote it,
+// with or without the range it spans.
+func TestReadRule(t *testing.T) {
+	f := result.Finding{Path: "a.go", Line: 3, EndLine: 4, Severity: result.Medium, Category: "Bug", Title: "A ** · title"}
+	for _, covers := range []bool{true, false} {
+		body := CommentMarker(f.Fingerprint(), "r") + "\n" + CommentMarkdown(f, "", covers)
+		if got := ReadRule(body); got != "bug" {
+			t.Errorf("ReadRule(%q) = %q, want bug", body, got)
+		}
+	}
+	if got := ReadRule("**[high] T** · security"); got != "" {
+		t.Errorf("a body without a marker has rule %q", got)
+	}
+}
