@@ -153,10 +153,14 @@ func (c *client) threads(ctx context.Context, comments []*gh.PullRequestComment)
 			continue
 		}
 		_, sev, _ := post.ReadCommentMarker(cm.GetBody())
+		line := cm.GetLine()
+		if line == 0 {
+			line = cm.GetOriginalLine() // outdated: the line it was posted on
+		}
 		at[cm.GetID()] = len(ts)
 		ts = append(ts, post.Thread{
 			Fingerprint: fp, Run: run, Code: code, Severity: sev,
-			Path: cm.GetPath(), Line: cm.GetLine(), URL: cm.GetHTMLURL(),
+			Path: cm.GetPath(), Line: line, URL: cm.GetHTMLURL(),
 			ReplyTo:  strconv.FormatInt(cm.GetID(), 10),
 			Outdated: cm.Line == nil && cm.Position == nil,
 			Rule:     post.ReadRule(cm.GetBody()),
