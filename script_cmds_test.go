@@ -127,9 +127,9 @@ func cmdGenRepo(ts *testscript.TestScript, neg bool, args []string) {
 
 // overlap reads the timings the scripted server recorded in dir and
 // prints the requests, the most in flight at once and the answer-waits in
-// sequence (reviewtest.Overlap): `overlap [-inflight n] [-waits n]
-// [-pause status:d] dir`. -inflight fails unless at least n requests were
-// in flight at once, -waits unless there were at most n answer-waits in
+// sequence (reviewtest.Overlap): `overlap [-inflight n] [-most n]
+// [-waits n] [-pause status:d] dir`. -inflight fails unless at least n
+// requests were in flight at once, -most unless at most n were, -waits unless there were at most n answer-waits in
 // sequence, and -pause if a request arrived within d after an answer
 // with status (50 ms of slack after the answer: requests already on their
 // way). The figures come from the server's records, not from a timer
@@ -138,9 +138,10 @@ func cmdOverlap(ts *testscript.TestScript, neg bool, args []string) {
 	fl := flag.NewFlagSet("overlap", flag.ContinueOnError)
 	inflight := fl.Int("inflight", 0, "requests in flight at once, at least")
 	waits := fl.Int("waits", 0, "answer-waits in sequence, at most")
+	most := fl.Int("most", 0, "requests in flight at once, at most")
 	pause := fl.String("pause", "", "status:duration with no request after such an answer")
 	if neg || fl.Parse(args) != nil || fl.NArg() != 1 {
-		ts.Fatalf("usage: overlap [-inflight n] [-waits n] [-pause status:d] dir")
+		ts.Fatalf("usage: overlap [-inflight n] [-most n] [-waits n] [-pause status:d] dir")
 	}
 	tms, err := reviewtest.ReadTimings(ts.MkAbs(fl.Arg(0)))
 	ts.Check(err)
@@ -148,6 +149,9 @@ func cmdOverlap(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Logf("%d requests, at most %d in flight at once, %d answer-waits in sequence", len(tms), in, w)
 	if *inflight > 0 && in < *inflight {
 		ts.Fatalf("at most %d requests in flight at once, want %d or more", in, *inflight)
+	}
+	if *most > 0 && in > *most {
+		ts.Fatalf("%d requests in flight at once, want %d at most", in, *most)
 	}
 	if *waits > 0 && w > *waits {
 		ts.Fatalf("%d answer-waits in sequence, want %d at most", w, *waits)

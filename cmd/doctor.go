@@ -154,7 +154,11 @@ type endpointReport struct {
 	Counted        string `json:"counted_with,omitempty"`
 	// Borrowed says Counted is not the model's own tokenizer: its
 	// counts are estimates.
-	Borrowed    bool               `json:"tokenizer_borrowed,omitempty"`
+	Borrowed bool `json:"tokenizer_borrowed,omitempty"`
+	// Jobs is how many units a review runs side by side, and JobsFrom
+	// why: a setting, or the default rule (review.JobsFor).
+	Jobs        int                `json:"jobs"`
+	JobsFrom    string             `json:"jobs_from"`
 	LatencyMS   int64              `json:"latency_ms"`
 	FirstByteMS int64              `json:"first_byte_ms,omitempty"`
 	Attempts    int                `json:"attempts"`
@@ -204,6 +208,10 @@ func runDoctorEndpoint(ctx context.Context, opts *DoctorOptions) error {
 		rep.Window, rep.WindowSource, rep.WindowWarning = p.Window.Tokens, p.Window.Source, p.Window.Warning
 	}
 	rep.counting(&set.Config, p)
+	rep.Jobs, rep.JobsFrom = set.Jobs, set.JobsFrom
+	if set.Jobs <= 0 {
+		rep.Jobs, rep.JobsFrom = review.JobsFor(p.Discovery)
+	}
 	if perr != nil {
 		rep.Error = errorLine(perr)
 	}
@@ -262,6 +270,7 @@ func writeEndpointReport(w io.Writer, r endpointReport, stream, answered bool) {
 	default:
 		fmt.Fprintf(w, "window: not known: the server does not say and the model table does not know %s; set --context-window\n", r.Model)
 	}
+	fmt.Fprintf(w, "--jobs: %d (%s)\n", r.Jobs, r.JobsFrom)
 	counted := "a review counts with " + r.Counted
 	if r.Borrowed {
 		counted += ", not the model's own tokenizer: its counts are estimates"

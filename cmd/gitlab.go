@@ -39,6 +39,9 @@ func gitlabTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 		// In a merged-results pipeline the commit checked out is a merge
 		// commit GitLab made; the merge request's head is this one.
 		HeadSHA: getenv("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"),
+		// Counted for the run's egress record; the client keeps its
+		// timeout.
+		HTTPClient: opts.egress.Client(nil),
 	}
 	if o.Token == "" {
 		o.Token = getenv("REVIEW_GITLAB_TOKEN")

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/github"
 	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -73,7 +76,7 @@ func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 			return nil, err
 		}
 		return &postTarget{
-			poster: &github.Poster{Options: github.PostOptions{APIURL: gh.api, Token: gh.token, Repo: gh.repo, PR: gh.event.Number, HeadSHA: gh.event.HeadSHA}},
+			poster: &github.Poster{Options: github.PostOptions{APIURL: gh.api, Token: gh.token, Repo: gh.repo, PR: gh.event.Number, HeadSHA: gh.event.HeadSHA, HTTPClient: opts.egress.Client(nil)}},
 			noun:   "pull request",
 			head:   gh.event.HeadSHA,
 			inCI:   opts.Getenv("GITHUB_ACTIONS") == "true",
@@ -116,6 +119,27 @@ func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []outpu
 	}
 	fmt.Fprintf(s.Info(), "review: posted a review on %s: %d inline comments, %d in the %s%s: %s\n", t.poster.Target(), rep.Inline, rep.InBody, rep.Body, updated, rep.URL)
 	return nil
+}
+
+// recordPostEgress records in the run what was sent to the host after the
+// run (the review posted, the commit status), which the run, whose store
+// is closed by then, could not: the store is opened again for one event.
+// A store that cannot be opened leaves it out of the record, and says so.
+func recordPostEgress(opts *ReviewOptions, set *config.Settings, sess *review.Session) {
+	r := opts.egress.Take()
+	if r.Empty() || sess == nil {
+		return
+	}
+	st, err := openStore(set.Store, opts.Getenv, sess.Diff.Root)
+	if err == nil {
+		err = record.NewWriter(st, sess.Run.ID).Event(sess.Steps, record.Egress{Record: r})
+		if cerr := st.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "review: warning: what was sent to the host after the run is not in its egress record: %s\n", text.OneLine(err.Error(), 0))
+	}
 }
 
 // knownHost reports whether --post names a host review posts to.

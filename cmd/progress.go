@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -148,14 +150,26 @@ func (p *progress) retry(attempt int, wait time.Duration, err error) {
 	if p.io.Quiet {
 		return
 	}
+	what := fmt.Sprintf("retrying in %s (attempt %d)", wait.Round(100*time.Millisecond), attempt+1)
+	if limited(err) {
+		// A rate limit is waited out as long as the server names its
+		// end and the deadline allows: say so, and until when.
+		what = fmt.Sprintf("the server is rate-limiting until %s: %s", time.Now().Add(wait).Format("15:04:05"), what)
+	}
 	if p.log {
-		fmt.Fprintf(p.io.ErrOut, "review: retrying in %s (attempt %d): %s\n", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(errorLine(err), 300))
+		fmt.Fprintf(p.io.ErrOut, "review: %s: %s\n", what, text.OneLine(errorLine(err), 300))
 		return
 	}
 	if !p.io.ErrTTY {
 		return
 	}
-	p.draw(fmt.Sprintf("retrying in %s (attempt %d): %s", wait.Round(100*time.Millisecond), attempt+1, text.OneLine(text.Clean(errorLine(err)), 0)))
+	p.draw(fmt.Sprintf("%s: %s", what, text.OneLine(text.Clean(errorLine(err)), 0)))
+}
+
+// limited reports whether err is the server's rate limit (HTTP 429).
+func limited(err error) bool {
+	var ae *llm.APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusTooManyRequests
 }
 
 // warn writes a warning line, under the status line if one is drawn:

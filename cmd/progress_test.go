@@ -147,3 +147,19 @@ func TestProgressQuietVerbose(t *testing.T) {
 		t.Errorf("verbose wrote\n%s\nwant\n%s", verbose.String(), want)
 	}
 }
+
+// A rate limit says so, and until when the run waits.
+func TestProgressRateLimit(t *testing.T) {
+	var b strings.Builder
+	s := &IOStreams{Out: io.Discard, ErrOut: &b}
+	p := newProgress(s, func(k string) string {
+		if k == "CI" {
+			return "true"
+		}
+		return ""
+	}, nil)
+	p.retry(4, 3*time.Second, &llm.APIError{Status: 429, Message: "Rate limit reached"})
+	if !regexp.MustCompile(`^review: the server is rate-limiting until \d\d:\d\d:\d\d: retrying in 3s \(attempt 5\): model endpoint answered HTTP 429: Rate limit reached\n$`).MatchString(b.String()) {
+		t.Errorf("got %q", b.String())
+	}
+}

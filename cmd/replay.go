@@ -19,6 +19,8 @@ type ReplayOptions struct {
 	Step  int
 	JSON  bool
 	Store string
+	// Egress shows where the run sent what instead of its steps.
+	Egress bool
 	// Format is text, json or html; HTML, if set, is the file the page
 	// is written to.
 	Format string
@@ -38,12 +40,16 @@ tool previews and their refs, prune events in place, and the model's response.
 --json prints the run and each request body exactly as the endpoint received it.
 --html FILE writes the run as one self-contained page: a chart of every
 request's tokens by layer, each step's messages, response and stored
-outputs, and search across the run. It loads nothing and runs no text of
-the run as markup.`,
+outputs, where the run sent what, and search across the run. It loads
+nothing and runs no text of the run as markup.
+--egress lists every destination the run contacted (host, path, requests,
+bytes of the bodies each way) and the redactions what it sent carried, by
+rule and count, never the value; with --json, as JSON.`,
 		Example: `  review replay 20261122-153012-k3f9
   review replay 20261122-153012 --step 3
   review replay 20261122-153012-k3f9 --json
-  review replay 20261122-153012-k3f9 --html replay.html`,
+  review replay 20261122-153012-k3f9 --html replay.html
+  review replay 20261122-153012-k3f9 --egress`,
 		Args:              usageArgs(cobra.ExactArgs(1)),
 		ValidArgsFunction: completeRunIDs(f),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -77,6 +83,12 @@ the run as markup.`,
 			if opts.Step > 0 && opts.Format != "text" {
 				return usageErrorf("--step shows one step as text; the %s output holds every step", opts.Format)
 			}
+			if opts.Egress && opts.Step > 0 {
+				return usageErrorf("--egress and --step ask for different views: give one")
+			}
+			if opts.Egress && opts.Format == "html" {
+				return usageErrorf("--egress is text or JSON; the HTML page has a section of its own for it")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -86,6 +98,7 @@ the run as markup.`,
 	c.Flags().IntVar(&opts.Step, "step", 0, "show one step in full: every message whole and the response")
 	c.Flags().BoolVar(&opts.JSON, "json", false, `print {"run": ..., "steps": [{"request": <body as sent>, "response": ..., "events": [...]}]}`)
 	c.Flags().StringVar(&opts.Format, "format", "", "text (default), json (as --json) or html (as --html)")
+	c.Flags().BoolVar(&opts.Egress, "egress", false, "list where the run sent what: each host and path, requests, bytes, and the redactions applied")
 	c.Flags().StringVar(&opts.HTML, "html", "", "write the run as one self-contained HTML page to FILE")
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write to FILE instead of standard output")
 	c.Flags().StringVar(&opts.Store, "store", "", "tool memory directory (default $REVIEW_STORE or <git dir>/review)")
@@ -105,6 +118,13 @@ func runReplay(opts *ReplayOptions) error {
 	r, err := record.Load(st, id)
 	if err != nil {
 		return err
+	}
+	if opts.Egress {
+		write := report.WriteEgress
+		if opts.Format == "json" {
+			write = report.WriteEgressJSON
+		}
+		return writeOutput(opts.IO, opts.Output, func(w io.Writer) error { return write(w, r) })
 	}
 	counter, err := record.RunCounter(r.Run)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/egress"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/github"
@@ -39,6 +40,9 @@ type ReviewOptions struct {
 	Since   string
 	gitlabFlags
 	agentFlags
+
+	// egress counts every request of the run, the host's included.
+	egress *egress.Meter
 }
 
 // NewCmdReview builds the root command, which reviews the current branch.
@@ -162,6 +166,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err := checkOutputs(outs); err != nil {
 		return err
 	}
+	// Before the host is asked anything: the run records where it sent
+	// what (review replay --egress).
+	opts.egress = egress.New()
 	var pt *postTarget
 	if !opts.DryRun || !knownHost(opts.Post) {
 		if pt, err = postTargetFrom(opts); err != nil {
@@ -187,6 +194,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	job.Since, open = opts.sinceFor(ctx, pt)
 	env, prog, done := runEnv(opts.IO, opts.Getenv, set, opts.Dir, !opts.DryRun)
 	defer done()
+	env.Egress = opts.egress
 	env.Started = func(s *review.Session, plan *review.Plan) {
 		// The plan comes first, with its price, before any request.
 		fmt.Fprintf(opts.IO.Info(), "review: run %s · %s · model %s · plan: %s\n", s.Run.ID, text.Plural(len(plan.Diff.Files), "file"), set.Model, plan.Estimate.Line())
@@ -201,6 +209,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if out.Session == nil {
 		return writePlanOnly(ctx, opts, outs, set, plan, job.Since, open, pt)
 	}
+	// Last: what the host was sent after the run (the review posted, the
+	// commit status) joins the run's egress record.
+	defer recordPostEgress(opts, set, out.Session)
 	if err != nil {
 		if plan != nil && !errors.Is(err, context.Canceled) {
 			// The head has a state even when its review failed.
@@ -233,7 +244,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if out.Failed != nil {
 		failed := runError(ctx, res.RunID, out.Failed)
 		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(errorLine(failed), 0))
-		fmt.Fprintf(opts.IO.ErrOut, "review: the outputs hold only the %s review found without the model\n", text.Plural(len(res.Findings), "secret"))
+		fmt.Fprintf(opts.IO.ErrOut, "review: the outputs hold only the %s review found without the model\n", localFound(res.Findings))
 		if err == nil {
 			err = &reported{failed}
 		}
@@ -255,6 +266,24 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		}
 	}
 	return err
+}
+
+// localFound names the findings of a review whose model call failed:
+// the secrets the change adds, and the prompt-injection attempts in it.
+func localFound(fs []result.Finding) string {
+	injections := 0
+	for _, f := range fs {
+		if strings.HasPrefix(f.Title, review.InjectionTitle) {
+			injections++
+		}
+	}
+	switch {
+	case injections == 0:
+		return text.Plural(len(fs), "secret")
+	case injections == len(fs):
+		return text.Plural(len(fs), "prompt-injection attempt")
+	}
+	return text.Plural(len(fs)-injections, "secret") + " and " + text.Plural(injections, "prompt-injection attempt")
 }
 
 // writePlanOnly ends a review that made no run: a change with nothing to
@@ -296,7 +325,12 @@ func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set 
 		return writeResult(opts.IO, opts.Getenv, outs, res)
 	}
 	warnGit(opts.IO, plan.Diff)
-	return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
+	d := plan.DryRun(set.Model)
+	d.Settings = &result.DryRunSettings{From: result.SettingsFromWorktree, File: set.RepoConfig}
+	if rev := opts.repoRev(opts.Getenv); rev != "" {
+		d.Settings.From, d.Settings.Revision = result.SettingsFromBase, rev
+	}
+	return writeDryRuns(opts.IO, outs, d)
 }
 
 // writeDryRuns writes the dry run to each output. A change with nothing to
@@ -329,6 +363,7 @@ func runEnv(s *IOStreams, getenv func(string) string, set *config.Settings, dir 
 		}
 	}
 	env := review.Env{
+		Egress:   egress.New(),
 		APIKey:   getenv("OPENAI_API_KEY"),
 		Headers:  expandHeaders(set.Headers, getenv),
 		Progress: prog.step,
@@ -339,6 +374,9 @@ func runEnv(s *IOStreams, getenv func(string) string, set *config.Settings, dir 
 				return
 			}
 			prog.warn(fmt.Sprintf("review: warning: the server failed to count tokens (%s); the texts it does not count are counted with %s, as estimates", text.OneLine(c.Err.Error(), 300), c.Fallback))
+		},
+		Jobs: func(n int, why string) {
+			fmt.Fprintf(s.Info(), "review: --jobs %d: %s\n", n, why)
 		},
 		Window: func(w review.WindowFit) {
 			if !w.Known {

@@ -181,7 +181,7 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&a.HistoryChars, "history-chars", 0, "characters of earlier turns kept before a follow-up loop starts (default 24000)")
 	fl.StringVar(&a.HistorySelect, "history-select", "", "which earlier turns a follow-up keeps when not all fit: relevance (to the question, then recency) or recency (default relevance)")
 	fl.IntVar(&a.MaxUnits, "max-units", 0, fmt.Sprintf("units a large diff is reviewed in, at most; the files of the others are reported as not reviewed (default %d; 0: no limit)", result.DefaultMaxUnits))
-	fl.IntVar(&a.Jobs, "jobs", 0, fmt.Sprintf("units of a large diff reviewed side by side, each its own tool loop; 1 reviews them in sequence, each unit seeing the earlier ones (default %d)", result.DefaultJobs))
+	fl.IntVar(&a.Jobs, "jobs", 0, fmt.Sprintf("units of a large diff reviewed side by side, each its own tool loop; 1 reviews them in sequence, each unit seeing the earlier ones (default: what the server says it serves at once, else %d for a hosted API, %d for a local server)", result.DefaultJobs, result.LocalJobs))
 	fl.BoolVar(&a.SummarizeUnits, "summarize-units", false, "write the summary of a review in units with one more model request, from the units' summaries and findings; by default each unit's summary is kept, by unit")
 	fl.IntVar(&a.MaxPrompt, "max-prompt-tokens", 0, "prompt tokens the review may send in all; past them it covers fewer units (default: no limit)")
 	fl.Float64Var(&a.MaxCost, "max-cost", 0, "US dollars the review may cost at the model's price; past them it covers fewer units (default: no limit)")

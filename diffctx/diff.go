@@ -24,6 +24,12 @@ const (
 	TagGenerated = "generated"
 	TagLockfile  = "lockfile"
 	TagBinary    = "binary"
+	// TagSteering marks a file that instructs AI agents and reviewers:
+	// review's .review.yaml (with the repository's instructions),
+	// AGENTS.md, CLAUDE.md, Copilot's and Cursor's instruction files. A
+	// change to them is named as such: it is data to review, and it does
+	// not instruct the review of itself (see injection.Steering).
+	TagSteering = "reviewer-instructions"
 	// TagBulk marks a file whose changed lines are bulk rather than code
 	// to judge line by line: minified, a data fixture, or one file that
 	// holds most of a large change. It is reviewed after every other

@@ -307,7 +307,7 @@ func (r *renderer) groupLine(g group, depth int, reserve bool) string {
 	}
 	fmt.Fprintf(&b, "), +%d -%d", adds, dels)
 	var ts []string
-	for _, t := range []string{TagSecurity, TagConfig, TagTest, TagDocs, TagGenerated, TagLockfile, TagBinary} {
+	for _, t := range []string{TagSecurity, TagConfig, TagTest, TagDocs, TagGenerated, TagLockfile, TagBinary, TagSteering} {
 		if n := tags[t]; n > 0 {
 			ts = append(ts, fmt.Sprintf("%d %s", n, t))
 		}

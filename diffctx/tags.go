@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 	"unicode"
+
+	"github.com/reviewdev/review/internal/injection"
 )
 
 // tag sets f.Tags from its path, its flags and, where cheap, its changed
@@ -21,7 +23,8 @@ func tag(f *File) {
 	docs := !test && docsPath(lowerBase, dirs)
 	config := !lock && !generated && configPath(p, lowerBase)
 	// A file moved away from security-relevant code stays relevant.
-	security := securityPath(p, lowerBase) ||
+	steering := injection.Steering(p)
+	security := steering || securityPath(p, lowerBase) ||
 		f.OldPath != "" && f.OldPath != p && securityPath(f.OldPath, strings.ToLower(path.Base(f.OldPath)))
 	if !security && !f.Binary && !lock && !generated && !docs {
 		security = securityContent(f)
@@ -33,7 +36,7 @@ func tag(f *File) {
 		tag string
 	}{
 		{security, TagSecurity}, {config, TagConfig}, {test, TagTest}, {docs, TagDocs},
-		{generated, TagGenerated}, {lock, TagLockfile}, {f.Binary, TagBinary},
+		{generated, TagGenerated}, {lock, TagLockfile}, {f.Binary, TagBinary}, {steering, TagSteering},
 	} {
 		if t.on {
 			f.Tags = append(f.Tags, t.tag)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/egress"
 	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
@@ -39,6 +40,9 @@ type Agent struct {
 	// Progress, if set, is told about each step (for a terminal's progress line).
 	Progress func(Progress)
 	Now      func() time.Time
+	// Egress, if set, counts what the run sends; each save records what
+	// it counted since the last (recordEgress).
+	Egress *egress.Meter
 }
 
 // redact is the scanner of the agent's sessions: nil when redaction is
@@ -89,6 +93,10 @@ type Session struct {
 	unitNow, unitsAll int                  // the unit under way (from 1) and how many, for progress
 	notReviewed       []result.NotReviewed // what the plan leaves out
 	leaks             []diffctx.Leak       // secrets the change adds, reported as findings
+
+	// injections are the text the change adds that speaks to the
+	// reviewer, reported as findings.
+	injections []diffctx.Injection
 	// unforced is set once the server ignored a forced tool choice: from
 	// then on the run asks for submit_review with a nudge instead.
 	unforced bool

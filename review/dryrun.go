@@ -19,6 +19,7 @@ func (p *Plan) DryRun(model string) result.DryRun {
 			ToolTokens: p.ToolTokens, TotalTokens: p.Tokens(),
 		},
 		Plan: p.Estimate, Warnings: d.Warnings, Jobs: max(p.Jobs, 1),
+		Sources: p.Sources,
 	}
 	for _, m := range p.Messages {
 		out.Messages = append(out.Messages, result.DryRunMessage{Role: m.Role, Layer: m.Layer, Tokens: p.counter().CountMessage(m), Content: m.Content})
@@ -28,6 +29,11 @@ func (p *Plan) DryRun(model string) result.DryRun {
 	}
 	if len(p.Units) > 0 {
 		out.Units = p.Units
+	}
+	for _, f := range d.Files {
+		if f.HasTag(diffctx.TagSteering) {
+			out.Steering = append(out.Steering, f.Path)
+		}
 	}
 	if p.Context != nil {
 		out.Files = p.Context.Files

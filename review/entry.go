@@ -1,11 +1,13 @@
 package review
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/egress"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
@@ -41,6 +43,9 @@ type Env struct {
 	// Window, if set, is told what the server said of the model's
 	// context window when the configuration did not know it.
 	Window func(WindowFit)
+	// Jobs, if set, is told how many units run side by side, and why
+	// (JobsFor), when no setting said and the server told.
+	Jobs func(n int, why string)
 	// Counting, if set, is told that the server counts the run's tokens,
 	// once it is known, and again, once, if it fails to count one.
 	Counting func(ServerCount)
@@ -50,6 +55,10 @@ type Env struct {
 	// Progress and Retry, if set, follow the requests.
 	Progress func(Progress)
 	Retry    func(attempt int, wait time.Duration, err error)
+	// Egress, if set, counts every request the run sends (the model's,
+	// the server's window and tokenizer, and the command's own through
+	// the same meter); the run records what it counted as it goes.
+	Egress *egress.Meter
 }
 
 // WindowFit is what a run learned of a context window the configuration
@@ -121,8 +130,19 @@ func Run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 }
 
 func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
-	llama := fitWindow(ctx, &job.Config, env)
-	counter, err := newCounter(ctx, &job.Config, env, llama)
+	var (
+		llama   bool
+		sources result.DryRunSources
+	)
+	if job.DryRun {
+		// A dry run sends nothing anywhere: it takes what the
+		// configuration and the rules say, and says what a real run
+		// would ask the server.
+		sources = dryRunSources(&job.Config)
+	} else {
+		llama = fitServer(ctx, &job.Config, env, job.RunID == "")
+	}
+	counter, err := newCounter(ctx, &job.Config, env, llama, job.DryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +154,7 @@ func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	plan.Sources = sources
 	out := &Outcome{Plan: plan}
 	if len(plan.Diff.Files) == 0 || job.DryRun {
 		return out, nil
@@ -161,11 +182,12 @@ func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	}
 	res, err := sess.Review(ctx)
 	if err != nil {
-		if len(plan.Leaks) == 0 || ctx.Err() != nil {
+		if len(plan.Leaks)+len(plan.Injections) == 0 || ctx.Err() != nil {
 			return out, err
 		}
-		// The secrets the change adds need no model: their findings
-		// are kept, so that --fail-on still blocks a leaked key.
+		// The secrets the change adds, and the text in it that speaks
+		// to the reviewer, need no model: their findings are kept, so
+		// that --fail-on still blocks a leaked key.
 		res, out.Failed = sess.LocalResult(), err
 	}
 	out.Result = res
@@ -218,19 +240,36 @@ func newAgent(cfg *result.Config, env Env, st *toolmem.Store, counter *conversat
 		Stream:           cfg.Stream,
 		FirstByteTimeout: cfg.FirstByteTimeout,
 		Concurrency:      cfg.Jobs,
+		HTTPClient:       env.Egress.Client(nil),
 	})
-	return &Agent{Config: *cfg, Client: client, Store: st, Counter: counter, Progress: env.Progress}
+	return &Agent{Config: *cfg, Client: client, Store: st, Counter: counter, Progress: env.Progress, Egress: env.Egress}
 }
 
-// fitWindow asks the server the context window of a model the table does
-// not know, when none was configured: Ollama serves 4,096 tokens by
-// default and vLLM what it was started with, and a prompt planned for the
-// 128k guess is cut or refused. It reports whether llama.cpp told it.
-func fitWindow(ctx context.Context, cfg *result.Config, env Env) (llama bool) {
+// fitServer asks the server what the configuration does not know (see
+// llm.Discover): the context window of a model the table does not know,
+// when none was configured (Ollama serves 4,096 tokens by default and
+// vLLM what it was started with, and a prompt planned for the 128k guess
+// is cut or refused), and, when no setting says how many units run side
+// by side, how many requests it serves at once (units: a follow-up in a
+// recorded run has none). A hosted API with a model the table knows is
+// asked nothing. It reports whether llama.cpp told the window.
+func fitServer(ctx context.Context, cfg *result.Config, env Env, units bool) (llama bool) {
+	jobs := units && cfg.Jobs <= 0
+	if !cfg.WindowUnknown && !jobs {
+		return false
+	}
+	d := llm.Discover(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, APIKey: env.APIKey, Headers: env.Headers, HTTPClient: env.Egress.Client(nil)}, cfg.Model, cfg.WindowUnknown)
+	if jobs {
+		var why string
+		cfg.Jobs, why = JobsFor(d)
+		if env.Jobs != nil && d.Parallel > 0 {
+			env.Jobs(cfg.Jobs, why)
+		}
+	}
 	if !cfg.WindowUnknown {
 		return false
 	}
-	w, ok := llm.DiscoverWindow(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, APIKey: env.APIKey, Headers: env.Headers}, cfg.Model)
+	w, ok := d.Window, d.WindowKnown
 	reserve := cfg.Budget.AnswerReserve
 	if !cfg.ReserveSet {
 		reserve = conversation.DefaultReserve(w.Tokens)
@@ -246,16 +285,68 @@ func fitWindow(ctx context.Context, cfg *result.Config, env Env) (llama bool) {
 	return ok && w.LlamaCpp
 }
 
+// JobsFor is how many units run side by side when no setting says, and
+// why: what the server says it serves at once (a llama.cpp server's
+// slots; one that serves one request at a time gets 1), else
+// result.DefaultJobs for a hosted API, result.LocalJobs for a local
+// server that does not say.
+func JobsFor(d llm.Discovery) (int, string) {
+	switch {
+	case d.Parallel > 0:
+		return d.Parallel, fmt.Sprintf("the server serves %d at once (%s)", d.Parallel, d.ParallelSource)
+	case d.Hosted:
+		return result.DefaultJobs, "hosted API"
+	}
+	return result.LocalJobs, "a local server that does not say how many requests it serves at once"
+}
+
+// dryRunSources says where a dry run takes what a real run made with cfg
+// may ask the server, and sets cfg.Jobs by the rule a real run follows
+// when the server says nothing.
+func dryRunSources(cfg *result.Config) result.DryRunSources {
+	var s result.DryRunSources
+	switch {
+	case cfg.WindowFrom != "":
+		s.Window = cfg.WindowFrom
+	case !cfg.WindowUnknown:
+		s.Window = "the model table"
+	default:
+		s.Window = "a guess: the model table does not know model " + cfg.Model
+		s.AtRunTime = append(s.AtRunTime, "the context window: a real run asks the server (/v1/models; a local llama.cpp server's /props and /slots; a local Ollama's /api/show) and uses its answer")
+	}
+	local := llm.SelfHosted(cfg.BaseURL)
+	switch {
+	case cfg.Jobs > 0:
+		s.Jobs = cmp.Or(cfg.JobsFrom, "configured")
+	case local:
+		cfg.Jobs = result.LocalJobs
+		s.Jobs = fmt.Sprintf("a local server's slots are asked at run time; %d if it does not say", result.LocalJobs)
+		s.AtRunTime = append(s.AtRunTime, "units side by side: a real run asks a local server how many requests it serves at once (llama.cpp /props total_slots, /slots) and runs that many")
+	default:
+		cfg.Jobs = result.DefaultJobs
+		s.Jobs = "hosted API"
+	}
+	if AsksServer(cfg, false) {
+		s.AtRunTime = append(s.AtRunTime, "token counts: a real run asks the server whether it counts them as the model does (llama.cpp POST /tokenize); this dry run counts with tiktoken")
+	}
+	return s
+}
+
 // newCounter is the counter cfg asks for: the server's count when
 // AsksServer, and the server can count; else tiktoken's or the estimate.
+// A dry run never asks: it counts with tiktoken.
 // With Server, a server that cannot count is an error (a
 // llm.TokenizerError); otherwise the borrowed encoding counts.
-func newCounter(ctx context.Context, cfg *result.Config, env Env, llama bool) (*conversation.Counter, error) {
+func newCounter(ctx context.Context, cfg *result.Config, env Env, llama, dry bool) (*conversation.Counter, error) {
 	info := llm.Lookup(cfg.Model)
-	if !AsksServer(cfg, llama) {
+	if dry && cfg.Tokenizer == conversation.Server {
+		// A dry run sends nothing: the server is not asked to count.
+		return conversation.NewCounter(info.Encoding, conversation.Tiktoken)
+	}
+	if dry || !AsksServer(cfg, llama) {
 		return conversation.NewCounter(info.Encoding, cfg.Tokenizer)
 	}
-	tok, err := llm.FindTokenizer(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, BaseURLFrom: cfg.BaseURLFrom, APIKey: env.APIKey, Headers: env.Headers})
+	tok, err := llm.FindTokenizer(ctx, llm.ClientConfig{BaseURL: cfg.BaseURL, BaseURLFrom: cfg.BaseURLFrom, APIKey: env.APIKey, Headers: env.Headers, HTTPClient: env.Egress.Client(nil)})
 	if err != nil {
 		if cfg.Tokenizer == conversation.Server {
 			return nil, err

@@ -44,6 +44,8 @@ type Plan struct {
 	Estimate result.Estimate
 	// Jobs is how many units run side by side (Config.Jobs).
 	Jobs int
+	// Sources, for a dry run, says where the window and Jobs came from.
+	Sources result.DryRunSources
 	// Messages are the static layer followed by the first turn's task.
 	Messages []conversation.Message
 	Tools    []tools.Definition
@@ -61,6 +63,9 @@ type Plan struct {
 	// of its own; Redact is what replaced them, for the tools to use.
 	Leaks  []diffctx.Leak
 	Redact *redact.Redactor
+	// Injections are the text the change adds that speaks to the
+	// reviewer, each reported as a finding of its own.
+	Injections []diffctx.Injection
 
 	split *diffctx.Split
 	guard *guard
@@ -82,7 +87,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	}
 	counter := opts.counter
 	if counter == nil {
-		c, err := newCounter(ctx, &opts.Config, Env{}, false)
+		c, err := newCounter(ctx, &opts.Config, Env{}, false, false)
 		if err != nil {
 			return nil, err
 		}
@@ -102,6 +107,8 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		opts.Instructions, _ = red.Redact(opts.Instructions)
 		opts.Question, _ = red.Redact(opts.Question)
 	}
+	// After redaction: a finding quotes the text as the model sees it.
+	p.Injections = d.Injections()
 	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout, Ignore: opts.Ignore, FindCopies: opts.FindCopies})
 	p.Tools = offered(set, nil).Definitions()
 	// Far from every limit, bounds settle the plan without counting (a

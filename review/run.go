@@ -84,6 +84,7 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 	}
 	s.guard = plan.guard
 	s.leaks = plan.Leaks
+	s.injections = plan.Injections
 	s.notReviewed = append([]result.NotReviewed(nil), plan.Estimate.NotReviewed...)
 	for _, m := range plan.Messages {
 		s.History.Append(m)
@@ -172,7 +173,7 @@ func (s *Session) save() error {
 	if err := s.records().ConversationParts(parts, changed, next); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
-	return nil
+	return s.recordEgress()
 }
 
 // Review runs the first turn's tool loop and returns the findings. A diff

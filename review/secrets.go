@@ -56,7 +56,8 @@ func leakFindings(leaks []diffctx.Leak) []result.Finding {
 }
 
 // LocalResult is the result of a review whose model call failed: the
-// findings review makes without a model (the secrets the change adds),
+// findings review makes without a model (the secrets the change adds and
+// the text in it that speaks to the reviewer),
 // unsubmitted. Outputs written from it still fail --fail-on for a leaked
 // key.
 func (s *Session) LocalResult() *result.Result {
@@ -65,7 +66,7 @@ func (s *Session) LocalResult() *result.Result {
 		Model: s.Model, Usage: s.Usage, Steps: s.Steps,
 		NotReviewed: []result.NotReviewed{},
 	}
-	r.Findings, r.Dropped = checkFindings(s.Diff, leakFindings(s.leaks), s.OffDiff)
+	r.Findings, r.Dropped = checkFindings(s.Diff, s.localFindings(), s.OffDiff)
 	if r.Findings == nil {
 		r.Findings = []result.Finding{}
 	}

@@ -288,7 +288,7 @@ func (s *Session) mergeUnits(ctx context.Context, units []diffctx.Unit, outs []u
 		Summary: strings.Join(summaries, "\n\n"), Submitted: submitted,
 		NotReviewed: left, Stopped: s.Stopped, FailedUnits: failed,
 	}
-	r.Findings, r.Dropped = checkFindings(s.Diff, append(leakFindings(s.leaks), findings...), s.OffDiff)
+	r.Findings, r.Dropped = checkFindings(s.Diff, append(s.localFindings(), findings...), s.OffDiff)
 	if r.Findings == nil {
 		r.Findings = []result.Finding{}
 	}

@@ -142,7 +142,7 @@ func (s *Session) review(ctx context.Context) (*result.Result, error) {
 	// are merged like duplicates of one unit.
 	// The secrets first: a model's finding on the same line merges into
 	// the one review made itself.
-	r.Findings, r.Dropped = checkFindings(s.Diff, append(leakFindings(s.leaks), findings...), s.OffDiff)
+	r.Findings, r.Dropped = checkFindings(s.Diff, append(s.localFindings(), findings...), s.OffDiff)
 	if r.Findings == nil {
 		r.Findings = []result.Finding{}
 	}

@@ -162,10 +162,10 @@ find_copies: true
 			Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10},
 			// The cost cap is reckoned at the configured price.
 			Caps:       result.Caps{MaxUnits: 5, MaxPromptTokens: 100000, MaxCost: 3, Price: &llm.Price{Prompt: 2.5, Cached: 2.5, Completion: 10}},
-			Jobs:       result.DefaultJobs,
 			FindCopies: true,
 			Redact:     true,
 			ReserveSet: true,
+			WindowFrom: "context_window in " + c.UserFile() + ":5",
 		},
 		FailOn:     result.High,
 		Severity:   map[string]result.Severity{"style": result.Info, "security": result.Critical},

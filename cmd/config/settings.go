@@ -181,7 +181,16 @@ func (e *Effective) apply() error {
 	def("stream", true)
 	def("first_byte_timeout", llm.DefaultFirstByteTimeout)
 	def("max_units", result.DefaultMaxUnits)
-	def("jobs", result.DefaultJobs)
+	if v, ok := e.values["jobs"]; ok {
+		e.Settings.JobsFrom = setBy(v.src, "jobs")
+	}
+	// Unset, a run asks a self-hosted server how many requests it serves
+	// at once; what is shown is the rule's answer when it does not say.
+	jobs := result.DefaultJobs
+	if llm.SelfHosted(e.values["base_url"].v.(string)) {
+		jobs = result.LocalJobs
+	}
+	def("jobs", jobs)
 	def("summarize_units", false)
 	def("max_prompt_tokens", 0)
 	def("max_cost", 0.0)
@@ -227,7 +236,10 @@ func (e *Effective) apply() error {
 	s.ReportAllSecrets = e.values["report_all_secrets"].v.(bool)
 	s.Headers = e.values["headers"].v.(map[string]string)
 	s.ExtraBody = e.values["extra_body"].v.(map[string]any)
-	s.Jobs = e.values["jobs"].v.(int)
+	if s.JobsFrom != "" {
+		// Unset, a run asks the server (review.JobsFor).
+		s.Jobs = e.values["jobs"].v.(int)
+	}
 	s.SummarizeUnits = e.values["summarize_units"].v.(bool)
 	s.Caps = result.Caps{
 		MaxUnits:        e.values["max_units"].v.(int),
@@ -252,7 +264,10 @@ func (e *Effective) apply() error {
 	}
 
 	// Budgets default per model, and the answer reserve per window.
-	_, windowSet := e.values["context_window"]
+	w, windowSet := e.values["context_window"]
+	if windowSet {
+		s.WindowFrom = setBy(w.src, "context_window")
+	}
 	_, s.ReserveSet = e.values["answer_reserve"]
 	s.WindowUnknown = !windowSet && llm.Lookup(s.Model).Name == ""
 	b := conversation.DefaultBudget(llm.Lookup(s.Model).Window)

@@ -12,6 +12,7 @@ import (
 
 	gh "github.com/google/go-github/v84/github"
 
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/post"
 	"github.com/reviewdev/review/review/result"
@@ -69,8 +70,10 @@ func newClient(o PostOptions, r *result.Result) (*client, error) {
 	if head == "" {
 		head = r.HeadSHA
 	}
-	if !post.SHA.MatchString(head) {
-		return nil, fmt.Errorf("cannot post to GitHub: head %q is not a commit SHA; pass the pull request's head commit (github.event.pull_request.head.sha)", head)
+	if !post.FullSHA(head) {
+		// The event's head is GitHub's answer: it becomes every
+		// comment's commit_id, so it must be a whole commit SHA.
+		return nil, fmt.Errorf("cannot post to GitHub: head %q is not a commit SHA (40 or 64 hexadecimal digits); pass the pull request's head commit (github.event.pull_request.head.sha)", text.Truncate(head, 80))
 	}
 	raw := o.APIURL
 	if raw == "" {
@@ -282,7 +285,7 @@ func (c *client) earlier(ctx context.Context) (Earlier, error) {
 		return e, err
 	}
 	for _, rv := range reviews {
-		if _, head, _, ok := post.ReadReviewMarker(rv.GetBody()); ok && c.trusted(rv.User) {
+		if _, head, _, ok := post.ReadReviewMarker(rv.GetBody()); ok && c.trusted(rv.User) && post.SHA.MatchString(head) {
 			e.Heads = append(e.Heads, head)
 		}
 	}

@@ -185,7 +185,7 @@ type OpenFinding = post.OpenFinding
 // token's own account count, as for Post.
 func ReadEarlier(ctx context.Context, o PostOptions) (Earlier, error) {
 	if o.HeadSHA == "" {
-		o.HeadSHA = "0000000"
+		o.HeadSHA = strings.Repeat("0", 40)
 	}
 	c, err := newClient(o, &result.Result{})
 	if err != nil {

@@ -107,6 +107,9 @@ func newClient(o Options, head string) (*client, error) {
 	if o.HTTPClient != nil {
 		hc = *o.HTTPClient
 	}
+	if hc.Timeout <= 0 {
+		hc.Timeout = requestTimeout
+	}
 	hc.CheckRedirect = keepTokenHome(api.Host, hc.CheckRedirect)
 	p := backoff.Policy{Attempts: o.MaxAttempts, Base: o.BaseDelay, Max: o.MaxDelay}.
 		Or(backoff.Policy{Attempts: DefaultMaxAttempts, Base: DefaultBaseDelay, Max: DefaultMaxDelay})
@@ -268,10 +271,8 @@ var linkNextRE = regexp.MustCompile(`<([^>]*)>\s*;\s*rel="?next"?`)
 // taken: the next page is asked of the API's host, whatever the header
 // names.
 func nextPage(h http.Header) string {
-	if n := strings.TrimSpace(h.Get("X-Next-Page")); n != "" {
-		if _, err := strconv.Atoi(n); err == nil {
-			return n
-		}
+	if n, ok := pageNumber(strings.TrimSpace(h.Get("X-Next-Page"))); ok {
+		return n
 	}
 	for _, l := range h.Values("Link") {
 		for _, part := range strings.Split(l, ",") {
@@ -280,15 +281,42 @@ func nextPage(h http.Header) string {
 				continue
 			}
 			if u, err := url.Parse(m[1]); err == nil {
-				if p := u.Query().Get("page"); p != "" {
-					if _, err := strconv.Atoi(p); err == nil {
-						return p
-					}
+				if p, ok := pageNumber(u.Query().Get("page")); ok {
+					return p
 				}
 			}
 		}
 	}
 	return ""
+}
+
+// pageNumber is s as a page number to ask for: digits only, of a page
+// that can exist, written afresh, so that no more of an answer than a
+// number reaches the next request ("0000…1" of any length is "1").
+func pageNumber(s string) (string, bool) {
+	if s == "" || len(s) > 20 {
+		return "", false
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > maxPageNumber {
+		return "", false
+	}
+	return strconv.Itoa(n), true
+}
+
+// maxPageNumber bounds a page number taken from an answer.
+const maxPageNumber = 1 << 20
+
+// checkVersion reports a diff version whose SHAs are not whole commit
+// SHAs (post.FullSHA): they would be copied into every discussion's
+// position. The error names the field and its length, never its text.
+func checkVersion(id int64, shas map[string]string) error {
+	for _, k := range []string{"head_commit_sha", "base_commit_sha", "start_commit_sha"} {
+		if v := shas[k]; !post.FullSHA(v) {
+			return fmt.Errorf("GitLab's diff version %d has a %s that is not a commit SHA (%d characters, want 40 or 64 hexadecimal digits)", id, k, len(v))
+		}
+	}
+	return nil
 }
 
 // again waits and returns nil when failed attempt n of op is worth making

@@ -1,6 +1,7 @@
 package gitlab
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,8 +42,8 @@ type Options struct {
 	// HeadSHA is the commit the review is of; empty means the result's.
 	HeadSHA string
 	// HTTPClient sends the requests; nil means a client with a timeout
-	// for each request. Its CheckRedirect is wrapped to keep the token
-	// from other hosts.
+	// for each request, as is a client without one. Its CheckRedirect is
+	// wrapped to keep the token from other hosts.
 	HTTPClient *http.Client
 	// MaxAttempts bounds the attempts of one request; 1 disables retries,
 	// 0 means DefaultMaxAttempts.
@@ -326,12 +327,26 @@ func (c *client) version(ctx context.Context) (version, error) {
 	if len(vs) == 0 {
 		return version{}, fmt.Errorf("merge request %s has no diff version yet; run again when GitLab has prepared its diff", c.mrName)
 	}
+	// Only versions whose SHAs are commit SHAs: they are copied into
+	// every position posted.
+	var bad error
+	valid := vs[:0:0]
 	for _, v := range vs {
+		if err := checkVersion(v.ID, map[string]string{"head_commit_sha": v.HeadSHA, "base_commit_sha": v.BaseSHA, "start_commit_sha": v.StartSHA}); err != nil {
+			bad = cmp.Or(bad, err)
+			continue
+		}
+		valid = append(valid, v)
+	}
+	if len(valid) == 0 {
+		return version{}, fmt.Errorf("listing the diff versions of %s: %w; no version can place a comment", c.mrName, bad)
+	}
+	for _, v := range valid {
 		if strings.EqualFold(v.HeadSHA, c.head) {
 			return v, nil
 		}
 	}
-	return vs[0], nil
+	return valid[0], nil
 }
 
 // placeFinding is the text position of a finding's line in version v: on

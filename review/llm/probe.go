@@ -21,6 +21,9 @@ type Probe struct {
 	Window      Window
 	WindowKnown bool
 	Table       int
+	// Discovery is all the server said of itself (Discover): how many
+	// requests it serves at once too.
+	Discovery Discovery
 	// Tokenizer is the server's count of tokens (FindTokenizer);
 	// TokenizerErr says why it has none.
 	Tokenizer    *Tokenizer
@@ -55,14 +58,21 @@ var probeTool = tools.Definition{
 const probeMaxTokens = 256
 
 // ProbeEndpoint asks the server cfg names the window it serves model with
-// (DiscoverWindow) and whether it counts tokens (FindTokenizer), then
+// and how many requests it serves at once (Discover), and, unless it is a
+// hosted API, whether it counts tokens (FindTokenizer), then
 // makes one minimal request as a review makes them: a forced tool with a
 // strict schema, streamed if cfg says so. The error is the request's,
 // with the probe so far.
 func ProbeEndpoint(ctx context.Context, cfg ClientConfig, model string) (*Probe, error) {
 	p := &Probe{}
-	p.Window, p.WindowKnown = DiscoverWindow(ctx, cfg, model)
-	p.Tokenizer, p.TokenizerErr = FindTokenizer(ctx, cfg)
+	p.Discovery = Discover(ctx, cfg, model, true)
+	p.Window, p.WindowKnown = p.Discovery.Window, p.Discovery.WindowKnown
+	if p.Discovery.Hosted {
+		// A hosted API is asked nothing but the OpenAI API.
+		p.TokenizerErr = &TokenizerError{URL: DisplayURL(cfg.BaseURL), Setting: cfg.BaseURLFrom, Reason: "a hosted API, not asked: only a local or llama.cpp server is"}
+	} else {
+		p.Tokenizer, p.TokenizerErr = FindTokenizer(ctx, cfg)
+	}
 	if info := Lookup(model); info.Known() {
 		p.Table = info.Window
 	}

@@ -21,6 +21,11 @@ import (
 // is kilobytes; anything this size is not one.
 const maxResponseBytes = 32 << 20
 
+// rateLimitPatience bounds the waits of one request on a server that
+// rate-limits it (429 with Retry-After), when the caller's context has
+// no deadline: with one (--deadline), the deadline alone bounds them.
+const rateLimitPatience = 30 * time.Minute
+
 // retryAfterLimit is the longest Retry-After honoured. A server asking for
 // more gets the client's own backoff instead, as OpenAI's SDKs do, rather
 // than a review stalled for an hour.
@@ -73,8 +78,20 @@ type attemptResult struct {
 // at once, also while waiting between attempts. A streamed answer is read
 // no further than the cap for a request with max_tokens maxTokens (see
 // AnswerLimit).
+//
+// A rate limit the server says the end of (429 with a Retry-After) is not
+// a failure of the request: its attempts do not count towards
+// MaxAttempts, and the request waits it out for as long as the caller's
+// deadline allows (rateLimitPatience without one), however many attempts
+// that takes. MaxAttempts 1 still makes one attempt only.
 func (c *Client) send(ctx context.Context, body []byte, stream bool, maxTokens int) (exchange, error) {
-	var ex exchange
+	var (
+		ex exchange
+		// limited counts the attempts refused by a rate limit with a
+		// Retry-After, limitedWait their waits.
+		limited     int
+		limitedWait time.Duration
+	)
 	for {
 		if err := c.lim.acquire(ctx); err != nil {
 			return ex, fmt.Errorf("model request stopped: %w", err)
@@ -144,7 +161,15 @@ func (c *Client) send(ctx context.Context, body []byte, stream bool, maxTokens i
 			// and fewer go out at once.
 			c.lim.release(true, wait)
 		}
-		if !retry || ex.attempts >= c.cfg.MaxAttempts {
+		if retry && hinted && status == http.StatusTooManyRequests && c.cfg.MaxAttempts > 1 {
+			limited++
+			limitedWait += wait
+			if _, ok := ctx.Deadline(); !ok && limitedWait > rateLimitPatience {
+				failure.setAttempts(ex.attempts)
+				return ex, failure
+			}
+		}
+		if !retry || ex.attempts-limited >= c.cfg.MaxAttempts {
 			failure.setAttempts(ex.attempts)
 			return ex, failure
 		}

@@ -8,12 +8,15 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reviewdev/review/conversation"
 )
 
 func TestRetryAfter(t *testing.T) {
@@ -182,6 +185,59 @@ func TestTransient(t *testing.T) {
 			}
 			if !errors.Is(e, tt.err) {
 				t.Error("cause not wrapped")
+			}
+		})
+	}
+}
+
+// A rate limit the server names the end of is waited out past
+// MaxAttempts; one without Retry-After, or any other failure, is not;
+// MaxAttempts 1 makes one attempt; a deadline ends the wait.
+func TestRateLimitOutlastsAttempts(t *testing.T) {
+	ok := `{"choices": [{"message": {"role": "assistant", "content": "done"}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}`
+	limit := `{"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}`
+	for _, c := range []struct {
+		name     string
+		refusals int
+		header   string
+		max      int
+		deadline time.Duration
+		attempts int
+		fails    bool
+	}{
+		{"retry-after, past four attempts", 7, "retry-after-ms", 4, 0, 8, false},
+		{"no retry-after", 7, "", 4, 0, 4, true},
+		{"one attempt only", 7, "retry-after-ms", 1, 0, 1, true},
+		{"deadline", 1000, "retry-after-ms", 4, 300 * time.Millisecond, 0, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n++
+				if n <= c.refusals {
+					if c.header != "" {
+						w.Header().Set(c.header, "20")
+					}
+					w.WriteHeader(http.StatusTooManyRequests)
+					_, _ = io.WriteString(w, limit)
+					return
+				}
+				_, _ = io.WriteString(w, ok)
+			}))
+			defer srv.Close()
+			ctx := context.Background()
+			if c.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, c.deadline)
+				defer cancel()
+			}
+			cl := NewClient(ClientConfig{BaseURL: srv.URL + "/v1", MaxAttempts: c.max, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond})
+			r, err := cl.Complete(ctx, Request{Model: "m", Messages: []conversation.Message{{Role: conversation.User, Content: "hi"}}})
+			if (err != nil) != c.fails {
+				t.Fatalf("error %v, want failure %v", err, c.fails)
+			}
+			if c.attempts > 0 && r.Attempts != c.attempts {
+				t.Errorf("%d attempts, want %d", r.Attempts, c.attempts)
 			}
 		})
 	}

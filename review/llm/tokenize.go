@@ -59,7 +59,7 @@ func FindTokenizer(ctx context.Context, cfg ClientConfig) (*Tokenizer, error) {
 	fail := func(format string, args ...any) (*Tokenizer, error) {
 		return nil, &TokenizerError{URL: DisplayURL(srv.root), Setting: cfg.BaseURLFrom, Reason: fmt.Sprintf(format, args...)}
 	}
-	props, err := srv.do(ctx, http.MethodGet, srv.root+"/props", nil, discoverTimeout, 4<<20)
+	props, err := srv.do(ctx, http.MethodGet, srv.at("/props"), nil, discoverTimeout, 4<<20)
 	var status *statusError
 	switch {
 	case errors.As(err, &status):
@@ -110,7 +110,7 @@ func (t *Tokenizer) Count(s string) (int, error) {
 		return 0, err
 	}
 	timeout := t.timeout + time.Duration(len(s)>>20)*time.Second
-	b, err := t.srv.do(t.ctx, http.MethodPost, t.srv.root+"/tokenize", body, timeout, 4<<10+32*int64(len(s)))
+	b, err := t.srv.do(t.ctx, http.MethodPost, t.srv.at("/tokenize"), body, timeout, 4<<10+32*int64(len(s)))
 	if err != nil {
 		return 0, fmt.Errorf("POST /tokenize: %w", err)
 	}

@@ -41,41 +41,189 @@ var numCtx = regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`)
 
 // DiscoverWindow asks the server what context window it serves model
 // with: vLLM's max_model_len and llama.cpp's n_ctx in /v1/models, then
-// Ollama's /api/show (num_ctx, else the model's context_length). ok is
-// false when no server answered with one. Errors are never returned: a
-// server without these endpoints is a server that cannot say.
+// llama.cpp's /props and /slots, then Ollama's /api/show (num_ctx, else
+// the model's context_length). Each probe goes only to a server that
+// answers it (see Discover). ok is false when no server answered with one.
+// Errors are never returned: a server without these endpoints is a
+// server that cannot say.
 func DiscoverWindow(ctx context.Context, cfg ClientConfig, model string) (w Window, ok bool) {
+	d := Discover(ctx, cfg, model, true)
+	return d.Window, d.WindowKnown
+}
+
+// Discovery is what a server said of itself beside chat completions.
+type Discovery struct {
+	// Window is the window it serves the model with; WindowKnown is
+	// false when it told none (or was not asked).
+	Window      Window
+	WindowKnown bool
+	// Parallel is how many requests it serves at once, 0 when it does
+	// not say; ParallelSource says where it came from ("llama.cpp /props
+	// total_slots").
+	Parallel       int
+	ParallelSource string
+	// Hosted says the endpoint is a hosted API (not on this machine or
+	// network, not llama.cpp, not on Ollama's port): it is asked nothing
+	// beyond /v1/models.
+	Hosted bool
+}
+
+// Discover asks the server cfg names what it says of itself: the window
+// it serves model with (when window is set: the configuration does not
+// know it) and how many requests it serves at once. A probe goes only to a
+// server that answers it:
+//
+//   - GET /v1/models is OpenAI's own API: asked of any endpoint whose
+//     window is not known, and of a local one (Local, or on Ollama's
+//     port), with the key as a chat request carries it.
+//   - llama.cpp's GET /props and GET /slots are asked of a local server,
+//     or of one whose /v1/models answered as llama.cpp's (its entries'
+//     meta), with the key: a llama.cpp server started with --api-key
+//     wants it there, and it is the host the chat requests go to anyway.
+//   - Ollama's POST /api/show is asked only of an Ollama-looking
+//     server: its port is Ollama's 11434, or it is local and GET /
+//     (asked without any credential) answers "Ollama is running". Ollama takes no key, so
+//     neither probe carries the API key or a credential header.
+//
+// A hosted API (api.openai.com, a gateway on the internet) is thus asked
+// /v1/models at most, and only for a model the table does not know.
+func Discover(ctx context.Context, cfg ClientConfig, model string, window bool) Discovery {
+	var d Discovery
 	e, ok := serverOf(cfg)
 	if !ok {
-		return Window{}, false
+		return d
 	}
-	get := func(method, rawURL string, body []byte) []byte {
-		b, _ := e.do(ctx, method, rawURL, body, discoverTimeout, 4<<20)
+	local := SelfHosted(e.base)
+	// silent is set when a probe got no answer at all (no connection,
+	// no answer in time): the server is asked nothing more, and the
+	// chat request will say what is wrong.
+	silent := false
+	get := func(method, path string, body []byte, keyless bool) []byte {
+		if silent {
+			return nil
+		}
+		b, err := e.send(ctx, method, e.url(path, keyless), body, discoverTimeout, 4<<20, keyless)
+		var status *statusError
+		silent = err != nil && !errors.As(err, &status)
 		return b
 	}
-	base, root := e.base, e.root
+	var models []byte
+	if window || local {
+		models = get(http.MethodGet, "/v1/models", nil, false)
+	}
+	llama := llamaModels(models)
+	d.Hosted = !local && !llama
+	if d.Hosted {
+		if window {
+			d.Window, d.WindowKnown = windowFromModels(models, model)
+		}
+		return d
+	}
 	// What the server was started with wins over what the model was
 	// trained with: llama.cpp's /v1/models says n_ctx_train (often 32k or
 	// more) while it serves the -c it was given, told by /props or
 	// /slots. A prompt past the served window is cut or refused.
-	trained, ok := windowFromModels(get(http.MethodGet, base+"/models", nil), model)
-	if ok && !trained.Trained {
-		return trained, true
+	trained, trainedOK := windowFromModels(models, model)
+	if window && trainedOK && !trained.Trained {
+		d.Window, d.WindowKnown = trained, true
+		window = false
 	}
-	if w, ok := windowFromProps(get(http.MethodGet, root+"/props", nil)); ok {
-		return w, true
+	props := get(http.MethodGet, "/props", nil, false)
+	d.Parallel, d.ParallelSource = parallelFromProps(props)
+	if window {
+		d.Window, d.WindowKnown = windowFromProps(props)
+		window = !d.WindowKnown
 	}
-	if w, ok := windowFromSlots(get(http.MethodGet, root+"/slots", nil)); ok {
-		return w, true
+	if window || d.Parallel == 0 {
+		slots := get(http.MethodGet, "/slots", nil, false)
+		if d.Parallel == 0 {
+			d.Parallel, d.ParallelSource = parallelFromSlots(slots)
+		}
+		if window {
+			d.Window, d.WindowKnown = windowFromSlots(slots)
+			window = !d.WindowKnown
+		}
 	}
-	if ok {
-		return trained, true
+	if window && trainedOK {
+		d.Window, d.WindowKnown = trained, true
+		window = false
 	}
-	body, _ := json.Marshal(map[string]string{"model": model})
-	if w, ok := windowFromOllama(get(http.MethodPost, root+"/api/show", body)); ok {
-		return w, true
+	if window && !llama && ollamaLooking(e, get) {
+		body, _ := json.Marshal(map[string]string{"model": model})
+		d.Window, d.WindowKnown = windowFromOllama(get(http.MethodPost, "/api/show", body, true))
 	}
-	return Window{}, false
+	return d
+}
+
+// OllamaPort is the port Ollama listens on unless told otherwise.
+const OllamaPort = "11434"
+
+// ollamaLooking reports whether the server is Ollama's: on its port, or
+// answering GET / as Ollama does ("Ollama is running"), asked without
+// credentials.
+func ollamaLooking(e *server, get func(method, path string, body []byte, keyless bool) []byte) bool {
+	if ollamaPort(e.base) {
+		return true
+	}
+	return strings.Contains(string(get(http.MethodGet, "/", nil, true)), "Ollama is running")
+}
+
+// SelfHosted reports whether a base URL names a server run by its user
+// rather than a hosted API: one on this machine or network (Local), or
+// on Ollama's port. Such a server is asked what it serves (Discover).
+func SelfHosted(baseURL string) bool {
+	return Local(baseURL) || ollamaPort(strings.TrimSpace(baseURL))
+}
+
+// ollamaPort reports whether base names Ollama's port.
+func ollamaPort(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && u.Port() == OllamaPort
+}
+
+// llamaModels reports whether a /v1/models list is llama.cpp's: its
+// entries carry meta (n_ctx_train…), or are owned by llamacpp.
+func llamaModels(body []byte) bool {
+	var list struct {
+		Data []struct {
+			OwnedBy string          `json:"owned_by"`
+			Meta    json.RawMessage `json:"meta"`
+		} `json:"data"`
+	}
+	if len(body) == 0 || json.Unmarshal(body, &list) != nil {
+		return false
+	}
+	for _, m := range list.Data {
+		if len(m.Meta) > 0 && string(m.Meta) != "null" || strings.EqualFold(m.OwnedBy, "llamacpp") {
+			return true
+		}
+	}
+	return false
+}
+
+// maxParallel bounds the parallelism a server may claim: past it a
+// number is not a count of slots.
+const maxParallel = 256
+
+// parallelFromProps reads llama.cpp's /props total_slots: the requests
+// it serves at once (its -np).
+func parallelFromProps(body []byte) (int, string) {
+	var p struct {
+		TotalSlots int `json:"total_slots"`
+	}
+	if len(body) == 0 || json.Unmarshal(body, &p) != nil || p.TotalSlots <= 0 {
+		return 0, ""
+	}
+	return min(p.TotalSlots, maxParallel), "llama.cpp /props total_slots"
+}
+
+// parallelFromSlots counts llama.cpp's /slots.
+func parallelFromSlots(body []byte) (int, string) {
+	var slots []json.RawMessage
+	if len(body) == 0 || json.Unmarshal(body, &slots) != nil || len(slots) == 0 {
+		return 0, ""
+	}
+	return min(len(slots), maxParallel), "llama.cpp /slots"
 }
 
 // server is the server cfg names, for the requests beside chat
@@ -83,21 +231,46 @@ func DiscoverWindow(ctx context.Context, cfg ClientConfig, model string) (w Wind
 type server struct {
 	cfg ClientConfig
 	// base is the API root as given ("…/v1"), root the server's own,
-	// without "/v1", where llama.cpp and Ollama serve theirs.
+	// without "/v1", where llama.cpp and Ollama serve theirs; both
+	// without user info or query, which at names the resources with.
 	base, root string
+	u          *url.URL
 	hc         *http.Client
+}
+
+// at is the URL of path under the server's root ("/props"), or under
+// the API root for "/v1/…" paths, with the base URL's user info and
+// query: a gateway's credentials travel in them.
+func (e *server) at(path string) string {
+	return e.url(path, false)
+}
+
+// url is at, and with keyless without the user info and query.
+func (e *server) url(path string, keyless bool) string {
+	u := *e.u
+	if keyless {
+		u.User, u.RawQuery = nil, ""
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/v1") + path
+	if rest, ok := strings.CutPrefix(path, "/v1/"); ok {
+		u.Path = e.u.Path + "/" + rest
+	}
+	u.RawPath = ""
+	return u.String()
 }
 
 // serverOf is the server cfg names; false when its URL is not an http(s)
 // one.
 func serverOf(cfg ClientConfig) (*server, bool) {
-	base := strings.TrimRight(strings.TrimSpace(cfg.BaseURL), "/")
-	base = strings.TrimSuffix(base, "/chat/completions")
-	u, err := url.Parse(base)
+	u, err := url.Parse(strings.TrimSpace(cfg.BaseURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, false
 	}
-	return &server{cfg: cfg, base: base, root: strings.TrimSuffix(base, "/v1"), hc: keepCredentialsHome(cfg.HTTPClient, u.Host)}, true
+	u.Path = strings.TrimSuffix(strings.TrimRight(u.Path, "/"), "/chat/completions")
+	u.RawPath, u.Fragment = "", ""
+	bare := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}
+	base := bare.String()
+	return &server{cfg: cfg, base: base, root: strings.TrimSuffix(base, "/v1"), u: u, hc: keepCredentialsHome(cfg.HTTPClient, u.Host)}, true
 }
 
 // statusError is a server's answer other than 200 OK.
@@ -111,6 +284,13 @@ func (e *statusError) Error() string {
 // timeout, and returns the body of a 200 answer: at most limit bytes,
 // an error past them.
 func (e *server) do(ctx context.Context, method, rawURL string, body []byte, timeout time.Duration, limit int64) ([]byte, error) {
+	return e.send(ctx, method, rawURL, body, timeout, limit, false)
+}
+
+// send is do, and with keyless without the API key or any credential
+// header (CredentialHeader): for a probe of a server that takes none
+// (whose URL, server.url, carries none either).
+func (e *server) send(ctx context.Context, method, rawURL string, body []byte, timeout time.Duration, limit int64, keyless bool) ([]byte, error) {
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(rctx, method, rawURL, bytes.NewReader(body))
@@ -119,9 +299,11 @@ func (e *server) do(ctx context.Context, method, rawURL string, body []byte, tim
 	}
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range e.cfg.Headers {
-		req.Header.Set(k, v)
+		if !keyless || !CredentialHeader(k) {
+			req.Header.Set(k, v)
+		}
 	}
-	if e.cfg.APIKey != "" && req.Header.Get("Authorization") == "" {
+	if !keyless && e.cfg.APIKey != "" && req.Header.Get("Authorization") == "" {
 		req.Header.Set("Authorization", "Bearer "+e.cfg.APIKey)
 	}
 	resp, err := e.hc.Do(req)

@@ -2,7 +2,7 @@
 // as it goes, and how it is read back. A run is its record (toolmem.Run),
 // its steps (each request exactly as sent, its response, the step's token
 // figures), its events, typed here (request, prune, replan, fallback,
-// stream, final), and its conversation. One Writer writes them all, and
+// stream, final, egress), and its conversation. One Writer writes them all, and
 // one reader reads each (Decode, Load, LoadConversation), old forms
 // included, so a store written by an earlier version still replays.
 //

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/egress"
 )
 
 // Event kinds, as the "kind" field of a recorded event names them.
@@ -16,6 +17,7 @@ const (
 	KindFallback = "fallback"
 	KindStream   = "stream"
 	KindFinal    = "final"
+	KindEgress   = "egress"
 )
 
 // Event is something that happened during a run, recorded with the step it
@@ -98,6 +100,14 @@ type Final struct {
 	Limit  int `json:"limit_tokens"`
 }
 
+// Egress is what the run sent since the egress event before it: the
+// destinations it contacted, with requests and bytes, and the redactions
+// what it sent carried (see package egress). The run records one as it
+// goes, when it saves, and the command one after posting; Load sums them.
+type Egress struct {
+	egress.Record
+}
+
 // Other is an event of a kind this version does not know, kept as it was
 // recorded.
 type Other struct {
@@ -112,6 +122,7 @@ func (Replan) Kind() string   { return KindReplan }
 func (Fallback) Kind() string { return KindFallback }
 func (Stream) Kind() string   { return KindStream }
 func (Final) Kind() string    { return KindFinal }
+func (Egress) Kind() string   { return KindEgress }
 func (o Other) Kind() string  { return o.Type }
 
 // The events are recorded as their fields after "kind".
@@ -168,6 +179,14 @@ func (e Final) MarshalJSON() ([]byte, error) {
 	}{KindFinal, plain(e)})
 }
 
+// MarshalJSON encodes the event as it is recorded.
+func (e Egress) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Kind string `json:"kind"`
+		egress.Record
+	}{KindEgress, e.Record})
+}
+
 // MarshalJSON gives the event back as it was recorded.
 func (o Other) MarshalJSON() ([]byte, error) { return o.Data, nil }
 
@@ -202,6 +221,8 @@ func Decode(data []byte) (Event, error) {
 		ev, err = decodeAs[Stream](data)
 	case KindFinal:
 		ev, err = decodeAs[Final](data)
+	case KindEgress:
+		ev, err = decodeAs[Egress](data)
 	default:
 		ev = Other{Type: k.Kind, Data: data}
 	}

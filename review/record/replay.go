@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/reviewdev/review/internal/egress"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -18,6 +19,9 @@ type Replay struct {
 	// steps' numbers, when it started and ended and how long it took;
 	// none for a run made in sequence.
 	Lanes []LaneTimes `json:"lanes,omitempty"`
+	// Egress is everything the run sent out, summed from its egress
+	// events; nil for a run recorded before them.
+	Egress *egress.Record `json:"egress,omitempty"`
 }
 
 // LaneTimes is a lane as --json writes it.
@@ -115,6 +119,7 @@ func Load(st *toolmem.Store, id string) (*Replay, error) {
 		return nil, err
 	}
 	r := &Replay{Run: run, Steps: []Step{}}
+	events = r.takeEgress(events)
 	var prev []json.RawMessage          // the messages of the last request event
 	sent := map[int][]json.RawMessage{} // of each step's request event
 	units := map[int]int{}              // each step's unit, side by side
@@ -156,6 +161,34 @@ func Load(st *toolmem.Store, id string) (*Replay, error) {
 		r.Lanes = append(r.Lanes, lt)
 	}
 	return r, nil
+}
+
+// takeEgress sums the egress events into r.Egress and returns the other
+// events: egress is the run's, not a step's.
+func (r *Replay) takeEgress(events []toolmem.Event) []toolmem.Event {
+	prefix := []byte(`{"kind":"` + KindEgress + `"`)
+	defer func() {
+		if r.Egress != nil {
+			for i := range r.Egress.Redactions {
+				r.Egress.Redactions[i].IDs = nil // counted; never shown
+			}
+		}
+	}()
+	return slices.DeleteFunc(events, func(e toolmem.Event) bool {
+		if !bytes.HasPrefix(e.Data, prefix) {
+			return false
+		}
+		ev, err := Decode(e.Data)
+		eg, ok := ev.(Egress)
+		if err != nil || !ok {
+			return false
+		}
+		if r.Egress == nil {
+			r.Egress = &egress.Record{Destinations: []egress.Destination{}}
+		}
+		r.Egress.Add(eg.Record)
+		return true
+	})
 }
 
 // expandRequest puts back the messages a request event shares with the

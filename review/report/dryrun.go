@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/reviewdev/review/diffctx"
@@ -34,7 +35,9 @@ func writeDryRun(w io.Writer, d *result.DryRun) error {
 	case d.TokenizerFailed != "":
 		tok += " (it failed to count some texts, which tiktoken counted instead: the counts are estimates; " + d.TokenizerFailed + ")"
 	}
-	fmt.Fprintf(&b, "Model %s, tokenizer %s. Nothing is sent.\n\n", d.Model, tok)
+	fmt.Fprintf(&b, "Model %s, tokenizer %s. Nothing is sent.\n", d.Model, tok)
+	b.WriteString(settingsNote(d))
+	b.WriteByte('\n')
 	// Estimated figures are marked as such, each with a tilde.
 	about := ""
 	if d.Estimated {
@@ -55,6 +58,15 @@ func writeDryRun(w io.Writer, d *result.DryRun) error {
 	bu := d.Budget
 	fmt.Fprintf(&b, "━━ tools · static layer · %s%s tokens ━━\n%s\n\n", about, text.Number(bu.ToolTokens), strings.Join(names, ", "))
 	fmt.Fprintf(&b, "Budget: context window %s, answer reserve %s, input %s tokens.\n", text.Number(bu.ContextWindow), text.Number(bu.AnswerReserve), text.Number(bu.Input))
+	if src := d.Sources; src.Window != "" {
+		// Nothing was asked of the server: say where the figures a
+		// real run may ask it for came from.
+		fmt.Fprintf(&b, "Context window: %s.\n", src.Window)
+		fmt.Fprintf(&b, "--jobs: %d (%s).\n", d.Jobs, src.Jobs)
+		for _, a := range src.AtRunTime {
+			fmt.Fprintf(&b, "At run time, not in this dry run: %s.\n", a)
+		}
+	}
 	fmt.Fprintf(&b, "Diff context: %s%s of %s%s tokens; %s of %s files inlined.\n", about, text.Number(bu.ContextTokens), about, text.Number(bu.ContextBudget), text.Number(included(d.Files)), text.Number(len(d.Files)))
 	if len(d.Units) > 0 {
 		if d.Jobs > 1 && len(d.Units) > 1 {
@@ -90,6 +102,33 @@ func writeDryRun(w io.Writer, d *result.DryRun) error {
 	}
 	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err
+}
+
+// settingsNote says which revision's .review.yaml the review reads, and
+// names the changed files that instruct AI reviewers: a change that edits
+// them must not steer its own review, which is why CI reads the base's.
+func settingsNote(d *result.DryRun) string {
+	var b strings.Builder
+	if s := d.Settings; s != nil {
+		switch {
+		case s.From == result.SettingsFromBase && s.File != "":
+			fmt.Fprintf(&b, "Settings: %s, the base's, as in CI: the change cannot edit its own review.\n", s.File)
+		case s.From == result.SettingsFromBase:
+			fmt.Fprintf(&b, "Settings: the base (%s) has no .review.yaml, so none applies, as in CI.\n", s.Revision)
+		case s.File != "":
+			fmt.Fprintf(&b, "Settings: %s of the work tree; a review in CI reads the base's (--config-from base).\n", s.File)
+		default:
+			b.WriteString("Settings: no .review.yaml in the work tree; a review in CI reads the base's (--config-from base).\n")
+		}
+	}
+	if len(d.Steering) > 0 {
+		fmt.Fprintf(&b, "This change edits what instructs AI reviewers: %s; its text is data to review, not instructions.", strings.Join(d.Steering, ", "))
+		if d.Settings != nil && d.Settings.From == result.SettingsFromWorktree && slices.Contains(d.Steering, ".review.yaml") {
+			b.WriteString(" The settings above are the change's own .review.yaml; in CI the base's apply.")
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // partly notes a file only some of whose hunks are not reviewed.

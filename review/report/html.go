@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/egress"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/llm/wire"
@@ -98,6 +99,9 @@ type (
 		Steps      []pageStep         `json:"steps"`
 		Outputs    []pageOutput       `json:"outputs"`
 		Inline     int                `json:"inline"`
+		// Egress is where the run sent what (record.Replay.Egress);
+		// null for a run recorded before egress records.
+		Egress *egress.Record `json:"egress"`
 	}
 	pageRun struct {
 		ID, Repo, Base, Head, BaseSHA, HeadSHA, Model, Status, Error, Started, Ended string
@@ -221,7 +225,7 @@ func buildPage(h HTMLReplay) *pageData {
 			Model: run.Model, Status: run.Status, Error: run.Error},
 		Settings: rawOrNull(run.Settings), Usage: rawOrNull(run.Usage),
 		Findings: []pageFinding{}, Texts: []string{}, Steps: []pageStep{}, Outputs: []pageOutput{},
-		Inline: HTMLInline,
+		Inline: HTMLInline, Egress: r.Egress,
 	}
 	if !run.Started.IsZero() {
 		d.Run.Started = run.Started.UTC().Format("2006-01-02 15:04:05 UTC")

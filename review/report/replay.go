@@ -62,6 +62,13 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, step in
 		fmt.Fprintf(&b, "Error: %s\n", run.Error)
 	}
 	b.WriteString(text.Plural(len(r.Steps), "step") + "\n")
+	if e := r.Egress; e != nil && step == 0 {
+		requests := 0
+		for _, d := range e.Destinations {
+			requests += d.Requests
+		}
+		fmt.Fprintf(&b, "Egress: %s to %s (review replay %s --egress lists them)\n", text.Plural(requests, "request"), strings.Join(e.Hosts(), ", "), run.ID)
+	}
 	steps := r.Steps
 	if lanes := record.Lanes(r); len(lanes) > 0 && step == 0 {
 		// Units side by side: each unit's steps in its lane, in order.

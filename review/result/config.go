@@ -44,8 +44,12 @@ type Config struct {
 	Caps Caps
 	// Jobs is how many units of a review in units run side by side, each
 	// its own tool loop over the same static layer; 1 runs them in
-	// sequence, each with the earlier units' turns as its history.
+	// sequence, each with the earlier units' turns as its history. 0
+	// takes what the server says it serves at once (review.JobsFor).
 	Jobs int
+	// JobsFrom names what set Jobs ("--jobs", "jobs in .review.yaml:3"),
+	// for a person; "" when a default did.
+	JobsFrom string
 	// SummarizeUnits has one more model request write the summary of a
 	// review in units from the units' summaries and findings; without
 	// it, the summary is each unit's, by unit.
@@ -81,6 +85,10 @@ type Config struct {
 	WindowUnknown bool
 	// ReserveSet is set when the answer reserve was given.
 	ReserveSet bool
+	// WindowFrom names what set the context window ("--context-window",
+	// "context_window in .review.yaml:3"); "" for the model table's or
+	// the guess.
+	WindowFrom string
 }
 
 // theRedactor is the process's secret scanner: its rules compile once.
@@ -125,5 +133,10 @@ type Caps struct {
 	Price *llm.Price
 }
 
-// DefaultJobs is how many units run side by side unless configured.
-const DefaultJobs = 4
+// How many units run side by side unless configured: what the server says
+// it serves at once, else DefaultJobs for a hosted API, LocalJobs for a
+// server on this machine or network that does not say.
+const (
+	DefaultJobs = 8
+	LocalJobs   = 4
+)

@@ -31,14 +31,42 @@ type DryRun struct {
 	// reviewed in; empty when it fits.
 	Units []diffctx.Unit `json:"units"`
 	// Jobs is how many units run side by side; 1 runs them in sequence.
-	Jobs   int          `json:"jobs"`
-	Budget DryRunBudget `json:"budget"`
+	Jobs int `json:"jobs"`
+	// Sources says where the window and Jobs came from, and what a real
+	// run asks the server that the dry run, which sends nothing, did not.
+	Sources DryRunSources `json:"sources"`
+	Budget  DryRunBudget  `json:"budget"`
 	// Plan is what the review would send at most, and what the caps
 	// leave out.
 	Plan Estimate `json:"plan"`
 	// Warnings are git's, from diffing.
 	Warnings []string `json:"warnings,omitempty"`
+	// Settings says whose .review.yaml the run's settings and the
+	// repository's instructions are read from; the command sets it.
+	Settings *DryRunSettings `json:"settings,omitempty"`
+	// Steering are the changed files that instruct AI agents and
+	// reviewers (diffctx.TagSteering): data to review, not instructions.
+	Steering []string `json:"steering,omitempty"`
 }
+
+// DryRunSettings is which revision's .review.yaml a run reads.
+type DryRunSettings struct {
+	// From is SettingsFromBase, the base revision of the review (the
+	// default in CI, so that a change cannot loosen its own review), or
+	// SettingsFromWorktree.
+	From string `json:"from"`
+	// Revision is the base as named, when From is the base.
+	Revision string `json:"revision,omitempty"`
+	// File names the file read, with its revision; empty when there is
+	// none.
+	File string `json:"file,omitempty"`
+}
+
+// Where the settings of a run come from (DryRunSettings.From).
+const (
+	SettingsFromBase     = "base"
+	SettingsFromWorktree = "worktree"
+)
 
 // DryRunMessage is one message with our token count.
 type DryRunMessage struct {
@@ -64,4 +92,18 @@ type DryRunBudget struct {
 	ContextBudget int `json:"context_budget"`
 	ToolTokens    int `json:"tool_tokens"`
 	TotalTokens   int `json:"total_tokens"`
+}
+
+// DryRunSources says where a dry run, which sends nothing anywhere, took
+// what a real run may ask the server.
+type DryRunSources struct {
+	// Window names where the context window came from: a setting
+	// ("--context-window", "context_window in .review.yaml:3"), "the
+	// model table", or a guess.
+	Window string `json:"window"`
+	// Jobs names where DryRun.Jobs came from: a setting ("--jobs"), or
+	// the rule a run follows when none says ("hosted API").
+	Jobs string `json:"jobs"`
+	// AtRunTime is what a real run asks the server, one line each.
+	AtRunTime []string `json:"at_run_time,omitempty"`
 }

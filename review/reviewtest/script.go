@@ -135,6 +135,18 @@ type Script struct {
 	// Stream "whole" answers a streamed request with a whole JSON
 	// completion, as a server that does not stream does; "" streams.
 	Stream string `json:"stream,omitempty"`
+	// RateLimit, if set, answers every chat request that arrives within
+	// its window with HTTP 429 and Retry-After, without taking a step: a
+	// provider's rate-limit storm.
+	RateLimit *RateLimit `json:"rate_limit,omitempty"`
+}
+
+// RateLimit is a storm of 429s: For (a Go duration) from the first chat
+// request on, every chat request is answered 429 with Retry-After
+// RetryAfter (seconds, as the header takes them).
+type RateLimit struct {
+	For        string `json:"for"`
+	RetryAfter string `json:"retry_after"`
 }
 
 // Tokenize is how a scripted llama.cpp server counts tokens: one a
@@ -209,6 +221,11 @@ func (s *Script) Validate() error {
 	}
 	if t := s.Tokenize; t != nil && (t.FailAfter < 0 || (t.Status != 0 && (t.Status < 100 || t.Status > 599))) {
 		return errors.New("tokenize: fail_after must not be negative, status must be an HTTP status")
+	}
+	if r := s.RateLimit; r != nil {
+		if d, err := time.ParseDuration(r.For); err != nil || d <= 0 {
+			return fmt.Errorf("rate_limit: for %q is not a duration such as 10s", r.For)
+		}
 	}
 	if s.Stream != "" && s.Stream != "whole" {
 		return fmt.Errorf("stream %q: use \"whole\" or leave it out", s.Stream)

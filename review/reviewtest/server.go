@@ -3,6 +3,7 @@ package reviewtest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -62,6 +63,14 @@ type Server struct {
 	fallback Step
 	forced   *Step
 	window   int
+	// storm is the rate-limit storm's length and Retry-After; stormFrom
+	// when it began, at the first chat request.
+	storm      time.Duration
+	stormAfter string
+	stormFrom  time.Time
+	// probes are the requests beside chat completions (discovery,
+	// counting), in order.
+	probes   []Received
 	whole    bool // answer streamed requests whole
 	calls    int  // tool calls handed out, for default IDs
 	received []Received
@@ -86,6 +95,10 @@ func NewServer(s *Script, recordDir string) *Server {
 		srv.used = make([]bool, len(srv.steps))
 		srv.forced, srv.window, srv.whole = s.Forced, s.Window, s.Stream == "whole"
 		srv.tokenize = s.Tokenize
+		if r := s.RateLimit; r != nil {
+			srv.storm, _ = time.ParseDuration(r.For)
+			srv.stormAfter = r.RetryAfter
+		}
 		srv.discovery = map[string][]byte{}
 		for k, v := range map[string]json.RawMessage{"GET /v1/models": s.Models, "POST /api/show": s.Show, "GET /props": s.Props, "GET /slots": s.Slots} {
 			if len(v) > 0 {
@@ -165,6 +178,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.URL.Path != chatPath {
+		s.probe(r, body)
+	}
+	if r.URL.Path == "/" && r.Method == http.MethodGet && s.discovery["POST /api/show"] != nil {
+		// Ollama says so at its root.
+		_, _ = io.WriteString(w, "Ollama is running")
+		return
+	}
+	if r.URL.Path != chatPath {
 		// Discovery is not a chat request: answered, never numbered.
 		if b, ok := s.discovery[r.Method+" "+r.URL.Path]; ok {
 			w.Header().Set("Content-Type", "application/json")
@@ -175,7 +196,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		case "POST /tokenize":
 			s.count(w, body)
 			return
-		case "GET /v1/models", "POST /api/show", "GET /props", "GET /slots":
+		case "GET /v1/models", "POST /api/show", "GET /props", "GET /slots", "GET /":
 			http.NotFound(w, r)
 			return
 		}
@@ -195,6 +216,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 				Message: fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", s.window, tokens),
 				Type:    "invalid_request_error",
 				Code:    "context_length_exceeded",
+			})}
+		case s.storm > 0 && s.storming():
+			a = answer{status: http.StatusTooManyRequests, header: map[string]string{"Retry-After": s.stormAfter}, body: errorJSON(ErrorBody{
+				Message: "Rate limit reached; try again in " + s.stormAfter + "s.",
+				Type:    "requests",
+				Code:    "rate_limit_exceeded",
 			})}
 		case s.forced != nil && forcesFunction(body):
 			a = s.render(n, *s.forced, body)
@@ -237,6 +264,52 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.record(fmt.Sprintf("resp-%03d.json", n), a.body)
 	s.answered(n, a.status)
 	s.mu.Unlock()
+}
+
+// storming reports whether the rate-limit storm goes on, starting it at
+// the first chat request; s.mu is held.
+func (s *Server) storming() bool {
+	if s.stormFrom.IsZero() {
+		s.stormFrom = time.Now()
+	}
+	return time.Since(s.stormFrom) < s.storm
+}
+
+// probe notes a request beside chat completions, and records it as a
+// line of probes.log: method, path, and whether it carried a key.
+func (s *Server) probe(r *http.Request, body []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.probes = append(s.probes, Received{N: len(s.probes) + 1, Method: r.Method, Path: r.URL.Path, Body: body, Header: r.Header.Clone(), Arrived: time.Now()})
+	if s.recordDir == "" {
+		return
+	}
+	key := "no key"
+	if r.Header.Get("Authorization") != "" {
+		key = "with key"
+	}
+	f, err := os.OpenFile(filepath.Join(s.recordDir, "probes.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err == nil {
+		_, err = fmt.Fprintf(f, "%s %s %s\n", r.Method, r.URL.Path, key)
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+}
+
+// Probes returns the requests beside chat completions received so far
+// (discovery, counting, any other path), in order.
+func (s *Server) Probes() []Received {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Received, len(s.probes))
+	for i, r := range s.probes {
+		r.Body = bytes.Clone(r.Body)
+		r.Header = r.Header.Clone()
+		out[i] = r
+	}
+	return out
 }
 
 // count answers POST /tokenize as the script says: one token id a

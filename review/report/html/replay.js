@@ -411,9 +411,32 @@
     input.addEventListener('keydown', function (ev) { if (ev.key === 'Enter') { clearTimeout(timer); run(); } });
   }
 
+  function egress() {
+    var t = document.getElementById('egress');
+    var ul = document.getElementById('redactions');
+    var E = D.egress;
+    if (!E) {
+      add(ul, el('li', '', 'The run records no egress: it was recorded by a version before egress records.'));
+      t.remove();
+      return;
+    }
+    var head = add(t, el('tr'));
+    ['Host', 'Path', 'Requests', 'Failed', 'Sent', 'Received'].forEach(function (h) { add(head, el('th', '', h)); });
+    E.destinations.forEach(function (d) {
+      var r = add(t, el('tr'));
+      [d.host, d.path, fmt(d.requests), fmt(d.failed), size(d.bytes_sent), size(d.bytes_received)].forEach(function (v) { add(r, el('td', '', v)); });
+    });
+    if (!E.destinations.length) t.remove();
+    if (!(E.redactions || []).length) { add(ul, el('li', '', 'Nothing the run sent carried a redaction.')); return; }
+    E.redactions.forEach(function (x) {
+      add(ul, el('li', '', x.rule + ': ' + plural(x.secrets, 'secret') + ' replaced by placeholders, in ' + plural(x.requests, 'request')));
+    });
+  }
+
   summary();
   efficiency();
   findings();
+  egress();
   chart();
   timeline();
   steps();
