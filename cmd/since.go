@@ -31,24 +31,22 @@ const sinceNone = "none"
 // What earlier runs posted is kept in pt for the ledger (settle), which
 // --since none in CI reads too.
 func (o *ReviewOptions) sinceFor(ctx context.Context, pt *postTarget) (string, []post.OpenFinding) {
+	asked := o.Since // what --since names, "" for the whole change
+	if asked == sinceNone {
+		asked = ""
+	}
 	if pt != nil {
 		pt.anchorAt(o)
 	}
-	if pt == nil || (o.Since == "" && !pt.inCI) || (o.Since == sinceNone && !pt.inCI) {
-		if o.Since == sinceNone {
-			return "", nil
-		}
-		return o.Since, nil
+	if pt == nil || (!pt.inCI && (o.Since == "" || o.Since == sinceNone)) {
+		return asked, nil
 	}
 	e, err := pt.poster.Earlier(ctx)
 	if err != nil {
 		if o.Since == "" {
 			fmt.Fprintf(o.IO.ErrOut, "review: cannot read the earlier reviews of %s (%s): reviewing all of it\n", pt.poster.Target(), text.OneLine(err.Error(), 300))
 		}
-		if o.Since == sinceNone {
-			return "", nil
-		}
-		return o.Since, nil
+		return asked, nil
 	}
 	pt.earlier = &e
 	if o.Since == sinceNone {
