@@ -195,6 +195,7 @@ func (c *client) threads(ctx context.Context, comments []*gh.PullRequestComment)
 				t.ResolvedBy = rt.ResolvedBy.Login
 			}
 			t.ResolvedByUs = t.Resolved && fixedByUs[i]
+			t.Reopened = !t.Resolved && fixedByUs[i]
 		}
 		if t.Dismissed != "" || t.Resolved {
 			continue

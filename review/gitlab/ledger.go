@@ -78,6 +78,7 @@ func (c *client) threads(ctx context.Context, st *mrState) ([]post.Thread, error
 			fixedByUs = fixedByUs || strings.HasPrefix(n.Body, post.FixedMarker(fp))
 		}
 		t.ResolvedByUs = t.Resolved && (fixedByUs || first.ResolvedBy != nil && first.ResolvedBy.ID == st.me.ID)
+		t.Reopened = !t.Resolved && fixedByUs
 		if t.Dismissed == "" && !t.Resolved {
 			who, err := c.thumbsDown(ctx, first.ID, st.me.ID)
 			if err != nil {

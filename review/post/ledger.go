@@ -59,6 +59,9 @@ type Thread struct {
 	Dismissed string
 	// Rule is the finding's rule as its comment shows it (ReadRule).
 	Rule string
+	// Reopened says review resolved the thread as fixed and a person
+	// reopened it since: review leaves it to them.
+	Reopened bool
 }
 
 // ruleRE reads a finding's rule from its comment's first line after the
@@ -328,6 +331,8 @@ func Reconcile(threads []Thread, fs []result.Finding, run string, present func(T
 		case allOurs:
 			e.State, e.Why = result.LedgerFixed, whyFixedBefore
 			l.Closed[fp] = true
+		case reopened(ts):
+			e.Why = "reopened by a person after review resolved it as fixed"
 		case !stillThere(first, present):
 			e.State, e.Why = result.LedgerFixed, whyFixedNow
 			l.Closed[fp] = true
@@ -400,6 +405,15 @@ func LedgerNote(r *result.Result) string {
 		return ""
 	}
 	return "_" + strings.Join(parts, "; ") + "._\n\n"
+}
+
+func reopened(ts []Thread) bool {
+	for _, t := range ts {
+		if t.Reopened {
+			return true
+		}
+	}
+	return false
 }
 
 func stillThere(t Thread, present func(Thread) bool) bool {

@@ -96,8 +96,9 @@ func TestReconcile(t *testing.T) {
 		th(old, func(t *Thread) { t.Code = "" }),
 		th(kept, func(t *Thread) { t.Dismissed = ThumbsDownWhy("dave") }), // a second thread of kept
 		th(f("open", 11), nil),
+		th(f("reopened", 12), func(t *Thread) { t.Reopened = true }),
 	}
-	present := func(t Thread) bool { return t.Line != fixed.Line && t.Line != again.Line }
+	present := func(t Thread) bool { return t.Line != fixed.Line && t.Line != again.Line && t.Line != 12 }
 	fresh := f("fresh", 10)
 	// The model words two findings again otherwise: on the lines of the
 	// resolved one and of the open one, same file and rule.
@@ -125,6 +126,7 @@ func TestReconcile(t *testing.T) {
 		"8 fixed r1 resolved by review: its lines changed",
 		"9 open r1 ",
 		"11 open r1 ",
+		"12 open r1 reopened by a person after review resolved it as fixed",
 		"10 open r2 ",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -145,7 +147,7 @@ func TestReconcile(t *testing.T) {
 	}
 	r := &result.Result{Findings: fs}
 	l.Suppress(r)
-	if len(r.Findings) != 2 || len(r.Suppressed) != 5 || len(r.Ledger) != 11 || !strings.HasPrefix(r.Suppressed[0].Reason, "dismissed on an earlier review: thread resolved by alice") {
+	if len(r.Findings) != 2 || len(r.Suppressed) != 5 || len(r.Ledger) != 12 || !strings.HasPrefix(r.Suppressed[0].Reason, "dismissed on an earlier review: thread resolved by alice") {
 		t.Errorf("Suppress: findings %d, suppressed %+v, ledger %d", len(r.Findings), r.Suppressed, len(r.Ledger))
 	}
 }
