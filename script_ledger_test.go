@@ -164,10 +164,11 @@ func (g *ghServer) graphQL(w http.ResponseWriter, r *http.Request) {
 // nth thread (1-based) review started on pull request pr: resolve it, or
 // react 👎 to its comment, as login; or sets $NAME to its first comment's
 // ID: `ghthread resolve|thumbsdown pr n login` or `ghthread id NAME pr n`.
-// `ghthread resolved pr n` prints who resolved it, or "open".
+// `ghthread resolved pr n` prints who resolved it, or "open"; `ghthread
+// reopen pr n` reopens it.
 func cmdGHThread(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: ghthread resolve|thumbsdown pr n login | ghthread id NAME pr n | ghthread resolved pr n")
+		ts.Fatalf("usage: ghthread resolve|thumbsdown pr n login | ghthread id NAME pr n | ghthread resolved|reopen pr n")
 	}
 	v, ok := ghServers.Load(ts)
 	if !ok {
@@ -215,6 +216,8 @@ func cmdGHThread(ts *testscript.TestScript, neg bool, args []string) {
 			who = "open"
 		}
 		fmt.Fprintln(ts.Stdout(), who)
+	case "reopen":
+		delete(g.ledger.resolved, id)
 	case "resolve", "thumbsdown":
 		if len(rest) != 3 {
 			ts.Fatalf("usage: ghthread %s pr n login", op)
