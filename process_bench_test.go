@@ -460,3 +460,37 @@ func BenchmarkProcessLarge(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkProcessDryRun20k makes the dry run of a generated change of
+// 20,000 files (1,000 renamed with an edit) with the built binary, and
+// reports its wall time and peak RSS, which must stay under 200 MiB.
+//
+//	go test -run '^$' -bench ProcessDryRun20k -benchtime 3x .
+func BenchmarkProcessDryRun20k(b *testing.B) {
+	env := benchEnv(b)
+	dir := b.TempDir()
+	if err := reviewtest.GenerateRepo(dir, 20000, 1000, env); err != nil {
+		b.Fatal(err)
+	}
+	reviewBinary(b)
+	var walls []time.Duration
+	var rss int64
+	b.ResetTimer()
+	for range b.N {
+		cmd, peak := measured(b, "--base", "main", "--dry-run")
+		cmd.Dir, cmd.Env = dir, append(slices.Clone(env), cmd.Env...)
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("review --dry-run: %v\n%s", err, out)
+		}
+		walls = append(walls, time.Since(start))
+		rss = max(rss, peak())
+	}
+	b.StopTimer()
+	slices.Sort(walls)
+	b.ReportMetric(float64(walls[len(walls)/2].Milliseconds()), "dry-run-ms")
+	b.ReportMetric(float64(rss)/1024, "dry-run-RSS-MiB")
+	if rss > 200<<10 {
+		b.Errorf("the dry run peaked at %.1f MiB, over 200", float64(rss)/1024)
+	}
+}

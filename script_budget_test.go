@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -157,4 +158,173 @@ func cmdExplores(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("request %d offers %d tools with tool_choice %s: its exploration is cut off", n, len(req.Tools), req.ToolChoice)
 		}
 	}
+}
+
+// maxtokens checks that every request recorded in dir asks room for an
+// answer (max_tokens or max_completion_tokens) of at most n tokens:
+// `maxtokens dir n`.
+func cmdMaxTokens(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: maxtokens dir n")
+	}
+	limit, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	files := requestFiles(ts, args[0])
+	if len(files) == 0 {
+		ts.Fatalf("no requests in %s", args[0])
+	}
+	for _, f := range files {
+		var req struct {
+			MaxTokens int `json:"max_tokens"`
+			MaxCompl  int `json:"max_completion_tokens"`
+		}
+		data, err := os.ReadFile(f)
+		ts.Check(err)
+		ts.Check(json.Unmarshal(data, &req))
+		if n := max(req.MaxTokens, req.MaxCompl); n == 0 || n > limit {
+			ts.Fatalf("%s asks room for %d answer tokens, not 1 to %d", f, n, limit)
+		}
+	}
+}
+
+// prunefits checks every prune event of a run against the request it
+// precedes, counted by tiktoken's own o200k encoder (requestTokens) from
+// `review replay --json`: the event's request_tokens is never below the
+// count, and the request is at most the event's line unless the event
+// says the history is at its floor: `prunefits replay.json`. With -apart
+// n, no two prunes are fewer than n turns apart (the prefix a prune
+// leaves holds). It prints each prune's figures.
+func cmdPruneFits(ts *testscript.TestScript, neg bool, args []string) {
+	fl := flag.NewFlagSet("prunefits", flag.ContinueOnError)
+	apart := fl.Int("apart", 0, "")
+	if neg || fl.Parse(args) != nil || fl.NArg() != 1 {
+		ts.Fatalf("usage: prunefits [-apart n] replay.json")
+	}
+	var r struct {
+		Steps []struct {
+			N       int             `json:"n"`
+			Turn    int             `json:"turn"`
+			Request json.RawMessage `json:"request"`
+			Events  []struct {
+				Kind    string `json:"kind"`
+				Line    int    `json:"line_tokens"`
+				Request int    `json:"request_tokens"`
+				Floor   bool   `json:"floor"`
+				After   struct {
+					Tokens    int  `json:"tokens"`
+					Estimated bool `json:"tokens_estimated"`
+				} `json:"after"`
+			} `json:"events"`
+		} `json:"steps"`
+	}
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(fl.Arg(0))), &r))
+	enc, err := o200k()
+	ts.Check(err)
+	var bad []string
+	prunes, last := 0, -1
+	for _, s := range r.Steps {
+		for _, e := range s.Events {
+			if e.Kind != "prune" {
+				continue
+			}
+			prunes++
+			n, _, err := requestTokens(enc, s.Request)
+			ts.Check(err)
+			ts.Logf("step %d (turn %d): %d tokens by o200k; the event says %d (history %d, estimated %v), line %d, floor %v",
+				s.N, s.Turn, n, e.Request, e.After.Tokens, e.After.Estimated, e.Line, e.Floor)
+			if e.Request < n {
+				bad = append(bad, fmt.Sprintf("step %d: the prune event says %d tokens, the request has %d", s.N, e.Request, n))
+			}
+			if n > e.Line && !e.Floor {
+				bad = append(bad, fmt.Sprintf("step %d: %d tokens after a prune to %d, with no floor said", s.N, n, e.Line))
+			}
+			if *apart > 0 && last >= 0 && s.Turn-last < *apart {
+				bad = append(bad, fmt.Sprintf("step %d: turn %d prunes again %d turns after the last", s.N, s.Turn, s.Turn-last))
+			}
+			last = s.Turn
+		}
+	}
+	if prunes == 0 {
+		ts.Fatalf("no prune in %s", fl.Arg(0))
+	}
+	if len(bad) > 0 {
+		ts.Fatalf("%s", strings.Join(bad, "\n"))
+	}
+}
+
+// figurecheck holds a run's figures to its requests as sent, counted by
+// tiktoken's own o200k encoder (requestTokens), and its plan to what it
+// did: `figurecheck dry.json replay.json replay.txt dir`. Every step's
+// figure in the replay's JSON is never below its request's count (and
+// within 2% above it), the text replay shows the same figure, the
+// efficiency's tokens sent and largest request are never below the
+// requests', the requests recorded in dir are at most the plan's
+// max_requests, and the expected prompt tokens are within a factor of
+// two of those sent. It prints the figures.
+func cmdFigureCheck(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: figurecheck dry.json replay.json replay.txt dir")
+	}
+	var dry struct {
+		Plan struct {
+			MaxRequests int `json:"max_requests"`
+			Expected    int `json:"expected_prompt_tokens"`
+		} `json:"plan"`
+	}
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &dry))
+	var r struct {
+		Steps []struct {
+			N       int             `json:"n"`
+			Request json.RawMessage `json:"request"`
+			Figures struct {
+				Tokens    int  `json:"tokens"`
+				Estimated bool `json:"estimated"`
+			} `json:"figures"`
+		} `json:"steps"`
+		Efficiency struct {
+			Sent      int  `json:"sent_tokens"`
+			Largest   int  `json:"largest_request_tokens"`
+			Estimated bool `json:"estimated"`
+		} `json:"efficiency"`
+	}
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[1])), &r))
+	text := ts.ReadFile(args[2])
+	enc, err := o200k()
+	ts.Check(err)
+	var bad []string
+	sum, largest := 0, 0
+	for _, s := range r.Steps {
+		n, _, err := requestTokens(enc, s.Request)
+		ts.Check(err)
+		sum += n
+		largest = max(largest, n)
+		f := s.Figures.Tokens
+		if f < n || float64(f) > 1.02*float64(n) || s.Figures.Estimated {
+			bad = append(bad, fmt.Sprintf("step %d: figure %d (estimated %v) for %d tokens", s.N, f, s.Figures.Estimated, n))
+		}
+		if !strings.Contains(text, fmt.Sprintf("━━ step %d · ", s.N)) || !regexpStep(s.N, f).MatchString(text) {
+			bad = append(bad, fmt.Sprintf("step %d: the text replay does not show %d tokens", s.N, f))
+		}
+	}
+	e := r.Efficiency
+	ts.Logf("%d requests, %d tokens by o200k (largest %d); the run says %d (largest %d); the plan expected %d, at most %d requests",
+		len(r.Steps), sum, largest, e.Sent, e.Largest, dry.Plan.Expected, dry.Plan.MaxRequests)
+	if e.Sent < sum || e.Largest < largest || e.Estimated {
+		bad = append(bad, fmt.Sprintf("the run says %d tokens sent, largest %d (estimated %v): the requests have %d, largest %d", e.Sent, e.Largest, e.Estimated, sum, largest))
+	}
+	if n := len(requestFiles(ts, args[3])); n > dry.Plan.MaxRequests || n != len(r.Steps) {
+		bad = append(bad, fmt.Sprintf("%d requests made, %d recorded; the plan said at most %d", n, len(r.Steps), dry.Plan.MaxRequests))
+	}
+	if x := dry.Plan.Expected; 2*x < sum || x > 2*sum {
+		bad = append(bad, fmt.Sprintf("the plan expected %d prompt tokens; %d were sent", x, sum))
+	}
+	if len(bad) > 0 {
+		ts.Fatalf("%s", strings.Join(bad, "\n"))
+	}
+}
+
+// regexpStep matches the text replay's header of step n with t tokens,
+// exact (no ~).
+func regexpStep(n, t int) *regexp.Regexp {
+	return regexp.MustCompile(fmt.Sprintf(`(?m)^━━ step %d · .* · %d tokens · `, n, t))
 }

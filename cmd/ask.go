@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/report"
@@ -104,6 +103,20 @@ its first turn.`,
 	return c
 }
 
+// inheritFlags and inheritNames name, for a question in a recorded run,
+// the flag that overrides each setting it would take from the run.
+var (
+	inheritFlags = map[string]string{"window": "--context-window", "reserve": "--answer-reserve", "model": "--model", "tokenizer": "--tokenizer"}
+	inheritNames = map[string]string{"window": "context window", "reserve": "answer reserve", "model": "model", "tokenizer": "tokenizer"}
+)
+
+// givenRun says which of a recorded run's settings were given on the
+// command line: a question in the run takes the others from it.
+func (a *agentFlags) givenRun() review.Given {
+	told := func(name string) bool { _, ok := a.given(name); return ok }
+	return review.Given{Window: told("context-window"), Reserve: told("answer-reserve"), Model: told("model"), Tokenizer: told("tokenizer")}
+}
+
 func runAsk(ctx context.Context, opts *AskOptions) error {
 	format, err := lookupFormat(opts.Format, report.Answer)
 	if err != nil {
@@ -135,18 +148,26 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	job := review.Job{
 		Options: prepareOptions(set, opts.Dir, opts.Base, opts.Head),
 		RunID:   opts.RunID,
-		Ask:     review.AskOptions{Limits: conversation.LimitsFrom(set.Budget), SummarizeWithModel: opts.Summarize == "model"},
+		Ask:     review.AskOptions{SummarizeWithModel: opts.Summarize == "model"},
+		Given:   opts.agentFlags.givenRun(),
 	}
 	job.Question = opts.Question
 	env, prog, done := runEnv(opts.IO, opts.Getenv, set, opts.Dir, false)
 	defer done()
+	env.Inherited = func(inh review.Inherited) {
+		for _, o := range inh.Overrides {
+			fmt.Fprintf(opts.IO.ErrOut, "review: %s %s overrides the %s run %s was made with (%s)\n",
+				inheritFlags[o.Setting], o.Now, inheritNames[o.Setting], inh.RunID, o.Run)
+		}
+	}
 	env.Started = func(s *review.Session, plan *review.Plan) {
 		prog.begin(s.Usage)
 		if plan != nil {
-			fmt.Fprintf(opts.IO.Info(), "review: run %s · model %s\n", s.Run.ID, set.Model)
+			fmt.Fprintf(opts.IO.Info(), "review: run %s · model %s\n", s.Run.ID, s.Model)
 			return
 		}
-		fmt.Fprintf(opts.IO.Info(), "review: run %s · turn %d · model %s\n", s.Run.ID, s.History.Turns()+1, set.Model)
+		fmt.Fprintf(opts.IO.Info(), "review: run %s · turn %d · model %s · %s-token window, %s for the answer\n",
+			s.Run.ID, s.History.Turns()+1, s.Model, text.Number(s.Budget.ContextWindow), text.Number(s.Budget.AnswerReserve))
 	}
 	out, err := review.Run(ctx, job, env)
 	prog.done()

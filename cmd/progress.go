@@ -195,31 +195,31 @@ func (p *progress) clear() {
 	}
 }
 
-// progressLine says where a review is: "unit 2/5 · step 7 · read_file ·
-// 3 tool calls · 41,200 tokens sent · $0.0123 · 1m12s": the tool that runs,
-// if one does; "receiving ~312 tokens" while an answer streams in; the
-// cost so far, if known; units side by side start "units 2, 3 of 5 under
-// way".
+// progressLine says where a review is: "unit 3/12 · step 2 · 41,200
+// tokens · 1m12s · $0.0123 · read_file · 3 tool calls": the unit and
+// its own step, then what a narrow terminal must keep, the tokens sent
+// and the time, then the cost so far, if known, the tool that runs, if
+// one does, "receiving ~312 tokens" while an answer streams in, and for
+// units side by side "units 2, 3, 5 under way".
 func progressLine(s review.Progress, cost string, elapsed time.Duration) string {
 	var b strings.Builder
-	switch {
-	case len(s.Running) > 0:
-		fmt.Fprintf(&b, "%s of %d under way · ", unitList(s.Running), s.Units)
-	case s.Units > 1:
+	if s.Units > 1 {
 		fmt.Fprintf(&b, "unit %d/%d · ", s.Unit, s.Units)
 	}
-	fmt.Fprintf(&b, "step %d · ", s.Step)
-	if s.Tool != "" {
-		fmt.Fprintf(&b, "%s · ", s.Tool)
-	}
-	fmt.Fprintf(&b, "%s · %s tokens sent · ", text.Plural(s.ToolCalls, "tool call"), text.Number(s.Tokens))
-	if s.Receiving {
-		fmt.Fprintf(&b, "receiving ~%s tokens · ", text.Number(s.Received))
-	}
+	fmt.Fprintf(&b, "step %d · %s tokens · %s", s.Step, text.Number(s.Tokens), elapsed.Round(time.Second))
 	if cost != "" {
-		fmt.Fprintf(&b, "%s · ", cost)
+		fmt.Fprintf(&b, " · %s", cost)
 	}
-	b.WriteString(elapsed.Round(time.Second).String())
+	if s.Tool != "" {
+		fmt.Fprintf(&b, " · %s", s.Tool)
+	}
+	fmt.Fprintf(&b, " · %s", text.Plural(s.ToolCalls, "tool call"))
+	if s.Receiving {
+		fmt.Fprintf(&b, " · receiving ~%s tokens", text.Number(s.Received))
+	}
+	if len(s.Running) > 1 {
+		fmt.Fprintf(&b, " · %s under way", unitList(s.Running))
+	}
 	return b.String()
 }
 

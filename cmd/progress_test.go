@@ -21,12 +21,12 @@ func TestProgressLine(t *testing.T) {
 		d    time.Duration
 		want string
 	}{
-		{review.Progress{Step: 4, ToolCalls: 3, Tokens: 23922, Tool: "read_file"}, "$0.0123", 5 * time.Second, "step 4 · read_file · 3 tool calls · 23,922 tokens sent · $0.0123 · 5s"},
-		{review.Progress{Step: 1, ToolCalls: 0, Tokens: 812}, "", 1400 * time.Millisecond, "step 1 · 0 tool calls · 812 tokens sent · 1s"},
-		{review.Progress{Step: 7, ToolCalls: 1, Tokens: 41200, Unit: 2, Units: 5}, "", 72 * time.Second, "unit 2/5 · step 7 · 1 tool call · 41,200 tokens sent · 1m12s"},
-		{review.Progress{Step: 3, ToolCalls: 2, Tokens: 5000, Receiving: true, Received: 1312}, "", 9 * time.Second, "step 3 · 2 tool calls · 5,000 tokens sent · receiving ~1,312 tokens · 9s"},
-		{review.Progress{Step: 9, ToolCalls: 1, Tokens: 30000, Unit: 4, Units: 6, Running: []int{2, 4, 5}}, "", 3 * time.Second, "units 2, 4, 5 of 6 under way · step 9 · 1 tool call · 30,000 tokens sent · 3s"},
-		{review.Progress{Step: 12, ToolCalls: 1, Tokens: 52000, Unit: 6, Units: 6, Running: []int{6}}, "", 4 * time.Second, "unit 6 of 6 under way · step 12 · 1 tool call · 52,000 tokens sent · 4s"},
+		{review.Progress{Step: 4, ToolCalls: 3, Tokens: 23922, Tool: "read_file"}, "$0.0123", 5 * time.Second, "step 4 · 23,922 tokens · 5s · $0.0123 · read_file · 3 tool calls"},
+		{review.Progress{Step: 1, ToolCalls: 0, Tokens: 812}, "", 1400 * time.Millisecond, "step 1 · 812 tokens · 1s · 0 tool calls"},
+		{review.Progress{Step: 2, ToolCalls: 1, Tokens: 41200, Unit: 3, Units: 12}, "", 72 * time.Second, "unit 3/12 · step 2 · 41,200 tokens · 1m12s · 1 tool call"},
+		{review.Progress{Step: 3, ToolCalls: 2, Tokens: 5000, Receiving: true, Received: 1312}, "", 9 * time.Second, "step 3 · 5,000 tokens · 9s · 2 tool calls · receiving ~1,312 tokens"},
+		{review.Progress{Step: 2, ToolCalls: 1, Tokens: 30000, Unit: 4, Units: 6, Running: []int{2, 4, 5}}, "", 3 * time.Second, "unit 4/6 · step 2 · 30,000 tokens · 3s · 1 tool call · units 2, 4, 5 under way"},
+		{review.Progress{Step: 3, ToolCalls: 1, Tokens: 52000, Unit: 6, Units: 6, Running: []int{6}}, "", 4 * time.Second, "unit 6/6 · step 3 · 52,000 tokens · 4s · 1 tool call"},
 	} {
 		if got := progressLine(c.p, c.cost, c.d); got != c.want {
 			t.Errorf("progressLine(%+v, %s) = %q, want %q", c.p, c.d, got, c.want)
@@ -67,7 +67,7 @@ func TestProgressReceiving(t *testing.T) {
 			}
 			p.step(review.Progress{Step: 2})
 			if c.tty || c.ci != "" {
-				if !strings.Contains(errOut.String(), "step 2 · 0 tool calls") {
+				if !strings.Contains(errOut.String(), "step 2 · 0 tokens") {
 					t.Errorf("no step line after the answer: %q", errOut.String())
 				}
 			}
@@ -91,9 +91,9 @@ func TestProgressLog(t *testing.T) {
 	p.step(review.Progress{Step: 2, ToolCalls: 3, Tokens: 4100})
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	want := []string{
-		`^review: step 1 · 0 tool calls · 900 tokens sent · \d+s · 0 retries$`,
+		`^review: step 1 · 900 tokens · \d+s · 0 tool calls · 0 retries$`,
 		`^review: retrying in 2s \(attempt 1\): 429 Too Many Requests$`,
-		`^review: step 2 · 3 tool calls · 4,100 tokens sent · \d+s · 1 retry$`,
+		`^review: step 2 · 4,100 tokens · \d+s · 3 tool calls · 1 retry$`,
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), b.String())
@@ -107,20 +107,24 @@ func TestProgressLog(t *testing.T) {
 
 // On a terminal the line never wraps, whatever the width: it is cut to
 // fit, and names the running tool and the cost so far when the price is
-// known.
+// known. At 50 columns the unit, the tokens sent and the time come before
+// the tool's name, which is cut first.
 func TestProgressFitsWidth(t *testing.T) {
 	for _, width := range []int{20, 50, 80, 200} {
 		var errOut strings.Builder
 		s := &IOStreams{ErrOut: &errOut, ErrTTY: true, Width: func() int { return width }}
 		p := newProgress(s, func(string) string { return "" }, &llm.Price{Prompt: 2.5, Completion: 10})
-		p.step(review.Progress{Step: 12, ToolCalls: 31, Tokens: 1234567, Unit: 3, Units: 12, Tool: "get_dependencies",
+		p.step(review.Progress{Step: 2, ToolCalls: 31, Tokens: 1234567, Unit: 3, Units: 12, Tool: "get_dependencies",
 			Usage: result.RunUsage{Requests: 12, Prompt: 1234567, Completion: 4000}})
 		for _, draw := range strings.Split(errOut.String(), "\r\033[K")[1:] {
 			if n := utf8.RuneCountInString(draw); n >= width {
 				t.Errorf("width %d: drawn %d columns: %q", width, n, draw)
 			}
 		}
-		if width == 200 && !strings.Contains(errOut.String(), "get_dependencies · 31 tool calls · 1,234,567 tokens sent · $3.13 · ") {
+		if width == 50 && !regexp.MustCompile(`unit 3/12 · step 2 · 1,234,567 tokens · \d+s`).MatchString(errOut.String()) {
+			t.Errorf("width 50: %q", errOut.String())
+		}
+		if width == 200 && !regexp.MustCompile(`unit 3/12 · step 2 · 1,234,567 tokens · \d+s · \$3\.13 · get_dependencies · 31 tool calls`).MatchString(errOut.String()) {
 			t.Errorf("width 200: %q", errOut.String())
 		}
 	}

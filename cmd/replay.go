@@ -144,8 +144,9 @@ func runReplay(opts *ReplayOptions) error {
 			return report.WriteHTML(w, report.HTMLReplay{Replay: r, Figures: record.Figures(st, r, counter), Outputs: outs, Counter: counter})
 		})
 	}
+	figs := record.Figures(st, r, counter)
 	if opts.Output != "" {
-		return writeOutput(opts.IO, opts.Output, func(w io.Writer) error { return report.WriteReplay(w, r, counter, opts.Step) })
+		return writeOutput(opts.IO, opts.Output, func(w io.Writer) error { return report.WriteReplay(w, r, counter, figs, opts.Step) })
 	}
-	return report.WriteReplay(opts.IO.Out, r, counter, opts.Step)
+	return report.WriteReplay(opts.IO.Out, r, counter, figs, opts.Step)
 }

@@ -38,6 +38,13 @@ type ReviewOptions struct {
 	Outputs []string
 	Post    string
 	Since   string
+	// Worktree reviews HEAD with the work tree's uncommitted edits;
+	// Untracked adds the untracked files (and implies Worktree).
+	Worktree  bool
+	Untracked bool
+	// pending is what the work tree has not committed, when the review
+	// leaves it out.
+	pending *diffctx.Pending
 	gitlabFlags
 	agentFlags
 
@@ -88,6 +95,8 @@ until the merge base is there.`,
 	fl := c.Flags()
 	fl.StringVar(&opts.Base, "base", "", "branch or commit to review against; the diff starts at its merge base with --head (default origin/$GITHUB_BASE_REF in GitHub Actions, origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME in GitLab CI)")
 	fl.StringVar(&opts.Head, "head", "HEAD", "commit to review")
+	fl.BoolVar(&opts.Worktree, "worktree", false, "review the change a developer has: HEAD with the work tree's staged and unstaged edits (untracked files are listed, not included); the tools read the same content")
+	fl.BoolVar(&opts.Untracked, "untracked", false, "with --worktree, include the untracked files too (those .gitignore does not hide); implies --worktree")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the messages the first request would carry, with token counts, and call no model")
 	formats := report.Names(report.Result)
 	fl.StringVar(&opts.Format, "format", "", "output format: "+strings.Join(formats, ", ")+" (default "+formats[0]+"; github in GitHub Actions when standard output is not a terminal)")
@@ -189,7 +198,12 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
-	job := review.Job{Options: prepareOptions(set, opts.Dir, opts.Base, opts.Head), DryRun: opts.DryRun}
+	head, label, err := opts.workTree(ctx)
+	if err != nil {
+		return err
+	}
+	job := review.Job{Options: prepareOptions(set, opts.Dir, opts.Base, head), DryRun: opts.DryRun}
+	job.HeadLabel = label
 	var open []post.OpenFinding
 	job.Since, open = opts.sinceFor(ctx, pt)
 	env, prog, done := runEnv(opts.IO, opts.Getenv, set, opts.Dir, !opts.DryRun)
@@ -314,9 +328,16 @@ func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set 
 		return err
 	}
 	if len(plan.Diff.Files) == 0 {
-		// Most often the branch checked out is the base itself: say what
-		// to try.
-		fmt.Fprintf(opts.IO.Info(), "review: nothing to review: %s has no changes since its merge base with %s; to review the last commit, use --base %s~1, or name the branch it was made from\n", opts.Head, opts.Base, opts.Head)
+		switch {
+		case opts.pending != nil:
+			// The edits are not committed yet: the notice above
+			// says how to include them.
+			fmt.Fprintf(opts.IO.Info(), "review: nothing to review in the commits: %s has no changes since its merge base with %s; review --base %s --worktree reviews the uncommitted edits\n", opts.Head, opts.Base, opts.Base)
+		default:
+			// Most often the branch checked out is the base itself:
+			// say what to try.
+			fmt.Fprintf(opts.IO.Info(), "review: nothing to review: %s has no changes since its merge base with %s; to review the last commit, use --base %s~1, or name the branch it was made from\n", opts.Head, opts.Base, opts.Head)
+		}
 		if opts.DryRun {
 			return writeDryRuns(opts.IO, outs, plan.DryRun(set.Model))
 		}
@@ -331,6 +352,56 @@ func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set 
 		d.Settings.From, d.Settings.Revision = result.SettingsFromBase, rev
 	}
 	return writeDryRuns(opts.IO, outs, d)
+}
+
+// workTree is the head to review and its label: with --worktree, a commit
+// of the work tree's content (diffctx.Snapshot), named "the work tree";
+// otherwise --head, after a notice when the work tree has edits the
+// review leaves out.
+func (o *ReviewOptions) workTree(ctx context.Context) (head, label string, err error) {
+	if !o.Worktree && !o.Untracked {
+		if o.Head == "HEAD" {
+			if p, err := diffctx.Uncommitted(ctx, o.Dir); err == nil && len(p.Changed) > 0 {
+				o.pending = p
+				fmt.Fprintf(o.IO.Info(), "review: uncommitted edits to %s are not included: the review reads commits (%s); --worktree includes them\n",
+					text.Plural(len(p.Changed), "file"), listPaths(p.Changed))
+			}
+		}
+		return o.Head, "", nil
+	}
+	if o.Head != "HEAD" {
+		return "", "", usageErrorf("--worktree reviews the work tree, whose commit is HEAD: drop --head %s", o.Head)
+	}
+	p, err := diffctx.Uncommitted(ctx, o.Dir)
+	if err != nil {
+		return "", "", err
+	}
+	sha, err := diffctx.Snapshot(ctx, o.Dir, o.Untracked)
+	if err != nil {
+		return "", "", err
+	}
+	included := len(p.Changed)
+	if o.Untracked {
+		included += len(p.Untracked)
+	} else if n := len(p.Untracked); n > 0 {
+		fmt.Fprintf(o.IO.Info(), "review: %s not included (%s); --untracked includes them\n", text.Plural(n, "untracked file"), listPaths(p.Untracked))
+	}
+	if included == 0 {
+		fmt.Fprintf(o.IO.Info(), "review: the work tree has no uncommitted edits: reviewing HEAD\n")
+		return o.Head, "", nil
+	}
+	fmt.Fprintf(o.IO.Info(), "review: reviewing the work tree: HEAD with %s uncommitted\n", text.Plural(included, "file"))
+	return sha, "the work tree", nil
+}
+
+// listPaths names the first paths of a list, and how many more there are.
+func listPaths(paths []string) string {
+	const shown = 3
+	s := strings.Join(paths[:min(len(paths), shown)], ", ")
+	if len(paths) > shown {
+		s += fmt.Sprintf(" and %d more", len(paths)-shown)
+	}
+	return s
 }
 
 // writeDryRuns writes the dry run to each output. A change with nothing to

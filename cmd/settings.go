@@ -9,6 +9,7 @@ import (
 
 	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
@@ -40,7 +41,9 @@ type agentFlags struct {
 	Timeout    string
 	Deadline   string
 	MaxUnits   int
-	Jobs       int
+	// PromptBudget is --prompt-budget: 0, given, is no bound.
+	PromptBudget int
+	Jobs         int
 	// SummarizeUnits is --summarize-units.
 	SummarizeUnits bool
 	MaxPrompt      int
@@ -142,6 +145,7 @@ func (a *agentFlags) given(name string) (string, bool) {
 		"history-chars":     itoa(a.HistoryChars),
 		"history-select":    a.HistorySelect,
 		"max-units":         itoa(a.MaxUnits),
+		"prompt-budget":     itoa(a.PromptBudget),
 		"jobs":              itoa(a.Jobs),
 		"summarize-units":   map[bool]string{true: "true"}[a.SummarizeUnits],
 		"max-prompt-tokens": itoa(a.MaxPrompt),
@@ -180,14 +184,15 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.IntVar(&a.HistoryTurns, "history-turns", 0, "earlier turns kept before a follow-up loop starts (default 4)")
 	fl.IntVar(&a.HistoryChars, "history-chars", 0, "characters of earlier turns kept before a follow-up loop starts (default 24000)")
 	fl.StringVar(&a.HistorySelect, "history-select", "", "which earlier turns a follow-up keeps when not all fit: relevance (to the question, then recency) or recency (default relevance)")
-	fl.IntVar(&a.MaxUnits, "max-units", 0, fmt.Sprintf("units a large diff is reviewed in, at most; the files of the others are reported as not reviewed (default %d; 0: no limit)", result.DefaultMaxUnits))
+	fl.IntVar(&a.MaxUnits, "max-units", 0, "units a large diff is reviewed in, at most; the files of the others are reported as not reviewed (default: no limit)")
+	fl.IntVar(&a.PromptBudget, "prompt-budget", 0, fmt.Sprintf("prompt tokens the review is planned to take, as the plan expects them; the units past it are reported as not reviewed (default %s; 0: the whole change)", text.Number(result.DefaultPromptBudget)))
 	fl.IntVar(&a.Jobs, "jobs", 0, fmt.Sprintf("units of a large diff reviewed side by side, each its own tool loop; 1 reviews them in sequence, each unit seeing the earlier ones (default: what the server says it serves at once, else %d for a hosted API, %d for a local server)", result.DefaultJobs, result.LocalJobs))
 	fl.BoolVar(&a.SummarizeUnits, "summarize-units", false, "write the summary of a review in units with one more model request, from the units' summaries and findings; by default each unit's summary is kept, by unit")
 	fl.IntVar(&a.MaxPrompt, "max-prompt-tokens", 0, "prompt tokens the review may send in all; past them it covers fewer units (default: no limit)")
 	fl.Float64Var(&a.MaxCost, "max-cost", 0, "US dollars the review may cost at the model's price; past them it covers fewer units (default: no limit)")
 	fl.BoolVar(&a.FindCopies, "find-copies", false, "have git detect copies as well as renames (git diff -C)")
 	fl.BoolVar(&a.ReviewData, "review-data", false, "review bulk files (minified, data fixtures, one file holding most of a large change) in priority order like code, not after every other file")
-	fl.BoolVar(&a.ExactCounts, "exact-counts", false, "count every token figure exactly; by default figures far from every limit, where upper bounds decide, are estimates marked as such")
+	fl.BoolVar(&a.ExactCounts, "exact-counts", false, "plan on exact counts; by default a plan far from every limit is made on upper bounds and the dry run marks its figures as estimates (~). What each request sent is always counted exactly")
 	fl.BoolVar(&a.NoRedact, "no-redact", false, "send and store text as it is, secrets included (for a local model); redaction of secrets is on by default")
 	fl.StringVar(&a.ConfigFrom, "config-from", "", "read the repository's .review.yaml from the base revision (base) or the work tree (worktree); default: base in CI (GITHUB_ACTIONS or CI), worktree elsewhere")
 	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical; add unreviewed (high,unreviewed) to fail also when part of the change was not reviewed (default: $REVIEW_FAIL_ON, the configuration files, or none)")

@@ -72,7 +72,35 @@ const charsPerToken = 3
 const (
 	MessageCapShare = 0.10
 	PageShare       = 0.15
+	// SummaryShare bounds the summary of dropped turns, and
+	// HistoryShare the characters of the earlier turns kept, as shares of
+	// the input budget: --history-chars is a cap for large windows, and
+	// in a small one the summary alone would take the room a turn starts
+	// with.
+	SummaryShare = 0.10
 )
+
+// SummaryChars is the cap on the summary of dropped turns, in
+// characters: at most 4,000 (and --history-chars), less in a window too
+// small for it.
+func (b Budget) SummaryChars() int {
+	scaled := int(SummaryShare*float64(b.Input())) * charsPerToken
+	return max(min(4000, b.HistoryChars, scaled), 200)
+}
+
+// HistoryCharsCap is the cap on the characters of the earlier turns kept:
+// --history-chars, or less in a window whose prune target holds fewer.
+func (b Budget) HistoryCharsCap() int {
+	return min(b.HistoryChars, b.PruneTo()*charsPerToken)
+}
+
+// PreviewCharsCap caps a tool output's preview of n characters to the
+// cap on one earlier message, so that a preview is never cut again once
+// its turn is history: that would change the prompt's prefix every turn
+// in a small window.
+func (b Budget) PreviewCharsCap(n int) int {
+	return min(n, b.MessageChars())
+}
 
 // MessageChars is the cap on one earlier message, in characters: the
 // configured cap, or less in a window too small for it.

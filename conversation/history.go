@@ -65,6 +65,33 @@ func (c *History) Parts() (parts [][]byte, changed []int, next int, err error) {
 	return c.enc, changed, c.next, nil
 }
 
+// TurnParts is Parts for the messages of turn n that are not static, as a
+// fork running a unit of a review keeps them: their IDs and their JSON,
+// each encoded once and again only when it changes. A record of forks
+// still running is built from them without encoding the whole
+// conversation at every save; a fork so recorded is not recorded with its
+// own Parts, which would then not name these messages as changed.
+func (c *History) TurnParts(n int) (ids []string, parts [][]byte, err error) {
+	for len(c.enc) < len(c.msgs) {
+		c.enc = append(c.enc, nil)
+	}
+	for i, m := range c.msgs {
+		if m.Turn != n || m.Layer == Static {
+			continue
+		}
+		if c.enc[i] == nil {
+			// Only the turn's own messages: a fork's copy of the
+			// static layer is the run's, and is not encoded again.
+			if c.enc[i], err = json.Marshal(m); err != nil {
+				return nil, nil, err
+			}
+		}
+		ids = append(ids, m.ID)
+		parts = append(parts, c.enc[i])
+	}
+	return ids, parts, nil
+}
+
 // SetFilter has every message that joins a turn from now on pass f first,
 // its text and its tool calls' arguments: the one point a question, a
 // tool's result or an answer passes before it is sent or stored, so a new

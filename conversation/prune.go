@@ -41,8 +41,8 @@ type Limits struct {
 // LimitsFrom derives pruning limits from a budget: the same stop line the
 // loop holds its requests to, and the same counts.
 func LimitsFrom(b Budget) Limits {
-	return Limits{Turns: b.HistoryTurns, Chars: b.HistoryChars, MessageCap: b.MessageChars(), Tokens: b.StopLine(), Target: b.PruneTo(),
-		DigestChars: min(4000, max(b.HistoryChars, 200)), Select: b.HistorySelect}
+	return Limits{Turns: b.HistoryTurns, Chars: b.HistoryCharsCap(), MessageCap: b.MessageChars(), Tokens: b.StopLine(), Target: b.PruneTo(),
+		DigestChars: b.SummaryChars(), Select: b.HistorySelect}
 }
 
 // Stats measure a set of messages.
@@ -67,6 +67,15 @@ type PruneEvent struct {
 	// share of the history's tokens the pass took off.
 	Line  int     `json:"line_tokens,omitempty"`
 	Saved float64 `json:"saved,omitempty"`
+	// Request is the turn's first request as the pass leaves it, counted
+	// as Line is: the static layer, the summary, the kept history, the
+	// question and the tool definitions.
+	Request int `json:"request_tokens,omitempty"`
+	// Floor says the pass could not bring the request down to Line: what
+	// it cannot drop (the static layer, the tool definitions, the
+	// question and the summary at its cap) passes it alone, so every
+	// earlier turn went.
+	Floor bool `json:"floor,omitempty"`
 	// Stubbed lists the refs whose previews became stubs, StubbedIDs the
 	// messages; Capped the messages truncated; Dropped the messages of
 	// dropped turns.
@@ -113,14 +122,37 @@ type Summarizer func(prev string, dropped []Message) (string, error)
 // until at most lim.Turns remain, their characters fit lim.Chars and the
 // whole request fits lim.Tokens. Dropped turns are folded into the summary
 // layer by sum (Digest when nil).
+//
+// The event's token figures are exact counts (Counter.Exact), or the
+// counter's estimates in Estimate mode, marked so: a figure that says a
+// request fits must not be below what it counts.
 func (c *History) Prune(lim Limits, counter *Counter, sum Summarizer) (*PruneEvent, error) {
 	p := &pruner{c: c, lim: lim, counter: counter, cur: c.Turns(), relevance: lim.Select != SelectRecency}
 	p.ev = &PruneEvent{Kind: "prune", Turn: p.cur}
-	p.ev.Before = c.stats(counter)
-	p.reconsider()
+	before := c.Prefix(p.cur + 1)
 	p.line = lim.Tokens
-	if p.overTokens() && lim.Target > 0 && lim.Target < lim.Tokens {
-		p.line = lim.Target
+	// Turns an earlier pass dropped are reconsidered only when this turn
+	// must prune anyway: a history within its limits stays as it is, so
+	// the prefix a prune left holds for the turns after it.
+	if p.over() {
+		p.reconsider()
+	} else {
+		p.orig, p.wasDropped = c.summary(), map[string]bool{}
+	}
+	p.chars, p.turns = lim.Chars, lim.Turns
+	if lim.Target > 0 && lim.Target < lim.Tokens {
+		if p.overTokens() {
+			p.line = lim.Target
+		}
+		// Characters over their cap are pruned down in the same
+		// proportion, for the same reason; turns too, keeping two at
+		// least (or all --history-turns asks for, if fewer).
+		if p.c.chars(p.cur) > lim.Chars {
+			p.chars = int(int64(lim.Chars) * int64(lim.Target) / int64(lim.Tokens))
+		}
+		if len(p.earlier()) > lim.Turns {
+			p.turns = max(min(2, lim.Turns), lim.Turns*lim.Target/lim.Tokens)
+		}
 	}
 	p.capMessages()
 	if p.over() {
@@ -129,11 +161,22 @@ func (c *History) Prune(lim Limits, counter *Counter, sum Summarizer) (*PruneEve
 	dropped := p.dropTurns()
 	prev, dropped := p.settleSummary(dropped)
 	p.summarize(sum, prev, dropped)
+	p.fitSummary()
 	if err := Validate(c.Prefix(p.cur + 1)); err != nil {
 		return p.ev, fmt.Errorf("pruning left an invalid conversation: %w", err)
 	}
-	p.ev.After = c.stats(counter)
+	if !p.ev.Changed() {
+		return p.ev, nil
+	}
+	exact := counter.Exact()
+	p.ev.Before = stats(before, exact)
+	p.ev.After = stats(c.Prefix(p.cur+1), exact)
 	p.ev.Line = p.line
+	p.ev.Request = p.ev.After.Tokens
+	if p.lim.Extra != nil {
+		p.ev.Request += p.lim.Extra(exact)
+	}
+	p.ev.Floor = p.lim.Tokens > 0 && p.ev.Request > p.line && len(p.earlier()) == 0
 	if b := p.ev.Before.Tokens; b > 0 && p.ev.After.Tokens < b {
 		p.ev.Saved = math.Round(1000*float64(b-p.ev.After.Tokens)/float64(b)) / 1000
 	}
@@ -154,8 +197,10 @@ type pruner struct {
 	// orig is the summary before this pass.
 	orig string
 	// line is the token line this pass prunes to: lim.Tokens, or
-	// lim.Target once the turn would start above lim.Tokens.
-	line int
+	// lim.Target once the turn would start above lim.Tokens; chars and
+	// turns the characters and turns kept, lim's or as much less once
+	// over them.
+	line, chars, turns int
 }
 
 // reconsider brings back, for relevance selection, every earlier turn an
@@ -200,9 +245,9 @@ func (p *pruner) overTokens() bool {
 // they fit.
 func (p *pruner) overReason() string {
 	switch {
-	case len(p.earlier()) > p.lim.Turns:
+	case len(p.earlier()) > p.maxTurns():
 		return "turns"
-	case p.c.chars(p.cur) > p.lim.Chars:
+	case p.c.chars(p.cur) > cmp.Or(p.chars, p.lim.Chars):
 		return "chars"
 	case p.overTokens():
 		return "tokens"
@@ -211,6 +256,14 @@ func (p *pruner) overReason() string {
 }
 
 func (p *pruner) over() bool { return p.overReason() != "" }
+
+// maxTurns is the most earlier turns this pass keeps.
+func (p *pruner) maxTurns() int {
+	if p.turns > 0 && p.turns < p.lim.Turns {
+		return p.turns
+	}
+	return p.lim.Turns
+}
 
 // capMessages cuts oversized messages first: a single pasted log should
 // not cost every other turn its place.
@@ -381,6 +434,27 @@ func (p *pruner) summarize(sum Summarizer, prev string, dropped []Message) {
 	ev.Digest = c.summary()
 }
 
+// fitSummary shrinks the summary, keeping its newest lines, while the
+// request is over the line with no earlier turn left to drop: the summary
+// must not take the room a turn starts with. What is left over the line
+// then is what the pass cannot drop (the event's Floor).
+func (p *pruner) fitSummary() {
+	s := p.c.summary()
+	if s == "" || len(p.earlier()) > 0 || !p.overTokens() {
+		return
+	}
+	for n := runes(s); n > minSummaryChars && p.overTokens(); {
+		n = max(n*3/4, minSummaryChars)
+		p.c.setSummary(clipDigest(s, n))
+	}
+	p.ev.addReason("summary")
+	p.ev.Digest = p.c.summary()
+}
+
+// minSummaryChars is the least a summary is shrunk to: its first line
+// and a few more.
+const minSummaryChars = 200
+
 func (e *PruneEvent) addReason(r string) {
 	for _, x := range e.Reasons {
 		if x == r {
@@ -470,8 +544,7 @@ func msgChars(m Message) int {
 
 func runes(s string) int { return utf8.RuneCountInString(s) }
 
-func (c *History) stats(counter *Counter) Stats {
-	h := c.Prefix(c.Turns() + 1)
+func stats(h []Message, counter *Counter) Stats {
 	s := Stats{Messages: len(h), Tokens: counter.CountMessages(h), Estimated: counter.Kind() != ExactCount}
 	for _, m := range h {
 		s.Chars += msgChars(m)

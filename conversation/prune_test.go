@@ -289,3 +289,57 @@ func TestPruneExtraBoundFirst(t *testing.T) {
 		t.Errorf("near the line: %d exact counts, changed %v; want the exact count to keep every turn", exact, ev.Changed())
 	}
 }
+
+// TestPruneTargetWholeRequest holds a prune to its target over the whole
+// request: the static layer, the tool definitions (Extra), the summary,
+// the history and the question. Where what cannot be dropped passes the
+// target alone, every earlier turn goes, the summary is shrunk, and the
+// event says the history is at its floor; its request_tokens is the exact
+// count of the request it leaves, never an estimate below it.
+func TestPruneTargetWholeRequest(t *testing.T) {
+	counter, err := NewCounter(O200k, Tiktoken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(static int) *History {
+		c := &History{}
+		c.Append(Message{Role: System, Layer: Static, Content: "system prompt"})
+		c.Append(Message{Role: User, Layer: Static, Content: strings.Repeat("the diff context, line by line\n", static)})
+		for turn := 1; turn <= 6; turn++ {
+			c.Append(Message{Role: User, Layer: Loop, Turn: turn, Content: fmt.Sprintf("question %d about the table", turn)})
+			if turn == 6 {
+				break
+			}
+			c.Append(Message{Role: Assistant, Layer: Loop, Turn: turn, Content: strings.Repeat(fmt.Sprintf("answer %d, with a reason. ", turn), 40)})
+		}
+		return c
+	}
+	tools := func(c *Counter) int { return 300 }
+	lim := Limits{Turns: 10, Chars: 1 << 20, MessageCap: 1 << 20, DigestChars: 4000, Tokens: 1600, Target: 1000, Extra: tools, Select: SelectRecency}
+	for _, tc := range []struct {
+		name   string
+		static int
+		floor  bool
+	}{
+		{"room for history", 20, false},
+		{"static and tools pass the target", 150, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := build(tc.static)
+			ev, err := c.Prune(lim, counter, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole := counter.Exact().CountMessages(c.Prefix(c.Turns()+1)) + tools(counter)
+			if ev.Line != lim.Target || ev.Request != whole || ev.Floor != tc.floor || ev.After.Estimated {
+				t.Fatalf("line %d, request %d (whole %d), floor %v, estimated %v", ev.Line, ev.Request, whole, ev.Floor, ev.After.Estimated)
+			}
+			if !tc.floor && whole > lim.Target {
+				t.Errorf("request %d over the target %d with no floor said", whole, lim.Target)
+			}
+			if tc.floor && len(c.earlierTurns(c.Turns())) != 0 {
+				t.Errorf("at the floor with earlier turns kept: %v", c.earlierTurns(c.Turns()))
+			}
+		})
+	}
+}

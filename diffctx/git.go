@@ -36,6 +36,9 @@ type Options struct {
 	// stay in Files, the other files of the change move to Earlier. Line
 	// numbers are head's either way.
 	Since string
+	// Label, when set, is the name the diff gives its head (Diff.Head)
+	// instead of Head: "the work tree" for a commit Snapshot made.
+	Label string
 }
 
 // Load diffs head against the merge base of base and head, as git diff
@@ -121,6 +124,9 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	}
 	if !opts.ReviewData {
 		markBulk(d.Files)
+	}
+	if opts.Label != "" {
+		d.Head = opts.Label
 	}
 	return d, nil
 }

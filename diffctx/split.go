@@ -13,6 +13,13 @@ type SplitOptions struct {
 	// Intro is the count of a unit turn's own instructions, which take
 	// from the unit's share.
 	Intro int
+	// Most is the most the overview, Intro and a unit's hunks may take
+	// when Room leaves a unit's hunks less than MinShare: a small window
+	// gives the unit what the tool loop is not promised, so that a unit
+	// is never a few lines of one file. 0 is Room.
+	Most int
+	// MinShare is the share of a unit below which it takes up to Most.
+	MinShare int
 	// Max bounds the units; 0 is no bound.
 	Max int
 	// List is what a line for every changed file may take, in tokens:
@@ -40,6 +47,11 @@ type Split struct {
 	// Left are the files with hunks that no unit reviewed holds, in
 	// priority order.
 	Left []Left
+	// Cut is the largest file whose hunks do not fit one unit, so that
+	// it is reviewed in several, and CutTokens its hunks' count; empty
+	// when every file packed is reviewed whole.
+	Cut       string
+	CutTokens int
 
 	r     *renderer
 	all   []Unit
@@ -67,9 +79,16 @@ func SplitUnits(d *Diff, opts SplitOptions) *Split {
 	r := newRenderer(d, opts.Counter)
 	r.inUnits = true
 	ov, _ := r.layout(max(opts.Room/2, opts.List))
-	budget := max(opts.Room-ov-opts.Intro, 1)
-	units, total := packUnits(r.items, nil, budget, opts.Max, r.c)
-	s := &Split{Budget: budget, r: r, all: units, total: total, limit: ov, room: opts.Room - opts.Intro, list: opts.List}
+	room := opts.Room
+	budget := room - ov - opts.Intro
+	if most := opts.Most - ov - opts.Intro; budget < opts.MinShare && most > budget {
+		// A small window: the unit takes what the loop is not promised.
+		room, budget = opts.Most, most
+	}
+	budget = max(budget, 1)
+	p, units, total := packUnits(r.items, nil, budget, opts.Max, r.c)
+	s := &Split{Budget: budget, r: r, all: units, total: total, limit: ov, room: room - opts.Intro, list: opts.List,
+		Cut: p.cut, CutTokens: p.cutTokens}
 	s.Keep(len(units), "")
 	return s
 }

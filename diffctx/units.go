@@ -77,7 +77,7 @@ func Units(d *Diff, ctx *Context, budget int, c Counter) []Unit {
 			shown[e.Path] = e.Shown
 		}
 	}
-	units, _ := packUnits(newRenderer(d, c).items, shown, budget, 0, c)
+	_, units, _ := packUnits(newRenderer(d, c).items, shown, budget, 0, c)
 	return units
 }
 
@@ -86,11 +86,11 @@ func Units(d *Diff, ctx *Context, budget int, c Counter) []Unit {
 // estimates, with text.EstimateTokens, how many units the rest
 // would take, so that a huge diff costs no more counting than the units
 // kept; total is the units kept plus that estimate.
-func packUnits(items []*item, shown map[string]int, budget, limit int, c Counter) (units []Unit, total int) {
+func packUnits(items []*item, shown map[string]int, budget, limit int, c Counter) (p *packer, units []Unit, total int) {
 	if c == nil {
 		c = estimator{}
 	}
-	p := &packer{c: c, counts: map[string]int{}, byPath: map[string]*item{}}
+	p = &packer{c: c, counts: map[string]int{}, byPath: map[string]*item{}}
 	for _, it := range items {
 		if it.inline() && shown[it.f.Path] < len(it.f.Hunks) {
 			p.items = append(p.items, it)
@@ -116,11 +116,8 @@ func packUnits(items []*item, shown map[string]int, budget, limit int, c Counter
 		}
 		room -= excess
 	}
-	total = len(units) + p.estimate(next, room)
-	if rest > 0 && room > 0 {
-		total += (rest + room - 1) / room
-	}
-	return units, total
+	total = len(units) + p.estimate(next, room, rest)
+	return p, units, total
 }
 
 // RenderUnit renders the hunks of u from d: the Markdown that Units gave
@@ -172,6 +169,13 @@ type packer struct {
 	from   []int          // per file, its first hunk to pack
 	files  [][]piece      // per file, its pieces once counted
 	byPath map[string]*item
+	// cut is the largest file packed that no unit holds whole, and
+	// cutTokens its count.
+	cut       string
+	cutTokens int
+	// used marks the files a unit took ahead of their turn, to fill
+	// its room with files of its directory.
+	used []bool
 }
 
 // pieces are the file's hunks to pack, each with its count, counted on
@@ -224,12 +228,21 @@ func (p *packer) headCost(f *File) int {
 		codeSpan(displayPath(f.Path)), n, n, n))
 }
 
+// packAhead bounds how far past a file pack looks for files to fill a
+// unit's room: only files close in priority order share a unit.
+const packAhead = 64
+
 // pack fills units of room tokens with whole files where they fit, else
 // with a file's hunks or slices of a hunk, and stops after limit units (0:
-// no bound). It returns the units, the first file it did not reach and
-// the tokens of the file it stopped inside that it did not pack.
+// no bound). A unit whose next file does not fit is filled first with
+// later files of its directory (a package, most often), then with any
+// later file that fits whole, from the next packAhead files. It returns
+// the units, the first file it did not reach and the tokens of the file
+// it stopped inside that it did not pack.
 func (p *packer) pack(room, limit int) (units []Unit, next, rest int) {
 	var cur unitBuilder
+	var dirs []string // the directories of cur's files
+	p.used = make([]bool, len(p.items))
 	full := func() bool { return limit > 0 && len(units) >= limit }
 	closeUnit := func() {
 		if len(cur.parts) == 0 {
@@ -240,41 +253,80 @@ func (p *packer) pack(room, limit int) (units []Unit, next, rest int) {
 		u.Markdown = renderParts(p.byPath, parts, texts, more)
 		u.Tokens = p.c.Count(u.Markdown)
 		units = append(units, u)
-		cur = unitBuilder{}
+		cur, dirs = unitBuilder{}, nil
+	}
+	// whole is the count of file i packed whole, with its heading.
+	whole := func(i int) int {
+		n := p.headCost(p.items[i].f)
+		for _, pc := range p.pieces(i) {
+			n += pc.cost
+		}
+		return n
+	}
+	addWhole := func(i int) {
+		f := p.items[i].f
+		cur.used += p.headCost(f)
+		for _, pc := range p.pieces(i) {
+			cur.add(pc)
+		}
+		p.used[i] = true
+		if d := dirOf(f.Path); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	// fill packs into cur the files after i that fit its room whole:
+	// those of its directories first.
+	fill := func(i int) {
+		for _, sameDir := range []bool{true, false} {
+			for j := i + 1; j < min(len(p.items), i+1+packAhead); j++ {
+				if p.used[j] || len(cur.parts) == 0 || cur.used >= room {
+					continue
+				}
+				if sameDir != slices.Contains(dirs, dirOf(p.items[j].f.Path)) {
+					continue
+				}
+				if w := whole(j); w <= room && cur.used+w <= room {
+					addWhole(j)
+				}
+			}
+		}
 	}
 	for i := range p.items {
+		if p.used[i] {
+			continue
+		}
 		if full() {
 			return units, i, 0
 		}
 		f := p.items[i].f
 		pieces := p.pieces(i)
 		head := p.headCost(f)
-		whole := head
-		for _, pc := range pieces {
-			whole += pc.cost
-		}
-		if whole <= room {
-			if cur.used+whole > room {
+		w := whole(i)
+		if w <= room {
+			if cur.used+w > room {
+				fill(i)
 				closeUnit()
 				if full() {
 					return units, i, 0
 				}
 			}
-			cur.used += head
-			for _, pc := range pieces {
-				cur.add(pc)
-			}
+			addWhole(i)
 			continue
 		}
 		// The file is larger than a unit: units of its own, cut between
 		// hunks taken by priority, and inside hunks too large for a unit.
+		if w > p.cutTokens {
+			p.cut, p.cutTokens = f.Path, w
+		}
+		fill(i)
 		closeUnit()
 		if full() {
 			return units, i, 0
 		}
+		p.used[i] = true
 		ordered := slices.Clone(pieces)
 		slices.SortStableFunc(ordered, func(a, b piece) int { return cmp.Compare(a.rank, b.rank) })
-		left := whole - head
+		left := w - head
 		for _, pc := range ordered {
 			for _, s := range p.slices(pc, room-head) {
 				if len(cur.parts) > 0 && cur.used+s.cost > room {
@@ -291,26 +343,61 @@ func (p *packer) pack(room, limit int) (units []Unit, next, rest int) {
 				cur.add(s)
 			}
 		}
-		closeUnit()
+		// Its last unit may take the next files, as far as they fit.
+		if d := dirOf(f.Path); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
 	}
 	closeUnit()
 	return units, len(p.items), 0
 }
 
+// dirOf is the directory of a changed path, "" at the root.
+func dirOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
 // estimate is about how many units of room tokens the files from the
-// next one on take, counted with text.EstimateTokens: the units
-// past a bound are only counted, never built.
-func (p *packer) estimate(next, room int) int {
-	if next >= len(p.items) || room <= 0 {
+// next one on take after rest tokens of a file cut short, counted with
+// text.EstimateTokens: the units past a bound are only counted, never
+// built.
+func (p *packer) estimate(next, room, rest int) int {
+	if room <= 0 {
 		return 0
 	}
-	units, used := 0, 0
+	// The estimate of a hunk's body leaves out what rendering adds
+	// (line numbers, headings) and what the counter counts differently:
+	// the files packed say by how much.
+	counted, estimated := 0, 0
+	for i, pieces := range p.files {
+		if pieces == nil {
+			continue
+		}
+		f := p.items[i].f
+		counted += p.headCost(f)
+		for k, pc := range pieces {
+			counted += pc.cost
+			estimated += bodyEstimate(&f.Hunks[p.from[i]+k])
+		}
+	}
+	scale := 1.0
+	if estimated > 0 {
+		scale = float64(counted) / float64(estimated)
+	}
+	units, used := rest/room, rest%room
 	for i := next; i < len(p.items); i++ {
+		if p.used[i] {
+			continue
+		}
 		f := p.items[i].f
 		cost := 0
 		for k := p.from[i]; k < len(f.Hunks); k++ {
-			cost += estimator{}.Count(f.Hunks[k].Body) + 10 // and its @@ line
+			cost += bodyEstimate(&f.Hunks[k])
 		}
+		cost = int(float64(cost) * scale)
 		switch {
 		case cost > room:
 			units += (cost + room - 1) / room
@@ -326,6 +413,10 @@ func (p *packer) estimate(next, room int) int {
 	}
 	return units
 }
+
+// bodyEstimate is a cheap estimate of a hunk's count: its body's, and
+// its @@ line.
+func bodyEstimate(h *Hunk) int { return estimator{}.Count(h.Body) + 10 }
 
 // inFileOrder sorts a unit's parts so that each file's read in the order
 // of the file, though a file larger than a unit is packed by priority.

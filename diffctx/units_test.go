@@ -9,7 +9,7 @@ import (
 
 // checkUnits checks what Units promises for every unit of d: each hunk the
 // context does not show is in exactly one unit, in order, sliced hunks
-// covering every line once; files in priority order; a file that fits a
+// covering every line once; units opening in priority order; a file that fits a
 // unit is not split; no unit over budget but for a one-line slice; and
 // RenderUnit rebuilds each unit's Markdown.
 func checkUnits(t *testing.T, d *Diff, ctx *Context, budget int, c Counter, units []Unit) {
@@ -103,16 +103,24 @@ func checkUnits(t *testing.T, d *Diff, ctx *Context, budget int, c Counter, unit
 			prio = append(prio, e.Path)
 		}
 	}
-	seen := map[string]bool{}
-	var first []string
-	for _, p := range order {
-		if !seen[p] {
-			seen[p] = true
-			first = append(first, p)
-		}
+	// A unit opens with the file of highest priority it holds (later
+	// files fill its room), and units open in priority order.
+	rank := map[string]int{}
+	for i, p := range prio {
+		rank[p] = i
 	}
-	if !slices.Equal(first, prio) {
-		t.Errorf("files in units %v, want priority order %v", first, prio)
+	last := -1
+	for i, u := range units {
+		opener := rank[u.Parts[0].Path]
+		for _, p := range u.Parts {
+			if rank[p.Path] < opener {
+				t.Errorf("unit %d opens with %s but holds %s, which comes first", i+1, u.Parts[0].Path, p.Path)
+			}
+		}
+		if opener < last {
+			t.Errorf("unit %d opens with %s, before the opener of the unit before it in priority order %v", i+1, u.Parts[0].Path, prio)
+		}
+		last = opener
 	}
 	// A file whose hunks fit one unit is not split across units.
 	for path, us := range unitOf {
@@ -248,7 +256,7 @@ func TestSplitUnits(t *testing.T) {
 	checkUnits(t, d, nil, s.Budget, nil, s.Units)
 	ctx := s.Context
 	for _, want := range []string{
-		fmt.Sprintf("- `big.go` — added, +300 -0 — in units 1–%d\n", n-1),
+		fmt.Sprintf("- `big.go` — added, +300 -0 — in units 1–%d\n", n),
 		fmt.Sprintf("- `small.go` — added, +3 -0 — in unit %d\n", n),
 		"- `go.sum` — modified, +1 -1 [lockfile] — not shown (lockfile): `get_file_diff {\"path\": \"go.sum\"}`\n",
 	} {
@@ -372,5 +380,30 @@ func TestSplitManyFiles(t *testing.T) {
 	}
 	if listed == 0 || !strings.Contains(s.Context.Markdown, "This review covers the first 2 of the ") {
 		t.Errorf("%d files listed:\n%s", listed, s.Context.Markdown)
+	}
+}
+
+// TestSplitUnitsSmallWindow gives a unit what the loop is not promised
+// when the room leaves it less than MinShare, never more than Most, and
+// names the largest file a unit cannot hold whole.
+func TestSplitUnitsSmallWindow(t *testing.T) {
+	raw := addedFile("a/one.go", 40) + addedFile("a/two.go", 40) + addedFile("b/big.go", 400)
+	d := &Diff{Files: mustParse(t, []byte(raw))}
+	normal := SplitUnits(d, SplitOptions{Room: 600, Intro: 50})
+	small := SplitUnits(d, SplitOptions{Room: 600, Intro: 50, Most: 3000, MinShare: 1024})
+	if small.Budget <= normal.Budget || small.Budget+small.Context.Tokens+50 > 3000 {
+		t.Fatalf("budget %d with Most (overview %d), %d without", small.Budget, small.Context.Tokens, normal.Budget)
+	}
+	if len(small.Units) >= len(normal.Units) {
+		t.Errorf("%d units with Most, %d without: want fewer, fuller ones", len(small.Units), len(normal.Units))
+	}
+	checkUnits(t, d, nil, small.Budget, nil, small.Units)
+	if small.Cut != "b/big.go" || small.CutTokens <= small.Budget {
+		t.Errorf("cut %q (%d tokens, budget %d), want b/big.go over the budget", small.Cut, small.CutTokens, small.Budget)
+	}
+	// A room that leaves MinShare keeps to it.
+	roomy := SplitUnits(d, SplitOptions{Room: 20000, Intro: 50, Most: 30000, MinShare: 1024})
+	if roomy.Budget+roomy.Context.Tokens+50 > 20000 || roomy.Cut != "" || len(roomy.Units) != 1 {
+		t.Errorf("roomy: budget %d, overview %d, cut %q, %d units", roomy.Budget, roomy.Context.Tokens, roomy.Cut, len(roomy.Units))
 	}
 }

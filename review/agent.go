@@ -51,10 +51,12 @@ func (a *Agent) redact() *redact.Redactor { return a.Config.Redactor() }
 
 // Progress is the state of a running loop.
 type Progress struct {
+	// Step is the request of the loop under way, from 1 in each unit and
+	// each question.
 	Step      int
 	ToolCalls int
-	// Tokens is the prompt tokens sent so far, as the server reported them
-	// (our own count where it reported none).
+	// Tokens is the prompt tokens sent so far by our exact count, the
+	// figure the review's footer gives as "tokens sent".
 	Tokens int
 	// Unit and Units say which unit of a review in units is under way
 	// (from 1); Units is 0 for a review in one piece and for questions.
@@ -485,9 +487,10 @@ func (l *loop) send(ctx context.Context, choice string) (*llm.Reply, *toolmem.St
 	return reply, st, nil
 }
 
-// progress reports p, with where the run is, to the agent's Progress.
+// progress reports p, with where the run is, to the agent's Progress:
+// the step is the loop's own, counted from 1 in each unit and turn.
 func (l *loop) progress(p Progress) {
-	p.ToolCalls, p.Unit, p.Units = l.calls, l.a.unitNow, l.a.unitsAll
+	p.Step, p.ToolCalls, p.Unit, p.Units = l.step, l.calls, l.a.unitNow, l.a.unitsAll
 	l.a.progress(p)
 }
 
@@ -530,13 +533,6 @@ func (s *Session) exchange(ctx context.Context, req llm.Request, turn, bound int
 		putErr = s.putStep(st)
 	})
 	reply, err := s.Client.Complete(sendCtx, req)
-	if reply != nil && s.countExactly(reply.Usage) {
-		// The server reports no usage: our count is the only one, and
-		// is counted exactly.
-		fc = s.Counter
-		toolTok = record.ToolTokens(fc, req.Tools)
-		fig, _ = s.stepLayers(fc, msgs, toolTok)
-	}
 	own := fig.Tokens
 	if reply != nil {
 		s.guard.settle(bound, own, reply.Usage)

@@ -2,7 +2,6 @@ package review
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -19,9 +18,10 @@ import (
 // exact counts make: across changes of 1 to 300 files, of code, CJK and
 // emoji, and windows from too small to 200k tokens, Prepare (bounds first)
 // and Prepare with ExactCounts send the same first request, inline the
-// same hunks, take the same units and fail alike; a plan whose figures
-// are estimates fits its budgets by the exact count. Both kinds of plan
-// must occur, or the test proves nothing.
+// same hunks, take the same units and fail alike; a plan made on bounds
+// fits its budgets by the exact count, and its figures are the exact
+// plan's (a figure shown is never an estimate below its count). Both
+// kinds of plan must occur, or the test proves nothing.
 func TestBoundedPlanIsExact(t *testing.T) {
 	isolateGit(t)
 	repos := map[string]string{}
@@ -45,7 +45,7 @@ func TestBoundedPlanIsExact(t *testing.T) {
 	for name, dir := range repos {
 		for _, w := range windows {
 			b := conversation.DefaultBudget(w)
-			opts := Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b, Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}}}
+			opts := Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b, Caps: result.Caps{Budget: result.DefaultPromptBudget}}}
 			bounded, berr := Prepare(context.Background(), opts)
 			opts.ExactCounts = true
 			exact, xerr := Prepare(context.Background(), opts)
@@ -55,43 +55,21 @@ func TestBoundedPlanIsExact(t *testing.T) {
 			if berr != nil {
 				continue
 			}
-			kinds[bounded.Estimated]++
-			if exact.Estimated {
-				t.Fatalf("%s, window %d: ExactCounts made an estimated plan", name, w)
+			kinds[bounded.bounded]++
+			if exact.Estimated || exact.bounded || bounded.Estimated {
+				t.Fatalf("%s, window %d: estimated plans", name, w)
 			}
 			if !reflect.DeepEqual(bounded.Messages, exact.Messages) {
-				t.Errorf("%s, window %d (estimated %v): the first requests differ", name, w, bounded.Estimated)
+				t.Errorf("%s, window %d (on bounds %v): the first requests differ", name, w, bounded.bounded)
 			}
 			if !reflect.DeepEqual(bounded.Units, exact.Units) || !reflect.DeepEqual(bounded.Context.Files, exact.Context.Files) {
 				t.Errorf("%s, window %d: units or files differ", name, w)
 			}
-			if !bounded.Estimated {
-				if bounded.Tokens() != exact.Tokens() || !reflect.DeepEqual(bounded.Estimate, exact.Estimate) {
-					t.Errorf("%s, window %d: an exact plan's figures differ", name, w)
-				}
-				continue
+			if bounded.Tokens() != exact.Tokens() || !reflect.DeepEqual(bounded.Estimate, exact.Estimate) {
+				t.Errorf("%s, window %d (on bounds %v): the plans' figures differ:\n%+v\n%+v", name, w, bounded.bounded, bounded.Estimate, exact.Estimate)
 			}
-			// Estimated: the exact counts fit what the plan was held to.
-			if exact.Tokens() > b.Input() || exact.Context.Tokens > exact.Context.Budget {
+			if bounded.bounded && (exact.Tokens() > b.Input() || exact.Context.Tokens > exact.Context.Budget) {
 				t.Errorf("%s, window %d: exact first request %d of %d, context %d of %d", name, w, exact.Tokens(), b.Input(), exact.Context.Tokens, exact.Context.Budget)
-			}
-			e, x := bounded.Estimate, exact.Estimate
-			e.FirstRequestTokens, x.FirstRequestTokens = 0, 0
-			// The expected figures grow from the first request's count.
-			e.PromptTokens, x.PromptTokens, e.Cost, x.Cost = 0, 0, nil, nil
-			if !reflect.DeepEqual(e, x) {
-				t.Errorf("%s, window %d: plans differ:\n%+v\n%+v", name, w, e, x)
-			}
-			// The estimates are marked as such, and near the counts.
-			if d := float64(bounded.Tokens()) / float64(exact.Tokens()); d < 0.5 || d > 2 {
-				t.Errorf("%s, window %d: estimate %d for %d tokens", name, w, bounded.Tokens(), exact.Tokens())
-			}
-			var dry struct {
-				Estimated bool `json:"estimated"`
-			}
-			data, _ := json.Marshal(bounded.DryRun("gpt-4o"))
-			if json.Unmarshal(data, &dry) != nil || !dry.Estimated {
-				t.Errorf("%s, window %d: the dry run does not say its figures are estimates", name, w)
 			}
 		}
 	}
@@ -112,8 +90,8 @@ func TestBoundedPlanHardCaps(t *testing.T) {
 			t.Fatal(err)
 		}
 		hard := c.MaxPromptTokens > 0 || c.MaxCost > 0
-		if p.Estimated == hard {
-			t.Errorf("caps %+v: estimated %v", c, p.Estimated)
+		if p.bounded == hard || p.Estimated {
+			t.Errorf("caps %+v: on bounds %v, estimated %v", c, p.bounded, p.Estimated)
 		}
 	}
 }
@@ -139,7 +117,7 @@ func TestBoundedServerPlanIsExact(t *testing.T) {
 	kinds := map[bool]int{}
 	for _, w := range []int{9000, 16000, 32000, 64000, 128000, 200000, 400000} {
 		b := conversation.DefaultBudget(w)
-		opts := Options{Dir: dir, Base: "main", Config: result.Config{Model: "qwen-local", Budget: b, Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}}}
+		opts := Options{Dir: dir, Base: "main", Config: result.Config{Model: "qwen-local", Budget: b, Caps: result.Caps{Budget: result.DefaultPromptBudget}}}
 		opts.counter = spm()
 		asked.Store(0)
 		bounded, berr := Prepare(context.Background(), opts)
@@ -152,16 +130,18 @@ func TestBoundedServerPlanIsExact(t *testing.T) {
 		if berr != nil {
 			continue
 		}
-		kinds[bounded.Estimated]++
+		kinds[bounded.bounded]++
 		if !reflect.DeepEqual(bounded.Messages, exact.Messages) || !reflect.DeepEqual(bounded.Units, exact.Units) || !reflect.DeepEqual(bounded.Context.Files, exact.Context.Files) {
-			t.Errorf("window %d (estimated %v): the plans differ", w, bounded.Estimated)
+			t.Errorf("window %d (on bounds %v): the plans differ", w, bounded.bounded)
 		}
+		// A plan made on bounds asks the server only for its figures: the
+		// few texts of the first request.
 		switch {
-		case !bounded.Estimated && bounded.Tokens() != exact.Tokens():
-			t.Errorf("window %d: exact plans count %d and %d", w, bounded.Tokens(), exact.Tokens())
-		case bounded.Estimated && (exact.Tokens() > b.Input() || exact.Context.Tokens > exact.Context.Budget):
+		case bounded.Tokens() != exact.Tokens():
+			t.Errorf("window %d: the plans count %d and %d", w, bounded.Tokens(), exact.Tokens())
+		case bounded.bounded && (exact.Tokens() > b.Input() || exact.Context.Tokens > exact.Context.Budget):
 			t.Errorf("window %d: exact first request %d of %d, context %d of %d", w, exact.Tokens(), b.Input(), exact.Context.Tokens, exact.Context.Budget)
-		case bounded.Estimated && n > 0:
+		case bounded.bounded && n > 8:
 			t.Errorf("window %d: a plan far from every limit asked the server %d times", w, n)
 		}
 	}

@@ -3,7 +3,9 @@ package review
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/reviewdev/review/conversation"
@@ -25,8 +27,39 @@ type Job struct {
 	RunID string
 	// DryRun plans the first request and stops: no store, no model.
 	DryRun bool
-	// Ask tunes the turn of a question.
+	// Ask tunes the turn of a question. Its Limits, when left zero, are
+	// derived from the budget the run is made with, once the window is
+	// known (taken from a recorded run, or told by the server).
 	Ask AskOptions
+	// Given says which settings the command was told; a question in a
+	// recorded run takes the others from the run (see Inherited).
+	Given Given
+}
+
+// Given names the settings a command was told explicitly, which a
+// question in a recorded run keeps instead of the run's.
+type Given struct {
+	Window, Reserve, Model, Tokenizer bool
+}
+
+// Inherited is what a question in a recorded run took from it: the
+// run's window, answer reserve, model and tokenizer, and the settings the
+// command was told that differ from the run's.
+type Inherited struct {
+	RunID     string
+	Window    int
+	Reserve   int
+	Model     string
+	Tokenizer string
+	Overrides []Override
+}
+
+// Override is a setting told to a question that differs from the
+// recorded run's: Setting is "window", "reserve", "model" or "tokenizer".
+type Override struct {
+	Setting string
+	Run     string
+	Now     string
 }
 
 // Env is what the command lends a run: the model's credentials, the store
@@ -49,6 +82,9 @@ type Env struct {
 	// Counting, if set, is told that the server counts the run's tokens,
 	// once it is known, and again, once, if it fails to count one.
 	Counting func(ServerCount)
+	// Inherited, if set, is told what a question in a recorded run took
+	// from the run and which told settings differ from it.
+	Inherited func(Inherited)
 	// Started, if set, is told of the session once its run is recorded,
 	// before any request.
 	Started func(*Session, *Plan)
@@ -130,25 +166,12 @@ func Run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 }
 
 func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
-	var (
-		llama   bool
-		sources result.DryRunSources
-	)
-	if job.DryRun {
-		// A dry run sends nothing anywhere: it takes what the
-		// configuration and the rules say, and says what a real run
-		// would ask the server.
-		sources = dryRunSources(&job.Config)
-	} else {
-		llama = fitServer(ctx, &job.Config, env, job.RunID == "")
-	}
-	counter, err := newCounter(ctx, &job.Config, env, llama, job.DryRun)
-	if err != nil {
-		return nil, err
-	}
-	job.counter = counter
 	if job.RunID != "" {
 		return follow(ctx, job, env)
+	}
+	sources, err := job.fit(ctx, env)
+	if err != nil {
+		return nil, err
 	}
 	plan, err := Prepare(ctx, job.Options)
 	if err != nil {
@@ -168,7 +191,7 @@ func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	}
 	defer st.Close()
 	a := newAgent(&job.Config, env, st, plan.Counter)
-	sess, err := a.Start(plan, Settings{BaseURL: job.BaseURL, Tokenizer: counter.Mode(), Budget: job.Budget, OffDiff: job.OffDiff, FindCopies: job.FindCopies, Price: job.Price})
+	sess, err := a.Start(plan, Settings{BaseURL: job.BaseURL, Tokenizer: job.counter.Mode(), Budget: job.Budget, OffDiff: job.OffDiff, FindCopies: job.FindCopies, Price: job.Price})
 	if err != nil {
 		return out, err
 	}
@@ -194,7 +217,36 @@ func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	return out, nil
 }
 
-// follow asks job's question in the recorded run job.RunID.
+// fit fits the window (a dry run asks no server, and says where its
+// settings come from instead), builds the counter and derives the
+// question's limits from the budget as fitted.
+func (job *Job) fit(ctx context.Context, env Env) (result.DryRunSources, error) {
+	var (
+		llama   bool
+		sources result.DryRunSources
+	)
+	if job.DryRun {
+		// A dry run sends nothing anywhere: it takes what the
+		// configuration and the rules say, and says what a real run
+		// would ask the server.
+		sources = dryRunSources(&job.Config)
+	} else {
+		llama = fitServer(ctx, &job.Config, env, job.RunID == "")
+	}
+	counter, err := newCounter(ctx, &job.Config, env, llama, job.DryRun)
+	if err != nil {
+		return sources, err
+	}
+	job.counter = counter
+	if job.Ask.Limits.Tokens == 0 && job.Ask.Limits.Turns == 0 && job.Ask.Limits.Chars == 0 {
+		job.Ask.Limits = conversation.LimitsFrom(job.Budget)
+	}
+	return sources, nil
+}
+
+// follow asks job's question in the recorded run job.RunID, in the run's
+// window, answer reserve, model and tokenizer unless the command was told
+// otherwise: a follow-up is the same conversation, counted the same way.
 func follow(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	if err := checkKey(env.APIKey, job.BaseURL); err != nil {
 		return nil, err
@@ -204,6 +256,18 @@ func follow(ctx context.Context, job Job, env Env) (*Outcome, error) {
 		return nil, err
 	}
 	defer st.Close()
+	run, err := st.Run(job.RunID)
+	if err != nil {
+		return nil, err
+	}
+	job.RunID = run.ID
+	inh := job.inherit(run)
+	if env.Inherited != nil {
+		env.Inherited(inh)
+	}
+	if _, err := job.fit(ctx, env); err != nil {
+		return nil, err
+	}
 	sess, err := newAgent(&job.Config, env, st, job.counter).Resume(ctx, job.RunID, job.Ignore)
 	if err != nil {
 		return nil, err
@@ -214,6 +278,59 @@ func follow(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	}
 	out.Answer, err = sess.Ask(ctx, job.Question, job.Ask)
 	return out, err
+}
+
+// inherit takes the recorded run's window, answer reserve, model and
+// tokenizer into job's configuration, except those job.Given, and says
+// what it took and which told settings differ from the run's. The answer
+// reserve is the run's only with its window: a reserve fits a window.
+func (job *Job) inherit(run toolmem.Run) Inherited {
+	var set Settings
+	if len(run.Settings) > 0 {
+		_ = json.Unmarshal(run.Settings, &set) // an unreadable one leaves the command's settings
+	}
+	cfg, rb := &job.Config, set.Budget
+	inh := Inherited{RunID: run.ID}
+	differ := func(setting, was, now string) {
+		if was != "" && was != now {
+			inh.Overrides = append(inh.Overrides, Override{Setting: setting, Run: was, Now: now})
+		}
+	}
+	itoa := func(n int) string {
+		if n <= 0 {
+			return ""
+		}
+		return strconv.Itoa(n)
+	}
+	if rb.ContextWindow > 0 && rb.AnswerReserve < rb.ContextWindow {
+		if job.Given.Window {
+			differ("window", itoa(rb.ContextWindow), itoa(cfg.Budget.ContextWindow))
+		} else {
+			cfg.Budget.ContextWindow, cfg.WindowUnknown = rb.ContextWindow, false
+			if !job.Given.Reserve {
+				cfg.Budget.AnswerReserve, cfg.ReserveSet = rb.AnswerReserve, true
+			}
+		}
+		if job.Given.Reserve {
+			differ("reserve", itoa(rb.AnswerReserve), itoa(cfg.Budget.AnswerReserve))
+		}
+	}
+	if run.Model != "" {
+		if job.Given.Model {
+			differ("model", run.Model, cfg.Model)
+		} else {
+			cfg.Model = run.Model
+		}
+	}
+	if set.Tokenizer != "" {
+		if job.Given.Tokenizer {
+			differ("tokenizer", set.Tokenizer, cfg.Tokenizer)
+		} else {
+			cfg.Tokenizer = set.Tokenizer
+		}
+	}
+	inh.Window, inh.Reserve, inh.Model, inh.Tokenizer = cfg.Budget.ContextWindow, cfg.Budget.AnswerReserve, cfg.Model, cfg.Tokenizer
+	return inh
 }
 
 // checkKey catches a missing API key before anything is recorded or

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/reviewdev/review/conversation"
-	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/record"
 )
 
@@ -19,10 +18,6 @@ type figureState struct {
 	// counted in the background: an output is counted while the request
 	// that carries its preview is under way, off the loop's path.
 	whole map[string]*wholeCount
-	// decided is set once the run's first answer said whether the
-	// server counts: exact is then set when it does not, and the
-	// figures are counted exactly.
-	decided, exact bool
 	// mu guards the fields above: units side by side share them.
 	mu sync.Mutex
 }
@@ -47,45 +42,18 @@ func (s *Session) figures() *figureState {
 	if err != nil {
 		return s.fig // the new steps are counted from here on
 	}
-	// Counted on as the run's first steps were.
-	s.fig.decided, s.fig.exact = true, !record.Estimated(r)
 	s.fig.tally = *record.Resume(s.Store, r, s.figureCounter())
 	return s.fig
 }
 
-// figureCounter counts the run's figures: exactly when asked to (Exact),
-// under hard caps, and when the server reports no usage of its own; else
-// as estimates, marked as such.
+// figureCounter counts the run's figures: exactly, whatever decided the
+// run's limits (bounds far from them). A figure shown to a user (the
+// tokens sent, the largest request, a step's layers, a prune) must not be
+// below the count it stands for, and an estimate can be; the server's
+// usage, where it reports it, is recorded beside ours. Only a run counted
+// with --tokenizer estimate records estimates, marked as such.
 func (s *Session) figureCounter() *conversation.Counter {
-	if s.ExactCounts || s.guard.enforced() {
-		return s.Counter
-	}
-	f := s.figures()
-	f.mu.Lock()
-	exact := f.exact
-	f.mu.Unlock()
-	if exact {
-		return s.Counter
-	}
-	return s.Counter.Estimates()
-}
-
-// countExactly decides how the run's figures count, on its first answer:
-// it reports whether that answer's step, counted as an estimate, must be
-// counted again exactly because the server reported no usage.
-func (s *Session) countExactly(u llm.Usage) bool {
-	f := s.figures()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.decided {
-		return false
-	}
-	f.decided = true
-	if u.Prompt > 0 || s.ExactCounts || s.guard.enforced() {
-		return false
-	}
-	f.exact = true
-	return true
+	return s.Counter.Exact()
 }
 
 // stored notes a tool output stored under ref and starts counting it

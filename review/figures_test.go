@@ -14,9 +14,10 @@ import (
 // request's tokens by layer, adding up to the run's own count; that
 // figures counted again from the records of a run that has none (an older
 // run) are the same; and that the naive transcript carries the whole
-// outputs the previews stand for. The figures are estimates, marked as
-// such, when the server reports usage; exact when it reports none, or
-// when Agent.ExactCounts asks for them.
+// outputs the previews stand for. The figures are exact whether the
+// server reports usage or not: a figure shown must never be below the
+// count it stands for, and an estimate can be. Figures an older run
+// recorded as estimates are counted again exactly.
 func TestFiguresRecordedAndRecounted(t *testing.T) {
 	base := numbered("// line", 40)
 	head := strings.Replace(base, "// line 10\n", "// changed 10\n", 1)
@@ -27,7 +28,7 @@ func TestFiguresRecordedAndRecounted(t *testing.T) {
 		exact     bool
 		estimated bool
 	}{
-		{name: "the server counts", estimated: true},
+		{name: "the server counts"},
 		{name: "the server does not count", usage: `, "usage": {"prompt_tokens": 0, "completion_tokens": 9}`},
 		{name: "exact counts asked for", exact: true},
 	} {
@@ -82,6 +83,17 @@ func figuresRun(t *testing.T, dir, usage string, exact, estimated bool) {
 	// whole file, some 9,000 tokens more.
 	if d := rec[2].Naive - rec[2].Tokens; d < 5000 {
 		t.Errorf("step 3: naive %d, sent %d: the whole output is not in the naive figure", rec[2].Naive, rec[2].Tokens)
+	}
+	// A run that recorded estimates: counted again, exactly.
+	for i := range r.Steps {
+		r.Steps[i].Figures, _ = json.Marshal(record.StepFigures{Layers: record.Layers{System: 1}, Tokens: 1, Estimated: true})
+	}
+	if f := record.Figures(s.Store, r, s.Counter); !estimated {
+		for i := range rec {
+			if f.Steps[i] != rec[i] || f.Recorded[i] {
+				t.Errorf("step %d with estimated figures recounted: %+v, exact %+v", i+1, f.Steps[i], rec[i])
+			}
+		}
 	}
 	// An older run: the same figures, counted again.
 	for i := range r.Steps {

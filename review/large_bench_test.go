@@ -35,7 +35,7 @@ func BenchmarkFirstRequest(b *testing.B) {
 				var plan *Plan
 				for b.Loop() {
 					var err error
-					plan, err = Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: testModel, Tokenizer: tok, Budget: budget, Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}}})
+					plan, err = Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: testModel, Tokenizer: tok, Budget: budget, Caps: result.Caps{Budget: result.DefaultPromptBudget}}})
 					if err != nil {
 						b.Fatal(err)
 					}

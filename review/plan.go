@@ -26,6 +26,46 @@ var ErrWindowTooSmall = errors.New("context window too small for a review")
 // ErrCapTooLow is a cap that does not allow even the first unit.
 var ErrCapTooLow = errors.New("cap too low for a review")
 
+// minUnitShare is the share of a unit's hunks below which, in a small
+// window, a unit takes what the loop is not promised (unitMost): about
+// sixty lines of code, so that a unit is never a few lines of one file.
+const minUnitShare = 1024
+
+// unitMost is the most the overview, a unit turn's words and its hunks may
+// take in a small window: what leaves the loop, before its stop line, the
+// least it is promised (loopFloor), one tool call and the final request.
+// fixed is the count of the system prompt and the tool definitions.
+func unitMost(b conversation.Budget, fixed int, c *conversation.Counter) int {
+	return b.StopLine() - fixed - loopFloor(b, c)
+}
+
+// unitShare is what a unit's hunks may take in a window under b, as
+// SplitUnits decides it, with other the count of the overview and a unit
+// turn's words.
+func unitShare(b conversation.Budget, fixed, other int, c *conversation.Counter) int {
+	share := b.Static() - fixed - other
+	if most := unitMost(b, fixed, c) - other; share < minUnitShare && most > share {
+		share = most
+	}
+	return share
+}
+
+// wholeWindow is the smallest context window, in round thousands, whose
+// units hold a file of tokens whole; 0 past ten million.
+func wholeWindow(b conversation.Budget, fixed, other, tokens int, c *conversation.Counter) int {
+	for w := roundUp(b.ContextWindow+1, 1000); w <= 10_000_000; w += 1000 {
+		wb := b
+		wb.ContextWindow = w
+		if b.AnswerReserve == conversation.DefaultReserve(b.ContextWindow) {
+			wb.AnswerReserve = conversation.DefaultReserve(w)
+		}
+		if unitShare(wb, fixed, other, c) >= tokens {
+			return w
+		}
+	}
+	return 0
+}
+
 // minUnitTokens bounds units from below: when the context window leaves
 // less room than this for a unit's hunks, the static share gives way to it
 // (within the input budget), so units are never a line or two each.
@@ -43,9 +83,12 @@ func previewTokens(b conversation.Budget) int {
 	return previews(b).Chars / 3
 }
 
-// previews are the limits the store holds a preview to under b.
+// previews are the limits the store holds a preview to under b: never
+// over the cap on an earlier message (Budget.PreviewCharsCap).
 func previews(b conversation.Budget) toolmem.Limits {
-	return toolmem.Limits{Chars: b.PreviewChars, Lines: b.PreviewLines}.Normalized()
+	l := toolmem.Limits{Chars: b.PreviewChars, Lines: b.PreviewLines}.Normalized()
+	l.Chars = max(b.PreviewCharsCap(l.Chars), toolmem.MinPreviewChars)
+	return l
 }
 
 // WindowError is a context window too small for any review; it matches
@@ -118,10 +161,16 @@ func historyAllowance(b conversation.Budget) int {
 func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro int) (int, string, error) {
 	b := p.Budget
 	n := max(len(p.Units), 1)
+	// Units side by side start with no earlier turn; in sequence, each
+	// carries what is kept of the ones before.
+	history := historyAllowance(b)
+	if sideBySide(p.Jobs, n) {
+		history = 0
+	}
 	firsts := make([]int, n)
 	firsts[0] = first
 	for k := 1; k < n; k++ {
-		firsts[k] = min(b.Input(), static+intro+p.Units[k].Tokens+historyAllowance(b))
+		firsts[k] = min(b.Input(), static+intro+p.Units[k].Tokens+history)
 	}
 	price, priced := caps.Price, caps.Price != nil
 	if !priced {
@@ -133,7 +182,7 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 	// request and the final one.
 	reason := ""
 	if len(p.Units) > 0 && p.split.Total > len(p.Units) {
-		reason = result.ReasonMaxUnits
+		reason = p.packedBy
 	}
 	kept, tokens := n, 0
 	for k := range n {
@@ -154,7 +203,19 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 		}
 		tokens = t
 	}
-	steps := b.MaxSteps + 1
+	// The budget keeps the units whose expected tokens fit it, the first
+	// always.
+	if caps.Budget > 0 {
+		spent := 0
+		for k := range kept {
+			_, t := expected(firsts[k:k+1], b, previewTokens(b))
+			if spent += t; k > 0 && spent > caps.Budget {
+				kept, reason = k, result.ReasonPromptBudget
+				break
+			}
+		}
+	}
+	steps := b.MaxSteps + finalRequests
 	e := result.Estimate{
 		Units: kept, TotalUnits: max(kept, 1), MinRequests: kept, MaxRequests: kept * steps,
 		FirstRequestTokens: first, MaxPromptTokens: kept * steps * b.Input(), LimitedBy: reason,
@@ -168,7 +229,6 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 	if caps.MaxPromptTokens > 0 {
 		e.MaxPromptTokens = min(e.MaxPromptTokens, caps.MaxPromptTokens)
 	}
-	e.Requests, e.PromptTokens = expected(firsts[:kept], b, previewTokens(b))
 	// Every request carries the static layer: a cap on tokens is a cap
 	// on requests too.
 	if caps.MaxPromptTokens > 0 && static > 0 {
@@ -186,14 +246,30 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 			}
 		}
 		e.MaxCost = &c
-		ec := price.Cost(e.PromptTokens, 0, e.Requests*expectedAnswerTokens)
-		e.Cost = &ec
+		p.price = price
 		e.PriceSource = "list price of " + llm.PricesAsOf
 		if caps.Price != nil {
 			e.PriceSource = "configured"
 		}
 	}
+	if e.TotalUnits > e.Units {
+		// The whole change: the units packed as planned, those past
+		// them as full as a unit gets.
+		w := result.Whole{Units: e.TotalUnits}
+		w.Requests, w.PromptTokens = expected(firsts, b, previewTokens(b))
+		if more := e.TotalUnits - n; more > 0 && p.split != nil {
+			r, t := expected([]int{min(b.Input(), static+intro+p.split.Budget+history)}, b, previewTokens(b))
+			w.Requests += more * r
+			w.PromptTokens += more * t
+		}
+		if priced {
+			c := price.Cost(w.PromptTokens, 0, w.Requests*expectedAnswerTokens)
+			w.Cost = &c
+		}
+		e.Whole = &w
+	}
 	p.Estimate = e
+	p.expect(firsts[:kept])
 	p.guard = &guard{
 		maxRequests: e.MaxRequests, maxTokens: e.MaxPromptTokens, reserve: b.AnswerReserve,
 		preview: previewTokens(b), firsts: firsts[:kept],
@@ -203,6 +279,33 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 		p.guard.maxCost, p.guard.price = caps.MaxCost, caps.Price
 	}
 	return kept, reason, nil
+}
+
+// finalRequests are the requests a unit may make past its max_steps
+// exploring ones: the one asking for the final review, a nudge when the
+// server ignores that forced choice, and one more when the provider
+// refuses a request as longer than its window (the final review is then
+// asked for again with less).
+const finalRequests = 3
+
+// expect sets the plan's expectation for units whose first requests are
+// firsts: the requests and prompt tokens expected, and their cost when
+// the price is known. It is an expectation, not a bound: each tool call
+// adds an expected preview (expectedPreviewTokens), not the most one may.
+func (p *Plan) expect(firsts []int) {
+	e := &p.Estimate
+	e.Requests, e.PromptTokens = expected(firsts, p.Budget, expectedPreviewTokens(p.Budget))
+	if p.price != nil {
+		ec := p.price.Cost(e.PromptTokens, 0, e.Requests*expectedAnswerTokens)
+		e.Cost = &ec
+	}
+}
+
+// expectedPreviewTokens is about what one tool output's preview adds to
+// a request: a preview of the store's size, at about four characters a
+// token as code and prose run (previewTokens bounds it at three).
+func expectedPreviewTokens(b conversation.Budget) int {
+	return previews(b).Chars / 4
 }
 
 // A review is expected to take expectedSteps requests a unit (a few tool

@@ -19,7 +19,7 @@ func TestPrepareWindowTooSmall(t *testing.T) {
 		ok     bool
 	}{{2000, false}, {3000, false}, {6000, true}, {9000, true}} {
 		b := conversation.DefaultBudget(tc.window)
-		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b, Caps: result.Caps{MaxUnits: result.DefaultMaxUnits}}})
+		p, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b, Caps: result.Caps{Budget: result.DefaultPromptBudget}}})
 		if tc.ok {
 			if err != nil {
 				t.Fatalf("window %d: %v", tc.window, err)
@@ -42,18 +42,28 @@ func TestPrepareCaps(t *testing.T) {
 	prepare := func(c result.Caps) (*Plan, error) {
 		return Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: unitsBudget(), Caps: c}})
 	}
-	all, err := prepare(result.Caps{MaxUnits: result.DefaultMaxUnits})
+	all, err := prepare(result.Caps{Budget: result.DefaultPromptBudget})
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := all.Estimate
-	steps := unitsBudget().MaxSteps + 1
+	steps := unitsBudget().MaxSteps + finalRequests
 	if len(all.Units) != 3 || e.Units != 3 || e.TotalUnits != 3 || e.MinRequests != 3 || e.MaxRequests != 3*steps ||
 		e.MaxPromptTokens != 3*steps*unitsBudget().Input() || e.MaxCost == nil || e.LimitedBy != "" || len(e.NotReviewed) != 0 {
 		t.Fatalf("estimate %+v", e)
 	}
 	if e.FirstRequestTokens != all.Tokens() || e.FirstRequestTokens > unitsBudget().Input() {
 		t.Errorf("first request %d tokens, plan %d, input %d", all.Tokens(), e.FirstRequestTokens, unitsBudget().Input())
+	}
+
+	// A summary written by the model from the units' reviews is one
+	// request more, within the bound.
+	summed, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: unitsBudget(), Caps: result.Caps{Budget: result.DefaultPromptBudget}, SummarizeUnits: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summed.Estimate.MaxRequests; got != 3*steps+1 {
+		t.Errorf("with --summarize-units: at most %d requests, want %d", got, 3*steps+1)
 	}
 
 	// Two units at most: gamma.go is not reviewed, and the overview says

@@ -8,6 +8,7 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/tools"
@@ -21,6 +22,9 @@ type Options struct {
 	// Since, when set, reviews only the commits since this revision (an
 	// ancestor of Head); the rest of the change is context.
 	Since string
+	// HeadLabel, when set, names Head for people and the model: "the work
+	// tree" for the commit diffctx.Snapshot made of it.
+	HeadLabel string
 	// Question, if set, is the first turn instead of the review task.
 	Question string
 	result.Config
@@ -58,6 +62,10 @@ type Plan struct {
 	// decided it and nothing was counted.
 	Counter   *conversation.Counter
 	Estimated bool
+	// price prices the expectation, when the model's price is known.
+	price *llm.Price
+	// bounded says upper bounds decided the plan, far from every limit.
+	bounded bool
 
 	// Leaks are the secrets the change adds, each reported as a finding
 	// of its own; Redact is what replaced them, for the tools to use.
@@ -68,8 +76,11 @@ type Plan struct {
 	Injections []diffctx.Injection
 
 	split *diffctx.Split
-	guard *guard
-	hunks int // hunkTokens, once known; -1 before
+	// packedBy is the cap that bounded the units packed:
+	// result.ReasonMaxUnits or result.ReasonPromptBudget.
+	packedBy string
+	guard    *guard
+	hunks    int // hunkTokens, once known; -1 before
 }
 
 // Prepare loads the diff, builds the first request's context and plans the
@@ -93,7 +104,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		}
 		counter = c
 	}
-	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData})
+	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData, Label: opts.HeadLabel})
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +194,16 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	} else if huge || !fits(p.Context) {
 		// A review whose hunks do not fit is split into units; a question
 		// is answered with what fits and the tools.
-		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: opts.Caps.MaxUnits, Counter: counter, List: listShare(b)})
+		// Units the budget could never keep are not packed, only
+		// estimated: a change of many thousand files costs what the
+		// units reviewed do.
+		most, by := opts.Caps.MaxUnits, result.ReasonMaxUnits
+		if n := budgetUnits(opts.Caps.Budget, b, fixed+smallest+intro); n > 0 && (most == 0 || n < most) {
+			most, by = n, result.ReasonPromptBudget
+		}
+		p.packedBy = by
+		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Most: unitMost(b, fixed, counter), MinShare: minUnitShare,
+			Max: most, Counter: counter, List: listShare(b)})
 		p.Units = p.split.Units
 	}
 	message := func(task string) []conversation.Message {
@@ -204,6 +224,11 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	if err != nil {
 		return false, err
 	}
+	if opts.SummarizeUnits && kept > 1 {
+		// The summary of the units' reviews is one request more.
+		p.Estimate.MaxRequests++
+		p.guard.maxRequests = p.Estimate.MaxRequests
+	}
 	if p.split != nil {
 		if kept < len(p.Units) || len(p.split.Left) > 0 {
 			// Fewer units than the diff takes: the overview says which
@@ -219,11 +244,26 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 		for _, l := range p.split.Left {
 			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, result.NotReviewed{Left: l, Reason: reason})
 		}
+		if sp := p.split; sp.Cut != "" {
+			p.Estimate.Cut = &result.CutFile{Path: sp.Cut, Tokens: sp.CutTokens, Share: sp.Budget,
+				Window: wholeWindow(b, fixed, p.Context.Tokens+intro, sp.CutTokens, counter)}
+		}
 	}
 	if p.Estimate.NotReviewed == nil {
 		p.Estimate.NotReviewed = []result.NotReviewed{}
 	}
 	return far && p.split == nil && reason == "", nil
+}
+
+// budgetUnits is the most units a budget of prompt tokens can keep, each
+// unit's first request taking at least first tokens; 0 when budget is
+// no bound.
+func budgetUnits(budget int, b conversation.Budget, first int) int {
+	if budget <= 0 {
+		return 0
+	}
+	_, t := expected([]int{first}, b, previewTokens(b))
+	return budget/max(t, 1) + 1
 }
 
 // tooLarge lists the files whose diff was too large to hold as not
@@ -245,16 +285,20 @@ const listShareOfStatic = 0.25
 func listShare(b conversation.Budget) int { return int(listShareOfStatic * float64(b.Static())) }
 
 // estimated turns a plan made far from every limit with upper bounds
-// into the plan to run: c, exact, counts from here on, and the plan's
-// figures, which bounds would overstate several times, are estimates.
+// into the plan to run: c counts from here on, and the plan's figures,
+// which bounds would overstate several times, are counted with it. A
+// figure shown must not be below the count it stands for, which an
+// estimate can be; the few texts of a first request cost little to count
+// (the requests' figures load the encoding anyway). The expectation is
+// made again from the first request as counted.
 func (p *Plan) estimated(opts Options, c *conversation.Counter) {
-	p.Counter, p.Estimated = c, true
-	e := c.Estimates()
-	p.ToolTokens = record.ToolTokens(e, p.Tools)
-	p.Context.Tokens = e.Count(p.Context.Markdown)
-	p.Context.Budget = opts.Budget.Static() - e.CountMessage(p.Messages[0]) - p.ToolTokens
+	p.Counter, p.Estimated, p.bounded = c, c.Kind() != conversation.ExactCount, true
+	p.ToolTokens = record.ToolTokens(c, p.Tools)
+	p.Context.Tokens = c.Count(p.Context.Markdown)
+	p.Context.Budget = opts.Budget.Static() - c.CountMessage(p.Messages[0]) - p.ToolTokens
 	p.Estimate.FirstRequestTokens = p.Tokens()
 	p.guard.firsts = []int{p.Estimate.FirstRequestTokens}
+	p.expect(p.guard.firsts)
 }
 
 // whole reports whether ctx names every file on a line of its own and
@@ -307,6 +351,8 @@ func capValue(c result.Caps, reason string) string {
 	switch reason {
 	case result.ReasonMaxUnits:
 		return fmt.Sprintf(" %d", c.MaxUnits)
+	case result.ReasonPromptBudget:
+		return fmt.Sprintf(" %d", c.Budget)
 	case result.ReasonMaxPromptTokens:
 		return fmt.Sprintf(" %d", c.MaxPromptTokens)
 	case result.ReasonMaxCost:
@@ -321,10 +367,5 @@ func (p *Plan) Tokens() int {
 	return p.counter().CountMessages(p.Messages) + p.ToolTokens
 }
 
-// counter counts the plan's figures: estimates when they are.
-func (p *Plan) counter() *conversation.Counter {
-	if p.Estimated {
-		return p.Counter.Estimates()
-	}
-	return p.Counter
-}
+// counter counts the plan's figures.
+func (p *Plan) counter() *conversation.Counter { return p.Counter }

@@ -136,9 +136,13 @@ func RunUsageOf(run toolmem.Run) (result.RunUsage, bool) {
 // save writes the run record and the conversation.
 func (s *Session) save() error {
 	if m := s.main; m != nil {
+		ids, parts, err := s.History.TurnParts(s.lane.unit)
+		if err != nil {
+			return err
+		}
 		unlock := s.lock()
 		if m.side.turns != nil {
-			m.side.turns[s.lane.unit] = s.History.TurnMessages(s.lane.unit)
+			m.side.setTurn(s.lane.unit, turnParts{ids: ids, parts: parts})
 		}
 		unlock()
 		return m.save()
@@ -157,18 +161,15 @@ func (s *Session) save() error {
 	if err := s.records().Run(s.Run); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)
 	}
-	// The history writes what changed since its last save. While units
-	// run side by side, the record is a copy holding each unit's turn as
-	// last saved: the store compares its parts with those it has and
-	// writes the ones that differ (changed nil), never all of them in
-	// one transaction.
-	h := s.conversation()
-	parts, changed, next, err := h.Parts()
+	// The history writes what changed since its last save; while units
+	// run side by side, the record holds each unit's turn as last saved
+	// (sideRecord), and writes what the units under way changed.
+	parts, changed, next, err := s.History.Parts()
+	if s.side != nil && s.side.turns != nil {
+		parts, changed, next, err = s.sideRecord()
+	}
 	if err != nil {
 		return err
-	}
-	if h != s.History {
-		changed = nil
 	}
 	if err := s.records().ConversationParts(parts, changed, next); err != nil {
 		return fmt.Errorf("recording run %s: %w", s.Run.ID, err)

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,10 +71,29 @@ type lane struct {
 type sideState struct {
 	mu sync.Mutex
 	// turns are each unit's turn as last saved, for the recorded
-	// conversation.
-	turns map[int][]conversation.Message
+	// conversation: the run's own messages (have), then the units'
+	// turns in unit order.
+	turns map[int]turnParts
+	have  map[string]bool
+	// written are the parts of the conversation last recorded: a save
+	// writes only those that differ, found without reading the store
+	// back. keys are the units with a turn, in order, offsets where each
+	// starts in written, ownLen how many are the run's own, and dirty
+	// the first unit whose turn changed since (0: none).
+	written [][]byte
+	keys    []int
+	offsets []int
+	ownLen  int
+	dirty   int
 	// running are the units under way.
 	running []int
+}
+
+// turnParts is a unit's turn as its fork encodes it
+// (conversation.History.TurnParts).
+type turnParts struct {
+	ids   []string
+	parts [][]byte
 }
 
 // unitOutcome is how one unit ended.
@@ -89,7 +109,10 @@ type unitOutcome struct {
 // merges what they found.
 func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*result.Result, error) {
 	n := len(units)
-	s.side = &sideState{turns: map[int][]conversation.Message{}}
+	s.side = &sideState{turns: map[int]turnParts{}, have: map[string]bool{}}
+	for _, m := range s.History.Messages() {
+		s.side.have[m.ID] = true
+	}
 	// What every unit reads is made before they start.
 	s.figures()
 	s.records()
@@ -150,7 +173,7 @@ func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*result
 		}
 	}
 	s.History.Adopt(forks...)
-	s.side.turns = nil
+	s.side.turns, s.side.written, s.side.keys, s.side.offsets = nil, nil, nil, nil
 	r, err := s.mergeUnits(ctx, units, outs)
 	if err != nil && refused(outs) {
 		// Every unit's first request was refused as longer than the
@@ -205,6 +228,7 @@ func (s *Session) runUnit(ctx context.Context, n, k int, md string) unitOutcome 
 	if serr := u.save(); serr != nil && err == nil {
 		err = serr
 	}
+	s.records().EndLane(k)
 	return unitOutcome{started: true, sub: sub, text: text, err: err, h: u.History}
 }
 
@@ -451,11 +475,7 @@ func (s *Session) progress(p Progress) {
 	}
 	m := s.mainSession()
 	defer s.lock()()
-	p.Step, p.Usage = m.Steps, m.Usage
-	p.Tokens = m.Usage.Prompt
-	if p.Tokens == 0 {
-		p.Tokens = m.Usage.Own
-	}
+	p.Usage, p.Tokens = m.Usage, m.Usage.Own
 	if m.side != nil {
 		p.Running = slices.Clone(m.side.running)
 	}
@@ -486,20 +506,78 @@ func (s *Session) setUnforced() {
 	s.mainSession().unforced = true
 }
 
-// conversation is the history to record: the run's, and while units run
-// side by side, each unit's turn as last saved after it, in unit order.
-func (s *Session) conversation() *conversation.History {
-	if s.side == nil || s.side.turns == nil {
-		return s.History
+// sideRecord is the conversation to record while units run side by side:
+// the run's history, then each unit's turn as last saved after it, in unit
+// order, and which of its parts differ from those recorded last. Only the
+// turns of units under way change from one save to the next, and they come
+// last but for a few: the record is kept up to the first of them, and a
+// save costs what the units under way hold, not the whole conversation
+// again.
+func (s *Session) sideRecord() (parts [][]byte, changed []int, next int, err error) {
+	side := s.side
+	own, ownChanged, next, err := s.History.Parts()
+	if err != nil {
+		return nil, nil, 0, err
 	}
-	keys := make([]int, 0, len(s.side.turns))
-	for k := range s.side.turns {
-		keys = append(keys, k)
+	// The record is kept up to the first unit whose turn changed, or a
+	// unit saved for the first time: all of it when the run's own
+	// messages changed, which they do not while units run.
+	from := len(side.keys)
+	if side.dirty > 0 {
+		from, _ = slices.BinarySearch(side.keys, side.dirty)
 	}
-	slices.Sort(keys)
-	var msgs []conversation.Message
-	for _, k := range keys {
-		msgs = append(msgs, s.side.turns[k]...)
+	if len(own) != side.ownLen || len(ownChanged) > 0 {
+		from = 0
 	}
-	return s.History.WithTurns(msgs)
+	var at int // where the parts built again start
+	switch {
+	case from == 0:
+		at = len(own)
+		parts = append(make([][]byte, 0, len(own)+4*len(side.keys)), own...)
+	case from < len(side.offsets):
+		at = side.offsets[from]
+		parts = slices.Clip(side.written[:at])
+	default:
+		at = len(side.written)
+		parts = slices.Clip(side.written)
+	}
+	side.offsets = side.offsets[:min(from, len(side.offsets))]
+	for _, k := range side.keys[from:] {
+		side.offsets = append(side.offsets, len(parts))
+		t := side.turns[k]
+		for i, id := range t.ids {
+			if !side.have[id] {
+				parts = append(parts, t.parts[i])
+			}
+		}
+	}
+	changed = append([]int{}, ownChanged...)
+	for i := at; i < len(parts); i++ {
+		if i >= len(side.written) || !samePart(side.written[i], parts[i]) {
+			changed = append(changed, i)
+		}
+	}
+	side.written, side.ownLen, side.dirty = parts, len(own), 0
+	return parts, changed, next, nil
+}
+
+// setTurn notes unit k's turn as last saved, under s's lock.
+func (side *sideState) setTurn(k int, t turnParts) {
+	if _, ok := side.turns[k]; !ok {
+		i, _ := slices.BinarySearch(side.keys, k)
+		side.keys = slices.Insert(side.keys, i, k)
+	}
+	side.turns[k] = t
+	if side.dirty == 0 || k < side.dirty {
+		side.dirty = k
+	}
+}
+
+// samePart reports whether two encoded parts are equal: the same
+// encoding, most often, since a message is encoded once.
+func samePart(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || &a[0] == &b[0] || bytes.Equal(a, b)
 }

@@ -180,14 +180,20 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 		task = taskPrompt(d.Base, d.Head)
 		if !fits(dctx) {
 			intro := max(c.Count(unitPrompt(d, 1, 99, "")), c.Count(unitPrompt(d, 99, 99, "")))
-			sp := diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: s.Caps.MaxUnits, Counter: c, List: listShare(s.Budget)})
+			// The budget holds as it did in the plan: a unit's first
+			// request takes at least the room of its diff context.
+			most, by := s.Caps.MaxUnits, result.ReasonMaxUnits
+			if n := budgetUnits(s.Caps.Budget, s.Budget, room); n > 0 && (most == 0 || n < most) {
+				most, by = n, result.ReasonPromptBudget
+			}
+			sp := diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: most, Counter: c, List: listShare(s.Budget)})
 			dctx, units = sp.Context, sp.Units
 			dctx.Budget = room
 			if len(units) > 0 {
 				task = unitPrompt(d, 1, len(units), units[0].Markdown)
 			}
 			for _, l := range sp.Left {
-				left = append(left, result.NotReviewed{Left: l, Reason: result.ReasonMaxUnits})
+				left = append(left, result.NotReviewed{Left: l, Reason: by})
 			}
 		}
 		after = c.Count(dctx.Markdown) + c.Count(task)

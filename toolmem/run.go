@@ -128,6 +128,7 @@ func (s *Store) PutRun(r Run) error {
 		return s.errTxn("storing run "+r.ID, err)
 	}
 	s.memo.commit(&p)
+	s.memo.remember(set, r.Settings)
 	return s.sync()
 }
 

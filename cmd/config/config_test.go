@@ -141,6 +141,7 @@ static_share: 0.4
 history_chars: 9000
 price: {prompt: 2.5, completion: 10}
 max_units: 5
+prompt_budget: 0
 max_prompt_tokens: 100000
 max_cost: 3
 find_copies: true

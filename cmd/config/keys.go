@@ -78,6 +78,7 @@ var keys = []Key{
 	{Name: "prune_target", kind: kindFloat, Flag: "prune-target", File: true, parse: pruneTarget},
 	{Name: "history_select", kind: kindString, Flag: "history-select", File: true, parse: oneOf("relevance", "recency")},
 	{Name: "max_units", kind: kindInt, Flag: "max-units", File: true, parse: atLeast(0)},
+	{Name: "prompt_budget", kind: kindInt, Flag: "prompt-budget", File: true, parse: atLeast(0)},
 	{Name: "jobs", kind: kindInt, Flag: "jobs", File: true, parse: atLeast(1)},
 	{Name: "summarize_units", kind: kindBool, Flag: "summarize-units", File: true},
 	{Name: "max_prompt_tokens", kind: kindInt, Flag: "max-prompt-tokens", File: true, parse: atLeast(0)},

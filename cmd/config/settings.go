@@ -180,7 +180,8 @@ func (e *Effective) apply() error {
 	def("deadline", time.Duration(0))
 	def("stream", true)
 	def("first_byte_timeout", llm.DefaultFirstByteTimeout)
-	def("max_units", result.DefaultMaxUnits)
+	def("max_units", 0)
+	def("prompt_budget", result.DefaultPromptBudget)
 	if v, ok := e.values["jobs"]; ok {
 		e.Settings.JobsFrom = setBy(v.src, "jobs")
 	}
@@ -243,6 +244,7 @@ func (e *Effective) apply() error {
 	s.SummarizeUnits = e.values["summarize_units"].v.(bool)
 	s.Caps = result.Caps{
 		MaxUnits:        e.values["max_units"].v.(int),
+		Budget:          e.values["prompt_budget"].v.(int),
 		MaxPromptTokens: e.values["max_prompt_tokens"].v.(int),
 		MaxCost:         e.values["max_cost"].v.(float64),
 	}

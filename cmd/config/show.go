@@ -122,7 +122,7 @@ func (e *Effective) Rows() Rows {
 			}
 		case "instructions":
 			r.Text = firstLine(r.Text)
-		case "max_units", "max_prompt_tokens", "max_cost":
+		case "max_units", "max_prompt_tokens", "max_cost", "prompt_budget":
 			if r.Text == "0" {
 				r.Text = "0 (no limit)"
 			}

@@ -36,8 +36,8 @@ func WriteStepSummary(w io.Writer, r *result.Result) error {
 	if s := strings.TrimSpace(r.Summary); s != "" {
 		b.WriteString(post.Neutralize(s) + "\n\n")
 	}
-	if !r.Submitted {
-		b.WriteString("_The model did not submit a structured review; its last message is shown above._\n\n")
+	if note := r.Incomplete(true); note != "" {
+		b.WriteString("**Incomplete review.** _" + note + "_\n\n")
 	}
 	if n := len(r.NotReviewed); n > 0 {
 		fmt.Fprintf(&b, "**Partial review:** %s not reviewed (past %s); every file is listed in the json output.\n\n",

@@ -268,11 +268,15 @@ func Figures(st *toolmem.Store, r *Replay, c *conversation.Counter) *RunFigures 
 // through steps whose figures are recorded too, for a session resumed
 // after them. Without it, the stored outputs are read only when a step
 // has no figures.
+//
+// Figures a run recorded as estimates (runs made before figures were
+// counted exactly) are counted again with c, unless c itself estimates: an
+// estimate may be below the count it stands for, and every output shows
+// the same figure.
 func computeFigures(st *toolmem.Store, r *Replay, c *conversation.Counter, follow bool) *RunFigures {
-	if Estimated(r) {
-		// Steps the run did not record figures for are counted as it
-		// counted the others.
-		c = c.Estimates()
+	recount := c.Kind() == conversation.ExactCount && Estimated(r)
+	if recount {
+		follow = true
 	}
 	f := &RunFigures{Steps: make([]StepFigures, len(r.Steps)), Recorded: make([]bool, len(r.Steps)), nums: make([]int, len(r.Steps))}
 	whole := map[string]int{}
@@ -298,7 +302,7 @@ func computeFigures(st *toolmem.Store, r *Replay, c *conversation.Counter, follo
 	for i, s := range r.Steps {
 		f.nums[i] = s.N
 		var rec StepFigures
-		recorded := len(s.Figures) > 0 && json.Unmarshal(s.Figures, &rec) == nil && rec.Tokens > 0
+		recorded := len(s.Figures) > 0 && json.Unmarshal(s.Figures, &rec) == nil && rec.Tokens > 0 && !(recount && rec.Estimated)
 		var (
 			msgs    []conversation.Message
 			toolTok int
@@ -396,7 +400,7 @@ func RunEfficiency(st *toolmem.Store, run toolmem.Run) *Efficiency {
 	var u struct {
 		Efficiency *Efficiency `json:"efficiency"`
 	}
-	if json.Unmarshal(run.Usage, &u) == nil && u.Efficiency != nil {
+	if json.Unmarshal(run.Usage, &u) == nil && u.Efficiency != nil && !u.Efficiency.Estimated {
 		return u.Efficiency
 	}
 	r, err := Load(st, run.ID)

@@ -74,6 +74,14 @@ func (w *Writer) LaneStep(lane int, st toolmem.Step) error {
 	return nil
 }
 
+// EndLane forgets the chain of unit lane, whose unit ended: it holds the
+// unit's last request, and a run of many units would keep every one.
+func (w *Writer) EndLane(lane int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.lanes, lane)
+}
+
 // Event appends ev to the run's events, with the step it belongs to or
 // precedes, and syncs it.
 func (w *Writer) Event(step int, ev Event) error {

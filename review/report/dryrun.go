@@ -77,6 +77,13 @@ func writeDryRun(w io.Writer, d *result.DryRun) error {
 		for i, u := range d.Units {
 			fmt.Fprintf(&b, "  unit %d: %s tokens: %s\n", i+1, text.Number(u.Tokens), unitFiles(u))
 		}
+		if c := d.Plan.Cut; c != nil {
+			fmt.Fprintf(&b, "Window too small to review %s whole: its hunks take %s tokens, a unit at most %s, so it is reviewed in parts", c.Path, text.Number(c.Tokens), text.Number(c.Share))
+			if c.Window > 0 {
+				fmt.Fprintf(&b, "; --context-window %d would review every file whole", c.Window)
+			}
+			b.WriteString(".\n")
+		}
 	}
 	fmt.Fprintf(&b, "First request: %s%s tokens (%.1f%% of input).\n", about, text.Number(bu.TotalTokens), 100*float64(bu.TotalTokens)/float64(max(bu.Input, 1)))
 	switch {
@@ -88,6 +95,9 @@ func writeDryRun(w io.Writer, d *result.DryRun) error {
 	}
 	p := d.Plan
 	fmt.Fprintf(&b, "Plan: %s.\n", p.Line())
+	if w := p.Whole; w != nil {
+		fmt.Fprintf(&b, "Whole change: %s (%s 0 plans it all).\n", w.Line(), result.CapFlag(p.LimitedBy))
+	}
 	if p.MaxCost != nil {
 		fmt.Fprintf(&b, "Cost at the %s.\n", p.PriceSource)
 	}

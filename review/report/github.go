@@ -44,8 +44,8 @@ func writeGitHub(w io.Writer, r *result.Result) error {
 		b.WriteString("title=" + escapeProperty(title))
 		b.WriteString("::" + escapeData(plainMessage(f, false)) + "\n")
 	}
-	if !r.Submitted {
-		b.WriteString("::warning title=" + escapeProperty("Incomplete review") + "::" + escapeData(incompleteNote) + "\n")
+	if note := r.Incomplete(false); note != "" {
+		b.WriteString("::warning title=" + escapeProperty("Incomplete review") + "::" + escapeData(note) + "\n")
 	}
 	if line := notReviewedLine(r); line != "" {
 		// No file: the runner shows it on the run, not on a line.
@@ -76,10 +76,6 @@ func annotationLevel(s result.Severity) string {
 func annotationTitle(f result.Finding) string {
 	return fmt.Sprintf("[%s] %s (%s)", f.Severity, f.Title, f.RuleID())
 }
-
-// incompleteNote tells a reader of any format that the model never
-// submitted its review.
-const incompleteNote = "The model did not submit a structured review, so findings may be missing; its last message is the summary. Run the review again, or see what the model saw with review replay."
 
 // escapeData escapes a workflow command's message as the runner's
 // unescaping expects (actions/toolkit's escapeData): the percent sign, so

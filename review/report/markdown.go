@@ -28,8 +28,8 @@ func writeMarkdown(w io.Writer, r *result.Result) error {
 	if r.Summary != "" {
 		b.WriteString(strings.TrimSpace(r.Summary) + "\n\n")
 	}
-	if !r.Submitted {
-		b.WriteString("_The model did not submit a structured review; its last message is shown above._\n\n")
+	if note := r.Incomplete(true); note != "" {
+		b.WriteString("**Incomplete review.** _" + note + "_\n\n")
 	}
 	if len(r.NotReviewed) > 0 {
 		fmt.Fprintf(&b, "**Partial review: %s were not reviewed (%s); they are listed below.**\n\n", text.Plural(len(r.NotReviewed), "file"), text.OneLine(why(r), 0))

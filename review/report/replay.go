@@ -53,7 +53,10 @@ func size(c *conversation.Counter, m conversation.Message) (chars, tokens int) {
 // events in place. step > 0 shows that step only, with every message whole
 // and the response. What the model and the repository wrote is passed
 // through text.Safe.
-func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, step int) error {
+//
+// Each step's total is its figure in figs (as the JSON and the page show
+// it), marked ~ only when it is an estimate.
+func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, figs *record.RunFigures, step int) error {
 	var b strings.Builder
 	run := r.Run
 	fmt.Fprintf(&b, "Run %s · %s · model %s\n", run.ID, run.Status, run.Model)
@@ -78,6 +81,14 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, step in
 			steps = append(steps, l.Steps...)
 		}
 	}
+	fig := map[int]record.StepFigures{}
+	if figs != nil {
+		for i, s := range r.Steps {
+			if i < len(figs.Steps) && figs.Steps[i].Tokens > 0 {
+				fig[s.N] = figs.Steps[i]
+			}
+		}
+	}
 	found := false
 	for _, s := range steps {
 		if step > 0 && s.N != step {
@@ -85,7 +96,8 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, step in
 		}
 		found = true
 		b.WriteString("\n")
-		writeStep(&b, c, s, step > 0)
+		f, ok := fig[s.N]
+		writeStep(&b, c, s, f, ok, step > 0)
 	}
 	if step > 0 && !found {
 		if len(r.Steps) == 0 {
@@ -99,7 +111,7 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, step in
 
 // writeStep renders one step: its events, then each message of the request
 // as sent, then the response.
-func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, full bool) {
+func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig record.StepFigures, hasFig, full bool) {
 	for _, raw := range s.Events {
 		e, err := record.Decode(raw)
 		if err != nil || e.Kind() == record.KindRequest {
@@ -123,7 +135,16 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, full 
 	}
 	msgs := req.Conversation()
 	toolTok := record.ToolTokens(c, req.Definitions())
-	total := toolTok + c.CountMessages(msgs)
+	total, about := toolTok+c.CountMessages(msgs), ""
+	if c.Kind() != conversation.ExactCount {
+		about = "~"
+	}
+	if hasFig {
+		total, about = fig.Tokens, ""
+		if fig.Estimated {
+			about = "~"
+		}
+	}
 	choice := strings.Trim(string(req.ToolChoice), `"`)
 	if choice == "" {
 		choice = "auto"
@@ -132,8 +153,8 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, full 
 	if s.Unit > 0 {
 		unit = fmt.Sprintf("unit %d · ", s.Unit)
 	}
-	fmt.Fprintf(b, "━━ step %d · %sturn %d · %d messages · %d bytes · ~%d tokens · tool_choice %s%s ━━\n",
-		s.N, unit, s.Turn, len(req.Messages), len(s.Request), total, text.OneLine(choice, 80), took(s))
+	fmt.Fprintf(b, "━━ step %d · %sturn %d · %d messages · %d bytes · %s%d tokens · tool_choice %s%s ━━\n",
+		s.N, unit, s.Turn, len(req.Messages), len(s.Request), about, total, text.OneLine(choice, 80), took(s))
 	if len(req.Tools) > 0 {
 		fmt.Fprintf(b, "     %-9s %-7s %6s       %5d tok · %s\n", "tools", conversation.Static, "", toolTok, text.Plural(len(req.Tools), "definition"))
 	}

@@ -222,7 +222,7 @@ func writeSARIF(w io.Writer, r *result.Result, version string) error {
 	var invocations []sarifInvocation
 	inv := sarifInvocation{ExecutionSuccessful: r.Submitted, ToolExecutionNotifications: []sarifNotification{}}
 	if !r.Submitted {
-		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "error", Message: sarifText{Text: incompleteNote}})
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "error", Message: sarifText{Text: r.Incomplete(false)}})
 	}
 	if line := notReviewedLine(r); line != "" {
 		n := sarifNotification{Level: "warning", Message: sarifText{Text: "review: " + line}}

@@ -114,14 +114,22 @@ const (
 	DropOffDiff OffDiff = "drop"
 )
 
-// DefaultMaxUnits is how many units a review covers unless configured.
-const DefaultMaxUnits = 12
+// DefaultPromptBudget is the prompt tokens a review is planned to take at
+// most unless configured: a change of 40 files of 300 new lines each,
+// which a 32k window reviews in 40 units, is expected to take 1.7 million,
+// and a change of thousands of files is left in part, and says so.
+const DefaultPromptBudget = 3_000_000
 
 // Caps bound what a review may spend. A zero field is no bound.
 type Caps struct {
 	// MaxUnits bounds the units of a diff reviewed in units; the files of
 	// the others are reported as not reviewed.
 	MaxUnits int
+	// Budget bounds the prompt tokens the review is expected to take
+	// (Estimate.PromptTokens): the units past it are left out, as past
+	// MaxUnits. It plans, and holds no request back: MaxPromptTokens
+	// does.
+	Budget int
 	// MaxPromptTokens bounds the prompt tokens of all requests, by our
 	// count or the server's, whichever is larger.
 	MaxPromptTokens int

@@ -115,3 +115,22 @@ func (r *Result) UsageLine() string {
 	}
 	return s + " · see what the model saw: `review replay " + r.RunID + "`"
 }
+
+// Incomplete tells a reader of any format that the model never submitted
+// its review, "" when it did: what stands in its place, and what to do.
+// summaryAbove says the format prints the summary just before the note.
+// A run that failed before any answer has no message to show, and the
+// note must not point at one.
+func (r *Result) Incomplete(summaryAbove bool) string {
+	if r.Submitted {
+		return ""
+	}
+	const what = "Run the review again, or see what the model saw with review replay."
+	if strings.TrimSpace(r.Summary) == "" {
+		return "The model did not submit a review and left no message in its place, so findings may be missing. " + what
+	}
+	if summaryAbove {
+		return "The model did not submit a structured review, so findings may be missing; its last message is shown above. " + what
+	}
+	return "The model did not submit a structured review, so findings may be missing; its last message is the summary. " + what
+}

@@ -13,6 +13,7 @@ import (
 // Reasons files are not reviewed.
 const (
 	ReasonMaxUnits        = "max_units"
+	ReasonPromptBudget    = "prompt_budget"
 	ReasonMaxPromptTokens = "max_prompt_tokens"
 	ReasonMaxCost         = "max_cost"
 	ReasonMaxRequests     = "max_requests"
@@ -105,6 +106,42 @@ type Estimate struct {
 	Cap       string `json:"cap,omitempty"`
 	// NotReviewed are the files the caps leave out, in priority order.
 	NotReviewed []NotReviewed `json:"not_reviewed"`
+	// Cut is the largest file reviewed in several units, when one is.
+	Cut *CutFile `json:"split_file,omitempty"`
+	// Whole is what reviewing the whole change is expected to take, when
+	// a cap leaves part of it out.
+	Whole *Whole `json:"whole,omitempty"`
+}
+
+// CutFile is the largest file a review takes in several units, because
+// its hunks do not fit one.
+type CutFile struct {
+	Path   string `json:"path"`
+	Tokens int    `json:"tokens"`
+	// Share is what a unit's hunks take at most at this window.
+	Share int `json:"unit_tokens"`
+	// Window is the smallest context window, in round thousands, whose
+	// units hold it whole (0: none up to ten million).
+	Window int `json:"window_for_whole"`
+}
+
+// Whole is what a review of the whole change is expected to take: past
+// the units packed, an estimate.
+type Whole struct {
+	Units        int      `json:"units"`
+	Requests     int      `json:"expected_requests"`
+	PromptTokens int      `json:"expected_prompt_tokens"`
+	Cost         *float64 `json:"expected_cost_usd,omitempty"`
+}
+
+// Line says w for people: "22 units; expected 88 requests, 4,115,020
+// prompt tokens, $0.63".
+func (w Whole) Line() string {
+	s := fmt.Sprintf("%s; expected %s, %s prompt tokens", text.Plural(w.Units, "unit"), text.Plural(w.Requests, "request"), text.Number(w.PromptTokens))
+	if w.Cost != nil {
+		s += ", " + llm.FormatUSD(*w.Cost)
+	}
+	return s
 }
 
 // Line says the plan in one line for people: units, then what the review
@@ -146,6 +183,8 @@ func capName(reason string) string {
 	switch reason {
 	case ReasonMaxUnits:
 		return "--max-units"
+	case ReasonPromptBudget:
+		return "--prompt-budget"
 	case ReasonMaxPromptTokens:
 		return "--max-prompt-tokens"
 	case ReasonMaxCost:

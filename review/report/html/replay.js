@@ -89,7 +89,7 @@
       (e.context_window ? ', ' + (100 * e.largest_window_share).toFixed(1) + '% of the ' + fmt(e.context_window) + '-token window' : '') +
       '; the naive transcript\'s largest: ' + fmt(e.naive_largest_request_tokens) +
       (e.context_window && e.naive_largest_request_tokens > e.context_window ? ', which would not fit.' : '.') +
-      (e.estimated ? ' These figures are estimates: the server counted the requests, and nothing needed our exact count (--exact-counts records exact ones).' : '');
+      (e.estimated ? ' These figures are estimates: the run was counted with --tokenizer estimate.' : '');
   }
 
   function findings() {
