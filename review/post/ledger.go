@@ -276,10 +276,37 @@ func Reconcile(threads []Thread, fs []result.Finding, run string, present func(T
 		}
 		byFP[t.Fingerprint] = append(byFP[t.Fingerprint], t)
 	}
-	// as maps each finding's fingerprint to the one of the thread it is
-	// the finding of, when it is another's.
-	as := map[string]string{}
-	found := map[string]bool{}
+	as, found := sameAs(threads, byFP, fs, anchor)
+	for _, fp := range order {
+		l.Entries = append(l.Entries, l.settle(fp, byFP[fp], found[fp], present))
+	}
+	for _, f := range fs {
+		fp := f.Fingerprint()
+		if other, ok := as[fp]; ok {
+			if why, ok := l.Suppressed[other]; ok {
+				l.Suppressed[fp] = why
+				continue
+			}
+			if !l.Closed[other] {
+				l.Same[fp] = byFP[other][0].URL
+				continue
+			}
+		}
+		if _, ok := byFP[fp]; ok {
+			continue
+		}
+		byFP[fp] = nil
+		l.Entries = append(l.Entries, result.LedgerEntry{Fingerprint: fp, State: result.LedgerOpen, Run: run, Path: f.Path, Line: f.Line})
+	}
+	return l
+}
+
+// sameAs finds, for each finding of fs whose fingerprint no thread has,
+// the thread it is the finding of in other words (Reconcile), by
+// fingerprint; found holds the fingerprints this review made, in its
+// words or in a thread's.
+func sameAs(threads []Thread, byFP map[string][]Thread, fs []result.Finding, anchor func(result.Finding) string) (as map[string]string, found map[string]bool) {
+	as, found = map[string]string{}, map[string]bool{}
 	for _, f := range fs {
 		fp := f.Fingerprint()
 		found[fp] = true
@@ -303,66 +330,58 @@ func Reconcile(threads []Thread, fs []result.Finding, run string, present func(T
 			}
 		}
 	}
-	for _, fp := range order {
-		ts := byFP[fp]
-		first := ts[0]
-		e := result.LedgerEntry{Fingerprint: fp, State: result.LedgerOpen, Run: first.Run, Path: first.Path, Line: first.Line, URL: first.URL}
-		why, allOurs := "", true
+	return as, found
+}
+
+// settle decides the state of the finding fp whose threads are ts, found
+// again by this review or not, and records what follows in l.
+func (l *Ledger) settle(fp string, ts []Thread, found bool, present func(Thread) bool) result.LedgerEntry {
+	first := ts[0]
+	e := result.LedgerEntry{Fingerprint: fp, State: result.LedgerOpen, Run: first.Run, Path: first.Path, Line: first.Line, URL: first.URL}
+	why, allOurs := dismissedWhy(ts), true
+	for _, t := range ts {
+		allOurs = allOurs && t.Resolved && t.ResolvedByUs
+	}
+	switch {
+	case why != "":
+		e.State, e.Why = result.LedgerDismissed, why
+		l.Closed[fp] = true
+		l.Suppressed[fp] = why
+	case found:
+		// Made again: still there, and not posted twice.
+	case allOurs:
+		e.State, e.Why = result.LedgerFixed, whyFixedBefore
+		l.Closed[fp] = true
+	case reopened(ts):
+		e.Why = "reopened by a person after review resolved it as fixed"
+	case !stillThere(first, present):
+		e.State, e.Why = result.LedgerFixed, whyFixedNow
+		l.Closed[fp] = true
 		for _, t := range ts {
-			switch {
-			case t.Dismissed != "" && why == "":
-				why = t.Dismissed
-			case t.Resolved && !t.ResolvedByUs && why == "":
-				who := t.ResolvedBy
-				if who == "" {
-					who = "a person"
-				}
-				why = ResolvedWhy(who)
+			if !t.Resolved {
+				l.Fixed = append(l.Fixed, t)
 			}
-			allOurs = allOurs && t.Resolved && t.ResolvedByUs
 		}
+	}
+	return e
+}
+
+// dismissedWhy says how a person dismissed the finding of threads ts, ""
+// when nobody did.
+func dismissedWhy(ts []Thread) string {
+	for _, t := range ts {
 		switch {
-		case why != "":
-			e.State, e.Why = result.LedgerDismissed, why
-			l.Closed[fp] = true
-			l.Suppressed[fp] = why
-		case found[fp]:
-			// Made again: still there, and not posted twice.
-		case allOurs:
-			e.State, e.Why = result.LedgerFixed, whyFixedBefore
-			l.Closed[fp] = true
-		case reopened(ts):
-			e.Why = "reopened by a person after review resolved it as fixed"
-		case !stillThere(first, present):
-			e.State, e.Why = result.LedgerFixed, whyFixedNow
-			l.Closed[fp] = true
-			for _, t := range ts {
-				if !t.Resolved {
-					l.Fixed = append(l.Fixed, t)
-				}
+		case t.Dismissed != "":
+			return t.Dismissed
+		case t.Resolved && !t.ResolvedByUs:
+			who := t.ResolvedBy
+			if who == "" {
+				who = "a person"
 			}
+			return ResolvedWhy(who)
 		}
-		l.Entries = append(l.Entries, e)
 	}
-	for _, f := range fs {
-		fp := f.Fingerprint()
-		if other, ok := as[fp]; ok {
-			if why, ok := l.Suppressed[other]; ok {
-				l.Suppressed[fp] = why
-				continue
-			}
-			if !l.Closed[other] {
-				l.Same[fp] = byFP[other][0].URL
-				continue
-			}
-		}
-		if _, ok := byFP[fp]; ok {
-			continue
-		}
-		byFP[fp] = nil
-		l.Entries = append(l.Entries, result.LedgerEntry{Fingerprint: fp, State: result.LedgerOpen, Run: run, Path: f.Path, Line: f.Line})
-	}
-	return l
+	return ""
 }
 
 // The whys of a fixed finding: fixed by the commits this review covered,
