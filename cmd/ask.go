@@ -182,7 +182,6 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 		return runError(ctx, out.Session.Run.ID, err)
 	}
 	ans := out.Answer
-	overrideSeverity(ans.Findings, set.Severity)
 	write := func(w io.Writer) error { return format.WriteAnswer(w, ans) }
 	if err := writeOutput(opts.IO, opts.Output, forTerminal(opts.IO, opts.Getenv, opts.Output, format, write)); err != nil {
 		return err

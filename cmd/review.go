@@ -235,7 +235,6 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	res := out.Result
 	res.Config, res.FailOn = set.RepoConfig, set.FailOn
-	overrideSeverity(res.Findings, set.Severity)
 	res.SetPrice(set.Price)
 	res.SetState(out.Failed != nil, false)
 	fixed, open := pt.settle(ctx, opts, res, open)
@@ -494,15 +493,6 @@ func denied(opts *ReviewOptions, outs []output, res *result.Result) error {
 	}
 	f, _ := report.Lookup("github", report.Result)
 	return f.WriteResult(w, res, version())
-}
-
-// overrideSeverity applies configured severities by category.
-func overrideSeverity(fs []result.Finding, by map[string]result.Severity) {
-	for i := range fs {
-		if s, ok := by[fs[i].Category]; ok {
-			fs[i].Severity = s
-		}
-	}
 }
 
 // failOn returns errFindings, after saying why, when a finding is at or

@@ -138,6 +138,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdAsk(f, nil),
 		NewCmdComment(f, nil),
 		NewCmdConfig(f, nil),
+		NewCmdBench(f, nil),
 	)
 	// Made now rather than when the root runs, so its arguments can be
 	// checked like every group's.

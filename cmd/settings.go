@@ -33,6 +33,12 @@ type agentFlags struct {
 	HistoryChars  int
 	HistorySelect string
 	FailOn        string
+	// Ungrounded, MinSeverity, MaxFindings and Verify choose the findings
+	// a review shows.
+	Ungrounded  string
+	MinSeverity string
+	MaxFindings int
+	Verify      bool
 	// ConfigFrom is --config-from: "base", "worktree" or "" for the
 	// default; base is the revision a review is against, set by the
 	// command before resolving.
@@ -135,6 +141,10 @@ func (a *agentFlags) given(name string) (string, bool) {
 		"off-diff":          a.OffDiff,
 		"tokenizer":         a.Tokenizer,
 		"fail-on":           a.FailOn,
+		"ungrounded":        a.Ungrounded,
+		"min-severity":      a.MinSeverity,
+		"max-findings":      itoa(a.MaxFindings),
+		"verify":            map[bool]string{true: "true"}[a.Verify],
 		"context-window":    itoa(a.ContextWindow),
 		"answer-reserve":    itoa(a.AnswerReserve),
 		"static-share":      strconv.FormatFloat(a.StaticShare, 'g', -1, 64),
@@ -195,5 +205,9 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&a.ExactCounts, "exact-counts", false, "plan on exact counts; by default a plan far from every limit is made on upper bounds and the dry run marks its figures as estimates (~). What each request sent is always counted exactly")
 	fl.BoolVar(&a.NoRedact, "no-redact", false, "send and store text as it is, secrets included (for a local model); redaction of secrets is on by default")
 	fl.StringVar(&a.ConfigFrom, "config-from", "", "read the repository's .review.yaml from the base revision (base) or the work tree (worktree); default: base in CI (GITHUB_ACTIONS or CI), worktree elsewhere")
+	fl.StringVar(&a.Ungrounded, "ungrounded", "", "findings that cite lines the model was never shown: summary (list them in the summary, not inline, not in the gate), keep (like any finding) or drop (record why) (default summary)")
+	fl.StringVar(&a.MinSeverity, "min-severity", "", "least severity printed, posted and annotated: info, low, medium, high or critical; the others stay in the json output as withheld (default: all)")
+	fl.IntVar(&a.MaxFindings, "max-findings", 0, "most findings printed, posted and annotated, the most severe first; the others stay in the json output as withheld (default: no limit)")
+	fl.BoolVar(&a.Verify, "verify", false, "after each unit submits, one more request checks its findings against the lines they cite and drops the ones it rejects")
 	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical; add unreviewed (high,unreviewed) to fail also when part of the change was not reviewed (default: $REVIEW_FAIL_ON, the configuration files, or none)")
 }

@@ -64,6 +64,8 @@ type Plan struct {
 	Estimated bool
 	// price prices the expectation, when the model's price is known.
 	price *llm.Price
+	// verify plans a verification request after each unit.
+	verify bool
 	// bounded says upper bounds decided the plan, far from every limit.
 	bounded bool
 
@@ -223,6 +225,9 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	kept, reason, err := p.planUnits(opts.Caps, opts.Model, p.Tokens(), static, intro)
 	if err != nil {
 		return false, err
+	}
+	if opts.Verify {
+		p.planVerify()
 	}
 	if opts.SummarizeUnits && kept > 1 {
 		// The summary of the units' reviews is one request more.

@@ -202,6 +202,10 @@ func (e *Effective) apply() error {
 	def("allow_secrets", []string(nil))
 	def("allow_secret_rules", []string(nil))
 	def("report_all_secrets", false)
+	def("ungrounded", string(result.UngroundedSummary))
+	def("min_severity", result.Severity(""))
+	def("max_findings", 0)
+	def("verify", false)
 	def("headers", map[string]string(nil))
 	def("extra_body", map[string]any(nil))
 
@@ -242,6 +246,13 @@ func (e *Effective) apply() error {
 		s.Jobs = e.values["jobs"].v.(int)
 	}
 	s.SummarizeUnits = e.values["summarize_units"].v.(bool)
+	s.Quiet = result.Quiet{
+		Ungrounded:  result.UngroundedPolicy(e.values["ungrounded"].v.(string)),
+		MinSeverity: e.values["min_severity"].v.(result.Severity),
+		MaxFindings: e.values["max_findings"].v.(int),
+		Severity:    s.Severity,
+	}
+	s.Verify = e.values["verify"].v.(bool)
 	s.Caps = result.Caps{
 		MaxUnits:        e.values["max_units"].v.(int),
 		Budget:          e.values["prompt_budget"].v.(int),

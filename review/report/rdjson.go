@@ -27,9 +27,16 @@ type (
 		Severity    string         `json:"severity"`
 		Code        rdCode         `json:"code"`
 		Suggestions []rdSuggestion `json:"suggestions,omitempty"`
+		// RelatedLocations are the finding's evidence: the lines of it
+		// the model was shown, and where.
+		RelatedLocations []rdRelated `json:"related_locations,omitempty"`
 		// OriginalOutput is the finding as one line, path:line: message,
 		// which reviewdog's local reporter prints.
 		OriginalOutput string `json:"original_output,omitempty"`
+	}
+	rdRelated struct {
+		Message  string     `json:"message"`
+		Location rdLocation `json:"location"`
 	}
 	rdLocation struct {
 		Path  string   `json:"path"`
@@ -59,7 +66,8 @@ type (
 // line as its original_output. A finding's replacement lines (or a
 // suggestion that is one ```suggestion block) become a reviewdog
 // suggestion for its range; any other suggestion is advice and stays in
-// the message. A file-level finding has no range.
+// the message. A file-level finding has no range. The finding's evidence
+// is its related locations.
 //
 // rdjson has no place for usage; the other formats carry it.
 func writeRDJSON(w io.Writer, r *result.Result) error {
@@ -85,6 +93,10 @@ func writeRDJSON(w io.Writer, r *result.Result) error {
 				d.Suggestions = []rdSuggestion{{Range: rg, Text: code}}
 				advice = prose
 			}
+		}
+		for _, e := range f.Evidence {
+			d.RelatedLocations = append(d.RelatedLocations, rdRelated{Message: evidenceText(e),
+				Location: rdLocation{Path: ctext.JSONPath(e.Path), Range: &rdRange{Start: rdPosition{e.StartLine}, End: rdPosition{e.EndLine}}}})
 		}
 		g := f
 		g.Suggestion, g.Replacement = advice, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 )
 
 // WriteReplayJSON writes a recorded run as one line of JSON, compact and
@@ -99,6 +100,9 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, figs *r
 		f, ok := fig[s.N]
 		writeStep(&b, c, s, f, ok, step > 0)
 	}
+	if step == 0 {
+		writeResult(&b, r)
+	}
 	if step > 0 && !found {
 		if len(r.Steps) == 0 {
 			return fmt.Errorf("run %s has no step %d: it recorded no steps", run.ID, step)
@@ -107,6 +111,65 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, figs *r
 	}
 	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err
+}
+
+// writeResult renders the result the run recorded, if it did: the
+// findings as reported, each with where the model was shown its lines,
+// then those held back or left out with the reason.
+func writeResult(b *strings.Builder, r *record.Replay) {
+	res := recordedResult(r)
+	if res == nil {
+		return
+	}
+	fmt.Fprintf(b, "\n━━ result · %s reported", text.Plural(len(res.Findings), "finding"))
+	if res.Held != "" {
+		fmt.Fprintf(b, "; %s", res.Held)
+	}
+	b.WriteString(" ━━\n")
+	each := func(f result.Finding, reason string) {
+		grounded := "grounded"
+		if !f.Grounded {
+			grounded = "not grounded"
+		}
+		fmt.Fprintf(b, "  [%s] %s %s · %s\n", f.Severity, f.Location(), text.OneLine(f.Title, 200), grounded)
+		if reason != "" {
+			fmt.Fprintf(b, "     %s\n", text.OneLine(reason, 300))
+		}
+		for _, e := range f.Evidence {
+			fmt.Fprintf(b, "     %s shown in %s\n", e.Lines(), evidenceWhere(e, res))
+		}
+	}
+	for _, f := range res.Findings {
+		each(f, "")
+	}
+	for _, f := range res.Ungrounded {
+		each(f, "not checked against the code it names: "+f.Unshown())
+	}
+	for _, d := range res.Withheld {
+		each(d.Finding, "withheld: "+d.Reason)
+	}
+	for _, d := range res.Dropped {
+		each(d.Finding, "left out: "+d.Reason)
+	}
+}
+
+// evidenceWhere names where evidence was shown: the diff context, or a
+// tool output and the step whose call stored it.
+func evidenceWhere(e result.Evidence, res *pageResult) string {
+	switch {
+	case e.Source == result.SourceDiff && e.Unit > 0:
+		if n, ok := res.Units[e.Unit]; ok {
+			return fmt.Sprintf("the diff context of unit %d, from step %d", e.Unit, n)
+		}
+		return fmt.Sprintf("the diff context of unit %d", e.Unit)
+	case e.Source == result.SourceDiff:
+		return "the diff context"
+	}
+	where := fmt.Sprintf("the output of %s %s", e.Tool, e.Source)
+	if n, ok := res.Stored[e.Source]; ok {
+		where += fmt.Sprintf(", called at step %d", n)
+	}
+	return where
 }
 
 // writeStep renders one step: its events, then each message of the request
@@ -118,6 +181,7 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig r
 			continue
 		}
 		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind(), text.OneLine(string(raw), 300))
+		fmt.Fprintf(b, "     that is, %s\n", eventSentence(raw))
 		if p, ok := e.(record.Prune); ok {
 			for _, sc := range p.Scores {
 				fmt.Fprintf(b, "     %s\n", scoreLine(sc))

@@ -69,6 +69,14 @@ type Result struct {
 	Summary  string    `json:"summary"`
 	Findings []Finding `json:"findings"`
 	Dropped  []Dropped `json:"dropped,omitempty"`
+	// Ungrounded are findings that cite lines the model was never shown,
+	// held out of inline comments, annotations and the gate and listed in
+	// the summary as not checked against the code they name (Quiet).
+	Ungrounded []Finding `json:"ungrounded,omitempty"`
+	// Withheld are findings held back by the minimum severity or the
+	// most findings shown, with the reason: not printed, posted,
+	// annotated or gated on.
+	Withheld []Dropped `json:"withheld,omitempty"`
 	Usage    RunUsage  `json:"usage"`
 	Steps    int       `json:"steps"`
 	// Submitted is false when the model never called submit_review and its
@@ -141,6 +149,12 @@ type Answer struct {
 	// Findings are new findings, if the model submitted a review this turn.
 	Findings []Finding `json:"findings"`
 	Dropped  []Dropped `json:"dropped,omitempty"`
+	// Known are findings of this turn that the review already reported:
+	// not new.
+	Known []Finding `json:"already_reported,omitempty"`
+	// Ungrounded and Withheld are as a Result's.
+	Ungrounded []Finding `json:"ungrounded,omitempty"`
+	Withheld   []Dropped `json:"withheld,omitempty"`
 	// Usage is this turn's; RunUsage the whole run's so far.
 	Usage    RunUsage `json:"usage"`
 	RunUsage RunUsage `json:"run_usage"`
