@@ -318,6 +318,8 @@ func buildPage(h HTMLReplay) *pageData {
 					pm.Layer, pm.Ref = string(names[j].Layer), names[j].Ref
 				}
 				switch {
+				case j < len(names) && names[j].Hunks:
+					pm.Kind = "the unit's hunks, charted as diff context"
 				case strings.HasPrefix(content, conversation.StubPrefix):
 					pm.Kind = "stub"
 				case pm.Ref != "" && isPreview(content):
