@@ -10,7 +10,8 @@ package main
 //
 // It builds the binary, points the shipped corpus at the local copies,
 // and runs `review bench` over it four ways (default, --ungrounded keep,
-// --ungrounded drop, --verify) against a scripted model: for each case it
+// --ungrounded drop, --verify, and --verify with --ungrounded keep, which
+// shows what verification removes on its own) against a scripted model: for each case it
 // reads the first expected issue's lines with read_file_hunk and reports
 // one finding there (grounded), and reports one or two wrong findings on
 // lines of the same file it never read and the diff never showed
@@ -82,6 +83,7 @@ func TestBenchDefaults(t *testing.T) {
 		{"--ungrounded keep", []string{"--ungrounded", "keep"}},
 		{"--ungrounded drop", []string{"--ungrounded", "drop"}},
 		{"--verify", []string{"--verify"}},
+		{"--verify --ungrounded keep", []string{"--verify", "--ungrounded", "keep"}},
 	}
 	type row struct {
 		name string
@@ -142,7 +144,7 @@ func TestBenchDefaults(t *testing.T) {
 			t.Errorf("%s: tp %v, want %v as the default's", rows[i].name, tp(i), tp(0))
 		}
 	}
-	for _, i := range []int{2, 3} {
+	for _, i := range []int{0, 2, 3, 4} {
 		if fp := rows[i].tot["fp"]; fp != 0.0 {
 			t.Errorf("%s: fp %v, want 0: every wrong finding is ungrounded", rows[i].name, fp)
 		}
@@ -245,7 +247,13 @@ var hunkHeader = regexp.MustCompile(`(?m)^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@
 // findings at the first line farthest from the hunks.
 func (c *benchCase) plan(t *testing.T) {
 	c.base = strings.TrimSpace(benchGit(t, c.repo, "rev-parse", c.base))
-	c.head = strings.TrimSpace(benchGit(t, c.repo, "rev-parse", c.head))
+	if c.clean {
+		c.head = strings.TrimSpace(benchGit(t, c.repo, "rev-parse", c.head))
+	} else {
+		// A revert_of case's head is the revert, built in a scratch clone:
+		// its files are the fix's parent's.
+		c.head = c.base + "^"
+	}
 	if c.clean {
 		files := strings.Fields(benchGit(t, c.repo, "diff", "--name-only", "--diff-filter=AM", c.base, c.head))
 		if len(files) == 0 {
