@@ -91,6 +91,7 @@ combines the shards' JSON results. An interrupted bench continues with
 			if opts.Corpus == "" {
 				return usageErrorf("--corpus is required: name the cases to run, e.g. --corpus testdata/bench/corpus.jsonl")
 			}
+			opts.ci = ciFrom(opts.Getenv)
 			if runF != nil {
 				return runF(opts)
 			}
@@ -156,15 +157,8 @@ func parseShard(s string) (k, n int, err error) {
 	return k, n, nil
 }
 
-func runBench(ctx context.Context, opts *BenchOptions) error {
-	outFormat, corpusFormat, err := opts.benchFormats()
-	if err != nil {
-		return err
-	}
-	k, n, err := parseShard(opts.Shard)
-	if err != nil {
-		return err
-	}
+// checkNumbers checks the bench's numeric flags.
+func (opts *BenchOptions) checkNumbers() error {
 	switch {
 	case opts.Slack < 0:
 		return usageErrorf("--slack %d: give 0 or more lines", opts.Slack)
@@ -175,17 +169,90 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 	case opts.MaxCost < 0:
 		return usageErrorf("--max-cost %g: give a positive amount of US dollars", opts.MaxCost)
 	}
-	data, err := os.ReadFile(opts.Corpus)
+	return nil
+}
+
+// readBenchCorpus reads the corpus at path in format, or, when format is
+// "", the format its content shows (a JSON array is AACR-Bench's).
+func readBenchCorpus(path, format string) ([]bench.Case, []byte, string, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("cannot read the corpus: %w", err)
+		return nil, nil, "", fmt.Errorf("cannot read the corpus: %w", err)
 	}
-	if corpusFormat == "" {
-		corpusFormat = bench.FormatJSONL
+	if format == "" {
+		format = bench.FormatJSONL
 		if t := strings.TrimSpace(string(data)); strings.HasPrefix(t, "[") {
-			corpusFormat = bench.FormatAACR
+			format = bench.FormatAACR
 		}
 	}
-	cases, err := bench.ReadCorpus(strings.NewReader(string(data)), opts.Corpus, corpusFormat)
+	cases, err := bench.ReadCorpus(strings.NewReader(string(data)), path, format)
+	return cases, data, format, err
+}
+
+// benchCache is the cache --cache names, by default under the user cache
+// directory, made when missing.
+func benchCache(flag string) (string, error) {
+	cache := flag
+	if cache == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("no user cache directory (%v): give one with --cache DIR", err)
+		}
+		cache = filepath.Join(d, "review", "bench")
+	}
+	cache, err := filepath.Abs(cache)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return "", fmt.Errorf("cannot make the cache: %w", err)
+	}
+	return cache, nil
+}
+
+// benchPlanned says the plan summed before any case runs, and writes it
+// for --dry-run.
+func benchPlanned(opts *BenchOptions, model string) func(bench.Plan) error {
+	info := opts.IO.Info()
+	return func(p bench.Plan) error {
+		line := fmt.Sprintf("review bench: %s · model %s · plan: expected %s, %s prompt tokens", text.Plural(p.Cases, "case"), model, text.Plural(p.Requests, "request"), text.Number(p.PromptTokens))
+		if p.Cost != nil {
+			line += ", " + llm.FormatUSD(*p.Cost)
+		}
+		line += fmt.Sprintf("; at most %s", text.Plural(p.MaxRequests, "request"))
+		if opts.Repeat > 1 {
+			line += fmt.Sprintf(" (each case %d times)", opts.Repeat)
+		}
+		if p.Resumed > 0 {
+			line += fmt.Sprintf("; %d already scored (--resume)", p.Resumed)
+		}
+		if p.Failed > 0 {
+			line += fmt.Sprintf("; %d cannot be built", p.Failed)
+		}
+		fmt.Fprintln(info, line)
+		if opts.DryRun {
+			return writeBenchPlan(opts.IO.Out, p)
+		}
+		if opts.MaxCost > 0 && p.Cost != nil && *p.Cost > opts.MaxCost {
+			fmt.Fprintf(opts.IO.ErrOut, "review bench: warning: the plan's expected cost %s is over --max-cost %s: cases will be left out once it is spent\n", llm.FormatUSD(*p.Cost), llm.FormatUSD(opts.MaxCost))
+		}
+		return nil
+	}
+}
+
+func runBench(ctx context.Context, opts *BenchOptions) error {
+	outFormat, corpusFormat, err := opts.benchFormats()
+	if err != nil {
+		return err
+	}
+	k, n, err := parseShard(opts.Shard)
+	if err != nil {
+		return err
+	}
+	if err := opts.checkNumbers(); err != nil {
+		return err
+	}
+	cases, data, corpusFormat, err := readBenchCorpus(opts.Corpus, corpusFormat)
 	if err != nil {
 		return err
 	}
@@ -195,19 +262,9 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 	if err != nil {
 		return err
 	}
-	cache := opts.Cache
-	if cache == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			return fmt.Errorf("no user cache directory (%v): give one with --cache DIR", err)
-		}
-		cache = filepath.Join(d, "review", "bench")
-	}
-	if cache, err = filepath.Abs(cache); err != nil {
+	cache, err := benchCache(opts.Cache)
+	if err != nil {
 		return err
-	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return fmt.Errorf("cannot make the cache: %w", err)
 	}
 	if err := checkBenchOutputs(opts); err != nil {
 		return err
@@ -247,30 +304,7 @@ func runBench(ctx context.Context, opts *BenchOptions) error {
 		b.Judge = newBenchJudge(opts, set.Config)
 	}
 	info := opts.IO.Info()
-	b.Planned = func(p bench.Plan) error {
-		line := fmt.Sprintf("review bench: %s · model %s · plan: expected %s, %s prompt tokens", text.Plural(p.Cases, "case"), set.Model, text.Plural(p.Requests, "request"), text.Number(p.PromptTokens))
-		if p.Cost != nil {
-			line += ", " + llm.FormatUSD(*p.Cost)
-		}
-		line += fmt.Sprintf("; at most %s", text.Plural(p.MaxRequests, "request"))
-		if opts.Repeat > 1 {
-			line += fmt.Sprintf(" (each case %d times)", opts.Repeat)
-		}
-		if p.Resumed > 0 {
-			line += fmt.Sprintf("; %d already scored (--resume)", p.Resumed)
-		}
-		if p.Failed > 0 {
-			line += fmt.Sprintf("; %d cannot be built", p.Failed)
-		}
-		fmt.Fprintln(info, line)
-		if opts.DryRun {
-			return writeBenchPlan(opts.IO.Out, p)
-		}
-		if opts.MaxCost > 0 && p.Cost != nil && *p.Cost > opts.MaxCost {
-			fmt.Fprintf(opts.IO.ErrOut, "review bench: warning: the plan's expected cost %s is over --max-cost %s: cases will be left out once it is spent\n", llm.FormatUSD(*p.Cost), llm.FormatUSD(opts.MaxCost))
-		}
-		return nil
-	}
+	b.Planned = benchPlanned(opts, set.Model)
 	b.Progress = func(p bench.Progress) {
 		fmt.Fprintln(info, benchLine(p))
 	}
@@ -461,7 +495,7 @@ type benchReviewer struct {
 
 func (r *benchReviewer) job(t bench.Target, dry bool) (review.Job, review.Env, time.Duration, error) {
 	a := r.opts.agentFlags
-	a.base = t.Base
+	a.Base = t.Base
 	set, err := a.resolve(r.opts.Getenv, t.Dir)
 	if err != nil {
 		return review.Job{}, review.Env{}, 0, err
@@ -474,7 +508,7 @@ func (r *benchReviewer) job(t bench.Target, dry bool) (review.Job, review.Env, t
 			return openStore(t.Store, getenv, root)
 		},
 	}
-	return review.Job{Options: prepareOptions(set, t.Dir, t.Base, t.Head), DryRun: dry}, env, set.Deadline, nil
+	return review.Job{Options: prepareOptions(set, &a, t.Dir, t.Head), DryRun: dry}, env, set.Deadline, nil
 }
 
 func (r *benchReviewer) Plan(ctx context.Context, t bench.Target) (result.Estimate, error) {
@@ -516,7 +550,7 @@ func (r *benchReviewer) Review(ctx context.Context, t bench.Target) bench.Review
 	// As review --base gives it: its price (the engine applied the
 	// configured severities and what is held back).
 	a := r.opts.agentFlags
-	a.base = t.Base
+	a.Base = t.Base
 	if set, err := a.resolve(r.opts.Getenv, t.Dir); err == nil {
 		res.SetPrice(set.Price)
 	}

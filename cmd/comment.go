@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reviewdev/review/internal/git"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/github"
 	"github.com/reviewdev/review/review/gitlab"
@@ -56,6 +56,7 @@ files).`,
   review comment`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
+			opts.ci = ciFrom(opts.Getenv)
 			if runF != nil {
 				return runF(opts)
 			}
@@ -105,7 +106,7 @@ func runComment(ctx context.Context, opts *CommentOptions) error {
 		body string
 		err  error
 	)
-	if getenv("GITLAB_CI") == "true" && getenv("TRIGGER_PAYLOAD") != "" {
+	if opts.ci.Host == "gitlab" && getenv("TRIGGER_PAYLOAD") != "" {
 		h, body, err = gitlabComment(ctx, opts)
 	} else {
 		h, body, err = githubComment(opts)
@@ -204,7 +205,9 @@ func gitlabComment(ctx context.Context, opts *CommentOptions) (*commentHost, str
 		return &commentHost{}, ev.Body, nil
 	}
 	flags := gitlabFlags{GitLabProject: ev.Project, GitLabMR: strconv.Itoa(ev.MR)}
-	pt, err := gitlabTargetFrom(&ReviewOptions{IO: opts.IO, Getenv: getenv, gitlabFlags: flags})
+	target := &ReviewOptions{IO: opts.IO, Getenv: getenv, gitlabFlags: flags}
+	target.ci = opts.ci
+	pt, err := gitlabTargetFrom(target)
 	if err != nil {
 		return nil, "", err
 	}
@@ -273,8 +276,10 @@ func reviewOptionsFor(ctx context.Context, opts *CommentOptions, h *commentHost)
 	if err := fetchHead(ctx, opts.Dir, h.fetchRef, head); err != nil {
 		return nil, err
 	}
-	return &ReviewOptions{IO: opts.IO, Getenv: opts.Getenv, Dir: opts.Dir, Base: "origin/" + base, Head: head,
-		Post: h.post, gitlabFlags: h.gitlab, agentFlags: opts.agentFlags}, nil
+	ro := &ReviewOptions{IO: opts.IO, Getenv: opts.Getenv, Dir: opts.Dir, Head: head,
+		Post: h.post, gitlabFlags: h.gitlab, agentFlags: opts.agentFlags}
+	ro.Base = "origin/" + base
+	return ro, nil
 }
 
 // fetchHead makes sure the change's head commit is here: a comment's
@@ -282,13 +287,16 @@ func reviewOptionsFor(ctx context.Context, opts *CommentOptions, h *commentHost)
 // (ref, where the host keeps it, for forks too); no file of it is checked
 // out, so nothing from a fork runs.
 func fetchHead(ctx context.Context, dir, ref, head string) error {
-	if exec.CommandContext(ctx, "git", "-C", dir, "cat-file", "-e", head+"^{commit}").Run() == nil {
+	g := git.Runner{Dir: dir}
+	if _, err := g.Output(ctx, "cat-file", "-e", head+"^{commit}"); err == nil {
 		return nil
 	}
 	local := "refs/remotes/origin/" + strings.TrimPrefix(ref, "refs/")
-	out, err := exec.CommandContext(ctx, "git", "-C", dir, "fetch", "--no-tags", "origin", "+"+ref+":"+local).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("cannot fetch the change's head %s: git fetch origin %s: %s; fetch it in the job first", text.ShortSHA(head), ref, text.OneLine(string(out), 300))
+	if _, err := g.Output(ctx, "fetch", "--no-tags", "origin", "+"+ref+":"+local); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("cannot fetch the change's head %s: git fetch origin %s: %s; fetch it in the job first", text.ShortSHA(head), ref, text.OneLine(gitComplaint(err), 300))
 	}
 	return nil
 }
@@ -364,7 +372,7 @@ func headLines(ctx context.Context, dir, head, path string, line int) string {
 	if path == "" || line <= 0 || head == "" {
 		return ""
 	}
-	out, err := exec.CommandContext(ctx, "git", "-C", dir, "show", head+":"+path).Output()
+	out, err := git.Runner{Dir: dir}.Output(ctx, "show", head+":"+path)
 	if err != nil {
 		return ""
 	}
@@ -404,7 +412,7 @@ func lastReview(ctx context.Context, flag string, getenv func(string) string, di
 		}
 	}
 	for _, r := range runs {
-		if exec.CommandContext(ctx, "git", "-C", dir, "merge-base", "--is-ancestor", r.HeadSHA, head).Run() == nil {
+		if _, err := (git.Runner{Dir: dir}).Output(ctx, "merge-base", "--is-ancestor", r.HeadSHA, head); err == nil {
 			return r.ID, nil
 		}
 	}

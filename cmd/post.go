@@ -76,7 +76,7 @@ func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 			poster: &github.Poster{Options: github.PostOptions{APIURL: gh.api, Token: gh.token, Repo: gh.repo, PR: gh.event.Number, HeadSHA: gh.event.HeadSHA, HTTPClient: opts.egress.Client(nil)}},
 			noun:   "pull request",
 			head:   gh.event.HeadSHA,
-			inCI:   opts.Getenv("GITHUB_ACTIONS") == "true",
+			inCI:   opts.ci.Host == "github",
 			denied: func(opts *ReviewOptions, outs []output, res *result.Result, err error) error {
 				fmt.Fprintf(opts.IO.ErrOut, "review: not posted: %s; the findings are annotations on the job instead\n", text.OneLine(err.Error(), 0))
 				return denied(opts, outs, res)

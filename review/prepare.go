@@ -27,6 +27,9 @@ type Options struct {
 	HeadLabel string
 	// Question, if set, is the first turn instead of the review task.
 	Question string
+	// CI says the review runs in CI, as the command layer decided: an
+	// unknown revision's hint then says how to fetch in a shallow clone.
+	CI bool
 	result.Config
 
 	// counter, when Run made it (newCounter), counts the plan.
@@ -106,7 +109,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		}
 		counter = c
 	}
-	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData, Label: opts.HeadLabel})
+	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData, Label: opts.HeadLabel, CI: opts.CI})
 	if err != nil {
 		return nil, err
 	}

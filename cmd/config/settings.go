@@ -66,6 +66,10 @@ type Sources struct {
 	// under review cannot loosen its own review (severities, ignore
 	// globs, fail_on). A revision without the file sets nothing.
 	RepoRev string
+	// CI says the command runs unattended in CI, as the command layer
+	// decided from the environment: a repository file may not switch
+	// redaction off there.
+	CI bool
 }
 
 // FlagError is a mistake in the command line: a bad flag value, or flags
@@ -100,7 +104,7 @@ func Resolve(src Sources) (*Settings, error) {
 	}
 	// Nor switch off the redaction of its own secrets where it runs
 	// unattended.
-	if s := e.values["redact"]; !e.Settings.Redact && strings.HasPrefix(s.src, repoConfigName+":") && (src.Getenv("CI") != "" || src.Getenv("GITHUB_ACTIONS") != "") {
+	if s := e.values["redact"]; !e.Settings.Redact && strings.HasPrefix(s.src, repoConfigName+":") && src.CI {
 		return nil, fmt.Errorf("%s sets redact: false, which a repository file may not do in CI: a pull request could send its secrets to the model; pass --no-redact in a trusted job instead", s.src)
 	}
 	return &e.Settings, nil

@@ -49,6 +49,19 @@ func WriteHTML(w io.Writer, s *Scorecard, replays string) error {
 		p("<p>over %d repeats: precision %s, recall %s, f1 %s</p>\n", r.N, e(spreadText(r.Precision)), e(spreadText(r.Recall)), e(spreadText(r.F1)))
 	}
 
+	writeSeverities(b, t)
+	for i := range s.Cases {
+		writeCase(b, &s.Cases[i], replays)
+	}
+	p("</body></html>\n")
+	return b.Flush()
+}
+
+// writeSeverities writes the precision and recall of each severity, with
+// their bars, and the heading of the cases.
+func writeSeverities(b *bufio.Writer, t *Total) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	e := html.EscapeString
 	p("<h2>By severity</h2>\n<table><tr><th>severity</th><th>precision</th><th></th><th>recall</th><th></th></tr>\n")
 	keys := map[string]bool{}
 	for k := range t.RecallBySeverity {
@@ -70,86 +83,88 @@ func WriteHTML(w io.Writer, s *Scorecard, replays string) error {
 	}
 	p("</table>\n<h2>Cases</h2>\n")
 
-	for i := range s.Cases {
-		c := &s.Cases[i]
-		open := ""
-		if c.FN > 0 || c.FP > 0 || c.Failures > 0 {
-			open = " open"
-		}
-		p("<details%s><summary><b>%s</b>", open, e(c.ID))
-		if c.Clean {
-			p(" (clean)")
-		}
-		p(" · tp %d fp %d fn %d · %s", c.TP, c.FP, c.FN, usd(c.CostUSD))
-		if n := caseNote(c); n != "" {
-			p(" · %s", e(n))
-		}
-		if c.Description != "" {
-			p(" — %s", e(c.Description))
-		}
-		p("</summary>\n<p>%s", e(c.Repo))
-		if c.RevertOf != "" {
-			p(" · revert of %s", e(c.RevertOf))
-		}
-		if c.Base != "" {
-			p(" · %s..%s", e(c.Base), e(c.Head))
-		}
-		p("</p>\n")
-		for _, r := range c.Runs {
-			p("<p>run ")
-			if replays != "" && r.RunID != "" {
-				p("<a href=\"%s/%s.html\"><code>%s</code></a>", e(replays), e(url.PathEscape(r.RunID)), e(r.RunID))
-			} else {
-				p("<code>%s</code>", e(r.RunID))
-			}
-			if r.RunID != "" && c.Store != "" {
-				p(": replay with <code>review replay %s --store %s</code>", e(r.RunID), e(c.Store))
-			}
-			if f := r.Failure; f != nil {
-				p(" · <b>failed (%s)</b>: %s", e(f.Kind), e(f.Error))
-			}
-			p("</p>\n<div class=\"cols\"><div><h4>expected")
-			if c.Derived {
-				p(" (the revert's lines)")
-			}
-			p("</h4><ul>\n")
-			for j, x := range c.Expected {
-				class := "fn"
-				if matched(r, j) {
-					class = "tp"
-				}
-				p("<li class=\"%s\">%s:%d-%d %s %s</li>\n", class, e(x.Path), x.StartLine, x.EndLine, e(string(x.Severity)), e(x.Description))
-			}
-			p("</ul></div><div><h4>findings</h4><ul>\n")
-			if len(r.Findings) == 0 {
-				p("<li>none</li>\n")
-			}
-			for _, f := range r.Findings {
-				class := "fp"
-				if f.Match >= 0 {
-					class = "tp"
-				}
-				p("<li class=\"%s\">%s:%d", class, e(f.Path), f.Line)
-				if f.EndLine > 0 {
-					p("-%d", f.EndLine)
-				}
-				p(" %s %s", e(string(f.Severity)), e(f.Title))
-				if d := f.Described; d != nil && *d {
-					p(" · described correctly")
-				} else if d != nil {
-					p(" · not the defect, says the judge")
-				}
-				p("</li>\n")
-			}
-			p("</ul></div></div>\n")
-		}
-		if c.Error != "" {
-			p("<p><b>not built:</b> %s</p>\n", e(c.Error))
-		}
-		p("</details>\n")
+}
+
+// writeCase writes one case: its runs, each with the expected issues
+// beside the findings, linked to the run's replay page under replays.
+func writeCase(b *bufio.Writer, c *CaseScore, replays string) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	e := html.EscapeString
+	open := ""
+	if c.FN > 0 || c.FP > 0 || c.Failures > 0 {
+		open = " open"
 	}
-	p("</body></html>\n")
-	return b.Flush()
+	p("<details%s><summary><b>%s</b>", open, e(c.ID))
+	if c.Clean {
+		p(" (clean)")
+	}
+	p(" · tp %d fp %d fn %d · %s", c.TP, c.FP, c.FN, usd(c.CostUSD))
+	if n := caseNote(c); n != "" {
+		p(" · %s", e(n))
+	}
+	if c.Description != "" {
+		p(" — %s", e(c.Description))
+	}
+	p("</summary>\n<p>%s", e(c.Repo))
+	if c.RevertOf != "" {
+		p(" · revert of %s", e(c.RevertOf))
+	}
+	if c.Base != "" {
+		p(" · %s..%s", e(c.Base), e(c.Head))
+	}
+	p("</p>\n")
+	for _, r := range c.Runs {
+		p("<p>run ")
+		if replays != "" && r.RunID != "" {
+			p("<a href=\"%s/%s.html\"><code>%s</code></a>", e(replays), e(url.PathEscape(r.RunID)), e(r.RunID))
+		} else {
+			p("<code>%s</code>", e(r.RunID))
+		}
+		if r.RunID != "" && c.Store != "" {
+			p(": replay with <code>review replay %s --store %s</code>", e(r.RunID), e(c.Store))
+		}
+		if f := r.Failure; f != nil {
+			p(" · <b>failed (%s)</b>: %s", e(f.Kind), e(f.Error))
+		}
+		p("</p>\n<div class=\"cols\"><div><h4>expected")
+		if c.Derived {
+			p(" (the revert's lines)")
+		}
+		p("</h4><ul>\n")
+		for j, x := range c.Expected {
+			class := "fn"
+			if matched(r, j) {
+				class = "tp"
+			}
+			p("<li class=\"%s\">%s:%d-%d %s %s</li>\n", class, e(x.Path), x.StartLine, x.EndLine, e(string(x.Severity)), e(x.Description))
+		}
+		p("</ul></div><div><h4>findings</h4><ul>\n")
+		if len(r.Findings) == 0 {
+			p("<li>none</li>\n")
+		}
+		for _, f := range r.Findings {
+			class := "fp"
+			if f.Match >= 0 {
+				class = "tp"
+			}
+			p("<li class=\"%s\">%s:%d", class, e(f.Path), f.Line)
+			if f.EndLine > 0 {
+				p("-%d", f.EndLine)
+			}
+			p(" %s %s", e(string(f.Severity)), e(f.Title))
+			if d := f.Described; d != nil && *d {
+				p(" · described correctly")
+			} else if d != nil {
+				p(" · not the defect, says the judge")
+			}
+			p("</li>\n")
+		}
+		p("</ul></div></div>\n")
+	}
+	if c.Error != "" {
+		p("<p><b>not built:</b> %s</p>\n", e(c.Error))
+	}
+	p("</details>\n")
 }
 
 const pageCSS = `body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -208,30 +209,7 @@ func (b *Bench) Run(ctx context.Context, cases []Case, meta Meta) (*Scorecard, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	plan := Plan{Cases: len(todo), Resumed: len(done)}
-	costKnown := true
-	for i, p := range plans {
-		pc := PlannedCase{ID: todo[i].ID, Estimate: p, Err: berr[i]}
-		if bl := built[i]; bl != nil {
-			pc.Base, pc.Head, pc.Expected, pc.Derived = bl.Base, bl.Head, bl.Expected, bl.Derived
-		}
-		plan.Each = append(plan.Each, pc)
-		if berr[i] != nil {
-			plan.Failed++
-			continue
-		}
-		plan.Requests += p.Requests * b.Repeat
-		plan.MaxRequests += p.MaxRequests * b.Repeat
-		plan.PromptTokens += p.PromptTokens * b.Repeat
-		if p.Cost == nil {
-			costKnown = false
-		} else {
-			plan.Cost = addCost(plan.Cost, *p.Cost*float64(b.Repeat))
-		}
-	}
-	if !costKnown {
-		plan.Cost = nil
-	}
+	plan := b.sumPlan(todo, built, plans, berr, len(done))
 	if b.Planned != nil {
 		if err := b.Planned(plan); errors.Is(err, ErrPlanOnly) {
 			return nil, nil
@@ -240,69 +218,9 @@ func (b *Bench) Run(ctx context.Context, cases []Case, meta Meta) (*Scorecard, e
 		}
 	}
 
-	var (
-		mu      sync.Mutex
-		spent   float64
-		scored  = make([]*CaseScore, len(todo))
-		notRun  []string
-		stopped bool
-		n       = len(done)
-		of      = len(cases)
-	)
-	b.each(ctx, len(todo), func(i int) {
-		c := todo[i]
-		cs := &CaseScore{ID: c.ID, Index: index[c.ID], Description: c.Description, Repo: c.Repo, RevertOf: c.RevertOf, Clean: c.Clean, Expected: c.Expected}
-		if berr[i] != nil {
-			cs.Error = berr[i].Error()
-		} else {
-			bl := built[i]
-			cs.Base, cs.Head, cs.Expected, cs.Derived = bl.Base, bl.Head, bl.Expected, bl.Derived
-			cs.Store = b.target(bl).Store
-			for r := 0; r < b.Repeat; r++ {
-				mu.Lock()
-				over := b.MaxCost > 0 && spent >= b.MaxCost
-				if over {
-					stopped = true
-				}
-				mu.Unlock()
-				if over || ctx.Err() != nil {
-					break
-				}
-				run := b.review(ctx, bl, cs.Expected, c.Description)
-				if ctx.Err() != nil && run.Failure != nil {
-					break // interrupted: not a failure of the model
-				}
-				cs.Runs = append(cs.Runs, run)
-				mu.Lock()
-				spent += run.CostUSD + run.JudgeCostUSD
-				mu.Unlock()
-			}
-			// The scratch clone goes as soon as its case is done: a large
-			// corpus is not held on disk all at once.
-			bl.Remove()
-			built[i] = nil
-			if len(cs.Runs) == 0 {
-				mu.Lock()
-				if ctx.Err() == nil {
-					notRun = append(notRun, c.ID)
-				}
-				mu.Unlock()
-				return
-			}
-		}
-		cs.sum()
-		mu.Lock()
-		defer mu.Unlock()
-		scored[i] = cs
-		n++
-		if err := b.journal(cs); err != nil {
-			// The score stands; only a resume would miss it.
-			cs.Error = strings.TrimSpace(cs.Error + " (not journalled: " + err.Error() + ")")
-		}
-		if b.Progress != nil {
-			b.Progress(Progress{Done: n, Of: of, Case: cs, Spent: spent})
-		}
-	})
+	st := &runState{b: b, index: index, todo: todo, built: built, berr: berr, scored: make([]*CaseScore, len(todo)), n: len(done), of: len(cases)}
+	b.each(ctx, len(todo), func(i int) { st.run(ctx, i) })
+	scored, notRun, stopped := st.scored, st.notRun, st.stopped
 	for i, cs := range scored {
 		if cs != nil {
 			done[todo[i].ID] = cs
@@ -329,6 +247,114 @@ func (b *Bench) Run(ctx context.Context, cases []Case, meta Meta) (*Scorecard, e
 		return card, ErrMaxCost
 	}
 	return card, nil
+}
+
+// sumPlan adds up the plans of the cases to run, each repeated.
+func (b *Bench) sumPlan(todo []Case, built []*Built, plans []result.Estimate, berr []error, resumed int) Plan {
+	plan := Plan{Cases: len(todo), Resumed: resumed}
+	costKnown := true
+	for i, p := range plans {
+		pc := PlannedCase{ID: todo[i].ID, Estimate: p, Err: berr[i]}
+		if bl := built[i]; bl != nil {
+			pc.Base, pc.Head, pc.Expected, pc.Derived = bl.Base, bl.Head, bl.Expected, bl.Derived
+		}
+		plan.Each = append(plan.Each, pc)
+		if berr[i] != nil {
+			plan.Failed++
+			continue
+		}
+		plan.Requests += p.Requests * b.Repeat
+		plan.MaxRequests += p.MaxRequests * b.Repeat
+		plan.PromptTokens += p.PromptTokens * b.Repeat
+		if p.Cost == nil {
+			costKnown = false
+		} else {
+			plan.Cost = addCost(plan.Cost, *p.Cost*float64(b.Repeat))
+		}
+	}
+	if !costKnown {
+		plan.Cost = nil
+	}
+	return plan
+}
+
+// runState is what the cases of one Run share as they run side by side.
+type runState struct {
+	b      *Bench
+	index  map[string]int
+	todo   []Case
+	built  []*Built
+	berr   []error
+	scored []*CaseScore
+
+	mu      sync.Mutex
+	spent   float64
+	notRun  []string
+	stopped bool
+	n, of   int
+}
+
+// run reviews the ith case to run, its repeats, and scores it.
+func (st *runState) run(ctx context.Context, i int) {
+	b, c := st.b, st.todo[i]
+	cs := &CaseScore{ID: c.ID, Index: st.index[c.ID], Description: c.Description, Repo: c.Repo, RevertOf: c.RevertOf, Clean: c.Clean, Expected: c.Expected}
+	if st.berr[i] != nil {
+		cs.Error = st.berr[i].Error()
+	} else if !st.repeat(ctx, i, cs) {
+		return
+	}
+	cs.sum()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.scored[i] = cs
+	st.n++
+	if err := b.journal(cs); err != nil {
+		// The score stands; only a resume would miss it.
+		cs.Error = strings.TrimSpace(cs.Error + " (not journalled: " + err.Error() + ")")
+	}
+	if b.Progress != nil {
+		b.Progress(Progress{Done: st.n, Of: st.of, Case: cs, Spent: st.spent})
+	}
+}
+
+// repeat reviews a built case its number of times, within the bound on
+// cost; false when no run was made.
+func (st *runState) repeat(ctx context.Context, i int, cs *CaseScore) bool {
+	b, c, bl := st.b, st.todo[i], st.built[i]
+	cs.Base, cs.Head, cs.Expected, cs.Derived = bl.Base, bl.Head, bl.Expected, bl.Derived
+	cs.Store = b.target(bl).Store
+	for r := 0; r < b.Repeat; r++ {
+		st.mu.Lock()
+		over := b.MaxCost > 0 && st.spent >= b.MaxCost
+		if over {
+			st.stopped = true
+		}
+		st.mu.Unlock()
+		if over || ctx.Err() != nil {
+			break
+		}
+		run := b.review(ctx, bl, cs.Expected, c.Description)
+		if ctx.Err() != nil && run.Failure != nil {
+			break // interrupted: not a failure of the model
+		}
+		cs.Runs = append(cs.Runs, run)
+		st.mu.Lock()
+		st.spent += run.CostUSD + run.JudgeCostUSD
+		st.mu.Unlock()
+	}
+	// The scratch clone goes as soon as its case is done: a large
+	// corpus is not held on disk all at once.
+	bl.Remove()
+	st.built[i] = nil
+	if len(cs.Runs) == 0 {
+		st.mu.Lock()
+		if ctx.Err() == nil {
+			st.notRun = append(st.notRun, c.ID)
+		}
+		st.mu.Unlock()
+		return false
+	}
+	return true
 }
 
 // target is the review of a built case.
@@ -364,9 +390,14 @@ func (b *Bench) review(ctx context.Context, bl *Built, expected []Expected, abou
 	case !res.Submitted:
 		s.Failure = &Failure{Kind: FailNotSubmitted, Error: "the model did not submit its review"}
 	default:
-		s = Score(expected, res.Findings, res.Dropped, b.Slack)
+		// What the review reports: the findings posted on lines and
+		// those it lists as not checked against the code they name
+		// (--ungrounded summary); --ungrounded drop leaves the latter
+		// out, which is what a bench of it measures.
+		reported := append(slices.Clone(res.Findings), res.Ungrounded...)
+		s = Score(expected, reported, res.Dropped, b.Slack)
 		if b.Judge != nil {
-			b.judge(ctx, &s, expected, res.Findings, about)
+			b.judge(ctx, &s, expected, reported, about)
 		}
 	}
 	s.RunID = rv.RunID

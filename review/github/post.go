@@ -121,17 +121,23 @@ func (e *Error) Error() string {
 // secondary rate limits, the network) are made again after a wait; see
 // PostOptions.MaxAttempts.
 func Post(ctx context.Context, r *result.Result, d *diffctx.Diff, o PostOptions) (PostReport, error) {
+	return postReview(ctx, r, d, o, &pullRead{})
+}
+
+// postReview is Post, with what was read of the pull request before.
+func postReview(ctx context.Context, r *result.Result, d *diffctx.Diff, o PostOptions, read *pullRead) (PostReport, error) {
 	c, err := newClient(o, r)
 	if err != nil {
 		return PostReport{}, err
 	}
+	c.read = read
 	ctx, cancel := c.bound(ctx, o)
 	defer cancel()
 	c.login = o.Login
 	if c.login == "" {
 		c.login = c.whoAmI(ctx)
 	}
-	if rv, err := c.findReview(ctx); err != nil || rv != nil {
+	if rv, err := c.findReview(ctx, false); err != nil || rv != nil {
 		if err != nil {
 			return PostReport{}, err
 		}
@@ -178,6 +184,12 @@ type OpenFinding = post.OpenFinding
 // still counts. o.HeadSHA is not needed. Only markers by bots or by the
 // token's own account count, as for Post.
 func ReadEarlier(ctx context.Context, o PostOptions) (Earlier, error) {
+	return readEarlier(ctx, o, &pullRead{})
+}
+
+// readEarlier is ReadEarlier, keeping what it read of the pull request in
+// read.
+func readEarlier(ctx context.Context, o PostOptions, read *pullRead) (Earlier, error) {
 	if o.HeadSHA == "" {
 		o.HeadSHA = strings.Repeat("0", 40)
 	}
@@ -185,6 +197,7 @@ func ReadEarlier(ctx context.Context, o PostOptions) (Earlier, error) {
 	if err != nil {
 		return Earlier{}, err
 	}
+	c.read = read
 	ctx, cancel := c.bound(ctx, o)
 	defer cancel()
 	c.login = o.Login

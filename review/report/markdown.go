@@ -32,7 +32,11 @@ func writeMarkdown(w io.Writer, r *result.Result) error {
 		b.WriteString("**Incomplete review.** _" + note + "_\n\n")
 	}
 	if len(r.NotReviewed) > 0 {
-		fmt.Fprintf(&b, "**Partial review: %s were not reviewed (%s); they are listed below.**\n\n", text.Plural(len(r.NotReviewed), "file"), text.OneLine(why(r), 0))
+		were, they := "were", "they are"
+		if len(r.NotReviewed) == 1 {
+			were, they = "was", "it is"
+		}
+		fmt.Fprintf(&b, "**Partial review: %s %s not reviewed (%s); %s listed below.**\n\n", text.Plural(len(r.NotReviewed), "file"), were, text.OneLine(why(r), 0), they)
 	}
 	if held := r.HeldLine(); held != "" {
 		b.WriteString("_" + held + "; see below._\n\n")

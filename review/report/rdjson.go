@@ -61,8 +61,8 @@ type (
 
 // writeRDJSON writes the result in reviewdog's rdjson format, for
 // `reviewdog -f=rdjson` to post: one diagnostic per finding with its path,
-// line range, severity (ERROR for critical and high, WARNING for medium,
-// INFO for low and info) and category as its code, and the finding in one
+// line range, severity (ERROR, WARNING or INFO, as levelOf decides for
+// SARIF too) and category as its code, and the finding in one
 // line as its original_output. A finding's replacement lines (or a
 // suggestion that is one ```suggestion block) become a reviewdog
 // suggestion for its range; any other suggestion is advice and stays in
@@ -82,7 +82,7 @@ func writeRDJSON(w io.Writer, r *result.Result) error {
 		}
 		d := rdDiagnostic{
 			Location: rdLocation{Path: ctext.JSONPath(f.Path)},
-			Severity: rdSeverity(f.Severity),
+			Severity: rdSeverity(f.Severity, r.FailOn),
 			Code:     rdCode{Value: f.RuleID()},
 		}
 		advice := f.Suggestion
@@ -115,18 +115,12 @@ func writeRDJSON(w io.Writer, r *result.Result) error {
 		})
 	}
 	if top != "" {
-		out.Severity = rdSeverity(top)
+		out.Severity = rdSeverity(top, r.FailOn)
 	}
 	return WriteJSON(w, out)
 }
 
-// rdSeverity maps a severity to reviewdog's.
-func rdSeverity(s result.Severity) string {
-	switch s {
-	case result.Critical, result.High:
-		return "ERROR"
-	case result.Medium:
-		return "WARNING"
-	}
-	return "INFO"
+// rdSeverity is a finding's reviewdog severity (levelOf).
+func rdSeverity(s, failOn result.Severity) string {
+	return [...]string{levelNote: "INFO", levelWarning: "WARNING", levelError: "ERROR"}[levelOf(s, failOn)]
 }

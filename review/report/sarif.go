@@ -393,18 +393,9 @@ func securitySeverity(fs []result.Finding, failOn result.Severity) string {
 	return score[best]
 }
 
-// sarifLevel maps a severity to a SARIF level. Code scanning fails its
-// check on errors, so only findings at or above --fail-on are errors:
-// with no --fail-on, no result fails the check.
+// sarifLevel is a finding's SARIF level (levelOf).
 func sarifLevel(s, failOn result.Severity) string {
-	if failOn != "" && s.Rank() >= failOn.Rank() && s.Rank() > 0 {
-		return "error"
-	}
-	switch s {
-	case result.Critical, result.High, result.Medium:
-		return "warning"
-	}
-	return "note"
+	return [...]string{levelNote: "note", levelWarning: "warning", levelError: "error"}[levelOf(s, failOn)]
 }
 
 // artifactURI turns a repository-relative path into a relative URI
