@@ -152,18 +152,28 @@ const sinceNone = "none"
 // commented on lines still in the pull request are returned: a review of the
 // newer commits alone must not let an older blocking finding through.
 func (o *ReviewOptions) sinceFor(ctx context.Context, pt *postTarget) (string, []post.OpenFinding) {
-	if o.Since == sinceNone {
-		return "", nil // a whole review is judged by itself
+	asked := o.Since // what --since names, "" for the whole change
+	if asked == sinceNone {
+		asked = ""
 	}
-	if pt == nil || (o.Since == "" && !pt.inCI) {
-		return o.Since, nil
+	if pt != nil {
+		pt.anchorAt(o)
+	}
+	if pt == nil || (!pt.inCI && (o.Since == "" || o.Since == sinceNone)) {
+		return asked, nil
 	}
 	e, err := pt.poster.Earlier(ctx)
 	if err != nil {
 		if o.Since == "" {
 			fmt.Fprintf(o.IO.ErrOut, "review: cannot read the earlier reviews of %s (%s): reviewing all of it\n", pt.poster.Target(), text.OneLine(err.Error(), 300))
 		}
-		return o.Since, nil
+		return asked, nil
+	}
+	// What earlier runs posted is kept for the ledger (settle), which
+	// --since none in CI reads too.
+	pt.earlier = &e
+	if o.Since == sinceNone {
+		return "", nil // a whole review is judged by itself
 	}
 	if o.Since != "" {
 		return o.Since, e.Open

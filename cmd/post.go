@@ -37,6 +37,9 @@ type postTarget struct {
 	// posted says the review was posted (or found posted before:
 	// skipped); the commit status follows only then.
 	posted, skipped bool
+	// earlier is what earlier runs posted, when sinceFor read it: the
+	// ledger's input (settle).
+	earlier *post.Earlier
 }
 
 // setStatus sets the review's commit status on the change's head, after

@@ -232,6 +232,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	res.Config, res.FailOn = set.RepoConfig, set.FailOn
 	res.SetPrice(set.Price)
 	res.SetState(out.Failed != nil, false)
+	fixed, open := pt.settle(ctx, opts, res, open)
 	if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 		return err
 	}
@@ -239,6 +240,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		if err := pt.post(ctx, opts, outs, res, plan.Diff); err != nil {
 			return err
 		}
+		pt.resolveFixed(ctx, opts.IO, fixed)
 	}
 	gated := gate{failOn: set.FailOn, unreviewed: set.FailUnreviewed, open: open, on: pt.changeNoun()}.check(opts.IO, res)
 	pt.setStatus(ctx, opts.IO, res, plan.Diff, gated != nil)
@@ -277,6 +279,7 @@ func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set 
 		res.Summary = fmt.Sprintf("Nothing new to review since %s.", text.ShortSHA(plan.Diff.SinceSHA))
 		res.Config, res.FailOn = set.RepoConfig, set.FailOn
 		res.SetState(false, true)
+		fixed, open := pt.settle(ctx, opts, res, open)
 		if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 			return err
 		}
@@ -284,6 +287,7 @@ func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set 
 		if pt != nil {
 			// Nothing was posted, but the head has its state.
 			pt.posted, pt.skipped = true, true
+			pt.resolveFixed(ctx, opts.IO, fixed)
 			pt.setStatus(ctx, opts.IO, res, plan.Diff, err == errFindings)
 		}
 		return err

@@ -224,6 +224,7 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 		task = unitTask(opts.Jobs, d, 1, len(p.Units), p.Units[0].Markdown)
 	}
 	p.Messages = message(task)
+	p.Messages[2].Hunks = p.split != nil
 	static := fixed + counter.CountMessage(p.Messages[1])
 	kept, reason, err := p.planUnits(opts.Caps, opts.Model, p.Tokens(), static, intro)
 	if err != nil {

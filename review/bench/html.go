@@ -114,57 +114,65 @@ func writeCase(b *bufio.Writer, c *CaseScore, replays string) {
 	}
 	p("</p>\n")
 	for _, r := range c.Runs {
-		p("<p>run ")
-		if replays != "" && r.RunID != "" {
-			p("<a href=\"%s/%s.html\"><code>%s</code></a>", e(replays), e(url.PathEscape(r.RunID)), e(r.RunID))
-		} else {
-			p("<code>%s</code>", e(r.RunID))
-		}
-		if r.RunID != "" && c.Store != "" {
-			p(": replay with <code>review replay %s --store %s</code>", e(r.RunID), e(c.Store))
-		}
-		if f := r.Failure; f != nil {
-			p(" · <b>failed (%s)</b>: %s", e(f.Kind), e(f.Error))
-		}
-		p("</p>\n<div class=\"cols\"><div><h4>expected")
-		if c.Derived {
-			p(" (the revert's lines)")
-		}
-		p("</h4><ul>\n")
-		for j, x := range c.Expected {
-			class := "fn"
-			if matched(r, j) {
-				class = "tp"
-			}
-			p("<li class=\"%s\">%s:%d-%d %s %s</li>\n", class, e(x.Path), x.StartLine, x.EndLine, e(string(x.Severity)), e(x.Description))
-		}
-		p("</ul></div><div><h4>findings</h4><ul>\n")
-		if len(r.Findings) == 0 {
-			p("<li>none</li>\n")
-		}
-		for _, f := range r.Findings {
-			class := "fp"
-			if f.Match >= 0 {
-				class = "tp"
-			}
-			p("<li class=\"%s\">%s:%d", class, e(f.Path), f.Line)
-			if f.EndLine > 0 {
-				p("-%d", f.EndLine)
-			}
-			p(" %s %s", e(string(f.Severity)), e(f.Title))
-			if d := f.Described; d != nil && *d {
-				p(" · described correctly")
-			} else if d != nil {
-				p(" · not the defect, says the judge")
-			}
-			p("</li>\n")
-		}
-		p("</ul></div></div>\n")
+		writeRun(b, c, r, replays)
 	}
 	if c.Error != "" {
 		p("<p><b>not built:</b> %s</p>\n", e(c.Error))
 	}
 	p("</details>\n")
+}
+
+// writeRun writes one run of a case: its replay, and the expected issues
+// beside the findings.
+func writeRun(b *bufio.Writer, c *CaseScore, r RunScore, replays string) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	e := html.EscapeString
+	p("<p>run ")
+	if replays != "" && r.RunID != "" {
+		p("<a href=\"%s/%s.html\"><code>%s</code></a>", e(replays), e(url.PathEscape(r.RunID)), e(r.RunID))
+	} else {
+		p("<code>%s</code>", e(r.RunID))
+	}
+	if r.RunID != "" && c.Store != "" {
+		p(": replay with <code>review replay %s --store %s</code>", e(r.RunID), e(c.Store))
+	}
+	if f := r.Failure; f != nil {
+		p(" · <b>failed (%s)</b>: %s", e(f.Kind), e(f.Error))
+	}
+	p("</p>\n<div class=\"cols\"><div><h4>expected")
+	if c.Derived {
+		p(" (the revert's lines)")
+	}
+	p("</h4><ul>\n")
+	for j, x := range c.Expected {
+		class := "fn"
+		if matched(r, j) {
+			class = "tp"
+		}
+		p("<li class=\"%s\">%s:%d-%d %s %s</li>\n", class, e(x.Path), x.StartLine, x.EndLine, e(string(x.Severity)), e(x.Description))
+	}
+	p("</ul></div><div><h4>findings</h4><ul>\n")
+	if len(r.Findings) == 0 {
+		p("<li>none</li>\n")
+	}
+	for _, f := range r.Findings {
+		class := "fp"
+		if f.Match >= 0 {
+			class = "tp"
+		}
+		p("<li class=\"%s\">%s:%d", class, e(f.Path), f.Line)
+		if f.EndLine > 0 {
+			p("-%d", f.EndLine)
+		}
+		p(" %s %s", e(string(f.Severity)), e(f.Title))
+		if d := f.Described; d != nil && *d {
+			p(" · described correctly")
+		} else if d != nil {
+			p(" · not the defect, says the judge")
+		}
+		p("</li>\n")
+	}
+	p("</ul></div></div>\n")
 }
 
 const pageCSS = `body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}

@@ -335,6 +335,9 @@ func (c *client) earlier(ctx context.Context) (Earlier, error) {
 	if err != nil {
 		return e, err
 	}
+	if e.Threads, err = c.threads(ctx, comments); err != nil {
+		return e, err
+	}
 	seen := map[string]bool{}
 	for _, cm := range comments {
 		fp, sev, ok := post.ReadCommentMarker(cm.GetBody())

@@ -18,6 +18,9 @@ type Poster struct {
 	Options PostOptions
 
 	read pullRead
+	// Anchor, if set, is the code a finding is on (post.Anchor), which
+	// its comment's marker carries for the ledger.
+	Anchor func(result.Finding) string
 }
 
 var _ post.Poster = (*Poster)(nil)
@@ -32,7 +35,7 @@ func (p *Poster) Earlier(ctx context.Context) (post.Earlier, error) {
 
 // Post posts the findings as one pull-request review (Post).
 func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (post.Report, error) {
-	rep, err := postReview(ctx, r, d, p.Options, &p.read)
+	rep, err := postReview(ctx, r, d, p.Options, &p.read, p.Anchor)
 	return post.Report{
 		URL: rep.URL, Skipped: rep.Skipped, Inline: rep.Inline, InBody: rep.InBody,
 		Repeated: rep.Repeated, Fallback: rep.Fallback, Body: "body",

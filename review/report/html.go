@@ -314,17 +314,11 @@ func buildPage(h HTMLReplay) *pageData {
 			for j, m := range req.Conversation() {
 				content := m.Content
 				pm := pageMsg{Role: string(m.Role), Layer: "?", Text: text(content)}
+				hunks := false
 				if j < len(names) {
-					pm.Layer, pm.Ref = string(names[j].Layer), names[j].Ref
+					pm.Layer, pm.Ref, hunks = string(names[j].Layer), names[j].Ref, names[j].Hunks
 				}
-				switch {
-				case strings.HasPrefix(content, conversation.StubPrefix):
-					pm.Kind = "stub"
-				case pm.Ref != "" && isPreview(content):
-					pm.Kind = "preview"
-				case pm.Ref != "":
-					pm.Kind = "whole"
-				}
+				pm.Kind = msgKind(content, pm.Ref, hunks)
 				_, pm.Tokens = size(c, m)
 				for _, tc := range m.ToolCalls {
 					pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Name, Args: tc.Arguments, Preview: -1})
@@ -483,4 +477,20 @@ func validUTF8(b []byte) string {
 		}
 	}
 	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// msgKind says what a message of a request is beyond its layer: a unit's
+// hunks, a stub, a preview of a stored output or a whole one.
+func msgKind(content, ref string, hunks bool) string {
+	switch {
+	case hunks:
+		return "the unit's hunks, charted as diff context"
+	case strings.HasPrefix(content, conversation.StubPrefix):
+		return "stub"
+	case ref != "" && isPreview(content):
+		return "preview"
+	case ref != "":
+		return "whole"
+	}
+	return ""
 }

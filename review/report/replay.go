@@ -90,6 +90,14 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, figs *r
 			}
 		}
 	}
+	// A unit's steps are numbered in the run and, within the unit, from 1.
+	ofUnit, counted := map[int]int{}, map[int]int{}
+	for _, s := range r.Steps {
+		if s.Unit > 0 {
+			counted[s.Unit]++
+			ofUnit[s.N] = counted[s.Unit]
+		}
+	}
 	found := false
 	for _, s := range steps {
 		if step > 0 && s.N != step {
@@ -98,7 +106,7 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, figs *r
 		found = true
 		b.WriteString("\n")
 		f, ok := fig[s.N]
-		writeStep(&b, c, s, f, ok, step > 0)
+		writeStep(&b, c, s, ofUnit[s.N], f, ok, step > 0)
 	}
 	if step == 0 {
 		writeResult(&b, r)
@@ -173,8 +181,9 @@ func evidenceWhere(e result.Evidence, res *pageResult) string {
 }
 
 // writeStep renders one step: its events, then each message of the request
-// as sent, then the response.
-func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig record.StepFigures, hasFig, full bool) {
+// as sent, then the response. A unit's step is named by its unit and its
+// number within the unit (nth), a run's other steps by their turn.
+func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, nth int, fig record.StepFigures, hasFig, full bool) {
 	for _, raw := range s.Events {
 		e, err := record.Decode(raw)
 		if err != nil || e.Kind() == record.KindRequest {
@@ -191,7 +200,7 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig r
 	names := s.Names()
 	req, err := wire.DecodeRequest(s.Request)
 	if err != nil || len(s.Request) == 0 || string(s.Request) == "null" {
-		fmt.Fprintf(b, "━━ step %d · turn %d · request not recorded%s ━━\n", s.N, s.Turn, took(s))
+		fmt.Fprintf(b, "━━ step %d · %s · request not recorded%s ━━\n", s.N, stepOf(s, nth), took(s))
 		if s.Error != "" {
 			fmt.Fprintf(b, "  error: %s\n", s.Error)
 		}
@@ -213,23 +222,21 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig r
 	if choice == "" {
 		choice = "auto"
 	}
-	unit := ""
-	if s.Unit > 0 {
-		unit = fmt.Sprintf("unit %d · ", s.Unit)
-	}
-	fmt.Fprintf(b, "━━ step %d · %sturn %d · %d messages · %d bytes · %s%d tokens · tool_choice %s%s ━━\n",
-		s.N, unit, s.Turn, len(req.Messages), len(s.Request), about, total, text.OneLine(choice, 80), took(s))
+	fmt.Fprintf(b, "━━ step %d · %s · %d messages · %d bytes · %s%d tokens · tool_choice %s%s ━━\n",
+		s.N, stepOf(s, nth), len(req.Messages), len(s.Request), about, total, text.OneLine(choice, 80), took(s))
 	if len(req.Tools) > 0 {
 		fmt.Fprintf(b, "     %-9s %-7s %6s       %5d tok · %s\n", "tools", conversation.Static, "", toolTok, text.Plural(len(req.Tools), "definition"))
 	}
 	for i, m := range msgs {
 		content := m.Content
-		layer, ref := conversation.Layer("?"), ""
+		layer, ref, hunks := conversation.Layer("?"), "", false
 		if i < len(names) {
-			layer, ref = names[i].Layer, names[i].Ref
+			layer, ref, hunks = names[i].Layer, names[i].Ref, names[i].Hunks
 		}
 		kind := ""
 		switch {
+		case hunks:
+			kind = " the unit's hunks (diff context)"
 		case strings.HasPrefix(content, conversation.StubPrefix):
 			kind = " stub"
 			if ref != "" {
@@ -346,4 +353,13 @@ func writeLanes(b *strings.Builder, r *record.Replay, lanes []record.Lane) {
 		}
 		fmt.Fprintf(b, "  unit %d: %s → %s, %s: steps %s\n", l.Unit, seconds(l.Start.Sub(t0)), seconds(l.End.Sub(t0)), seconds(l.End.Sub(l.Start)), strings.Join(ns, ", "))
 	}
+}
+
+// stepOf names where a step stands: its unit and its step within the
+// unit, or, outside units, its turn.
+func stepOf(s record.Step, nth int) string {
+	if s.Unit > 0 && nth > 0 {
+		return fmt.Sprintf("unit %d · step %d", s.Unit, nth)
+	}
+	return fmt.Sprintf("turn %d", s.Turn)
 }

@@ -103,6 +103,13 @@ type Result struct {
 	// State is the review's state for its head commit: complete,
 	// partial, skipped or failed (see State).
 	State string `json:"state,omitempty"`
+	// Suppressed are findings this review made that are not posted nor
+	// counted, with why: a person dismissed them on the pull or merge
+	// request before, or an earlier review posted them in other words.
+	Suppressed []Dropped `json:"suppressed,omitempty"`
+	// Ledger is what became of every finding posted on the pull or
+	// merge request, this review's included, when posting.
+	Ledger []LedgerEntry `json:"ledger,omitempty"`
 }
 
 // NothingToReview is the result of a review of a diff with no changes:

@@ -55,7 +55,8 @@ type GitLab struct {
 	seq      int
 	nextID   int64
 	mrs      map[string]*glMR
-	redirect string // the other host's URL, for GET .../versions
+	awards   map[string][]map[string]any // award emoji by note ID
+	redirect string                      // the other host's URL, for GET .../versions
 	limited  bool
 	lost     bool
 }
@@ -153,7 +154,7 @@ func (g *GitLab) route(w http.ResponseWriter, r *http.Request) {
 		glJSON(w, http.StatusUnauthorized, map[string]string{"message": "401 Unauthorized"})
 		return
 	}
-	if r.Method != http.MethodGet && r.Header.Get("Content-Type") != "application/json" {
+	if r.Method != http.MethodGet && r.ContentLength != 0 && r.Header.Get("Content-Type") != "application/json" {
 		glJSON(w, http.StatusUnsupportedMediaType, map[string]string{"message": "415 Unsupported Media Type"})
 		return
 	}
@@ -172,6 +173,9 @@ func (g *GitLab) route(w http.ResponseWriter, r *http.Request) {
 	project, _ := url.PathUnescape(m[1])
 	mr := g.mr(project + "!" + m[2])
 	rest := m[3]
+	if g.routeLedger(w, r, mr, rest) || g.routeThreads(w, r, mr, rest) {
+		return
+	}
 	switch {
 	case rest == "" && r.Method == http.MethodGet:
 		glJSON(w, http.StatusOK, map[string]any{"iid": m[2], "web_url": fmt.Sprintf("https://gitlab.example/%s/-/merge_requests/%s", project, m[2])})
@@ -187,10 +191,6 @@ func (g *GitLab) route(w http.ResponseWriter, r *http.Request) {
 		g.postNote(w, r, mr)
 	case rest == "/discussions" && r.Method == http.MethodPost:
 		g.postDiscussion(w, r, mr)
-	case glDiscussionPath.MatchString(rest) && r.Method == http.MethodGet:
-		g.getDiscussion(w, mr, glDiscussionPath.FindStringSubmatch(rest)[1])
-	case glReplyPath.MatchString(rest) && r.Method == http.MethodPost:
-		g.postReply(w, r, mr, glReplyPath.FindStringSubmatch(rest)[1])
 	case glNotePath.MatchString(rest) && r.Method == http.MethodPut:
 		g.putNote(w, r, mr, glNotePath.FindStringSubmatch(rest)[1])
 	default:
