@@ -1,10 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -111,4 +115,116 @@ func newFilesChange(b *testing.B, n, lines int) string {
 		files[fmt.Sprintf("file%02d.go", i)] = s.String()
 	}
 	return gittest.Change(b, map[string]string{"main.go": "package main\n\nfunc main() {}\n"}, files)
+}
+
+// BenchmarkProcessPeer reviews the changes issue 36 measured open-code-review
+// on, with the built binary, in the peer's setup: a scripted server that
+// answers every request after $REVIEW_BENCH_DELAY (default 1s), 8 units
+// at once ($REVIEW_BENCH_JOBS; the scripted server is on 127.0.0.1, which
+// review takes for a local server and gives 4 by default, so --jobs 8
+// stands for a hosted API's default), and every unit answering with one
+// read of its first file (get_file_diff) and then, at --max-steps 1, its
+// submission. The whole change is reviewed, as the peer reviews every
+// file. It reports the wall time, the units, the requests, the
+// answer-waits in sequence and the bytes sent; `.ci/peer` prints them
+// beside the peer's figures and the issue's targets.
+func BenchmarkProcessPeer(b *testing.B) {
+	delay, jobs := "1s", "8"
+	if d := os.Getenv("REVIEW_BENCH_DELAY"); d != "" {
+		delay = d
+	}
+	if j := os.Getenv("REVIEW_BENCH_JOBS"); j != "" {
+		jobs = j
+	}
+	changes := []struct {
+		name         string
+		files, lines int
+		window       string
+	}{
+		{"12x60/16k", 12, 60, "16000"},
+		{"40x300/32k", 40, 300, "32000"},
+		{"40x300/128k", 40, 300, "128000"},
+	}
+	for _, c := range changes {
+		b.Run(c.name, func(b *testing.B) {
+			script := peerScript(b, c.files, delay)
+			env := benchEnv(b)
+			dir := newFilesChange(b, c.files, c.lines)
+			bin := reviewBinary(b)
+			args := []string{"--base", "main", "--format", "json", "--max-steps", "1", "--jobs", jobs,
+				"--model", "gpt-4o", "--context-window", c.window}
+			var walls []time.Duration
+			var requests, bytes, waits, units int
+			b.ResetTimer()
+			for range b.N {
+				srv := reviewtest.NewServer(script, "")
+				cmd := exec.Command(bin, args...)
+				cmd.Dir = dir
+				cmd.Env = append(slices.Clone(env), "OPENAI_BASE_URL="+srv.URL, "REVIEW_STORE="+filepath.Join(b.TempDir(), "store"))
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				start := time.Now()
+				out, err := cmd.Output()
+				walls = append(walls, time.Since(start))
+				reqs := srv.Requests()
+				srv.Close()
+				if err != nil {
+					b.Fatalf("review %v: %v\n%s", args, err, stderr.String())
+				}
+				requests, bytes, units = len(reqs), 0, 1
+				var tms []reviewtest.Timing
+				for _, r := range reqs {
+					bytes += len(r.Body)
+					tms = append(tms, reviewtest.Timing{N: r.N, Arrived: r.Arrived, Answered: r.Answered, Status: r.Status})
+					if m := unitsIn.FindSubmatch(r.Body); m != nil {
+						units, _ = strconv.Atoi(string(m[1]))
+					}
+				}
+				_, waits = reviewtest.Overlap(tms)
+				if requests != 2*units {
+					b.Fatalf("%d units sent %d requests, want a read and a submission each", units, requests)
+				}
+				var res struct {
+					NotReviewed []json.RawMessage `json:"not_reviewed"`
+				}
+				if err := json.Unmarshal(out, &res); err != nil {
+					b.Fatalf("reading the review: %v\n%s", err, out)
+				}
+				if len(res.NotReviewed) > 0 {
+					b.Fatalf("not the whole change was reviewed: %s", res.NotReviewed)
+				}
+			}
+			b.StopTimer()
+			slices.Sort(walls)
+			b.ReportMetric(walls[len(walls)/2].Seconds(), "wall-s")
+			b.ReportMetric(float64(units), "units")
+			b.ReportMetric(float64(requests), "requests")
+			b.ReportMetric(float64(waits), "answer-waits")
+			b.ReportMetric(float64(bytes)/1000, "sent-kB")
+		})
+	}
+}
+
+// unitsIn finds the unit count in a unit's request side by side.
+var unitsIn = regexp.MustCompile(`reviewed in (\d+) units`)
+
+// peerScript answers each unit's first request with a read of the first
+// of its files (a unit's prompt heads each of its files "### `path`"),
+// and its forced request with a submission, each after delay.
+func peerScript(b *testing.B, files int, delay string) *reviewtest.Script {
+	read := func(path string) reviewtest.Step {
+		return reviewtest.Step{Delay: delay, ToolCalls: []reviewtest.ScriptCall{{Name: "get_file_diff", Arguments: json.RawMessage(`{"path": "` + path + `"}`)}}}
+	}
+	s := &reviewtest.Script{
+		Forced: &reviewtest.Step{Delay: delay, ToolCalls: []reviewtest.ScriptCall{{Name: "submit_review", Arguments: json.RawMessage(`{"summary": "Fine.", "findings": []}`)}}},
+	}
+	for i := 1; i <= files; i++ {
+		st := read(fmt.Sprintf("file%02d.go", i))
+		st.When = fmt.Sprintf("### `file%02d.go`", i)
+		s.Steps = append(s.Steps, st)
+	}
+	// A unit with part of a file already read takes the file's read again.
+	fb := read("file01.go")
+	s.Fallback = &fb
+	return s
 }
