@@ -116,6 +116,8 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 		title  string
 		text   string
 		screen []byte
+		evid   []string
+		egress int
 	)
 	err = chromedp.Run(ctx,
 		chromedp.Navigate("file://"+page),
@@ -125,6 +127,10 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 			layers: Object.fromEntries(Array.from(b.querySelectorAll('rect[data-layer]')).map(r => [r.dataset.layer, +r.dataset.tokens]))}))`, &bars),
 		// A step is closed until opened; then its messages are there.
 		chromedp.Evaluate(`document.querySelectorAll('#step-2 details.msg').length`, &msgs),
+		// The finding shows, as text, the lines the model was shown of it;
+		// the egress table has the server it talked to.
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('#findings pre.evidence')).map(p => p.textContent)`, &evid),
+		chromedp.Evaluate(`document.querySelectorAll('#egress tr').length`, &egress),
 		// The timeline has a bar per request, each after the one before
 		// in a run made in sequence, on one lane.
 		chromedp.Evaluate(`Array.from(document.querySelectorAll('#timeline rect.span')).map(r => ({
@@ -143,6 +149,12 @@ func TestReplayHTMLInBrowser(t *testing.T) {
 	}
 	if msgs != 0 {
 		t.Errorf("step 2 shows %d messages before it is opened", msgs)
+	}
+	if len(evid) != 1 || !strings.Contains(evid[0], "<script>window.__pwned=1") {
+		t.Errorf("the finding shows as its evidence %q, want line 1 of evil.html as text", evid)
+	}
+	if egress < 2 {
+		t.Errorf("the egress table has %d rows, want a header and the scripted server", egress)
 	}
 	if len(bars) != len(want) {
 		t.Fatalf("the chart has %d bars; the run made %d requests", len(bars), len(want))

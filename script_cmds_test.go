@@ -56,6 +56,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"ghcomment":    cmdGHComment,
 		"glnote":       cmdGLNote,
 		"gldiscussion": cmdGLDiscussion,
+		"ghthread":     cmdGHThread,
+		"glthread":     cmdGLThread,
 		"githubserver": cmdGitHubServer,
 		"gitlabserver": cmdGitLabServer,
 		"printable":    cmdPrintable,
@@ -1045,6 +1047,8 @@ func cmdGitHubServer(ts *testscript.TestScript, neg bool, args []string) {
 	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/pulls/{n}/comments", g.listComments)
 	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/pulls/{n}/reviews", g.createReview)
 	g.routeConversation(mux)
+	g.routeLedger(mux)
+	ghServers.Store(ts, g)
 	g.mux = mux
 	srv := httptest.NewServer(g)
 	ts.Defer(srv.Close)
@@ -1104,6 +1108,7 @@ type ghServer struct {
 	nextID   int64
 	prs      map[string]*ghPR
 	statuses []map[string]any
+	ledger   ghLedger
 }
 
 // ghPR is the state of one pull request, in GitHub's response shapes:

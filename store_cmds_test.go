@@ -4,12 +4,14 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -153,4 +155,24 @@ func cmdStoreSum(ts *testscript.TestScript, neg bool, args []string) {
 	}))
 	sort.Strings(lines)
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+}
+
+// diskKiB is the disk space the files under dir take, in KiB: allocated
+// blocks, as du counts them.
+func diskKiB(dir string) (int64, error) {
+	var blocks int64
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			blocks += st.Blocks
+		}
+		return nil
+	})
+	return blocks * 512 / 1024, err
 }

@@ -21,7 +21,6 @@ type AskOptions struct {
 
 	RunID     string
 	Question  string
-	Base      string
 	Head      string
 	Summarize string
 	Format    string
@@ -81,6 +80,7 @@ its first turn.`,
 			if opts.Summarize != "rules" && opts.Summarize != "model" {
 				return usageErrorf("unknown --summarize %q: use rules or model", opts.Summarize)
 			}
+			opts.ci = ciFrom(opts.Getenv)
 			if runF != nil {
 				return runF(opts)
 			}
@@ -129,11 +129,12 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	// the tokens spent on the answer.
 	var pt *postTarget
 	if opts.Post != "" {
-		if pt, err = postTargetFrom(&ReviewOptions{IO: opts.IO, Getenv: opts.Getenv, Post: opts.Post, gitlabFlags: opts.gitlabFlags}); err != nil {
+		target := &ReviewOptions{IO: opts.IO, Getenv: opts.Getenv, Post: opts.Post, gitlabFlags: opts.gitlabFlags}
+		target.ci = opts.ci
+		if pt, err = postTargetFrom(target); err != nil {
 			return err
 		}
 	}
-	opts.base = opts.Base
 	set, err := opts.resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err
@@ -146,13 +147,13 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	ctx, cancel := withDeadline(ctx, set.Deadline)
 	defer cancel()
 	job := review.Job{
-		Options: prepareOptions(set, opts.Dir, opts.Base, opts.Head),
+		Options: prepareOptions(set, &opts.agentFlags, opts.Dir, opts.Head),
 		RunID:   opts.RunID,
 		Ask:     review.AskOptions{SummarizeWithModel: opts.Summarize == "model"},
 		Given:   opts.agentFlags.givenRun(),
 	}
 	job.Question = opts.Question
-	env, prog, done := runEnv(opts.IO, opts.Getenv, set, opts.Dir, false)
+	env, prog, done := runEnv(opts.IO, opts.Getenv, opts.ci, set, opts.Dir, false)
 	defer done()
 	env.Inherited = func(inh review.Inherited) {
 		for _, o := range inh.Overrides {
@@ -182,7 +183,6 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 		return runError(ctx, out.Session.Run.ID, err)
 	}
 	ans := out.Answer
-	overrideSeverity(ans.Findings, set.Severity)
 	write := func(w io.Writer) error { return format.WriteAnswer(w, ans) }
 	if err := writeOutput(opts.IO, opts.Output, forTerminal(opts.IO, opts.Getenv, opts.Output, format, write)); err != nil {
 		return err

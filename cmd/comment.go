@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reviewdev/review/internal/git"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/github"
 	"github.com/reviewdev/review/review/gitlab"
@@ -42,6 +42,8 @@ asks:
   /review ask <question>    answer in the conversation of the pull request's last
                             review, with its tool memory: in a finding's thread,
                             about that finding, as a reply there
+  /review dismiss           in a finding's thread: never post that finding again
+                            on this pull request (the next review reads it there)
   /review help              list the commands
 
 Only the repository's owners, members and collaborators (the comment's
@@ -56,6 +58,7 @@ files).`,
   review comment`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
+			opts.ci = ciFrom(opts.Getenv)
 			if runF != nil {
 				return runF(opts)
 			}
@@ -72,9 +75,11 @@ type commentHost struct {
 	post   string // --post: github, gitlab
 	target string // "pull request #7", for messages
 	change int
-	// trusted says the author may run commands; who says who they are.
+	// trusted says the author may run commands; who says who they are,
+	// author is their login.
 	trusted bool
 	who     string
+	author  string
 	// thread is the thread or discussion the comment is in, replies go
 	// there ("" for none).
 	thread string
@@ -88,6 +93,8 @@ type commentHost struct {
 	start    func(ctx context.Context, id string) (threadStart, error)
 	// gitlab is the merge request's flags, for --post gitlab.
 	gitlab gitlabFlags
+	// resolve resolves a thread, as review (after /review dismiss).
+	resolve func(ctx context.Context, thread string) error
 }
 
 // threadStart is the first comment of a thread: a finding review posted,
@@ -96,6 +103,8 @@ type threadStart struct {
 	body, path string
 	line       int
 	ours       bool
+	// fingerprint is the finding's, when ours.
+	fingerprint string
 }
 
 func runComment(ctx context.Context, opts *CommentOptions) error {
@@ -105,7 +114,7 @@ func runComment(ctx context.Context, opts *CommentOptions) error {
 		body string
 		err  error
 	)
-	if getenv("GITLAB_CI") == "true" && getenv("TRIGGER_PAYLOAD") != "" {
+	if opts.ci.Host == "gitlab" && getenv("TRIGGER_PAYLOAD") != "" {
 		h, body, err = gitlabComment(ctx, opts)
 	} else {
 		h, body, err = githubComment(opts)
@@ -134,7 +143,7 @@ func runComment(ctx context.Context, opts *CommentOptions) error {
 		}
 		return commentAsk(ctx, opts, h, command.Question)
 	case "dismiss":
-		return replyHelp(ctx, opts, h, "`/review dismiss` is not a command here yet.")
+		return commentDismiss(ctx, opts, h)
 	}
 	note := ""
 	if command.Unknown != "" {
@@ -170,10 +179,14 @@ func githubComment(opts *CommentOptions) (*commentHost, string, error) {
 		assoc = "none"
 	}
 	h := &commentHost{post: "github", target: fmt.Sprintf("pull request #%d", ev.PR), change: ev.PR,
-		trusted: post.Trusted(ev.Association), who: fmt.Sprintf("%s's association with the repository is %s", text.OneLine(ev.Author, 60), assoc),
+		trusted: post.Trusted(ev.Association), author: ev.Author, who: fmt.Sprintf("%s's association with the repository is %s", text.OneLine(ev.Author, 60), assoc),
 		head: ev.HeadSHA, base: ev.BaseRef, fetchRef: fmt.Sprintf("refs/pull/%d/head", ev.PR),
 		reply:   poster.Reply,
 		refused: conv.Refused,
+		resolve: func(ctx context.Context, thread string) error {
+			n, _ := strconv.ParseInt(thread, 10, 64)
+			return poster.ResolveThread(ctx, n)
+		},
 		revs: func(ctx context.Context) (string, string, error) {
 			pr, err := conv.PullRequest(ctx)
 			return pr.HeadSHA, pr.BaseRef, err
@@ -181,7 +194,7 @@ func githubComment(opts *CommentOptions) (*commentHost, string, error) {
 		start: func(ctx context.Context, id string) (threadStart, error) {
 			n, _ := strconv.ParseInt(id, 10, 64)
 			t, err := conv.Thread(ctx, n)
-			return threadStart{body: t.Body, path: t.Path, line: t.Line, ours: t.Ours}, err
+			return threadStart{body: t.Body, path: t.Path, line: t.Line, ours: t.Ours, fingerprint: t.Fingerprint}, err
 		},
 	}
 	if ev.Thread > 0 {
@@ -204,7 +217,9 @@ func gitlabComment(ctx context.Context, opts *CommentOptions) (*commentHost, str
 		return &commentHost{}, ev.Body, nil
 	}
 	flags := gitlabFlags{GitLabProject: ev.Project, GitLabMR: strconv.Itoa(ev.MR)}
-	pt, err := gitlabTargetFrom(&ReviewOptions{IO: opts.IO, Getenv: getenv, gitlabFlags: flags})
+	target := &ReviewOptions{IO: opts.IO, Getenv: getenv, gitlabFlags: flags}
+	target.ci = opts.ci
+	pt, err := gitlabTargetFrom(target)
 	if err != nil {
 		return nil, "", err
 	}
@@ -214,15 +229,15 @@ func gitlabComment(ctx context.Context, opts *CommentOptions) (*commentHost, str
 		return nil, "", err
 	}
 	h := &commentHost{post: "gitlab", target: fmt.Sprintf("merge request !%d", ev.MR), change: ev.MR,
-		trusted: level >= gitlab.Developer, who: fmt.Sprintf("%s's access level to the project is %d, below Developer (30)", text.OneLine(ev.Author, 60), level),
+		trusted: level >= gitlab.Developer, author: ev.Author, who: fmt.Sprintf("%s's access level to the project is %d, below Developer (30)", text.OneLine(ev.Author, 60), level),
 		thread: ev.Discussion, head: ev.HeadSHA, base: ev.BaseRef, fetchRef: fmt.Sprintf("refs/merge-requests/%d/head", ev.MR),
-		reply: poster.Reply, refused: poster.Refused, gitlab: flags,
+		reply: poster.Reply, refused: poster.Refused, resolve: poster.ResolveDiscussion, gitlab: flags,
 		revs: func(context.Context) (string, string, error) {
 			return "", "", errors.New("the note event names no head or target branch")
 		},
 		start: func(ctx context.Context, id string) (threadStart, error) {
 			t, err := poster.Discussion(ctx, id)
-			return threadStart{body: t.Body, path: t.Path, line: t.Line, ours: t.Ours}, err
+			return threadStart{body: t.Body, path: t.Path, line: t.Line, ours: t.Ours, fingerprint: t.Fingerprint}, err
 		},
 	}
 	return h, ev.Body, nil
@@ -273,8 +288,10 @@ func reviewOptionsFor(ctx context.Context, opts *CommentOptions, h *commentHost)
 	if err := fetchHead(ctx, opts.Dir, h.fetchRef, head); err != nil {
 		return nil, err
 	}
-	return &ReviewOptions{IO: opts.IO, Getenv: opts.Getenv, Dir: opts.Dir, Base: "origin/" + base, Head: head,
-		Post: h.post, gitlabFlags: h.gitlab, agentFlags: opts.agentFlags}, nil
+	ro := &ReviewOptions{IO: opts.IO, Getenv: opts.Getenv, Dir: opts.Dir, Head: head,
+		Post: h.post, gitlabFlags: h.gitlab, agentFlags: opts.agentFlags}
+	ro.Base = "origin/" + base
+	return ro, nil
 }
 
 // fetchHead makes sure the change's head commit is here: a comment's
@@ -282,13 +299,16 @@ func reviewOptionsFor(ctx context.Context, opts *CommentOptions, h *commentHost)
 // (ref, where the host keeps it, for forks too); no file of it is checked
 // out, so nothing from a fork runs.
 func fetchHead(ctx context.Context, dir, ref, head string) error {
-	if exec.CommandContext(ctx, "git", "-C", dir, "cat-file", "-e", head+"^{commit}").Run() == nil {
+	g := git.Runner{Dir: dir}
+	if _, err := g.Output(ctx, "cat-file", "-e", head+"^{commit}"); err == nil {
 		return nil
 	}
 	local := "refs/remotes/origin/" + strings.TrimPrefix(ref, "refs/")
-	out, err := exec.CommandContext(ctx, "git", "-C", dir, "fetch", "--no-tags", "origin", "+"+ref+":"+local).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("cannot fetch the change's head %s: git fetch origin %s: %s; fetch it in the job first", text.ShortSHA(head), ref, text.OneLine(string(out), 300))
+	if _, err := g.Output(ctx, "fetch", "--no-tags", "origin", "+"+ref+":"+local); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("cannot fetch the change's head %s: git fetch origin %s: %s; fetch it in the job first", text.ShortSHA(head), ref, text.OneLine(gitComplaint(err), 300))
 	}
 	return nil
 }
@@ -364,7 +384,7 @@ func headLines(ctx context.Context, dir, head, path string, line int) string {
 	if path == "" || line <= 0 || head == "" {
 		return ""
 	}
-	out, err := exec.CommandContext(ctx, "git", "-C", dir, "show", head+":"+path).Output()
+	out, err := git.Runner{Dir: dir}.Output(ctx, "show", head+":"+path)
 	if err != nil {
 		return ""
 	}
@@ -404,7 +424,7 @@ func lastReview(ctx context.Context, flag string, getenv func(string) string, di
 		}
 	}
 	for _, r := range runs {
-		if exec.CommandContext(ctx, "git", "-C", dir, "merge-base", "--is-ancestor", r.HeadSHA, head).Run() == nil {
+		if _, err := (git.Runner{Dir: dir}).Output(ctx, "merge-base", "--is-ancestor", r.HeadSHA, head); err == nil {
 			return r.ID, nil
 		}
 	}
@@ -415,4 +435,41 @@ func lastReview(ctx context.Context, flag string, getenv func(string) string, di
 // went (findings at --fail-on, an incomplete review), with its run made.
 func isGateOrIncomplete(err error) bool {
 	return errors.Is(err, errFindings) || errors.Is(err, errIncomplete)
+}
+
+// commentDismiss records a /review dismiss written in a finding's thread:
+// review replies there, and its reply carries the dismissal
+// (post.DismissMarker), which the next review of the change reads: the
+// finding is never posted again (see post.Reconcile); then it resolves
+// the thread. Anywhere else the reply says where it works.
+func commentDismiss(ctx context.Context, opts *CommentOptions, h *commentHost) error {
+	where := "`/review dismiss` works as a reply in the thread of a finding review posted on a line."
+	if h.thread == "" {
+		return replyHelp(ctx, opts, h, where)
+	}
+	t, err := h.start(ctx, h.thread)
+	if err != nil {
+		return err
+	}
+	if !t.ours || t.fingerprint == "" {
+		return replyHelp(ctx, opts, h, where+" This thread is not one.")
+	}
+	noun := "pull request"
+	if h.post == "gitlab" {
+		noun = "merge request"
+	}
+	body := post.DismissMarker(t.fingerprint, h.author) + "\n" +
+		fmt.Sprintf("Dismissed by %s: review will not post this finding (%s) on this %s again.", post.Code(post.Login(h.author)), post.Code(fmt.Sprintf("%s:%d", text.OneLine(t.path, 200), t.line)), noun)
+	url, err := h.reply(ctx, h.thread, body)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Info(), "review: dismissed the finding at %s:%d on %s: %s\n", text.OneLine(t.path, 200), t.line, h.target, url)
+	// Resolved, the thread no longer asks for attention (nor blocks a
+	// merge that needs every conversation resolved); the dismissal is in
+	// the reply either way.
+	if err := h.resolve(ctx, h.thread); err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "review: warning: the thread was not resolved: %s\n", text.OneLine(err.Error(), 0))
+	}
+	return nil
 }

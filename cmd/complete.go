@@ -33,6 +33,39 @@ func addCompletions(c *cobra.Command, f *Factory) {
 	if c.LocalFlags().Lookup("run") != nil {
 		_ = c.RegisterFlagCompletionFunc("run", completeRuns(f, true))
 	}
+	if c.LocalFlags().Lookup("fail-on") != nil {
+		_ = c.RegisterFlagCompletionFunc("fail-on", completeFailOn)
+	}
+}
+
+// completeFailOn completes --fail-on's list: a severity (or none), and
+// unreviewed, alone or after a comma (high,unreviewed).
+func completeFailOn(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	words := []string{"none", "info", "low", "medium", "high", "critical"}
+	prefix, _ := cutLast(toComplete, ",")
+	if prefix == "" {
+		return append(words, "unreviewed", "high,unreviewed"), cobra.ShellCompDirectiveNoFileComp
+	}
+	if strings.Contains(","+prefix, ",unreviewed,") {
+		words = words[1:] // none stands alone
+	} else {
+		words = []string{"unreviewed"}
+	}
+	out := make([]string, 0, len(words))
+	for _, w := range words {
+		out = append(out, prefix+w)
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// cutLast cuts s after the last sep: what comes before it, sep included,
+// and what follows; "" and s when s has no sep.
+func cutLast(s, sep string) (string, string) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return "", s
+	}
+	return s[:i+len(sep)], s[i+len(sep):]
 }
 
 // completeRunIDs completes a command's first argument with run IDs.

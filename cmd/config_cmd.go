@@ -20,8 +20,8 @@ type ConfigOptions struct {
 	agentFlags
 }
 
-// NewCmdConfig builds `review config`. runF replaces the real run in tests.
-func NewCmdConfig(f *Factory, runF func(*ConfigOptions) error) *cobra.Command {
+// NewCmdConfig builds `review config`.
+func NewCmdConfig(f *Factory) *cobra.Command {
 	opts := &ConfigOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir}
 	c := &cobra.Command{
 		Use:   "config [flags]",
@@ -31,9 +31,7 @@ func NewCmdConfig(f *Factory, runF func(*ConfigOptions) error) *cobra.Command {
   review config --model gpt-4o --json`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
+			opts.ci = ciFrom(opts.Getenv)
 			return runConfig(opts)
 		},
 	}

@@ -48,7 +48,7 @@ func TestConfigCommand(t *testing.T) {
 // TestConfigHelpNamesKeys keeps the help's list of keys in step with the
 // keys configuration files accept.
 func TestConfigHelpNamesKeys(t *testing.T) {
-	long := strings.Join(strings.Fields(NewCmdConfig(&Factory{}, nil).Long), " ")
+	long := strings.Join(strings.Fields(NewCmdConfig(&Factory{}).Long), " ")
 	for _, k := range config.FileKeys() {
 		if !regexp.MustCompile(`\b` + k + `\b`).MatchString(long) {
 			t.Errorf("review config --help does not name %s", k)

@@ -33,7 +33,7 @@ type DoctorOptions struct {
 }
 
 // NewCmdDoctor builds `review doctor`.
-func NewCmdDoctor(f *Factory, runF func(*DoctorOptions) error) *cobra.Command {
+func NewCmdDoctor(f *Factory) *cobra.Command {
 	opts := &DoctorOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir}
 	c := &cobra.Command{
 		Use:   "doctor",
@@ -61,9 +61,6 @@ refused, which a review does without), and the latency.`,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !opts.Endpoint && (opts.Model != "" || opts.BaseURL != "") {
 				return usageErrorf("--model and --base-url name an endpoint to check: add --endpoint")
-			}
-			if runF != nil {
-				return runF(opts)
 			}
 			if opts.Endpoint {
 				return runDoctorEndpoint(c.Context(), opts)
@@ -180,7 +177,7 @@ type endpointFallback struct {
 
 // runDoctorEndpoint checks the model endpoint as a review would use it.
 func runDoctorEndpoint(ctx context.Context, opts *DoctorOptions) error {
-	set, err := (&agentFlags{Model: opts.Model, BaseURL: opts.BaseURL}).resolve(opts.Getenv, opts.Dir)
+	set, err := (&agentFlags{Model: opts.Model, BaseURL: opts.BaseURL, ci: ciFrom(opts.Getenv)}).resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -90,6 +93,99 @@ func exitCode(err error) int {
 		return ExitIncomplete
 	}
 	return ExitError
+}
+
+// gate is what a finished review's exit code is judged by.
+type gate struct {
+	failOn     result.Severity // --fail-on's severity; "" for none
+	unreviewed bool            // --fail-on names unreviewed
+	// open are the findings earlier reviews posted on the change (named
+	// on, "pull request" or "merge request") that are still open there.
+	open []post.OpenFinding
+	on   string
+}
+
+// check says whether a review whose outputs are written fails its gate,
+// and why, on stderr: findings at or above --fail-on, this review's or
+// still open from earlier ones, or a change not all reviewed when
+// --fail-on names unreviewed. It returns errFindings then, else nil.
+func (g gate) check(s *IOStreams, res *result.Result) error {
+	err := failOn(s, res.Findings, g.failOn, g.open, g.on)
+	if err == nil && g.unreviewed && len(res.NotReviewed) > 0 {
+		// A team can gate on a review that left part of the change out.
+		fmt.Fprintf(s.ErrOut, "review: %s, and --fail-on names unreviewed: exit code 3\n", result.Unreviewed(res.NotReviewed))
+		err = errFindings
+	}
+	return err
+}
+
+// reviewExit is the exit policy of a review whose outputs are written,
+// given the outcome of its gate (gate.check): it says on stderr why the
+// review does not exit 0, and returns the error whose exitCode is the
+// review's. In order of precedence: the gate (ExitFindings); the model
+// failing (failed: only the secrets found without it are in the outputs;
+// ExitError); units that failed, or a review the model never submitted
+// (ExitIncomplete).
+func reviewExit(ctx context.Context, s *IOStreams, res *result.Result, failed, gated error) error {
+	err := gated
+	if failed != nil {
+		failed := runError(ctx, res.RunID, failed)
+		fmt.Fprintf(s.ErrOut, "review: %s\n", text.OneLine(errorLine(failed), 0))
+		fmt.Fprintf(s.ErrOut, "review: the outputs hold only the %s review found without the model\n", localFound(res.Findings))
+		if err == nil {
+			err = &reported{failed}
+		}
+		return err
+	}
+	for _, f := range res.FailedUnits {
+		fmt.Fprintf(s.ErrOut, "review: incomplete review: unit %d failed (%s): %s\n", f.Unit, strings.Join(f.Files, ", "), text.OneLine(f.Error, 0))
+	}
+	if len(res.FailedUnits) > 0 {
+		fmt.Fprintf(s.ErrOut, "review: the outputs hold the other units' findings and list the failed units' files as not reviewed; run it again, or see what happened: review replay %s\n", res.RunID)
+		if err == nil {
+			err = errIncomplete
+		}
+	}
+	if !res.Submitted {
+		fmt.Fprintf(s.ErrOut, "review: incomplete review: the model did not submit it, so findings may be missing; run it again, or see what the model saw: review replay %s\n", res.RunID)
+		if err == nil {
+			err = errIncomplete
+		}
+	}
+	return err
+}
+
+// failOn returns errFindings, after saying why, when a finding is at or
+// above the threshold: one of this review's, or one an earlier review
+// posted on the pull request (the change on) that is still open there (see
+// sinceFor) and that this review did not find again.
+func failOn(s *IOStreams, fs []result.Finding, threshold result.Severity, open []post.OpenFinding, on string) error {
+	if threshold == "" {
+		return nil
+	}
+	n := 0
+	found := make(map[string]bool, len(fs))
+	for _, f := range fs {
+		found[f.Fingerprint()] = true
+		if f.Severity.Rank() >= threshold.Rank() {
+			n++
+		}
+	}
+	var carried []string
+	for _, o := range open {
+		if !found[o.Fingerprint] && o.Severity.Rank() >= threshold.Rank() {
+			carried = append(carried, o.URL)
+		}
+	}
+	if n+len(carried) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("review: %d finding(s) at or above %s, the fail-on severity", n+len(carried), threshold)
+	if len(carried) > 0 {
+		msg += fmt.Sprintf(" (%d of them from earlier reviews, still open on the %s: %s)", len(carried), on, text.OneLine(strings.Join(carried, " "), 500))
+	}
+	fmt.Fprintln(s.ErrOut, msg+": exit code 3")
+	return errFindings
 }
 
 // errFindings is returned after all outputs are written when a finding is at

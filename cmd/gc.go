@@ -21,7 +21,7 @@ type GCOptions struct {
 }
 
 // NewCmdGC builds `review gc`.
-func NewCmdGC(f *Factory, runF func(*GCOptions) error) *cobra.Command {
+func NewCmdGC(f *Factory) *cobra.Command {
 	opts := &GCOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir, Now: f.Now}
 	c := &cobra.Command{
 		Use:     "gc",
@@ -29,9 +29,6 @@ func NewCmdGC(f *Factory, runF func(*GCOptions) error) *cobra.Command {
 		Example: "  review gc --older-than 30d",
 		Args:    usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return runGC(opts)
 		},
 	}

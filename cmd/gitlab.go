@@ -70,7 +70,7 @@ func gitlabTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 		poster: &gitlab.Poster{Options: o},
 		noun:   "merge request",
 		head:   o.HeadSHA,
-		inCI:   getenv("GITLAB_CI") == "true",
+		inCI:   opts.ci.Host == "gitlab",
 		denied: gitlabDenied,
 	}, nil
 }

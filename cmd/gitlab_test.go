@@ -46,6 +46,7 @@ func TestGitLabTarget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := &ReviewOptions{Getenv: with(tt.env), Post: "gitlab", gitlabFlags: tt.flags}
+			opts.ci = ciFrom(opts.Getenv)
 			pt, err := postTargetFrom(opts)
 			if tt.err != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tt.err) {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
@@ -32,16 +33,22 @@ func NewCmdMemory(f *Factory) *cobra.Command {
 		Short: "Inspect tool outputs stored in tool memory",
 		Args:  usageArgs(cobra.NoArgs),
 	}
-	c.AddCommand(NewCmdMemoryShow(f, nil), NewCmdMemoryList(f, nil))
+	c.AddCommand(NewCmdMemoryShow(f), NewCmdMemoryList(f))
 	return c
 }
 
 // NewCmdMemoryShow builds `review memory show <ref>`.
-func NewCmdMemoryShow(f *Factory, runF func(*MemoryOptions) error) *cobra.Command {
+func NewCmdMemoryShow(f *Factory) *cobra.Command {
 	opts := &MemoryOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir}
 	c := &cobra.Command{
 		Use:   "show <ref>",
-		Short: "Print a stored tool output: whole (byte-exact), a range of lines, or grep matches",
+		Short: "Print a stored tool output: whole (byte-exact), a range of its lines, or grep matches",
+		Long: `show prints a stored tool output byte for byte: whole, or the lines
+--start-line and --lines choose (as stored: an output that numbers its lines,
+such as a file read, keeps its own numbers, and no other is added; standard
+error says which lines of how many were printed), or, with --grep, the lines
+that match, each after its line number in the output, to page to with
+--start-line.`,
 		Example: `  review memory show k3f9a2c01b
   review memory show k3f9a2c01b --start-line 41 --lines 80
   review memory show k3f9a2c01b --grep 'panic|FAIL'`,
@@ -52,7 +59,7 @@ func NewCmdMemoryShow(f *Factory, runF func(*MemoryOptions) error) *cobra.Comman
 			if paging && opts.Grep != "" {
 				return usageErrorf("--grep cannot be combined with --start-line/--lines: choose one")
 			}
-			if paging && (opts.StartLine < 1 || opts.Lines < 1) {
+			if paging && (opts.StartLine < 1 || (opts.Lines < 1 && c.Flags().Changed("lines"))) {
 				return usageErrorf("--start-line and --lines must be at least 1")
 			}
 			if opts.Grep != "" {
@@ -61,18 +68,14 @@ func NewCmdMemoryShow(f *Factory, runF func(*MemoryOptions) error) *cobra.Comman
 						opts.Grep, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 				}
 			}
-			if runF != nil {
-				return runF(opts)
-			}
 			return runMemoryShow(opts, paging)
 		},
 	}
 	// Without --start-line, --lines or --grep the output is printed whole;
-	// the defaults below apply once either paging flag is given, and the
-	// help says so rather than showing a default that seems always on.
-	c.Flags().IntVar(&opts.StartLine, "start-line", 1, "print numbered lines from this line (1-based; with --lines alone, 1)")
-	c.Flags().IntVar(&opts.Lines, "lines", 80, "print this many numbered lines (with --start-line alone, 80); without either flag the output is printed whole")
-	c.Flags().StringVar(&opts.Grep, "grep", "", "print the lines matching this regular expression (RE2), numbered")
+	// with one of the two, the other leaves its side of the range open.
+	c.Flags().IntVar(&opts.StartLine, "start-line", 1, "print the output's lines from this one (1-based)")
+	c.Flags().IntVar(&opts.Lines, "lines", 0, "print at most this many of the output's lines (default: to the end)")
+	c.Flags().StringVar(&opts.Grep, "grep", "", "print the lines matching this regular expression (RE2), each after its line number")
 	addStoreFlag(c.Flags(), &opts.Store)
 	return c
 }
@@ -97,28 +100,34 @@ func runMemoryShow(opts *MemoryOptions, paging bool) error {
 	return err
 }
 
-// showLines prints --lines numbered lines from --start-line. toolmem bounds
-// each page for a model; a person gets every line asked for, page by page.
+// showLines prints the lines --start-line and --lines choose, as stored,
+// and says on stderr which they were: an output that numbers its own lines
+// (a file read) would read "2: 1: ..." with a number of the page added.
 func showLines(opts *MemoryOptions, st *toolmem.Store) error {
-	start, left := opts.StartLine, opts.Lines
-	for left > 0 {
-		p, err := st.Page(opts.Ref, start, min(left, toolmem.MaxPageLines), 0)
-		if err != nil {
-			return err
-		}
-		if p.End < p.Start {
-			fmt.Fprintf(opts.IO.ErrOut, "output %s is empty\n", p.Ref)
-			return nil
-		}
-		if _, err := fmt.Fprintln(opts.IO.Out, p.Text); err != nil {
-			return err
-		}
-		left -= p.End - p.Start + 1
-		start = p.End + 1
-		if p.End == p.Total {
-			break
-		}
+	data, err := st.Get(opts.Ref)
+	if err != nil {
+		return err
 	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1] // the final newline ends a line, it starts none
+	}
+	total := len(lines)
+	switch {
+	case total == 0:
+		fmt.Fprintf(opts.IO.ErrOut, "output %s is empty\n", opts.Ref)
+		return nil
+	case opts.StartLine > total:
+		return fmt.Errorf("output %s has %d lines: give --start-line %d or less", opts.Ref, total, total)
+	}
+	end := total
+	if opts.Lines > 0 {
+		end = min(total, opts.StartLine+opts.Lines-1)
+	}
+	if _, err := opts.IO.ExactOut().Write(bytes.Join(lines[opts.StartLine-1:end], nil)); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Info(), "lines %d-%d of %d\n", opts.StartLine, end, total)
 	return nil
 }
 
@@ -143,16 +152,13 @@ func showGrep(opts *MemoryOptions, st *toolmem.Store) error {
 }
 
 // NewCmdMemoryList builds `review memory list`.
-func NewCmdMemoryList(f *Factory, runF func(*MemoryOptions) error) *cobra.Command {
+func NewCmdMemoryList(f *Factory) *cobra.Command {
 	opts := &MemoryOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir}
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List stored tool outputs, optionally of one run",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
 			return runMemoryList(opts)
 		},
 	}

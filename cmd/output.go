@@ -210,10 +210,17 @@ func checkWritable(path string) error {
 // the names that would do.
 func lookupFormat(name string, k report.Kind) (report.Format, error) {
 	f, ok := report.Lookup(name, k)
-	if !ok {
-		return f, usageErrorf("unknown format %q: use %s", name, text.JoinOr(report.Names(k)))
+	if ok {
+		return f, nil
 	}
-	return f, nil
+	if k != report.Result {
+		if _, ok := report.Lookup(name, report.Result); ok {
+			// A format of reviews only: say what this output can be.
+			what := map[report.Kind]string{report.DryRun: "a dry run (--dry-run) writes", report.Answer: "an answer (review ask) is written in"}[k]
+			return f, usageErrorf("format %q is for a review's findings; %s %s", name, what, text.JoinOr(report.Names(k)))
+		}
+	}
+	return f, usageErrorf("unknown format %q: use %s", name, text.JoinOr(report.Names(k)))
 }
 
 // writeSafe passes what write writes to w through text.Writer.

@@ -37,6 +37,9 @@ type postTarget struct {
 	// posted says the review was posted (or found posted before:
 	// skipped); the commit status follows only then.
 	posted, skipped bool
+	// earlier is what earlier runs posted, when sinceFor read it: the
+	// ledger's input (settle).
+	earlier *post.Earlier
 }
 
 // setStatus sets the review's commit status on the change's head, after
@@ -76,7 +79,7 @@ func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 			poster: &github.Poster{Options: github.PostOptions{APIURL: gh.api, Token: gh.token, Repo: gh.repo, PR: gh.event.Number, HeadSHA: gh.event.HeadSHA, HTTPClient: opts.egress.Client(nil)}},
 			noun:   "pull request",
 			head:   gh.event.HeadSHA,
-			inCI:   opts.Getenv("GITHUB_ACTIONS") == "true",
+			inCI:   opts.ci.Host == "github",
 			denied: func(opts *ReviewOptions, outs []output, res *result.Result, err error) error {
 				fmt.Fprintf(opts.IO.ErrOut, "review: not posted: %s; the findings are annotations on the job instead\n", text.OneLine(err.Error(), 0))
 				return denied(opts, outs, res)

@@ -15,7 +15,7 @@ import (
 )
 
 // progress draws a live status line on a terminal's standard error; in
-// CI (CI or GITHUB_ACTIONS set), where stderr is a log, it writes a line
+// CI (ciFrom), where stderr is a log, it writes a line
 // per step and per retry instead, so a long review shows that it moves;
 // elsewhere nothing. It writes its own control sequences to the
 // unfiltered stream, and text it did not make (a provider's error) only
@@ -47,9 +47,9 @@ const (
 )
 
 // newProgress makes the progress of a run whose tokens cost price, nil
-// when it is not known.
-func newProgress(s *IOStreams, getenv func(string) string, price *llm.Price) *progress {
-	ci := getenv("CI") != "" || getenv("GITHUB_ACTIONS") != ""
+// when it is not known; in CI (ciFrom), where standard error is a job's
+// log, progress is a line per step.
+func newProgress(s *IOStreams, ci bool, price *llm.Price) *progress {
 	return &progress{io: s, start: time.Now(), log: !s.ErrTTY && ci, price: price}
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
@@ -27,6 +28,8 @@ func TestProgressLine(t *testing.T) {
 		{review.Progress{Step: 3, ToolCalls: 2, Tokens: 5000, Receiving: true, Received: 1312}, "", 9 * time.Second, "step 3 · 5,000 tokens · 9s · 2 tool calls · receiving ~1,312 tokens"},
 		{review.Progress{Step: 2, ToolCalls: 1, Tokens: 30000, Unit: 4, Units: 6, Running: []int{2, 4, 5}}, "", 3 * time.Second, "unit 4/6 · step 2 · 30,000 tokens · 3s · 1 tool call · units 2, 4, 5 under way"},
 		{review.Progress{Step: 3, ToolCalls: 1, Tokens: 52000, Unit: 6, Units: 6, Running: []int{6}}, "", 4 * time.Second, "unit 6/6 · step 3 · 52,000 tokens · 4s · 1 tool call"},
+		// The README's example.
+		{review.Progress{Step: 2, ToolCalls: 3, Tokens: 41200, Tool: toolname.ReadFileHunk, Unit: 3, Units: 12}, "$0.0123", 72 * time.Second, "unit 3/12 · step 2 · 41,200 tokens · 1m12s · $0.0123 · read_file_hunk · 3 tool calls"},
 	} {
 		if got := progressLine(c.p, c.cost, c.d); got != c.want {
 			t.Errorf("progressLine(%+v, %s) = %q, want %q", c.p, c.d, got, c.want)
@@ -38,27 +41,19 @@ func TestProgressLine(t *testing.T) {
 // and writes nothing to a CI log for an answer that arrives quickly, nor
 // anything where stderr is neither.
 func TestProgressReceiving(t *testing.T) {
-	env := func(ci string) func(string) string {
-		return func(k string) string {
-			if k == "CI" {
-				return ci
-			}
-			return ""
-		}
-	}
 	for _, c := range []struct {
 		name  string
 		tty   bool
-		ci    string
+		ci    bool
 		lines int // drawn or logged while receiving
 	}{
-		{"terminal", true, "", 1},
-		{"ci log", false, "true", 0},
-		{"pipe", false, "", 0},
+		{"terminal", true, false, 1},
+		{"ci log", false, true, 0},
+		{"pipe", false, false, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var errOut strings.Builder
-			p := newProgress(&IOStreams{ErrOut: &errOut, ErrTTY: c.tty}, env(c.ci), nil)
+			p := newProgress(&IOStreams{ErrOut: &errOut, ErrTTY: c.tty}, c.ci, nil)
 			for i := range 50 {
 				p.step(review.Progress{Step: 2, Receiving: true, Received: i})
 			}
@@ -66,7 +61,7 @@ func TestProgressReceiving(t *testing.T) {
 				t.Errorf("%d receiving lines, want %d: %q", got, c.lines, errOut.String())
 			}
 			p.step(review.Progress{Step: 2})
-			if c.tty || c.ci != "" {
+			if c.tty || c.ci {
 				if !strings.Contains(errOut.String(), "step 2 · 0 tokens") {
 					t.Errorf("no step line after the answer: %q", errOut.String())
 				}
@@ -80,12 +75,7 @@ func TestProgressReceiving(t *testing.T) {
 func TestProgressLog(t *testing.T) {
 	var b strings.Builder
 	s := &IOStreams{Out: io.Discard, ErrOut: &b}
-	p := newProgress(s, func(k string) string {
-		if k == "CI" {
-			return "true"
-		}
-		return ""
-	}, nil)
+	p := newProgress(s, true, nil)
 	p.step(review.Progress{Step: 1, Tokens: 900})
 	p.retry(0, 2*time.Second, errors.New("429 Too Many Requests"))
 	p.step(review.Progress{Step: 2, ToolCalls: 3, Tokens: 4100})
@@ -113,7 +103,7 @@ func TestProgressFitsWidth(t *testing.T) {
 	for _, width := range []int{20, 50, 80, 200} {
 		var errOut strings.Builder
 		s := &IOStreams{ErrOut: &errOut, ErrTTY: true, Width: func() int { return width }}
-		p := newProgress(s, func(string) string { return "" }, &llm.Price{Prompt: 2.5, Completion: 10})
+		p := newProgress(s, false, &llm.Price{Prompt: 2.5, Completion: 10})
 		p.step(review.Progress{Step: 2, ToolCalls: 31, Tokens: 1234567, Unit: 3, Units: 12, Tool: "get_dependencies",
 			Usage: result.RunUsage{Requests: 12, Prompt: 1234567, Completion: 4000}})
 		for _, draw := range strings.Split(errOut.String(), "\r\033[K")[1:] {
@@ -134,8 +124,8 @@ func TestProgressFitsWidth(t *testing.T) {
 // tokens.
 func TestProgressQuietVerbose(t *testing.T) {
 	var quiet, verbose strings.Builder
-	q := newProgress(&IOStreams{ErrOut: &quiet, ErrTTY: true, Quiet: true}, func(string) string { return "" }, nil)
-	v := newProgress(&IOStreams{ErrOut: &verbose, Verbose: true}, func(string) string { return "" }, nil)
+	q := newProgress(&IOStreams{ErrOut: &quiet, ErrTTY: true, Quiet: true}, false, nil)
+	v := newProgress(&IOStreams{ErrOut: &verbose, Verbose: true}, false, nil)
 	for _, p := range []*progress{q, v} {
 		p.step(review.Progress{Step: 1, Usage: result.RunUsage{Requests: 1, Prompt: 13642, Completion: 300, Own: 13500}})
 		p.step(review.Progress{Step: 1, Tool: "read_file"})
@@ -156,12 +146,7 @@ func TestProgressQuietVerbose(t *testing.T) {
 func TestProgressRateLimit(t *testing.T) {
 	var b strings.Builder
 	s := &IOStreams{Out: io.Discard, ErrOut: &b}
-	p := newProgress(s, func(k string) string {
-		if k == "CI" {
-			return "true"
-		}
-		return ""
-	}, nil)
+	p := newProgress(s, true, nil)
 	p.retry(4, 3*time.Second, &llm.APIError{Status: 429, Message: "Rate limit reached"})
 	if !regexp.MustCompile(`^review: the server is rate-limiting until \d\d:\d\d:\d\d: retrying in 3s \(attempt 5\): model endpoint answered HTTP 429: Rate limit reached\n$`).MatchString(b.String()) {
 		t.Errorf("got %q", b.String())

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -38,7 +39,8 @@ func NewCmdReplay(f *Factory, runF func(*ReplayOptions) error) *cobra.Command {
 it was sent: every message with its role, context layer, size and token count,
 tool previews and their refs, prune events in place, and the model's response.
 --json prints the run and each request body exactly as the endpoint received it.
---html FILE writes the run as one self-contained page: a chart of every
+--html FILE writes the run as one self-contained page (--html alone, to
+standard output): a chart of every
 request's tokens by layer, each step's messages, response and stored
 outputs, where the run sent what, and search across the run. It loads
 nothing and runs no text of the run as markup.
@@ -49,11 +51,14 @@ rule and count, never the value; with --json, as JSON.`,
   review replay 20261122-153012 --step 3
   review replay 20261122-153012-k3f9 --json
   review replay 20261122-153012-k3f9 --html replay.html
+  review replay 20261122-153012-k3f9 --html > replay.html
   review replay 20261122-153012-k3f9 --egress`,
-		Args:              usageArgs(cobra.ExactArgs(1)),
+		Args:              usageArgs(cobra.RangeArgs(1, 2)),
 		ValidArgsFunction: completeRunIDs(f),
 		RunE: func(_ *cobra.Command, args []string) error {
-			opts.RunID = args[0]
+			if err := opts.runAndPage(args); err != nil {
+				return err
+			}
 			if opts.Step < 0 {
 				return usageErrorf("--step must be a step number from 1")
 			}
@@ -72,10 +77,13 @@ rule and count, never the value; with --json, as JSON.`,
 				if opts.Format != "" && opts.Format != "html" {
 					return usageErrorf("--html writes the page; --format %s asks for another output: give one", opts.Format)
 				}
-				if opts.Output != "" {
-					return usageErrorf("--html FILE and --output FILE both name the file: give one")
+				if opts.HTML != "-" {
+					if opts.Output != "" {
+						return usageErrorf("--html FILE and --output FILE both name the file: give one")
+					}
+					opts.Output = opts.HTML
 				}
-				opts.Format, opts.Output = "html", opts.HTML
+				opts.Format = "html"
 			}
 			if opts.Format == "" {
 				opts.Format = "text"
@@ -99,10 +107,31 @@ rule and count, never the value; with --json, as JSON.`,
 	c.Flags().BoolVar(&opts.JSON, "json", false, `print {"run": ..., "steps": [{"request": <body as sent>, "response": ..., "events": [...]}]}`)
 	c.Flags().StringVar(&opts.Format, "format", "", "text (default), json (as --json) or html (as --html)")
 	c.Flags().BoolVar(&opts.Egress, "egress", false, "list where the run sent what: each host and path, requests, bytes, and the redactions applied")
-	c.Flags().StringVar(&opts.HTML, "html", "", "write the run as one self-contained HTML page to FILE")
+	c.Flags().StringVar(&opts.HTML, "html", "", "write the run as one self-contained HTML page to FILE; --html alone writes it to standard output")
+	c.Flags().Lookup("html").NoOptDefVal = "-"
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write to FILE instead of standard output")
 	c.Flags().StringVar(&opts.Store, "store", "", "tool memory directory (default $REVIEW_STORE or <git dir>/review)")
 	return c
+}
+
+// runAndPage reads the run ID, and the page's file of --html FILE: --html
+// may stand alone (the page goes to standard output), so pflag leaves the
+// FILE after it among the arguments. A run ID has no "." or "/" in it; a
+// page's file name, given so, must.
+func (o *ReplayOptions) runAndPage(args []string) error {
+	o.RunID = args[0]
+	if len(args) == 1 {
+		return nil
+	}
+	isFile := func(a string) bool { return strings.ContainsAny(a, "./") }
+	if o.HTML != "-" || isFile(args[0]) == isFile(args[1]) {
+		return usageErrorf("replay takes one run ID, got %q and %q", args[0], args[1])
+	}
+	o.RunID, o.HTML = args[0], args[1]
+	if isFile(args[0]) {
+		o.RunID, o.HTML = args[1], args[0]
+	}
+	return nil
 }
 
 func runReplay(opts *ReplayOptions) error {

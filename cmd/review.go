@@ -31,7 +31,6 @@ type ReviewOptions struct {
 	Getenv func(string) string
 	Dir    string
 
-	Base    string
 	Head    string
 	DryRun  bool
 	Format  string
@@ -77,11 +76,9 @@ until the merge base is there.`,
   review --base main --output json=review.json --output sarif=review.sarif`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			if opts.Base == "" && opts.Getenv("GITHUB_ACTIONS") == "true" && opts.Getenv("GITHUB_BASE_REF") != "" {
-				opts.Base = "origin/" + opts.Getenv("GITHUB_BASE_REF")
-			}
-			if opts.Base == "" && opts.Getenv("GITLAB_CI") == "true" && opts.Getenv("CI_MERGE_REQUEST_TARGET_BRANCH_NAME") != "" {
-				opts.Base = "origin/" + opts.Getenv("CI_MERGE_REQUEST_TARGET_BRANCH_NAME")
+			opts.ci = ciFrom(opts.Getenv)
+			if opts.Base == "" {
+				opts.Base = opts.ci.Base
 			}
 			if opts.Base == "" {
 				return usageErrorf("--base is required: name the branch or commit to review against, e.g. --base main")
@@ -108,7 +105,6 @@ until the merge base is there.`,
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions([]string{"tiktoken", "estimate", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("off-diff", cobra.FixedCompletions([]string{"file", "drop"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"none", "info", "low", "medium", "high", "critical"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("post", cobra.FixedCompletions(postHosts, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -128,7 +124,7 @@ var formatWord = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 // outputs resolves --format and --output into the renderings of k to write.
 func (o *ReviewOptions) outputs(k report.Kind) ([]output, error) {
 	def := "" // the registry's default
-	if !o.IO.OutTTY && o.Getenv("GITHUB_ACTIONS") == "true" && !o.DryRun {
+	if !o.IO.OutTTY && o.ci.Host == "github" && !o.DryRun {
 		def = "github"
 	}
 	type named struct{ format, path string }
@@ -186,12 +182,11 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	// First, so that the base is here: its .review.yaml is the one read
 	// in CI.
-	if opts.Getenv("GITHUB_ACTIONS") == "true" || opts.Getenv("GITLAB_CI") == "true" {
+	if opts.ci.Host != "" {
 		if err := ensureMergeBase(ctx, opts.Dir, opts.Base, opts.Head, opts.IO.ErrOut); err != nil {
 			return err
 		}
 	}
-	opts.base = opts.Base
 	set, err := opts.resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err
@@ -202,11 +197,11 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	if err != nil {
 		return err
 	}
-	job := review.Job{Options: prepareOptions(set, opts.Dir, opts.Base, head), DryRun: opts.DryRun}
+	job := review.Job{Options: prepareOptions(set, &opts.agentFlags, opts.Dir, head), DryRun: opts.DryRun}
 	job.HeadLabel = label
 	var open []post.OpenFinding
 	job.Since, open = opts.sinceFor(ctx, pt)
-	env, prog, done := runEnv(opts.IO, opts.Getenv, set, opts.Dir, !opts.DryRun)
+	env, prog, done := runEnv(opts.IO, opts.Getenv, opts.ci, set, opts.Dir, !opts.DryRun)
 	defer done()
 	env.Egress = opts.egress
 	env.Started = func(s *review.Session, plan *review.Plan) {
@@ -235,9 +230,9 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	res := out.Result
 	res.Config, res.FailOn = set.RepoConfig, set.FailOn
-	overrideSeverity(res.Findings, set.Severity)
 	res.SetPrice(set.Price)
 	res.SetState(out.Failed != nil, false)
+	fixed, open := pt.settle(ctx, opts, res, open)
 	if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 		return err
 	}
@@ -245,39 +240,11 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		if err := pt.post(ctx, opts, outs, res, plan.Diff); err != nil {
 			return err
 		}
+		pt.resolveFixed(ctx, opts.IO, fixed)
 	}
-	err = failOn(opts.IO, res.Findings, set.FailOn, open, pt.changeNoun())
-	if err == nil && set.FailUnreviewed && len(res.NotReviewed) > 0 {
-		// A team can gate on a review that left part of the change out.
-		fmt.Fprintf(opts.IO.ErrOut, "review: %s, and --fail-on names unreviewed: exit code 3\n", result.Unreviewed(res.NotReviewed))
-		err = errFindings
-	}
-	pt.setStatus(ctx, opts.IO, res, plan.Diff, err == errFindings)
-	if out.Failed != nil {
-		failed := runError(ctx, res.RunID, out.Failed)
-		fmt.Fprintf(opts.IO.ErrOut, "review: %s\n", text.OneLine(errorLine(failed), 0))
-		fmt.Fprintf(opts.IO.ErrOut, "review: the outputs hold only the %s review found without the model\n", localFound(res.Findings))
-		if err == nil {
-			err = &reported{failed}
-		}
-		return err
-	}
-	for _, f := range res.FailedUnits {
-		fmt.Fprintf(opts.IO.ErrOut, "review: incomplete review: unit %d failed (%s): %s\n", f.Unit, strings.Join(f.Files, ", "), text.OneLine(f.Error, 0))
-	}
-	if len(res.FailedUnits) > 0 {
-		fmt.Fprintf(opts.IO.ErrOut, "review: the outputs hold the other units' findings and list the failed units' files as not reviewed; run it again, or see what happened: review replay %s\n", res.RunID)
-		if err == nil {
-			err = errIncomplete
-		}
-	}
-	if !res.Submitted {
-		fmt.Fprintf(opts.IO.ErrOut, "review: incomplete review: the model did not submit it, so findings may be missing; run it again, or see what the model saw: review replay %s\n", res.RunID)
-		if err == nil {
-			err = errIncomplete
-		}
-	}
-	return err
+	gated := gate{failOn: set.FailOn, unreviewed: set.FailUnreviewed, open: open, on: pt.changeNoun()}.check(opts.IO, res)
+	pt.setStatus(ctx, opts.IO, res, plan.Diff, gated != nil)
+	return reviewExit(ctx, opts.IO, res, out.Failed, gated)
 }
 
 // localFound names the findings of a review whose model call failed:
@@ -312,6 +279,7 @@ func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set 
 		res.Summary = fmt.Sprintf("Nothing new to review since %s.", text.ShortSHA(plan.Diff.SinceSHA))
 		res.Config, res.FailOn = set.RepoConfig, set.FailOn
 		res.SetState(false, true)
+		fixed, open := pt.settle(ctx, opts, res, open)
 		if err := writeResult(opts.IO, opts.Getenv, outs, res); err != nil {
 			return err
 		}
@@ -319,6 +287,7 @@ func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set 
 		if pt != nil {
 			// Nothing was posted, but the head has its state.
 			pt.posted, pt.skipped = true, true
+			pt.resolveFixed(ctx, opts.IO, fixed)
 			pt.setStatus(ctx, opts.IO, res, plan.Diff, err == errFindings)
 		}
 		return err
@@ -344,7 +313,7 @@ func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set 
 	warnGit(opts.IO, plan.Diff)
 	d := plan.DryRun(set.Model)
 	d.Settings = &result.DryRunSettings{From: result.SettingsFromWorktree, File: set.RepoConfig}
-	if rev := opts.repoRev(opts.Getenv); rev != "" {
+	if rev := opts.repoRev(); rev != "" {
 		d.Settings.From, d.Settings.Revision = result.SettingsFromBase, rev
 	}
 	return writeDryRuns(opts.IO, outs, d)
@@ -417,8 +386,8 @@ func writeDryRuns(s *IOStreams, outs []output, d result.DryRun) error {
 // is set), the window's advice and the progress line.
 // Its done, deferred, ends the progress line and closes a store opened
 // early that the run did not take.
-func runEnv(s *IOStreams, getenv func(string) string, set *config.Settings, dir string, store bool) (review.Env, *progress, func()) {
-	prog := newProgress(s, getenv, priceOf(set.Model, set.Price))
+func runEnv(s *IOStreams, getenv func(string) string, ci ciEnv, set *config.Settings, dir string, store bool) (review.Env, *progress, func()) {
+	prog := newProgress(s, ci.On, priceOf(set.Model, set.Price))
 	var early *earlyStore
 	if store {
 		early = openEarly(set.Store, getenv, dir)
@@ -490,48 +459,6 @@ func denied(opts *ReviewOptions, outs []output, res *result.Result) error {
 	}
 	f, _ := report.Lookup("github", report.Result)
 	return f.WriteResult(w, res, version())
-}
-
-// overrideSeverity applies configured severities by category.
-func overrideSeverity(fs []result.Finding, by map[string]result.Severity) {
-	for i := range fs {
-		if s, ok := by[fs[i].Category]; ok {
-			fs[i].Severity = s
-		}
-	}
-}
-
-// failOn returns errFindings, after saying why, when a finding is at or
-// above the threshold: one of this review's, or one an earlier review
-// posted on the pull request (the change on) that is still open there (see
-// sinceFor) and that this review did not find again.
-func failOn(s *IOStreams, fs []result.Finding, threshold result.Severity, open []post.OpenFinding, on string) error {
-	if threshold == "" {
-		return nil
-	}
-	n := 0
-	found := make(map[string]bool, len(fs))
-	for _, f := range fs {
-		found[f.Fingerprint()] = true
-		if f.Severity.Rank() >= threshold.Rank() {
-			n++
-		}
-	}
-	var carried []string
-	for _, o := range open {
-		if !found[o.Fingerprint] && o.Severity.Rank() >= threshold.Rank() {
-			carried = append(carried, o.URL)
-		}
-	}
-	if n+len(carried) == 0 {
-		return nil
-	}
-	msg := fmt.Sprintf("review: %d finding(s) at or above %s, the fail-on severity", n+len(carried), threshold)
-	if len(carried) > 0 {
-		msg += fmt.Sprintf(" (%d of them from earlier reviews, still open on the %s: %s)", len(carried), on, text.OneLine(strings.Join(carried, " "), 500))
-	}
-	fmt.Fprintln(s.ErrOut, msg+": exit code 3")
-	return errFindings
 }
 
 // expandHeaders fills ${VAR} references in configured header values from
@@ -619,9 +546,9 @@ func withDeadline(ctx context.Context, d time.Duration) (context.Context, contex
 }
 
 // prepareOptions are the options of review.Prepare for a review of
-// base..head in dir.
-func prepareOptions(set *config.Settings, dir, base, head string) review.Options {
-	return review.Options{Dir: dir, Base: base, Head: head, Config: set.Config}
+// a.Base..head in dir.
+func prepareOptions(set *config.Settings, a *agentFlags, dir, head string) review.Options {
+	return review.Options{Dir: dir, Base: a.Base, Head: head, CI: a.ci.On, Config: set.Config}
 }
 
 // writeResult writes a result in every output asked for, and to the

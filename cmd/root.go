@@ -29,7 +29,7 @@ func Main() int {
 	ctx, stop := signalContext()
 	defer stop()
 	f := &Factory{IO: System(), Getenv: os.Getenv, Now: time.Now}
-	f.IO.ActionsLog = f.Getenv("GITHUB_ACTIONS") == "true"
+	f.IO.ActionsLog = ciFrom(f.Getenv).Host == "github"
 	out := watchOut(f.IO)
 	code := run(ctx, f, os.Args[1:])
 	f.IO.Flush()
@@ -116,7 +116,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	// not by cobra's Version: cobra prints a line of one's own only
 	// through text/template, and text/template's reflection makes the
 	// linker keep every exported method of every type (4.7 MB of the
-	// binary; TestLinkerKeepsDeadMethodsOut).
+	// binary; internal/policy's TestBinary).
 	var showVersion bool
 	root.Flags().BoolVar(&showVersion, "version", false, "print the version of review, as review version does")
 	reviewRun := root.RunE
@@ -133,11 +133,12 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdRuns(f, nil),
 		NewCmdTool(f, nil),
 		NewCmdMemory(f),
-		NewCmdGC(f, nil),
-		NewCmdDoctor(f, nil),
+		NewCmdGC(f),
+		NewCmdDoctor(f),
 		NewCmdAsk(f, nil),
 		NewCmdComment(f, nil),
-		NewCmdConfig(f, nil),
+		NewCmdConfig(f),
+		NewCmdBench(f, nil),
 	)
 	// Made now rather than when the root runs, so its arguments can be
 	// checked like every group's.

@@ -33,11 +33,18 @@ type agentFlags struct {
 	HistoryChars  int
 	HistorySelect string
 	FailOn        string
+	// Base is the revision a review is against: --base, which each
+	// command registers with its own help (for ask it starts a new run).
+	Base string
+	// Ungrounded, MinSeverity, MaxFindings and Verify choose the findings
+	// a review shows.
+	Ungrounded  string
+	MinSeverity string
+	MaxFindings int
+	Verify      bool
 	// ConfigFrom is --config-from: "base", "worktree" or "" for the
-	// default; base is the revision a review is against, set by the
-	// command before resolving.
+	// default.
 	ConfigFrom string
-	base       string
 	Timeout    string
 	Deadline   string
 	MaxUnits   int
@@ -57,6 +64,10 @@ type agentFlags struct {
 	Stream           bool
 	FirstByteTimeout string
 
+	// ci is where the command runs (ciFrom), set by the command before
+	// anything reads it.
+	ci ciEnv
+
 	// flags is the set the fields were registered on. A flag counts only
 	// when given on the command line (Changed), so its default never hides
 	// an environment variable or a configuration file.
@@ -65,25 +76,25 @@ type agentFlags struct {
 
 // sources are where the settings of a command run in dir come from.
 func (a *agentFlags) sources(getenv func(string) string, dir string) config.Sources {
-	return config.Sources{Flag: a.given, Getenv: getenv, Dir: dir, RepoRev: a.repoRev(getenv)}
+	return config.Sources{Flag: a.given, Getenv: getenv, Dir: dir, RepoRev: a.repoRev(), CI: a.ci.On}
 }
 
 // repoRev is the revision whose .review.yaml a command reads: the base of
 // the review with --config-from base, the default in CI (a pull request's
 // work tree is its own content, and must not loosen its own gate); none,
 // the work tree, with --config-from worktree, the default elsewhere.
-func (a *agentFlags) repoRev(getenv func(string) string) string {
+func (a *agentFlags) repoRev() string {
 	from := a.ConfigFrom
 	if from == "" {
 		from = "worktree"
-		if getenv("GITHUB_ACTIONS") == "true" || getenv("CI") == "true" {
+		if a.ci.On {
 			from = "base"
 		}
 	}
 	if from != "base" {
 		return ""
 	}
-	return a.base
+	return a.Base
 }
 
 // resolve computes the effective settings for a command run in dir; see
@@ -135,6 +146,10 @@ func (a *agentFlags) given(name string) (string, bool) {
 		"off-diff":          a.OffDiff,
 		"tokenizer":         a.Tokenizer,
 		"fail-on":           a.FailOn,
+		"ungrounded":        a.Ungrounded,
+		"min-severity":      a.MinSeverity,
+		"max-findings":      itoa(a.MaxFindings),
+		"verify":            map[bool]string{true: "true"}[a.Verify],
 		"context-window":    itoa(a.ContextWindow),
 		"answer-reserve":    itoa(a.AnswerReserve),
 		"static-share":      strconv.FormatFloat(a.StaticShare, 'g', -1, 64),
@@ -194,6 +209,10 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&a.ReviewData, "review-data", false, "review bulk files (minified, data fixtures, one file holding most of a large change) in priority order like code, not after every other file")
 	fl.BoolVar(&a.ExactCounts, "exact-counts", false, "plan on exact counts; by default a plan far from every limit is made on upper bounds and the dry run marks its figures as estimates (~). What each request sent is always counted exactly")
 	fl.BoolVar(&a.NoRedact, "no-redact", false, "send and store text as it is, secrets included (for a local model); redaction of secrets is on by default")
-	fl.StringVar(&a.ConfigFrom, "config-from", "", "read the repository's .review.yaml from the base revision (base) or the work tree (worktree); default: base in CI (GITHUB_ACTIONS or CI), worktree elsewhere")
+	fl.StringVar(&a.ConfigFrom, "config-from", "", "read the repository's .review.yaml from the base revision (base) or the work tree (worktree); default: base in CI (CI, GITHUB_ACTIONS or GITLAB_CI set, and CI not false), worktree elsewhere")
+	fl.StringVar(&a.Ungrounded, "ungrounded", "", "findings that cite lines the model was never shown: summary (list them in the summary, not inline, not in the gate), keep (like any finding) or drop (record why) (default summary)")
+	fl.StringVar(&a.MinSeverity, "min-severity", "", "least severity printed, posted and annotated: info, low, medium, high or critical; the others stay in the json output as withheld (default: all)")
+	fl.IntVar(&a.MaxFindings, "max-findings", 0, "most findings printed, posted and annotated, the most severe first; the others stay in the json output as withheld (default: no limit)")
+	fl.BoolVar(&a.Verify, "verify", false, "after each unit submits, one more request checks its findings against the lines they cite and drops the ones it rejects")
 	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical; add unreviewed (high,unreviewed) to fail also when part of the change was not reviewed (default: $REVIEW_FAIL_ON, the configuration files, or none)")
 }

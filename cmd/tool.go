@@ -93,7 +93,7 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 	if err := checkToolArgs(opts.Name, opts.Args); err != nil {
 		return err
 	}
-	root, err := gitOut(ctx, opts.Dir, "rev-parse", "--show-toplevel")
+	root, err := git.Runner{Dir: opts.Dir}.TopLevel(ctx)
 	if err != nil {
 		if strings.Contains(err.Error(), "not a git repository") {
 			where, _ := filepath.Abs(cmp.Or(opts.Dir, "."))
@@ -113,9 +113,9 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 		if err != nil {
 			return fmt.Errorf("--base: %w", err)
 		}
-		if base, err = gitOut(ctx, root, "merge-base", b, head); err != nil {
+		if base, err = (git.Runner{Dir: root}).Text(ctx, "merge-base", b, head); err != nil {
 			// git merge-base says nothing when the histories are unrelated.
-			return fmt.Errorf("no merge base between --base %q and %s (%v): choose a base that shares history with --head", opts.Base, opts.Head, err)
+			return fmt.Errorf("no merge base between --base %q and %s (%s): choose a base that shares history with --head", opts.Base, opts.Head, gitComplaint(err))
 		}
 	}
 	st, err := openStore(opts.Store, opts.Getenv, opts.Dir)
@@ -175,22 +175,6 @@ func checkToolArgs(name, args string) error {
 	return nil
 }
 
-// gitOut runs git in dir and returns its trimmed output; errors carry git's
-// own message, whole, unless the fix is safe.directory or the run was
-// cancelled.
 // toolRunModel stands for the model in the run that holds review tool
 // outputs; review runs lists such runs only with --all.
 const toolRunModel = "review tool"
-
-func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
-	out, err := git.Runner{Dir: dir}.Text(ctx, args...)
-	var gerr *git.Error
-	if errors.As(err, &gerr) && ctx.Err() == nil {
-		if _, unsafe := gerr.Unsafe(); !unsafe {
-			if msg := strings.TrimSpace(string(gerr.Stderr)); msg != "" {
-				return "", errors.New(msg)
-			}
-		}
-	}
-	return out, err
-}

@@ -22,10 +22,12 @@ func version() string {
 	if ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	// A build from a checkout: a semantic version that says so, with the
-	// commit when go build recorded it (code scanning wants a version
-	// that identifies the tool, not "devel").
-	v := "0.0.0-dev"
+	// A build from a checkout: Go records a pseudo-version of the commit
+	// (v0.0.0-20261128095742-e9fd189f5b97), above; otherwise a semantic
+	// version that says so, with the commit when go build recorded it
+	// (code scanning wants a version that identifies the tool, not
+	// "devel").
+	v := unstamped
 	if ok {
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
@@ -49,7 +51,19 @@ func NewCmdVersion(f *Factory) *cobra.Command {
 	}
 }
 
-// versionLine is what `review version` and `review --version` print.
+// unstamped is the version of a build that recorded neither a version nor
+// a commit.
+const unstamped = "0.0.0-dev"
+
+// versionLine is what `review version` and `review --version` print. A
+// build that recorded no commit says so, and how to make one that does:
+// go run, -buildvcs=false (in GOFLAGS too) and a git worktree, where go
+// build finds no .git directory, record none.
 func versionLine() string {
-	return fmt.Sprintf("review %s (%s %s/%s)", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	v := version()
+	note := ""
+	if v == unstamped {
+		note = "; no commit recorded: go build -buildvcs=true in a git clone records it"
+	}
+	return fmt.Sprintf("review %s (%s %s/%s%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH, note)
 }

@@ -120,6 +120,7 @@ type MsgRef struct {
 	ID    string `json:"id"`
 	Layer Layer  `json:"layer"`
 	Ref   string `json:"ref,omitempty"`
+	Hunks bool   `json:"hunks,omitempty"`
 }
 
 // Sent notes msgs as the request just recorded and says what it changed
@@ -130,7 +131,7 @@ type MsgRef struct {
 func (c *History) Sent(msgs []Message) (same int, added []MsgRef) {
 	refs := make([]MsgRef, len(msgs))
 	for i, m := range msgs {
-		refs[i] = MsgRef{m.ID, m.Layer, m.Ref}
+		refs[i] = MsgRef{m.ID, m.Layer, m.Ref, m.Hunks}
 	}
 	for same < min(len(refs), len(c.last)) && refs[same] == c.last[same] {
 		same++

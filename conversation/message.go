@@ -41,6 +41,9 @@ type Message struct {
 	// Ref is the tool-memory reference of the full output behind a tool
 	// result's preview, if it was stored.
 	Ref string `json:"ref,omitempty"`
+	// Hunks marks a user message that carries a unit's hunks: diff
+	// context, though it opens the unit's loop.
+	Hunks bool `json:"hunks,omitempty"`
 
 	// Pruning marks. The pruner changes earlier turns only by stubbing a
 	// tool result, capping an oversized message, or dropping a whole turn

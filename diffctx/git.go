@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -36,6 +35,10 @@ type Options struct {
 	// stay in Files, the other files of the change move to Earlier. Line
 	// numbers are head's either way.
 	Since string
+	// CI says the run is in CI, where clones are shallow by default: the
+	// hints for a revision or merge base that is missing say how to fetch
+	// there. The caller decides it; Load reads no environment.
+	CI bool
 	// Label, when set, is the name the diff gives its head (Diff.Head)
 	// instead of Head: "the work tree" for a commit Snapshot made.
 	Label string
@@ -68,7 +71,7 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	if dir == "" {
 		dir = "."
 	}
-	g := &runner{git.Runner{Dir: dir}}
+	g := &runner{Runner: git.Runner{Dir: dir}, ci: opts.CI}
 
 	root, err := g.TopLevel(ctx)
 	if err != nil {
@@ -134,6 +137,7 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 // runner runs the git commands Load needs in one directory.
 type runner struct {
 	git.Runner
+	ci bool // see Options.CI
 }
 
 // output runs git and returns its trimmed standard output.
@@ -204,7 +208,7 @@ func isSHA(s string) bool {
 // Resolve returns the commit rev names in the repository at dir, or a
 // *RevError saying how to make it resolvable.
 func Resolve(ctx context.Context, dir, rev string) (string, error) {
-	return (&runner{git.Runner{Dir: dir}}).resolve(ctx, rev)
+	return (&runner{Runner: git.Runner{Dir: dir}}).resolve(ctx, rev)
 }
 
 // hexRev matches what can only be an abbreviated or full commit ID.
@@ -247,9 +251,8 @@ func (g *runner) revHint(ctx context.Context, rev string) string {
 // in CI, where shallow clones are the default.
 func (g *runner) shallowHint(ctx context.Context) string {
 	shallow, _ := g.output(ctx, "rev-parse", "--is-shallow-repository")
-	ci := os.Getenv("CI") != "" || os.Getenv("GITHUB_ACTIONS") != ""
 	switch {
-	case ci:
+	case g.ci:
 		return "in CI the clone is often shallow: check out with fetch-depth: 0 (actions/checkout) or run git fetch --unshallow"
 	case shallow == "true":
 		return "this clone is shallow: run git fetch --unshallow"

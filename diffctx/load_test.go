@@ -581,17 +581,19 @@ func TestLoadErrors(t *testing.T) {
 	r.git("remote", "add", "origin", "https://example.com/x.git")
 
 	revCases := []struct {
-		name, base, ci, hint string
+		name, base string
+		ci         bool
+		hint       string
 	}{
-		{"unknown", "nope", "", "git fetch origin nope"},
-		{"remote branch", "origin/main", "", "git fetch origin main"},
-		{"in CI", "origin/main", "true", "fetch-depth: 0"},
-		{"option-like", "--output=x", "", `cannot start with "-"`},
+		{"unknown", "nope", false, "git fetch origin nope"},
+		{"remote branch", "origin/main", false, "git fetch origin main"},
+		{"in CI", "origin/main", true, "fetch-depth: 0"},
+		{"option-like", "--output=x", false, `cannot start with "-"`},
 	}
 	for _, tc := range revCases {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("CI", tc.ci)
-			_, err := Load(ctx, Options{Dir: r.Dir, Base: tc.base})
+			t.Setenv("CI", "true") // read by no one: Options.CI decides
+			_, err := Load(ctx, Options{Dir: r.Dir, Base: tc.base, CI: tc.ci})
 			var rev *RevError
 			if !errors.As(err, &rev) {
 				t.Fatalf("err = %v, want *RevError", err)

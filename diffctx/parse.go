@@ -64,133 +64,163 @@ func countHunkLines(b []byte) (add, del int) {
 // grows with the files kept rather than with the raw diff. Files for which
 // skip returns true are dropped as soon as they are parsed.
 func parse(r io.Reader, skip func(*File) bool) ([]*File, error) {
-	type section struct {
-		chunk []byte
-		start int
-		f     *File
-		err   error
-		// cut is set for a section past maxSection: chunk holds its
-		// header alone, and add and del count its hunks' lines.
-		cut      bool
-		add, del int
-	}
-	var (
-		sections []*section // in the diff's order
-		jobs     = make(chan *section, 2*runtime.GOMAXPROCS(0))
-		wg       sync.WaitGroup
-	)
+	jobs := make(chan *section, 2*runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for s := range jobs {
-				if s.f, s.err = parseFile(s.chunk, s.start); s.err == nil {
-					if s.cut {
-						s.f.Additions, s.f.Deletions, s.f.TooLarge = s.add, s.del, true
-					}
-					tag(s.f) // here, on every core, rather than in flush
-				}
-				s.chunk = nil
+				s.parse()
 			}
 		})
 	}
-	// read sends the sections to the workers; what it returns is an error
-	// of the diff's layout or of reading it.
-	read := func() error {
-		br := bufio.NewReaderSize(r, 64<<10)
-		var (
-			chunk   []byte // the current file section
-			start   int    // its first line
-			line    int    // lines read so far
-			atStart = true // the next read begins a line
-			// hunks is where the section's first hunk starts in chunk,
-			// 0 before it; cut is set once the section passed
-			// maxSection, and add and del then count its lines.
-			hunks    int
-			cut      bool
-			add, del int
-			// patch is where the ---/+++ lines start in chunk.
-			patch int
-		)
-		last := 0 // the size of the last section
-		send := func() {
-			if len(chunk) > 0 {
-				s := &section{chunk: chunk, start: start, cut: cut, add: add, del: del}
-				sections = append(sections, s)
-				jobs <- s
-				last = len(chunk)
-			}
-			hunks, patch, cut, add, del = 0, 0, false, 0, 0
-			// The worker owns it now. The next is sized like it: the
-			// files of a large change are often alike, and growing each
-			// section line by line copied and cleared it many times.
-			chunk = make([]byte, 0, min(max(last+last/8, 4<<10), 1<<20))
-		}
-		for {
-			frag, err := br.ReadSlice('\n')
-			if atStart && len(frag) > 0 {
-				line++
-				if bytes.HasPrefix(frag, []byte(gitHeader)) {
-					send()
-					start = line
-				} else if start == 0 && len(bytes.TrimSpace(frag)) > 0 {
-					return &ParseError{Line: line, Reason: fmt.Sprintf("expected a %q line, found %q", strings.TrimSpace(gitHeader), clip(frag))}
-				}
-			}
-			switch {
-			case start == 0:
-			case cut:
-				if atStart && len(frag) > 0 {
-					switch frag[0] {
-					case '+':
-						add++
-					case '-':
-						del++
-					}
-				}
-			default:
-				switch {
-				case !atStart || hunks > 0:
-				case bytes.HasPrefix(frag, []byte("--- ")):
-					patch = len(chunk)
-				case bytes.HasPrefix(frag, []byte("@@ ")):
-					hunks = len(chunk)
-				}
-				chunk = append(chunk, frag...)
-				if hunks > 0 && len(chunk) > maxSection {
-					// Too large to hold: the extended header is kept
-					// (what changed, the modes), the patch's lines
-					// counted from here on.
-					add, del = countHunkLines(chunk[hunks:])
-					if patch == 0 {
-						patch = hunks
-					}
-					chunk, cut = chunk[:patch:patch], true
-				}
-			}
-			atStart = err == nil
-			switch {
-			case err == nil || errors.Is(err, bufio.ErrBufferFull):
-			case errors.Is(err, io.EOF):
-				send()
-				return nil
-			default:
-				return fmt.Errorf("reading the diff: %w", err)
-			}
-		}
-	}
-	err := read()
+	sp := &splitter{jobs: jobs, atStart: true}
+	err := sp.run(r)
 	close(jobs)
 	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
 	p := &parser{skip: skip}
-	for _, s := range sections {
+	for _, s := range sp.sections {
 		if err := p.section(s.f, s.err); err != nil {
 			return nil, err
 		}
 	}
 	p.flush()
 	return p.files, nil
+}
+
+// section is one file's part of a diff, parsed by a worker.
+type section struct {
+	chunk []byte
+	start int
+	f     *File
+	err   error
+	// cut is set for a section past maxSection: chunk holds its header
+	// alone, and add and del count its hunks' lines.
+	cut      bool
+	add, del int
+}
+
+// parse parses the section into its File, and tags it: here, on every
+// core, rather than in flush.
+func (s *section) parse() {
+	if s.f, s.err = parseFile(s.chunk, s.start); s.err == nil {
+		if s.cut {
+			s.f.Additions, s.f.Deletions, s.f.TooLarge = s.add, s.del, true
+		}
+		tag(s.f)
+	}
+	s.chunk = nil
+}
+
+// splitter cuts a diff into its file sections and sends each to the
+// workers as it ends; sections keeps them in the diff's order.
+type splitter struct {
+	sections []*section
+	jobs     chan<- *section
+
+	chunk   []byte // the current file section
+	start   int    // its first line
+	line    int    // lines read so far
+	atStart bool   // the next read begins a line
+	// hunks is where the section's first hunk starts in chunk, 0 before
+	// it; cut is set once the section passed maxSection, and add and del
+	// then count its lines.
+	hunks    int
+	cut      bool
+	add, del int
+	// patch is where the ---/+++ lines start in chunk.
+	patch int
+	last  int // the size of the last section
+}
+
+// run reads the diff and sends its sections; what it returns is an error
+// of the diff's layout or of reading it.
+func (sp *splitter) run(r io.Reader) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		frag, err := br.ReadSlice('\n')
+		if err := sp.take(frag); err != nil {
+			return err
+		}
+		sp.atStart = err == nil
+		switch {
+		case err == nil || errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			sp.send()
+			return nil
+		default:
+			return fmt.Errorf("reading the diff: %w", err)
+		}
+	}
+}
+
+// take adds a fragment of a line (the whole line, unless it is longer
+// than the reader's buffer) to the current section, or starts the next.
+func (sp *splitter) take(frag []byte) error {
+	if sp.atStart && len(frag) > 0 {
+		sp.line++
+		if bytes.HasPrefix(frag, []byte(gitHeader)) {
+			sp.send()
+			sp.start = sp.line
+		} else if sp.start == 0 && len(bytes.TrimSpace(frag)) > 0 {
+			return &ParseError{Line: sp.line, Reason: fmt.Sprintf("expected a %q line, found %q", strings.TrimSpace(gitHeader), clip(frag))}
+		}
+	}
+	switch {
+	case sp.start == 0:
+	case sp.cut:
+		if sp.atStart && len(frag) > 0 {
+			switch frag[0] {
+			case '+':
+				sp.add++
+			case '-':
+				sp.del++
+			}
+		}
+	default:
+		sp.keep(frag)
+	}
+	return nil
+}
+
+// keep appends a fragment to the section held whole, and cuts the section
+// to its header once it passes maxSection.
+func (sp *splitter) keep(frag []byte) {
+	switch {
+	case !sp.atStart || sp.hunks > 0:
+	case bytes.HasPrefix(frag, []byte("--- ")):
+		sp.patch = len(sp.chunk)
+	case bytes.HasPrefix(frag, []byte("@@ ")):
+		sp.hunks = len(sp.chunk)
+	}
+	sp.chunk = append(sp.chunk, frag...)
+	if sp.hunks > 0 && len(sp.chunk) > maxSection {
+		// Too large to hold: the extended header is kept (what changed,
+		// the modes), the patch's lines counted from here on.
+		sp.add, sp.del = countHunkLines(sp.chunk[sp.hunks:])
+		if sp.patch == 0 {
+			sp.patch = sp.hunks
+		}
+		sp.chunk, sp.cut = sp.chunk[:sp.patch:sp.patch], true
+	}
+}
+
+// send sends the section read so far, if any, to the workers and starts
+// the next.
+func (sp *splitter) send() {
+	if len(sp.chunk) > 0 {
+		s := &section{chunk: sp.chunk, start: sp.start, cut: sp.cut, add: sp.add, del: sp.del}
+		sp.sections = append(sp.sections, s)
+		sp.jobs <- s
+		sp.last = len(sp.chunk)
+	}
+	sp.hunks, sp.patch, sp.cut, sp.add, sp.del = 0, 0, false, 0, 0
+	// The worker owns it now. The next is sized like it: the files of a
+	// large change are often alike, and growing each section line by line
+	// copied and cleared it many times.
+	sp.chunk = make([]byte, 0, min(max(sp.last+sp.last/8, 4<<10), 1<<20))
 }
 
 // parser collects files. It holds back the last file because git prints a
@@ -339,28 +369,8 @@ func parseFile(chunk []byte, start int) (*File, error) {
 	if f.Binary && len(gh) > 0 {
 		return nil, fail(n, "a binary file has text hunks")
 	}
-	f.Hunks = make([]Hunk, 0, len(gh))
-	for i, g := range gh {
-		hk, add, del, err := convertHunk(g)
-		if err != nil {
-			return nil, fail(n, "hunk %d (%s): %v", i+1, hunkHeader(g), err)
-		}
-		if i > 0 {
-			prev := f.Hunks[i-1]
-			if hk.OldStart < prev.OldStart+prev.OldLines || hk.NewStart < prev.NewStart+prev.NewLines {
-				return nil, fail(n, "hunk %d (%s) overlaps or precedes the hunk before it", i+1, hunkHeader(g))
-			}
-		}
-		switch {
-		case f.Status == Added && hk.OldLines > 0:
-			return nil, fail(n, "hunk %d (%s) deletes lines of an added file", i+1, hunkHeader(g))
-		case f.Status == Deleted && hk.NewLines > 0:
-			return nil, fail(n, "hunk %d (%s) adds lines to a deleted file", i+1, hunkHeader(g))
-		}
-		f.Hunks = append(f.Hunks, hk)
-		f.Additions += add
-		f.Deletions += del
-		n += 1 + strings.Count(hk.Body, "\n")
+	if n, err = f.addHunks(gh, n, fail); err != nil {
+		return nil, err
 	}
 	// go-diff skips some lines it does not understand; every line of the
 	// section must have been accounted for.
@@ -368,6 +378,36 @@ func parseFile(chunk []byte, start int) (*File, error) {
 		return nil, fail(n, "unexpected line %q", clip(nthLine(chunk, n)))
 	}
 	return f, nil
+}
+
+// addHunks converts go-diff's hunks of the file, which start on line n of
+// its section, checking that they are in order and fit its status, and
+// returns the line after them.
+func (f *File) addHunks(gh []*godiff.Hunk, n int, fail func(line int, format string, args ...any) error) (int, error) {
+	f.Hunks = make([]Hunk, 0, len(gh))
+	for i, g := range gh {
+		hk, add, del, err := convertHunk(g)
+		if err != nil {
+			return n, fail(n, "hunk %d (%s): %v", i+1, hunkHeader(g), err)
+		}
+		if i > 0 {
+			prev := f.Hunks[i-1]
+			if hk.OldStart < prev.OldStart+prev.OldLines || hk.NewStart < prev.NewStart+prev.NewLines {
+				return n, fail(n, "hunk %d (%s) overlaps or precedes the hunk before it", i+1, hunkHeader(g))
+			}
+		}
+		switch {
+		case f.Status == Added && hk.OldLines > 0:
+			return n, fail(n, "hunk %d (%s) deletes lines of an added file", i+1, hunkHeader(g))
+		case f.Status == Deleted && hk.NewLines > 0:
+			return n, fail(n, "hunk %d (%s) adds lines to a deleted file", i+1, hunkHeader(g))
+		}
+		f.Hunks = append(f.Hunks, hk)
+		f.Additions += add
+		f.Deletions += del
+		n += 1 + strings.Count(hk.Body, "\n")
+	}
+	return n, nil
 }
 
 func lineCount(b []byte) int {

@@ -109,7 +109,7 @@ func TestResolveBoth(t *testing.T) {
 	r.branch()
 	r.write("a.go", "b\n")
 	r.commit("two")
-	g := &runner{git.Runner{Dir: r.Dir}}
+	g := &runner{Runner: git.Runner{Dir: r.Dir}}
 	ctx := context.Background()
 	main, head := strings.TrimSpace(r.git("rev-parse", "main")), strings.TrimSpace(r.git("rev-parse", "HEAD"))
 	if a, b := g.resolveBoth(ctx, "main", "HEAD"); a != main || b != head {

@@ -100,8 +100,26 @@ func (s *Split) Keep(n int, why string) {
 	s.Units = s.all[:n]
 	s.Total = s.total
 	r := s.r
-	type span struct{ first, last, done int }
-	spans := map[string]*span{}
+	cv := coverage{spans: s.unitSpans()}
+	s.Left, cv.left = s.leftOut(cv.spans)
+	r.coverage = ""
+	if len(s.Left) > 0 {
+		if why != "" {
+			why = " (" + why + ")"
+		}
+		r.coverage = fmt.Sprintf("This review covers the first %d of the %d units the hunks take%s: lines marked \"not reviewed\" are outside it.", n, s.Total, why)
+	}
+	r.setNotes(cv.note, cv.groupNote)
+	s.overview(cv.spans)
+}
+
+// unitSpan is where a file's hunks are reviewed: its first and last unit,
+// and how many of its hunks the units kept review whole.
+type unitSpan struct{ first, last, done int }
+
+// unitSpans maps each file the units kept hold to its span.
+func (s *Split) unitSpans() map[string]*unitSpan {
+	spans := map[string]*unitSpan{}
 	// How many lines a sliced hunk renders to, once per hunk: a huge
 	// file's one hunk is sliced across every unit.
 	sliceLines := map[*Hunk]int{}
@@ -118,7 +136,7 @@ func (s *Split) Keep(n int, why string) {
 		for _, p := range u.Parts {
 			sp := spans[p.Path]
 			if sp == nil {
-				sp = &span{first: i + 1}
+				sp = &unitSpan{first: i + 1}
 				spans[p.Path] = sp
 			}
 			sp.last = i + 1
@@ -134,9 +152,15 @@ func (s *Split) Keep(n int, why string) {
 			}
 		}
 	}
-	s.Left = nil
+	return spans
+}
+
+// leftOut lists the files with hunks no unit kept reviews, in priority
+// order, and maps each to how many.
+func (s *Split) leftOut(spans map[string]*unitSpan) ([]Left, map[string]int) {
+	var all []Left
 	left := map[string]int{}
-	for _, it := range r.items {
+	for _, it := range s.r.items {
 		if !it.inline() {
 			continue
 		}
@@ -146,61 +170,73 @@ func (s *Split) Keep(n int, why string) {
 		}
 		if n := len(it.f.Hunks) - done; n > 0 {
 			left[it.f.Path] = n
-			s.Left = append(s.Left, Left{Path: it.f.Path, Hunks: n, All: len(it.f.Hunks)})
+			all = append(all, Left{Path: it.f.Path, Hunks: n, All: len(it.f.Hunks)})
 		}
 	}
-	r.coverage = ""
-	if len(s.Left) > 0 {
-		if why != "" {
-			why = " (" + why + ")"
-		}
-		r.coverage = fmt.Sprintf("This review covers the first %d of the %d units the hunks take%s: lines marked \"not reviewed\" are outside it.", n, s.Total, why)
+	return all, left
+}
+
+// coverage is what the overview's notes say of the units kept: where each
+// file is reviewed, and how many of its hunks are not.
+type coverage struct {
+	spans map[string]*unitSpan
+	left  map[string]int
+}
+
+// units names a unitSpan's units: "unit 3", "units 2–4".
+func (sp *unitSpan) units() string {
+	if sp.first == sp.last {
+		return fmt.Sprintf("unit %d", sp.first)
 	}
-	units := func(sp *span) string {
-		if sp.first == sp.last {
-			return fmt.Sprintf("unit %d", sp.first)
-		}
-		return fmt.Sprintf("units %d–%d", sp.first, sp.last)
+	return fmt.Sprintf("units %d–%d", sp.first, sp.last)
+}
+
+// note is a file's note in the overview.
+func (cv coverage) note(it *item) string {
+	if !it.inline() {
+		return it.hint(0)
 	}
-	note := func(it *item) string {
-		if !it.inline() {
-			return it.hint(0)
-		}
-		sp, n := spans[it.f.Path], left[it.f.Path]
-		switch {
-		case sp == nil:
-			return " — not reviewed: " + codeSpan(it.fetch)
-		case n > 0:
-			return fmt.Sprintf(" — in %s; %d of %d hunks not reviewed: %s", units(sp), n, len(it.f.Hunks), codeSpan(it.fetch))
-		}
-		return " — in " + units(sp)
+	sp, n := cv.spans[it.f.Path], cv.left[it.f.Path]
+	switch {
+	case sp == nil:
+		return " — not reviewed: " + codeSpan(it.fetch)
+	case n > 0:
+		return fmt.Sprintf(" — in %s; %d of %d hunks not reviewed: %s", sp.units(), n, len(it.f.Hunks), codeSpan(it.fetch))
 	}
-	groupNote := func(items []*item) string {
-		var all *span
-		notReviewed := 0
-		for _, it := range items {
-			if left[it.f.Path] > 0 {
-				notReviewed++
-			}
-			sp := spans[it.f.Path]
-			if sp == nil {
-				continue
-			}
-			if all == nil {
-				all = &span{first: sp.first, last: sp.last}
-			}
-			all.first, all.last = min(all.first, sp.first), max(all.last, sp.last)
+	return " — in " + sp.units()
+}
+
+// groupNote is the note of a group of files the overview lists as one.
+func (cv coverage) groupNote(items []*item) string {
+	var all *unitSpan
+	notReviewed := 0
+	for _, it := range items {
+		if cv.left[it.f.Path] > 0 {
+			notReviewed++
 		}
-		var b strings.Builder
-		if all != nil {
-			b.WriteString("; in " + units(all))
+		sp := cv.spans[it.f.Path]
+		if sp == nil {
+			continue
 		}
-		if notReviewed > 0 {
-			fmt.Fprintf(&b, "; %d not reviewed", notReviewed)
+		if all == nil {
+			all = &unitSpan{first: sp.first, last: sp.last}
 		}
-		return b.String()
+		all.first, all.last = min(all.first, sp.first), max(all.last, sp.last)
 	}
-	r.setNotes(note, groupNote)
+	var b strings.Builder
+	if all != nil {
+		b.WriteString("; in " + all.units())
+	}
+	if notReviewed > 0 {
+		fmt.Fprintf(&b, "; %d not reviewed", notReviewed)
+	}
+	return b.String()
+}
+
+// overview writes the overview of the units kept within what the largest
+// of them leaves, and makes it the split's context.
+func (s *Split) overview(spans map[string]*unitSpan) {
+	r := s.r
 	// The notes and the line on what the review covers change the
 	// overview's count; it may take what the largest unit kept leaves.
 	largest := 0

@@ -121,6 +121,11 @@ type Session struct {
 	// side is the state units side by side share, in the main session;
 	// nil while units run in sequence.
 	side *sideState
+	// rejected are the findings verification dropped, shared with the
+	// units' copies of the session.
+	rejected *rejections
+	// result is the result the run's outputs showed, as recorded.
+	result json.RawMessage
 }
 
 // open readies a session over d for its turns: the tools, built here
@@ -186,6 +191,15 @@ func (s *Session) loop(ctx context.Context, ask bool) (*submission, string, erro
 	s.History.BeginLoop(s.Counter, s.guard.enforced(), func(c *conversation.Counter) int { return record.ToolTokens(c, l.defs) })
 	defer s.History.EndLoop()
 	err := l.run(ctx)
+	if l.submitted != nil {
+		// Accepted: each finding learns what the model was shown of
+		// the lines it cites, while the loop's messages are at hand.
+		s.ground(l.submitted.Findings)
+		if err == nil && !ask && s.Verify {
+			s.History.EndLoop()
+			err = s.verify(ctx, l.submitted)
+		}
+	}
 	return l.submitted, l.lastText, err
 }
 

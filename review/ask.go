@@ -53,7 +53,7 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{Agent: a, Run: run, History: conv, Diff: d, FindCopies: set.FindCopies, tools: &toolCount{}}
+	s := &Session{Agent: a, Run: run, History: conv, Diff: d, FindCopies: set.FindCopies, tools: &toolCount{}, rejected: &rejections{}}
 	s.open(d, set.FindCopies)
 	for _, st := range steps {
 		s.Steps = max(s.Steps, st.N)
@@ -62,6 +62,36 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 		_ = json.Unmarshal(run.Usage, &s.Usage)
 	}
 	return s, nil
+}
+
+// known separates from fs the findings the run's review already reported
+// (the result it recorded): the same defect by its fingerprint, or on the
+// same line in the same category.
+func (s *Session) known(fs []result.Finding) (fresh, known []result.Finding) {
+	raw, ok := ResultOf(s.Run)
+	var r result.Result
+	if !ok || json.Unmarshal(raw, &r) != nil {
+		return fs, nil
+	}
+	before := append(append([]result.Finding(nil), r.Findings...), r.Ungrounded...)
+	for _, w := range r.Withheld {
+		before = append(before, w.Finding)
+	}
+	for _, f := range fs {
+		seen := false
+		for _, b := range before {
+			if b.Path == f.Path && (b.Fingerprint() == f.Fingerprint() || f.Line > 0 && b.Line == f.Line && b.Category == f.Category) {
+				seen = true
+				break
+			}
+		}
+		if seen {
+			known = append(known, f)
+		} else {
+			fresh = append(fresh, f)
+		}
+	}
+	return fresh, known
 }
 
 // Ask adds a question as a new turn and answers it with a fresh tool loop.
@@ -100,6 +130,7 @@ func (s *Session) Answer(ctx context.Context, opts AskOptions) (*result.Answer, 
 	}
 	if sub != nil {
 		ans.Findings, ans.Dropped = checkFindings(s.Diff, sub.Findings, s.OffDiff)
+		ans.Findings, ans.Known = s.known(ans.Findings)
 		if ans.Findings == nil {
 			ans.Findings = []result.Finding{}
 		}

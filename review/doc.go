@@ -3,7 +3,10 @@
 // tool loop against a chat-completion model, stores every tool output in tool
 // memory and hands the model a preview, records each request exactly as sent
 // so a run can be replayed, and turns the final submit_review call into
-// findings checked against the diff. Large diffs are reviewed in units, side
+// findings checked against the diff, each with its evidence: the lines it
+// cites that the model was shown, from the diff context or a stored tool
+// output (evidence.go), and, when asked for, checked once more by one
+// request per unit (verify.go). Large diffs are reviewed in units, side
 // by side (side.go) or in sequence (units.go), and every review is planned
 // and priced before its first request: units, requests, prompt tokens and
 // cost at most, within the caps (plan.go).

@@ -201,6 +201,9 @@ func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	}
 	if job.Question != "" {
 		out.Answer, err = sess.Answer(ctx, job.Ask)
+		if out.Answer != nil {
+			out.Answer.Hold(job.Quiet)
+		}
 		return out, err
 	}
 	res, err := sess.Review(ctx)
@@ -212,6 +215,12 @@ func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 		// to the reviewer, need no model: their findings are kept, so
 		// that --fail-on still blocks a leaked key.
 		res, out.Failed = sess.LocalResult(), err
+	}
+	// The findings the review shows, as configured; the run records the
+	// result, which its replay explains.
+	res.Hold(job.Quiet)
+	if err := sess.explain(res); err != nil && out.Failed == nil {
+		return out, err
 	}
 	out.Result = res
 	return out, nil
@@ -277,6 +286,9 @@ func follow(ctx context.Context, job Job, env Env) (*Outcome, error) {
 		env.Started(sess, nil)
 	}
 	out.Answer, err = sess.Ask(ctx, job.Question, job.Ask)
+	if out.Answer != nil {
+		out.Answer.Hold(job.Quiet)
+	}
 	return out, err
 }
 

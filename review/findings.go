@@ -196,16 +196,20 @@ func earlier(d *diffctx.Diff, path string) bool {
 	return false
 }
 
-// dedupe merges findings on the same file and line that share a title or a
-// category, keeping the more severe and joining distinct bodies.
+// dedupe merges findings on the same file that report the same thing:
+// on the same line with a title or a category in common, or on lines near
+// each other in the same words (the fingerprint: file, category and
+// title without line references), as two units side by side report a
+// defect they both see. The more severe finding stands, with the stronger
+// evidence of the two, and distinct bodies are joined.
 func dedupe(fs []result.Finding) ([]result.Finding, []result.Dropped) {
 	var out []result.Finding
 	var dropped []result.Dropped
 	for _, f := range fs {
 		dup := -1
 		for i, o := range out {
-			if o.Path == f.Path && o.Line == f.Line &&
-				(strings.EqualFold(o.Title, f.Title) || o.Category == f.Category) {
+			if o.Path == f.Path && (o.Line == f.Line && (strings.EqualFold(o.Title, f.Title) || o.Category == f.Category) ||
+				near(o, f) && o.Fingerprint() == f.Fingerprint()) {
 				dup = i
 				break
 			}
@@ -225,10 +229,47 @@ func dedupe(fs []result.Finding) ([]result.Finding, []result.Dropped) {
 		if kept.Suggestion == "" {
 			kept.Suggestion = gone.Suggestion
 		}
+		if stronger(gone, kept) {
+			// Its evidence is of its own lines: they are the ones kept.
+			if kept.Line != gone.Line || kept.EndLine != gone.EndLine {
+				kept.Line, kept.EndLine, kept.Replacement = gone.Line, gone.EndLine, gone.Replacement
+			}
+			kept.Evidence, kept.Grounded = gone.Evidence, gone.Grounded
+		}
 		out[dup] = kept
 		dropped = append(dropped, result.Dropped{Finding: gone, Reason: fmt.Sprintf("merged into %q at %s:%d", kept.Title, kept.Path, kept.Line)})
 	}
 	return out, dropped
+}
+
+// near reports whether two findings on lines cite lines that overlap or
+// lie within a few lines of each other.
+func near(a, b result.Finding) bool {
+	if a.Line <= 0 || b.Line <= 0 {
+		return a.Line == b.Line
+	}
+	const slack = 3
+	a0, a1 := a.Cites()
+	b0, b1 := b.Cites()
+	return a0 <= b1+slack && b0 <= a1+slack
+}
+
+// stronger reports whether a's evidence is stronger than b's: grounded
+// where b is not, or as grounded with more lines shown.
+func stronger(a, b result.Finding) bool {
+	if a.Grounded != b.Grounded {
+		return a.Grounded
+	}
+	return evidenceLines(a) > evidenceLines(b)
+}
+
+// evidenceLines counts the lines a finding's evidence holds.
+func evidenceLines(f result.Finding) int {
+	n := 0
+	for _, e := range f.Evidence {
+		n += e.EndLine - e.StartLine + 1
+	}
+	return n
 }
 
 // titleOf makes a title of a body: its first line, at most 100 runes.

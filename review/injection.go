@@ -54,7 +54,10 @@ func injectionFindings(in []diffctx.Injection) []result.Finding {
 }
 
 // localFindings are the findings review makes without the model: the
-// secrets the change adds and the text in it that speaks to the reviewer.
+// secrets the change adds and the text in it that speaks to the reviewer,
+// grounded by the diff that adds them.
 func (s *Session) localFindings() []result.Finding {
-	return append(leakFindings(s.leaks), injectionFindings(s.injections)...)
+	fs := append(leakFindings(s.leaks), injectionFindings(s.injections)...)
+	groundLocal(fs)
+	return fs
 }

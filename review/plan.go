@@ -295,6 +295,9 @@ const finalRequests = 3
 func (p *Plan) expect(firsts []int) {
 	e := &p.Estimate
 	e.Requests, e.PromptTokens = expected(firsts, p.Budget, expectedPreviewTokens(p.Budget))
+	if p.verify {
+		e.Requests, e.PromptTokens = e.Requests+len(firsts), e.PromptTokens+len(firsts)*verifyExpectedTokens
+	}
 	if p.price != nil {
 		ec := p.price.Cost(e.PromptTokens, 0, e.Requests*expectedAnswerTokens)
 		e.Cost = &ec

@@ -27,6 +27,9 @@ type Options struct {
 	HeadLabel string
 	// Question, if set, is the first turn instead of the review task.
 	Question string
+	// CI says the review runs in CI, as the command layer decided: an
+	// unknown revision's hint then says how to fetch in a shallow clone.
+	CI bool
 	result.Config
 
 	// counter, when Run made it (newCounter), counts the plan.
@@ -64,6 +67,8 @@ type Plan struct {
 	Estimated bool
 	// price prices the expectation, when the model's price is known.
 	price *llm.Price
+	// verify plans a verification request after each unit.
+	verify bool
 	// bounded says upper bounds decided the plan, far from every limit.
 	bounded bool
 
@@ -104,7 +109,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		}
 		counter = c
 	}
-	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData, Label: opts.HeadLabel})
+	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData, Label: opts.HeadLabel, CI: opts.CI})
 	if err != nil {
 		return nil, err
 	}
@@ -219,10 +224,14 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 		task = unitTask(opts.Jobs, d, 1, len(p.Units), p.Units[0].Markdown)
 	}
 	p.Messages = message(task)
+	p.Messages[2].Hunks = p.split != nil
 	static := fixed + counter.CountMessage(p.Messages[1])
 	kept, reason, err := p.planUnits(opts.Caps, opts.Model, p.Tokens(), static, intro)
 	if err != nil {
 		return false, err
+	}
+	if opts.Verify {
+		p.planVerify()
 	}
 	if opts.SummarizeUnits && kept > 1 {
 		// The summary of the units' reviews is one request more.

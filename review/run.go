@@ -72,10 +72,11 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{
-		tools:   &toolCount{},
-		Agent:   a,
-		Diff:    d,
-		History: &conversation.History{},
+		tools:    &toolCount{},
+		rejected: &rejections{},
+		Agent:    a,
+		Diff:     d,
+		History:  &conversation.History{},
 		Run: toolmem.Run{
 			ID: toolmem.NewRunID(a.now()), Repo: d.Root,
 			Base: d.Base, Head: d.Head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA,
@@ -107,11 +108,56 @@ type RunOutcome struct {
 	Findings  int  `json:"findings"`
 }
 
+// explain records r, the result the run's outputs show, with the run.
+func (s *Session) explain(r *result.Result) error {
+	// The record's copy shows each finding's lines beside it.
+	rec := *r
+	outs := map[string]*outputLines{}
+	withText := func(fs []result.Finding) []result.Finding {
+		out := make([]result.Finding, len(fs))
+		for i, f := range fs {
+			f.Evidence = append([]result.Evidence(nil), f.Evidence...)
+			for j := range f.Evidence {
+				f.Evidence[j].Text = s.evidenceText(f.Evidence[j], outs)
+			}
+			out[i] = f
+		}
+		return out
+	}
+	rec.Findings, rec.Ungrounded = withText(r.Findings), withText(r.Ungrounded)
+	b, err := json.Marshal(&rec)
+	if err != nil {
+		return err
+	}
+	if red := s.redact(); red != nil {
+		out, _ := red.RedactJSON(string(b))
+		b = []byte(out)
+	}
+	s.result = b
+	s.setOutcome(RunOutcome{Submitted: r.Submitted, Findings: len(r.Findings)})
+	return s.save()
+}
+
 // usageRecord is the run record's Usage: the counts, and the outcome once
-// the review ended.
+// the review ended, with the result its outputs showed.
 type usageRecord struct {
 	result.RunUsage
 	Outcome *RunOutcome `json:"outcome,omitempty"`
+	// Result is the review's result as its outputs show it (findings
+	// merged and held as configured, each with its evidence and its
+	// lines), which the replay explains; runs recorded before it have
+	// none.
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// ResultOf reads the result recorded with run: the result its outputs
+// showed; false for a run that records none.
+func ResultOf(run toolmem.Run) (json.RawMessage, bool) {
+	var u usageRecord
+	if len(run.Usage) == 0 || json.Unmarshal(run.Usage, &u) != nil || len(u.Result) == 0 {
+		return nil, false
+	}
+	return u.Result, true
 }
 
 // OutcomeOf reads the outcome recorded with run; false for a run that
@@ -149,7 +195,10 @@ func (s *Session) save() error {
 	}
 	// Units side by side save the one run record in turn.
 	defer s.lock()()
-	rec := usageRecord{RunUsage: s.Usage}
+	rec := usageRecord{RunUsage: s.Usage, Result: s.result}
+	if rec.Result == nil {
+		rec.Result, _ = ResultOf(s.Run)
+	}
 	if o, ok := OutcomeOf(s.Run); ok {
 		rec.Outcome = &o
 	}
@@ -184,6 +233,8 @@ func (s *Session) save() error {
 func (s *Session) Review(ctx context.Context) (*result.Result, error) {
 	r, err := s.review(ctx)
 	if err == nil && r != nil {
+		// Dropped by verification as each unit submitted.
+		r.Dropped = append(r.Dropped, s.rejected.all()...)
 		s.setOutcome(RunOutcome{Submitted: r.Submitted, Findings: len(r.Findings)})
 	}
 	if ferr := s.finish(err); ferr != nil && err == nil {
@@ -199,7 +250,11 @@ func (s *Session) Review(ctx context.Context) (*result.Result, error) {
 
 // setOutcome puts o in the run record's usage, written by the next save.
 func (s *Session) setOutcome(o RunOutcome) {
-	if u, err := json.Marshal(usageRecord{RunUsage: s.Usage, Outcome: &o}); err == nil {
+	rec := usageRecord{RunUsage: s.Usage, Outcome: &o, Result: s.result}
+	if rec.Result == nil {
+		rec.Result, _ = ResultOf(s.Run)
+	}
+	if u, err := json.Marshal(rec); err == nil {
 		s.Run.Usage = u
 	}
 }

@@ -218,7 +218,7 @@ func (s *Session) runUnit(ctx context.Context, n, k int, md string) unitOutcome 
 		// The first unit's prompt is the plan's first turn; the
 		// others' are made here.
 		u.History.Append(conversation.Message{Role: conversation.User, Content: sidePrompt(s.Diff, k, n, md),
-			Layer: conversation.Loop, Turn: k})
+			Layer: conversation.Loop, Turn: k, Hunks: true})
 	}
 	s.guard.start(k)
 	s.setRunning(k, true)

@@ -134,6 +134,18 @@ func TestReviewSideBySide(t *testing.T) {
 			if len(names) != len(req.Messages) || names[len(names)-1].Layer != conversation.Loop || names[0].Layer != conversation.Static {
 				t.Errorf("unit %d step %d: %d messages named for %d sent: %+v", l.Unit, st.N, len(names), len(req.Messages), names)
 			}
+			// The unit's own hunks are diff context: its prompt is named
+			// so, and its figures count it in the diff layer, not the loop.
+			var fig record.StepFigures
+			if len(names) < 3 || !names[2].Hunks || json.Unmarshal(st.Figures, &fig) != nil {
+				t.Fatalf("unit %d step %d: the unit's prompt is not named as its hunks: %+v", l.Unit, st.N, names)
+			}
+			c, _ := record.RunCounter(s.Run)
+			msgs := req.Conversation()
+			static := c.CountMessage(msgs[1]) + c.CountMessage(msgs[2])
+			if fig.Layers.Diff != static || fig.Layers.Total() != fig.Tokens {
+				t.Errorf("unit %d step %d: diff layer %d, want the overview and the unit's hunks, %d", l.Unit, st.N, fig.Layers.Diff, static)
+			}
 		}
 	}
 	data, err := record.LoadConversation(s.Store, s.Run.ID)

@@ -90,7 +90,7 @@ func (s *Session) review(ctx context.Context) (*result.Result, error) {
 				return nil, fmt.Errorf("unit %d of %d: %w", k, n, err)
 			}
 			s.History.Append(conversation.Message{Role: conversation.User, Content: unitPrompt(s.Diff, k, n, md),
-				Layer: conversation.Loop, Turn: s.History.Turns() + 1})
+				Layer: conversation.Loop, Turn: s.History.Turns() + 1, Hunks: true})
 		}
 		sub, text, err := s.turn(ctx, opts, false)
 		var capped *capError

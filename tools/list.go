@@ -46,38 +46,16 @@ func (s *Set) listTool() Tool {
 }
 
 func (s *Set) list(ctx context.Context, a listArgs, notes []string) (Result, error) {
-	prefix, glob := "", ""
-	if a.PathPrefix != nil {
-		p, err := s.cleanPath("path_prefix", *a.PathPrefix, true)
-		if err != nil {
-			return Result{}, err
-		}
-		prefix = s.reveal(ctx, revHead, p)
-	}
-	if a.Glob != nil && *a.Glob != "" {
-		glob = *a.Glob
-		if err := checkGlob("glob", glob); err != nil {
-			return Result{}, err
-		}
+	prefix, glob, err := s.listScope(ctx, a)
+	if err != nil {
+		return Result{}, err
 	}
 	limit, offset := a.Limit, a.Offset
 	t, err := s.tree(ctx, revHead)
 	if err != nil {
 		return Result{}, err
 	}
-	var match []entry
-	for _, e := range t.entries {
-		if prefix != "" && e.path != prefix && !strings.HasPrefix(e.path, prefix+"/") {
-			continue
-		}
-		if glob != "" && !globMatch(glob, e.path) {
-			continue
-		}
-		if s.hidden(e.path) {
-			continue
-		}
-		match = append(match, e)
-	}
+	match := s.matching(t.entries, prefix, glob)
 	scope := describeScope(prefix, glob)
 	if len(match) == 0 {
 		if prefix != "" && !t.isDir(prefix) {
@@ -99,31 +77,81 @@ func (s *Set) list(ctx context.Context, a listArgs, notes []string) (Result, err
 	for _, n := range notes {
 		fmt.Fprintf(&b, "(%s)\n", n)
 	}
-	for _, e := range match[offset:end] {
-		switch {
-		case e.symlink():
-			fmt.Fprintf(&b, "%s symlink\n", text.QuotePath(e.path))
-		case e.submodule():
-			fmt.Fprintf(&b, "%s submodule\n", text.QuotePath(e.path))
-		default:
-			fmt.Fprintf(&b, "%s %d\n", text.QuotePath(e.path), e.size)
-		}
-	}
+	writeEntries(&b, match[offset:end])
 	if end < len(match) {
-		next := []any{}
-		if prefix != "" {
-			next = append(next, "path_prefix", prefix)
-		}
-		if glob != "" {
-			next = append(next, "glob", glob)
-		}
-		next = append(next, "limit", limit, "offset", end)
-		fmt.Fprintf(&b, "%d more files: call %s %s, or narrow path_prefix or glob.\n", len(match)-end, toolname.ListProjectFiles, jsonArgs(next...))
-		if dirs := dirSummary(match, prefix); dirs != "" {
-			fmt.Fprintf(&b, "Matching files by directory: %s\n", dirs)
-		}
+		writeMore(&b, match, prefix, glob, limit, end)
 	}
 	return Result{Output: b.String()}, nil
+}
+
+// listScope checks and returns a listing's filters: the directory (as the
+// repository spells it) and the glob, each "" for none.
+func (s *Set) listScope(ctx context.Context, a listArgs) (prefix, glob string, err error) {
+	if a.PathPrefix != nil {
+		p, err := s.cleanPath("path_prefix", *a.PathPrefix, true)
+		if err != nil {
+			return "", "", err
+		}
+		prefix = s.reveal(ctx, revHead, p)
+	}
+	if a.Glob != nil && *a.Glob != "" {
+		glob = *a.Glob
+		if err := checkGlob("glob", glob); err != nil {
+			return "", "", err
+		}
+	}
+	return prefix, glob, nil
+}
+
+// matching are the entries under prefix that glob matches, hidden files
+// left out.
+func (s *Set) matching(entries []entry, prefix, glob string) []entry {
+	var match []entry
+	for _, e := range entries {
+		if prefix != "" && e.path != prefix && !strings.HasPrefix(e.path, prefix+"/") {
+			continue
+		}
+		if glob != "" && !globMatch(glob, e.path) {
+			continue
+		}
+		if s.hidden(e.path) {
+			continue
+		}
+		match = append(match, e)
+	}
+	return match
+}
+
+// writeEntries writes a line per entry: its path, then its size, or what
+// it is when it has none.
+func writeEntries(b *strings.Builder, es []entry) {
+	for _, e := range es {
+		switch {
+		case e.symlink():
+			fmt.Fprintf(b, "%s symlink\n", text.QuotePath(e.path))
+		case e.submodule():
+			fmt.Fprintf(b, "%s submodule\n", text.QuotePath(e.path))
+		default:
+			fmt.Fprintf(b, "%s %d\n", text.QuotePath(e.path), e.size)
+		}
+	}
+}
+
+// writeMore says how many matching files a listing that ends at end left
+// out, the call that lists the next, and where they are.
+func writeMore(b *strings.Builder, match []entry, prefix, glob string, limit, end int) {
+	next := []any{}
+	if prefix != "" {
+		next = append(next, "path_prefix", prefix)
+	}
+	if glob != "" {
+		next = append(next, "glob", glob)
+	}
+	next = append(next, "limit", limit, "offset", end)
+	fmt.Fprintf(b, "%d more files: call %s %s, or narrow path_prefix or glob.\n", len(match)-end, toolname.ListProjectFiles, jsonArgs(next...))
+	if dirs := dirSummary(match, prefix); dirs != "" {
+		fmt.Fprintf(b, "Matching files by directory: %s\n", dirs)
+	}
 }
 
 // describeScope renders the filters of a listing for its header.

@@ -131,6 +131,10 @@ severity:
 max_steps: 8
 preview_chars: 500
 history_turns: 0
+ungrounded: drop
+min_severity: Medium
+max_findings: 7
+verify: true
 `, `model: gpt-4o
 base_url: http://localhost:11434/v1
 tokenizer: estimate
@@ -166,6 +170,9 @@ find_copies: true
 			FindCopies: true,
 			Redact:     true,
 			ReserveSet: true,
+			Quiet: result.Quiet{Ungrounded: result.UngroundedDrop, MinSeverity: result.Medium, MaxFindings: 7,
+				Severity: map[string]result.Severity{"style": result.Info, "security": result.Critical}},
+			Verify:     true,
 			WindowFrom: "context_window in " + c.UserFile() + ":5",
 		},
 		FailOn:     result.High,

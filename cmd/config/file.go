@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -270,47 +271,9 @@ func decodeNode(file string, k Key, n *yaml.Node) (any, error) {
 	bad := func(n *yaml.Node, format string, args ...any) error {
 		return &fileError{file: file, line: n.Line, msg: k.Name + " " + fmt.Sprintf(format, args...)}
 	}
-	var v any
 	switch k.kind {
-	case kindString:
-		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
-			return nil, bad(n, "must be text, got %s", describe(n))
-		}
-		v = n.Value
-	case kindInt:
-		var i int
-		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" || n.Decode(&i) != nil {
-			return nil, bad(n, "must be a whole number, got %s", describe(n))
-		}
-		v = i
-	case kindFloat:
-		var f float64
-		if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") || n.Decode(&f) != nil {
-			return nil, bad(n, "must be a number, got %s", describe(n))
-		}
-		v = f
-	case kindBool:
-		var b bool
-		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" || n.Decode(&b) != nil {
-			return nil, bad(n, "must be true or false, got %s", describe(n))
-		}
-		v = b
 	case kindGlobs:
-		if n.Kind != yaml.SequenceNode {
-			return nil, bad(n, `must be a list of globs, such as ["gen/**", "*.pb.go"], got %s`, describe(n))
-		}
-		globs := make([]string, 0, len(n.Content))
-		for _, item := range n.Content {
-			item = deref(item)
-			if item.Kind != yaml.ScalarNode || item.Tag != "!!str" || strings.TrimSpace(item.Value) == "" {
-				return nil, bad(item, "entries must be globs, got %s", describe(item))
-			}
-			if !doublestar.ValidatePattern(item.Value) {
-				return nil, bad(item, "entry %q is not a valid glob (check its brackets and braces)", item.Value)
-			}
-			globs = append(globs, item.Value)
-		}
-		return globs, nil
+		return decodeGlobs(n, bad)
 	case kindSeverities:
 		return decodeSeverities(n, bad)
 	case kindPrice:
@@ -318,26 +281,87 @@ func decodeNode(file string, k Key, n *yaml.Node) (any, error) {
 	case kindHeaders:
 		return decodeHeaders(n, bad)
 	case kindBody:
-		if n.Kind != yaml.MappingNode {
-			return nil, bad(n, "must map request body fields to values, such as {options: {num_ctx: 32768}}, got %s", describe(n))
-		}
-		var m map[string]any
-		if err := n.Decode(&m); err != nil {
-			return nil, bad(n, "cannot be read: %v", err)
-		}
-		if _, err := json.Marshal(m); err != nil {
-			return nil, bad(n, "cannot be sent as JSON: %v", err)
-		}
-		return m, nil
+		return decodeBody(n, bad)
 	}
-	if k.parse == nil {
-		return v, nil
+	v, err := decodeScalar(k.kind, n, bad)
+	if err != nil || k.parse == nil {
+		return v, err
 	}
-	v, err := k.parse(k.Name, v)
+	v, err = k.parse(k.Name, v)
 	if err != nil {
 		return nil, &fileError{file: file, line: n.Line, msg: err.Error()}
 	}
 	return v, nil
+}
+
+// decodeScalar reads a value of one of the scalar kinds: text, a whole
+// number, a number, true or false.
+func decodeScalar(kind valueKind, n *yaml.Node, bad func(*yaml.Node, string, ...any) error) (any, error) {
+	var (
+		dst  any
+		tags []string
+		want string
+	)
+	switch kind {
+	case kindString:
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
+			return nil, bad(n, "must be text, got %s", describe(n))
+		}
+		return n.Value, nil
+	case kindInt:
+		dst, tags, want = new(int), []string{"!!int"}, "a whole number"
+	case kindFloat:
+		dst, tags, want = new(float64), []string{"!!int", "!!float"}, "a number"
+	case kindBool:
+		dst, tags, want = new(bool), []string{"!!bool"}, "true or false"
+	default:
+		return nil, nil
+	}
+	if n.Kind != yaml.ScalarNode || !slices.Contains(tags, n.Tag) || n.Decode(dst) != nil {
+		return nil, bad(n, "must be %s, got %s", want, describe(n))
+	}
+	switch d := dst.(type) {
+	case *int:
+		return *d, nil
+	case *float64:
+		return *d, nil
+	}
+	return *dst.(*bool), nil
+}
+
+// decodeGlobs reads a list of globs.
+func decodeGlobs(n *yaml.Node, bad func(*yaml.Node, string, ...any) error) ([]string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, bad(n, `must be a list of globs, such as ["gen/**", "*.pb.go"], got %s`, describe(n))
+	}
+	globs := make([]string, 0, len(n.Content))
+	for _, item := range n.Content {
+		item = deref(item)
+		if item.Kind != yaml.ScalarNode || item.Tag != "!!str" || strings.TrimSpace(item.Value) == "" {
+			return nil, bad(item, "entries must be globs, got %s", describe(item))
+		}
+		if !doublestar.ValidatePattern(item.Value) {
+			return nil, bad(item, "entry %q is not a valid glob (check its brackets and braces)", item.Value)
+		}
+		globs = append(globs, item.Value)
+	}
+	return globs, nil
+}
+
+// decodeBody reads fields added to each request's body: a mapping that
+// can be sent as JSON.
+func decodeBody(n *yaml.Node, bad func(*yaml.Node, string, ...any) error) (map[string]any, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, bad(n, "must map request body fields to values, such as {options: {num_ctx: 32768}}, got %s", describe(n))
+	}
+	var m map[string]any
+	if err := n.Decode(&m); err != nil {
+		return nil, bad(n, "cannot be read: %v", err)
+	}
+	if _, err := json.Marshal(m); err != nil {
+		return nil, bad(n, "cannot be sent as JSON: %v", err)
+	}
+	return m, nil
 }
 
 // headerName is an HTTP header name (an RFC 9110 token).

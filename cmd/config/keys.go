@@ -91,6 +91,10 @@ var keys = []Key{
 	{Name: "allow_secret_rules", kind: kindGlobs, File: true},
 	{Name: "report_all_secrets", kind: kindBool, File: true},
 	{Name: "fail_on", kind: kindString, Flag: "fail-on", Env: "REVIEW_FAIL_ON", File: true, parse: failOnSeverity},
+	{Name: "ungrounded", kind: kindString, Flag: "ungrounded", File: true, parse: oneOf(string(result.UngroundedSummary), string(result.UngroundedKeep), string(result.UngroundedDrop))},
+	{Name: "min_severity", kind: kindString, Flag: "min-severity", File: true, parse: minSeverity},
+	{Name: "max_findings", kind: kindInt, Flag: "max-findings", File: true, parse: atLeast(0)},
+	{Name: "verify", kind: kindBool, Flag: "verify", File: true},
 	{Name: "instructions", kind: kindString, File: true},
 	{Name: "ignore", kind: kindGlobs, File: true},
 	{Name: "severity", kind: kindSeverities, File: true},
@@ -245,6 +249,19 @@ func pruneTarget(label string, v any) (any, error) {
 // failOnSeverity reads a --fail-on threshold; "none" is the empty severity.
 // A value with "unreviewed" ("high,unreviewed", or "unreviewed" alone) is
 // a FailOn: the review also fails when it left part of the change out.
+// minSeverity is a severity, or none for every one.
+func minSeverity(label string, v any) (any, error) {
+	raw := strings.TrimSpace(v.(string))
+	if strings.EqualFold(raw, "none") || raw == "" {
+		return result.Severity(""), nil
+	}
+	sev, err := result.ParseSeverity(raw)
+	if err != nil {
+		return nil, fmt.Errorf("unknown %s %q: use none, info, low, medium, high or critical", label, raw)
+	}
+	return sev, nil
+}
+
 func failOnSeverity(label string, v any) (any, error) {
 	raw := strings.TrimSpace(v.(string))
 	var fo FailOn

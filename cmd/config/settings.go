@@ -66,6 +66,10 @@ type Sources struct {
 	// under review cannot loosen its own review (severities, ignore
 	// globs, fail_on). A revision without the file sets nothing.
 	RepoRev string
+	// CI says the command runs unattended in CI, as the command layer
+	// decided from the environment: a repository file may not switch
+	// redaction off there.
+	CI bool
 }
 
 // FlagError is a mistake in the command line: a bad flag value, or flags
@@ -100,7 +104,7 @@ func Resolve(src Sources) (*Settings, error) {
 	}
 	// Nor switch off the redaction of its own secrets where it runs
 	// unattended.
-	if s := e.values["redact"]; !e.Settings.Redact && strings.HasPrefix(s.src, repoConfigName+":") && (src.Getenv("CI") != "" || src.Getenv("GITHUB_ACTIONS") != "") {
+	if s := e.values["redact"]; !e.Settings.Redact && strings.HasPrefix(s.src, repoConfigName+":") && src.CI {
 		return nil, fmt.Errorf("%s sets redact: false, which a repository file may not do in CI: a pull request could send its secrets to the model; pass --no-redact in a trusted job instead", s.src)
 	}
 	return &e.Settings, nil
@@ -202,6 +206,10 @@ func (e *Effective) apply() error {
 	def("allow_secrets", []string(nil))
 	def("allow_secret_rules", []string(nil))
 	def("report_all_secrets", false)
+	def("ungrounded", string(result.UngroundedSummary))
+	def("min_severity", result.Severity(""))
+	def("max_findings", 0)
+	def("verify", false)
 	def("headers", map[string]string(nil))
 	def("extra_body", map[string]any(nil))
 
@@ -242,6 +250,13 @@ func (e *Effective) apply() error {
 		s.Jobs = e.values["jobs"].v.(int)
 	}
 	s.SummarizeUnits = e.values["summarize_units"].v.(bool)
+	s.Quiet = result.Quiet{
+		Ungrounded:  result.UngroundedPolicy(e.values["ungrounded"].v.(string)),
+		MinSeverity: e.values["min_severity"].v.(result.Severity),
+		MaxFindings: e.values["max_findings"].v.(int),
+		Severity:    s.Severity,
+	}
+	s.Verify = e.values["verify"].v.(bool)
 	s.Caps = result.Caps{
 		MaxUnits:        e.values["max_units"].v.(int),
 		Budget:          e.values["prompt_budget"].v.(int),

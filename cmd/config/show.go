@@ -36,100 +36,115 @@ func (e *Effective) Rows() Rows {
 	for _, k := range keys {
 		v := e.values[k.Name]
 		r := Row{Key: k.Name, Value: v.v, Source: v.src}
-		switch x := v.v.(type) {
-		case string:
-			r.Text = x
-		case int:
-			r.Text = strconv.Itoa(x)
-		case float64:
-			r.Text = strconv.FormatFloat(x, 'g', -1, 64)
-		case bool:
-			r.Text = strconv.FormatBool(x)
-		case FailOn:
-			r.Value, r.Text = x.String(), x.String()
-		case result.Severity:
-			r.Value, r.Text = string(x), string(x)
-			if x == "" {
-				r.Value, r.Text = "none", "none"
-			}
-		case []string:
-			if x == nil {
-				r.Value = []string{}
-			}
-			r.Text = strings.Join(x, ", ")
-		case map[string]result.Severity:
-			if x == nil {
-				r.Value = map[string]result.Severity{}
-			}
-			var parts []string
-			for _, c := range slices.Sorted(maps.Keys(x)) {
-				parts = append(parts, c+"="+string(x[c]))
-			}
-			r.Text = strings.Join(parts, ", ")
-		case llm.Price:
-			r.Text = formatPrice(x, "")
-		case map[string]string:
-			// Header values that are credentials are never shown.
-			shown := map[string]string{}
-			var parts []string
-			for _, h := range slices.Sorted(maps.Keys(x)) {
-				val := x[h]
-				if llm.CredentialHeader(h) {
-					val = "[redacted]"
-				}
-				shown[h] = val
-				parts = append(parts, h+": "+val)
-			}
-			r.Value, r.Text = shown, strings.Join(parts, ", ")
-		case map[string]any:
-			if x == nil {
-				r.Value = map[string]any{}
-			}
-			if len(x) > 0 {
-				b, _ := json.Marshal(x)
-				r.Text = string(b)
-			}
-		case time.Duration:
-			r.Value, r.Text = x.String(), x.String()
-			if x == 0 {
-				r.Value, r.Text = "none", "none"
-			}
-		}
-		switch k.Name {
-		case "base_url":
-			// A gateway's credentials travel in the URL; the table shows
-			// where requests go, never what opens it.
-			if r.Text != "" {
-				r.Text = llm.DisplayURL(r.Text)
-				r.Value = r.Text
-			}
-		case "store":
-			if r.Text == "" {
-				// The store's default lies in the repository's git
-				// directory; outside a repository there is none.
-				r.Value = nil
-				if d, err := toolmem.DefaultDir(e.dir); err == nil {
-					r.Value, r.Text = d, d
-				}
-			}
-		case "price":
-			if v.v == nil {
-				r.Value = nil
-				if p, ok := llm.PriceFor(e.Model); ok {
-					r.Value = p
-					r.Text = formatPrice(p, ", list price of "+llm.PricesAsOf)
-				}
-			}
-		case "instructions":
-			r.Text = firstLine(r.Text)
-		case "max_units", "max_prompt_tokens", "max_cost", "prompt_budget":
-			if r.Text == "0" {
-				r.Text = "0 (no limit)"
-			}
-		}
+		r.Value, r.Text = shown(v.v)
+		e.byKey(&r, k.Name, v)
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// shown is how a value of any kind is shown: in JSON (value) and in the
+// table (text).
+func shown(v any) (value any, text string) {
+	r := Row{Value: v}
+	switch x := v.(type) {
+	case string:
+		r.Text = x
+	case int:
+		r.Text = strconv.Itoa(x)
+	case float64:
+		r.Text = strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		r.Text = strconv.FormatBool(x)
+	case FailOn:
+		r.Value, r.Text = x.String(), x.String()
+	case result.Severity:
+		r.Value, r.Text = string(x), string(x)
+		if x == "" {
+			r.Value, r.Text = "none", "none"
+		}
+	case []string:
+		if x == nil {
+			r.Value = []string{}
+		}
+		r.Text = strings.Join(x, ", ")
+	case map[string]result.Severity:
+		if x == nil {
+			r.Value = map[string]result.Severity{}
+		}
+		var parts []string
+		for _, c := range slices.Sorted(maps.Keys(x)) {
+			parts = append(parts, c+"="+string(x[c]))
+		}
+		r.Text = strings.Join(parts, ", ")
+	case llm.Price:
+		r.Text = formatPrice(x, "")
+	case map[string]string:
+		// Header values that are credentials are never shown.
+		shown := map[string]string{}
+		var parts []string
+		for _, h := range slices.Sorted(maps.Keys(x)) {
+			val := x[h]
+			if llm.CredentialHeader(h) {
+				val = "[redacted]"
+			}
+			shown[h] = val
+			parts = append(parts, h+": "+val)
+		}
+		r.Value, r.Text = shown, strings.Join(parts, ", ")
+	case map[string]any:
+		if x == nil {
+			r.Value = map[string]any{}
+		}
+		if len(x) > 0 {
+			b, _ := json.Marshal(x)
+			r.Text = string(b)
+		}
+	case time.Duration:
+		r.Value, r.Text = x.String(), x.String()
+		if x == 0 {
+			r.Value, r.Text = "none", "none"
+		}
+	}
+	return r.Value, r.Text
+}
+
+// byKey adjusts the row of the key name to what that key means: a URL
+// without its credentials, the default store and price, the first line of
+// the instructions, "no limit".
+func (e *Effective) byKey(r *Row, name string, v value) {
+	switch name {
+	case "base_url":
+		// A gateway's credentials travel in the URL; the table shows
+		// where requests go, never what opens it.
+		if r.Text != "" {
+			r.Text = llm.DisplayURL(r.Text)
+			r.Value = r.Text
+		}
+	case "store":
+		if r.Text == "" {
+			// The store's default lies in the repository's git
+			// directory; outside a repository there is none.
+			r.Value = nil
+			if d, err := toolmem.DefaultDir(e.dir); err == nil {
+				r.Value, r.Text = d, d
+			}
+		}
+	case "price":
+		if v.v == nil {
+			r.Value = nil
+			if p, ok := llm.PriceFor(e.Model); ok {
+				r.Value = p
+				r.Text = formatPrice(p, ", list price of "+llm.PricesAsOf)
+			}
+		}
+	case "instructions":
+		r.Text = firstLine(r.Text)
+	case "max_units", "max_prompt_tokens", "max_cost", "prompt_budget":
+		if r.Text == "0" {
+			r.Text = "0 (no limit)"
+		}
+	}
 }
 
 // formatPrice shows a price in a table cell; note is added to the unit.

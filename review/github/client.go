@@ -53,6 +53,20 @@ type client struct {
 	head        string
 	login       string // whose markers count besides bots'
 	retry       retryPolicy
+	read        *pullRead
+}
+
+// pullRead is what a run reads of a pull request around its review: who
+// the token belongs to, the reviews and the review comments. A Poster keeps
+// it, so that reading the earlier reviews (before the model runs) and
+// posting (after) ask GitHub once each. A run reviews one pull request at a
+// time (the recipes' concurrency group); a post that failed and is made
+// again still looks for its review afresh.
+type pullRead struct {
+	login                          string
+	haveLogin, haveReviews, haveCm bool
+	reviews                        []*gh.PullRequestReview
+	comments                       []*gh.PullRequestComment
 }
 
 func newClient(o PostOptions, r *result.Result) (*client, error) {
@@ -113,19 +127,53 @@ func newClient(o PostOptions, r *result.Result) (*client, error) {
 		prName: fmt.Sprintf("%s/%s#%d", owner, name, o.PR),
 		head:   strings.ToLower(head),
 		retry:  newRetryPolicy(o),
+		read:   &pullRead{},
 	}, nil
 }
 
 // whoAmI asks who the token belongs to. Tokens of apps and of Actions may
 // not ask and are bots anyway, so a refusal is not an error.
 func (c *client) whoAmI(ctx context.Context) string {
+	if c.read.haveLogin {
+		return c.read.login
+	}
 	u, _, err := call(ctx, c, "asking who the token belongs to", func() (*gh.User, *gh.Response, error) {
 		return c.api.Users.Get(ctx, "")
 	})
+	c.read.haveLogin = true // a refusal too: it would be refused again
 	if err != nil {
 		return ""
 	}
-	return u.GetLogin()
+	c.read.login = u.GetLogin()
+	return c.read.login
+}
+
+// reviews lists the pull request's reviews, once unless fresh.
+func (c *client) reviews(ctx context.Context, fresh bool) ([]*gh.PullRequestReview, error) {
+	if c.read.haveReviews && !fresh {
+		return c.read.reviews, nil
+	}
+	reviews, err := collect(ctx, c, "listing the reviews of "+c.prName, func(o gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
+		return c.api.PullRequests.ListReviews(ctx, c.owner, c.name, c.pr, &o)
+	})
+	if err == nil {
+		c.read.reviews, c.read.haveReviews = reviews, true
+	}
+	return reviews, err
+}
+
+// comments lists the pull request's review comments, once.
+func (c *client) comments(ctx context.Context) ([]*gh.PullRequestComment, error) {
+	if c.read.haveCm {
+		return c.read.comments, nil
+	}
+	comments, err := collect(ctx, c, "listing the review comments of "+c.prName, func(o gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
+		return c.api.PullRequests.ListComments(ctx, c.owner, c.name, c.pr, &gh.PullRequestListCommentsOptions{ListOptions: o})
+	})
+	if err == nil {
+		c.read.comments, c.read.haveCm = comments, true
+	}
+	return comments, err
 }
 
 // trusted reports whether a marker by u counts: by a bot (the Actions
@@ -135,11 +183,9 @@ func (c *client) trusted(u *gh.User) bool {
 }
 
 // findReview returns the review of the head commit an earlier run posted,
-// or nil if there is none.
-func (c *client) findReview(ctx context.Context) (*gh.PullRequestReview, error) {
-	reviews, err := collect(ctx, c, "listing the reviews of "+c.prName, func(o gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
-		return c.api.PullRequests.ListReviews(ctx, c.owner, c.name, c.pr, &o)
-	})
+// or nil if there is none; fresh asks GitHub again.
+func (c *client) findReview(ctx context.Context, fresh bool) (*gh.PullRequestReview, error) {
+	reviews, err := c.reviews(ctx, fresh)
 	if err != nil {
 		return nil, err
 	}
@@ -154,9 +200,7 @@ func (c *client) findReview(ctx context.Context) (*gh.PullRequestReview, error) 
 // earlierComments maps the fingerprints of findings earlier runs commented
 // on the pull request to the URL of the first such comment.
 func (c *client) earlierComments(ctx context.Context) (map[string]string, error) {
-	comments, err := collect(ctx, c, "listing the review comments of "+c.prName, func(o gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
-		return c.api.PullRequests.ListComments(ctx, c.owner, c.name, c.pr, &gh.PullRequestListCommentsOptions{ListOptions: o})
-	})
+	comments, err := c.comments(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +229,7 @@ func (c *client) createReview(ctx context.Context, req *gh.PullRequestReviewRequ
 		if err := c.again(ctx, op, attempt, err); err != nil {
 			return nil, err
 		}
-		if rv, err := c.findReview(ctx); err != nil || rv != nil {
+		if rv, err := c.findReview(ctx, true); err != nil || rv != nil {
 			return rv, err
 		}
 	}
@@ -278,9 +322,7 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 // commented on lines still in its diff.
 func (c *client) earlier(ctx context.Context) (Earlier, error) {
 	var e Earlier
-	reviews, err := collect(ctx, c, "listing the reviews of "+c.prName, func(o gh.ListOptions) ([]*gh.PullRequestReview, *gh.Response, error) {
-		return c.api.PullRequests.ListReviews(ctx, c.owner, c.name, c.pr, &o)
-	})
+	reviews, err := c.reviews(ctx, false)
 	if err != nil {
 		return e, err
 	}
@@ -289,10 +331,11 @@ func (c *client) earlier(ctx context.Context) (Earlier, error) {
 			e.Heads = append(e.Heads, head)
 		}
 	}
-	comments, err := collect(ctx, c, "listing the review comments of "+c.prName, func(o gh.ListOptions) ([]*gh.PullRequestComment, *gh.Response, error) {
-		return c.api.PullRequests.ListComments(ctx, c.owner, c.name, c.pr, &gh.PullRequestListCommentsOptions{ListOptions: o})
-	})
+	comments, err := c.comments(ctx)
 	if err != nil {
+		return e, err
+	}
+	if e.Threads, err = c.threads(ctx, comments); err != nil {
 		return e, err
 	}
 	seen := map[string]bool{}

@@ -121,17 +121,24 @@ func (e *Error) Error() string {
 // secondary rate limits, the network) are made again after a wait; see
 // PostOptions.MaxAttempts.
 func Post(ctx context.Context, r *result.Result, d *diffctx.Diff, o PostOptions) (PostReport, error) {
+	return postReview(ctx, r, d, o, &pullRead{}, nil)
+}
+
+// postReview is Post, with what was read of the pull request before, and
+// each comment's marker carrying its finding's anchor when anchor is set.
+func postReview(ctx context.Context, r *result.Result, d *diffctx.Diff, o PostOptions, read *pullRead, anchor func(result.Finding) string) (PostReport, error) {
 	c, err := newClient(o, r)
 	if err != nil {
 		return PostReport{}, err
 	}
+	c.read = read
 	ctx, cancel := c.bound(ctx, o)
 	defer cancel()
 	c.login = o.Login
 	if c.login == "" {
 		c.login = c.whoAmI(ctx)
 	}
-	if rv, err := c.findReview(ctx); err != nil || rv != nil {
+	if rv, err := c.findReview(ctx, false); err != nil || rv != nil {
 		if err != nil {
 			return PostReport{}, err
 		}
@@ -142,7 +149,7 @@ func Post(ctx context.Context, r *result.Result, d *diffctx.Diff, o PostOptions)
 		return PostReport{}, err
 	}
 
-	p := planReview(r, d, earlier, true)
+	p := planReview(r, d, earlier, true, anchor)
 	rep := PostReport{Inline: len(p.comments), InBody: len(p.body), Repeated: len(p.repeated)}
 	req := &gh.PullRequestReviewRequest{
 		CommitID: gh.Ptr(c.head), Event: gh.Ptr("COMMENT"),
@@ -153,7 +160,7 @@ func Post(ctx context.Context, r *result.Result, d *diffctx.Diff, o PostOptions)
 	if err != nil && errors.As(err, &gerr) && gerr.Status == http.StatusUnprocessableEntity && len(p.comments) > 0 {
 		// The comments could not be placed; the findings are still worth
 		// posting, in the body, where no line has to match.
-		p = planReview(r, d, earlier, false)
+		p = planReview(r, d, earlier, false, anchor)
 		req.Body, req.Comments = gh.Ptr(p.render(r, c.head, true)), nil
 		rep = PostReport{InBody: len(p.body), Repeated: len(p.repeated), Fallback: true}
 		created, err = c.createReview(ctx, req)
@@ -178,6 +185,12 @@ type OpenFinding = post.OpenFinding
 // still counts. o.HeadSHA is not needed. Only markers by bots or by the
 // token's own account count, as for Post.
 func ReadEarlier(ctx context.Context, o PostOptions) (Earlier, error) {
+	return readEarlier(ctx, o, &pullRead{})
+}
+
+// readEarlier is ReadEarlier, keeping what it read of the pull request in
+// read.
+func readEarlier(ctx context.Context, o PostOptions, read *pullRead) (Earlier, error) {
 	if o.HeadSHA == "" {
 		o.HeadSHA = strings.Repeat("0", 40)
 	}
@@ -185,6 +198,7 @@ func ReadEarlier(ctx context.Context, o PostOptions) (Earlier, error) {
 	if err != nil {
 		return Earlier{}, err
 	}
+	c.read = read
 	ctx, cancel := c.bound(ctx, o)
 	defer cancel()
 	c.login = o.Login
@@ -209,7 +223,7 @@ type reviewPlan struct {
 // not one GitHub's API can carry (post.Nameable); a range that leaves its
 // hunk is commented on its first line, as GitHub needs both ends of a
 // range in one hunk. inline false puts every new finding in the body.
-func planReview(r *result.Result, d *diffctx.Diff, earlier map[string]string, inline bool) reviewPlan {
+func planReview(r *result.Result, d *diffctx.Diff, earlier map[string]string, inline bool, anchor func(result.Finding) string) reviewPlan {
 	var p reviewPlan
 	for _, f := range r.Findings {
 		if f.Line <= 0 || d == nil || !d.InHunk(f.Path, f.Line) {
@@ -235,7 +249,11 @@ func planReview(r *result.Result, d *diffctx.Diff, earlier map[string]string, in
 		if ranged {
 			c.StartLine, c.StartSide, c.Line = gh.Ptr(f.Line), gh.Ptr("RIGHT"), gh.Ptr(f.EndLine)
 		}
-		c.Body = gh.Ptr(capBody(commentMarker(fp, r.RunID) + "\n" + commentMarkdown(f, ranged || f.EndLine <= f.Line)))
+		code := ""
+		if anchor != nil {
+			code = anchor(f)
+		}
+		c.Body = gh.Ptr(capBody(post.CommentMarker(fp, r.RunID, post.AnchorField(code)) + "\n" + commentMarkdown(f, ranged || f.EndLine <= f.Line)))
 		p.inline = append(p.inline, f)
 		p.comments = append(p.comments, c)
 	}
@@ -243,8 +261,6 @@ func planReview(r *result.Result, d *diffctx.Diff, earlier map[string]string, in
 }
 
 func reviewMarker(run, head string) string { return post.ReviewMarker(run, head) }
-
-func commentMarker(fp, run string) string { return post.CommentMarker(fp, run) }
 
 // render writes the review's body: marker, counts, summary, the findings
 // not commented inline, those commented before, and usage.
@@ -256,6 +272,7 @@ func (p reviewPlan) render(r *result.Result, head string, fallback bool) string 
 		b.WriteString(post.Neutralize(s) + "\n\n")
 	}
 	b.WriteString(coverageNote(r))
+	b.WriteString(post.LedgerNote(r))
 	if r.Since != "" {
 		fmt.Fprintf(&b, "_The commits since %s were reviewed; the findings of earlier reviews stay in their comments._\n\n", mdCode(text.ShortSHA(r.Since)))
 	}

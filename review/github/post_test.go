@@ -83,6 +83,10 @@ type fakeGitHub struct {
 	requests []string
 	bodies   [][]byte // each request's body as sent, for checks of its bytes
 	nextID   int64
+	// threads are the review threads GraphQL lists; reactions the 👎s by
+	// comment ID (see ledger_test.go).
+	threads   []map[string]any
+	reactions map[int64][]map[string]any
 }
 
 // postedReview is a POSTed review as decoded by the checks.
@@ -192,6 +196,10 @@ func (g *fakeGitHub) route(w http.ResponseWriter, r *http.Request) {
 		g.list(w, r, g.comments)
 	case r.Method == http.MethodPost && r.URL.Path == pr+"/reviews":
 		g.create(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/api/graphql",
+		r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/reactions"),
+		r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/permission"):
+		g.ledger(w, r)
 	default:
 		t.Errorf("unexpected request %s %s", r.Method, r.URL)
 		writeGitHubJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})

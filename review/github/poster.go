@@ -11,9 +11,16 @@ import (
 	"github.com/reviewdev/review/review/result"
 )
 
-// Poster posts to one pull request: the post.Poster of GitHub.
+// Poster posts to one pull request: the post.Poster of GitHub. What
+// Earlier reads of the pull request (the token's login, its reviews and
+// comments), Post does not ask again.
 type Poster struct {
 	Options PostOptions
+
+	read pullRead
+	// Anchor, if set, is the code a finding is on (post.Anchor), which
+	// its comment's marker carries for the ledger.
+	Anchor func(result.Finding) string
 }
 
 var _ post.Poster = (*Poster)(nil)
@@ -23,12 +30,12 @@ func (p *Poster) Target() string { return fmt.Sprintf("pull request #%d", p.Opti
 
 // Earlier reads what earlier runs posted on the pull request (ReadEarlier).
 func (p *Poster) Earlier(ctx context.Context) (post.Earlier, error) {
-	return ReadEarlier(ctx, p.Options)
+	return readEarlier(ctx, p.Options, &p.read)
 }
 
 // Post posts the findings as one pull-request review (Post).
 func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (post.Report, error) {
-	rep, err := Post(ctx, r, d, p.Options)
+	rep, err := postReview(ctx, r, d, p.Options, &p.read, p.Anchor)
 	return post.Report{
 		URL: rep.URL, Skipped: rep.Skipped, Inline: rep.Inline, InBody: rep.InBody,
 		Repeated: rep.Repeated, Fallback: rep.Fallback, Body: "body",

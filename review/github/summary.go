@@ -27,6 +27,12 @@ func WriteStepSummary(w io.Writer, r *result.Result) error {
 	if u := result.Unreviewed(r.NotReviewed); u != "" {
 		fmt.Fprintf(&b, "; partial: %s", u)
 	}
+	if n := len(r.Withheld); n > 0 {
+		fmt.Fprintf(&b, "; %d withheld", n)
+	}
+	if n := len(r.Ungrounded); n > 0 {
+		fmt.Fprintf(&b, "; %d not checked against the code", n)
+	}
 	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "Reviewed %s against %s", mdCode(r.Head), mdCode(r.Base))
 	if r.Since != "" {
@@ -55,6 +61,7 @@ func WriteStepSummary(w io.Writer, r *result.Result) error {
 			b.WriteString(findingMarkdown(f, maxSummaryBody) + "\n\n</details>\n\n")
 		}
 	}
+	b.WriteString(post.HeldMarkdown(r))
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d left out</summary>\n\n", len(r.Dropped))
 		for _, d := range r.Dropped {

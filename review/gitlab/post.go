@@ -56,6 +56,9 @@ type Options struct {
 // Poster posts to one merge request: the post.Poster of GitLab.
 type Poster struct {
 	Options Options
+	// Anchor, if set, is the code a finding is on (post.Anchor), which
+	// its discussion's marker carries for the ledger.
+	Anchor func(result.Finding) string
 }
 
 var _ post.Poster = (*Poster)(nil)
@@ -93,12 +96,15 @@ func (p *Poster) Earlier(ctx context.Context) (post.Earlier, error) {
 		}
 		e.Open = append(e.Open, of)
 	}
+	if e.Threads, err = c.threads(ctx, st); err != nil {
+		return post.Earlier{}, err
+	}
 	return e, nil
 }
 
 // Post posts the findings (see Post).
 func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (post.Report, error) {
-	return Post(ctx, r, d, p.Options)
+	return postMR(ctx, r, d, p.Options, p.Anchor)
 }
 
 // Post posts the findings on the merge request. Each finding on a line of
@@ -117,6 +123,26 @@ func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (p
 // not UTF-8, which a position could not name: the note names it quoted
 // ("caf\xe9.txt":3). A 403 is an error that is post.ErrDenied.
 func Post(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options) (post.Report, error) {
+	return postMR(ctx, r, d, o, nil)
+}
+
+// commented maps the fingerprints of the findings earlier runs started a
+// discussion on to the first such note's address.
+func (st *mrState) commented() map[string]string {
+	earlier := map[string]string{}
+	for _, n := range st.notes {
+		if fp, _, ok := post.ReadCommentMarker(n.Body); ok && st.mine(n) {
+			if _, dup := earlier[fp]; !dup {
+				earlier[fp] = st.noteURL(n.ID)
+			}
+		}
+	}
+	return earlier
+}
+
+// postMR is Post, with each discussion's marker carrying its finding's
+// anchor when anchor is set.
+func postMR(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options, anchor func(result.Finding) string) (post.Report, error) {
 	head := o.HeadSHA
 	if head == "" {
 		head = r.HeadSHA
@@ -141,14 +167,7 @@ func Post(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options) (po
 	if err != nil {
 		return post.Report{}, err
 	}
-	earlier := map[string]string{}
-	for _, n := range st.notes {
-		if fp, _, ok := post.ReadCommentMarker(n.Body); ok && st.mine(n) {
-			if _, dup := earlier[fp]; !dup {
-				earlier[fp] = st.noteURL(n.ID)
-			}
-		}
-	}
+	earlier := st.commented()
 	var plan summaryPlan
 	for _, f := range r.Findings {
 		pos, ok := placeFinding(d, f, v)
@@ -167,7 +186,11 @@ func Post(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options) (po
 			plan.repeated = append(plan.repeated, post.Repeated{Finding: f, URL: u})
 			continue
 		}
-		err := c.discuss(ctx, r.RunID, f, pos, d)
+		code := ""
+		if anchor != nil {
+			code = anchor(f)
+		}
+		err := c.discuss(ctx, r.RunID, f, pos, d, code)
 		var ge *Error
 		if errors.As(err, &ge) && (ge.Status == http.StatusBadRequest || ge.Status == http.StatusUnprocessableEntity) {
 			plan.unplaced++
@@ -219,6 +242,7 @@ type (
 		System     bool      `json:"system"`
 		Author     user      `json:"author"`
 		Resolved   bool      `json:"resolved"`
+		ResolvedBy *user     `json:"resolved_by"`
 		Position   *position `json:"position"`
 		Resolvable bool      `json:"resolvable"`
 	}
@@ -399,14 +423,14 @@ func lineIn(h diffctx.Hunk, line int, old bool) (oldLine, newLine int, op byte) 
 
 // discuss starts a discussion on a finding's line. A retry first looks for
 // the discussion by its marker, so it is never posted twice.
-func (c *client) discuss(ctx context.Context, run string, f result.Finding, pos position, d *diffctx.Diff) error {
+func (c *client) discuss(ctx context.Context, run string, f result.Finding, pos position, d *diffctx.Diff, code string) error {
 	fp := f.Fingerprint()
 	suggestion := ""
 	covers := f.EndLine <= f.Line
 	if pos.NewLine > 0 && (f.EndLine <= f.Line || d.InOneHunk(f.Path, f.Line, f.EndLine)) {
 		suggestion = fmt.Sprintf("suggestion:-0+%d", max(f.EndLine-f.Line, 0))
 	}
-	body := capBody(post.CommentMarker(fp, run) + "\n" + post.CommentMarkdown(f, suggestion, covers))
+	body := capBody(post.CommentMarker(fp, run, post.AnchorField(code)) + "\n" + post.CommentMarkdown(f, suggestion, covers))
 	req := request{
 		op: fmt.Sprintf("starting a discussion on %s of %s", f.Location(), c.mrName), method: http.MethodPost,
 		path: c.mrPath + "/discussions",
@@ -528,6 +552,7 @@ func (p summaryPlan) render(r *result.Result, heads []string) string {
 		b.WriteString(post.Neutralize(s) + "\n\n")
 	}
 	b.WriteString(post.CoverageNote(r))
+	b.WriteString(post.LedgerNote(r))
 	if r.Since != "" {
 		kept := ""
 		if len(p.carried) > 0 {

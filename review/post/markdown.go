@@ -80,7 +80,34 @@ func CoverageNote(r *result.Result) string {
 		fmt.Fprintf(&b, "**Partial review:** %s not reviewed (past %s); every file is listed in the json output.\n\n",
 			text.Plural(n, "file"), result.CapFlag(r.NotReviewed[0].Reason))
 	}
+	b.WriteString(HeldMarkdown(r))
 	return b.String()
+}
+
+// HeldMarkdown lists, in Markdown, the findings a review holds back from
+// its comments: how many were withheld and why, and the ones not checked
+// against the code they name, which a reader should check first; "" when
+// there are none.
+func HeldMarkdown(r *result.Result) string {
+	var b strings.Builder
+	if len(r.Withheld) > 0 {
+		fmt.Fprintf(&b, "_%s; they are in the json output._\n\n", heldWithheld(r))
+	}
+	if n := len(r.Ungrounded); n > 0 {
+		fmt.Fprintf(&b, "**Not checked against the code it names** (%d): the model was never shown the lines %s, so %s not posted on them.\n\n",
+			n, map[bool]string{true: "this finding cites", false: "these findings cite"}[n == 1], map[bool]string{true: "it is", false: "they are"}[n == 1])
+		for _, f := range r.Ungrounded {
+			fmt.Fprintf(&b, "- [%s] %s (%s): %s\n", f.Severity, NeutralLine(text.OneLine(f.Title, 0)), Code(f.Location()), NeutralLine(f.Unshown()))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// heldWithheld is the withheld part of the held line.
+func heldWithheld(r *result.Result) string {
+	only := result.Result{Withheld: r.Withheld}
+	return only.HeldLine()
 }
 
 // UnnamedNote says, in a summary, why the findings on a file whose name

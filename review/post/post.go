@@ -32,6 +32,9 @@ type Poster interface {
 	// SetStatus sets the review's commit status on sha, which a branch
 	// protection rule or a script reads.
 	SetStatus(ctx context.Context, sha string, s result.Status) error
+	// Resolve resolves the thread of a finding that was fixed (see
+	// Reconcile), as review, with a reply saying why.
+	Resolve(ctx context.Context, t Thread) error
 }
 
 // ErrDenied is what errors.Is finds in a Poster's error when the host
@@ -70,6 +73,10 @@ type Earlier struct {
 	// Open are the findings they posted on lines that are still open
 	// there, one per fingerprint.
 	Open []OpenFinding
+	// Threads are the threads of every finding they posted on lines, in
+	// the order posted, with what people did in them: the ledger's input
+	// (Reconcile).
+	Threads []Thread
 }
 
 // OpenFinding is a finding an earlier run posted that is still open.
@@ -121,9 +128,16 @@ func ReadReviewMarker(body string) (run, head, more string, ok bool) {
 }
 
 // CommentMarker starts the body of a comment on a line: the finding's
-// fingerprint and the run.
-func CommentMarker(fp, run string) string {
-	return fmt.Sprintf("<!-- review:fp=%s run=%s -->", fp, text.OneLine(run, 0))
+// fingerprint and the run, and optionally more (space-separated
+// key=value, such as AnchorField's; empty ones are left out).
+func CommentMarker(fp, run string, more ...string) string {
+	extra := ""
+	for _, m := range more {
+		if m = strings.Join(strings.Fields(m), "_"); m != "" {
+			extra += " " + m
+		}
+	}
+	return fmt.Sprintf("<!-- review:fp=%s run=%s%s -->", fp, strings.Join(strings.Fields(text.OneLine(run, 0)), "_"), extra)
 }
 
 // ReadCommentMarker reads the fingerprint of the marker at the start of

@@ -38,7 +38,8 @@ func (l Layers) Total() int {
 
 // CountLayers sorts the tokens of a request's messages into layers: the
 // static layer's system messages are the system prompt, its others the
-// diff context.
+// diff context; so is the message of the current loop that carries its
+// unit's hunks (Message.Hunks).
 func CountLayers(c *conversation.Counter, msgs []conversation.Message, toolTokens int) Layers {
 	l := Layers{Tools: toolTokens}
 	for _, m := range msgs {
@@ -55,6 +56,10 @@ func CountLayers(c *conversation.Counter, msgs []conversation.Message, toolToken
 		case conversation.Window:
 			l.Window += n
 		case conversation.Loop:
+			if m.Hunks {
+				l.Diff += n
+				continue
+			}
 			l.Loop += n
 			if m.Role == conversation.Tool {
 				l.Previews += n
@@ -359,7 +364,7 @@ func requestMessages(c *conversation.Counter, s Step) ([]conversation.Message, i
 	msgs := req.Conversation()
 	if len(names) == len(msgs) {
 		for i := range msgs {
-			msgs[i].ID, msgs[i].Layer, msgs[i].Ref = names[i].ID, names[i].Layer, names[i].Ref
+			msgs[i].ID, msgs[i].Layer, msgs[i].Ref, msgs[i].Hunks = names[i].ID, names[i].Layer, names[i].Ref, names[i].Hunks
 		}
 	}
 	return msgs, ToolTokens(c, req.Definitions()), true

@@ -116,3 +116,17 @@ func TestNotReviewedInEveryFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialOneFile: the Markdown says "1 file was", not "1 file were".
+func TestPartialOneFile(t *testing.T) {
+	r := partialResult()
+	r.NotReviewed = r.NotReviewed[:1]
+	var b bytes.Buffer
+	f, _ := Lookup("markdown", Result)
+	if err := f.WriteResult(&b, r, "v1"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "**Partial review: 1 file was not reviewed (") || !strings.Contains(b.String(), "; it is listed below.**") {
+		t.Errorf("the partial review's line is not singular:\n%s", b.String())
+	}
+}

@@ -54,8 +54,12 @@ func writeGitHub(w io.Writer, r *result.Result) error {
 	if r.RunID == "" {
 		b.WriteString("review: " + r.Summary + "\n")
 	} else {
+		count := result.CountFindings(r.Findings)
+		if held := r.HeldLine(); held != "" {
+			count += "; " + held
+		}
 		fmt.Fprintf(&b, "review: %s · run %s · see what the model saw: review replay %s\n",
-			result.CountFindings(r.Findings), r.RunID, r.RunID)
+			count, r.RunID, r.RunID)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -95,6 +95,7 @@ type (
 		Cost       string             `json:"cost,omitempty"`
 		Efficiency *record.Efficiency `json:"efficiency"`
 		Findings   []pageFinding      `json:"findings"`
+		Result     *pageResult        `json:"result"`
 		Texts      []string           `json:"texts"`
 		Steps      []pageStep         `json:"steps"`
 		Outputs    []pageOutput       `json:"outputs"`
@@ -113,6 +114,23 @@ type (
 		Severity string `json:"severity"`
 		Title    string `json:"title"`
 		Body     string `json:"body"`
+	}
+	// pageResult is the result the run's outputs showed, when the run
+	// recorded it: what the page explains.
+	pageResult struct {
+		Summary     string               `json:"summary"`
+		Submitted   bool                 `json:"submitted"`
+		Held        string               `json:"held"`
+		Findings    []result.Finding     `json:"findings"`
+		Ungrounded  []result.Finding     `json:"ungrounded"`
+		Withheld    []result.Dropped     `json:"withheld"`
+		Dropped     []result.Dropped     `json:"dropped"`
+		NotReviewed []result.NotReviewed `json:"not_reviewed"`
+		// Stored names the step whose tool calls stored each ref: the
+		// request after it showed the output. Units names each unit's
+		// first step, whose request carried its hunks.
+		Stored map[string]int `json:"stored"`
+		Units  map[int]int    `json:"units"`
 	}
 	pageStep struct {
 		N       int    `json:"n"`
@@ -135,9 +153,11 @@ type (
 		Bytes    int           `json:"bytes"`
 		Prunes   []string      `json:"prunes"`
 		Events   []string      `json:"events"`
-		Msgs     []pageMsg     `json:"msgs"`
-		Resp     pageResp      `json:"resp"`
-		Refs     []string      `json:"refs"`
+		// Said is each of Prunes, then each of Events, in a sentence.
+		Said []string  `json:"said"`
+		Msgs []pageMsg `json:"msgs"`
+		Resp pageResp  `json:"resp"`
+		Refs []string  `json:"refs"`
 	}
 	pageMsg struct {
 		Role   string     `json:"role"`
@@ -242,6 +262,7 @@ func buildPage(h HTMLReplay) *pageData {
 	if h.Figures != nil {
 		d.Efficiency = h.Figures.Efficiency
 	}
+	d.Result = recordedResult(r)
 	texts := map[string]int{}
 	text := func(s string) int {
 		if i, ok := texts[s]; ok {
@@ -259,7 +280,7 @@ func buildPage(h HTMLReplay) *pageData {
 	results := map[string]result{}
 	for i, s := range r.Steps {
 		ps := pageStep{N: s.N, Turn: s.Turn, Started: s.Started.UTC().Format("15:04:05.000"), Error: s.Error,
-			Bytes: len(s.Request), Prunes: []string{}, Events: []string{}, Msgs: []pageMsg{}, Refs: s.Refs}
+			Bytes: len(s.Request), Prunes: []string{}, Events: []string{}, Said: []string{}, Msgs: []pageMsg{}, Refs: s.Refs}
 		ps.Unit, ps.At, ps.Took = s.Unit, s.Started.Sub(r.Run.Started).Milliseconds(), -1
 		if !s.Ended.IsZero() {
 			ps.Ended = s.Ended.UTC().Format("15:04:05.000")
@@ -284,23 +305,20 @@ func buildPage(h HTMLReplay) *pageData {
 				ps.Events = append(ps.Events, string(raw))
 			}
 		}
+		for _, raw := range append(append([]string(nil), ps.Prunes...), ps.Events...) {
+			ps.Said = append(ps.Said, eventSentence(json.RawMessage(raw)))
+		}
 		names := s.Names()
 		if req, err := wire.DecodeRequest(s.Request); err == nil {
 			ps.Choice = strings.Trim(string(req.ToolChoice), `"`)
 			for j, m := range req.Conversation() {
 				content := m.Content
 				pm := pageMsg{Role: string(m.Role), Layer: "?", Text: text(content)}
+				hunks := false
 				if j < len(names) {
-					pm.Layer, pm.Ref = string(names[j].Layer), names[j].Ref
+					pm.Layer, pm.Ref, hunks = string(names[j].Layer), names[j].Ref, names[j].Hunks
 				}
-				switch {
-				case strings.HasPrefix(content, conversation.StubPrefix):
-					pm.Kind = "stub"
-				case pm.Ref != "" && isPreview(content):
-					pm.Kind = "preview"
-				case pm.Ref != "":
-					pm.Kind = "whole"
-				}
+				pm.Kind = msgKind(content, pm.Ref, hunks)
 				_, pm.Tokens = size(c, m)
 				for _, tc := range m.ToolCalls {
 					pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Name, Args: tc.Arguments, Preview: -1})
@@ -331,6 +349,67 @@ func buildPage(h HTMLReplay) *pageData {
 			Bytes: o.Bytes, Lines: o.Lines, Text: validUTF8(o.Data), Whole: o.Whole})
 	}
 	return d
+}
+
+// recordedResult reads the result a run recorded with its usage; nil for
+// a run that recorded none (still running, failed, or made before).
+func recordedResult(r *record.Replay) *pageResult {
+	var u struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(r.Run.Usage, &u) != nil || len(u.Result) == 0 {
+		return nil
+	}
+	var res result.Result
+	if json.Unmarshal(u.Result, &res) != nil {
+		return nil
+	}
+	p := &pageResult{Summary: res.Summary, Submitted: res.Submitted, Held: res.HeldLine(),
+		Findings: res.Findings, Ungrounded: res.Ungrounded, Withheld: res.Withheld, Dropped: res.Dropped,
+		NotReviewed: res.NotReviewed, Stored: map[string]int{}, Units: unitSteps(r)}
+	for _, s := range r.Steps {
+		for _, ref := range s.Refs {
+			p.Stored[ref] = s.N
+		}
+	}
+	nonNil := func(fs []result.Finding) []result.Finding {
+		if fs == nil {
+			return []result.Finding{}
+		}
+		return fs
+	}
+	p.Findings, p.Ungrounded = nonNil(p.Findings), nonNil(p.Ungrounded)
+	if p.Withheld == nil {
+		p.Withheld = []result.Dropped{}
+	}
+	if p.Dropped == nil {
+		p.Dropped = []result.Dropped{}
+	}
+	if p.NotReviewed == nil {
+		p.NotReviewed = []result.NotReviewed{}
+	}
+	return p
+}
+
+// unitSteps names the first step of each unit of a review in units: the
+// request that carried the unit's hunks. Units side by side have a lane
+// each; units in sequence a turn each.
+func unitSteps(r *record.Replay) map[int]int {
+	out := map[int]int{}
+	side := false
+	for _, s := range r.Steps {
+		side = side || s.Unit > 0
+	}
+	for _, s := range r.Steps {
+		k := s.Turn
+		if side {
+			k = s.Unit
+		}
+		if _, ok := out[k]; !ok && k > 0 {
+			out[k] = s.N
+		}
+	}
+	return out
 }
 
 // pageResponse reads a chat-completion response for the page.
@@ -398,4 +477,20 @@ func validUTF8(b []byte) string {
 		}
 	}
 	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// msgKind says what a message of a request is beyond its layer: a unit's
+// hunks, a stub, a preview of a stored output or a whole one.
+func msgKind(content, ref string, hunks bool) string {
+	switch {
+	case hunks:
+		return "the unit's hunks, charted as diff context"
+	case strings.HasPrefix(content, conversation.StubPrefix):
+		return "stub"
+	case ref != "" && isPreview(content):
+		return "preview"
+	case ref != "":
+		return "whole"
+	}
+	return ""
 }

@@ -32,7 +32,14 @@ func writeMarkdown(w io.Writer, r *result.Result) error {
 		b.WriteString("**Incomplete review.** _" + note + "_\n\n")
 	}
 	if len(r.NotReviewed) > 0 {
-		fmt.Fprintf(&b, "**Partial review: %s were not reviewed (%s); they are listed below.**\n\n", text.Plural(len(r.NotReviewed), "file"), text.OneLine(why(r), 0))
+		were, they := "were", "they are"
+		if len(r.NotReviewed) == 1 {
+			were, they = "was", "it is"
+		}
+		fmt.Fprintf(&b, "**Partial review: %s %s not reviewed (%s); %s listed below.**\n\n", text.Plural(len(r.NotReviewed), "file"), were, text.OneLine(why(r), 0), they)
+	}
+	if held := r.HeldLine(); held != "" {
+		b.WriteString("_" + held + "; see below._\n\n")
 	}
 	if len(r.Findings) == 0 {
 		b.WriteString("No findings.\n\n")
@@ -55,6 +62,21 @@ func writeMarkdown(w io.Writer, r *result.Result) error {
 				b.WriteString("_" + f.Note + "_\n\n")
 			}
 		}
+	}
+	if len(r.Ungrounded) > 0 {
+		fmt.Fprintf(&b, "## Not checked against the code it names (%d)\n\n", len(r.Ungrounded))
+		b.WriteString("The model was never shown these lines; read them before acting on these.\n\n")
+		for _, f := range r.Ungrounded {
+			fmt.Fprintf(&b, "- [%s] %s (`%s`): %s\n", f.Severity, text.OneLine(f.Title, 0), f.Location(), f.Unshown())
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Withheld) > 0 {
+		fmt.Fprintf(&b, "<details><summary>%d findings withheld</summary>\n\n", len(r.Withheld))
+		for _, d := range r.Withheld {
+			fmt.Fprintf(&b, "- [%s] %s (`%s`): %s\n", d.Finding.Severity, text.OneLine(d.Finding.Title, 0), d.Finding.Location(), text.OneLine(d.Reason, 0))
+		}
+		b.WriteString("\n</details>\n\n")
 	}
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d findings left out</summary>\n\n", len(r.Dropped))
@@ -82,6 +104,16 @@ func writeAnswer(w io.Writer, a *result.Answer) error {
 			fmt.Fprintf(&b, "%d. [%s] `%s` %s\n", i+1, f.Severity, f.Location(), f.Title)
 		}
 		b.WriteString("\n")
+	}
+	if len(a.Known) > 0 {
+		fmt.Fprintf(&b, "## Already reported (%d)\n\n", len(a.Known))
+		for _, f := range a.Known {
+			fmt.Fprintf(&b, "- [%s] `%s` %s\n", f.Severity, f.Location(), f.Title)
+		}
+		b.WriteString("\n")
+	}
+	if held := a.HeldLine(); held != "" {
+		b.WriteString("_" + held + "._\n\n")
 	}
 	u := a.Usage
 	fmt.Fprintf(&b, "---\nRun `%s` turn %d · model %s · %s · %s prompt tokens (%s cached) · %s completion tokens\n",

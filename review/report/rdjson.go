@@ -27,9 +27,16 @@ type (
 		Severity    string         `json:"severity"`
 		Code        rdCode         `json:"code"`
 		Suggestions []rdSuggestion `json:"suggestions,omitempty"`
+		// RelatedLocations are the finding's evidence: the lines of it
+		// the model was shown, and where.
+		RelatedLocations []rdRelated `json:"related_locations,omitempty"`
 		// OriginalOutput is the finding as one line, path:line: message,
 		// which reviewdog's local reporter prints.
 		OriginalOutput string `json:"original_output,omitempty"`
+	}
+	rdRelated struct {
+		Message  string     `json:"message"`
+		Location rdLocation `json:"location"`
 	}
 	rdLocation struct {
 		Path  string   `json:"path"`
@@ -54,12 +61,13 @@ type (
 
 // writeRDJSON writes the result in reviewdog's rdjson format, for
 // `reviewdog -f=rdjson` to post: one diagnostic per finding with its path,
-// line range, severity (ERROR for critical and high, WARNING for medium,
-// INFO for low and info) and category as its code, and the finding in one
+// line range, severity (ERROR, WARNING or INFO, as levelOf decides for
+// SARIF too) and category as its code, and the finding in one
 // line as its original_output. A finding's replacement lines (or a
 // suggestion that is one ```suggestion block) become a reviewdog
 // suggestion for its range; any other suggestion is advice and stays in
-// the message. A file-level finding has no range.
+// the message. A file-level finding has no range. The finding's evidence
+// is its related locations.
 //
 // rdjson has no place for usage; the other formats carry it.
 func writeRDJSON(w io.Writer, r *result.Result) error {
@@ -74,7 +82,7 @@ func writeRDJSON(w io.Writer, r *result.Result) error {
 		}
 		d := rdDiagnostic{
 			Location: rdLocation{Path: ctext.JSONPath(f.Path)},
-			Severity: rdSeverity(f.Severity),
+			Severity: rdSeverity(f.Severity, r.FailOn),
 			Code:     rdCode{Value: f.RuleID()},
 		}
 		advice := f.Suggestion
@@ -85,6 +93,10 @@ func writeRDJSON(w io.Writer, r *result.Result) error {
 				d.Suggestions = []rdSuggestion{{Range: rg, Text: code}}
 				advice = prose
 			}
+		}
+		for _, e := range f.Evidence {
+			d.RelatedLocations = append(d.RelatedLocations, rdRelated{Message: evidenceText(e),
+				Location: rdLocation{Path: ctext.JSONPath(e.Path), Range: &rdRange{Start: rdPosition{e.StartLine}, End: rdPosition{e.EndLine}}}})
 		}
 		g := f
 		g.Suggestion, g.Replacement = advice, nil
@@ -103,18 +115,12 @@ func writeRDJSON(w io.Writer, r *result.Result) error {
 		})
 	}
 	if top != "" {
-		out.Severity = rdSeverity(top)
+		out.Severity = rdSeverity(top, r.FailOn)
 	}
 	return WriteJSON(w, out)
 }
 
-// rdSeverity maps a severity to reviewdog's.
-func rdSeverity(s result.Severity) string {
-	switch s {
-	case result.Critical, result.High:
-		return "ERROR"
-	case result.Medium:
-		return "WARNING"
-	}
-	return "INFO"
+// rdSeverity is a finding's reviewdog severity (levelOf).
+func rdSeverity(s, failOn result.Severity) string {
+	return [...]string{levelNote: "INFO", levelWarning: "WARNING", levelError: "ERROR"}[levelOf(s, failOn)]
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 )
 
 // WriteReplayJSON writes a recorded run as one line of JSON, compact and
@@ -89,6 +90,14 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, figs *r
 			}
 		}
 	}
+	// A unit's steps are numbered in the run and, within the unit, from 1.
+	ofUnit, counted := map[int]int{}, map[int]int{}
+	for _, s := range r.Steps {
+		if s.Unit > 0 {
+			counted[s.Unit]++
+			ofUnit[s.N] = counted[s.Unit]
+		}
+	}
 	found := false
 	for _, s := range steps {
 		if step > 0 && s.N != step {
@@ -97,7 +106,10 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, figs *r
 		found = true
 		b.WriteString("\n")
 		f, ok := fig[s.N]
-		writeStep(&b, c, s, f, ok, step > 0)
+		writeStep(&b, c, s, ofUnit[s.N], f, ok, step > 0)
+	}
+	if step == 0 {
+		writeResult(&b, r)
 	}
 	if step > 0 && !found {
 		if len(r.Steps) == 0 {
@@ -109,15 +121,76 @@ func WriteReplay(w io.Writer, r *record.Replay, c *conversation.Counter, figs *r
 	return err
 }
 
+// writeResult renders the result the run recorded, if it did: the
+// findings as reported, each with where the model was shown its lines,
+// then those held back or left out with the reason.
+func writeResult(b *strings.Builder, r *record.Replay) {
+	res := recordedResult(r)
+	if res == nil {
+		return
+	}
+	fmt.Fprintf(b, "\n━━ result · %s reported", text.Plural(len(res.Findings), "finding"))
+	if res.Held != "" {
+		fmt.Fprintf(b, "; %s", res.Held)
+	}
+	b.WriteString(" ━━\n")
+	each := func(f result.Finding, reason string) {
+		grounded := "grounded"
+		if !f.Grounded {
+			grounded = "not grounded"
+		}
+		fmt.Fprintf(b, "  [%s] %s %s · %s\n", f.Severity, f.Location(), text.OneLine(f.Title, 200), grounded)
+		if reason != "" {
+			fmt.Fprintf(b, "     %s\n", text.OneLine(reason, 300))
+		}
+		for _, e := range f.Evidence {
+			fmt.Fprintf(b, "     %s shown in %s\n", e.Lines(), evidenceWhere(e, res))
+		}
+	}
+	for _, f := range res.Findings {
+		each(f, "")
+	}
+	for _, f := range res.Ungrounded {
+		each(f, "not checked against the code it names: "+f.Unshown())
+	}
+	for _, d := range res.Withheld {
+		each(d.Finding, "withheld: "+d.Reason)
+	}
+	for _, d := range res.Dropped {
+		each(d.Finding, "left out: "+d.Reason)
+	}
+}
+
+// evidenceWhere names where evidence was shown: the diff context, or a
+// tool output and the step whose call stored it.
+func evidenceWhere(e result.Evidence, res *pageResult) string {
+	switch {
+	case e.Source == result.SourceDiff && e.Unit > 0:
+		if n, ok := res.Units[e.Unit]; ok {
+			return fmt.Sprintf("the diff context of unit %d, from step %d", e.Unit, n)
+		}
+		return fmt.Sprintf("the diff context of unit %d", e.Unit)
+	case e.Source == result.SourceDiff:
+		return "the diff context"
+	}
+	where := fmt.Sprintf("the output of %s %s", e.Tool, e.Source)
+	if n, ok := res.Stored[e.Source]; ok {
+		where += fmt.Sprintf(", called at step %d", n)
+	}
+	return where
+}
+
 // writeStep renders one step: its events, then each message of the request
-// as sent, then the response.
-func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig record.StepFigures, hasFig, full bool) {
+// as sent, then the response. A unit's step is named by its unit and its
+// number within the unit (nth), a run's other steps by their turn.
+func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, nth int, fig record.StepFigures, hasFig, full bool) {
 	for _, raw := range s.Events {
 		e, err := record.Decode(raw)
 		if err != nil || e.Kind() == record.KindRequest {
 			continue
 		}
 		fmt.Fprintf(b, "  ⟡ event %s: %s\n", e.Kind(), text.OneLine(string(raw), 300))
+		fmt.Fprintf(b, "     that is, %s\n", eventSentence(raw))
 		if p, ok := e.(record.Prune); ok {
 			for _, sc := range p.Scores {
 				fmt.Fprintf(b, "     %s\n", scoreLine(sc))
@@ -127,7 +200,7 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig r
 	names := s.Names()
 	req, err := wire.DecodeRequest(s.Request)
 	if err != nil || len(s.Request) == 0 || string(s.Request) == "null" {
-		fmt.Fprintf(b, "━━ step %d · turn %d · request not recorded%s ━━\n", s.N, s.Turn, took(s))
+		fmt.Fprintf(b, "━━ step %d · %s · request not recorded%s ━━\n", s.N, stepOf(s, nth), took(s))
 		if s.Error != "" {
 			fmt.Fprintf(b, "  error: %s\n", s.Error)
 		}
@@ -149,23 +222,21 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, fig r
 	if choice == "" {
 		choice = "auto"
 	}
-	unit := ""
-	if s.Unit > 0 {
-		unit = fmt.Sprintf("unit %d · ", s.Unit)
-	}
-	fmt.Fprintf(b, "━━ step %d · %sturn %d · %d messages · %d bytes · %s%d tokens · tool_choice %s%s ━━\n",
-		s.N, unit, s.Turn, len(req.Messages), len(s.Request), about, total, text.OneLine(choice, 80), took(s))
+	fmt.Fprintf(b, "━━ step %d · %s · %d messages · %d bytes · %s%d tokens · tool_choice %s%s ━━\n",
+		s.N, stepOf(s, nth), len(req.Messages), len(s.Request), about, total, text.OneLine(choice, 80), took(s))
 	if len(req.Tools) > 0 {
 		fmt.Fprintf(b, "     %-9s %-7s %6s       %5d tok · %s\n", "tools", conversation.Static, "", toolTok, text.Plural(len(req.Tools), "definition"))
 	}
 	for i, m := range msgs {
 		content := m.Content
-		layer, ref := conversation.Layer("?"), ""
+		layer, ref, hunks := conversation.Layer("?"), "", false
 		if i < len(names) {
-			layer, ref = names[i].Layer, names[i].Ref
+			layer, ref, hunks = names[i].Layer, names[i].Ref, names[i].Hunks
 		}
 		kind := ""
 		switch {
+		case hunks:
+			kind = " the unit's hunks (diff context)"
 		case strings.HasPrefix(content, conversation.StubPrefix):
 			kind = " stub"
 			if ref != "" {
@@ -282,4 +353,13 @@ func writeLanes(b *strings.Builder, r *record.Replay, lanes []record.Lane) {
 		}
 		fmt.Fprintf(b, "  unit %d: %s → %s, %s: steps %s\n", l.Unit, seconds(l.Start.Sub(t0)), seconds(l.End.Sub(t0)), seconds(l.End.Sub(l.Start)), strings.Join(ns, ", "))
 	}
+}
+
+// stepOf names where a step stands: its unit and its step within the
+// unit, or, outside units, its turn.
+func stepOf(s record.Step, nth int) string {
+	if s.Unit > 0 && nth > 0 {
+		return fmt.Sprintf("unit %d · step %d", s.Unit, nth)
+	}
+	return fmt.Sprintf("turn %d", s.Turn)
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"net/url"
@@ -114,11 +115,19 @@ type (
 		Level               string            `json:"level"`
 		Message             sarifText         `json:"message"`
 		Locations           []sarifLocation   `json:"locations"`
+		RelatedLocations    []sarifRelated    `json:"relatedLocations,omitempty"`
 		PartialFingerprints map[string]string `json:"partialFingerprints"`
 		Properties          sarifResultProps  `json:"properties"`
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	}
+	// sarifRelated is a run of lines the model was shown of what the
+	// finding cites: its evidence.
+	sarifRelated struct {
+		ID               int           `json:"id"`
+		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+		Message          sarifText     `json:"message"`
 	}
 	sarifPhysical struct {
 		ArtifactLocation sarifArtifact `json:"artifactLocation"`
@@ -139,6 +148,9 @@ type (
 		// because code scanning requires a start line.
 		FileLevel bool   `json:"fileLevel,omitempty"`
 		Note      string `json:"note,omitempty"`
+		// Grounded is set when every line the finding cites was shown
+		// to the model; its relatedLocations say where.
+		Grounded bool `json:"grounded"`
 	}
 	sarifRunProperties struct {
 		RunID     string          `json:"runId"`
@@ -157,6 +169,40 @@ type (
 		Replay           string   `json:"replay"`
 	}
 )
+
+// sarifEvidence is a finding's evidence as related locations, each
+// saying where the model was shown the lines.
+func sarifEvidence(f result.Finding) []sarifRelated {
+	var out []sarifRelated
+	for i, e := range f.Evidence {
+		region := sarifRegion{StartLine: e.StartLine}
+		if e.EndLine > e.StartLine {
+			region.EndLine = e.EndLine
+		}
+		out = append(out, sarifRelated{
+			ID: i + 1,
+			PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: artifactURI(e.Path), URIBaseID: srcRoot},
+				Region:           region,
+			},
+			Message: sarifText{Text: evidenceText(e)},
+		})
+	}
+	return out
+}
+
+// evidenceText says where the model was shown a finding's lines.
+func evidenceText(e result.Evidence) string {
+	switch {
+	case e.Source == result.SourceDiff && e.Unit > 0:
+		return fmt.Sprintf("shown to the model in the diff context of unit %d", e.Unit)
+	case e.Source == result.SourceDiff:
+		return "shown to the model in the diff context"
+	case e.Tool != "":
+		return fmt.Sprintf("shown to the model in the output of %s, stored as %s (review memory show %s)", e.Tool, e.Source, e.Source)
+	}
+	return fmt.Sprintf("shown to the model in tool output %s (review memory show %s)", e.Source, e.Source)
+}
 
 // writeSARIF writes the result as a SARIF 2.1.0 log that GitHub code
 // scanning accepts: one rule per finding category, one result per finding
@@ -200,8 +246,9 @@ func writeSARIF(w io.Writer, r *result.Result, version string) error {
 			// primaryLocationLineHash is the one code scanning matches
 			// alerts by; ours is stable across edits of other lines.
 			PartialFingerprints: map[string]string{fingerprintKey: f.Fingerprint(), "primaryLocationLineHash": f.Fingerprint()},
+			RelatedLocations:    sarifEvidence(f),
 			Properties: sarifResultProps{
-				Severity: f.Severity, RunID: r.RunID, FileLevel: f.Line <= 0, Note: f.Note,
+				Severity: f.Severity, RunID: r.RunID, FileLevel: f.Line <= 0, Note: f.Note, Grounded: f.Grounded,
 			},
 		})
 	}
@@ -346,18 +393,9 @@ func securitySeverity(fs []result.Finding, failOn result.Severity) string {
 	return score[best]
 }
 
-// sarifLevel maps a severity to a SARIF level. Code scanning fails its
-// check on errors, so only findings at or above --fail-on are errors:
-// with no --fail-on, no result fails the check.
+// sarifLevel is a finding's SARIF level (levelOf).
 func sarifLevel(s, failOn result.Severity) string {
-	if failOn != "" && s.Rank() >= failOn.Rank() && s.Rank() > 0 {
-		return "error"
-	}
-	switch s {
-	case result.Critical, result.High, result.Medium:
-		return "warning"
-	}
-	return "note"
+	return [...]string{levelNote: "note", levelWarning: "warning", levelError: "error"}[levelOf(s, failOn)]
 }
 
 // artifactURI turns a repository-relative path into a relative URI

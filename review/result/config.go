@@ -85,6 +85,12 @@ type Config struct {
 	WindowUnknown bool
 	// ReserveSet is set when the answer reserve was given.
 	ReserveSet bool
+	// Quiet is which findings the review shows: ungrounded ones, the
+	// least severity, how many at most.
+	Quiet Quiet
+	// Verify has one more request per unit, after it submits, check its
+	// findings against their evidence and drop the ones it rejects.
+	Verify bool
 	// WindowFrom names what set the context window ("--context-window",
 	// "context_window in .review.yaml:3"); "" for the model table's or
 	// the guess.

@@ -1,5 +1,7 @@
 // Package result is the review's result, which every output and host
-// formats: findings and their severity, the findings left out and why,
+// formats: findings, their severity and their evidence (where the model
+// was shown the lines they cite, and whether it was shown all of them),
+// the findings left out, held back or withheld and why (Quiet),
 // the result of a review (revisions, summary, usage, cost, failed units,
 // the files not reviewed and their reasons), the answer to a follow-up
 // question, the dry run's view of the first request, and the

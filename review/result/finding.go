@@ -56,6 +56,54 @@ type Finding struct {
 	Replacement *string `json:"replacement,omitempty"`
 	// Note says how the finding was adjusted against the diff, if it was.
 	Note string `json:"note,omitempty"`
+	// Evidence is where the model was shown the lines the finding cites
+	// (Line to EndLine at head, as it reported them): the diff context or
+	// stored tool outputs, by ref.
+	Evidence []Evidence `json:"evidence"`
+	// Grounded is set when every line the finding cites was shown to the
+	// model (for a finding on a file, some of the file was): a finding on
+	// code the model never read is a guess.
+	Grounded bool `json:"grounded"`
+}
+
+// Evidence is a run of lines of a file, at head, that the model was shown,
+// and where.
+type Evidence struct {
+	// Source is "diff" for the diff context (the static layer or a unit's
+	// hunks), else the ref of the stored tool output that held the lines.
+	Source string `json:"source"`
+	// Tool names the tool whose output it was; empty for the diff.
+	Tool string `json:"tool,omitempty"`
+	// Unit is the unit whose hunks showed the lines, for a review in
+	// units; 0 for the static diff context and for tool outputs.
+	Unit      int    `json:"unit,omitempty"`
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	// Text is the lines as the model was shown them, numbered. Only the
+	// result a run records for its replay holds it; outputs name the
+	// source instead.
+	Text []string `json:"text,omitempty"`
+}
+
+// SourceDiff is the Source of evidence from the diff context.
+const SourceDiff = "diff"
+
+// Lines is the evidence's lines as path:start-end.
+func (e Evidence) Lines() string {
+	if e.EndLine > e.StartLine {
+		return fmt.Sprintf("%s:%d-%d", text.QuotePath(e.Path), e.StartLine, e.EndLine)
+	}
+	return fmt.Sprintf("%s:%d", text.QuotePath(e.Path), e.StartLine)
+}
+
+// Cites returns the lines a finding cites: Line to EndLine, or nothing
+// for a finding on the whole file.
+func (f Finding) Cites() (start, end int) {
+	if f.Line <= 0 {
+		return 0, 0
+	}
+	return f.Line, max(f.EndLine, f.Line)
 }
 
 // findingJSON is Finding as JSON shows it, without the methods that would
@@ -68,6 +116,11 @@ type findingJSON Finding
 func (f Finding) MarshalJSON() ([]byte, error) {
 	j := findingJSON(f)
 	j.Path = text.JSONPath(f.Path)
+	j.Evidence = make([]Evidence, len(f.Evidence))
+	for i, e := range f.Evidence {
+		e.Path = text.JSONPath(e.Path)
+		j.Evidence[i] = e
+	}
 	return json.Marshal(j)
 }
 
@@ -79,6 +132,9 @@ func (f *Finding) UnmarshalJSON(b []byte) error {
 	}
 	*f = Finding(j)
 	f.Path = text.PathFromJSON(j.Path)
+	for i := range f.Evidence {
+		f.Evidence[i].Path = text.PathFromJSON(f.Evidence[i].Path)
+	}
 	return nil
 }
 

@@ -69,6 +69,14 @@ type Result struct {
 	Summary  string    `json:"summary"`
 	Findings []Finding `json:"findings"`
 	Dropped  []Dropped `json:"dropped,omitempty"`
+	// Ungrounded are findings that cite lines the model was never shown,
+	// held out of inline comments, annotations and the gate and listed in
+	// the summary as not checked against the code they name (Quiet).
+	Ungrounded []Finding `json:"ungrounded,omitempty"`
+	// Withheld are findings held back by the minimum severity or the
+	// most findings shown, with the reason: not printed, posted,
+	// annotated or gated on.
+	Withheld []Dropped `json:"withheld,omitempty"`
 	Usage    RunUsage  `json:"usage"`
 	Steps    int       `json:"steps"`
 	// Submitted is false when the model never called submit_review and its
@@ -95,6 +103,13 @@ type Result struct {
 	// State is the review's state for its head commit: complete,
 	// partial, skipped or failed (see State).
 	State string `json:"state,omitempty"`
+	// Suppressed are findings this review made that are not posted nor
+	// counted, with why: a person dismissed them on the pull or merge
+	// request before, or an earlier review posted them in other words.
+	Suppressed []Dropped `json:"suppressed,omitempty"`
+	// Ledger is what became of every finding posted on the pull or
+	// merge request, this review's included, when posting.
+	Ledger []LedgerEntry `json:"ledger,omitempty"`
 }
 
 // NothingToReview is the result of a review of a diff with no changes:
@@ -134,6 +149,12 @@ type Answer struct {
 	// Findings are new findings, if the model submitted a review this turn.
 	Findings []Finding `json:"findings"`
 	Dropped  []Dropped `json:"dropped,omitempty"`
+	// Known are findings of this turn that the review already reported:
+	// not new.
+	Known []Finding `json:"already_reported,omitempty"`
+	// Ungrounded and Withheld are as a Result's.
+	Ungrounded []Finding `json:"ungrounded,omitempty"`
+	Withheld   []Dropped `json:"withheld,omitempty"`
 	// Usage is this turn's; RunUsage the whole run's so far.
 	Usage    RunUsage `json:"usage"`
 	RunUsage RunUsage `json:"run_usage"`

@@ -55,7 +55,8 @@ type GitLab struct {
 	seq      int
 	nextID   int64
 	mrs      map[string]*glMR
-	redirect string // the other host's URL, for GET .../versions
+	awards   map[string][]map[string]any // award emoji by note ID
+	redirect string                      // the other host's URL, for GET .../versions
 	limited  bool
 	lost     bool
 }
@@ -153,7 +154,7 @@ func (g *GitLab) route(w http.ResponseWriter, r *http.Request) {
 		glJSON(w, http.StatusUnauthorized, map[string]string{"message": "401 Unauthorized"})
 		return
 	}
-	if r.Method != http.MethodGet && r.Header.Get("Content-Type") != "application/json" {
+	if r.Method != http.MethodGet && r.ContentLength != 0 && r.Header.Get("Content-Type") != "application/json" {
 		glJSON(w, http.StatusUnsupportedMediaType, map[string]string{"message": "415 Unsupported Media Type"})
 		return
 	}
@@ -172,6 +173,9 @@ func (g *GitLab) route(w http.ResponseWriter, r *http.Request) {
 	project, _ := url.PathUnescape(m[1])
 	mr := g.mr(project + "!" + m[2])
 	rest := m[3]
+	if g.routeLedger(w, r, mr, rest) || g.routeThreads(w, r, mr, rest) {
+		return
+	}
 	switch {
 	case rest == "" && r.Method == http.MethodGet:
 		glJSON(w, http.StatusOK, map[string]any{"iid": m[2], "web_url": fmt.Sprintf("https://gitlab.example/%s/-/merge_requests/%s", project, m[2])})
@@ -187,10 +191,6 @@ func (g *GitLab) route(w http.ResponseWriter, r *http.Request) {
 		g.postNote(w, r, mr)
 	case rest == "/discussions" && r.Method == http.MethodPost:
 		g.postDiscussion(w, r, mr)
-	case glDiscussionPath.MatchString(rest) && r.Method == http.MethodGet:
-		g.getDiscussion(w, mr, glDiscussionPath.FindStringSubmatch(rest)[1])
-	case glReplyPath.MatchString(rest) && r.Method == http.MethodPost:
-		g.postReply(w, r, mr, glReplyPath.FindStringSubmatch(rest)[1])
 	case glNotePath.MatchString(rest) && r.Method == http.MethodPut:
 		g.putNote(w, r, mr, glNotePath.FindStringSubmatch(rest)[1])
 	default:
@@ -314,6 +314,42 @@ func (g *GitLab) putNote(w http.ResponseWriter, r *http.Request, mr *glMR, id st
 	glJSON(w, http.StatusNotFound, map[string]string{"message": "404 Note Not Found"})
 }
 
+// glPosition is a discussion's position on a version of the merge request.
+type glPosition struct {
+	PositionType string `json:"position_type"`
+	BaseSHA      string `json:"base_sha"`
+	StartSHA     string `json:"start_sha"`
+	HeadSHA      string `json:"head_sha"`
+	NewPath      string `json:"new_path"`
+	OldPath      string `json:"old_path"`
+	NewLine      int    `json:"new_line"`
+	OldLine      int    `json:"old_line"`
+}
+
+// discussionProblem is what GitLab would refuse a new discussion for, ""
+// when nothing.
+func (g *GitLab) discussionProblem(body *string, p *glPosition) string {
+	onVersion := false
+	for _, v := range g.Versions {
+		onVersion = onVersion || p != nil && p.BaseSHA == v.BaseCommitSHA && p.StartSHA == v.StartCommitSHA && p.HeadSHA == v.HeadCommitSHA
+	}
+	switch {
+	case body == nil || *body == "":
+		return "body is missing"
+	case p == nil:
+		return "position is missing"
+	case p.PositionType != "text":
+		return "position_type is not text"
+	case !onVersion:
+		return "the position's SHAs are not those of a version of the merge request"
+	case p.NewPath == "" || p.OldPath == "":
+		return "new_path and old_path are required"
+	case p.NewLine < 0 || p.OldLine < 0 || p.NewLine == 0 && p.OldLine == 0:
+		return "line_code can't be blank"
+	}
+	return ""
+}
+
 // postDiscussion accepts a discussion with a text position on a version
 // of the merge request: its three SHAs, both paths, and a new line (added or context)
 // or an old one (deleted or context).
@@ -329,43 +365,15 @@ func (g *GitLab) postDiscussion(w http.ResponseWriter, r *http.Request, mr *glMR
 		return
 	}
 	var in struct {
-		Body     *string `json:"body"`
-		Position *struct {
-			PositionType string `json:"position_type"`
-			BaseSHA      string `json:"base_sha"`
-			StartSHA     string `json:"start_sha"`
-			HeadSHA      string `json:"head_sha"`
-			NewPath      string `json:"new_path"`
-			OldPath      string `json:"old_path"`
-			NewLine      int    `json:"new_line"`
-			OldLine      int    `json:"old_line"`
-		} `json:"position"`
+		Body     *string     `json:"body"`
+		Position *glPosition `json:"position"`
 	}
 	if !glDecode(w, r, &in) {
 		return
 	}
 	p := in.Position
-	onVersion := false
-	for _, v := range g.Versions {
-		onVersion = onVersion || p != nil && p.BaseSHA == v.BaseCommitSHA && p.StartSHA == v.StartCommitSHA && p.HeadSHA == v.HeadCommitSHA
-	}
-	var problems []string
-	switch {
-	case in.Body == nil || *in.Body == "":
-		problems = append(problems, "body is missing")
-	case p == nil:
-		problems = append(problems, "position is missing")
-	case p.PositionType != "text":
-		problems = append(problems, "position_type is not text")
-	case !onVersion:
-		problems = append(problems, "the position's SHAs are not those of a version of the merge request")
-	case p.NewPath == "" || p.OldPath == "":
-		problems = append(problems, "new_path and old_path are required")
-	case p.NewLine < 0 || p.OldLine < 0 || p.NewLine == 0 && p.OldLine == 0:
-		problems = append(problems, "line_code can't be blank")
-	}
-	if len(problems) > 0 {
-		glJSON(w, http.StatusBadRequest, map[string]any{"message": "400 Bad request - Note {:line_code=>[\"" + strings.Join(problems, "; ") + "\"]}"})
+	if problem := g.discussionProblem(in.Body, p); problem != "" {
+		glJSON(w, http.StatusBadRequest, map[string]any{"message": "400 Bad request - Note {:line_code=>[\"" + problem + "\"]}"})
 		return
 	}
 	pos := map[string]any{"position_type": "text", "base_sha": p.BaseSHA, "start_sha": p.StartSHA, "head_sha": p.HeadSHA, "new_path": p.NewPath, "old_path": p.OldPath}

@@ -119,3 +119,17 @@ func (g *GitLab) Discussions(project string, iid int) []string {
 	}
 	return ids
 }
+
+// routeThreads answers GET .../discussions/:id and POST
+// .../discussions/:id/notes of a merge request.
+func (g *GitLab) routeThreads(w http.ResponseWriter, r *http.Request, mr *glMR, rest string) bool {
+	switch {
+	case glDiscussionPath.MatchString(rest) && r.Method == http.MethodGet:
+		g.getDiscussion(w, mr, glDiscussionPath.FindStringSubmatch(rest)[1])
+	case glReplyPath.MatchString(rest) && r.Method == http.MethodPost:
+		g.postReply(w, r, mr, glReplyPath.FindStringSubmatch(rest)[1])
+	default:
+		return false
+	}
+	return true
+}

@@ -94,6 +94,7 @@
 
   function findings() {
     var ul = document.getElementById('findings');
+    if (D.result) { result(ul); return; }
     if (!D.findings.length) { add(ul, el('li', '', 'No findings were submitted.')); return; }
     D.findings.forEach(function (f) {
       var li = add(ul, el('li', 'finding'));
@@ -105,6 +106,73 @@
       li.appendChild(document.createTextNode(' · submitted at '));
       li.appendChild(stepLink(f.step));
       if (f.body) add(li, el('div', 'sub', f.body));
+    });
+  }
+
+  // The result the run's outputs showed: its summary, the findings as
+  // reported (merged, held back as configured), each with the code lines
+  // the model was shown of it and where, then those held back or left
+  // out with their reasons, and the files not reviewed.
+  function location(f) {
+    return f.path + (f.line ? ':' + f.line + (f.end_line > f.line ? '-' + f.end_line : '') : '');
+  }
+  function evidence(li, f) {
+    if (!f.evidence || !f.evidence.length) {
+      add(li, el('div', 'sub', 'The model was never shown the lines this finding cites.'));
+      return;
+    }
+    f.evidence.forEach(function (e) {
+      var d = add(li, el('div', 'sub'));
+      d.appendChild(document.createTextNode((e.end_line > e.start_line ? 'Lines ' + e.start_line + '-' + e.end_line : 'Line ' + e.start_line) + ' shown in '));
+      if (e.source === 'diff') {
+        d.appendChild(document.createTextNode(e.unit ? 'the diff context of unit ' + e.unit : 'the diff context'));
+        var first = e.unit ? (D.result.units || {})[e.unit] : 0;
+        if (first) { d.appendChild(document.createTextNode(', from ')); d.appendChild(stepLink(first)); }
+      } else {
+        d.appendChild(document.createTextNode('the output of ' + (e.tool || 'a tool') + ' '));
+        add(d, el('code', '', e.source));
+        var n = D.result.stored[e.source];
+        if (n) { d.appendChild(document.createTextNode(', called at ')); d.appendChild(stepLink(n)); }
+      }
+      if (e.text && e.text.length) add(li, el('pre', 'evidence', e.text.join('\n')));
+    });
+  }
+  function finding(ul, f, reason) {
+    var li = add(ul, el('li', 'finding'));
+    add(li, el('span', 'sev sev-' + String(f.severity).replace(/[^a-z]/g, ''), f.severity));
+    add(li, el('code', '', location(f)));
+    li.appendChild(document.createTextNode(' '));
+    add(li, el('strong', '', f.title));
+    li.appendChild(document.createTextNode(f.grounded ? ' · grounded' : ' · not grounded'));
+    if (reason) add(li, el('div', 'sub', reason));
+    if (f.body) add(li, el('div', 'sub', f.body));
+    if (f.note) add(li, el('div', 'sub', f.note));
+    evidence(li, f);
+    return li;
+  }
+  function result(ul) {
+    var r = D.result;
+    var sec = ul.parentNode;
+    var head = el('div');
+    sec.insertBefore(head, ul);
+    add(head, el('p', '', r.summary || '(no summary)'));
+    if (!r.submitted) add(head, el('p', 'sub', 'The model did not submit a structured review; its last message is the summary.'));
+    add(head, el('p', 'sub', plural(r.findings.length, 'finding') + ' reported' + (r.held ? '; ' + r.held : '') + '.'));
+    if (!r.findings.length) add(ul, el('li', '', 'No findings.'));
+    r.findings.forEach(function (f) { finding(ul, f, ''); });
+    function list(title, items, each) {
+      if (!items.length) return;
+      add(sec, el('h3', '', title + ' (' + items.length + ')'));
+      var l = add(sec, el('ul'));
+      items.forEach(function (x) { each(l, x); });
+    }
+    list('Not checked against the code it names', r.ungrounded, function (l, f) { finding(l, f, ''); });
+    list('Withheld', r.withheld, function (l, d) { finding(l, d.finding, d.reason); });
+    list('Left out', r.dropped, function (l, d) { finding(l, d.finding, d.reason); });
+    list('Files not reviewed', r.not_reviewed, function (l, n) {
+      var li = add(l, el('li'));
+      add(li, el('code', '', n.path));
+      li.appendChild(document.createTextNode(' · ' + n.hunks_not_reviewed + ' of ' + n.hunks + ' hunks · ' + n.reason));
     });
   }
 
@@ -131,9 +199,9 @@
     var maxT = 1, maxN = 0;
     steps.forEach(function (s) { maxT = Math.max(maxT, s.tokens); maxN = Math.max(maxN, s.naive); });
     var win = D.efficiency ? D.efficiency.context_window : 0;
-    // The naive transcript is drawn behind each bar, up to four times
-    // the largest request; past that, an arrow says it goes on.
-    var top = Math.max(maxT, Math.min(maxN, 4 * maxT));
+    // The naive transcript is drawn behind each bar, whole: the
+    // comparison is what the chart is for.
+    var top = Math.max(maxT, maxN);
     var showWin = win > 0 && win <= top * 1.25;
     if (showWin) top = Math.max(top, win);
     var H = 260, padT = 22, padB = 22, padL = 64, gap = 6;
@@ -227,12 +295,19 @@
   var stepEls = {};
   function steps() {
     var box = document.getElementById('steps');
+    // A unit's steps are numbered in the run and, within the unit, from 1.
+    var ofUnit = {}, counted = {};
+    D.steps.forEach(function (s) {
+      if (s.unit) { counted[s.unit] = (counted[s.unit] || 0) + 1; ofUnit[s.n] = counted[s.unit]; }
+    });
     D.steps.forEach(function (s) {
       var d = add(box, el('details', 'step'));
       d.id = 'step-' + s.n;
       d.setAttribute('data-step', s.n);
       var calls = s.resp.calls.map(function (c) { return c.name; }).join(', ');
-      var head = 'Step ' + s.n + (s.unit ? ' · unit ' + s.unit : '') + ' · turn ' + s.turn + ' · ' + plural(s.msgs.length, 'message') + ' · ' + fmt(s.tokens) + ' tokens (naive ' + fmt(s.naive) + ')';
+      var head = 'Step ' + s.n + (s.unit ? ' · unit ' + s.unit + ', its step ' + ofUnit[s.n] : ' · turn ' + s.turn) +
+        (s.choice === 'submit_verdicts' ? ' · verification' : '') + ' · ' + plural(s.msgs.length, 'message') + ' · ' + fmt(s.tokens) + ' tokens by our count' +
+        (s.resp.prompt ? ', ' + fmt(s.resp.prompt) + ' by the server\'s' : '') + ' (naive transcript ' + fmt(s.naive) + ')';
       if (s.took >= 0) head += ' · ' + (s.took / 1000).toFixed(2) + ' s';
       if (s.prunes.length) head += ' · pruned before';
       head += ' → ' + (s.error ? 'error' : calls ? calls : s.resp.text ? 'text' : s.resp.raw ? 'not a completion' : 'no response');
@@ -264,9 +339,11 @@
     });
     add(hr, el('th', '', 'total'));
     add(dr, el('td', '', fmt(s.tokens)));
-    s.prunes.concat(s.events).forEach(function (e) {
-      add(b, el('div', 'sub', 'Event before this request:'));
-      add(b, el('pre', 'event', pretty(e)));
+    s.prunes.concat(s.events).forEach(function (e, i) {
+      add(b, el('div', 'sub', 'Before this request: ' + ((s.said || [])[i] || 'an event.')));
+      var det = add(b, el('details'));
+      add(det, el('summary', '', 'the event as recorded'));
+      add(det, el('pre', 'event', pretty(e)));
     });
     add(b, el('h3', '', 'Request: ' + plural(s.msgs.length, 'message')));
     var list = add(b, el('div', 'msgs'));

@@ -1,4 +1,4 @@
-package main
+package policy
 
 import (
 	"encoding/json"
@@ -11,16 +11,21 @@ import (
 // layers ranks the top-level folders: data flows from lower ranks to
 // higher, and a package imports only folders of a higher rank than its
 // own (or its own folder). Folders of one rank are peers that never import
-// each other. internal/ holds the shared leaves under everything.
+// each other. internal/ holds the shared leaves under everything. The
+// root's end-to-end tests, the action's tests and the repository's
+// policies (internal/policy) are above every layer: tests of the whole,
+// with no code that anything imports (TestLayers checks that).
 var layers = map[string]int{
-	".":            -1,
-	"cmd":          0,
-	"review":       1,
-	"diffctx":      2,
-	"tools":        2,
-	"conversation": 2,
-	"toolmem":      3,
-	"internal":     4,
+	".":               -1,
+	"action":          -1,
+	"internal/policy": -1,
+	"cmd":             0,
+	"review":          1,
+	"diffctx":         2,
+	"tools":           2,
+	"conversation":    2,
+	"toolmem":         3,
+	"internal":        4,
 }
 
 // TestLayers holds the package map of the design: no folder imports a
@@ -46,6 +51,9 @@ func TestLayers(t *testing.T) {
 		if rest == "" {
 			return ".", true
 		}
+		if rest == "internal/policy" {
+			return rest, true
+		}
 		top, _, _ := strings.Cut(rest, "/")
 		return top, true
 	}
@@ -60,6 +68,9 @@ func TestLayers(t *testing.T) {
 			t.Fatal(err)
 		}
 		from, _ := folder(p.ImportPath)
+		if layers[from] == -1 && from != "." && len(p.Imports) > 0 {
+			t.Errorf("%s imports %s: a folder of tests above the layers has no code", p.ImportPath, strings.Join(p.Imports, ", "))
+		}
 		for _, imp := range append(append(append([]string(nil), p.Imports...), p.TestImports...), p.XTestImports...) {
 			if ancestor(p.ImportPath, imp) && !helps(p.ImportPath, imp) {
 				t.Errorf("%s imports %s: a package may not import a folder that contains it", p.ImportPath, imp)
