@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/reviewdev/review/review/result/resulttest"
+	"github.com/reviewdev/review/review/resulttest"
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/result"

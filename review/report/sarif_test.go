@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review/result/resulttest"
+	"github.com/reviewdev/review/review/resulttest"
 
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
