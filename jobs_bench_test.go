@@ -140,10 +140,15 @@ func BenchmarkProcessPeer(b *testing.B) {
 		name         string
 		files, lines int
 		window       string
+		// slots, when set, is what the server says it serves at once
+		// (llama.cpp's /props total_slots); the run then takes its
+		// default --jobs from it instead of jobs.
+		slots int
 	}{
-		{"12x60/16k", 12, 60, "16000"},
-		{"40x300/32k", 40, 300, "32000"},
-		{"40x300/128k", 40, 300, "128000"},
+		{"12x60/16k", 12, 60, "16000", 0},
+		{"40x300/32k", 40, 300, "32000", 0},
+		{"40x300/128k", 40, 300, "128000", 0},
+		{"40x300/32k/slots16", 40, 300, "32000", 16},
 	}
 	for _, c := range changes {
 		b.Run(c.name, func(b *testing.B) {
@@ -151,8 +156,13 @@ func BenchmarkProcessPeer(b *testing.B) {
 			env := benchEnv(b)
 			dir := newFilesChange(b, c.files, c.lines)
 			bin := reviewBinary(b)
-			args := []string{"--base", "main", "--format", "json", "--max-steps", "1", "--jobs", jobs,
+			args := []string{"--base", "main", "--format", "json", "--max-steps", "1",
 				"--model", "gpt-4o", "--context-window", c.window}
+			if c.slots > 0 {
+				script.Props = json.RawMessage(fmt.Sprintf(`{"total_slots": %d}`, c.slots))
+			} else {
+				args = append(args, "--jobs", jobs)
+			}
 			var walls []time.Duration
 			var requests, bytes, waits, units int
 			b.ResetTimer()
