@@ -240,116 +240,144 @@ const packAhead = 64
 // the units, the first file it did not reach and the tokens of the file
 // it stopped inside that it did not pack.
 func (p *packer) pack(room, limit int) (units []Unit, next, rest int) {
-	var cur unitBuilder
-	var dirs []string // the directories of cur's files
 	p.used = make([]bool, len(p.items))
-	full := func() bool { return limit > 0 && len(units) >= limit }
-	closeUnit := func() {
-		if len(cur.parts) == 0 {
-			return
-		}
-		parts, texts, more := merge(inFileOrder(cur.parts, cur.texts, cur.more))
-		u := Unit{Parts: parts}
-		u.Markdown = renderParts(p.byPath, parts, texts, more)
-		u.Tokens = p.c.Count(u.Markdown)
-		units = append(units, u)
-		cur, dirs = unitBuilder{}, nil
-	}
-	// whole is the count of file i packed whole, with its heading.
-	whole := func(i int) int {
-		n := p.headCost(p.items[i].f)
-		for _, pc := range p.pieces(i) {
-			n += pc.cost
-		}
-		return n
-	}
-	addWhole := func(i int) {
-		f := p.items[i].f
-		cur.used += p.headCost(f)
-		for _, pc := range p.pieces(i) {
-			cur.add(pc)
-		}
-		p.used[i] = true
-		if d := dirOf(f.Path); !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
-		}
-	}
-	// fill packs into cur the files after i that fit its room whole:
-	// those of its directories first.
-	fill := func(i int) {
-		for _, sameDir := range []bool{true, false} {
-			for j := i + 1; j < min(len(p.items), i+1+packAhead); j++ {
-				if p.used[j] || len(cur.parts) == 0 || cur.used >= room {
-					continue
-				}
-				if sameDir != slices.Contains(dirs, dirOf(p.items[j].f.Path)) {
-					continue
-				}
-				if w := whole(j); w <= room && cur.used+w <= room {
-					addWhole(j)
-				}
-			}
-		}
-	}
+	r := &packRun{packer: p, room: room, limit: limit}
 	for i := range p.items {
 		if p.used[i] {
 			continue
 		}
-		if full() {
-			return units, i, 0
+		if r.full() {
+			return r.units, i, 0
 		}
-		f := p.items[i].f
-		pieces := p.pieces(i)
-		head := p.headCost(f)
-		w := whole(i)
-		if w <= room {
-			if cur.used+w > room {
-				fill(i)
-				closeUnit()
-				if full() {
-					return units, i, 0
-				}
+		w := r.whole(i)
+		if w > room {
+			if next, rest, stop := r.cutFile(i, w); stop {
+				return r.units, next, rest
 			}
-			addWhole(i)
 			continue
 		}
-		// The file is larger than a unit: units of its own, cut between
-		// hunks taken by priority, and inside hunks too large for a unit.
-		if w > p.cutTokens {
-			p.cut, p.cutTokens = f.Path, w
-		}
-		fill(i)
-		closeUnit()
-		if full() {
-			return units, i, 0
-		}
-		p.used[i] = true
-		ordered := slices.Clone(pieces)
-		slices.SortStableFunc(ordered, func(a, b piece) int { return cmp.Compare(a.rank, b.rank) })
-		left := w - head
-		for _, pc := range ordered {
-			for _, s := range p.slices(pc, room-head) {
-				if len(cur.parts) > 0 && cur.used+s.cost > room {
-					closeUnit()
-				}
-				if full() {
-					// The file is cut here; the rest of it is left.
-					return units, i + 1, left
-				}
-				left -= s.cost
-				if len(cur.parts) == 0 {
-					cur.used = head
-				}
-				cur.add(s)
+		if r.cur.used+w > room {
+			r.fill(i)
+			r.closeUnit()
+			if r.full() {
+				return r.units, i, 0
 			}
 		}
-		// Its last unit may take the next files, as far as they fit.
-		if d := dirOf(f.Path); !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
+		r.addWhole(i)
+	}
+	r.closeUnit()
+	return r.units, len(p.items), 0
+}
+
+// packRun is one pack: the units closed so far and the one being filled.
+type packRun struct {
+	*packer
+	room, limit int
+	units       []Unit
+	cur         unitBuilder
+	dirs        []string // the directories of cur's files
+}
+
+// full reports whether the run has its limit of units.
+func (r *packRun) full() bool { return r.limit > 0 && len(r.units) >= r.limit }
+
+// closeUnit renders the unit being filled, if it holds anything, and
+// starts the next.
+func (r *packRun) closeUnit() {
+	if len(r.cur.parts) == 0 {
+		return
+	}
+	parts, texts, more := merge(inFileOrder(r.cur.parts, r.cur.texts, r.cur.more))
+	u := Unit{Parts: parts}
+	u.Markdown = renderParts(r.byPath, parts, texts, more)
+	u.Tokens = r.c.Count(u.Markdown)
+	r.units = append(r.units, u)
+	r.cur, r.dirs = unitBuilder{}, nil
+}
+
+// whole is the count of file i packed whole, with its heading.
+func (r *packRun) whole(i int) int {
+	n := r.headCost(r.items[i].f)
+	for _, pc := range r.pieces(i) {
+		n += pc.cost
+	}
+	return n
+}
+
+// addWhole packs file i whole into the unit being filled.
+func (r *packRun) addWhole(i int) {
+	f := r.items[i].f
+	r.cur.used += r.headCost(f)
+	for _, pc := range r.pieces(i) {
+		r.cur.add(pc)
+	}
+	r.used[i] = true
+	r.addDir(f.Path)
+}
+
+// addDir notes the directory of path among the unit's.
+func (r *packRun) addDir(path string) {
+	if d := dirOf(path); !slices.Contains(r.dirs, d) {
+		r.dirs = append(r.dirs, d)
+	}
+}
+
+// fill packs into the unit being filled the files after i that fit its
+// room whole: those of its directories first.
+func (r *packRun) fill(i int) {
+	for _, sameDir := range []bool{true, false} {
+		for j := i + 1; j < min(len(r.items), i+1+packAhead); j++ {
+			if r.used[j] || len(r.cur.parts) == 0 || r.cur.used >= r.room {
+				continue
+			}
+			if sameDir != slices.Contains(r.dirs, dirOf(r.items[j].f.Path)) {
+				continue
+			}
+			if w := r.whole(j); w <= r.room && r.cur.used+w <= r.room {
+				r.addWhole(j)
+			}
 		}
 	}
-	closeUnit()
-	return units, len(p.items), 0
+}
+
+// cutFile packs file i, of w tokens and larger than a unit, into units of its
+// own, cut between hunks taken by priority, and inside hunks too large
+// for a unit; its last unit stays open for the next files, as far as they
+// fit. When the limit of units stops it, it reports stop with the pack's
+// next file and rest.
+func (r *packRun) cutFile(i, w int) (next, rest int, stop bool) {
+	f := r.items[i].f
+	if w > r.cutTokens {
+		r.packer.cut, r.cutTokens = f.Path, w
+	}
+	r.fill(i)
+	r.closeUnit()
+	if r.full() {
+		return i, 0, true
+	}
+	r.used[i] = true
+	head := r.headCost(f)
+	ordered := slices.Clone(r.pieces(i))
+	slices.SortStableFunc(ordered, func(a, b piece) int { return cmp.Compare(a.rank, b.rank) })
+	left := w - head
+	for _, pc := range ordered {
+		for _, s := range r.slices(pc, r.room-head) {
+			if len(r.cur.parts) > 0 && r.cur.used+s.cost > r.room {
+				r.closeUnit()
+			}
+			if r.full() {
+				// The file is cut here; the rest of it is left.
+				return i + 1, left, true
+			}
+			left -= s.cost
+			if len(r.cur.parts) == 0 {
+				r.cur.used = head
+			}
+			r.cur.add(s)
+		}
+	}
+	r.addDir(f.Path)
+	return 0, 0, false
 }
 
 // dirOf is the directory of a changed path, "" at the root.

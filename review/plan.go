@@ -178,14 +178,50 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 			price, priced = &lp, true
 		}
 	}
-	// A unit is planned only if the caps leave it at least one exploring
-	// request and the final one.
 	reason := ""
 	if len(p.Units) > 0 && p.split.Total > len(p.Units) {
 		reason = p.packedBy
 	}
-	kept, tokens := n, 0
-	for k := range n {
+	kept, over, err := capUnits(caps, b, firsts)
+	if err != nil {
+		return 0, over, err
+	}
+	if over != "" {
+		reason = over
+	}
+	e := p.bound(caps, kept, first, static, reason)
+	if priced {
+		p.price = price
+		e.MaxCost, e.PriceSource = boundCost(&e, caps, price, static, b.AnswerReserve), "list price of "+llm.PricesAsOf
+		if caps.Price != nil {
+			e.PriceSource = "configured"
+		}
+	}
+	if e.TotalUnits > e.Units {
+		e.Whole = p.whole(firsts, e.TotalUnits, static+intro+history, price)
+	}
+	p.Estimate = e
+	p.expect(firsts[:kept])
+	p.guard = &guard{
+		maxRequests: e.MaxRequests, maxTokens: e.MaxPromptTokens, reserve: b.AnswerReserve,
+		preview: previewTokens(b), firsts: firsts[:kept],
+		hard: caps.MaxPromptTokens > 0 || caps.MaxCost > 0,
+	}
+	if caps.MaxCost > 0 {
+		p.guard.maxCost, p.guard.price = caps.MaxCost, caps.Price
+	}
+	return kept, reason, nil
+}
+
+// capUnits is how many of the units whose first requests are firsts the
+// caps keep, and the cap that left the others out ("" when none did). A
+// unit is planned only if the hard caps leave it at least one exploring
+// request and the final one, and the budget keeps the units whose
+// expected tokens fit it, the first always; a first unit the hard caps
+// cannot hold is a CapError.
+func capUnits(caps result.Caps, b conversation.Budget, firsts []int) (int, string, error) {
+	kept, reason, tokens := len(firsts), "", 0
+	for k := range firsts {
 		t := tokens + 2*firsts[k]
 		over := ""
 		switch {
@@ -196,25 +232,30 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 		}
 		if over != "" {
 			if k == 0 {
-				return 0, over, &CapError{Reason: over, First: first, Need: 2 * firsts[0], Cost: capCost(caps, 2*firsts[0], 2, b.AnswerReserve)}
+				return 0, over, &CapError{Reason: over, First: firsts[0], Need: 2 * firsts[0], Cost: capCost(caps, 2*firsts[0], 2, b.AnswerReserve)}
 			}
 			kept, reason = k, over
 			break
 		}
 		tokens = t
 	}
-	// The budget keeps the units whose expected tokens fit it, the first
-	// always.
 	if caps.Budget > 0 {
 		spent := 0
 		for k := range kept {
 			_, t := expected(firsts[k:k+1], b, previewTokens(b))
 			if spent += t; k > 0 && spent > caps.Budget {
-				kept, reason = k, result.ReasonPromptBudget
-				break
+				return k, result.ReasonPromptBudget, nil
 			}
 		}
 	}
+	return kept, reason, nil
+}
+
+// bound is the plan's estimate for kept units before pricing: the
+// requests and prompt tokens they may take at most, within the token cap.
+// boundCost prices it.
+func (p *Plan) bound(caps result.Caps, kept, first, static int, reason string) result.Estimate {
+	b := p.Budget
 	steps := b.MaxSteps + finalRequests
 	e := result.Estimate{
 		Units: kept, TotalUnits: max(kept, 1), MinRequests: kept, MaxRequests: kept * steps,
@@ -234,51 +275,42 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 	if caps.MaxPromptTokens > 0 && static > 0 {
 		e.MaxRequests = max(e.MinRequests, min(e.MaxRequests, caps.MaxPromptTokens/static))
 	}
-	if priced {
-		c := requestCost(*price, e.MaxPromptTokens, e.MaxRequests, b.AnswerReserve)
-		if caps.MaxCost > 0 {
-			c = min(c, caps.MaxCost)
-			// The tokens the cost cap can buy, at most, and so the
-			// requests.
-			e.MaxPromptTokens = min(e.MaxPromptTokens, int(caps.MaxCost/price.Prompt*1e6))
-			if static > 0 {
-				e.MaxRequests = max(e.MinRequests, min(e.MaxRequests, e.MaxPromptTokens/static))
-			}
-		}
-		e.MaxCost = &c
-		p.price = price
-		e.PriceSource = "list price of " + llm.PricesAsOf
-		if caps.Price != nil {
-			e.PriceSource = "configured"
-		}
-	}
-	if e.TotalUnits > e.Units {
-		// The whole change: the units packed as planned, those past
-		// them as full as a unit gets.
-		w := result.Whole{Units: e.TotalUnits}
-		w.Requests, w.PromptTokens = expected(firsts, b, previewTokens(b))
-		if more := e.TotalUnits - n; more > 0 && p.split != nil {
-			r, t := expected([]int{min(b.Input(), static+intro+p.split.Budget+history)}, b, previewTokens(b))
-			w.Requests += more * r
-			w.PromptTokens += more * t
-		}
-		if priced {
-			c := price.Cost(w.PromptTokens, 0, w.Requests*expectedAnswerTokens)
-			w.Cost = &c
-		}
-		e.Whole = &w
-	}
-	p.Estimate = e
-	p.expect(firsts[:kept])
-	p.guard = &guard{
-		maxRequests: e.MaxRequests, maxTokens: e.MaxPromptTokens, reserve: b.AnswerReserve,
-		preview: previewTokens(b), firsts: firsts[:kept],
-		hard: caps.MaxPromptTokens > 0 || caps.MaxCost > 0,
-	}
+	return e
+}
+
+// boundCost is the most e may cost at price, each answer as long as the
+// reserve, within the cost cap, which also bounds e's prompt tokens and
+// so its requests.
+func boundCost(e *result.Estimate, caps result.Caps, price *llm.Price, static, reserve int) *float64 {
+	c := requestCost(*price, e.MaxPromptTokens, e.MaxRequests, reserve)
 	if caps.MaxCost > 0 {
-		p.guard.maxCost, p.guard.price = caps.MaxCost, caps.Price
+		c = min(c, caps.MaxCost)
+		// The tokens the cost cap can buy, at most, and so the requests.
+		e.MaxPromptTokens = min(e.MaxPromptTokens, int(caps.MaxCost/price.Prompt*1e6))
+		if static > 0 {
+			e.MaxRequests = max(e.MinRequests, min(e.MaxRequests, e.MaxPromptTokens/static))
+		}
 	}
-	return kept, reason, nil
+	return &c
+}
+
+// whole is what the whole change of total units would take: the units
+// packed as planned (firsts), those past them as full as a unit gets,
+// each first request carrying perUnit tokens besides its diff.
+func (p *Plan) whole(firsts []int, total, perUnit int, price *llm.Price) *result.Whole {
+	b := p.Budget
+	w := result.Whole{Units: total}
+	w.Requests, w.PromptTokens = expected(firsts, b, previewTokens(b))
+	if more := total - len(firsts); more > 0 && p.split != nil {
+		r, t := expected([]int{min(b.Input(), perUnit+p.split.Budget)}, b, previewTokens(b))
+		w.Requests += more * r
+		w.PromptTokens += more * t
+	}
+	if price != nil {
+		c := price.Cost(w.PromptTokens, 0, w.Requests*expectedAnswerTokens)
+		w.Cost = &c
+	}
+	return &w
 }
 
 // finalRequests are the requests a unit may make past its max_steps

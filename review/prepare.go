@@ -199,17 +199,7 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	} else if huge || !fits(p.Context) {
 		// A review whose hunks do not fit is split into units; a question
 		// is answered with what fits and the tools.
-		// Units the budget could never keep are not packed, only
-		// estimated: a change of many thousand files costs what the
-		// units reviewed do.
-		most, by := opts.Caps.MaxUnits, result.ReasonMaxUnits
-		if n := budgetUnits(opts.Caps.Budget, b, fixed+smallest+intro); n > 0 && (most == 0 || n < most) {
-			most, by = n, result.ReasonPromptBudget
-		}
-		p.packedBy = by
-		p.split = diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Most: unitMost(b, fixed, counter), MinShare: minUnitShare,
-			Max: most, Counter: counter, List: listShare(b)})
-		p.Units = p.split.Units
+		p.splitUnits(opts, counter, room, fixed+smallest+intro, intro, fixed)
 	}
 	message := func(task string) []conversation.Message {
 		return []conversation.Message{
@@ -239,20 +229,9 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 		p.guard.maxRequests = p.Estimate.MaxRequests
 	}
 	if p.split != nil {
-		if kept < len(p.Units) || len(p.split.Left) > 0 {
-			// Fewer units than the diff takes: the overview says which
-			// cap left files out, and the first turn how many units
-			// there are.
-			p.split.Keep(kept, p.Estimate.Cap)
-			p.Units = p.split.Units
-			p.Context = p.split.Context
-			p.Context.Budget = room
+		p.keepUnits(kept, reason, room, func() {
 			p.Messages = message(unitTask(opts.Jobs, d, 1, len(p.Units), p.Units[0].Markdown))
-			p.Estimate.FirstRequestTokens = p.Tokens()
-		}
-		for _, l := range p.split.Left {
-			p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, result.NotReviewed{Left: l, Reason: reason})
-		}
+		})
 		if sp := p.split; sp.Cut != "" {
 			p.Estimate.Cut = &result.CutFile{Path: sp.Cut, Tokens: sp.CutTokens, Share: sp.Budget,
 				Window: wholeWindow(b, fixed, p.Context.Tokens+intro, sp.CutTokens, counter)}
@@ -262,6 +241,41 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 		p.Estimate.NotReviewed = []result.NotReviewed{}
 	}
 	return far && p.split == nil && reason == "", nil
+}
+
+// splitUnits splits the diff into units of room tokens each, as many as
+// the caps could keep. Units the budget could never keep are not packed,
+// only estimated: a change of many thousand files costs what the units
+// reviewed do. least is the fewest tokens a unit's first request takes,
+// fixed those of the system prompt and tool definitions.
+func (p *Plan) splitUnits(opts Options, counter *conversation.Counter, room, least, intro, fixed int) {
+	b := opts.Budget
+	most, by := opts.Caps.MaxUnits, result.ReasonMaxUnits
+	if n := budgetUnits(opts.Caps.Budget, b, least); n > 0 && (most == 0 || n < most) {
+		most, by = n, result.ReasonPromptBudget
+	}
+	p.packedBy = by
+	p.split = diffctx.SplitUnits(p.Diff, diffctx.SplitOptions{Room: room, Intro: intro, Most: unitMost(b, fixed, counter), MinShare: minUnitShare,
+		Max: most, Counter: counter, List: listShare(b)})
+	p.Units = p.split.Units
+}
+
+// keepUnits keeps the first kept units, when the caps or the packing
+// left some out: the overview then says which cap left files out
+// (reason), the first turn how many units there are (retell writes it
+// again), and the estimate lists the files not reviewed.
+func (p *Plan) keepUnits(kept int, reason string, room int, retell func()) {
+	if kept < len(p.Units) || len(p.split.Left) > 0 {
+		p.split.Keep(kept, p.Estimate.Cap)
+		p.Units = p.split.Units
+		p.Context = p.split.Context
+		p.Context.Budget = room
+		retell()
+		p.Estimate.FirstRequestTokens = p.Tokens()
+	}
+	for _, l := range p.split.Left {
+		p.Estimate.NotReviewed = append(p.Estimate.NotReviewed, result.NotReviewed{Left: l, Reason: reason})
+	}
 }
 
 // budgetUnits is the most units a budget of prompt tokens can keep, each
