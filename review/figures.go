@@ -89,7 +89,11 @@ func (s *Session) stepNaive(n int, c *conversation.Counter, sf record.StepFigure
 	f := s.figures()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	sf.Naive = f.tally.Naive(c, msgs, toolTokens, func(ref string) (int, bool) {
+	unit := 0
+	if s.lane != nil {
+		unit = s.lane.unit
+	}
+	sf.Naive = f.tally.Naive(unit, c, msgs, toolTokens, func(ref string) (int, bool) {
 		w, ok := f.whole[ref]
 		if !ok {
 			return 0, false

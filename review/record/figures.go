@@ -174,6 +174,21 @@ type naive struct {
 	sum int            // of tok
 }
 
+// lanes are the naive transcripts of a run's units side by side, by unit
+// (0 for a run in sequence): each unit's loop is a conversation of its
+// own, so a naive transcript of the run is one of each, never their sum.
+type lanes map[int]*naive
+
+// of is unit's naive transcript.
+func (l lanes) of(unit int) *naive {
+	n := l[unit]
+	if n == nil {
+		n = &naive{}
+		l[unit] = n
+	}
+	return n
+}
+
 // request returns the naive size of a request of msgs with tool
 // definitions of toolTokens. whole gives the tokens of a stored output as
 // a whole message, when it is known.
@@ -207,17 +222,21 @@ func (n *naive) request(c *conversation.Counter, msgs []conversation.Message, to
 // Tally follows a run's requests step by step: the figures of each, and
 // the naive transcript they would have been.
 type Tally struct {
-	naive naive
+	naive lanes
 	// Steps are the figures of the steps tallied, Nums their numbers.
 	Steps []StepFigures
 	Nums  []int
 }
 
 // Naive returns the naive transcript's size of a request of msgs with
-// tool definitions of toolTokens, the next request it follows. whole
-// gives the tokens of a stored output as a whole message, when known.
-func (t *Tally) Naive(c *conversation.Counter, msgs []conversation.Message, toolTokens int, whole func(ref string) (int, bool)) int {
-	return t.naive.request(c, msgs, toolTokens, whole)
+// tool definitions of toolTokens, the next request of unit (0 in
+// sequence) it follows. whole gives the tokens of a stored output as a
+// whole message, when known.
+func (t *Tally) Naive(unit int, c *conversation.Counter, msgs []conversation.Message, toolTokens int, whole func(ref string) (int, bool)) int {
+	if t.naive == nil {
+		t.naive = lanes{}
+	}
+	return t.naive.of(unit).request(c, msgs, toolTokens, whole)
 }
 
 // Set keeps sf as the figures of step n, replacing any kept for it before.
@@ -250,7 +269,7 @@ type RunFigures struct {
 	Recorded   []bool        `json:"recorded"`
 	Efficiency *Efficiency   `json:"efficiency"`
 
-	naive naive
+	naive lanes
 	nums  []int
 }
 
@@ -283,7 +302,7 @@ func computeFigures(st *toolmem.Store, r *Replay, c *conversation.Counter, follo
 	if recount {
 		follow = true
 	}
-	f := &RunFigures{Steps: make([]StepFigures, len(r.Steps)), Recorded: make([]bool, len(r.Steps)), nums: make([]int, len(r.Steps))}
+	f := &RunFigures{Steps: make([]StepFigures, len(r.Steps)), Recorded: make([]bool, len(r.Steps)), nums: make([]int, len(r.Steps)), naive: lanes{}}
 	whole := map[string]int{}
 	wholeOf := func(ref string) (int, bool) {
 		if w, ok := whole[ref]; ok {
@@ -322,7 +341,7 @@ func computeFigures(st *toolmem.Store, r *Replay, c *conversation.Counter, follo
 			// Followed still, for the steps after it that have no
 			// figures, and for a session resumed from here.
 			if ok && follow {
-				n := f.naive.request(c, msgs, toolTok, wholeOf)
+				n := f.naive.of(s.Unit).request(c, msgs, toolTok, wholeOf)
 				if rec.Naive == 0 {
 					f.Steps[i].Naive = n
 				}
@@ -330,7 +349,7 @@ func computeFigures(st *toolmem.Store, r *Replay, c *conversation.Counter, follo
 		case ok:
 			sf := StepFigures{Layers: CountLayers(c, msgs, toolTok), Estimated: c.Kind() != conversation.ExactCount}
 			sf.Tokens = sf.Layers.Total()
-			sf.Naive = f.naive.request(c, msgs, toolTok, wholeOf)
+			sf.Naive = f.naive.of(s.Unit).request(c, msgs, toolTok, wholeOf)
 			f.Steps[i] = sf
 		}
 	}
