@@ -264,22 +264,32 @@ func glPage(w http.ResponseWriter, r *http.Request, items []map[string]any) {
 	glJSON(w, http.StatusOK, append([]map[string]any{}, items[from:to]...))
 }
 
-func (g *GitLab) postNote(w http.ResponseWriter, r *http.Request, mr *glMR) {
+// noteBody reads the body of a note posted, answering as GitLab does
+// when the token may not write or the body is missing or too long.
+func (g *GitLab) noteBody(w http.ResponseWriter, r *http.Request) (string, bool) {
 	if g.ReadOnly {
 		glJSON(w, http.StatusForbidden, map[string]string{"message": "403 Forbidden"})
-		return
+		return "", false
 	}
 	var in struct {
 		Body *string `json:"body"`
 	}
 	if !glDecode(w, r, &in) {
-		return
+		return "", false
 	}
 	if in.Body == nil || *in.Body == "" || len(*in.Body) > 1_000_000 {
 		glJSON(w, http.StatusBadRequest, map[string]string{"error": "body is missing or too long"})
+		return "", false
+	}
+	return *in.Body, true
+}
+
+func (g *GitLab) postNote(w http.ResponseWriter, r *http.Request, mr *glMR) {
+	body, ok := g.noteBody(w, r)
+	if !ok {
 		return
 	}
-	n := g.note(GitLabUserID, "project_7_bot_0123", *in.Body, nil)
+	n := g.note(GitLabUserID, "project_7_bot_0123", body, nil)
 	mr.notes = append(mr.notes, n)
 	glJSON(w, http.StatusCreated, n)
 }

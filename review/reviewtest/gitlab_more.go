@@ -65,23 +65,13 @@ func (g *GitLab) routeMore(w http.ResponseWriter, r *http.Request) bool {
 // postReply adds a note to a discussion a merge request has, or answers
 // 404 as GitLab does for one it does not.
 func (g *GitLab) postReply(w http.ResponseWriter, r *http.Request, mr *glMR, discussion string) {
-	if g.ReadOnly {
-		glJSON(w, http.StatusForbidden, map[string]string{"message": "403 Forbidden"})
-		return
-	}
-	var in struct {
-		Body *string `json:"body"`
-	}
-	if !glDecode(w, r, &in) {
-		return
-	}
-	if in.Body == nil || *in.Body == "" || len(*in.Body) > 1_000_000 {
-		glJSON(w, http.StatusBadRequest, map[string]string{"error": "body is missing or too long"})
+	body, ok := g.noteBody(w, r)
+	if !ok {
 		return
 	}
 	for _, n := range mr.notes {
 		if n["discussion_id"] == discussion {
-			reply := g.note(GitLabUserID, "project_7_bot_0123", *in.Body, nil)
+			reply := g.note(GitLabUserID, "project_7_bot_0123", body, nil)
 			reply["discussion_id"] = discussion
 			mr.notes = append(mr.notes, reply)
 			glJSON(w, http.StatusCreated, reply)
