@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -1182,8 +1183,26 @@ func (g *ghServer) listReviews(w http.ResponseWriter, r *http.Request) {
 	ghPage(w, r, g.pr(r).reviews)
 }
 
+// listComments lists a pull request's review comments, each with the
+// rollup of its reactions GitHub adds (total_count and a count a
+// content).
 func (g *ghServer) listComments(w http.ResponseWriter, r *http.Request) {
-	ghPage(w, r, g.pr(r).comments)
+	var out []map[string]any
+	for _, c := range g.pr(r).comments {
+		rolled := maps.Clone(c)
+		sum := map[string]any{"total_count": 0}
+		for _, k := range []string{"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"} {
+			sum[k] = 0
+		}
+		id, _ := c["id"].(int64)
+		for _, re := range g.ledger.reactions[id] {
+			sum["total_count"] = sum["total_count"].(int) + 1
+			sum[re["content"].(string)] = sum[re["content"].(string)].(int) + 1
+		}
+		rolled["reactions"] = sum
+		out = append(out, rolled)
+	}
+	ghPage(w, r, out)
 }
 
 // ghPage serves one page of a listing, with a Link header to the next.

@@ -146,6 +146,14 @@ func (c *client) threads(ctx context.Context, comments []*gh.PullRequestComment)
 	if len(ts) == 0 {
 		return nil, nil
 	}
+	// GitHub lists each comment with the rollup of its reactions: only
+	// a comment with a 👎 has its reactions read, to learn who gave it.
+	down := map[int64]int{}
+	for _, cm := range comments {
+		if cm.Reactions != nil {
+			down[cm.GetID()] = cm.Reactions.GetMinusOne()
+		}
+	}
 	rts, err := c.reviewThreads(ctx)
 	if err != nil {
 		return nil, err
@@ -161,7 +169,7 @@ func (c *client) threads(ctx context.Context, comments []*gh.PullRequestComment)
 			t.ResolvedByUs = t.Resolved && fixedByUs[i]
 			t.Reopened = !t.Resolved && fixedByUs[i]
 		}
-		if t.Dismissed != "" || t.Resolved {
+		if n, rolled := down[id]; t.Dismissed != "" || t.Resolved || rolled && n == 0 {
 			continue
 		}
 		who, err := c.thumbsDown(ctx, id)
