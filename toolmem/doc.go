@@ -49,8 +49,8 @@
 // Badger writes through memory maps of files it sizes first, sparse: on a
 // full file system a write is a SIGBUS in one of Badger's goroutines, which
 // ends the process. So a writable Open asks for MinFree free space, each
-// write is refused with a *DiskFullError once less than WriteReserve would
-// be left, and a fault of a memory map in the caller's goroutine (guard)
+// write is refused with a *DiskFullError once less than 32 MiB
+// (writeReserve) would be left, and a fault of a memory map in the caller's goroutine (guard)
 // is a *DiskFullError too, never damage (see space.go).
 //
 // # Key layout

@@ -89,7 +89,7 @@ func openCopy(dir, tmp string, opts Options) (*Store, error) {
 	if err := copyStore(dir, tmp, true); err != nil {
 		return nil, err
 	}
-	s, err := open(tmp, Options{ReadOnly: true, LockWait: -1, ErrorLog: opts.ErrorLog, Warn: opts.Warn}, badgerOptions)
+	s, err := open(tmp, Options{ReadOnly: true, LockWait: -1, errorLog: opts.errorLog, Warn: opts.Warn}, badgerOptions)
 	if err != nil {
 		// Say the store, not the copy.
 		var de *DamagedError
