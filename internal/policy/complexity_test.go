@@ -22,7 +22,6 @@ var pending = []string{
 	"llm (*Client).send",
 	"llm appendJSONString",
 	"llm (*assembler).add",
-	"toolmem copyStore",
 	"review (*Plan).planUnits",
 	"review (*Plan).fill",
 	"diffctx (*packer).pack",
