@@ -26,7 +26,7 @@ import (
 // as the loader's base64 and 6.4 MB as ready-made hash tables); the first
 // exact count decompresses its encoding and hashes its tokens into an
 // open-addressing table, a few milliseconds, and a review far from every
-// limit never does (see Bound). Counting is tiktoken's: the same
+// limit never does (see Counter.Bounds). Counting is tiktoken's: the same
 // pre-tokenizer (as code, split.go), and the same byte-pair merge per
 // piece; a test checks every rank against the offline loader and counts
 // against tiktoken-go's encoder.

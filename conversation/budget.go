@@ -51,9 +51,9 @@ const DefaultPruneTarget = 0.5
 // the tool definitions, the summary, the history and the current loop.
 func (b Budget) StopLine() int { return int(StopShare * float64(b.Input())) }
 
-// PruneTo is the token count pruning brings a request down to when a turn
+// pruneTo is the token count pruning brings a request down to when a turn
 // would start above the stop line.
-func (b Budget) PruneTo() int {
+func (b Budget) pruneTo() int {
 	t := b.PruneTarget
 	if t <= 0 {
 		t = DefaultPruneTarget
@@ -66,32 +66,31 @@ func (b Budget) PruneTo() int {
 // they never hold more tokens than the share.
 const charsPerToken = 3
 
-// MessageCapShare and PageShare bound one earlier message of the history
+// messageCapShare and pageShare bound one earlier message of the history
 // and one page of a stored output as shares of the input budget, so both
 // scale with the window and neither can crowd a request out.
 const (
-	MessageCapShare = 0.10
-	PageShare       = 0.15
-	// SummaryShare bounds the summary of dropped turns, and
-	// HistoryShare the characters of the earlier turns kept, as shares of
+	messageCapShare = 0.10
+	pageShare       = 0.15
+	// summaryShare bounds the summary of dropped turns as a share of
 	// the input budget: --history-chars is a cap for large windows, and
 	// in a small one the summary alone would take the room a turn starts
 	// with.
-	SummaryShare = 0.10
+	summaryShare = 0.10
 )
 
-// SummaryChars is the cap on the summary of dropped turns, in
+// summaryChars is the cap on the summary of dropped turns, in
 // characters: at most 4,000 (and --history-chars), less in a window too
 // small for it.
-func (b Budget) SummaryChars() int {
-	scaled := int(SummaryShare*float64(b.Input())) * charsPerToken
+func (b Budget) summaryChars() int {
+	scaled := int(summaryShare*float64(b.Input())) * charsPerToken
 	return max(min(4000, b.HistoryChars, scaled), 200)
 }
 
-// HistoryCharsCap is the cap on the characters of the earlier turns kept:
+// historyCharsCap is the cap on the characters of the earlier turns kept:
 // --history-chars, or less in a window whose prune target holds fewer.
-func (b Budget) HistoryCharsCap() int {
-	return min(b.HistoryChars, b.PruneTo()*charsPerToken)
+func (b Budget) historyCharsCap() int {
+	return min(b.HistoryChars, b.pruneTo()*charsPerToken)
 }
 
 // PreviewCharsCap caps a tool output's preview of n characters to the
@@ -99,13 +98,13 @@ func (b Budget) HistoryCharsCap() int {
 // its turn is history: that would change the prompt's prefix every turn
 // in a small window.
 func (b Budget) PreviewCharsCap(n int) int {
-	return min(n, b.MessageChars())
+	return min(n, b.messageChars())
 }
 
-// MessageChars is the cap on one earlier message, in characters: the
+// messageChars is the cap on one earlier message, in characters: the
 // configured cap, or less in a window too small for it.
-func (b Budget) MessageChars() int {
-	scaled := int(MessageCapShare*float64(b.Input())) * charsPerToken
+func (b Budget) messageChars() int {
+	scaled := int(messageCapShare*float64(b.Input())) * charsPerToken
 	if b.MessageCap <= 0 {
 		return scaled
 	}
@@ -114,7 +113,7 @@ func (b Budget) MessageChars() int {
 
 // PageChars is the most characters one page of a stored output carries.
 func (b Budget) PageChars() int {
-	return max(int(PageShare*float64(b.Input()))*charsPerToken, 1000)
+	return max(int(pageShare*float64(b.Input()))*charsPerToken, 1000)
 }
 
 // DefaultBudget returns the default budget for a model with the given

@@ -13,10 +13,10 @@ import (
 // DigestHeader starts every rule-based summary.
 const DigestHeader = "Summary of earlier turns pruned from this conversation (their tool outputs stay available with " + toolname.ReadToolOutput + " and the refs below):"
 
-// Digest is the rule-based summary of dropped turns: per turn, what was
+// digest is the rule-based summary of dropped turns: per turn, what was
 // asked, which tools ran (with refs), which files were read, which findings
 // were made and what was concluded. It extends prev, the summary so far.
-func Digest(prev string, dropped []Message) string {
+func digest(prev string, dropped []Message) string {
 	byTurn := map[int][]Message{}
 	for _, m := range dropped {
 		byTurn[m.Turn] = append(byTurn[m.Turn], m)

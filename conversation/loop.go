@@ -49,7 +49,7 @@ func (v *loopView) recount() {
 // counts. The view lasts until EndLoop or the next BeginLoop.
 func (c *History) BeginLoop(count *Counter, exact bool, extra func(*Counter) int) {
 	turn := c.Turns()
-	v := &loopView{turn: turn, sent: c.Prefix(turn), count: count, exact: exact, extra: extra}
+	v := &loopView{turn: turn, sent: c.prefix(turn), count: count, exact: exact, extra: extra}
 	for _, m := range c.msgs {
 		if m.Layer == Loop && m.Turn == turn && !m.Dropped {
 			v.sent = append(v.sent, m)
@@ -62,14 +62,6 @@ func (c *History) BeginLoop(count *Counter, exact bool, extra func(*Counter) int
 // EndLoop closes the request view: the next turn's history goes without
 // this loop's reasoning.
 func (c *History) EndLoop() { c.loop = nil }
-
-// LoopTurn is the turn whose loop runs, 0 when none does.
-func (c *History) LoopTurn() int {
-	if c.loop == nil {
-		return 0
-	}
-	return c.loop.turn
-}
 
 // Request is what the next request of the running loop carries, checked
 // for the call/result pairing a provider requires. The slice is the

@@ -19,20 +19,20 @@ type Limits struct {
 	Turns int
 	// Chars is the most characters (runes) of earlier turns kept.
 	Chars int
-	// MessageCap truncates a single earlier message longer than this.
-	MessageCap int
+	// messageCap truncates a single earlier message longer than this.
+	messageCap int
 	// Tokens, if positive, is the stop line in tokens (Budget.StopLine):
 	// a turn whose first request, counted whole (its messages and Extra),
-	// would start above it is pruned down to Target in one step.
+	// would start above it is pruned down to target in one step.
 	Tokens int
-	// Target is what a turn over Tokens is pruned down to; 0 is Tokens.
-	Target int
+	// target is what a turn over Tokens is pruned down to; 0 is Tokens.
+	target int
 	// Extra counts, with the counter it is given, what every request
 	// carries besides its messages (the tool definitions): a bound first,
 	// exactly only near the stop line. Nil is nothing.
 	Extra func(*Counter) int
-	// DigestChars bounds the summary of dropped turns.
-	DigestChars int
+	// digestChars bounds the summary of dropped turns.
+	digestChars int
 	// Select chooses the turns kept when not all fit: SelectRelevance
 	// (the default, "") or SelectRecency.
 	Select string
@@ -41,8 +41,8 @@ type Limits struct {
 // LimitsFrom derives pruning limits from a budget: the same stop line the
 // loop holds its requests to, and the same counts.
 func LimitsFrom(b Budget) Limits {
-	return Limits{Turns: b.HistoryTurns, Chars: b.HistoryCharsCap(), MessageCap: b.MessageChars(), Tokens: b.StopLine(), Target: b.PruneTo(),
-		DigestChars: b.SummaryChars(), Select: b.HistorySelect}
+	return Limits{Turns: b.HistoryTurns, Chars: b.historyCharsCap(), messageCap: b.messageChars(), Tokens: b.StopLine(), target: b.pruneTo(),
+		digestChars: b.summaryChars(), Select: b.HistorySelect}
 }
 
 // Stats measure a set of messages.
@@ -102,7 +102,7 @@ func (e *PruneEvent) Changed() bool {
 }
 
 // Summarizer writes the summary of dropped turns from the previous summary
-// and the newly dropped messages. The rule-based Digest is the default and
+// and the newly dropped messages. The rule-based digest is the default and
 // the fallback when a model-written summary fails.
 type Summarizer func(prev string, dropped []Message) (string, error)
 
@@ -114,14 +114,14 @@ type Summarizer func(prev string, dropped []Message) (string, error)
 // exact view, bounds first; the event's figures are counted as counter
 // counts.
 //
-// In order: a single message over lim.MessageCap is cut to its head and
+// In order: a single message over lim.messageCap is cut to its head and
 // tail; if the earlier turns are over a limit, every tool preview in them
 // becomes a one-line stub at once (a batch, so the prefix then stays
 // stable for several turns instead of shifting every turn); then whole
 // turns are dropped (oldest first, or least relevant to the question)
 // until at most lim.Turns remain, their characters fit lim.Chars and the
 // whole request fits lim.Tokens. Dropped turns are folded into the summary
-// layer by sum (Digest when nil).
+// layer by sum (the rule-based digest when nil).
 //
 // The event's token figures are exact counts (Counter.Exact), or the
 // counter's estimates in Estimate mode, marked so: a figure that says a
@@ -129,7 +129,7 @@ type Summarizer func(prev string, dropped []Message) (string, error)
 func (c *History) Prune(lim Limits, counter *Counter, sum Summarizer) (*PruneEvent, error) {
 	p := &pruner{c: c, lim: lim, counter: counter, cur: c.Turns(), relevance: lim.Select != SelectRecency}
 	p.ev = &PruneEvent{Kind: "prune", Turn: p.cur}
-	before := c.Prefix(p.cur + 1)
+	before := c.prefix(p.cur + 1)
 	p.line = lim.Tokens
 	// Turns an earlier pass dropped are reconsidered only when this turn
 	// must prune anyway: a history within its limits stays as it is, so
@@ -140,18 +140,18 @@ func (c *History) Prune(lim Limits, counter *Counter, sum Summarizer) (*PruneEve
 		p.orig, p.wasDropped = c.summary(), map[string]bool{}
 	}
 	p.chars, p.turns = lim.Chars, lim.Turns
-	if lim.Target > 0 && lim.Target < lim.Tokens {
+	if lim.target > 0 && lim.target < lim.Tokens {
 		if p.overTokens() {
-			p.line = lim.Target
+			p.line = lim.target
 		}
 		// Characters over their cap are pruned down in the same
 		// proportion, for the same reason; turns too, keeping two at
 		// least (or all --history-turns asks for, if fewer).
 		if p.c.chars(p.cur) > lim.Chars {
-			p.chars = int(int64(lim.Chars) * int64(lim.Target) / int64(lim.Tokens))
+			p.chars = int(int64(lim.Chars) * int64(lim.target) / int64(lim.Tokens))
 		}
 		if len(p.earlier()) > lim.Turns {
-			p.turns = max(min(2, lim.Turns), lim.Turns*lim.Target/lim.Tokens)
+			p.turns = max(min(2, lim.Turns), lim.Turns*lim.target/lim.Tokens)
 		}
 	}
 	p.capMessages()
@@ -162,7 +162,7 @@ func (c *History) Prune(lim Limits, counter *Counter, sum Summarizer) (*PruneEve
 	prev, dropped := p.settleSummary(dropped)
 	p.summarize(sum, prev, dropped)
 	p.fitSummary()
-	if err := Validate(c.Prefix(p.cur + 1)); err != nil {
+	if err := Validate(c.prefix(p.cur + 1)); err != nil {
 		return p.ev, fmt.Errorf("pruning left an invalid conversation: %w", err)
 	}
 	if !p.ev.Changed() {
@@ -170,7 +170,7 @@ func (c *History) Prune(lim Limits, counter *Counter, sum Summarizer) (*PruneEve
 	}
 	exact := counter.Exact()
 	p.ev.Before = stats(before, exact)
-	p.ev.After = stats(c.Prefix(p.cur+1), exact)
+	p.ev.After = stats(c.prefix(p.cur+1), exact)
 	p.ev.Line = p.line
 	p.ev.Request = p.ev.After.Tokens
 	if p.lim.Extra != nil {
@@ -197,7 +197,7 @@ type pruner struct {
 	// orig is the summary before this pass.
 	orig string
 	// line is the token line this pass prunes to: lim.Tokens, or
-	// lim.Target once the turn would start above lim.Tokens; chars and
+	// lim.target once the turn would start above lim.Tokens; chars and
 	// turns the characters and turns kept, lim's or as much less once
 	// over them.
 	line, chars, turns int
@@ -229,7 +229,7 @@ func (p *pruner) overTokens() bool {
 	if p.lim.Tokens <= 0 {
 		return false
 	}
-	h := p.c.Prefix(p.cur + 1)
+	h := p.c.prefix(p.cur + 1)
 	line := cmp.Or(p.line, p.lim.Tokens)
 	count := func(c *Counter) int {
 		n := c.CountMessages(h)
@@ -268,15 +268,15 @@ func (p *pruner) maxTurns() int {
 // capMessages cuts oversized messages first: a single pasted log should
 // not cost every other turn its place.
 func (p *pruner) capMessages() {
-	if p.lim.MessageCap <= 0 {
+	if p.lim.messageCap <= 0 {
 		return
 	}
 	for i := range p.c.msgs {
 		m := &p.c.msgs[i]
-		if !m.earlier(p.cur) || m.Dropped || runes(m.Content) <= p.lim.MessageCap {
+		if !m.earlier(p.cur) || m.Dropped || runes(m.Content) <= p.lim.messageCap {
 			continue
 		}
-		m.Content = capText(m.Content, p.lim.MessageCap)
+		m.Content = capText(m.Content, p.lim.messageCap)
 		m.Capped = true
 		p.c.touch(i)
 		p.ev.Capped = append(p.ev.Capped, m.ID)
@@ -360,7 +360,7 @@ func (p *pruner) dropTurns() []Message {
 		// The summary extends the digests made so far by the victim's:
 		// each dropped turn is digested once.
 		digests[victim] = turnDigest(victim, dropped[first:])
-		p.c.setSummary(clipDigest(joinDigest(prev, digests), p.lim.DigestChars))
+		p.c.setSummary(clipDigest(joinDigest(prev, digests), p.lim.digestChars))
 	}
 	kept := p.earlier()
 	for i := range p.ev.Scores {
@@ -401,7 +401,7 @@ func (p *pruner) settleSummary(dropped []Message) (string, []Message) {
 	}
 	switch {
 	case len(fresh) > 0:
-		p.c.setSummary(clipDigest(Digest(p.orig, fresh), p.lim.DigestChars))
+		p.c.setSummary(clipDigest(digest(p.orig, fresh), p.lim.digestChars))
 	case p.orig != "":
 		p.c.setSummary(p.orig)
 	}
@@ -423,7 +423,7 @@ func (p *pruner) summarize(sum Summarizer, prev string, dropped []Message) {
 		case err != nil || strings.TrimSpace(d) == "":
 			ev.Summarizer = "rules (model summary failed: " + errText(err) + ")"
 		default:
-			c.setSummary(clipDigest(d, p.lim.DigestChars))
+			c.setSummary(clipDigest(d, p.lim.digestChars))
 			ev.Summarizer = "model"
 			if p.overTokens() {
 				c.setSummary(rules)
@@ -486,10 +486,10 @@ func (m *Message) earlier(cur int) bool {
 	return m.Layer != Static && m.Layer != Summary && m.Turn > 0 && m.Turn < cur
 }
 
-// Prefix is what a request of turn cur starts with: the static layer, the
+// prefix is what a request of turn cur starts with: the static layer, the
 // summary, then the kept messages of earlier turns, in order. The loop
 // appends the current turn's messages after it.
-func (c *History) Prefix(cur int) []Message {
+func (c *History) prefix(cur int) []Message {
 	var static, summary, window []Message
 	for _, m := range c.msgs {
 		switch {
@@ -522,7 +522,7 @@ func (c *History) earlierTurns(cur int) []int {
 }
 
 // chars counts the characters of the kept earlier turns. The summary is
-// bounded on its own (Limits.DigestChars) and by the token check.
+// bounded on its own (Limits.digestChars) and by the token check.
 func (c *History) chars(cur int) int {
 	n := 0
 	for i := range c.msgs {

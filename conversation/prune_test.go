@@ -62,7 +62,7 @@ func TestPruneProperties(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		c := genConversation(r)
 		orig := clone(c)
-		lim := Limits{Turns: r.IntN(5), Chars: 500 + r.IntN(20000), MessageCap: 1000 + r.IntN(6000), DigestChars: 4000}
+		lim := Limits{Turns: r.IntN(5), Chars: 500 + r.IntN(20000), messageCap: 1000 + r.IntN(6000), digestChars: 4000}
 		if r.IntN(2) == 0 {
 			lim.Tokens = 1500 + r.IntN(6000)
 		}
@@ -71,7 +71,7 @@ func TestPruneProperties(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		cur := c.Turns()
-		hist := c.Prefix(cur + 1)
+		hist := c.prefix(cur + 1)
 
 		// Static layer intact, first, in order.
 		var static []Message
@@ -97,8 +97,8 @@ func TestPruneProperties(t *testing.T) {
 			t.Errorf("seed %d: %d tokens, limit %d", seed, n, lim.Tokens)
 		}
 		for _, m := range hist {
-			if m.earlier(cur) && runes(m.Content) > lim.MessageCap {
-				t.Errorf("seed %d: message %s has %d chars, cap %d", seed, m.ID, runes(m.Content), lim.MessageCap)
+			if m.earlier(cur) && runes(m.Content) > lim.messageCap {
+				t.Errorf("seed %d: message %s has %d chars, cap %d", seed, m.ID, runes(m.Content), lim.messageCap)
 			}
 		}
 		// Tool pairs intact in what would be sent, current turn included.
@@ -181,7 +181,7 @@ func TestPruneNothingToDo(t *testing.T) {
 	if err != nil || ev.Changed() {
 		t.Fatalf("changed %+v, %v", ev, err)
 	}
-	if h := c.Prefix(3); len(h) != 4 || h[1].Layer != Window {
+	if h := c.prefix(3); len(h) != 4 || h[1].Layer != Window {
 		t.Fatalf("history %+v", h)
 	}
 }
@@ -234,13 +234,13 @@ func TestDigest(t *testing.T) {
 		{Role: Tool, Turn: 2, ToolCallID: "c1", Ref: "k3f9a2", Content: "..."},
 		{Role: Assistant, Turn: 2, ToolCalls: []ToolCall{{ID: "c2", Name: "submit_review", Arguments: `{"summary":"racy","findings":[{"path":"a.go","line":3,"severity":"high","title":"data race"}]}`}}},
 	}
-	d := Digest("", msgs)
+	d := digest("", msgs)
 	for _, want := range []string{DigestHeader, "Turn 2 asked: why is this a race?", "ref k3f9a2", "files read: a.go", "[high] a.go:3 data race", "concluded: racy"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("digest lacks %q:\n%s", want, d)
 		}
 	}
-	d2 := Digest(d, []Message{{Role: User, Turn: 3, Content: "and now?"}})
+	d2 := digest(d, []Message{{Role: User, Turn: 3, Content: "and now?"}})
 	if strings.Count(d2, DigestHeader) != 1 || !strings.Contains(d2, "Turn 2") || !strings.Contains(d2, "Turn 3") {
 		t.Errorf("extended digest:\n%s", d2)
 	}
@@ -276,9 +276,9 @@ func TestPruneExtraBoundFirst(t *testing.T) {
 	}
 	// The bound (its bytes) is over a line the exact count is under: the
 	// exact count decides, and nothing is pruned.
-	msgs := counter.Exact().CountMessages(history().Prefix(3))
+	msgs := counter.Exact().CountMessages(history().prefix(3))
 	line := msgs + counter.Exact().Count(defs) + 1
-	if counter.Bounds().CountMessages(history().Prefix(3))+len(defs) <= line {
+	if counter.Bounds().CountMessages(history().prefix(3))+len(defs) <= line {
 		t.Fatalf("the bound is under the line %d: the test needs a closer one", line)
 	}
 	ev, err := history().Prune(Limits{Turns: 4, Chars: 1000, Tokens: line, Extra: extra}, counter, nil)
@@ -315,7 +315,7 @@ func TestPruneTargetWholeRequest(t *testing.T) {
 		return c
 	}
 	tools := func(c *Counter) int { return 300 }
-	lim := Limits{Turns: 10, Chars: 1 << 20, MessageCap: 1 << 20, DigestChars: 4000, Tokens: 1600, Target: 1000, Extra: tools, Select: SelectRecency}
+	lim := Limits{Turns: 10, Chars: 1 << 20, messageCap: 1 << 20, digestChars: 4000, Tokens: 1600, target: 1000, Extra: tools, Select: SelectRecency}
 	for _, tc := range []struct {
 		name   string
 		static int
@@ -330,12 +330,12 @@ func TestPruneTargetWholeRequest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			whole := counter.Exact().CountMessages(c.Prefix(c.Turns()+1)) + tools(counter)
-			if ev.Line != lim.Target || ev.Request != whole || ev.Floor != tc.floor || ev.After.Estimated {
+			whole := counter.Exact().CountMessages(c.prefix(c.Turns()+1)) + tools(counter)
+			if ev.Line != lim.target || ev.Request != whole || ev.Floor != tc.floor || ev.After.Estimated {
 				t.Fatalf("line %d, request %d (whole %d), floor %v, estimated %v", ev.Line, ev.Request, whole, ev.Floor, ev.After.Estimated)
 			}
-			if !tc.floor && whole > lim.Target {
-				t.Errorf("request %d over the target %d with no floor said", whole, lim.Target)
+			if !tc.floor && whole > lim.target {
+				t.Errorf("request %d over the target %d with no floor said", whole, lim.target)
 			}
 			if tc.floor && len(c.earlierTurns(c.Turns())) != 0 {
 				t.Errorf("at the floor with earlier turns kept: %v", c.earlierTurns(c.Turns()))

@@ -22,7 +22,7 @@ func TestPruneSelectRecencyEquivalence(t *testing.T) {
 				base.msgs[i].Content = "?"
 			}
 		}
-		lim := Limits{Turns: r.IntN(5), Chars: 500 + r.IntN(20000), MessageCap: 1000 + r.IntN(6000), DigestChars: 4000}
+		lim := Limits{Turns: r.IntN(5), Chars: 500 + r.IntN(20000), messageCap: 1000 + r.IntN(6000), digestChars: 4000}
 		a, b := clone(base), clone(base)
 		lim.Select = SelectRecency
 		if _, err := a.Prune(lim, counter, nil); err != nil {
@@ -69,7 +69,7 @@ func nineTurns(question string) *History {
 
 func TestPruneRelevanceBringsBackTheTurn(t *testing.T) {
 	counter, _ := NewCounter(O200k, Estimate)
-	lim := Limits{Turns: 3, Chars: 1 << 20, MessageCap: 1 << 20, DigestChars: 4000}
+	lim := Limits{Turns: 3, Chars: 1 << 20, messageCap: 1 << 20, digestChars: 4000}
 	for _, q := range []string{
 		"Go back to the race in cache.go: is the fix in store.go enough?",
 		"Is internal/cache.go safe?",
@@ -122,7 +122,7 @@ func FuzzQuestionTerms(f *testing.F) {
 	f.Add("数据库连接失败 k3f7a2bc4d")
 	f.Fuzz(func(t *testing.T, q string) {
 		c := nineTurns(q)
-		ev, err := c.Prune(Limits{Turns: 2, Chars: 1 << 20, MessageCap: 1 << 20, DigestChars: 4000}, nil, nil)
+		ev, err := c.Prune(Limits{Turns: 2, Chars: 1 << 20, messageCap: 1 << 20, digestChars: 4000}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func BenchmarkPruneSelect(b *testing.B) {
 	counter, _ := NewCounter(O200k, Estimate)
 	for _, sel := range []string{SelectRecency, SelectRelevance} {
 		b.Run(sel, func(b *testing.B) {
-			lim := Limits{Turns: 3, Chars: 24000, MessageCap: 8000, DigestChars: 4000, Select: sel}
+			lim := Limits{Turns: 3, Chars: 24000, messageCap: 8000, digestChars: 4000, Select: sel}
 			base := nineTurns("Go back to the race in cache.go: is the fix in store.go enough?")
 			for b.Loop() {
 				if _, err := clone(base).Prune(lim, counter, nil); err != nil {

@@ -35,7 +35,7 @@ const messageOverhead = 4
 // are upper bounds that cost a length, for deciding that something fits
 // without counting it; and Estimates, for figures that are recorded but
 // decide nothing. Budgets are decided on bounds first and counted exactly
-// only when the bound says they might not hold: see Bound.
+// only when the bound says they might not hold: see bound.
 type Counter struct {
 	mode     string
 	encoding string
@@ -68,7 +68,7 @@ type counterState struct {
 	server *ServerTokenizer
 	// fails are the server's failures; after maxServerFails it is not
 	// asked again. unbounded is set once the server counted a text above
-	// its Bound: bounds are exact counts from then on.
+	// its bound: bounds are exact counts from then on.
 	fails     atomic.Int32
 	unbounded atomic.Bool
 
@@ -167,9 +167,6 @@ func (c *Counter) Failed() error {
 	return c.st.firstErr
 }
 
-// Encoding is the tiktoken encoding used for the model.
-func (c *Counter) Encoding() string { return c.encoding }
-
 // Kind reports how Count counts. A counter in Estimate mode counts
 // EstimatedCount whatever its view.
 func (c *Counter) Kind() Kind {
@@ -182,7 +179,8 @@ func (c *Counter) Kind() Kind {
 // Exact is the view of c that counts exactly.
 func (c *Counter) Exact() *Counter { return c.as(ExactCount) }
 
-// Bounds is the view of c whose Count is Bound.
+// Bounds is the view of c whose Count is an upper bound of the exact
+// count (see bound).
 func (c *Counter) Bounds() *Counter { return c.as(UpperBound) }
 
 // Estimates is the view of c whose Count is EstimateTokens.
@@ -208,7 +206,7 @@ func (c *Counter) Count(s string) int {
 	case EstimatedCount:
 		return text.EstimateTokens(s)
 	case UpperBound:
-		return c.Bound(s)
+		return c.bound(s)
 	}
 	if c.st.server != nil {
 		return c.serverCount(s)
@@ -284,7 +282,7 @@ func (c *Counter) encoderCount(s string) int {
 	return n
 }
 
-// Bound returns an upper bound of the exact count of s, at the cost of
+// bound returns an upper bound of the exact count of s, at the cost of
 // reading its length: every token of a BPE encoding is at least one byte
 // of the text as encoded, and the pre-tokenizer's pieces and maxRun's
 // cuts only split it. Text that is not UTF-8 is encoded with U+FFFD, three
@@ -292,7 +290,7 @@ func (c *Counter) encoderCount(s string) int {
 // Code and English run three to four bytes a token, so a bound is that
 // much above the count: it settles that far from a limit something fits,
 // and near one the exact count decides. In Estimate mode, where nothing is
-// counted exactly, Bound is the estimate.
+// counted exactly, bound is the estimate.
 //
 // A server's tokenizer is bounded one token higher: llama.cpp's
 // SentencePiece tokenizers (Llama 2, Mistral) put a space before the text,
@@ -305,7 +303,7 @@ func (c *Counter) encoderCount(s string) int {
 //
 // TestBoundProperty holds it to the exact count on random ASCII, CJK,
 // code, emoji, long runs and bytes that are not UTF-8.
-func (c *Counter) Bound(s string) int {
+func (c *Counter) bound(s string) int {
 	if c != nil && c.mode == Estimate {
 		return text.EstimateTokens(s)
 	}

@@ -168,8 +168,8 @@ func FuzzCount(f *testing.F) {
 		if n < 0 || (s != "" && n == 0) {
 			t.Fatalf("Count = %d", n)
 		}
-		if b := c.Bound(s); b < n {
-			t.Fatalf("Bound = %d < Count = %d", b, n)
+		if b := c.bound(s); b < n {
+			t.Fatalf("bound = %d < Count = %d", b, n)
 		}
 	})
 }
@@ -272,12 +272,12 @@ func TestBoundProperty(t *testing.T) {
 		for name, gen := range gens {
 			for i := range 150 {
 				s := gen(1 + rng.IntN(1+i*20))
-				exact, bound := c.Count(s), c.Bound(s)
+				exact, bound := c.Count(s), c.bound(s)
 				if bound < exact {
-					t.Fatalf("%s %s: Bound = %d < Count = %d for %q", enc, name, bound, exact, s)
+					t.Fatalf("%s %s: bound = %d < Count = %d for %q", enc, name, bound, exact, s)
 				}
 				if got := c.Bounds().Count(s); got != bound {
-					t.Fatalf("Bounds().Count = %d, Bound = %d", got, bound)
+					t.Fatalf("Bounds().Count = %d, bound = %d", got, bound)
 				}
 				m := Message{Role: Tool, Content: s, ToolCalls: []ToolCall{{Name: "x", Arguments: s}}}
 				if b, x := c.Bounds().CountMessage(m), c.CountMessage(m); b < x {
@@ -303,7 +303,7 @@ func TestCounterViews(t *testing.T) {
 		t.Error("views do not share the encoder")
 	}
 	e, _ := NewCounter(O200k, Estimate)
-	if e.Kind() != EstimatedCount || e.Bound(s) != text.EstimateTokens(s) {
+	if e.Kind() != EstimatedCount || e.bound(s) != text.EstimateTokens(s) {
 		t.Error("Estimate mode counts estimates in every view")
 	}
 }
@@ -360,8 +360,8 @@ func TestServerCounter(t *testing.T) {
 		},
 		Failed: func(err error) { told = append(told, err) },
 	})
-	if c.Mode() != Server || c.Encoding() != O200k || c.Source() != "llama.cpp /tokenize" || c.Kind() != ExactCount {
-		t.Fatalf("mode %q, encoding %q, source %q, kind %v", c.Mode(), c.Encoding(), c.Source(), c.Kind())
+	if c.Mode() != Server || c.encoding != O200k || c.Source() != "llama.cpp /tokenize" || c.Kind() != ExactCount {
+		t.Fatalf("mode %q, encoding %q, source %q, kind %v", c.Mode(), c.encoding, c.Source(), c.Kind())
 	}
 	s := "func main() { fmt.Println(\"héllo\") }"
 	if got := c.Count(s); got != utf8.RuneCountInString(s) {
@@ -375,7 +375,7 @@ func TestServerCounter(t *testing.T) {
 		t.Errorf("the server was asked %d times, want twice (once a text): %q", len(calls), calls)
 	}
 	if got := c.Bounds().Count(s); got != len(s)+1 {
-		t.Errorf("Bound = %d, want %d", got, len(s)+1)
+		t.Errorf("bound = %d, want %d", got, len(s)+1)
 	}
 	if got := c.Estimates().Count(s); got != text.EstimateTokens(s) {
 		t.Errorf("estimate = %d", got)
@@ -409,15 +409,15 @@ func TestServerCounter(t *testing.T) {
 func TestServerCounterUnbounded(t *testing.T) {
 	c := NewServerCounter(O200k, ServerTokenizer{Name: "nfkc", Count: func(s string) (int, error) { return 6 * len(s), nil }})
 	s := "\ufdfa"
-	if b := c.Bound(s); b != len(s)+1 {
-		t.Fatalf("Bound before any count = %d", b)
+	if b := c.bound(s); b != len(s)+1 {
+		t.Fatalf("bound before any count = %d", b)
 	}
 	if n := c.Count(s); n != 6*len(s) {
 		t.Fatalf("Count = %d", n)
 	}
 	for _, x := range []string{s, "abc", "\ufdfa\ufdfa"} {
-		if b, n := c.Bound(x), c.Count(x); b < n {
-			t.Errorf("Bound(%q) = %d < Count %d after a count above the bound", x, b, n)
+		if b, n := c.bound(x), c.Count(x); b < n {
+			t.Errorf("bound(%q) = %d < Count %d after a count above the bound", x, b, n)
 		}
 	}
 }

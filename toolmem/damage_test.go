@@ -551,8 +551,8 @@ func TestReadOnlyAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if !s.Recovered() || !s.ReadOnly() {
-		t.Fatalf("Recovered = %v, ReadOnly = %v", s.Recovered(), s.ReadOnly())
+	if !s.recovered || !s.ReadOnly() {
+		t.Fatalf("recovered = %v, ReadOnly = %v", s.recovered, s.ReadOnly())
 	}
 	outs, err := s.List("")
 	if err != nil || len(outs) == 0 {

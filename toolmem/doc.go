@@ -1,9 +1,33 @@
-// Package toolmem is the review's tool memory: an on-disk Badger store that
-// keeps every tool output whole under a short reference ID, builds the
-// previews the conversation carries instead of the outputs, reads outputs back
-// whole, by line range or by regular expression, and keeps the bytes of
-// the run records (runs, steps, events, the conversation in parts) that
-// review/record writes and reads for replay and follow-up questions.
+// Package toolmem is the review's store on disk: one Badger database per
+// repository that is the run database as much as the tool memory, the two
+// in one store under one lock because each points into the other.
+//
+// As the tool memory it keeps every tool output whole under a short
+// reference ID (a ref), builds the previews the conversation carries
+// instead of the outputs, and reads outputs back whole, by line range or
+// by regular expression (the model's read_tool_output tool, and review
+// memory).
+//
+// As the run database it keeps every review as a run: the run's record
+// (repository, revisions, model, status, and two JSON documents stored
+// byte for byte: the settings, with the budget and the units a large diff
+// is reviewed in, and the usage, with the counts, the outcome and the
+// result, findings included), its steps (each request body exactly as
+// sent to the model, its response, the step's token figures), its events
+// (what each request added, pruning passes, replans, fallbacks, what was
+// sent where) and its conversation. A follow-up question (review ask)
+// continues a run from its conversation and adds its steps to it; review
+// runs, replay, doctor and gc read the runs. review/record writes and
+// reads these records and owns what they mean; review tool records a run
+// of its own for the output it stores.
+//
+// The two meet at the ref. An output is made by a tool call of a step of
+// a run: its ref is derived from the run and the call ID, its metadata
+// names the run and the step, the run's index lists it, the step record
+// lists the refs stored while handling its response, and the
+// conversation's tool results name the ref behind their previews (which
+// a pruned history's summary keeps). GC drops a run with its outputs, and
+// outputs of no recorded run once they are old.
 //
 // It knows nothing about models, tools or the records' formats: tool names,
 // arguments, requests, events and conversations are opaque strings and
@@ -49,8 +73,8 @@
 // Badger writes through memory maps of files it sizes first, sparse: on a
 // full file system a write is a SIGBUS in one of Badger's goroutines, which
 // ends the process. So a writable Open asks for MinFree free space, each
-// write is refused with a *DiskFullError once less than WriteReserve would
-// be left, and a fault of a memory map in the caller's goroutine (guard)
+// write is refused with a *DiskFullError once less than 32 MiB
+// (writeReserve) would be left, and a fault of a memory map in the caller's goroutine (guard)
 // is a *DiskFullError too, never damage (see space.go).
 //
 // # Key layout

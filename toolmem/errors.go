@@ -121,8 +121,8 @@ func (e *NotFoundError) Error() string {
 func (e *NotFoundError) Unwrap() error { return ErrNotFound }
 
 // DiskFullError is a write the file system had no room for, or that the
-// store refused because too little space is left (see MinFree and
-// WriteReserve). What was written before it is intact: Badger's log is
+// store refused because too little space is left (MinFree to open,
+// 32 MiB left by each write). What was written before it is intact: Badger's log is
 // appended to, never rewritten.
 type DiskFullError struct {
 	Dir  string

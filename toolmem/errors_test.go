@@ -35,7 +35,7 @@ func TestDiskFull(t *testing.T) {
 // how much it needs, named by the write it refused.
 func TestRoom(t *testing.T) {
 	s := &Store{dir: "/s"}
-	refused := &DiskFullError{Dir: "/s", Free: 3 << 20, Need: WriteReserve}
+	refused := &DiskFullError{Dir: "/s", Free: 3 << 20, Need: writeReserve}
 	err := s.errTxn("storing step 2 of run x", refused)
 	if want := "storing step 2 of run x in tool memory at /s: 3 MiB free on its file system, 32 MiB needed"; err.Error() != want {
 		t.Errorf("got %q, want %q", err, want)

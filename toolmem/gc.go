@@ -78,7 +78,7 @@ func (s *Store) GC(olderThan time.Time) (GCStats, error) {
 	}
 	// Dropping and rewriting write tables and value logs before they
 	// free anything.
-	if err := checkRoom(s.dir, "collecting garbage", WriteReserve+valueLogFileSize); err != nil {
+	if err := checkRoom(s.dir, "collecting garbage", writeReserve+valueLogFileSize); err != nil {
 		return st, err
 	}
 	if len(prefixes) > 0 {

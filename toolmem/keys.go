@@ -24,12 +24,12 @@ const (
 	nsRunning = "u/"
 )
 
-// MaxStep is the largest step number the store takes.
-const MaxStep = 1<<32 - 1
+// maxStep is the largest step number the store takes.
+const maxStep = 1<<32 - 1
 
 // checkStep rejects step numbers that have no key.
 func checkStep(n int) error {
-	if n < 0 || uint64(n) > MaxStep {
+	if n < 0 || uint64(n) > maxStep {
 		return inputErrorf("step %d is out of range: steps count from 0", n)
 	}
 	return nil
@@ -48,7 +48,7 @@ func key(parts ...string) []byte {
 	return k
 }
 
-// be32 encodes n (0 to MaxStep) in 4 big-endian bytes, which sort as the
+// be32 encodes n (0 to maxStep) in 4 big-endian bytes, which sort as the
 // numbers do.
 func be32(n int) string {
 	var b [4]byte

@@ -17,17 +17,17 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// RefLen is the length of every ref.
-const RefLen = 10
+// refLen is the length of every ref.
+const refLen = 10
 
-// Paging and grep bounds. Page and Grep never return more than MaxPageChars
-// characters of text, so their results can go to a model whole.
+// Paging and grep bounds. Page and Grep never return more than
+// maxPageChars characters of text, so their results can go to a model whole.
 const (
 	DefaultPageLines   = 80
 	MaxPageLines       = 400
-	MaxPageChars       = 16000
-	MaxLineChars       = 2000
-	DefaultGrepMatches = 50
+	maxPageChars       = 16000
+	maxLineChars       = 2000
+	defaultGrepMatches = 50
 	MaxGrepMatches     = 400
 )
 
@@ -35,15 +35,15 @@ const (
 // read aloud or retyped, and safe in keys.
 var refEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
-// RefFor returns the ref of the output of tool call callID in run: RefLen
+// refFor returns the ref of the output of tool call callID in run: refLen
 // lowercase base32 characters of a hash of both, so the same call always gets
 // the same ref (a retry overwrites, it does not mint a new one) and calls of
 // different runs get different refs even when providers reuse call IDs.
 //
-// Put uses RefFor unless that ref already holds a different call of the run
+// Put uses refFor unless that ref already holds a different call of the run
 // (a provider that reuses call IDs across steps); it then derives another
 // ref. Always use the ref Put returns.
-func RefFor(run, callID string) string {
+func refFor(run, callID string) string {
 	return refFrom(run, callID)
 }
 
@@ -53,13 +53,13 @@ func refFrom(parts ...string) string {
 		h.Write([]byte(p))
 		h.Write([]byte{0})
 	}
-	return refEncoding.EncodeToString(h.Sum(nil))[:RefLen]
+	return refEncoding.EncodeToString(h.Sum(nil))[:refLen]
 }
 
 // validRef reports whether ref can be a ref; anything else cannot be in the
 // store, and must not reach a key.
 func validRef(ref string) bool {
-	if len(ref) != RefLen {
+	if len(ref) != refLen {
 		return false
 	}
 	for i := 0; i < len(ref); i++ {
@@ -141,12 +141,12 @@ func (s *Store) Put(run string, step int, callID, tool, args string, output []by
 	return out.Ref, nil
 }
 
-// allocRef picks the ref for out: RefFor(run, callID), or if that holds
+// allocRef picks the ref for out: refFor(run, callID), or if that holds
 // another call of the run, the first derived ref that is free or holds this
 // very call (same step, call, tool and arguments).
 func allocRef(txn *badger.Txn, out Output) (string, error) {
 	for i := 0; ; i++ {
-		ref := RefFor(out.Run, out.CallID)
+		ref := refFor(out.Run, out.CallID)
 		if i > 0 {
 			ref = refFrom(out.Run, out.CallID, strconv.Itoa(out.Step), strconv.Itoa(i))
 		}
@@ -329,16 +329,16 @@ type Page struct {
 	// Total is the number of lines of the output.
 	Total int
 	// Text holds the lines, each as "N: text" without its line ending,
-	// separated by newlines. A line longer than MaxLineChars is cut and
-	// says how much is left out.
+	// separated by newlines. A line longer than 2,000 characters
+	// (maxLineChars) is cut and says how much is left out.
 	Text string
 }
 
 // Page returns count lines of the output under ref from line start (1-based).
 // count is DefaultPageLines if not positive and at most MaxPageLines; the
 // page also ends before its text would pass maxChars characters, or
-// MaxPageChars when maxChars is not positive or larger (it always holds
-// start itself). A start past the last line is an error that says how many
+// 16,000 (maxPageChars) when maxChars is not positive or larger (it always
+// holds start itself). A start past the last line is an error that says how many
 // lines there are.
 func (s *Store) Page(ref string, start, count, maxChars int) (Page, error) {
 	maxChars = pageChars(maxChars)
@@ -367,7 +367,7 @@ func (s *Store) Page(ref string, start, count, maxChars int) (Page, error) {
 		if n >= start+count {
 			return false
 		}
-		entry := strconv.Itoa(n) + ": " + cutLine(line, MaxLineChars)
+		entry := strconv.Itoa(n) + ": " + cutLine(line, maxLineChars)
 		size := utf8.RuneCountInString(entry)
 		if n > start {
 			size++ // the newline before the entry
@@ -400,9 +400,10 @@ type GrepResult struct {
 }
 
 // Grep returns the lines of the output under ref that match pattern (Go
-// RE2 syntax), at most max of them (DefaultGrepMatches if not positive, at
-// most MaxGrepMatches) and at most MaxPageChars characters of text. Lines are
-// matched without their line ending.
+// RE2 syntax), at most max of them (50 if not positive, at most
+// MaxGrepMatches) and at most maxChars characters of text (16,000, as for
+// Page, when maxChars is not positive or larger). Lines are matched without
+// their line ending.
 func (s *Store) Grep(ref, pattern string, max, maxChars int) (GrepResult, error) {
 	maxChars = pageChars(maxChars)
 	re, err := regexp.Compile(pattern)
@@ -415,7 +416,7 @@ func (s *Store) Grep(ref, pattern string, max, maxChars int) (GrepResult, error)
 		return GrepResult{}, err
 	}
 	if max <= 0 {
-		max = DefaultGrepMatches
+		max = defaultGrepMatches
 	}
 	max = min(max, MaxGrepMatches)
 	r := GrepResult{Ref: out.Ref, Pattern: pattern, Total: out.Lines}
@@ -432,7 +433,7 @@ func (s *Store) Grep(ref, pattern string, max, maxChars int) (GrepResult, error)
 			full = true
 			return true
 		}
-		entry := strconv.Itoa(n) + ": " + excerpt(line, loc[0], MaxLineChars)
+		entry := strconv.Itoa(n) + ": " + excerpt(line, loc[0], maxLineChars)
 		size := utf8.RuneCountInString(entry)
 		if r.Shown > 0 {
 			size++ // the newline before the entry
@@ -610,10 +611,10 @@ func runeSuffix(b []byte, max int) int {
 }
 
 // pageChars is the character bound of a page or a grep: maxChars when it
-// is positive and below MaxPageChars, else MaxPageChars.
+// is positive and below maxPageChars, else maxPageChars.
 func pageChars(maxChars int) int {
 	if maxChars <= 0 {
-		return MaxPageChars
+		return maxPageChars
 	}
-	return min(maxChars, MaxPageChars)
+	return min(maxChars, maxPageChars)
 }

@@ -15,10 +15,10 @@ import (
 const (
 	DefaultPreviewChars = 2000
 	DefaultPreviewLines = 40
-	// MinPreviewChars and MinPreviewLines leave room for the header and
+	// MinPreviewChars and minPreviewLines leave room for the header and
 	// some of the output; smaller limits are raised to them.
 	MinPreviewChars = 200
-	MinPreviewLines = 3
+	minPreviewLines = 3
 )
 
 // Limits bound a preview in characters (runes) and lines.
@@ -36,7 +36,7 @@ func (l Limits) Normalized() Limits {
 		l.Lines = DefaultPreviewLines
 	}
 	l.Chars = max(l.Chars, MinPreviewChars)
-	l.Lines = max(l.Lines, MinPreviewLines)
+	l.Lines = max(l.Lines, minPreviewLines)
 	return l
 }
 
@@ -54,8 +54,8 @@ func (l Limits) Normalized() Limits {
 // Lines are cut on UTF-8 boundaries (invalid bytes show as U+FFFD); a line
 // too long for the preview is cut and says how many bytes it left out. The
 // preview itself is within the limits, header included, so previewing a
-// preview returns it unchanged. Limits below MinPreviewChars or
-// MinPreviewLines are raised to them; zero or negative ones take the
+// preview returns it unchanged. Limits below MinPreviewChars or 3
+// lines (minPreviewLines) are raised to them; zero or negative ones take the
 // defaults.
 func Preview(ref string, data []byte, lim Limits) string {
 	lim = lim.Normalized()

@@ -96,8 +96,8 @@ func TestReadOnlyRecoveryWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if !s.Recovered() {
-		t.Fatal("Recovered = false")
+	if !s.recovered {
+		t.Fatal("recovered = false")
 	}
 	for _, name := range names() {
 		if !slices.Contains(before, name) {
@@ -112,7 +112,7 @@ func TestReadOnlyRecoveryWritesNothing(t *testing.T) {
 	// The recovered store opens read-only at once, and for writing.
 	for _, ro := range []bool{true, false} {
 		s, err := Open(dir, Options{ReadOnly: ro, LockWait: -1})
-		if err != nil || s.Recovered() {
+		if err != nil || s.recovered {
 			t.Fatalf("Open(ReadOnly: %v) after recovery: %v", ro, err)
 		}
 		if err := s.Close(); err != nil {

@@ -22,8 +22,8 @@ const (
 	StatusInterrupted = "interrupted"
 )
 
-// MaxRunIDLen bounds run IDs.
-const MaxRunIDLen = 64
+// maxRunIDLen bounds run IDs.
+const maxRunIDLen = 64
 
 // Run is the record of one review run. Settings and Usage are JSON the
 // caller defines; they are stored byte for byte.
@@ -74,8 +74,8 @@ func checkRunID(id string) error {
 	if id == "" {
 		return inputErrorf("run ID is empty")
 	}
-	if len(id) > MaxRunIDLen {
-		return inputErrorf("run ID %.20q... is longer than %d characters", id, MaxRunIDLen)
+	if len(id) > maxRunIDLen {
+		return inputErrorf("run ID %.20q... is longer than %d characters", id, maxRunIDLen)
 	}
 	for _, c := range []byte(id) {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {

@@ -89,7 +89,7 @@ func openCopy(dir, tmp string, opts Options) (*Store, error) {
 	if err := copyStore(dir, tmp, true); err != nil {
 		return nil, err
 	}
-	s, err := open(tmp, Options{ReadOnly: true, LockWait: -1, ErrorLog: opts.ErrorLog, Warn: opts.Warn}, badgerOptions)
+	s, err := open(tmp, Options{ReadOnly: true, LockWait: -1, errorLog: opts.errorLog, Warn: opts.Warn}, badgerOptions)
 	if err != nil {
 		// Say the store, not the copy.
 		var de *DamagedError
@@ -120,26 +120,50 @@ func copyStore(dir, dst string, live bool) error {
 	if err != nil {
 		return err
 	}
-	mcopy := filepath.Join(dst, badger.ManifestFilename)
-	n, err := copyFrom(mf, mcopy)
+	n, err := copyTables(mf, dir, dst)
 	if err != nil {
 		return err
 	}
-	m, err := cutManifest(mcopy)
+	// The write-ahead logs, then the value logs they point into.
+	if err := copyWriteAheadLogs(dir, dst); err != nil {
+		return err
+	}
+	sizes, err := copyValueLogs(dir, dst, live)
 	if err != nil {
 		return err
+	}
+	copied()
+	return checkUnchanged(dir, before, n, sizes)
+}
+
+// copyTables copies the MANIFEST, open in mf, cut after its last whole
+// change, the tables it lists and the key registry, and returns the size
+// of the MANIFEST as copied.
+func copyTables(mf *os.File, dir, dst string) (int64, error) {
+	mcopy := filepath.Join(dst, badger.ManifestFilename)
+	n, err := copyFrom(mf, mcopy)
+	if err != nil {
+		return 0, err
+	}
+	m, err := cutManifest(mcopy)
+	if err != nil {
+		return 0, err
 	}
 	for id := range m.Tables {
 		name := table.IDToFilename(id)
 		if _, err := copyFile(filepath.Join(dir, name), filepath.Join(dst, name)); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if _, err := copyFile(filepath.Join(dir, badger.KeyRegistryFileName), filepath.Join(dst, badger.KeyRegistryFileName)); err != nil && !errors.Is(err, errMoved) {
-		return err
+		return 0, err
 	}
+	return n, nil
+}
 
-	// The write-ahead logs, then the value logs they point into.
+// copyWriteAheadLogs copies each write-ahead log up to its last whole
+// transaction.
+func copyWriteAheadLogs(dir, dst string) error {
 	mems, err := logFiles(dir, ".mem")
 	if err != nil {
 		return err
@@ -149,9 +173,19 @@ func copyStore(dir, dst string, live bool) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// copyValueLogs copies the value logs: the last, which the writer appends
+// to, up to its last whole entry, and the others whole. It returns the
+// sizes of those it copied whole, which must not change while the copy is
+// taken. A value log cut below its header is being deleted: the copy is
+// taken again when a writer holds the store (errMoved), and the file left
+// out without one.
+func copyValueLogs(dir, dst string, live bool) (map[string]int64, error) {
 	vlogs, err := logFiles(dir, ".vlog")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sizes := map[string]int64{}
 	for i, name := range vlogs {
@@ -159,13 +193,13 @@ func copyStore(dir, dst string, live bool) error {
 		if i == len(vlogs)-1 {
 			// The one the writer appends to.
 			if err := copyLog(src, to, false); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
 		info, err := os.Stat(src)
 		if err != nil {
-			return movedIf(err)
+			return nil, movedIf(err)
 		}
 		if info.Size() < vlogHeaderSize {
 			// Being deleted by gc, which cuts a file to nothing first,
@@ -173,18 +207,22 @@ func copyStore(dir, dst string, live bool) error {
 			// copied may predate the rewrite. Without a writer, a
 			// leftover of a killed gc, which the recovery removes.
 			if live {
-				return errMoved
+				return nil, errMoved
 			}
 			continue
 		}
 		if sizes[name], err = copyFile(src, to); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	return sizes, nil
+}
 
-	copied()
-	// What the copy holds must still be what the store holds.
-	after, err := os.Stat(mpath)
+// checkUnchanged reports errMoved unless what the copy holds is still what
+// the store holds: the same MANIFEST file (before, when the copy started)
+// of the n bytes copied, and the value logs copied whole at their sizes.
+func checkUnchanged(dir string, before os.FileInfo, n int64, sizes map[string]int64) error {
+	after, err := os.Stat(filepath.Join(dir, badger.ManifestFilename))
 	if err != nil || !os.SameFile(before, after) || after.Size() != n {
 		return errMoved
 	}

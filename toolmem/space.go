@@ -13,16 +13,16 @@ import (
 
 // MinFree is the free space a writable Open asks of the store's file
 // system: room for a review's records and outputs (a large review stores
-// a few MiB) above WriteReserve.
+// a few MiB) above writeReserve.
 const MinFree int64 = 64 << 20
 
-// WriteReserve is the free space a write leaves for Badger: a write is
+// writeReserve is the free space a write leaves for Badger: a write is
 // refused with a *DiskFullError, before Badger sees it, once less than
 // this (plus the size of what it writes) is free. Badger writes on its own
 // after the write returns: a memtable (4 MiB) flushed to a table, tables
 // (of 1 MiB) merged by a compaction, a value log file (16 MiB) rewritten by
 // gc.
-const WriteReserve int64 = 32 << 20
+const writeReserve int64 = 32 << 20
 
 // checkRoom fails with a *DiskFullError if the file system of dir has
 // less than need bytes free.
@@ -45,8 +45,8 @@ func faultError(dir string, r any) error {
 	if _, ok := re.(interface{ Addr() uintptr }); !ok {
 		return nil
 	}
-	if free, ok := freeSpace(dir); ok && free < WriteReserve {
-		return &DiskFullError{Dir: dir, Free: free, Need: WriteReserve, cause: re}
+	if free, ok := freeSpace(dir); ok && free < writeReserve {
+		return &DiskFullError{Dir: dir, Free: free, Need: writeReserve, cause: re}
 	}
 	return fmt.Errorf("tool memory at %s: a file of it could not be read or written through its memory map (%v)", dir, re)
 }

@@ -21,9 +21,9 @@ import (
 	"github.com/reviewdev/review/internal/text"
 )
 
-// DefaultLockWait is how long Open waits for another review to release the
+// defaultLockWait is how long Open waits for another review to release the
 // store when Options.LockWait is zero.
-const DefaultLockWait = 10 * time.Second
+const defaultLockWait = 10 * time.Second
 
 // ErrLocked reports that another process holds the store. Open's
 // *LockedError wraps it with the directory and how long Open waited.
@@ -36,11 +36,13 @@ var ErrNotFound = errors.New("not found in tool memory")
 // Options tune Open. The zero value is ready to use.
 type Options struct {
 	// LockWait is how long Open retries while another process holds the
-	// directory (DefaultLockWait if zero, no retry if negative).
+	// directory (10 seconds, defaultLockWait, if zero; no retry if
+	// negative).
 	LockWait time.Duration
-	// ErrorLog receives Badger's error messages, one a line. Nil discards
-	// them: Badger never writes to the terminal on its own.
-	ErrorLog io.Writer
+	// errorLog receives Badger's error messages, one a line. Nil (what
+	// Open is given) discards them: Badger never writes to the terminal
+	// on its own.
+	errorLog io.Writer
 	// ReadOnly opens the store for reading only: nothing in the directory
 	// is created or changed (see Open for the one exception), other
 	// readers may use it at the same time, and a missing or empty
@@ -222,12 +224,12 @@ func open(dir string, opts Options, badgerOpts func(dir string, errLog io.Writer
 	}
 	wait := opts.LockWait
 	if wait == 0 {
-		wait = DefaultLockWait
+		wait = defaultLockWait
 	}
 	if opts.ReadOnly && opts.Snapshot {
 		wait = -1
 	}
-	bopts := badgerOpts(dir, opts.ErrorLog).
+	bopts := badgerOpts(dir, opts.errorLog).
 		// Tables are checked whole before Badger opens them (checkFiles),
 		// then each block as it is read; values in the value log are
 		// checked as they are read.
@@ -431,7 +433,7 @@ func openError(dir string, err error, readOnly bool) error {
 func openEmpty(dir string, opts Options) (*Store, error) {
 	db, err := badger.Open(badger.DefaultOptions("").
 		WithInMemory(true).
-		WithLogger(errorLogger{opts.ErrorLog}).
+		WithLogger(errorLogger{opts.errorLog}).
 		WithMetricsEnabled(false).
 		WithMemTableSize(1 << 20).
 		WithValueThreshold(valueThreshold).
@@ -472,12 +474,12 @@ func (s *Store) update(f func(*badger.Txn) error) error {
 }
 
 // updateSized is update for a write of about n bytes: it is refused if the
-// file system would be left with less than WriteReserve free.
+// file system would be left with less than writeReserve free.
 func (s *Store) updateSized(n int64, f func(*badger.Txn) error) error {
 	if s.readOnly {
 		return s.errReadOnly()
 	}
-	if err := checkRoom(s.dir, "", WriteReserve+n); err != nil {
+	if err := checkRoom(s.dir, "", writeReserve+n); err != nil {
 		return err
 	}
 	return guard(s.dir, func() error { return s.db.Update(f) })
@@ -491,10 +493,6 @@ func (s *Store) errReadOnly() error {
 
 // ReadOnly reports whether the store was opened read-only.
 func (s *Store) ReadOnly() bool { return s.readOnly }
-
-// Recovered reports whether a read-only Open had to recover the store from
-// a killed process first (see Open).
-func (s *Store) Recovered() bool { return s.recovered }
 
 // Snapshot reports whether the store is read through a copy, taken as
 // Open opened it, because a writer holds it (see Options.Snapshot): its
@@ -688,7 +686,7 @@ func (s *Store) compactL0() {
 	if size > flattenMax {
 		return
 	}
-	if free, ok := freeSpace(s.dir); ok && free < WriteReserve+size {
+	if free, ok := freeSpace(s.dir); ok && free < writeReserve+size {
 		return // left for a process with room
 	}
 	if err := guard(s.dir, func() error { return s.db.Flatten(1) }); err != nil && s.warn != nil {

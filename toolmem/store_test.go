@@ -102,18 +102,18 @@ func TestPutGet(t *testing.T) {
 
 func TestRefs(t *testing.T) {
 	s := openTest(t)
-	ref := RefFor("run-1", "call_1")
+	ref := refFor("run-1", "call_1")
 	if !regexp.MustCompile(`^[a-z2-7]{1,12}$`).MatchString(ref) {
-		t.Fatalf("RefFor = %q, want at most 12 lowercase base32 characters", ref)
+		t.Fatalf("refFor = %q, want at most 12 lowercase base32 characters", ref)
 	}
-	if RefFor("run-1", "call_1") != ref {
-		t.Fatal("RefFor is not stable")
+	if refFor("run-1", "call_1") != ref {
+		t.Fatal("refFor is not stable")
 	}
-	if RefFor("run-2", "call_1") == ref {
-		t.Fatal("RefFor gives the same ref in two runs")
+	if refFor("run-2", "call_1") == ref {
+		t.Fatal("refFor gives the same ref in two runs")
 	}
-	if RefFor("run-1c", "all_1") == ref {
-		t.Fatal("RefFor confuses run and call boundaries")
+	if refFor("run-1c", "all_1") == ref {
+		t.Fatal("refFor confuses run and call boundaries")
 	}
 
 	put := func(step int, call, args string, data string) string {
@@ -126,7 +126,7 @@ func TestRefs(t *testing.T) {
 	}
 	first := put(1, "call_1", "{}", strings.Repeat("long output\n", 300000))
 	if first != ref {
-		t.Fatalf("Put returned %q, want RefFor = %q", first, ref)
+		t.Fatalf("Put returned %q, want refFor = %q", first, ref)
 	}
 	// A retry of the same call overwrites under the same ref, dropping the
 	// chunks the longer output had.
@@ -264,7 +264,7 @@ func TestPage(t *testing.T) {
 		{name: "empty past the end", ref: empty, start: 2, count: 10, err: "is empty"},
 		{name: "characters are capped", ref: wide, start: 1, count: 100, wantStart: 1, wantEnd: 15, total: 100},
 		{name: "huge line is cut", ref: huge, start: 1, count: 10, wantStart: 1, wantEnd: 1, total: 1,
-			text: "1: " + strings.Repeat("語", MaxLineChars) + fmt.Sprintf(" [... %d more bytes]", 3<<20-3*MaxLineChars)},
+			text: "1: " + strings.Repeat("語", maxLineChars) + fmt.Sprintf(" [... %d more bytes]", 3<<20-3*maxLineChars)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -287,8 +287,8 @@ func TestPage(t *testing.T) {
 			if got := strings.Count(p.Text, "\n") + 1; p.End >= p.Start && got != p.End-p.Start+1 {
 				t.Fatalf("text has %d lines for %d-%d", got, p.Start, p.End)
 			}
-			if n := len([]rune(p.Text)); n > MaxPageChars {
-				t.Fatalf("text has %d characters, more than %d", n, MaxPageChars)
+			if n := len([]rune(p.Text)); n > maxPageChars {
+				t.Fatalf("text has %d characters, more than %d", n, maxPageChars)
 			}
 		})
 	}
@@ -320,7 +320,7 @@ func TestGrep(t *testing.T) {
 		{name: "last line without newline", ref: log, pattern: "c$", matches: 1, shown: 1, tot: 6, text: "6: fail: c"},
 		{name: "no match", ref: log, pattern: "nothing", matches: 0, shown: 0, tot: 6, text: ""},
 		{name: "capped by max", ref: many, pattern: "match", max: 5, matches: 1000, shown: 5, tot: 1000},
-		{name: "max 0 is the default", ref: many, pattern: "match", max: 0, matches: 1000, shown: DefaultGrepMatches, tot: 1000},
+		{name: "max 0 is the default", ref: many, pattern: "match", max: 0, matches: 1000, shown: defaultGrepMatches, tot: 1000},
 		{name: "max is capped", ref: many, pattern: "match", max: 1 << 30, matches: 1000, shown: MaxGrepMatches, tot: 1000},
 		{name: "invalid regex", ref: log, pattern: "(unclosed", err: `invalid regular expression "(unclosed"`},
 		{name: "lookahead", ref: log, pattern: "a(?=b)", err: "RE2"},
@@ -350,7 +350,7 @@ func TestGrep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(r.Text, "NEEDLE") || len([]rune(r.Text)) > MaxLineChars+100 ||
+	if !strings.Contains(r.Text, "NEEDLE") || len([]rune(r.Text)) > maxLineChars+100 ||
 		!strings.Contains(r.Text, "[... 99500 earlier bytes] ") || !strings.Contains(r.Text, " [... 98506 more bytes]") {
 		t.Fatalf("long line not shown around its match: %.200q...", r.Text)
 	}

@@ -22,7 +22,6 @@ var pending = []string{
 	"llm (*Client).send",
 	"llm appendJSONString",
 	"llm (*assembler).add",
-	"toolmem copyStore",
 	"report buildPage",
 	"report writeStep",
 	"bench WriteCompare",
