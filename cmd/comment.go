@@ -410,7 +410,7 @@ func lastReview(ctx context.Context, flag string, getenv func(string) string, di
 	if err != nil {
 		return "", err
 	}
-	runs = slices.DeleteFunc(runs, func(r toolmem.Run) bool { return r.Status == "running" || r.HeadSHA == "" })
+	runs = slices.DeleteFunc(runs, func(r toolmem.Run) bool { return r.Status == toolmem.StatusRunning || r.HeadSHA == "" })
 	slices.SortFunc(runs, func(a, b toolmem.Run) int { return b.Started.Compare(a.Started) })
 	if head == "" {
 		if len(runs) > 0 {

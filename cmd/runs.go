@@ -105,7 +105,7 @@ func runRuns(opts *RunsOptions) error {
 // runStatus is a run's status as a person reads it: a review that ended
 // without the model submitting it (exit 5) is incomplete, not complete.
 func runStatus(r toolmem.Run) string {
-	if o, ok := review.OutcomeOf(r); ok && r.Status == review.StatusComplete && !o.Submitted {
+	if o, ok := review.OutcomeOf(r); ok && r.Status == toolmem.StatusComplete && !o.Submitted {
 		return "incomplete"
 	}
 	return r.Status

@@ -129,7 +129,7 @@ func runTool(ctx context.Context, opts *ToolOptions) error {
 	// any other. The run is recorded once an output is stored under it.
 	now := opts.Now()
 	run := toolmem.Run{ID: toolmem.NewRunID(now), Repo: root, Head: opts.Head, HeadSHA: head, Base: opts.Base, BaseSHA: base,
-		Model: toolRunModel, Status: "complete", Started: now, Ended: now}
+		Model: toolRunModel, Status: toolmem.StatusComplete, Started: now, Ended: now}
 	ans, err := set.Answer(ctx, tools.Call{Run: run.ID, Step: 0, ID: "cli", Name: opts.Name, Args: opts.Args}, toolmem.Limits{})
 	if err != nil {
 		return err

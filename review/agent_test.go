@@ -208,7 +208,7 @@ func TestLoopAnswersEveryCallInOrder(t *testing.T) {
 		}
 	}
 	run, err := s.Store.Run(s.Run.ID)
-	if err != nil || run.Status != StatusComplete {
+	if err != nil || run.Status != toolmem.StatusComplete {
 		t.Fatalf("run status %q, %v", run.Status, err)
 	}
 
@@ -375,7 +375,7 @@ func TestLoopStopsMidReply(t *testing.T) {
 		t.Fatalf("error %v, want context.Canceled", err)
 	}
 	run, err := s.Store.Run(s.Run.ID)
-	if err != nil || run.Status != StatusInterrupted {
+	if err != nil || run.Status != toolmem.StatusInterrupted {
 		t.Fatalf("run status %q, %v; want interrupted", run.Status, err)
 	}
 	raw, err := record.LoadConversation(s.Store, s.Run.ID)

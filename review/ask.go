@@ -11,6 +11,7 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/result"
+	"github.com/reviewdev/review/toolmem"
 )
 
 // AskOptions tune a follow-up turn.
@@ -110,7 +111,7 @@ func (s *Session) Ask(ctx context.Context, question string, opts AskOptions) (*r
 // Answer runs the loop of the latest turn, a question already in the
 // conversation, and records how the run ended.
 func (s *Session) Answer(ctx context.Context, opts AskOptions) (*result.Answer, error) {
-	s.Run.Status, s.Run.Error = StatusRunning, ""
+	s.Run.Status, s.Run.Error = toolmem.StatusRunning, ""
 	// A question is held to the caps on tokens and cost, counted afresh;
 	// the review's plan bounded the review.
 	s.guard = s.capsGuard()

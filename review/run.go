@@ -13,14 +13,6 @@ import (
 	"github.com/reviewdev/review/toolmem"
 )
 
-// Run statuses.
-const (
-	StatusRunning     = "running"
-	StatusComplete    = "complete"
-	StatusFailed      = "failed"
-	StatusInterrupted = "interrupted"
-)
-
 // Settings are recorded with a run so replay can say how it was made. They
 // never hold the API key.
 type Settings struct {
@@ -80,7 +72,7 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 		Run: toolmem.Run{
 			ID: toolmem.NewRunID(a.now()), Repo: d.Root,
 			Base: d.Base, Head: d.Head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA,
-			Model: a.Model, Status: StatusRunning, Settings: set, Started: a.now(),
+			Model: a.Model, Status: toolmem.StatusRunning, Settings: set, Started: a.now(),
 		},
 	}
 	s.guard = plan.guard
@@ -265,16 +257,16 @@ func (s *Session) finish(err error) error {
 	s.Usage.Efficiency = s.efficiency()
 	switch {
 	case err == nil:
-		s.Run.Status = StatusComplete
+		s.Run.Status = toolmem.StatusComplete
 	case errors.Is(err, context.Canceled):
-		s.Run.Status = StatusInterrupted
+		s.Run.Status = toolmem.StatusInterrupted
 		s.Run.Error = "interrupted"
 		var ie *interruptedError
 		if errors.As(err, &ie) {
 			s.Run.Error = ie.Error()
 		}
 	default:
-		s.Run.Status = StatusFailed
+		s.Run.Status = toolmem.StatusFailed
 		s.Run.Error = err.Error()
 	}
 	return s.save()

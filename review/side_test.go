@@ -15,6 +15,7 @@ import (
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
+	"github.com/reviewdev/review/toolmem"
 )
 
 // sideSession prepares a review of dir in units side by side, jobs at
@@ -209,7 +210,7 @@ func TestReviewSideBySideFailure(t *testing.T) {
 	if !strings.Contains(string(last), "Unit 2 failed and was not reviewed: delta.go") || !strings.Contains(string(last), "medium gamma.go:4 Gamma shadows") {
 		t.Errorf("the summary request does not hold the units' results:\n%s", last)
 	}
-	if s.Run.Status != StatusComplete {
+	if s.Run.Status != toolmem.StatusComplete {
 		t.Errorf("run %s", s.Run.Status)
 	}
 }
@@ -237,7 +238,7 @@ func TestReviewSideBySideInterrupted(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}
-	if s.Run.Status != StatusInterrupted || s.Run.Error != "interrupted: units 1, 2, 3 under way" {
+	if s.Run.Status != toolmem.StatusInterrupted || s.Run.Error != "interrupted: units 1, 2, 3 under way" {
 		t.Errorf("run %s: %q", s.Run.Status, s.Run.Error)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/review/reviewtest"
+	"github.com/reviewdev/review/toolmem"
 )
 
 // scratchRepo creates a repository whose feature branch, checked out, adds
@@ -160,7 +161,7 @@ func TestReviewInUnits(t *testing.T) {
 			if strings.Join(titles, "|") != strings.Join(tc.titles, "|") || res.Submitted != tc.submitted || res.Summary != tc.summary {
 				t.Errorf("findings %q, submitted %v, summary %q", titles, res.Submitted, res.Summary)
 			}
-			if s.History.Turns() != 3 || s.Run.Status != StatusComplete {
+			if s.History.Turns() != 3 || s.Run.Status != toolmem.StatusComplete {
 				t.Errorf("%d turns, status %s", s.History.Turns(), s.Run.Status)
 			}
 			// The run record keeps the plan of units, and a resumed
