@@ -20,8 +20,6 @@ const maxComplexity = 25
 var pending = []string{
 	"llm (*Client).attemptStream",
 	"llm (*Client).send",
-	"llm appendJSONString",
-	"llm (*assembler).add",
 	"toolmem copyStore",
 	"review (*Plan).planUnits",
 	"review (*Plan).fill",
