@@ -71,6 +71,31 @@ func (a *assembler) add(data []byte) error {
 	if e, ok := c.StreamError(); ok {
 		return &errorEvent{Message: e.Message, Type: e.Type, Code: e.Code}
 	}
+	a.note(c)
+	text := false
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue // one answer was asked for
+		}
+		got, err := a.addDelta(ch.Delta)
+		if err != nil {
+			return fmt.Errorf("event %d: %v", a.events, err)
+		}
+		text = text || got
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			a.finish = *ch.FinishReason
+		}
+	}
+	if text {
+		a.texts++
+	}
+	return nil
+}
+
+// note keeps what describes the whole completion rather than a piece of
+// it: the first ID, model, fingerprint and creation time any event gave,
+// and the last usage object.
+func (a *assembler) note(c *wire.Chunk) {
 	if a.id == "" {
 		a.id = c.ID
 	}
@@ -86,58 +111,61 @@ func (a *assembler) add(data []byte) error {
 	if len(c.Usage) > 0 && string(c.Usage) != "null" {
 		a.usage = append(a.usage[:0], c.Usage...)
 	}
+}
+
+// addDelta adds the answer's piece in one event, and reports whether it
+// carried any text.
+func (a *assembler) addDelta(d wire.Delta) (bool, error) {
+	a.choices = true
+	if d.Role != "" && d.Role != "assistant" {
+		return false, fmt.Errorf("the answer's role is %q, not assistant", d.Role)
+	}
 	text := false
-	for _, ch := range c.Choices {
-		if ch.Index != 0 {
-			continue // one answer was asked for
+	for _, f := range []struct {
+		raw json.RawMessage
+		dst *[]byte
+	}{{d.Content, &a.content}, {d.ReasoningContent, &a.reasoning}, {d.Refusal, &a.refusal}} {
+		n := len(*f.dst)
+		var err error
+		if *f.dst, err = appendJSONString(*f.dst, f.raw); err != nil {
+			return text, err
 		}
-		a.choices = true
-		d := ch.Delta
-		if d.Role != "" && d.Role != "assistant" {
-			return fmt.Errorf("event %d: the answer's role is %q, not assistant", a.events, d.Role)
-		}
-		for _, f := range []struct {
-			raw json.RawMessage
-			dst *[]byte
-		}{{d.Content, &a.content}, {d.ReasoningContent, &a.reasoning}, {d.Refusal, &a.refusal}} {
-			n := len(*f.dst)
-			var err error
-			if *f.dst, err = appendJSONString(*f.dst, f.raw); err != nil {
-				return fmt.Errorf("event %d: %v", a.events, err)
-			}
-			text = text || len(*f.dst) > n
-		}
-		for _, tc := range d.ToolCalls {
-			p, err := a.call(tc.Index, tc.ID)
-			if err != nil {
-				return fmt.Errorf("event %d: %v", a.events, err)
-			}
-			if tc.ID != "" && p.id == "" {
-				p.id = tc.ID
-			}
-			var name []byte
-			if name, err = appendJSONString(nil, tc.Function.Name); err != nil {
-				return fmt.Errorf("event %d: %v", a.events, err)
-			}
-			// Most servers send the name once; some repeat it whole in
-			// every piece, a few stream it in pieces.
-			if len(name) > 0 && !bytes.Equal(name, p.name) {
-				p.name = append(p.name, name...)
-			}
-			n := len(p.args)
-			if p.args, err = appendJSONString(p.args, tc.Function.Arguments); err != nil {
-				return fmt.Errorf("event %d: %v", a.events, err)
-			}
-			text = text || len(p.args) > n || len(name) > 0
-		}
-		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			a.finish = *ch.FinishReason
-		}
+		text = text || len(*f.dst) > n
 	}
-	if text {
-		a.texts++
+	for _, tc := range d.ToolCalls {
+		got, err := a.addCall(tc)
+		if err != nil {
+			return text, err
+		}
+		text = text || got
 	}
-	return nil
+	return text, nil
+}
+
+// addCall adds a piece of a tool call, and reports whether it carried any
+// of the call's name or arguments.
+func (a *assembler) addCall(tc wire.DeltaCall) (bool, error) {
+	p, err := a.call(tc.Index, tc.ID)
+	if err != nil {
+		return false, err
+	}
+	if tc.ID != "" && p.id == "" {
+		p.id = tc.ID
+	}
+	name, err := appendJSONString(nil, tc.Function.Name)
+	if err != nil {
+		return false, err
+	}
+	// Most servers send the name once; some repeat it whole in every
+	// piece, a few stream it in pieces.
+	if len(name) > 0 && !bytes.Equal(name, p.name) {
+		p.name = append(p.name, name...)
+	}
+	n := len(p.args)
+	if p.args, err = appendJSONString(p.args, tc.Function.Arguments); err != nil {
+		return false, err
+	}
+	return len(p.args) > n || len(name) > 0, nil
 }
 
 // call finds the tool call a piece belongs to, opening a new one when
@@ -237,49 +265,67 @@ func appendJSONString(dst []byte, raw json.RawMessage) ([]byte, error) {
 			// the end is raw: escapes add three bytes at once.)
 			dst = utf8.AppendRune(utf8.AppendRune(dst[:len(dst)-1], utf8.RuneError), utf8.RuneError)
 			i++
-			continue
 		case c != '\\':
 			dst = append(dst, c)
 			i++
-			continue
-		}
-		if i+1 >= len(s) {
-			return dst, errors.New("JSON string ends in a backslash")
-		}
-		switch e := s[i+1]; e {
-		case '"', '\\', '/':
-			dst = append(dst, e)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, ok := hex4(s[i+2:])
-			if !ok {
-				return dst, errors.New(`bad \u escape in a JSON string`)
-			}
-			i += 6
-			if r >= 0xD800 && r < 0xDC00 && len(s) >= i+6 && s[i] == '\\' && s[i+1] == 'u' {
-				if lo, ok := hex4(s[i+2:]); ok && lo >= 0xDC00 && lo < 0xE000 {
-					dst = utf8.AppendRune(dst, 0x10000+(r-0xD800)<<10+(lo-0xDC00))
-					i += 6
-					continue
-				}
-			}
-			dst = appendWTF8(dst, r)
-			continue
 		default:
-			return dst, fmt.Errorf("bad escape \\%c in a JSON string", e)
+			var (
+				n   int
+				err error
+			)
+			if dst, n, err = appendEscape(dst, s[i:]); err != nil {
+				return dst, err
+			}
+			i += n
 		}
-		i += 2
 	}
 	return dst, nil
+}
+
+// appendEscape appends the value of the escape that opens s, a backslash
+// and what follows it within a JSON string, and says how many bytes of s
+// the escape took.
+func appendEscape(dst, s []byte) ([]byte, int, error) {
+	if len(s) < 2 {
+		return dst, 0, errors.New("JSON string ends in a backslash")
+	}
+	switch e := s[1]; e {
+	case '"', '\\', '/':
+		dst = append(dst, e)
+	case 'b':
+		dst = append(dst, '\b')
+	case 'f':
+		dst = append(dst, '\f')
+	case 'n':
+		dst = append(dst, '\n')
+	case 'r':
+		dst = append(dst, '\r')
+	case 't':
+		dst = append(dst, '\t')
+	case 'u':
+		return appendUnicodeEscape(dst, s)
+	default:
+		return dst, 0, fmt.Errorf("bad escape \\%c in a JSON string", e)
+	}
+	return dst, 2, nil
+}
+
+// appendUnicodeEscape appends the character of the \u escape that opens s,
+// and says how many bytes of s it took. A high surrogate followed at once
+// by the escape of a low one is the pair's character (twelve bytes); a
+// surrogate on its own is kept in its WTF-8 form, since its other half may
+// open the next event.
+func appendUnicodeEscape(dst, s []byte) ([]byte, int, error) {
+	r, ok := hex4(s[2:])
+	if !ok {
+		return dst, 0, errors.New(`bad \u escape in a JSON string`)
+	}
+	if rest := s[6:]; r >= 0xD800 && r < 0xDC00 && len(rest) >= 6 && rest[0] == '\\' && rest[1] == 'u' {
+		if lo, ok := hex4(rest[2:]); ok && lo >= 0xDC00 && lo < 0xE000 {
+			return utf8.AppendRune(dst, 0x10000+(r-0xD800)<<10+(lo-0xDC00)), 12, nil
+		}
+	}
+	return appendWTF8(dst, r), 6, nil
 }
 
 func hex4(b []byte) (rune, bool) {

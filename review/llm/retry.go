@@ -86,106 +86,130 @@ type attemptResult struct {
 // that takes. MaxAttempts 1 still makes one attempt only.
 func (c *Client) send(ctx context.Context, body []byte, stream bool, maxTokens int) (exchange, error) {
 	var (
-		ex exchange
-		// limited counts the attempts refused by a rate limit with a
-		// Retry-After, limitedWait their waits.
-		limited     int
-		limitedWait time.Duration
+		ex      exchange
+		limited rateLimited
 	)
 	for {
 		if err := c.lim.acquire(ctx); err != nil {
 			return ex, fmt.Errorf("model request stopped: %w", err)
 		}
 		ex.attempts++
-		var (
-			got attemptResult
-			err error
-		)
-		if stream {
-			got, err = c.attemptStream(ctx, body, maxTokens)
-		} else {
-			got, err = c.attempt(ctx, body)
-		}
-		pushed := got.status == http.StatusTooManyRequests || got.status == http.StatusServiceUnavailable
-		if !pushed || err != nil {
-			// Pauses for the push-back are set below, with the wait.
+		got, err := c.attemptOnce(ctx, body, stream, maxTokens)
+		// A server that pushes back holds every request of the run and lets
+		// fewer go out at once: its slot is released with the wait, below.
+		pushed := err == nil && (got.status == http.StatusTooManyRequests || got.status == http.StatusServiceUnavailable)
+		if !pushed {
 			c.lim.release(false, 0)
 		}
 		if ctx.Err() != nil {
-			if pushed && err == nil {
+			if pushed {
 				c.lim.release(true, 0)
 			}
 			return ex, fmt.Errorf("model request stopped: %w", context.Cause(ctx))
 		}
-		var (
-			failure attemptError
-			retry   bool
-			hint    time.Duration // the server's Retry-After, if hinted
-			hinted  bool
-		)
-		status, header, resp := got.status, got.header, got.body
-		ex.stream, ex.whole, ex.bad = got.stream, got.whole, got.bad
-		var (
-			ae *APIError
-			ee *endpointError
-		)
-		switch {
-		case err != nil && errors.As(err, &ee):
-			// An error event within a stream, worth another attempt.
-			ex.status, ex.body = 0, resp
-			failure, retry = ee, true
-		case err != nil && errors.As(err, &ae):
-			// An error event within a stream that refuses the request.
-			ex.status, ex.body = 0, resp
-			failure, retry = ae, ae.retryable()
-		case err != nil:
-			// A stream cut short keeps what arrived, for the record.
-			ex.status, ex.body = 0, resp
-			failure, retry = c.transportError(err), transient(err)
-		default:
-			ex.status, ex.body = status, resp
-			if status >= 200 && status < 300 {
-				return ex, nil
-			}
-			apiErr, _ := decodeAPIError(status, resp)
-			failure, retry = apiErr, apiErr.retryable()
-			hint, hinted = retryAfter(header, time.Now())
-			hinted = hinted && hint <= retryAfterLimit
+		v := c.judge(&ex, got, err)
+		if v.failure == nil {
+			return ex, nil
 		}
-		wait := hint
-		if !hinted {
+		wait := v.hint
+		if !v.hinted {
 			wait = c.backoff(ex.attempts)
 		}
-		if pushed && err == nil {
-			// The server pushes back: every request of the run waits,
-			// and fewer go out at once.
+		if pushed {
 			c.lim.release(true, wait)
 		}
-		if retry && hinted && status == http.StatusTooManyRequests && c.cfg.MaxAttempts > 1 {
-			limited++
-			limitedWait += wait
-			if _, ok := ctx.Deadline(); !ok && limitedWait > rateLimitPatience {
-				failure.setAttempts(ex.attempts)
-				return ex, failure
-			}
-		}
-		if !retry || ex.attempts-limited >= c.cfg.MaxAttempts {
-			failure.setAttempts(ex.attempts)
-			return ex, failure
-		}
-		if backoff.Outlasts(ctx, wait) {
-			// The caller's deadline would pass while waiting: report the
-			// real failure now rather than a bare "deadline exceeded".
-			failure.setAttempts(ex.attempts)
-			return ex, failure
+		if c.lastAttempt(ctx, ex.attempts, v, got.status, wait, &limited) {
+			v.failure.setAttempts(ex.attempts)
+			return ex, v.failure
 		}
 		if c.cfg.OnRetry != nil {
-			c.cfg.OnRetry(ex.attempts, wait, labelled(ctx, failure))
+			c.cfg.OnRetry(ex.attempts, wait, labelled(ctx, v.failure))
 		}
 		if err := backoff.Sleep(ctx, wait); err != nil {
 			return ex, fmt.Errorf("model request stopped: %w", context.Cause(ctx))
 		}
 	}
+}
+
+// attemptOnce makes one attempt, streamed or not.
+func (c *Client) attemptOnce(ctx context.Context, body []byte, stream bool, maxTokens int) (attemptResult, error) {
+	if stream {
+		return c.attemptStream(ctx, body, maxTokens)
+	}
+	return c.attempt(ctx, body)
+}
+
+// verdict is what one attempt's result means for the request.
+type verdict struct {
+	// failure is why the attempt failed; nil if it succeeded.
+	failure attemptError
+	// retry is set when another attempt may succeed.
+	retry bool
+	// hint is the wait the server asked for (Retry-After), when hinted:
+	// one over retryAfterLimit is not honoured.
+	hint   time.Duration
+	hinted bool
+}
+
+// judge records in ex what an attempt received and says whether it
+// succeeded, or why not and whether to try again.
+func (c *Client) judge(ex *exchange, got attemptResult, err error) (v verdict) {
+	ex.stream, ex.whole, ex.bad = got.stream, got.whole, got.bad
+	var (
+		ae *APIError
+		ee *endpointError
+	)
+	switch {
+	case err != nil && errors.As(err, &ee):
+		// An error event within a stream, worth another attempt.
+		ex.status, ex.body = 0, got.body
+		v.failure, v.retry = ee, true
+	case err != nil && errors.As(err, &ae):
+		// An error event within a stream that refuses the request.
+		ex.status, ex.body = 0, got.body
+		v.failure, v.retry = ae, ae.retryable()
+	case err != nil:
+		// A stream cut short keeps what arrived, for the record.
+		ex.status, ex.body = 0, got.body
+		v.failure, v.retry = c.transportError(err), transient(err)
+	default:
+		ex.status, ex.body = got.status, got.body
+		if got.status >= 200 && got.status < 300 {
+			return verdict{}
+		}
+		apiErr, _ := decodeAPIError(got.status, got.body)
+		v.failure, v.retry = apiErr, apiErr.retryable()
+		v.hint, v.hinted = retryAfter(got.header, time.Now())
+		v.hinted = v.hinted && v.hint <= retryAfterLimit
+	}
+	return v
+}
+
+// rateLimited counts the attempts of a request that a rate limit with a
+// Retry-After refused, which do not count towards MaxAttempts, and the
+// waits they asked for, which rateLimitPatience bounds.
+type rateLimited struct {
+	attempts int
+	wait     time.Duration
+}
+
+// lastAttempt reports whether a request gives up after the failure v of
+// its attempts-th attempt (status the response's, 0 if none) rather than
+// wait that long for another; limited counts its rate-limited attempts.
+func (c *Client) lastAttempt(ctx context.Context, attempts int, v verdict, status int, wait time.Duration, limited *rateLimited) bool {
+	if v.retry && v.hinted && status == http.StatusTooManyRequests && c.cfg.MaxAttempts > 1 {
+		limited.attempts++
+		limited.wait += wait
+		if _, ok := ctx.Deadline(); !ok && limited.wait > rateLimitPatience {
+			return true
+		}
+	}
+	if !v.retry || attempts-limited.attempts >= c.cfg.MaxAttempts {
+		return true
+	}
+	// The caller's deadline would pass while waiting: report the real
+	// failure now rather than a bare "deadline exceeded".
+	return backoff.Outlasts(ctx, wait)
 }
 
 // attempt makes one HTTP request and reads the whole response. The

@@ -182,110 +182,149 @@ func (c *Client) attemptStream(ctx context.Context, body []byte, maxTokens int) 
 	})
 	defer idle.Stop()
 	d.read = func() { idle.Reset(fb) }
+	k := streamCut{caller: ctx, attempt: actx, firstByte: fb, timeout: c.cfg.Timeout, received: &d.n}
 
-	// cut turns a read failure into the reason the attempt was cut.
-	cut := func(readErr error) error {
-		n := d.n.Load()
-		why := context.Cause(actx)
-		switch {
-		case ctx.Err() != nil:
-			return readErr
-		case errors.Is(why, errFirstByte) && fb >= c.cfg.Timeout:
-			// The first-byte limit is the whole timeout: say so.
-			return fmt.Errorf("%w: %w", errAttemptTimeout, readErr)
-		case errors.Is(why, errFirstByte), errors.Is(why, errStalled):
-			return &cutError{why: why, bytes: n, limit: fb, cause: readErr}
-		case errors.Is(why, errAttemptTimeout):
-			if n == 0 {
-				return fmt.Errorf("%w: %w", errAttemptTimeout, readErr)
-			}
-			return &cutError{why: errAttemptTimeout, bytes: n, limit: c.cfg.Timeout, cause: readErr}
-		}
-		return readErr
+	stream, err := openStream(actx, d)
+	if d.res != nil {
+		defer d.res.Body.Close()
+		got.status, got.header = d.res.StatusCode, d.res.Header
 	}
+	if err != nil && (d.res == nil || d.m.readErr != nil) {
+		// No response, or one whose body broke off while go-openai read
+		// it: the meter kept the read's own failure.
+		if d.m != nil {
+			got.body = c.redactBody(d.m.raw.Bytes())
+			if d.m.readErr != nil {
+				err = d.m.readErr
+			}
+		}
+		return got, k.err(err)
+	}
+	if err != nil || !eventStream(d.res.Header, d.m.r) {
+		return c.readUnstreamed(got, d.m, err == nil, k)
+	}
+	defer stream.Close()
+	var a assembler
+	bad, err := c.receive(ctx, stream, d.m, &a, maxTokens, k)
+	if bad != nil || err != nil {
+		got.body = c.redactBody(bytes.Clone(d.m.raw.Bytes()))
+		got.bad = bad
+		return got, err
+	}
+	return c.finishStream(got, &a, d.m)
+}
 
+// openStream starts a streamed request with go-openai's stream reader,
+// sending through d.
+func openStream(ctx context.Context, d *streamDoer) (*openai.ChatCompletionStream, error) {
 	cfg := openai.DefaultConfig("")
 	cfg.HTTPClient = d
 	// Comments and blank lines (keep-alives) are bounded by the timers
 	// and the body limit, not by a count.
 	cfg.EmptyMessagesLimit = maxResponseBytes
 	// The model named here is not sent: the doer sends our body.
-	stream, err := openai.NewClientWithConfig(cfg).CreateChatCompletionStream(actx, openai.ChatCompletionRequest{Model: "review"})
-	if d.res != nil {
-		defer d.res.Body.Close()
-		got.status, got.header = d.res.StatusCode, d.res.Header
-	}
-	if err != nil && (d.res == nil || d.m.readErr != nil) {
-		if d.m != nil {
-			got.body = c.redactBody(d.m.raw.Bytes())
+	return openai.NewClientWithConfig(cfg).CreateChatCompletionStream(ctx, openai.ChatCompletionRequest{Model: "review"})
+}
+
+// streamCut tells why a streamed attempt was cut short, from the limit
+// that cancelled the attempt's context.
+type streamCut struct {
+	caller    context.Context // the caller's context
+	attempt   context.Context // the attempt's, cancelled with the limit that ran out
+	firstByte time.Duration   // the limit on silence
+	timeout   time.Duration   // the limit on the whole attempt
+	received  *atomic.Int64   // bytes of the body so far
+}
+
+// err turns a read failure into the reason the attempt was cut.
+func (k streamCut) err(readErr error) error {
+	n := k.received.Load()
+	why := context.Cause(k.attempt)
+	switch {
+	case k.caller.Err() != nil:
+		return readErr
+	case errors.Is(why, errFirstByte) && k.firstByte >= k.timeout:
+		// The first-byte limit is the whole timeout: say so.
+		return fmt.Errorf("%w: %w", errAttemptTimeout, readErr)
+	case errors.Is(why, errFirstByte), errors.Is(why, errStalled):
+		return &cutError{why: why, bytes: n, limit: k.firstByte, cause: readErr}
+	case errors.Is(why, errAttemptTimeout):
+		if n == 0 {
+			return fmt.Errorf("%w: %w", errAttemptTimeout, readErr)
 		}
-		if d.m != nil && d.m.readErr != nil {
-			err = d.m.readErr
-		}
-		return got, cut(err)
+		return &cutError{why: errAttemptTimeout, bytes: n, limit: k.timeout, cause: readErr}
 	}
-	if err != nil || !eventStream(d.res.Header, d.m.r) {
-		// An error status, or a whole answer: read as without streaming.
-		// go-openai read an error body already; it is in the meter.
-		if err == nil {
-			if _, rerr := io.Copy(io.Discard, d.m); rerr != nil {
-				got.body = c.redactBody(d.m.raw.Bytes())
-				return got, cut(rerr)
-			}
+	return readErr
+}
+
+// readUnstreamed reads a response to a streamed request that is no event
+// stream as a request without streaming would: an error status, whose
+// body go-openai read already (it is in the meter), or a whole answer
+// (whole), read here to its end.
+func (c *Client) readUnstreamed(got attemptResult, m *meter, whole bool, k streamCut) (attemptResult, error) {
+	if whole {
+		if _, err := io.Copy(io.Discard, m); err != nil {
+			got.body = c.redactBody(m.raw.Bytes())
+			return got, k.err(err)
 		}
-		got.body = c.redactBody(bytes.Clone(d.m.raw.Bytes()))
-		got.whole = err == nil
-		return got, nil
 	}
-	defer stream.Close()
-	var a assembler
+	got.body = c.redactBody(bytes.Clone(m.raw.Bytes()))
+	got.whole = whole
+	return got, nil
+}
+
+// receive reads the stream's events into a until the stream ends. It stops
+// at a failure worth another attempt (err): the connection broken or cut
+// by a limit, or an error event; or at events that are no answer, or an
+// answer grown over the cap for maxTokens (bad).
+func (c *Client) receive(ctx context.Context, stream *openai.ChatCompletionStream, m *meter, a *assembler, maxTokens int, k streamCut) (bad, err error) {
 	hook := receiveHook(ctx)
 	for {
 		data, rerr := stream.RecvRaw()
-		if errors.Is(rerr, io.EOF) && d.m.readErr == nil {
-			break
+		if errors.Is(rerr, io.EOF) && m.readErr == nil {
+			return nil, nil
 		}
 		if rerr != nil {
-			got.body = c.redactBody(bytes.Clone(d.m.raw.Bytes()))
 			var oe *openai.APIError
 			if errors.As(rerr, &oe) {
-				return got, c.midStreamError(oe)
+				return nil, c.midStreamError(oe)
 			}
-			if d.m.readErr != nil {
-				rerr = d.m.readErr
+			if m.readErr != nil {
+				rerr = m.readErr
 			}
-			return got, cut(rerr)
+			return nil, k.err(rerr)
 		}
 		if aerr := a.add(data); aerr != nil {
-			got.body = c.redactBody(bytes.Clone(d.m.raw.Bytes()))
 			var se *errorEvent
 			if errors.As(aerr, &se) {
-				return got, c.midStreamError(&openai.APIError{Message: se.Message, Type: se.Type, Code: se.Code})
+				return nil, c.midStreamError(&openai.APIError{Message: se.Message, Type: se.Type, Code: se.Code})
 			}
-			got.bad = fmt.Errorf("%w: %v", ErrBadResponse, aerr)
-			return got, nil
+			return fmt.Errorf("%w: %v", ErrBadResponse, aerr), nil
 		}
 		if big := c.sizeError(a.size(), len(a.reasoning), maxTokens, true); big != nil {
-			got.body = c.redactBody(bytes.Clone(d.m.raw.Bytes()))
-			got.bad = big
-			return got, nil
+			return big, nil
 		}
 		if hook != nil {
-			hook(Received{Events: a.events, Tokens: a.texts, Bytes: d.m.n.Load()})
+			hook(Received{Events: a.events, Tokens: a.texts, Bytes: m.n.Load()})
 		}
 	}
-	got.stream = &StreamStats{Events: a.events, Bytes: d.m.n.Load(), FirstByteMS: d.m.first.Milliseconds()}
-	if a.choices && a.finish == "" && !bytes.HasSuffix(bytes.TrimSpace(d.m.raw.Bytes()), []byte("[DONE]")) {
+}
+
+// finishStream makes the answer assembled from a stream that ended the
+// attempt's body, once sure the answer ended with it.
+func (c *Client) finishStream(got attemptResult, a *assembler, m *meter) (attemptResult, error) {
+	got.stream = &StreamStats{Events: a.events, Bytes: m.n.Load(), FirstByteMS: m.first.Milliseconds()}
+	if a.choices && a.finish == "" && !bytes.HasSuffix(bytes.TrimSpace(m.raw.Bytes()), []byte("[DONE]")) {
 		// The connection closed without finish_reason or [DONE]: the
 		// answer may be cut anywhere, even inside a tool call's
 		// arguments.
-		got.body = c.redactBody(bytes.Clone(d.m.raw.Bytes()))
-		return got, &cutError{why: errTruncated, bytes: d.m.n.Load(), cause: io.ErrUnexpectedEOF}
+		got.body = c.redactBody(bytes.Clone(m.raw.Bytes()))
+		return got, &cutError{why: errTruncated, bytes: m.n.Load(), cause: io.ErrUnexpectedEOF}
 	}
-	whole, berr := a.body()
-	if berr != nil {
-		got.body = c.redactBody(bytes.Clone(d.m.raw.Bytes()))
-		got.bad = fmt.Errorf("%w (HTTP %d): %v", ErrBadResponse, got.status, berr)
+	whole, err := a.body()
+	if err != nil {
+		got.body = c.redactBody(bytes.Clone(m.raw.Bytes()))
+		got.bad = fmt.Errorf("%w (HTTP %d): %v", ErrBadResponse, got.status, err)
 		return got, nil
 	}
 	got.body = c.redactBody(whole)
