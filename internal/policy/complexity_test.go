@@ -26,8 +26,6 @@ var pending = []string{
 	"review (*Plan).planUnits",
 	"review (*Plan).fill",
 	"diffctx (*packer).pack",
-	"report buildPage",
-	"report writeStep",
 	"bench WriteCompare",
 	"bench (*Case).check",
 }
