@@ -149,8 +149,26 @@ var idForm = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 // shaForm is a commit named by its full or abbreviated hexadecimal name.
 var shaForm = regexp.MustCompile(`^[0-9a-fA-F]{7,64}$`)
 
-// check reports the first thing about c that cannot be run.
+// check reports the first thing about c that cannot be run, and fills in
+// what a case may leave out: its head, and each expected issue's end line.
 func (c *Case) check() error {
+	if err := c.checkFields(); err != nil {
+		return err
+	}
+	if c.Head == "" && c.RevertOf == "" {
+		c.Head = "HEAD"
+	}
+	for i := range c.Expected {
+		if err := c.Expected[i].check(fmt.Sprintf("case %s: expected[%d]", c.ID, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkFields reports the first of c's own fields, its expected issues
+// aside, that cannot be run.
+func (c *Case) checkFields() error {
 	switch {
 	case c.ID == "":
 		return errors.New(`the case has no "id"`)
@@ -173,30 +191,30 @@ func (c *Case) check() error {
 	case IsURL(c.Repo) && !safeURL(c.Repo):
 		return fmt.Errorf("case %s: repo %q: give an https, http, ssh, git or file URL, or user@host:path", c.ID, c.Repo)
 	}
-	if c.Head == "" && c.RevertOf == "" {
-		c.Head = "HEAD"
+	return nil
+}
+
+// check reports what is wrong with an expected issue, named at in the
+// error; it gives a one-line issue its end line, and its severity in the
+// form the results use.
+func (e *Expected) check(at string) error {
+	if e.EndLine == 0 {
+		e.EndLine = e.StartLine
 	}
-	for i := range c.Expected {
-		e := &c.Expected[i]
-		at := fmt.Sprintf("case %s: expected[%d]", c.ID, i)
-		if e.EndLine == 0 {
-			e.EndLine = e.StartLine
+	switch {
+	case strings.TrimSpace(e.Path) == "":
+		return fmt.Errorf("%s has no path", at)
+	case e.StartLine < 1:
+		return fmt.Errorf("%s: start_line must be 1 or more, not %d", at, e.StartLine)
+	case e.EndLine < e.StartLine:
+		return fmt.Errorf("%s: end_line %d is before start_line %d", at, e.EndLine, e.StartLine)
+	}
+	if e.Severity != "" {
+		s, err := result.ParseSeverity(string(e.Severity))
+		if err != nil {
+			return fmt.Errorf("%s: %v", at, err)
 		}
-		switch {
-		case strings.TrimSpace(e.Path) == "":
-			return fmt.Errorf("%s has no path", at)
-		case e.StartLine < 1:
-			return fmt.Errorf("%s: start_line must be 1 or more, not %d", at, e.StartLine)
-		case e.EndLine < e.StartLine:
-			return fmt.Errorf("%s: end_line %d is before start_line %d", at, e.EndLine, e.StartLine)
-		}
-		if e.Severity != "" {
-			s, err := result.ParseSeverity(string(e.Severity))
-			if err != nil {
-				return fmt.Errorf("%s: %v", at, err)
-			}
-			e.Severity = s
-		}
+		e.Severity = s
 	}
 	return nil
 }

@@ -63,26 +63,12 @@ func writeSeverities(b *bufio.Writer, t *Total) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	e := html.EscapeString
 	p("<h2>By severity</h2>\n<table><tr><th>severity</th><th>precision</th><th></th><th>recall</th><th></th></tr>\n")
-	keys := map[string]bool{}
-	for k := range t.RecallBySeverity {
-		keys[k] = true
-	}
-	for k := range t.PrecisionBySeverity {
-		keys[k] = true
-	}
-	for _, k := range severityOrder(keys) {
-		var pr, rc *float64
-		if x := t.PrecisionBySeverity[k]; x != nil {
-			pr = x.Precision
-		}
-		if x := t.RecallBySeverity[k]; x != nil {
-			rc = x.Recall
-		}
+	for _, k := range severityOrder(keysOf(t.RecallBySeverity, t.PrecisionBySeverity)) {
+		pr, rc := precisionOf(t.PrecisionBySeverity[k]), recallOf(t.RecallBySeverity[k])
 		p("<tr><td>%s</td><td>%s</td><td class=\"chart\"><span class=\"bar\" style=\"width:%s%%\"></span></td><td>%s</td><td class=\"chart\"><span class=\"bar r\" style=\"width:%s%%\"></span></td></tr>\n",
 			e(k), rate(pr), pct(pr), rate(rc), pct(rc))
 	}
 	p("</table>\n<h2>Cases</h2>\n")
-
 }
 
 // writeCase writes one case: its runs, each with the expected issues

@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -177,108 +179,13 @@ func severityOrder[V any](m map[string]V) []string {
 func WriteCompare(w io.Writer, a, b *Scorecard, nameA, nameB string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "\t%s\t%s\tdifference\n", nameA, nameB)
-	row := func(k, va, vb, d string) { fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k, va, vb, d) }
-	same := func(x, y string) string {
-		if x == y {
-			return ""
-		}
-		return "differs"
-	}
-	row("model", a.Meta.Model, b.Meta.Model, same(a.Meta.Model, b.Meta.Model))
-	row("server", a.Meta.BaseURL, b.Meta.BaseURL, same(a.Meta.BaseURL, b.Meta.BaseURL))
-	keys := map[string]bool{}
-	for k := range a.Meta.Settings {
-		keys[k] = true
-	}
-	for k := range b.Meta.Settings {
-		keys[k] = true
-	}
-	var ks []string
-	for k := range keys {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		va, vb := a.Meta.Settings[k], b.Meta.Settings[k]
-		row(k, va, vb, same(va, vb))
-	}
-	if a.Meta.Corpus != b.Meta.Corpus {
-		row("corpus", a.Meta.Corpus, b.Meta.Corpus, "differs")
-	}
-	if a.Meta.Slack != b.Meta.Slack {
-		row("slack", fmt.Sprint(a.Meta.Slack), fmt.Sprint(b.Meta.Slack), "differs")
-	}
-	ta, tb := &a.Total, &b.Total
-	ints := func(k string, x, y int) { row(k, fmt.Sprint(x), fmt.Sprint(y), fmt.Sprintf("%+d", y-x)) }
-	rates := func(k string, x, y *float64) {
-		d := ""
-		if x != nil && y != nil {
-			d = fmt.Sprintf("%+.2f", *y-*x)
-		}
-		row(k, rate(x), rate(y), d)
-	}
-	ints("cases", ta.Cases, tb.Cases)
-	ints("tp", ta.TP, tb.TP)
-	ints("fp", ta.FP, tb.FP)
-	ints("fn", ta.FN, tb.FN)
-	rates("precision", ta.Precision, tb.Precision)
-	rates("recall", ta.Recall, tb.Recall)
-	rates("f1", ta.F1, tb.F1)
-	sev := map[string]bool{}
-	for k := range ta.RecallBySeverity {
-		sev[k] = true
-	}
-	for k := range tb.RecallBySeverity {
-		sev[k] = true
-	}
-	for _, k := range severityOrder(sev) {
-		var x, y *float64
-		if r := ta.RecallBySeverity[k]; r != nil {
-			x = r.Recall
-		}
-		if r := tb.RecallBySeverity[k]; r != nil {
-			y = r.Recall
-		}
-		rates("recall "+k, x, y)
-	}
-	if ta.Judged+tb.Judged > 0 {
-		rates("described correctly", ta.DescribedRate, tb.DescribedRate)
-	}
-	ints("clean cases", ta.CleanCases, tb.CleanCases)
-	ints("clean fp", ta.CleanFP, tb.CleanFP)
-	ints("unplaced", ta.Unplaced, tb.Unplaced)
-	ints("failures", ta.Failures, tb.Failures)
-	ints("requests", ta.Requests, tb.Requests)
-	ints("prompt tokens", ta.PromptTokens, tb.PromptTokens)
-	ints("completion tokens", ta.CompletionTokens, tb.CompletionTokens)
-	row("cost", usd(ta.CostUSD), usd(tb.CostUSD), fmt.Sprintf("%+.4f", tb.CostUSD-ta.CostUSD))
-	row("wall", seconds(ta.WallS), seconds(tb.WallS), fmt.Sprintf("%+.1fs", tb.WallS-ta.WallS))
+	t := compareRows{tw}
+	t.meta(&a.Meta, &b.Meta)
+	t.totals(&a.Total, &b.Total)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	// The cases whose scores differ.
-	byID := map[string]*CaseScore{}
-	for i := range b.Cases {
-		byID[b.Cases[i].ID] = &b.Cases[i]
-	}
-	var diffs []string
-	for i := range a.Cases {
-		ca := &a.Cases[i]
-		cb, ok := byID[ca.ID]
-		if !ok {
-			diffs = append(diffs, fmt.Sprintf("%s: only in %s", ca.ID, nameA))
-			continue
-		}
-		delete(byID, ca.ID)
-		if ca.TP != cb.TP || ca.FP != cb.FP || ca.FN != cb.FN || ca.Failures != cb.Failures {
-			diffs = append(diffs, fmt.Sprintf("%s: tp/fp/fn %d/%d/%d → %d/%d/%d%s", ca.ID, ca.TP, ca.FP, ca.FN, cb.TP, cb.FP, cb.FN, failDelta(ca, cb)))
-		}
-	}
-	for i := range b.Cases {
-		if _, ok := byID[b.Cases[i].ID]; ok {
-			diffs = append(diffs, fmt.Sprintf("%s: only in %s", b.Cases[i].ID, nameB))
-		}
-	}
+	diffs := caseDiffs(a.Cases, b.Cases, nameA, nameB)
 	if len(diffs) == 0 {
 		_, err := fmt.Fprintln(w, "\nevery case scores the same")
 		return err
@@ -290,6 +197,137 @@ func WriteCompare(w io.Writer, a, b *Scorecard, nameA, nameB string) error {
 		}
 	}
 	return nil
+}
+
+// compareRows writes the rows of a comparison: a name, the value in each
+// scorecard and the difference.
+type compareRows struct{ w io.Writer }
+
+func (t compareRows) row(k, va, vb, d string) { fmt.Fprintf(t.w, "%s\t%s\t%s\t%s\n", k, va, vb, d) }
+
+// text writes a row of text, whose difference is only that it differs.
+func (t compareRows) text(k, x, y string) {
+	d := ""
+	if x != y {
+		d = "differs"
+	}
+	t.row(k, x, y, d)
+}
+
+func (t compareRows) ints(k string, x, y int) {
+	t.row(k, fmt.Sprint(x), fmt.Sprint(y), fmt.Sprintf("%+d", y-x))
+}
+
+// rates writes a row of two rates, with a difference when both are known.
+func (t compareRows) rates(k string, x, y *float64) {
+	d := ""
+	if x != nil && y != nil {
+		d = fmt.Sprintf("%+.2f", *y-*x)
+	}
+	t.row(k, rate(x), rate(y), d)
+}
+
+// meta writes how the two benches were made: the model, the server and
+// every setting either has, always; the corpus and the slack only when
+// they differ.
+func (t compareRows) meta(a, b *Meta) {
+	t.text("model", a.Model, b.Model)
+	t.text("server", a.BaseURL, b.BaseURL)
+	for _, k := range slices.Sorted(maps.Keys(keysOf(a.Settings, b.Settings))) {
+		t.text(k, a.Settings[k], b.Settings[k])
+	}
+	if a.Corpus != b.Corpus {
+		t.row("corpus", a.Corpus, b.Corpus, "differs")
+	}
+	if a.Slack != b.Slack {
+		t.row("slack", fmt.Sprint(a.Slack), fmt.Sprint(b.Slack), "differs")
+	}
+}
+
+// totals writes every total of the two benches with its difference, the
+// recall of each severity either has among them.
+func (t compareRows) totals(ta, tb *Total) {
+	t.ints("cases", ta.Cases, tb.Cases)
+	t.ints("tp", ta.TP, tb.TP)
+	t.ints("fp", ta.FP, tb.FP)
+	t.ints("fn", ta.FN, tb.FN)
+	t.rates("precision", ta.Precision, tb.Precision)
+	t.rates("recall", ta.Recall, tb.Recall)
+	t.rates("f1", ta.F1, tb.F1)
+	for _, k := range severityOrder(keysOf(ta.RecallBySeverity, tb.RecallBySeverity)) {
+		t.rates("recall "+k, recallOf(ta.RecallBySeverity[k]), recallOf(tb.RecallBySeverity[k]))
+	}
+	if ta.Judged+tb.Judged > 0 {
+		t.rates("described correctly", ta.DescribedRate, tb.DescribedRate)
+	}
+	t.ints("clean cases", ta.CleanCases, tb.CleanCases)
+	t.ints("clean fp", ta.CleanFP, tb.CleanFP)
+	t.ints("unplaced", ta.Unplaced, tb.Unplaced)
+	t.ints("failures", ta.Failures, tb.Failures)
+	t.ints("requests", ta.Requests, tb.Requests)
+	t.ints("prompt tokens", ta.PromptTokens, tb.PromptTokens)
+	t.ints("completion tokens", ta.CompletionTokens, tb.CompletionTokens)
+	t.row("cost", usd(ta.CostUSD), usd(tb.CostUSD), fmt.Sprintf("%+.4f", tb.CostUSD-ta.CostUSD))
+	t.row("wall", seconds(ta.WallS), seconds(tb.WallS), fmt.Sprintf("%+.1fs", tb.WallS-ta.WallS))
+}
+
+// recallOf is the recall of a severity, nil when the bench had no
+// expected issue of it.
+func recallOf(r *SeverityRecall) *float64 {
+	if r == nil {
+		return nil
+	}
+	return r.Recall
+}
+
+// precisionOf is the precision of a severity, nil when the bench had no
+// finding of it.
+func precisionOf(p *SeverityPrecision) *float64 {
+	if p == nil {
+		return nil
+	}
+	return p.Precision
+}
+
+// keysOf is the set of keys of a and b together.
+func keysOf[A, B any](a map[string]A, b map[string]B) map[string]bool {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return keys
+}
+
+// caseDiffs says, for each case whose scores differ between the two
+// benches, how; and names each case only one of them ran: first in a's
+// order, then b's.
+func caseDiffs(a, b []CaseScore, nameA, nameB string) []string {
+	byID := map[string]*CaseScore{}
+	for i := range b {
+		byID[b[i].ID] = &b[i]
+	}
+	var diffs []string
+	for i := range a {
+		ca := &a[i]
+		cb, ok := byID[ca.ID]
+		if !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: only in %s", ca.ID, nameA))
+			continue
+		}
+		delete(byID, ca.ID)
+		if ca.TP != cb.TP || ca.FP != cb.FP || ca.FN != cb.FN || ca.Failures != cb.Failures {
+			diffs = append(diffs, fmt.Sprintf("%s: tp/fp/fn %d/%d/%d → %d/%d/%d%s", ca.ID, ca.TP, ca.FP, ca.FN, cb.TP, cb.FP, cb.FN, failDelta(ca, cb)))
+		}
+	}
+	for i := range b {
+		if _, ok := byID[b[i].ID]; ok {
+			diffs = append(diffs, fmt.Sprintf("%s: only in %s", b[i].ID, nameB))
+		}
+	}
+	return diffs
 }
 
 func failDelta(a, b *CaseScore) string {

@@ -237,15 +237,30 @@ func WriteHTML(w io.Writer, h HTMLReplay) error {
 	return nil
 }
 
+// buildPage gathers the data of a run's page: the run, then each step's
+// request, events and response, then the stored outputs.
 func buildPage(h HTMLReplay) *pageData {
-	r, c := h.Replay, h.Counter
-	run := r.Run
+	b := &pageBuilder{d: newPage(h), c: h.Counter, texts: map[string]int{}, results: map[string]callResult{}}
+	for i, s := range h.Replay.Steps {
+		b.addStep(h, i, s)
+	}
+	b.linkResults()
+	for _, o := range h.Outputs {
+		b.d.Outputs = append(b.d.Outputs, pageOutput{Ref: o.Ref, Step: o.Step, Tool: o.Tool, Args: o.Args,
+			Bytes: o.Bytes, Lines: o.Lines, Text: validUTF8(o.Data), Whole: o.Whole})
+	}
+	return b.d
+}
+
+// newPage is a page's data about the run as a whole, with no step yet.
+func newPage(h HTMLReplay) *pageData {
+	run := h.Replay.Run
 	d := &pageData{
 		Run: pageRun{ID: run.ID, Repo: run.Repo, Base: run.Base, Head: run.Head, BaseSHA: run.BaseSHA, HeadSHA: run.HeadSHA,
 			Model: run.Model, Status: run.Status, Error: run.Error},
 		Settings: rawOrNull(run.Settings), Usage: rawOrNull(run.Usage),
 		Findings: []pageFinding{}, Texts: []string{}, Steps: []pageStep{}, Outputs: []pageOutput{},
-		Inline: HTMLInline, Egress: r.Egress,
+		Inline: HTMLInline, Egress: h.Replay.Egress,
 	}
 	if !run.Started.IsZero() {
 		d.Run.Started = run.Started.UTC().Format("2006-01-02 15:04:05 UTC")
@@ -262,93 +277,123 @@ func buildPage(h HTMLReplay) *pageData {
 	if h.Figures != nil {
 		d.Efficiency = h.Figures.Efficiency
 	}
-	d.Result = recordedResult(r)
-	texts := map[string]int{}
-	text := func(s string) int {
-		if i, ok := texts[s]; ok {
-			return i
-		}
-		texts[s] = len(d.Texts)
-		d.Texts = append(d.Texts, s)
-		return texts[s]
-	}
-	// The result each tool call got, from the request that carried it.
-	type result struct {
-		text int
-		ref  string
-	}
-	results := map[string]result{}
-	for i, s := range r.Steps {
-		ps := pageStep{N: s.N, Turn: s.Turn, Started: s.Started.UTC().Format("15:04:05.000"), Error: s.Error,
-			Bytes: len(s.Request), Prunes: []string{}, Events: []string{}, Said: []string{}, Msgs: []pageMsg{}, Refs: s.Refs}
-		ps.Unit, ps.At, ps.Took = s.Unit, s.Started.Sub(r.Run.Started).Milliseconds(), -1
-		if !s.Ended.IsZero() {
-			ps.Ended = s.Ended.UTC().Format("15:04:05.000")
-			ps.Took = s.Ended.Sub(s.Started).Milliseconds()
-		}
-		if ps.Refs == nil {
-			ps.Refs = []string{}
-		}
-		if h.Figures != nil && i < len(h.Figures.Steps) {
-			f := h.Figures.Steps[i]
-			ps.Layers, ps.Tokens, ps.Naive, ps.Recorded = f.Layers, f.Tokens, f.Naive, h.Figures.Recorded[i]
-		}
-		for _, raw := range s.Events {
-			e, err := record.Decode(raw)
-			switch {
-			case err != nil:
-				ps.Events = append(ps.Events, string(raw))
-			case e.Kind() == record.KindRequest:
-			case e.Kind() == record.KindPrune:
-				ps.Prunes = append(ps.Prunes, string(raw))
-			default:
-				ps.Events = append(ps.Events, string(raw))
-			}
-		}
-		for _, raw := range append(append([]string(nil), ps.Prunes...), ps.Events...) {
-			ps.Said = append(ps.Said, eventSentence(json.RawMessage(raw)))
-		}
-		names := s.Names()
-		if req, err := wire.DecodeRequest(s.Request); err == nil {
-			ps.Choice = strings.Trim(string(req.ToolChoice), `"`)
-			for j, m := range req.Conversation() {
-				content := m.Content
-				pm := pageMsg{Role: string(m.Role), Layer: "?", Text: text(content)}
-				hunks := false
-				if j < len(names) {
-					pm.Layer, pm.Ref, hunks = string(names[j].Layer), names[j].Ref, names[j].Hunks
-				}
-				pm.Kind = msgKind(content, pm.Ref, hunks)
-				_, pm.Tokens = size(c, m)
-				for _, tc := range m.ToolCalls {
-					pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Name, Args: tc.Arguments, Preview: -1})
-				}
-				if m.Role == conversation.Tool && m.ToolCallID != "" {
-					results[m.ToolCallID] = result{pm.Text, pm.Ref}
-				}
-				ps.Msgs = append(ps.Msgs, pm)
-			}
-		}
-		ps.Resp = pageResponse(s.Response)
-		d.Steps = append(d.Steps, ps)
-		for _, call := range ps.Resp.Calls {
-			if call.Name == toolname.SubmitReview {
-				d.Findings = append(d.Findings, submitted(s.N, call.Args)...)
-			}
-		}
-	}
-	for i := range d.Steps {
-		for j, call := range d.Steps[i].Resp.Calls {
-			if res, ok := results[call.ID]; ok && call.ID != "" {
-				d.Steps[i].Resp.Calls[j].Preview, d.Steps[i].Resp.Calls[j].Ref = res.text, res.ref
-			}
-		}
-	}
-	for _, o := range h.Outputs {
-		d.Outputs = append(d.Outputs, pageOutput{Ref: o.Ref, Step: o.Step, Tool: o.Tool, Args: o.Args,
-			Bytes: o.Bytes, Lines: o.Lines, Text: validUTF8(o.Data), Whole: o.Whole})
-	}
+	d.Result = recordedResult(h.Replay)
 	return d
+}
+
+// callResult is the result a tool call got, as the request that carried
+// it showed it: its text (an index into the page's texts) and its stored
+// output's ref.
+type callResult struct {
+	text int
+	ref  string
+}
+
+// pageBuilder adds a run's steps to a page's data, keeping each distinct
+// message text once and the result each tool call got.
+type pageBuilder struct {
+	d       *pageData
+	c       *conversation.Counter
+	texts   map[string]int
+	results map[string]callResult
+}
+
+// text is the index of s in the page's texts, added if it is new.
+func (b *pageBuilder) text(s string) int {
+	if i, ok := b.texts[s]; ok {
+		return i
+	}
+	b.texts[s] = len(b.d.Texts)
+	b.d.Texts = append(b.d.Texts, s)
+	return b.texts[s]
+}
+
+// addStep adds the i-th step of the run, and the findings its response
+// submitted.
+func (b *pageBuilder) addStep(h HTMLReplay, i int, s record.Step) {
+	ps := pageStep{N: s.N, Turn: s.Turn, Started: s.Started.UTC().Format("15:04:05.000"), Error: s.Error,
+		Bytes: len(s.Request), Prunes: []string{}, Events: []string{}, Said: []string{}, Msgs: []pageMsg{}, Refs: s.Refs}
+	ps.Unit, ps.At, ps.Took = s.Unit, s.Started.Sub(h.Replay.Run.Started).Milliseconds(), -1
+	if !s.Ended.IsZero() {
+		ps.Ended = s.Ended.UTC().Format("15:04:05.000")
+		ps.Took = s.Ended.Sub(s.Started).Milliseconds()
+	}
+	if ps.Refs == nil {
+		ps.Refs = []string{}
+	}
+	if h.Figures != nil && i < len(h.Figures.Steps) {
+		f := h.Figures.Steps[i]
+		ps.Layers, ps.Tokens, ps.Naive, ps.Recorded = f.Layers, f.Tokens, f.Naive, h.Figures.Recorded[i]
+	}
+	ps.Prunes, ps.Events, ps.Said = stepEvents(s.Events)
+	if req, err := wire.DecodeRequest(s.Request); err == nil {
+		ps.Choice = strings.Trim(string(req.ToolChoice), `"`)
+		ps.Msgs = b.messages(req.Conversation(), s.Names())
+	}
+	ps.Resp = pageResponse(s.Response)
+	b.d.Steps = append(b.d.Steps, ps)
+	for _, call := range ps.Resp.Calls {
+		if call.Name == toolname.SubmitReview {
+			b.d.Findings = append(b.d.Findings, submitted(s.N, call.Args)...)
+		}
+	}
+}
+
+// stepEvents sorts a step's events for the page, the request event
+// aside (its messages are the step's): the prunes, the others (with any
+// that cannot be read), and each of them in a sentence, prunes first.
+func stepEvents(events []json.RawMessage) (prunes, others, said []string) {
+	prunes, others, said = []string{}, []string{}, []string{}
+	for _, raw := range events {
+		e, err := record.Decode(raw)
+		switch {
+		case err != nil:
+			others = append(others, string(raw))
+		case e.Kind() == record.KindRequest:
+		case e.Kind() == record.KindPrune:
+			prunes = append(prunes, string(raw))
+		default:
+			others = append(others, string(raw))
+		}
+	}
+	for _, raw := range append(append([]string(nil), prunes...), others...) {
+		said = append(said, eventSentence(json.RawMessage(raw)))
+	}
+	return prunes, others, said
+}
+
+// messages are the messages of a step's request as the page shows them,
+// each named as its request event names it. The result each tool message
+// carries is noted for the call that asked for it.
+func (b *pageBuilder) messages(msgs []conversation.Message, names []record.Name) []pageMsg {
+	out := []pageMsg{}
+	for j, m := range msgs {
+		name := nameOf(names, j)
+		pm := pageMsg{Role: string(m.Role), Layer: string(name.Layer), Ref: name.Ref, Text: b.text(m.Content)}
+		pm.Kind = msgKind(m.Content, pm.Ref, name.Hunks)
+		_, pm.Tokens = size(b.c, m)
+		for _, tc := range m.ToolCalls {
+			pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Name, Args: tc.Arguments, Preview: -1})
+		}
+		if m.Role == conversation.Tool && m.ToolCallID != "" {
+			b.results[m.ToolCallID] = callResult{pm.Text, pm.Ref}
+		}
+		out = append(out, pm)
+	}
+	return out
+}
+
+// linkResults gives each tool call of a response the result a later
+// request carried for it, matched by the call's ID.
+func (b *pageBuilder) linkResults() {
+	for i := range b.d.Steps {
+		calls := b.d.Steps[i].Resp.Calls
+		for j, call := range calls {
+			if res, ok := b.results[call.ID]; ok && call.ID != "" {
+				calls[j].Preview, calls[j].Ref = res.text, res.ref
+			}
+		}
+	}
 }
 
 // recordedResult reads the result a run recorded with its usage; nil for

@@ -184,7 +184,46 @@ func evidenceWhere(e result.Evidence, res *pageResult) string {
 // as sent, then the response. A unit's step is named by its unit and its
 // number within the unit (nth), a run's other steps by their turn.
 func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, nth int, fig record.StepFigures, hasFig, full bool) {
-	for _, raw := range s.Events {
+	writeEvents(b, s.Events)
+	req, err := wire.DecodeRequest(s.Request)
+	if err != nil || len(s.Request) == 0 || string(s.Request) == "null" {
+		fmt.Fprintf(b, "━━ step %d · %s · request not recorded%s ━━\n", s.N, stepOf(s, nth), took(s))
+		if s.Error != "" {
+			fmt.Fprintf(b, "  error: %s\n", s.Error)
+		}
+		return
+	}
+	msgs := req.Conversation()
+	toolTok := record.ToolTokens(c, req.Definitions())
+	about, total := stepTotal(c, toolTok+c.CountMessages(msgs), fig, hasFig)
+	choice := strings.Trim(string(req.ToolChoice), `"`)
+	if choice == "" {
+		choice = "auto"
+	}
+	fmt.Fprintf(b, "━━ step %d · %s · %d messages · %d bytes · %s%d tokens · tool_choice %s%s ━━\n",
+		s.N, stepOf(s, nth), len(req.Messages), len(s.Request), about, total, text.OneLine(choice, 80), took(s))
+	if len(req.Tools) > 0 {
+		fmt.Fprintf(b, "     %-9s %-7s %6s       %5d tok · %s\n", "tools", conversation.Static, "", toolTok, text.Plural(len(req.Tools), "definition"))
+	}
+	names := s.Names()
+	for i, m := range msgs {
+		writeMessage(b, c, i, m, nameOf(names, i), full)
+	}
+	if s.Error != "" {
+		fmt.Fprintf(b, "  ✗ error: %s\n", s.Error)
+	}
+	if full {
+		fmt.Fprintf(b, "  response:\n%s\n", indent(string(s.Response)))
+	} else {
+		fmt.Fprintf(b, "  ← %s\n", summarizeResponse(s.Response))
+	}
+}
+
+// writeEvents renders a step's events but its request (whose messages
+// the step shows), each as recorded and in a sentence, a prune with how
+// it scored each earlier turn.
+func writeEvents(b *strings.Builder, events []json.RawMessage) {
+	for _, raw := range events {
 		e, err := record.Decode(raw)
 		if err != nil || e.Kind() == record.KindRequest {
 			continue
@@ -197,78 +236,69 @@ func writeStep(b *strings.Builder, c *conversation.Counter, s record.Step, nth i
 			}
 		}
 	}
-	names := s.Names()
-	req, err := wire.DecodeRequest(s.Request)
-	if err != nil || len(s.Request) == 0 || string(s.Request) == "null" {
-		fmt.Fprintf(b, "━━ step %d · %s · request not recorded%s ━━\n", s.N, stepOf(s, nth), took(s))
-		if s.Error != "" {
-			fmt.Fprintf(b, "  error: %s\n", s.Error)
-		}
-		return
-	}
-	msgs := req.Conversation()
-	toolTok := record.ToolTokens(c, req.Definitions())
-	total, about := toolTok+c.CountMessages(msgs), ""
-	if c.Kind() != conversation.ExactCount {
-		about = "~"
-	}
+}
+
+// stepTotal is a step's tokens for its header, and "~" when the figure is
+// an estimate: the run's recorded figure when there is one (as the JSON
+// and the page show it), else counted, which is an estimate unless c
+// counts exactly.
+func stepTotal(c *conversation.Counter, counted int, fig record.StepFigures, hasFig bool) (about string, total int) {
 	if hasFig {
-		total, about = fig.Tokens, ""
 		if fig.Estimated {
-			about = "~"
+			return "~", fig.Tokens
 		}
+		return "", fig.Tokens
 	}
-	choice := strings.Trim(string(req.ToolChoice), `"`)
-	if choice == "" {
-		choice = "auto"
+	if c.Kind() != conversation.ExactCount {
+		return "~", counted
 	}
-	fmt.Fprintf(b, "━━ step %d · %s · %d messages · %d bytes · %s%d tokens · tool_choice %s%s ━━\n",
-		s.N, stepOf(s, nth), len(req.Messages), len(s.Request), about, total, text.OneLine(choice, 80), took(s))
-	if len(req.Tools) > 0 {
-		fmt.Fprintf(b, "     %-9s %-7s %6s       %5d tok · %s\n", "tools", conversation.Static, "", toolTok, text.Plural(len(req.Tools), "definition"))
+	return "", counted
+}
+
+// nameOf is the name the request event gives the i-th message of a
+// request; a message it does not name is of layer "?".
+func nameOf(names []record.Name, i int) record.Name {
+	if i < len(names) {
+		return names[i]
 	}
-	for i, m := range msgs {
-		content := m.Content
-		layer, ref, hunks := conversation.Layer("?"), "", false
-		if i < len(names) {
-			layer, ref, hunks = names[i].Layer, names[i].Ref, names[i].Hunks
-		}
-		kind := ""
-		switch {
-		case hunks:
-			kind = " the unit's hunks (diff context)"
-		case strings.HasPrefix(content, conversation.StubPrefix):
-			kind = " stub"
-			if ref != "" {
-				kind += " of " + ref
-			}
-		case ref != "" && isPreview(content):
-			kind = " preview of " + ref
-		case ref != "":
-			kind = " whole, ref " + ref
-		}
-		chars, tokens := size(c, m)
-		fmt.Fprintf(b, "  %2d %-9s %-7s %6d chars %5d tok%s", i+1, m.Role, layer, chars, tokens, kind)
-		for _, tc := range m.ToolCalls {
-			fmt.Fprintf(b, "\n     → %s %s", tc.Name, text.OneLine(tc.Arguments, 100))
-		}
-		if full {
-			b.WriteString("\n" + indent(content) + "\n")
-			continue
-		}
-		if content != "" {
-			fmt.Fprintf(b, "  │ %s", text.OneLine(content, 80))
-		}
-		b.WriteString("\n")
-	}
-	if s.Error != "" {
-		fmt.Fprintf(b, "  ✗ error: %s\n", s.Error)
+	return record.Name{Layer: "?"}
+}
+
+// writeMessage renders the i-th message of a step's request: its role,
+// layer, size and what it is, its tool calls, then its text, whole when
+// full, else its first line.
+func writeMessage(b *strings.Builder, c *conversation.Counter, i int, m conversation.Message, name record.Name, full bool) {
+	chars, tokens := size(c, m)
+	fmt.Fprintf(b, "  %2d %-9s %-7s %6d chars %5d tok%s", i+1, m.Role, name.Layer, chars, tokens, messageNote(m.Content, name.Ref, name.Hunks))
+	for _, tc := range m.ToolCalls {
+		fmt.Fprintf(b, "\n     → %s %s", tc.Name, text.OneLine(tc.Arguments, 100))
 	}
 	if full {
-		fmt.Fprintf(b, "  response:\n%s\n", indent(string(s.Response)))
-	} else {
-		fmt.Fprintf(b, "  ← %s\n", summarizeResponse(s.Response))
+		b.WriteString("\n" + indent(m.Content) + "\n")
+		return
 	}
+	if m.Content != "" {
+		fmt.Fprintf(b, "  │ %s", text.OneLine(m.Content, 80))
+	}
+	b.WriteString("\n")
+}
+
+// messageNote says, after a message's size, what it is beyond its layer,
+// as msgKind does for the page, with the ref of the output behind it.
+func messageNote(content, ref string, hunks bool) string {
+	switch {
+	case hunks:
+		return " the unit's hunks (diff context)"
+	case strings.HasPrefix(content, conversation.StubPrefix) && ref != "":
+		return " stub of " + ref
+	case strings.HasPrefix(content, conversation.StubPrefix):
+		return " stub"
+	case ref != "" && isPreview(content):
+		return " preview of " + ref
+	case ref != "":
+		return " whole, ref " + ref
+	}
+	return ""
 }
 
 // summarizeResponse is one line about a chat-completion response.
