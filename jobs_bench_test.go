@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -69,7 +70,7 @@ func BenchmarkProcessJobs(b *testing.B) {
 				var requests, bytes, waits int
 				b.ResetTimer()
 				for range b.N {
-					srv := reviewtest.NewServer(script, "")
+					srv := reviewtest.NewServer(script, os.Getenv("PEER_REC"))
 					cmd, peak := measured(b, args...)
 					cmd.Dir = dir
 					cmd.Env = append(append(slices.Clone(env), "OPENAI_BASE_URL="+srv.URL, "REVIEW_STORE="+filepath.Join(b.TempDir(), "store")), cmd.Env...)
@@ -167,7 +168,7 @@ func BenchmarkProcessPeer(b *testing.B) {
 			var requests, bytes, waits, units int
 			b.ResetTimer()
 			for range b.N {
-				srv := reviewtest.NewServer(script, "")
+				srv := reviewtest.NewServer(script, os.Getenv("PEER_REC"))
 				cmd := exec.Command(bin, args...)
 				cmd.Dir = dir
 				cmd.Env = append(slices.Clone(env), "OPENAI_BASE_URL="+srv.URL, "REVIEW_STORE="+filepath.Join(b.TempDir(), "store"))
@@ -236,5 +237,90 @@ func peerScript(b *testing.B, files int, delay string) *reviewtest.Script {
 	// A unit with part of a file already read takes the file's read again.
 	fb := read("file01.go")
 	s.Fallback = &fb
+	return s
+}
+
+// BenchmarkProcessPeerOCR reviews the same changes as BenchmarkProcessPeer
+// with the peer itself, open-code-review, built from its public source
+// and named by $REVIEW_PEER_BIN (skipped when unset): its `ocr review`
+// against the same scripted server, answering each file's first request
+// with a read of its diff (file_read_diff) and its second with task_done,
+// each after $REVIEW_BENCH_DELAY, the peer reviewing 8 files at once (its
+// default --concurrency). The peer takes no context window: one run of
+// each change stands for every window. It fails unless every file is
+// reviewed with exactly its read and its submission.
+func BenchmarkProcessPeerOCR(b *testing.B) {
+	bin := os.Getenv("REVIEW_PEER_BIN")
+	if bin == "" {
+		b.Skip("REVIEW_PEER_BIN names no open-code-review binary")
+	}
+	delay := cmp.Or(os.Getenv("REVIEW_BENCH_DELAY"), "1s")
+	for _, c := range []struct {
+		name         string
+		files, lines int
+	}{{"12x60", 12, 60}, {"40x300", 40, 300}} {
+		b.Run(c.name, func(b *testing.B) {
+			dir := newFilesChange(b, c.files, c.lines)
+			var walls []time.Duration
+			var requests, bytes, waits int
+			b.ResetTimer()
+			for range b.N {
+				srv := reviewtest.NewServer(ocrScript(c.files, delay), "")
+				home := b.TempDir()
+				cmd := exec.Command(bin, "review", "--from", "main", "--to", "HEAD", "--format", "json", "--audience", "agent")
+				cmd.Dir = dir
+				cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + home,
+					"OCR_LLM_URL=" + srv.URL, "OCR_LLM_TOKEN=bench", "OCR_LLM_MODEL=gpt-4o", "OCR_LLM_PROTOCOL=openai"}
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				start := time.Now()
+				out, err := cmd.Output()
+				walls = append(walls, time.Since(start))
+				reqs := srv.Requests()
+				srv.Close()
+				if err != nil {
+					b.Fatalf("ocr review: %v\n%s\n%s", err, out, stderr.String())
+				}
+				var res struct {
+					Summary struct {
+						Files int `json:"files_reviewed"`
+					} `json:"summary"`
+				}
+				if err := json.Unmarshal(out, &res); err != nil || res.Summary.Files != c.files {
+					b.Fatalf("ocr reviewed %d files, want %d (%v)\n%s", res.Summary.Files, c.files, err, out)
+				}
+				requests, bytes = len(reqs), 0
+				var tms []reviewtest.Timing
+				for _, r := range reqs {
+					bytes += len(r.Body)
+					tms = append(tms, reviewtest.Timing{N: r.N, Arrived: r.Arrived, Answered: r.Answered, Status: r.Status})
+				}
+				_, waits = reviewtest.Overlap(tms)
+				if requests != 2*c.files {
+					b.Fatalf("ocr sent %d requests for %d files, want a read and a submission each", requests, c.files)
+				}
+			}
+			b.StopTimer()
+			slices.Sort(walls)
+			b.ReportMetric(walls[len(walls)/2].Seconds(), "wall-s")
+			b.ReportMetric(float64(requests), "requests")
+			b.ReportMetric(float64(waits), "answer-waits")
+			b.ReportMetric(float64(bytes)/1000, "sent-kB")
+		})
+	}
+}
+
+// ocrScript answers open-code-review's requests for each file (its prompt
+// names the file under review "<current_file_path>path</current_file_path>"):
+// the first with a read of the file's diff, the second with task_done.
+func ocrScript(files int, delay string) *reviewtest.Script {
+	s := &reviewtest.Script{}
+	for i := 1; i <= files; i++ {
+		path := fmt.Sprintf("file%02d.go", i)
+		when := "<current_file_path>" + path + "</current_file_path>"
+		s.Steps = append(s.Steps,
+			reviewtest.Step{When: when, Delay: delay, ToolCalls: []reviewtest.ScriptCall{{Name: "file_read_diff", Arguments: json.RawMessage(`{"path_array": ["` + path + `"]}`)}}},
+			reviewtest.Step{When: when, Delay: delay, ToolCalls: []reviewtest.ScriptCall{{Name: "task_done", Arguments: json.RawMessage(`{"state": "DONE"}`)}}})
+	}
 	return s
 }

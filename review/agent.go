@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -93,6 +94,7 @@ type Session struct {
 
 	guard             *guard               // holds the run to its plan; nil: no bounds
 	unitNow, unitsAll int                  // the unit under way (from 1) and how many, for progress
+	unitParts         []diffctx.Part       // the hunks of the unit under way, which its turn shows
 	notReviewed       []result.NotReviewed // what the plan leaves out
 	leaks             []diffctx.Leak       // secrets the change adds, reported as findings
 
@@ -652,8 +654,43 @@ func (l *loop) call(ctx context.Context, step int, tc conversation.ToolCall) (co
 	res.Ref, res.Content = ans.Ref, ans.Content
 	if ans.Ref != "" {
 		l.a.stored(ans.Ref, ans.Output)
+		if path, ok := l.a.shownWhole(tc, ans.Result); ok {
+			// The turn shows this diff already: the request carries
+			// no second copy of it, only the ref to page it by.
+			res.Content = toolmem.Withheld(ans.Ref, []byte(ans.Output),
+				fmt.Sprintf("Not repeated: %q is in this unit above, whole.", path))
+		}
 	}
 	return res, nil
+}
+
+// shownWhole reports whether the result of call tc is the diff of a file
+// whose every hunk the unit under way shows, and names the file: a
+// get_file_diff of a file its own turn holds.
+func (s *Session) shownWhole(tc conversation.ToolCall, res tools.Result) (string, bool) {
+	if tc.Name != toolname.GetFileDiff || res.IsError || len(s.unitParts) == 0 || !strings.HasPrefix(res.Output, "diff --git ") {
+		return "", false
+	}
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal([]byte(tc.Arguments), &a) != nil {
+		return "", false
+	}
+	// Not Diff.File, which indexes on first use: units side by side
+	// share the diff.
+	i := slices.IndexFunc(s.Diff.Files, func(f *diffctx.File) bool { return f.Path == a.Path })
+	if i < 0 || s.Diff.Files[i].TooLarge || len(s.Diff.Files[i].Hunks) == 0 {
+		return "", false
+	}
+	f := s.Diff.Files[i]
+	shown := 0
+	for _, p := range s.unitParts {
+		if p.Path == f.Path && p.FromLine == 0 {
+			shown += p.Last - p.First + 1
+		}
+	}
+	return f.Path, shown == len(f.Hunks)
 }
 
 // uniqueCallIDs renames repeated tool call IDs within one reply, as some

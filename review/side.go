@@ -141,7 +141,7 @@ func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*result
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				outs[k-1] = s.runUnit(ctx, n, k, mds[k-1])
+				outs[k-1] = s.runUnit(ctx, n, k, mds[k-1], units[k-1].Parts)
 				mds[k-1] = ""
 				var ce *capError
 				if errors.As(outs[k-1].err, &ce) {
@@ -205,15 +205,15 @@ func refused(outs []unitOutcome) bool {
 	return n > 0
 }
 
-// runUnit runs unit k of n, whose hunks are md, in a session of its own:
-// a copy of s with a fork of the history and the unit's lane.
-func (s *Session) runUnit(ctx context.Context, n, k int, md string) unitOutcome {
+// runUnit runs unit k of n, whose hunks are md (parts), in a session of
+// its own: a copy of s with a fork of the history and the unit's lane.
+func (s *Session) runUnit(ctx context.Context, n, k int, md string, parts []diffctx.Part) unitOutcome {
 	unlock := s.lock() // the copy reads the counts other units write
 	u := *s
 	unlock()
 	u.main, u.side, u.lane = s, nil, &lane{unit: k}
 	u.History = s.History.Fork(fmt.Sprintf("u%d.", k), k)
-	u.unitNow, u.unitsAll = k, n
+	u.unitNow, u.unitsAll, u.unitParts = k, n, parts
 	if u.History.Turns() != k {
 		// The first unit's prompt is the plan's first turn; the
 		// others' are made here.

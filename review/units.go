@@ -84,6 +84,9 @@ func (s *Session) review(ctx context.Context) (*result.Result, error) {
 		if len(units) > 1 {
 			s.unitNow, s.unitsAll = k, len(units)
 		}
+		if k <= len(units) {
+			s.unitParts = units[k-1].Parts
+		}
 		if k > 1 {
 			md, err := diffctx.RenderUnit(s.Diff, units[k-1])
 			if err != nil {

@@ -327,3 +327,12 @@ func cutTail(line []byte, room int) (string, int) {
 	s := note + sanitize(line[start:])
 	return s, 1 + utf8.RuneCountInString(s)
 }
+
+// Withheld returns what a conversation carries instead of the output data
+// stored under ref when the conversation holds its text already (a file's
+// diff the request shows whole): the header of a preview that shows no
+// line, with the read_tool_output call that pages it, then why, one line.
+func Withheld(ref string, data []byte, why string) string {
+	n := countLines(data)
+	return view{n: n, bytes: len(data), tail: n + 1}.header(ref, true, false) + "\n" + why
+}

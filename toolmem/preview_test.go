@@ -211,3 +211,15 @@ func FuzzPreview(f *testing.F) {
 		checkPreview(t, data, lim, got)
 	})
 }
+
+// TestWithheld names the output and how to page it from its first line,
+// and shows none of it.
+func TestWithheld(t *testing.T) {
+	data := numbered("line", 307)
+	got := Withheld(testRef, data, "Its diff is this unit's, above, whole.")
+	want := `[output k3f7a2bc4d: 307 lines, ` + fmt.Sprint(len(data)) + ` bytes; showing no lines; more: read_tool_output {"ref": "k3f7a2bc4d", "start_line": 1, "line_count": 80} or {"ref": "k3f7a2bc4d", "grep": "<regex>"}]` +
+		"\nIts diff is this unit's, above, whole."
+	if got != want {
+		t.Fatalf("Withheld:\n%s\nwant\n%s", got, want)
+	}
+}
