@@ -70,7 +70,7 @@ func BenchmarkProcessJobs(b *testing.B) {
 				var requests, bytes, waits int
 				b.ResetTimer()
 				for range b.N {
-					srv := reviewtest.NewServer(script, os.Getenv("PEER_REC"))
+					srv := reviewtest.NewServer(script, "")
 					cmd, peak := measured(b, args...)
 					cmd.Dir = dir
 					cmd.Env = append(append(slices.Clone(env), "OPENAI_BASE_URL="+srv.URL, "REVIEW_STORE="+filepath.Join(b.TempDir(), "store")), cmd.Env...)
@@ -168,7 +168,7 @@ func BenchmarkProcessPeer(b *testing.B) {
 			var requests, bytes, waits, units int
 			b.ResetTimer()
 			for range b.N {
-				srv := reviewtest.NewServer(script, os.Getenv("PEER_REC"))
+				srv := reviewtest.NewServer(script, "")
 				cmd := exec.Command(bin, args...)
 				cmd.Dir = dir
 				cmd.Env = append(slices.Clone(env), "OPENAI_BASE_URL="+srv.URL, "REVIEW_STORE="+filepath.Join(b.TempDir(), "store"))
