@@ -95,6 +95,7 @@ type Session struct {
 	guard             *guard               // holds the run to its plan; nil: no bounds
 	unitNow, unitsAll int                  // the unit under way (from 1) and how many, for progress
 	unitParts         []diffctx.Part       // the hunks of the unit under way, which its turn shows
+	contextWhole      map[string]bool      // the files the static layer shows whole, when not in units
 	notReviewed       []result.NotReviewed // what the plan leaves out
 	leaks             []diffctx.Leak       // secrets the change adds, reported as findings
 
@@ -654,34 +655,39 @@ func (l *loop) call(ctx context.Context, step int, tc conversation.ToolCall) (co
 	res.Ref, res.Content = ans.Ref, ans.Content
 	if ans.Ref != "" {
 		l.a.stored(ans.Ref, ans.Output)
-		if path, ok := l.a.shownWhole(tc, ans.Result); ok {
-			// The turn shows this diff already: the request carries
-			// no second copy of it, only the ref to page it by.
-			res.Content = toolmem.Withheld(ans.Ref, []byte(ans.Output),
-				fmt.Sprintf("Not repeated: %q is in this unit above, whole.", path))
+		if where := l.a.shownWhole(tc, ans.Result); where != "" {
+			// The request shows this diff already: it carries no
+			// second copy of it, only the ref to page it by.
+			res.Content = toolmem.Withheld(ans.Ref, []byte(ans.Output), "Not repeated: "+where)
 		}
 	}
 	return res, nil
 }
 
-// shownWhole reports whether the result of call tc is the diff of a file
-// whose every hunk the unit under way shows, and names the file: a
-// get_file_diff of a file its own turn holds.
-func (s *Session) shownWhole(tc conversation.ToolCall, res tools.Result) (string, bool) {
-	if tc.Name != toolname.GetFileDiff || res.IsError || len(s.unitParts) == 0 || !strings.HasPrefix(res.Output, "diff --git ") {
-		return "", false
+// shownWhole says where the request shows the diff of call tc's result
+// already, whole, when tc is a get_file_diff of a file that the unit under
+// way shows every hunk of, or that the diff context shows whole; else "".
+func (s *Session) shownWhole(tc conversation.ToolCall, res tools.Result) string {
+	if tc.Name != toolname.GetFileDiff || res.IsError || !strings.HasPrefix(res.Output, "diff --git ") {
+		return ""
+	}
+	if len(s.unitParts) == 0 && len(s.contextWhole) == 0 {
+		return ""
 	}
 	var a struct {
 		Path string `json:"path"`
 	}
 	if json.Unmarshal([]byte(tc.Arguments), &a) != nil {
-		return "", false
+		return ""
+	}
+	if s.contextWhole[a.Path] {
+		return fmt.Sprintf("%q is in the diff context above, whole.", a.Path)
 	}
 	// Not Diff.File, which indexes on first use: units side by side
 	// share the diff.
 	i := slices.IndexFunc(s.Diff.Files, func(f *diffctx.File) bool { return f.Path == a.Path })
 	if i < 0 || s.Diff.Files[i].TooLarge || len(s.Diff.Files[i].Hunks) == 0 {
-		return "", false
+		return ""
 	}
 	f := s.Diff.Files[i]
 	shown := 0
@@ -690,7 +696,10 @@ func (s *Session) shownWhole(tc conversation.ToolCall, res tools.Result) (string
 			shown += p.Last - p.First + 1
 		}
 	}
-	return f.Path, shown == len(f.Hunks)
+	if shown != len(f.Hunks) {
+		return ""
+	}
+	return fmt.Sprintf("%q is in this unit above, whole.", f.Path)
 }
 
 // uniqueCallIDs renames repeated tool call IDs within one reply, as some

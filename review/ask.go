@@ -112,6 +112,9 @@ func (s *Session) Ask(ctx context.Context, question string, opts AskOptions) (*r
 // conversation, and records how the run ended.
 func (s *Session) Answer(ctx context.Context, opts AskOptions) (*result.Answer, error) {
 	s.Run.Status, s.Run.Error = toolmem.StatusRunning, ""
+	// A question's turn shows no unit's hunks: the last unit's turn is
+	// history now, and may be pruned.
+	s.unitParts = nil
 	// A question is held to the caps on tokens and cost, counted afresh;
 	// the review's plan bounded the review.
 	s.guard = s.capsGuard()

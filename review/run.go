@@ -76,6 +76,18 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 		},
 	}
 	s.guard = plan.guard
+	if plan.split == nil && plan.Context != nil {
+		// The diff context holds the hunks: a file it shows whole,
+		// long deletions and all, is not sent again when read.
+		for _, e := range plan.Context.Files {
+			if e.Included && !e.Shortened && e.Hunks > 0 && e.Shown == e.Hunks {
+				if s.contextWhole == nil {
+					s.contextWhole = map[string]bool{}
+				}
+				s.contextWhole[e.Path] = true
+			}
+		}
+	}
 	s.leaks = plan.Leaks
 	s.injections = plan.Injections
 	s.notReviewed = append([]result.NotReviewed(nil), plan.Estimate.NotReviewed...)
