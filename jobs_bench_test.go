@@ -172,26 +172,18 @@ func BenchmarkProcessPeer(b *testing.B) {
 				cmd := exec.Command(bin, args...)
 				cmd.Dir = dir
 				cmd.Env = append(slices.Clone(env), "OPENAI_BASE_URL="+srv.URL, "REVIEW_STORE="+filepath.Join(b.TempDir(), "store"))
-				var stderr strings.Builder
-				cmd.Stderr = &stderr
-				start := time.Now()
-				out, err := cmd.Output()
-				walls = append(walls, time.Since(start))
-				reqs := srv.Requests()
-				srv.Close()
+				out, stderr, wall, reqs, err := runAgainst(cmd, srv)
+				walls = append(walls, wall)
 				if err != nil {
-					b.Fatalf("review %v: %v\n%s", args, err, stderr.String())
+					b.Fatalf("review %v: %v\n%s", args, err, stderr)
 				}
-				requests, bytes, units = len(reqs), 0, 1
-				var tms []reviewtest.Timing
+				requests, units = len(reqs), 1
+				bytes, waits = sentTo(reqs)
 				for _, r := range reqs {
-					bytes += len(r.Body)
-					tms = append(tms, reviewtest.Timing{N: r.N, Arrived: r.Arrived, Answered: r.Answered, Status: r.Status})
 					if m := unitsIn.FindSubmatch(r.Body); m != nil {
 						units, _ = strconv.Atoi(string(m[1]))
 					}
 				}
-				_, waits = reviewtest.Overlap(tms)
 				if requests != 2*units {
 					b.Fatalf("%d units sent %d requests, want a read and a submission each", units, requests)
 				}
@@ -271,15 +263,10 @@ func BenchmarkProcessPeerOCR(b *testing.B) {
 				cmd.Dir = dir
 				cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + home,
 					"OCR_LLM_URL=" + srv.URL, "OCR_LLM_TOKEN=bench", "OCR_LLM_MODEL=gpt-4o", "OCR_LLM_PROTOCOL=openai"}
-				var stderr strings.Builder
-				cmd.Stderr = &stderr
-				start := time.Now()
-				out, err := cmd.Output()
-				walls = append(walls, time.Since(start))
-				reqs := srv.Requests()
-				srv.Close()
+				out, stderr, wall, reqs, err := runAgainst(cmd, srv)
+				walls = append(walls, wall)
 				if err != nil {
-					b.Fatalf("ocr review: %v\n%s\n%s", err, out, stderr.String())
+					b.Fatalf("ocr review: %v\n%s\n%s", err, out, stderr)
 				}
 				var res struct {
 					Summary struct {
@@ -289,13 +276,8 @@ func BenchmarkProcessPeerOCR(b *testing.B) {
 				if err := json.Unmarshal(out, &res); err != nil || res.Summary.Files != c.files {
 					b.Fatalf("ocr reviewed %d files, want %d (%v)\n%s", res.Summary.Files, c.files, err, out)
 				}
-				requests, bytes = len(reqs), 0
-				var tms []reviewtest.Timing
-				for _, r := range reqs {
-					bytes += len(r.Body)
-					tms = append(tms, reviewtest.Timing{N: r.N, Arrived: r.Arrived, Answered: r.Answered, Status: r.Status})
-				}
-				_, waits = reviewtest.Overlap(tms)
+				requests = len(reqs)
+				bytes, waits = sentTo(reqs)
 				if requests != 2*c.files {
 					b.Fatalf("ocr sent %d requests for %d files, want a read and a submission each", requests, c.files)
 				}
@@ -323,4 +305,30 @@ func ocrScript(files int, delay string) *reviewtest.Script {
 			reviewtest.Step{When: when, Delay: delay, ToolCalls: []reviewtest.ScriptCall{{Name: "task_done", Arguments: json.RawMessage(`{"state": "DONE"}`)}}})
 	}
 	return s
+}
+
+// runAgainst runs cmd, a review of changes against the scripted server
+// srv, and closes srv: cmd's output and standard error, its wall time and
+// the requests srv received.
+func runAgainst(cmd *exec.Cmd, srv *reviewtest.Server) (out []byte, stderr string, wall time.Duration, reqs []reviewtest.Received, err error) {
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	start := time.Now()
+	out, err = cmd.Output()
+	wall = time.Since(start)
+	reqs = srv.Requests()
+	srv.Close()
+	return out, errb.String(), wall, reqs, err
+}
+
+// sentTo is the bytes of the requests reqs and the answers waited for in
+// sequence to make them.
+func sentTo(reqs []reviewtest.Received) (bytes, waits int) {
+	var tms []reviewtest.Timing
+	for _, r := range reqs {
+		bytes += len(r.Body)
+		tms = append(tms, reviewtest.Timing{N: r.N, Arrived: r.Arrived, Answered: r.Answered, Status: r.Status})
+	}
+	_, waits = reviewtest.Overlap(tms)
+	return bytes, waits
 }
