@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reviewdev/review/toolmem/toolmemtest"
+	"github.com/reviewdev/review/tools/toolstest"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -76,7 +76,7 @@ func prepareRepo(tb testing.TB, dir string) (*Plan, *toolmem.Store) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return plan, toolmemtest.Open(tb)
+	return plan, toolstest.Store(tb)
 }
 
 // configSession plans the review of dir with cfg (its model, budget,
@@ -89,7 +89,7 @@ func configSession(tb testing.TB, dir string, cfg result.Config, srv *reviewtest
 		tb.Fatal(err)
 	}
 	client := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1, Concurrency: max(cfg.Jobs, 1)})
-	s := startSession(tb, plan, toolmemtest.Open(tb), client, func(a *Agent, _ *Plan) {
+	s := startSession(tb, plan, toolstest.Store(tb), client, func(a *Agent, _ *Plan) {
 		a.Model, a.Budget, a.Jobs = cfg.Model, cfg.Budget, cfg.Jobs
 	})
 	return s, plan

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/reviewdev/review/toolmem/toolmemtest"
+	"github.com/reviewdev/review/tools/toolstest"
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/llm"
@@ -39,7 +39,7 @@ func BenchmarkFirstRequest(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					st := toolmemtest.Open(b)
+					st := toolstest.Store(b)
 					a := &Agent{Config: result.Config{Model: testModel, Budget: budget}, Store: st, Counter: plan.Counter}
 					if _, err := a.Start(plan, Settings{Budget: budget}); err != nil {
 						b.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reviewdev/review/toolmem/toolmemtest"
+	"github.com/reviewdev/review/tools/toolstest"
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/llm"
@@ -85,7 +85,7 @@ func BenchmarkUnitsLinear(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		st := toolmemtest.Open(b)
+		st := toolstest.Store(b)
 		m := &timedModel{Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL, MaxAttempts: 1})}
 		a := &Agent{Config: result.Config{Model: testModel, Budget: budget, OffDiff: result.KeepFileLevel}, Client: m, Store: st, Counter: plan.Counter}
 		s, err := a.Start(plan, Settings{Budget: budget})

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/toolmem/toolmemtest"
+	"github.com/reviewdev/review/tools/toolstest"
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/toolname"
@@ -103,7 +103,7 @@ func loop20(b *testing.B, whole bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := toolmemtest.Open(b)
+	st := toolstest.Store(b)
 
 	var (
 		last  *Session

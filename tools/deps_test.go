@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/toolmem/toolmemtest"
+	"github.com/reviewdev/review/tools/toolstest"
 
 	"github.com/reviewdev/review/toolmem"
 )
@@ -164,7 +164,7 @@ func TestDependenciesWhole(t *testing.T) {
 	}
 	r.write(files)
 	head := r.commit("manifests")
-	store := toolmemtest.Open(t)
+	store := toolstest.Store(t)
 	s := New(Env{Root: r.root, Head: head, Store: store})
 	a, err := s.Answer(context.Background(), Call{Run: "run-1", Step: 1, ID: "c", Name: "get_dependencies", Args: `{}`}, toolmem.Limits{})
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/reviewdev/review/toolmem/toolmemtest"
+	"github.com/reviewdev/review/tools/toolstest"
 
 	"github.com/reviewdev/review/toolmem"
 )
@@ -16,7 +16,7 @@ import (
 // output, and returns tools using it and the output's ref.
 func storeWith(t *testing.T, output string) (*Set, string) {
 	t.Helper()
-	store := toolmemtest.Open(t)
+	store := toolstest.Store(t)
 	ref, err := store.Put("run-1", 1, "call_1", "search_in_project", `{"pattern": "x"}`, []byte(output))
 	if err != nil {
 		t.Fatal(err)

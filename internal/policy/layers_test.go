@@ -3,7 +3,6 @@ package policy
 import (
 	"encoding/json"
 	"os/exec"
-	"path"
 	"strings"
 	"testing"
 )
@@ -33,9 +32,9 @@ var layers = map[string]int{
 // import each other even through tests. Inside a folder the same holds
 // for sub-folders: no package imports a package of a folder that contains
 // it (review/github does not import review), tests included, since data a
-// child and its parent both need belongs in a leaf both import. The one
-// exception is a test helper (a package named …test, as net/http/httptest),
-// which may import the package it sits in and helps test.
+// child and its parent both need belongs in a leaf both import; a test
+// helper too (tools/toolstest opens the store of toolmem, a folder beside
+// it, not above it).
 func TestLayers(t *testing.T) {
 	const mod = "github.com/reviewdev/review"
 	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,TestImports,XTestImports", "./...").Output()
@@ -72,7 +71,7 @@ func TestLayers(t *testing.T) {
 			t.Errorf("%s imports %s: a folder of tests above the layers has no code", p.ImportPath, strings.Join(p.Imports, ", "))
 		}
 		for _, imp := range append(append(append([]string(nil), p.Imports...), p.TestImports...), p.XTestImports...) {
-			if ancestor(p.ImportPath, imp) && !helps(p.ImportPath, imp) {
+			if ancestor(p.ImportPath, imp) {
 				t.Errorf("%s imports %s: a package may not import a folder that contains it", p.ImportPath, imp)
 			}
 		}
@@ -108,11 +107,4 @@ func TestLayers(t *testing.T) {
 // package p: imp's path is a proper prefix of p's, folder by folder.
 func ancestor(p, imp string) bool {
 	return strings.HasPrefix(p, imp+"/")
-}
-
-// helps reports whether p is a test helper (its name ends in "test", as
-// net/http/httptest does) of imp, the package of the folder it sits in.
-func helps(p, imp string) bool {
-	dir, name := path.Split(p)
-	return strings.HasSuffix(name, "test") && strings.TrimSuffix(dir, "/") == imp
 }

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reviewdev/review/toolmem/toolmemtest"
+	"github.com/reviewdev/review/tools/toolstest"
 
 	"github.com/reviewdev/review/toolmem"
 )
 
-func openTest(t testing.TB) *toolmem.Store { return toolmemtest.Open(t) }
+func openTest(t testing.TB) *toolmem.Store { return toolstest.Store(t) }
 
 // randomBytes returns n bytes that are the same for the same seed.
 func randomBytes(seed uint64, n int) []byte {

@@ -1,7 +1,7 @@
-// Package toolmemtest opens tool memory for the tests of the packages
-// above toolmem: a real Badger store on disk, in the test's temporary
-// directory.
-package toolmemtest
+// Package toolstest gives the tests of the tools, and of the packages
+// above them, the store the tools write their outputs to: a real Badger
+// store on disk, in the test's temporary directory.
+package toolstest
 
 import (
 	"path/filepath"
@@ -10,9 +10,9 @@ import (
 	"github.com/reviewdev/review/toolmem"
 )
 
-// Open opens a store in a new temporary directory; it is closed when tb
+// Store opens a store in a new temporary directory; it is closed when tb
 // ends, and a failure to close fails tb.
-func Open(tb testing.TB) *toolmem.Store {
+func Store(tb testing.TB) *toolmem.Store {
 	tb.Helper()
 	s, err := toolmem.Open(filepath.Join(tb.TempDir(), "store"), toolmem.Options{})
 	if err != nil {
