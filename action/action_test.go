@@ -383,16 +383,7 @@ func TestActionReviewStep(t *testing.T) {
 		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com",
 		"RUNNER_TEMP=" + dir, "GITHUB_OUTPUT=" + filepath.Join(dir, "output"),
 	}
-	git := func(wd string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = wd, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := gitWith(t, env)
 	// origin: main, and a pull request whose head is only under
 	// refs/pull/7/head, as a fork's is.
 	origin := filepath.Join(dir, "origin")
@@ -725,16 +716,7 @@ func TestReleaseMovesMajorTag(t *testing.T) {
 		"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_GLOBAL=" + os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com",
 	}
-	git := func(wd string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = wd, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := gitWith(t, env)
 	origin := filepath.Join(dir, "origin")
 	git(dir, "init", "-q", "-b", "main", origin)
 	commits := map[string]string{}
@@ -781,5 +763,21 @@ func TestReleaseMovesMajorTag(t *testing.T) {
 				t.Errorf("a pre-release made the major tag %s\n%s", v2, out)
 			}
 		})
+	}
+}
+
+// gitWith returns a runner of git in a directory with exactly the
+// environment env, failing t on an error, that returns git's output
+// trimmed.
+func gitWith(t *testing.T, env []string) func(wd string, args ...string) string {
+	return func(wd string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = wd, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
 	}
 }
