@@ -145,11 +145,16 @@ func BenchmarkProcessPeer(b *testing.B) {
 		// (llama.cpp's /props total_slots); the run then takes its
 		// default --jobs from it instead of jobs.
 		slots int
+		// more are further flags of the row.
+		more []string
 	}{
-		{"12x60/16k", 12, 60, "16000", 0},
-		{"40x300/32k", 40, 300, "32000", 0},
-		{"40x300/128k", 40, 300, "128000", 0},
-		{"40x300/32k/slots16", 40, 300, "32000", 16},
+		{"12x60/16k", 12, 60, "16000", 0, nil},
+		{"40x300/32k", 40, 300, "32000", 0, nil},
+		{"40x300/128k", 40, 300, "128000", 0, nil},
+		{"40x300/32k/slots16", 40, 300, "32000", 16, nil},
+		// Units of two files each: less room for each unit's loop,
+		// half the units.
+		{"40x300/32k/share0.75", 40, 300, "32000", 0, []string{"--static-share", "0.75"}},
 	}
 	for _, c := range changes {
 		b.Run(c.name, func(b *testing.B) {
@@ -159,6 +164,7 @@ func BenchmarkProcessPeer(b *testing.B) {
 			bin := reviewBinary(b)
 			args := []string{"--base", "main", "--format", "json", "--max-steps", "1",
 				"--model", "gpt-4o", "--context-window", c.window}
+			args = append(args, c.more...)
 			if c.slots > 0 {
 				script.Props = json.RawMessage(fmt.Sprintf(`{"total_slots": %d}`, c.slots))
 			} else {
