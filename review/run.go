@@ -76,17 +76,8 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 		},
 	}
 	s.guard = plan.guard
-	if plan.split == nil && plan.Context != nil {
-		// The diff context holds the hunks: a file it shows whole,
-		// long deletions and all, is not sent again when read.
-		for _, e := range plan.Context.Files {
-			if e.Included && !e.Shortened && e.Hunks > 0 && e.Shown == e.Hunks {
-				if s.contextWhole == nil {
-					s.contextWhole = map[string]bool{}
-				}
-				s.contextWhole[e.Path] = true
-			}
-		}
+	if plan.split == nil {
+		s.contextWhole = wholeIn(plan.Context)
 	}
 	s.leaks = plan.Leaks
 	s.injections = plan.Injections
@@ -282,4 +273,22 @@ func (s *Session) finish(err error) error {
 		s.Run.Error = err.Error()
 	}
 	return s.save()
+}
+
+// wholeIn is the files a diff context that holds the hunks shows whole,
+// long deletions and all: a read of one is not sent again.
+func wholeIn(c *diffctx.Context) map[string]bool {
+	if c == nil {
+		return nil
+	}
+	var whole map[string]bool
+	for _, e := range c.Files {
+		if e.Included && !e.Shortened && e.Hunks > 0 && e.Shown == e.Hunks {
+			if whole == nil {
+				whole = map[string]bool{}
+			}
+			whole[e.Path] = true
+		}
+	}
+	return whole
 }

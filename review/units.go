@@ -205,6 +205,14 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 		return false, nil
 	}
 	s.notReviewed = mergeNotReviewed(s.notReviewed, left, d)
+	// What the turn shows whole is the new plan's: the smaller diff
+	// context, or the first of the new units.
+	s.contextWhole, s.unitParts = nil, nil
+	if len(units) > 0 {
+		s.unitParts = units[0].Parts
+	} else {
+		s.contextWhole = wholeIn(dctx)
+	}
 	var set Settings
 	if len(s.Run.Settings) > 0 {
 		if err := json.Unmarshal(s.Run.Settings, &set); err != nil {
