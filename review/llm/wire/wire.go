@@ -103,9 +103,17 @@ type toolChoice struct {
 	} `json:"function"`
 }
 
-// Encode renders r as the body to send.
+// Encode renders r as the body to send. <, > and & go as they are, not
+// as json.Marshal's \u003c, \u003e and \u0026: a body is never HTML, and
+// code is full of them (<-, &&, ->, generics), each six bytes escaped.
 func (r *Request) Encode() ([]byte, error) {
-	return json.Marshal(r)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // DecodeRequest reads a request body, as recorded or received.
