@@ -13,6 +13,8 @@ import (
 )
 
 // Counter counts the tokens of a text; *conversation.Counter satisfies it.
+// Packing units calls Count side by side: it must be safe for concurrent
+// use.
 type Counter interface{ Count(string) int }
 
 // Reasons a file's hunks are not (all) in the static context.

@@ -3,9 +3,12 @@ package diffctx
 import (
 	"cmp"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
@@ -90,7 +93,7 @@ func packUnits(items []*item, shown map[string]int, budget, limit int, c Counter
 	if c == nil {
 		c = estimator{}
 	}
-	p = &packer{c: c, counts: map[string]int{}, byPath: map[string]*item{}}
+	p = &packer{c: c, counts: map[string]int{}, heads: map[*File]int{}, byPath: map[string]*item{}}
 	for _, it := range items {
 		if it.inline() && shown[it.f.Path] < len(it.f.Hunks) {
 			p.items = append(p.items, it)
@@ -105,6 +108,7 @@ func packUnits(items []*item, shown map[string]int, budget, limit int, c Counter
 	next, rest := 0, 0
 	for pass := 0; pass < maxRepack; pass++ {
 		units, next, rest = p.pack(room, limit)
+		countUnits(units, p.c)
 		excess := 0
 		for _, u := range units {
 			if len(u.Parts) > 1 || u.Parts[0].FromLine == 0 || u.Parts[0].FromLine != u.Parts[0].ToLine {
@@ -165,6 +169,7 @@ type piece struct {
 type packer struct {
 	c      Counter
 	counts map[string]int // memo of counts of lines of cut hunks
+	heads  map[*File]int  // memo of headCost
 	items  []*item        // files with hunks to pack, in priority order
 	from   []int          // per file, its first hunk to pack
 	files  [][]piece      // per file, its pieces once counted
@@ -179,19 +184,59 @@ type packer struct {
 }
 
 // pieces are the file's hunks to pack, each with its count, counted on
-// first use.
+// first use: with the files after it that a pack may reach next, up to
+// packAhead of them, on every core. Counting is most of packing a large
+// diff, and a bound on the units (a limit) still counts few files past
+// the last it packs.
 func (p *packer) pieces(i int) []piece {
-	if p.files[i] != nil {
-		return p.files[i]
+	if p.files[i] == nil {
+		var todo []int
+		for j := i; j < min(len(p.items), i+packAhead); j++ {
+			if p.files[j] == nil {
+				todo = append(todo, j)
+			}
+		}
+		forEach(len(todo), func(k int) { p.files[todo[k]] = p.countPieces(todo[k]) })
 	}
+	return p.files[i]
+}
+
+// countPieces cuts file i into its hunks to pack and counts each.
+func (p *packer) countPieces(i int) []piece {
 	f := p.items[i].f
 	out := []piece{}
 	for k := p.from[i]; k < len(f.Hunks); k++ {
 		text := unitHunk(&f.Hunks[k])
 		out = append(out, piece{part: Part{Path: f.Path, First: k + 1, Last: k + 1}, text: text, cost: p.c.Count(text), rank: hunkRank(&f.Hunks[k])})
 	}
-	p.files[i] = out
 	return out
+}
+
+// countUnits counts the Markdown of each unit, side by side.
+func countUnits(units []Unit, c Counter) {
+	forEach(len(units), func(k int) { units[k].Tokens = c.Count(units[k].Markdown) })
+}
+
+// forEach calls f(0) to f(n-1) on every core, and returns when all have
+// returned. f must be safe to call side by side: a Counter's Count is.
+func forEach(n int, f func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for k := range n {
+			f(k)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for k := int(next.Add(1)) - 1; k < n; k = int(next.Add(1)) - 1 {
+				f(k)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // count counts s, remembering counts of the lines of cut hunks, which are
@@ -223,9 +268,13 @@ func (u *unitBuilder) add(pc piece) {
 // headCost is the count of a file's heading in a unit, with the longest
 // note it can have.
 func (p *packer) headCost(f *File) int {
+	if n, ok := p.heads[f]; ok {
+		return n
+	}
 	n := len(f.Hunks)
-	return p.c.Count(fmt.Sprintf("\n### %s (hunks %d–%d of %d; continued from the previous unit; continued in the next unit)\n\n```\n```\n",
+	p.heads[f] = p.c.Count(fmt.Sprintf("\n### %s (hunks %d–%d of %d; continued from the previous unit; continued in the next unit)\n\n```\n```\n",
 		codeSpan(displayPath(f.Path)), n, n, n))
+	return p.heads[f]
 }
 
 // packAhead bounds how far past a file pack looks for files to fill a
@@ -290,7 +339,8 @@ func (r *packRun) closeUnit() {
 	parts, texts, more := merge(inFileOrder(r.cur.parts, r.cur.texts, r.cur.more))
 	u := Unit{Parts: parts}
 	u.Markdown = renderParts(r.byPath, parts, texts, more)
-	u.Tokens = r.c.Count(u.Markdown)
+	// Its count waits for the pack's end (countUnits): nothing in a
+	// pack reads it, and the units are counted side by side.
 	r.units = append(r.units, u)
 	r.cur, r.dirs = unitBuilder{}, nil
 }
