@@ -399,9 +399,10 @@ func BenchmarkFirstRequestBytes(b *testing.B) {
 
 // BenchmarkProcessLarge reviews generated pull requests of 1,000, 3,000
 // and 10,000 changed files as a user would, with the default model
-// (gpt-4o-mini, 128k window), tokenizer and caps (12 units), against a
-// scripted server that submits each unit at once. It reports the dry
-// run's and the review's median wall time and peak RSS, the requests the
+// (gpt-4o-mini, 128k window), tokenizer and bounds (the prompt-token
+// budget keeps 13 units of these changes), against a scripted server that
+// submits each unit at once. It reports the dry run's and the review's
+// median wall time and largest peak RSS, the requests the
 // review made, and the store's size on disk after one review.
 func BenchmarkProcessLarge(b *testing.B) {
 	const submit = `{"steps": [], "fallback": {"tool_calls": [{"name": "submit_review", "arguments": {"summary": "Fine.", "findings": []}}]}}`
