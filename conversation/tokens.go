@@ -133,6 +133,21 @@ func NewServerCounter(encoding string, t ServerTokenizer) *Counter {
 	return &Counter{mode: Server, encoding: encoding, st: &counterState{server: &t}}
 }
 
+// AddsAtLines reports whether Count adds up across a join of two texts
+// where the first ends in a newline and the second starts with a character
+// other than white space or a slash: Count(a+b) == Count(a)+Count(b). It
+// holds for tiktoken's encodings, whose pre-tokenizers never carry a piece
+// past such a join (a newline is followed, within a piece, only by white
+// space, or by a slash in o200k's), and which cut long runs from their
+// start. A server's tokenizer, a bound or an estimate may not add up.
+func (c *Counter) AddsAtLines() bool {
+	if c == nil || c.Kind() != ExactCount || c.mode == Estimate || c.st.server != nil {
+		return false
+	}
+	c.load()
+	return c.st.err == nil
+}
+
 // load reads the counter's encoding, once.
 func (c *Counter) load() {
 	st := c.st

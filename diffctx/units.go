@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
@@ -212,9 +214,53 @@ func (p *packer) countPieces(i int) []piece {
 	return out
 }
 
-// countUnits counts the Markdown of each unit, side by side.
+// countUnits counts the Markdown of each unit not counted yet, side by
+// side.
 func countUnits(units []Unit, c Counter) {
-	forEach(len(units), func(k int) { units[k].Tokens = c.Count(units[k].Markdown) })
+	forEach(len(units), func(k int) {
+		if units[k].Tokens == 0 {
+			units[k].Tokens = c.Count(units[k].Markdown)
+		}
+	})
+}
+
+// linesAdder is a Counter whose counts add up at the start of a line
+// (conversation.Counter.AddsAtLines).
+type linesAdder interface{ AddsAtLines() bool }
+
+// unitTokens counts md, a unit's Markdown, which holds texts verbatim and
+// in order, from the counts of the whole hunks among them (whole): only
+// the text around them is counted. ok is false when c's counts may not add
+// up at a join (see conversation.Counter.AddsAtLines), or a join is not
+// one where they do: the unit is then counted whole.
+func unitTokens(c Counter, md string, texts []string, whole map[string]int) (n int, ok bool) {
+	if a, is := c.(linesAdder); !is || !a.AddsAtLines() || len(whole) == 0 {
+		return 0, false
+	}
+	// joins reports whether a text starting with s may follow a newline
+	// with the counts adding up.
+	joins := func(s string) bool {
+		r, _ := utf8.DecodeRuneInString(s)
+		return s == "" || r != '/' && !unicode.IsSpace(r)
+	}
+	at := 0
+	for _, t := range texts {
+		k := strings.Index(md[at:], t)
+		if k < 0 || t == "" || !joins(t) || t[len(t)-1] != '\n' {
+			return 0, false
+		}
+		k += at
+		if k > 0 && md[k-1] != '\n' || !joins(md[k+len(t):]) {
+			return 0, false
+		}
+		cost, known := whole[t]
+		if !known {
+			cost = c.Count(t)
+		}
+		n += c.Count(md[at:k]) + cost
+		at = k + len(t)
+	}
+	return n + c.Count(md[at:]), true
 }
 
 // forEach calls f(0) to f(n-1) on every core, and returns when all have
@@ -256,9 +302,18 @@ type unitBuilder struct {
 	texts []string
 	more  []bool
 	used  int
+	whole map[string]int // the counts of the whole hunks it holds
 }
 
 func (u *unitBuilder) add(pc piece) {
+	if pc.part.FromLine == 0 {
+		// A whole hunk's cost is its exact count; a slice's adds
+		// its lines' counts.
+		if u.whole == nil {
+			u.whole = map[string]int{}
+		}
+		u.whole[pc.text] = pc.cost
+	}
 	u.parts = append(u.parts, pc.part)
 	u.texts = append(u.texts, pc.text)
 	u.more = append(u.more, pc.more)
@@ -336,11 +391,16 @@ func (r *packRun) closeUnit() {
 	if len(r.cur.parts) == 0 {
 		return
 	}
-	parts, texts, more := merge(inFileOrder(r.cur.parts, r.cur.texts, r.cur.more))
+	ps, ts, ms := inFileOrder(r.cur.parts, r.cur.texts, r.cur.more)
+	parts, texts, more := merge(ps, ts, ms)
 	u := Unit{Parts: parts}
 	u.Markdown = renderParts(r.byPath, parts, texts, more)
-	// Its count waits for the pack's end (countUnits): nothing in a
-	// pack reads it, and the units are counted side by side.
+	// Counted from its hunks' counts where they add up; else its count
+	// waits for the pack's end (countUnits): nothing in a pack reads it,
+	// and the units are counted side by side.
+	if n, ok := unitTokens(r.c, u.Markdown, ts, r.cur.whole); ok {
+		u.Tokens = n
+	}
 	r.units = append(r.units, u)
 	r.cur, r.dirs = unitBuilder{}, nil
 }

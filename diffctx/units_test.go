@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reviewdev/review/conversation"
 )
 
 // checkUnits checks what Units promises for every unit of d: each hunk the
@@ -405,5 +407,48 @@ func TestSplitUnitsSmallWindow(t *testing.T) {
 	roomy := SplitUnits(d, SplitOptions{Room: 20000, Intro: 50, Most: 30000, MinShare: 1024})
 	if roomy.Budget+roomy.Context.Tokens+50 > 20000 || roomy.Cut != "" || len(roomy.Units) != 1 {
 		t.Errorf("roomy: budget %d, overview %d, cut %q, %d units", roomy.Budget, roomy.Context.Tokens, roomy.Cut, len(roomy.Units))
+	}
+}
+
+// TestUnitTokensExact holds a unit's count, made from its hunks' counts
+// where tiktoken's counts add up at the start of a line, to the count of
+// its Markdown counted whole: for both encodings, for hunks packed whole,
+// cut between hunks and sliced, with lines that start with white space,
+// a slash, a backtick or a Unicode space.
+func TestUnitTokensExact(t *testing.T) {
+	var tricky strings.Builder
+	for i := range 40 {
+		p := fmt.Sprintf("dir%d/f%d.go", i%3, i)
+		fmt.Fprintf(&tricky, "diff --git a/%s b/%s\nindex 1111111..2222222 100644\n--- a/%s\n+++ b/%s\n", p, p, p, p)
+		for h := range 1 + i%4 {
+			fmt.Fprintf(&tricky, "@@ -%d,3 +%d,5 @@\n", 1+h*40, 1+h*40)
+			fmt.Fprintf(&tricky, " // comment %d\n-\t/x/ := %d\n+\u00a0\u3000 y%d\n+```\n", h, i, h)
+			fmt.Fprintf(&tricky, "+/* %s */\n  \n", strings.Repeat("é", i))
+		}
+	}
+	diffs := map[string][]byte{
+		"synth":  synthDiff(3000),
+		"many":   manyFiles(200),
+		"added":  []byte(addedFile("big.go", 900) + addedFile("small.go", 20)),
+		"tricky": []byte(tricky.String()),
+	}
+	for _, enc := range []string{conversation.O200k, conversation.CL100k} {
+		c, err := conversation.NewCounter(enc, conversation.Tiktoken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.AddsAtLines() || c.Bounds().AddsAtLines() || c.Estimates().AddsAtLines() {
+			t.Fatalf("%s: counts add up at lines: %v, bounds %v, estimates %v", enc, c.AddsAtLines(), c.Bounds().AddsAtLines(), c.Estimates().AddsAtLines())
+		}
+		for name, raw := range diffs {
+			d := &Diff{Files: mustParse(t, raw)}
+			for _, budget := range []int{300, 1200, 5000, 40000} {
+				for k, u := range Units(d, nil, budget, c) {
+					if want := c.Count(u.Markdown); u.Tokens != want {
+						t.Errorf("%s, %s, budget %d, unit %d: %d tokens, counted whole %d", enc, name, budget, k+1, u.Tokens, want)
+					}
+				}
+			}
+		}
 	}
 }
