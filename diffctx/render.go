@@ -1,8 +1,6 @@
 package diffctx
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -64,15 +62,7 @@ type Context struct {
 
 // JSON returns the context as compact JSON for machines: budget, tokens and
 // files. The Markdown is left out; it is the model's view.
-func (c *Context) JSON() ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(c); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+func (c *Context) JSON() ([]byte, error) { return text.JSON(c) }
 
 // Render writes the static context of d within budget tokens as counted by
 // c (nil counts with text.EstimateTokens).
@@ -683,11 +673,7 @@ func appendLine(b []byte, pad, num, line string) []byte {
 
 // fetchCall is the exact call that fetches a file's diff.
 func fetchCall(path string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(text.JSONPath(path)) // a string always encodes
-	return toolname.GetFileDiff + ` {"path": ` + strings.TrimSuffix(b.String(), "\n") + "}"
+	return toolname.GetFileDiff + ` {"path": ` + text.QuoteJSON(text.JSONPath(path)) + "}"
 }
 
 // displayPath shows a path as is unless it would break the Markdown:

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reviewdev/review/internal/text"
 )
 
 // unpacked returns a set over the fixture that never reads the work tree.
@@ -136,7 +138,7 @@ func TestLazyLookup(t *testing.T) {
 		"docs/guide.md",
 	} {
 		for _, rev := range []string{"head", "base"} {
-			args := `{"path": ` + quoteJSON(p) + `, "start_line": 1, "end_line": 3, "revision": "` + rev + `"}`
+			args := `{"path": ` + text.QuoteJSON(p) + `, "start_line": 1, "end_line": 3, "revision": "` + rev + `"}`
 			lazy := f.set()
 			a, b := call(t, lazy, "read_file_hunk", args), call(t, listed, "read_file_hunk", args)
 			if a != b {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reviewdev/review/internal/text"
 )
 
 // The benchmark repository: 13,000 Go-like files of 0.5 to 10 KB (about
@@ -187,7 +189,7 @@ func BenchmarkRepo13k(b *testing.B) {
 		return string(out)
 	}
 	for _, p := range benchPatterns {
-		args := fmt.Sprintf(`{"pattern": %s, "max_results": 500}`, quoteJSON(p.re))
+		args := fmt.Sprintf(`{"pattern": %s, "max_results": 500}`, text.QuoteJSON(p.re))
 		matches := func(b *testing.B, out string) {
 			b.SetBytes(size)
 			b.ReportMetric(float64(strings.Count(out, ".go:")), "matches")

@@ -3,6 +3,8 @@ package tools
 import (
 	"strings"
 	"testing"
+
+	"github.com/reviewdev/review/internal/text"
 )
 
 func TestGetFileDiff(t *testing.T) {
@@ -52,7 +54,7 @@ func TestGetFileDiff(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := mustOK(t, call(t, s, "get_file_diff", `{"path": `+quoteJSON(tt.path)+`}`))
+			out := mustOK(t, call(t, s, "get_file_diff", `{"path": `+text.QuoteJSON(tt.path)+`}`))
 			contains(t, out, tt.want...)
 			lacks(t, out, tt.lack...)
 		})

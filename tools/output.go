@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/toolmem"
 )
@@ -71,7 +72,7 @@ func (s *Set) output(a outputArgs, args Args) (Result, error) {
 		if g.Matches == 1 {
 			verb = "line matches"
 		}
-		fmt.Fprintf(&b, "output %s (%s; %d lines): %d %s %s", g.Ref, source, g.Total, g.Matches, verb, quoteJSON(g.Pattern))
+		fmt.Fprintf(&b, "output %s (%s; %d lines): %d %s %s", g.Ref, source, g.Total, g.Matches, verb, text.QuoteJSON(g.Pattern))
 		if g.Shown < g.Matches {
 			fmt.Fprintf(&b, ", first %d shown", g.Shown)
 		}

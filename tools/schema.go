@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/reviewdev/review/internal/text"
 )
 
 // Parameter types, as JSON Schema names them.
@@ -271,17 +273,15 @@ func jsonValue(v any) string {
 	}
 	switch v := v.(type) {
 	case string:
-		return quoteJSON(v)
+		return text.QuoteJSON(v)
 	case json.RawMessage:
 		return string(v) // as written, spacing kept
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := text.JSON(v)
+	if err != nil {
 		panic(fmt.Sprintf("tools: encoding %v: %v", v, err))
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return string(b)
 }
 
 // mustMarshal encodes values that cannot fail to encode (strings, slices of

@@ -365,11 +365,11 @@ func searchReport(pattern, glob string, st searchStats, notes []string, matches 
 	}
 	switch {
 	case st.shown == 0:
-		fmt.Fprintf(&b, "no matches for %s in %d %s at head\n", quoteJSON(pattern), st.files, scope)
+		fmt.Fprintf(&b, "no matches for %s in %d %s at head\n", text.QuoteJSON(pattern), st.files, scope)
 	case st.more:
-		fmt.Fprintf(&b, "first %s for %s in %d %s at head (more exist)\n", plural(st.shown, "matching line"), quoteJSON(pattern), st.files, scope)
+		fmt.Fprintf(&b, "first %s for %s in %d %s at head (more exist)\n", plural(st.shown, "matching line"), text.QuoteJSON(pattern), st.files, scope)
 	default:
-		fmt.Fprintf(&b, "%s in %s for %s in %d %s at head\n", plural(st.shown, "matching line"), plural(st.matchedFiles, "file"), quoteJSON(pattern), st.files, scope)
+		fmt.Fprintf(&b, "%s in %s for %s in %d %s at head\n", plural(st.shown, "matching line"), plural(st.matchedFiles, "file"), text.QuoteJSON(pattern), st.files, scope)
 	}
 	for _, n := range notes {
 		fmt.Fprintf(&b, "(%s)\n", n)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reviewdev/review/internal/text"
 )
 
 func TestSearchInProject(t *testing.T) {
@@ -152,7 +154,7 @@ func TestSearchMatchesGitGrep(t *testing.T) {
 	s := New(Env{Root: r.root, Head: head})
 	for _, pattern := range []string{"alpha", "^beta", "gamma $", "^$", "(?i)alpha beta", "a.p", "^ *$", "delta\\b", "x x x"} {
 		t.Run(pattern, func(t *testing.T) {
-			args := fmt.Sprintf(`{"pattern": %s, "max_results": 500}`, quoteJSON(pattern))
+			args := fmt.Sprintf(`{"pattern": %s, "max_results": 500}`, text.QuoteJSON(pattern))
 			out := mustOK(t, call(t, s, "search_in_project", args))
 			got := hitsOf(out)
 			gitPattern := strings.ReplaceAll(pattern, "(?i)", "")

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -89,16 +88,6 @@ func jsonArgs(kv ...any) string {
 	}
 	b.WriteByte('}')
 	return b.String()
-}
-
-// quoteJSON quotes a string as JSON does (strconv.Quote differs for some
-// control and non-ASCII characters).
-func quoteJSON(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s) // a string always encodes
-	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // plural renders a count with a noun, "1 file" or "2 files".

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/reviewdev/review/internal/text"
 )
 
 var toolNames = []string{"list_project_files", "search_in_project", "read_file_hunk", "get_file_diff", "get_dependencies", "read_tool_output"}
@@ -365,7 +367,7 @@ func TestSandbox(t *testing.T) {
 				continue
 			}
 			t.Run(tool.name+"/"+a.path, func(t *testing.T) {
-				res := call(t, s, tool.name, fmt.Sprintf(tool.args, quoteJSON(a.path)))
+				res := call(t, s, tool.name, fmt.Sprintf(tool.args, text.QuoteJSON(a.path)))
 				mustErr(t, res, a.want)
 				lacks(t, res.Output, "outside secret", "root:x:0", "[core]")
 			})

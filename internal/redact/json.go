@@ -1,9 +1,10 @@
 package redact
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/reviewdev/review/internal/text"
 )
 
 // RedactJSON is Redact for a text that may be a JSON document, such as a
@@ -77,7 +78,7 @@ func eachString(doc string, fn func(string) string) string {
 		if err := json.Unmarshal([]byte(lit), &v); err == nil {
 			if nv := fn(v); nv != v {
 				b.WriteString(doc[last:i])
-				b.WriteString(quote(nv))
+				b.WriteString(text.QuoteJSON(nv))
 				last = end + 1
 			}
 		}
@@ -88,13 +89,4 @@ func eachString(doc string, fn func(string) string) string {
 	}
 	b.WriteString(doc[last:])
 	return b.String()
-}
-
-// quote encodes s as a JSON string, leaving <, > and & as they are.
-func quote(s string) string {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(buf.String(), "\n")
 }

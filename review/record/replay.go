@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/internal/egress"
+	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -90,15 +91,7 @@ func jsonOrString(b json.RawMessage) json.RawMessage {
 
 // marshal is json.Marshal without escaping <, > and &, as the replay
 // JSON is written (WriteReplayJSON): bodies stay as they were sent.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+func marshal(v any) ([]byte, error) { return text.JSON(v) }
 
 // Load reads a run's records. id may be an unambiguous prefix.
 func Load(st *toolmem.Store, id string) (*Replay, error) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/reviewdev/review/internal/text"
 )
 
 // Request is a chat-completions request body. The token limits and the
@@ -106,18 +108,7 @@ type toolChoice struct {
 // Encode renders r as the body to send. <, > and & go as they are, not
 // as json.Marshal's \u003c, \u003e and \u0026: a body is never HTML, and
 // code is full of them (<-, &&, ->, generics), each six bytes escaped.
-func (r *Request) Encode() ([]byte, error) { return encode(r) }
-
-// encode is json.Marshal without its HTML escapes.
-func encode(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+func (r *Request) Encode() ([]byte, error) { return text.JSON(r) }
 
 // DecodeRequest reads a request body, as recorded or received.
 func DecodeRequest(body []byte) (*Request, error) {
@@ -251,7 +242,7 @@ func (c *Completion) Tokens() (Usage, error) {
 // Encode renders c as a server that does not stream would have sent it,
 // text unescaped (no \u003c for <): a streamed answer is recorded as the
 // completion its events make.
-func (c *Completion) Encode() ([]byte, error) { return encode(c) }
+func (c *Completion) Encode() ([]byte, error) { return text.JSON(c) }
 
 // contentText reads a message content: a string, null (ok false), or an
 // array of parts whose text is joined. Any other JSON is an error.
