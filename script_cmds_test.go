@@ -29,6 +29,7 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/redact/redacttest"
 	"github.com/reviewdev/review/review/llm/wire"
+	"github.com/reviewdev/review/review/post/posttest"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -61,6 +62,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"glthread":     cmdGLThread,
 		"githubserver": cmdGitHubServer,
 		"gitlabserver": cmdGitLabServer,
+		"quickactions": cmdQuickActions,
 		"printable":    cmdPrintable,
 		"corruptstore": cmdCorruptStore,
 		"storesum":     cmdStoreSum,
@@ -1356,4 +1358,37 @@ func cmdStoreSize(ts *testscript.TestScript, neg bool, args []string) {
 	if kib > limit {
 		ts.Fatalf("%s takes %d KiB on disk, over %d", args[0], kib, limit)
 	}
+}
+
+// quickactions checks every body a scripted GitLab received (the
+// gl-NNN.json files in dir) against GitLab's own grammar in both of its
+// generations (posttest.Commands), and fails on any quick action either
+// would run, naming the request; it says how many bodies it read, which
+// must not be none: `quickactions dir`.
+func cmdQuickActions(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: quickactions dir")
+	}
+	files, err := filepath.Glob(filepath.Join(ts.MkAbs(args[0]), "gl-*.json"))
+	ts.Check(err)
+	n := 0
+	for _, name := range files {
+		var req struct {
+			Method, Path string
+			Body         struct{ Body string }
+		}
+		b, err := os.ReadFile(name)
+		ts.Check(err)
+		if json.Unmarshal(b, &req) != nil || req.Body.Body == "" {
+			continue
+		}
+		n++
+		if cmds := posttest.Commands(req.Body.Body); len(cmds) > 0 {
+			ts.Fatalf("%s %s: GitLab runs %+v in\n%s", req.Method, req.Path, cmds, req.Body.Body)
+		}
+	}
+	if n == 0 {
+		ts.Fatalf("quickactions: no body in %s", args[0])
+	}
+	ts.Logf("quickactions: %d bodies, no quick action under either generation", n)
 }

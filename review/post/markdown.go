@@ -29,10 +29,15 @@ func CommentMarkdown(f result.Finding, suggestion string, covers bool) string {
 	if code, prose, ok := f.Change(); ok {
 		fence := text.CodeFence(code)
 		block := fence + suggestion + "\n" + code + "\n" + fence
-		if code == "" {
+		switch {
+		case code == "":
 			// An empty suggested change deletes the lines; an empty
 			// line inside the block would put one in their place.
 			block = fence + suggestion + "\n" + fence
+		case HasQuickAction(code):
+			// No fence keeps GitLab from reading a line of it as a quick
+			// action (see Neutralize): it is shown, not offered.
+			block = indentLines(code) + "\n\n_(Shown as code, not offered as a change: a line of it starts with \"/\", which GitLab could run as a quick action.)_"
 		}
 		if prose != "" {
 			block = Neutralize(prose) + "\n\n" + block
@@ -126,9 +131,21 @@ func Labelled(label, md string) string {
 	return "**" + label + ":** " + md
 }
 
+// indentLines is s as an indented code block.
+func indentLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Indent(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // Code is s as a Markdown code span, with a fence longer than any run of
 // backticks inside it.
 func Code(s string) string {
+	// A span shows a line break as a space, but a host that reads lines
+	// of the source (GitLab's quick actions) sees it: a path may hold one.
+	s = strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
 	fence := strings.Repeat("`", text.LongestRun(s, '`')+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
 		s = " " + s + " "
@@ -148,7 +165,13 @@ func CapBody(s string, max int, host string) string {
 	if len(s) <= max {
 		return s
 	}
-	return CloseFences(text.Truncate(s, max)) + "\n\n_(cut to fit " + host + "'s length limit; the run's other outputs have it all)_"
+	// Cut at the end of a line: a line cut short could become one a host
+	// acts on ("/merge!" cut to "/merge", see QuickAction).
+	cut := text.Truncate(s, max)
+	if i := strings.LastIndexByte(cut, '\n'); i >= 0 {
+		cut = cut[:i]
+	}
+	return CloseFences(cut) + "\n\n_(cut to fit " + host + "'s length limit; the run's other outputs have it all)_"
 }
 
 // CloseFences closes a fenced code block left open at the end of s.

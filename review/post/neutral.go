@@ -2,6 +2,7 @@ package post
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/reviewdev/review/review/result"
@@ -31,45 +32,124 @@ var safeSchemes = map[string]bool{"http": true, "https": true, "mailto": true}
 // Neutralize returns a model's Markdown as a host may show it with no
 // effect but being read: fences it left open are closed and suggestion
 // blocks shown as code (see TidyMarkdown and NeutralizeSuggestions), and
-// outside code
 //
-//   - no line starts with "/", where GitLab reads a quick action: it is
-//     escaped as "\/", which renders as "/";
+//   - no line is a GitLab quick action, by GitLab's grammar rather than
+//     ours (see QuickAction): carriage returns, which GitLab deletes before
+//     it looks, are deleted; outside code a line starting with "/" is
+//     escaped as "\/", which renders as "/"; a code block holding a line
+//     GitLab could run is shown indented, as the one form in which no
+//     release reads its lines (see indentBlock);
+//
+// and outside code
+//
 //   - no raw HTML, comment or copy of the review's own markers: "<" is
 //     written as its entity;
 //   - no link with a scheme but http, https and mailto (javascript:,
 //     data:…): its brackets are escaped, so it reads as text;
 //   - no mention: "@name" is shown as code, which notifies no one.
 //
-// Code blocks and spans are left as written: neither host runs quick
-// actions, mentions or HTML in them.
+// Code blocks and spans are otherwise left as written: neither host runs
+// mentions or HTML in them.
 func Neutralize(s string) string {
-	s = NeutralizeSuggestions(TidyMarkdown(s))
+	s = NeutralizeSuggestions(TidyMarkdown(strings.ReplaceAll(s, "\r", "")))
 	lines := strings.Split(s, "\n")
-	open := ""
-	for i, line := range lines {
+	out := make([]string, 0, len(lines))
+	open, start := "", 0 // the fence of the code block under way, and where it starts in out
+	for _, line := range lines {
 		t := strings.TrimSpace(line)
 		if fence := result.FenceOf(t); fence != "" {
 			switch {
 			case open == "":
-				open = fence
+				open, start = fence, len(out)
+				out = append(out, line)
 				continue
 			case fence[0] == open[0] && len(fence) >= len(open) && len(t) == len(fence):
+				out = append(out[:start], indentBlock(out[start:], line, start > 0 && out[start-1] != "")...)
 				open = ""
 				continue
 			}
 		}
 		if open != "" {
+			out = append(out, line)
 			continue
 		}
-		lines[i] = neutralLine(line)
+		out = append(out, neutralLine(line))
 	}
-	return strings.Join(lines, "\n")
+	// TidyMarkdown closed every block, so none is left open here.
+	return strings.Join(out, "\n")
+}
+
+// QuickAction reports whether a line of a note could be a GitLab quick
+// action: "/" at its very start, a name, then white space or its end.
+// GitLab's own pattern (Gitlab::QuickActions::Extractor) is
+// ^/(name)(?:[ ](arg))?(?:\s*\n|$) in both of its generations, where a
+// name is one of its commands, matched without regard to case; here a
+// name is any run of ASCII letters, digits, "_", "+" and "-" and of bytes
+// beyond ASCII, which holds every command GitLab has or adds and every
+// spelling Ruby's case folding turns into one ("ſ" for "s", "ß" for "ss").
+// A line that starts with white space, "\" or ">" is never one.
+func QuickAction(line string) bool {
+	if !strings.HasPrefix(line, "/") {
+		return false
+	}
+	i := 1
+	for i < len(line) && nameByte(line[i]) {
+		i++
+	}
+	// Ruby's \s: space, tab, newline, vertical tab, form feed, return.
+	return i > 1 && (i == len(line) || strings.IndexByte(" \t\n\v\f\r", line[i]) >= 0)
+}
+
+func nameByte(c byte) bool {
+	return c >= 0x80 || c == '_' || c == '+' || c == '-' ||
+		c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// HasQuickAction reports whether any line of s could be a GitLab quick
+// action once GitLab has deleted its carriage returns.
+func HasQuickAction(s string) bool {
+	for _, line := range strings.Split(strings.ReplaceAll(s, "\r", ""), "\n") {
+		if QuickAction(line) {
+			return true
+		}
+	}
+	return false
+}
+
+// indentBlock returns a fenced code block (its opening fence and lines,
+// then closing) as written, unless one of its lines could be a quick
+// action: then as an indented code block, after a blank line when gap
+// says the line before it is not blank. GitLab's older extractor skips
+// only a block fenced by ``` at the start of a line and closed by ``` alone
+// on one, and only when the backticks before it pair up as it expects;
+// the current one skips any code block. An indented block's lines start
+// with spaces, which neither reads as a quick action wherever it is.
+func indentBlock(block []string, closing string, gap bool) []string {
+	body := block[1:]
+	if !slices.ContainsFunc(body, QuickAction) {
+		return append(block, closing)
+	}
+	out := make([]string, 0, len(body)+1)
+	if gap {
+		out = append(out, "")
+	}
+	for _, l := range body {
+		out = append(out, Indent(l))
+	}
+	return out
+}
+
+// Indent is a line of an indented code block.
+func Indent(line string) string {
+	if strings.TrimSpace(line) == "" {
+		return ""
+	}
+	return "    " + line
 }
 
 // NeutralLine is Neutralize for one line of the model's text, such as a
 // finding's title, shown inside a line the review writes.
-func NeutralLine(s string) string { return neutralLine(s) }
+func NeutralLine(s string) string { return neutralLine(strings.ReplaceAll(s, "\r", "")) }
 
 func neutralLine(line string) string {
 	if m := refScheme.FindStringSubmatchIndex(line); m != nil && !safeSchemes[strings.ToLower(line[m[6]:m[7]])] {
@@ -86,8 +166,9 @@ func neutralLine(line string) string {
 		})
 		return mention.ReplaceAllString(seg, "$1`@$2`")
 	})
-	// A quick action is a line starting with "/", after spaces or a
-	// quote's ">" (GitLab skips quotes today; a later version might not).
+	// A line starting with "/" may be a quick action (QuickAction): it is
+	// escaped, and so is one after spaces or a quote's ">", which GitLab
+	// skips today but renders the same escaped.
 	rest := strings.TrimLeft(line, " \t>")
 	if strings.HasPrefix(rest, "/") {
 		at := len(line) - len(rest)

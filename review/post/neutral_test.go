@@ -3,6 +3,8 @@ package post
 import (
 	"strings"
 	"testing"
+
+	"github.com/reviewdev/review/review/post/posttest"
 )
 
 // TestNeutralize holds that model text posted with the bot's token does
@@ -26,7 +28,15 @@ func TestNeutralize(t *testing.T) {
 		{"cc @all and @team-a", "cc `@all` and `@team-a`"},
 		{"mail a@b.example", "mail a@b.example"},
 		{"`@all` and `</x>` in code", "`@all` and `</x>` in code"},
-		{"```\n/merge\n<b>@all</b>\n```\n/close", "```\n/merge\n<b>@all</b>\n```\n\\/close"},
+		{"```\n/merge\n<b>@all</b>\n```\n/close", "    /merge\n    <b>@all</b>\n\\/close"},
+		{"```go\n// a comment\n<b>@all</b>\n```\n/close", "```go\n// a comment\n<b>@all</b>\n```\n\\/close"},
+		// GitLab's grammar, not ours: the rows it ran.
+		{"note\n\r/merge", "note\n\\/merge"},
+		{"    ```\n/merge\n    ```", "    /merge"},
+		{"~~~\n/merge\n~~~", "    /merge"},
+		{"   ```\n/close\n   ```", "    /close"},
+		{"~~~\n/assign_reviewer @mallory\n~~~", "    /assign_reviewer @mallory"},
+		{"text\n```\n/merge\n```", "text\n\n    /merge"},
 		{"n < 0", "n &lt; 0"},
 	}
 	for _, tt := range tests {
@@ -56,4 +66,54 @@ func FuzzNeutralize(f *testing.F) {
 			t.Fatalf("a < is left: %q (from %q)", out, s)
 		}
 	})
+}
+
+// ranSeeds are texts a model steered by a change might write, each of
+// which GitLab runs as it is: every form it was seen to run, and forms
+// around them.
+var ranSeeds = []string{
+	"/merge", "note\n\r/merge", "    ```\n/merge\n    ```", "\t```\n/merge\n\t```",
+	"~~~\n/merge\n~~~", "   ```\n/close\n   ```", "~~~\n/assign_reviewer @mallory\n~~~",
+	"- item\n/merge", "> a\n/approve", "a ` b\n```js\nconst s = `x\n/merge now\n```",
+	"/cloſe", "/aßign_reviewer @m", "x\r\n/merge\r\n",
+}
+
+// skippedSeeds are texts both generations skip as they are, kept as seeds
+// for what neutralising them must not undo.
+var skippedSeeds = []string{
+	"````\n/merge\n```\n````", "a ` b\n```\n/merge\n```", "<details>\n/merge\n</details>",
+	">>>\n/merge\n>>>", "`\n/merge\n`", "```suggestion:-0+0\n/merge\n```",
+}
+
+// FuzzNeutralizeGitLab holds Neutralize to GitLab's own grammar in both
+// of its generations (posttest.Commands): no text the model writes runs a
+// quick action once neutralised, alone or wherever a note puts it: after
+// an odd backtick, in a list item, after a code block left open.
+func FuzzNeutralizeGitLab(f *testing.F) {
+	for _, s := range append(ranSeeds, skippedSeeds...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Neutralize(s)
+		for _, around := range []string{"%s", "a ` b\n%s\n` c", "- item\n%s", "**x**\n\n%s\n\n---", "```\n%s"} {
+			note := strings.Replace(around, "%s", out, 1)
+			if cmds := posttest.Commands(note); len(cmds) > 0 {
+				t.Fatalf("GitLab runs %+v in %q (from %q)", cmds, note, s)
+			}
+		}
+	})
+}
+
+// TestNeutralizeGitLab holds that each of ranSeeds runs a quick action
+// before it is neutralised, so the oracle is seen to catch what it is
+// there for, and none after.
+func TestNeutralizeGitLab(t *testing.T) {
+	for _, s := range ranSeeds {
+		if len(posttest.Commands(s)) == 0 {
+			t.Errorf("the oracle runs nothing in %q", s)
+		}
+		if cmds := posttest.Commands(Neutralize(s)); len(cmds) > 0 {
+			t.Errorf("Neutralize(%q) = %q: GitLab runs %+v", s, Neutralize(s), cmds)
+		}
+	}
 }
