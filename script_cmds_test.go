@@ -63,6 +63,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"githubserver": cmdGitHubServer,
 		"gitlabserver": cmdGitLabServer,
 		"quickactions": cmdQuickActions,
+		"mentions":     cmdMentions,
 		"printable":    cmdPrintable,
 		"corruptstore": cmdCorruptStore,
 		"storesum":     cmdStoreSum,
@@ -1369,26 +1370,68 @@ func cmdQuickActions(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: quickactions dir")
 	}
-	files, err := filepath.Glob(filepath.Join(ts.MkAbs(args[0]), "gl-*.json"))
+	n := eachBody(ts, args[0], "gl", func(req string, body string) {
+		if cmds := posttest.Commands(body); len(cmds) > 0 {
+			ts.Fatalf("%s: GitLab runs %+v in\n%s", req, cmds, body)
+		}
+	})
+	ts.Logf("quickactions: %d bodies, no quick action under either generation", n)
+}
+
+// mentions checks every body a scripted GitHub received (the gh-NNN.json
+// files in dir, a review's comments included) against GitHub's published
+// mention filter (posttest.Mentions), and fails on anyone it would
+// notify: `mentions dir`.
+func cmdMentions(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mentions dir")
+	}
+	n := eachBody(ts, args[0], "gh", func(req string, body string) {
+		if m := posttest.Mentions(body); len(m) > 0 {
+			ts.Fatalf("%s: GitHub notifies %q for\n%s", req, m, body)
+		}
+	})
+	ts.Logf("mentions: %d bodies, nobody notified", n)
+}
+
+// eachBody calls fn with every "body" string of the requests a scripted
+// host recorded in dir as prefix-NNN.json, at any depth of their JSON,
+// and returns how many there were, failing when there were none.
+func eachBody(ts *testscript.TestScript, dir, prefix string, fn func(req, body string)) int {
+	files, err := filepath.Glob(filepath.Join(ts.MkAbs(dir), prefix+"-*.json"))
 	ts.Check(err)
 	n := 0
+	var walk func(req string, v any)
+	walk = func(req string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				if s, ok := e.(string); ok && k == "body" {
+					n++
+					fn(req, s)
+					continue
+				}
+				walk(req, e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(req, e)
+			}
+		}
+	}
 	for _, name := range files {
-		var req struct {
+		var rec struct {
 			Method, Path string
-			Body         struct{ Body string }
+			Body         any
 		}
 		b, err := os.ReadFile(name)
 		ts.Check(err)
-		if json.Unmarshal(b, &req) != nil || req.Body.Body == "" {
-			continue
-		}
-		n++
-		if cmds := posttest.Commands(req.Body.Body); len(cmds) > 0 {
-			ts.Fatalf("%s %s: GitLab runs %+v in\n%s", req.Method, req.Path, cmds, req.Body.Body)
+		if json.Unmarshal(b, &rec) == nil {
+			walk(rec.Method+" "+rec.Path, rec.Body)
 		}
 	}
 	if n == 0 {
-		ts.Fatalf("quickactions: no body in %s", args[0])
+		ts.Fatalf("no body in %s/%s-*.json", dir, prefix)
 	}
-	ts.Logf("quickactions: %d bodies, no quick action under either generation", n)
+	return n
 }

@@ -141,11 +141,12 @@ func indentLines(s string) string {
 }
 
 // Code is s as a Markdown code span, with a fence longer than any run of
-// backticks inside it.
+// backticks inside it, and an "@name" in it inert (see inCode): the text
+// is a path or a name the change chose.
 func Code(s string) string {
 	// A span shows a line break as a space, but a host that reads lines
 	// of the source (GitLab's quick actions) sees it: a path may hold one.
-	s = strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+	s = inCode(strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s))
 	fence := strings.Repeat("`", text.LongestRun(s, '`')+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
 		s = " " + s + " "
@@ -182,7 +183,7 @@ func tidy(s string, comments bool) string {
 	open := ""
 	for i, line := range lines {
 		t := strings.TrimSpace(line)
-		fence := result.FenceOf(t)
+		fence := fenceOf(line)
 		switch {
 		case fence != "" && open == "":
 			open = fence
@@ -199,6 +200,19 @@ func tidy(s string, comments bool) string {
 		s += "\n" + open
 	}
 	return s
+}
+
+// fenceOf returns the fence that opens or closes a code block on line
+// (see result.FenceOf), where CommonMark reads one: after at most three
+// spaces. A line indented further, or by a tab, is code of an indented
+// block or text of a paragraph, never a fence: taking it for one would
+// take the text after it for code, and leave it as written.
+func fenceOf(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 {
+		return ""
+	}
+	return result.FenceOf(strings.TrimSpace(t))
 }
 
 // NeutralizeSuggestions turns fenced "suggestion" blocks (GitHub's, and

@@ -4,8 +4,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/reviewdev/review/review/result"
 )
 
 // A host acts on text posted with the bot's token: GitLab runs the quick
@@ -17,14 +15,25 @@ import (
 // titles, bodies, suggestions, notes) before it is posted.
 
 var (
-	// mention is an "@name" that would notify: not inside a word or an
-	// address (a@b.example), nor a path (pkg/@types).
-	mention = regexp.MustCompile(`(^|[^\w.@/\\` + "`" + `-])@([A-Za-z0-9_][\w.-]*)`)
+	// charRef is a character reference, which a host resolves before it
+	// looks for mentions or schemes: "&#64;all" is "@all" there.
+	charRef = regexp.MustCompile(`&(#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);`)
+	// codeMention is an "@name" in a code span (see inCode).
+	codeMention = regexp.MustCompile(`@([A-Za-z0-9_])`)
 	// linkScheme is a link destination's scheme: "](javascript:…)".
 	linkScheme = regexp.MustCompile(`\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.-]*):`)
 	// refScheme is a link reference definition: "[x]: javascript:…".
 	refScheme = regexp.MustCompile(`^(\s{0,3})\[([^\]]*)\]:\s*<?\s*([A-Za-z][A-Za-z0-9+.-]*):`)
 )
+
+// plainRefs are the references that spell only what is shown as text
+// ("<" is written "&lt;" here, and TidyMarkdown writes "<!--" so).
+var plainRefs = map[string]bool{"&lt;": true, "&gt;": true, "&amp;": true, "&quot;": true}
+
+// wordJoiner follows the "@" of a mention shown as code: invisible, and
+// no login starts with it, so the mention stays inert wherever the code
+// span's backticks end up pairing (after a "\\" or another backtick).
+const wordJoiner = "\u2060"
 
 // safeSchemes are the link schemes a posted body may keep.
 var safeSchemes = map[string]bool{"http": true, "https": true, "mailto": true}
@@ -46,7 +55,10 @@ var safeSchemes = map[string]bool{"http": true, "https": true, "mailto": true}
 //     written as its entity;
 //   - no link with a scheme but http, https and mailto (javascript:,
 //     data:…): its brackets are escaped, so it reads as text;
-//   - no mention: "@name" is shown as code, which notifies no one.
+//   - no mention: "@name" is shown as code, with an invisible word joiner
+//     after the "@", which notifies no one by GitHub's published rule;
+//   - no character reference ("&#64;", "&colon;"), which would spell a
+//     mention or a scheme only once resolved: its "&" is escaped.
 //
 // Code blocks and spans are otherwise left as written: neither host runs
 // mentions or HTML in them.
@@ -57,7 +69,7 @@ func Neutralize(s string) string {
 	open, start := "", 0 // the fence of the code block under way, and where it starts in out
 	for _, line := range lines {
 		t := strings.TrimSpace(line)
-		if fence := result.FenceOf(t); fence != "" {
+		if fence := fenceOf(line); fence != "" {
 			switch {
 			case open == "":
 				open, start = fence, len(out)
@@ -155,7 +167,13 @@ func neutralLine(line string) string {
 	if m := refScheme.FindStringSubmatchIndex(line); m != nil && !safeSchemes[strings.ToLower(line[m[6]:m[7]])] {
 		line = line[:m[3]] + `\` + line[m[3]:] // "\[x]: …" defines nothing
 	}
-	line = outsideCode(line, func(seg string) string {
+	line = outsideCode(line, inCode, func(seg string) string {
+		seg = charRef.ReplaceAllStringFunc(seg, func(ref string) string {
+			if plainRefs[ref] {
+				return ref
+			}
+			return "&amp;" + ref[1:]
+		})
 		seg = strings.ReplaceAll(seg, "<", "&lt;")
 		seg = linkScheme.ReplaceAllStringFunc(seg, func(m string) string {
 			scheme := linkScheme.FindStringSubmatch(m)[1]
@@ -164,7 +182,7 @@ func neutralLine(line string) string {
 			}
 			return `\]\(` + m[2:]
 		})
-		return mention.ReplaceAllString(seg, "$1`@$2`")
+		return neutralMentions(seg)
 	})
 	// A line starting with "/" may be a quick action (QuickAction): it is
 	// escaped, and so is one after spaces or a quote's ">", which GitLab
@@ -177,8 +195,53 @@ func neutralLine(line string) string {
 	return line
 }
 
-// outsideCode applies fn to the parts of a line outside its code spans.
-func outsideCode(s string, fn func(string) string) string {
+// neutralMentions shows each "@name" of a line's text as code, with a
+// word joiner after the "@": a mention by GitHub's published rule (see
+// posttest.Mentions) is an "@" after anything but a letter, a digit or
+// "_" as the page shows it, so "pkg/@types", "\\@all" and an "@" right
+// after a code span notify too; "a@b.example" does not.
+func neutralMentions(seg string) string {
+	if !strings.Contains(seg, "@") {
+		return seg
+	}
+	var b strings.Builder
+	word := false // the character before, as the page shows it, is a letter, a digit or "_"
+	for i := 0; i < len(seg); {
+		c := seg[i]
+		if c == '@' && !word && i+1 < len(seg) && loginByte(seg[i+1]) {
+			j := i + 2
+			for j < len(seg) && (loginByte(seg[j]) || seg[j] == '.' || seg[j] == '-') {
+				j++
+			}
+			b.WriteString("`@" + wordJoiner + seg[i+1:j] + "`")
+			word = false // the page's text starts again after the span
+			i = j
+			continue
+		}
+		b.WriteByte(c)
+		word = loginByte(c)
+		i++
+	}
+	return b.String()
+}
+
+// loginByte is an ASCII letter, digit or "_".
+func loginByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// inCode is a code span as posted: as written, but for a word joiner
+// after the "@" of a mention. A host notifies no one in a code span, but
+// a span's backticks may pair otherwise in the note than in the line
+// (after a backtick the model left open elsewhere in the paragraph), and
+// its text would then be read.
+func inCode(span string) string {
+	return codeMention.ReplaceAllString(span, "@"+wordJoiner+"$1")
+}
+
+// outsideCode applies fn to the parts of a line outside its code spans,
+// and code to the spans.
+func outsideCode(s string, code, fn func(string) string) string {
 	var b strings.Builder
 	start := 0
 	for i := 0; i < len(s); {
@@ -196,7 +259,7 @@ func outsideCode(s string, fn func(string) string) string {
 			continue
 		}
 		b.WriteString(fn(s[start:i]))
-		b.WriteString(s[i : i+n+end+n])
+		b.WriteString(code(s[i : i+n+end+n]))
 		i += n + end + n
 		start = i
 	}

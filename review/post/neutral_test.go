@@ -14,7 +14,7 @@ func TestNeutralize(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"/merge", `\/merge`},
 		{"  /close", `  \/close`},
-		{"/assign_reviewer @mallory", "\\/assign_reviewer `@mallory`"},
+		{"/assign_reviewer @mallory", "\\/assign_reviewer `@\u2060mallory`"},
 		{"> /approve", `> \/approve`},
 		{"fine\n/label ~security\n", "fine\n\\/label ~security\n"},
 		{"a path /usr/bin in prose", "a path /usr/bin in prose"},
@@ -25,14 +25,17 @@ func TestNeutralize(t *testing.T) {
 		{"[evil]( JavaScript:alert(1))", `[evil\]\( JavaScript:alert(1))`},
 		{"[ok](https://example.com/x)", "[ok](https://example.com/x)"},
 		{"[x]: javascript:alert(1)", `\[x]: javascript:alert(1)`},
-		{"cc @all and @team-a", "cc `@all` and `@team-a`"},
+		{"cc @all and @team-a", "cc `@\u2060all` and `@\u2060team-a`"},
+		{"see pkg/@types or \\@all", "see pkg/`@\u2060types` or \\`@\u2060all`"},
+		{"&#64;all &colon; &lt;", "&amp;#64;all &amp;colon; &lt;"},
+		{"[x](javascript&#58;alert(1))", "[x](javascript&amp;#58;alert(1))"},
 		{"mail a@b.example", "mail a@b.example"},
-		{"`@all` and `</x>` in code", "`@all` and `</x>` in code"},
+		{"`@all` and `</x>` in code", "`@\u2060all` and `</x>` in code"},
 		{"```\n/merge\n<b>@all</b>\n```\n/close", "    /merge\n    <b>@all</b>\n\\/close"},
 		{"```go\n// a comment\n<b>@all</b>\n```\n/close", "```go\n// a comment\n<b>@all</b>\n```\n\\/close"},
 		// GitLab's grammar, not ours: the rows it ran.
 		{"note\n\r/merge", "note\n\\/merge"},
-		{"    ```\n/merge\n    ```", "    /merge"},
+		{"    ```\n/merge\n    ```", "    ```\n\\/merge\n    ```"}, // not a fence: an indented line, then a paragraph
 		{"~~~\n/merge\n~~~", "    /merge"},
 		{"   ```\n/close\n   ```", "    /close"},
 		{"~~~\n/assign_reviewer @mallory\n~~~", "    /assign_reviewer @mallory"},
@@ -116,4 +119,23 @@ func TestNeutralizeGitLab(t *testing.T) {
 			t.Errorf("Neutralize(%q) = %q: GitLab runs %+v", s, Neutralize(s), cmds)
 		}
 	}
+}
+
+// FuzzNeutralizeGitHub holds Neutralize to GitHub's published mention
+// filter (posttest.Mentions): no text the model writes notifies anyone
+// once neutralised, alone or after an odd backtick or a backslash.
+func FuzzNeutralizeGitHub(f *testing.F) {
+	for _, s := range []string{"cc @all", `\@all`, "`@all", "``@all``", "pkg/@types", "&#64;all", "&amp;#64;all",
+		"**@all**", "@org/team", "a `b\n@all` c", "[@x](javascript:1) @y", "\\\\@all", "@all`"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Neutralize(s)
+		for _, around := range []string{"%s", "a ` b\n%s\n` c", "- item\n%s", "> %s", "x`%s`y"} {
+			page := strings.Replace(around, "%s", out, 1)
+			if m := posttest.Mentions(page); len(m) > 0 {
+				t.Fatalf("GitHub notifies %q for %q (from %q)", m, page, s)
+			}
+		}
+	})
 }
