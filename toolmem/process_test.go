@@ -179,7 +179,8 @@ func TestLockedByAnotherProcess(t *testing.T) {
 	if !errors.Is(err, ErrLocked) {
 		t.Fatalf("Open of a held store: %v, want ErrLocked", err)
 	}
-	if took < wait || took > wait+2*time.Second {
+	// Not giving up would wait until the child lets go, at the test's end.
+	if took < wait || took > wait+time.Minute {
 		t.Errorf("Open gave up after %v, want about %v", took, wait)
 	}
 	var le *LockedError

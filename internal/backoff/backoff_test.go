@@ -105,7 +105,7 @@ func TestSleep(t *testing.T) {
 	if err := Sleep(ctx, 0); !errors.Is(err, context.Canceled) {
 		t.Errorf("Sleep(0) on a done context = %v", err)
 	}
-	if time.Since(start) > time.Second {
+	if time.Since(start) > time.Minute { // an hour, had it waited
 		t.Error("Sleep waited past its context")
 	}
 	if Outlasts(context.Background(), time.Hour) {

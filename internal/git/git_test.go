@@ -170,7 +170,9 @@ func TestErrors(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.HasPrefix(err.Error(), "git cat-file: ") {
 		t.Errorf("timed out: %v, want git cat-file: context deadline exceeded", err)
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	// git waits for input until it is stopped: any bound far above a busy
+	// machine's tells a deadline that did not stop it.
+	if d := time.Since(start); d > time.Minute {
 		t.Errorf("cancelled git took %v to stop", d)
 	}
 }

