@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +16,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -29,12 +26,11 @@ import (
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/redact/redacttest"
 	"github.com/reviewdev/review/review/llm/wire"
-	"github.com/reviewdev/review/review/post/posttest"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
-	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"commit":       cmdCommit,
 		"screen":       cmdScreen,
 		"modelserver":  cmdModelServer,
@@ -54,16 +50,6 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"perm":         cmdPerm,
 		"jsonget":      cmdJSONGet,
 		"capture":      cmdCapture,
-		"ghevent":      cmdGHEvent,
-		"ghcomment":    cmdGHComment,
-		"glnote":       cmdGLNote,
-		"gldiscussion": cmdGLDiscussion,
-		"ghthread":     cmdGHThread,
-		"glthread":     cmdGLThread,
-		"githubserver": cmdGitHubServer,
-		"gitlabserver": cmdGitLabServer,
-		"quickactions": cmdQuickActions,
-		"mentions":     cmdMentions,
 		"printable":    cmdPrintable,
 		"corruptstore": cmdCorruptStore,
 		"storesum":     cmdStoreSum,
@@ -83,6 +69,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"sameprefix":   cmdSamePrefix,
 		"perchar":      cmdPerChar,
 	}
+	maps.Copy(cmds, hostCmds())
+	return cmds
 }
 
 // perchar checks that every message of a dry run (its JSON) counts as
@@ -990,323 +978,6 @@ func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
 }
 
-// ghevent writes the pull_request event GitHub Actions would put at
-// $GITHUB_EVENT_PATH for pull request n, with the current HEAD as its head
-// commit, and sets $HEAD_SHA: `ghevent file n`.
-func cmdGHEvent(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: ghevent file n")
-	}
-	n, err := strconv.Atoi(args[1])
-	ts.Check(err)
-	head := strings.TrimSpace(git(ts, "rev-parse", "HEAD"))
-	ev := map[string]any{
-		"action": "synchronize",
-		"number": n,
-		"pull_request": map[string]any{
-			"number": n,
-			"head":   map[string]any{"sha": head, "ref": "feature"},
-			"base":   map[string]any{"ref": "main"},
-		},
-	}
-	b, err := json.MarshalIndent(ev, "", "  ")
-	ts.Check(err)
-	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
-	ts.Setenv("HEAD_SHA", head)
-}
-
-// githubserver starts a GitHub REST API for the rest of the script and
-// points GITHUB_API_URL at it (under /api/v3, as on GitHub Enterprise):
-// `githubserver [-record dir] [-token T] [-readonly]`. It serves what posting a review
-// uses: GET /user (403, as for the Actions token), GET and POST
-// /repos/{owner}/{repo}/pulls/{n}/reviews and GET .../comments, two items a
-// page with Link headers. Each pull request starts with two reviews and
-// three comments by people; what is posted is kept, by
-// github-actions[bot], so a second run sees it; with -readonly it refuses
-// to create one (403), as GitHub does a fork's read-only token. A token other than T
-// (default ghs_scripttoken) gets 401; a request without GitHub's headers,
-// or a review that is not the documented shape, gets 400 or 422 saying
-// why. dir receives each request as gh-NNN.json and a line per request in
-// requests.log.
-func cmdGitHubServer(ts *testscript.TestScript, neg bool, args []string) {
-	if neg {
-		ts.Fatalf("unsupported: ! githubserver")
-	}
-	fl := flag.NewFlagSet("githubserver", flag.ContinueOnError)
-	record := fl.String("record", "", "directory to record requests in")
-	token := fl.String("token", "ghs_scripttoken", "the token the server accepts")
-	readOnly := fl.Bool("readonly", false, "refuse to create reviews with 403, as for the read-only token of a pull request from a fork")
-	head := fl.String("head", "", "the pull requests' head commit, as GET .../pulls/{n} answers it")
-	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
-		ts.Fatalf("usage: githubserver [-record dir] [-token T] [-readonly] [-head SHA]")
-	}
-	g := &ghServer{token: *token, prs: map[string]*ghPR{}, readOnly: *readOnly, head: *head}
-	if *record != "" {
-		g.dir = ts.MkAbs(*record)
-		ts.Check(os.MkdirAll(g.dir, 0o755))
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/v3/user", func(w http.ResponseWriter, r *http.Request) {
-		ghJSON(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration"})
-	})
-	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/pulls/{n}/reviews", g.listReviews)
-	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/pulls/{n}/comments", g.listComments)
-	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/pulls/{n}/reviews", g.createReview)
-	g.routeConversation(mux)
-	g.routeLedger(mux)
-	ghServers.Store(ts, g)
-	g.mux = mux
-	srv := httptest.NewServer(g)
-	ts.Defer(srv.Close)
-	ts.Setenv("GITHUB_API_URL", srv.URL+"/api/v3")
-}
-
-// gitlabserver starts a GitLab REST API for the rest of the script and
-// points CI_API_V4_URL at it: `gitlabserver [-record dir] [-token T]
-// [-readonly] [-redirect] [-ratelimit]`. It is reviewtest.GitLab: a user,
-// merge requests with two diff versions (the newest with base, start and
-// head SHAs bbbb…, 5555…, 2222…), notes two a page, discussions and notes
-// posted and kept. A token other than T (default glpat-scripttoken) gets
-// 401; with -readonly every post gets 403; with -redirect the versions are
-// answered by a second host, after a 302, which logs in dir/other.log
-// whether a token came; with -ratelimit the first discussion gets 429 with
-// Retry-After: 0. dir receives each request as gl-NNN.json and a line per
-// request in requests.log.
-func cmdGitLabServer(ts *testscript.TestScript, neg bool, args []string) {
-	if neg {
-		ts.Fatalf("unsupported: ! gitlabserver")
-	}
-	fl := flag.NewFlagSet("gitlabserver", flag.ContinueOnError)
-	record := fl.String("record", "", "directory to record requests in")
-	token := fl.String("token", "glpat-scripttoken", "the token the server accepts")
-	readOnly := fl.Bool("readonly", false, "refuse every post with 403")
-	redirect := fl.Bool("redirect", false, "answer the versions from a second host, after a redirect")
-	limit := fl.Bool("ratelimit", false, "answer the first discussion 429")
-	members := fl.String("members", "", "users' access levels, as id=level,...")
-	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
-		ts.Fatalf("usage: gitlabserver [-record dir] [-token T] [-readonly] [-redirect] [-ratelimit] [-members id=level,...]")
-	}
-	g := &reviewtest.GitLab{Token: *token, ReadOnly: *readOnly, RateLimited: *limit, Members: glMembers(ts, *members)}
-	glServers.Store(ts, g)
-	if *record != "" {
-		g.Dir = ts.MkAbs(*record)
-		ts.Check(os.MkdirAll(g.Dir, 0o755))
-	}
-	api, stop := g.Start(*redirect)
-	ts.Defer(stop)
-	ts.Setenv("CI_API_V4_URL", api)
-}
-
-// ghPageSize is small so that a few reviews already take two pages.
-const ghPageSize = 2
-
-type ghServer struct {
-	token    string
-	dir      string
-	mux      *http.ServeMux
-	readOnly bool
-	head     string
-	// before, if set, may answer a request before the mux does.
-	before func(http.ResponseWriter, *http.Request) bool
-
-	mu       sync.Mutex
-	seq      int
-	nextID   int64
-	prs      map[string]*ghPR
-	statuses []map[string]any
-	ledger   ghLedger
-}
-
-// ghPR is the state of one pull request, in GitHub's response shapes:
-// reviews, review comments, and the comments of its conversation.
-type ghPR struct {
-	reviews, comments, issueComments []map[string]any
-}
-
-func (g *ghServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	reviewtest.ServeRecorded(w, r, g.check, g.record)
-}
-
-// check answers as GitHub would a request with a wrong token or without
-// the headers the REST API asks for, and routes the others.
-func (g *ghServer) check(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Authorization") != "Bearer "+g.token {
-		ghJSON(w, http.StatusUnauthorized, map[string]string{"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"})
-		return
-	}
-	for k, want := range map[string]string{"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"} {
-		if got := r.Header.Get(k); got != want {
-			ghJSON(w, http.StatusBadRequest, map[string]string{"message": fmt.Sprintf("header %s is %q, want %q", k, got, want)})
-			return
-		}
-	}
-	if r.Header.Get("User-Agent") == "" {
-		ghJSON(w, http.StatusForbidden, map[string]string{"message": "Request forbidden by administrative rules. Please make sure your request has a User-Agent header"})
-		return
-	}
-	if g.before != nil && g.before(w, r) {
-		return
-	}
-	g.mux.ServeHTTP(w, r)
-}
-
-func (g *ghServer) record(r *http.Request, body []byte, status int) {
-	reviewtest.WriteRequest(g.dir, "gh", &g.seq, r, body, status, "Authorization", "Accept", "X-GitHub-Api-Version", "Content-Type")
-}
-
-// pr returns the state of the pull request a request is about, made with
-// the people's reviews and comments on first use.
-func (g *ghServer) pr(r *http.Request) *ghPR {
-	key := r.PathValue("owner") + "/" + r.PathValue("repo") + "#" + r.PathValue("n")
-	if p, ok := g.prs[key]; ok {
-		return p
-	}
-	p := &ghPR{}
-	for _, who := range []string{"alice", "bob"} {
-		p.reviews = append(p.reviews, g.item(r, who, "User", "Looks fine to me.", "pullrequestreview-"))
-	}
-	for _, who := range []string{"alice", "bob", "carol"} {
-		p.comments = append(p.comments, g.item(r, who, "User", "Why this name?", "discussion_r"))
-	}
-	g.prs[key] = p
-	return p
-}
-
-func (g *ghServer) item(r *http.Request, login, typ, body, anchor string) map[string]any {
-	g.nextID++
-	return map[string]any{
-		"id":       g.nextID,
-		"user":     map[string]any{"login": login, "type": typ},
-		"body":     body,
-		"html_url": fmt.Sprintf("https://github.example/%s/%s/pull/%s#%s%d", r.PathValue("owner"), r.PathValue("repo"), r.PathValue("n"), anchor, g.nextID),
-	}
-}
-
-func (g *ghServer) listReviews(w http.ResponseWriter, r *http.Request) {
-	ghPage(w, r, g.pr(r).reviews)
-}
-
-// listComments lists a pull request's review comments, each with the
-// rollup of its reactions GitHub adds (total_count and a count a
-// content).
-func (g *ghServer) listComments(w http.ResponseWriter, r *http.Request) {
-	var out []map[string]any
-	for _, c := range g.pr(r).comments {
-		rolled := maps.Clone(c)
-		sum := map[string]any{"total_count": 0}
-		for _, k := range []string{"+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"} {
-			sum[k] = 0
-		}
-		id, _ := c["id"].(int64)
-		for _, re := range g.ledger.reactions[id] {
-			sum["total_count"] = sum["total_count"].(int) + 1
-			sum[re["content"].(string)] = sum[re["content"].(string)].(int) + 1
-		}
-		rolled["reactions"] = sum
-		out = append(out, rolled)
-	}
-	ghPage(w, r, out)
-}
-
-// ghPage serves one page of a listing, with a Link header to the next.
-func ghPage(w http.ResponseWriter, r *http.Request, items []map[string]any) {
-	page := 1
-	if p := r.URL.Query().Get("page"); p != "" {
-		var err error
-		if page, err = strconv.Atoi(p); err != nil || page < 1 {
-			ghJSON(w, http.StatusBadRequest, map[string]string{"message": "page must be a positive integer"})
-			return
-		}
-	}
-	from := min((page-1)*ghPageSize, len(items))
-	to := min(from+ghPageSize, len(items))
-	if to < len(items) {
-		q := r.URL.Query()
-		q.Set("page", strconv.Itoa(page+1))
-		w.Header().Set("Link", fmt.Sprintf(`<http://%s%s?%s>; rel="next"`, r.Host, r.URL.Path, q.Encode()))
-	}
-	ghJSON(w, http.StatusOK, append([]map[string]any{}, items[from:to]...))
-}
-
-var ghSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
-
-// createReview accepts a review of the documented shape: commit_id, body,
-// event COMMENT and comments each with path, line, side RIGHT and body
-// (start_line and start_side for a range), and nothing else.
-func (g *ghServer) createReview(w http.ResponseWriter, r *http.Request) {
-	if g.readOnly {
-		ghJSON(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"})
-		return
-	}
-	var problems []string
-	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
-		problems = append(problems, fmt.Sprintf("Content-Type is %q", ct))
-	}
-	var rv struct {
-		CommitID *string `json:"commit_id"`
-		Body     *string `json:"body"`
-		Event    *string `json:"event"`
-		Comments []struct {
-			Path      *string `json:"path"`
-			Line      *int    `json:"line"`
-			Side      *string `json:"side"`
-			StartLine *int    `json:"start_line"`
-			StartSide *string `json:"start_side"`
-			Body      *string `json:"body"`
-		} `json:"comments"`
-	}
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rv); err != nil {
-		ghJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON: " + err.Error()})
-		return
-	}
-	switch {
-	case rv.CommitID == nil || !ghSHA.MatchString(*rv.CommitID):
-		problems = append(problems, "commit_id is not a commit SHA")
-	case rv.Event == nil || *rv.Event != "COMMENT":
-		problems = append(problems, "event is not COMMENT")
-	case rv.Body == nil || *rv.Body == "" || utf8.RuneCountInString(*rv.Body) > 65536:
-		problems = append(problems, "body is empty or too long")
-	}
-	for i, c := range rv.Comments {
-		switch {
-		case c.Path == nil || *c.Path == "" || c.Line == nil || *c.Line < 1:
-			problems = append(problems, fmt.Sprintf("comment %d has no path or line", i))
-		case c.Side == nil || *c.Side != "RIGHT":
-			problems = append(problems, fmt.Sprintf("comment %d is not on side RIGHT", i))
-		case c.Body == nil || *c.Body == "":
-			problems = append(problems, fmt.Sprintf("comment %d has no body", i))
-		case (c.StartLine == nil) != (c.StartSide == nil):
-			problems = append(problems, fmt.Sprintf("comment %d has only one of start_line and start_side", i))
-		case c.StartLine != nil && (*c.StartLine >= *c.Line || *c.StartSide != "RIGHT"):
-			problems = append(problems, fmt.Sprintf("comment %d: start_line %d, start_side %q for line %d", i, *c.StartLine, *c.StartSide, *c.Line))
-		}
-	}
-	if len(problems) > 0 {
-		ghJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed", "errors": problems})
-		return
-	}
-	p := g.pr(r)
-	review := g.item(r, "github-actions[bot]", "Bot", *rv.Body, "pullrequestreview-")
-	review["commit_id"], review["state"] = *rv.CommitID, "COMMENTED"
-	p.reviews = append(p.reviews, review)
-	for _, c := range rv.Comments {
-		cm := g.item(r, "github-actions[bot]", "Bot", *c.Body, "discussion_r")
-		cm["path"], cm["line"], cm["commit_id"] = *c.Path, *c.Line, *rv.CommitID
-		p.comments = append(p.comments, cm)
-	}
-	ghJSON(w, http.StatusOK, review)
-}
-
-func ghJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
-}
-
 // printable checks that the last command's stdout or stderr, or a file, is
 // safe to print to a terminal and to a GitHub Actions log: no control
 // character but tab and line breaks, no escape sequence, and no line the
@@ -1361,79 +1032,4 @@ func cmdStoreSize(ts *testscript.TestScript, neg bool, args []string) {
 	if kib > limit {
 		ts.Fatalf("%s takes %d KiB on disk, over %d", args[0], kib, limit)
 	}
-}
-
-// quickactions checks every body a scripted GitLab received (the
-// gl-NNN.json files in dir) against GitLab's own grammar in both of its
-// generations (posttest.Commands), and fails on any quick action either
-// would run, naming the request; it says how many bodies it read, which
-// must not be none: `quickactions dir`.
-func cmdQuickActions(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: quickactions dir")
-	}
-	n := eachBody(ts, args[0], "gl", func(req string, body string) {
-		if cmds := posttest.Commands(body); len(cmds) > 0 {
-			ts.Fatalf("%s: GitLab runs %+v in\n%s", req, cmds, body)
-		}
-	})
-	ts.Logf("quickactions: %d bodies, no quick action under either generation", n)
-}
-
-// mentions checks every body a scripted GitHub received (the gh-NNN.json
-// files in dir, a review's comments included) against GitHub's published
-// mention filter (posttest.Mentions), and fails on anyone it would
-// notify: `mentions dir`.
-func cmdMentions(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: mentions dir")
-	}
-	n := eachBody(ts, args[0], "gh", func(req string, body string) {
-		if m := posttest.Mentions(body); len(m) > 0 {
-			ts.Fatalf("%s: GitHub notifies %q for\n%s", req, m, body)
-		}
-	})
-	ts.Logf("mentions: %d bodies, nobody notified", n)
-}
-
-// eachBody calls fn with every "body" string of the requests a scripted
-// host recorded in dir as prefix-NNN.json, at any depth of their JSON,
-// and returns how many there were, failing when there were none.
-func eachBody(ts *testscript.TestScript, dir, prefix string, fn func(req, body string)) int {
-	files, err := filepath.Glob(filepath.Join(ts.MkAbs(dir), prefix+"-*.json"))
-	ts.Check(err)
-	n := 0
-	var walk func(req string, v any)
-	walk = func(req string, v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for k, e := range v {
-				if s, ok := e.(string); ok && k == "body" {
-					n++
-					fn(req, s)
-					continue
-				}
-				walk(req, e)
-			}
-		case []any:
-			for _, e := range v {
-				walk(req, e)
-			}
-		}
-	}
-	for _, name := range files {
-		var rec struct {
-			Method, Path string
-			Body         any
-		}
-		b, err := os.ReadFile(name)
-		ts.Check(err)
-		if json.Unmarshal(b, &rec) == nil {
-			walk(rec.Method+" "+rec.Path, rec.Body)
-		}
-	}
-	if n == 0 {
-		ts.Fatalf("no body in %s/%s-*.json", dir, prefix)
-	}
-	return n
 }

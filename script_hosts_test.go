@@ -4,18 +4,56 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
-	"regexp"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/reviewdev/review/review/reviewtest"
+	"github.com/reviewdev/review/review/host/hosttest"
 )
+
+// The script commands of the hosts review posts to: each starts one of
+// hosttest's scripted servers, writes an event file its CI would hand a
+// job, or does in a thread what a person does there.
+
+// hostCmds are the commands of this file, for scriptCmds.
+func hostCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"ghevent":      cmdGHEvent,
+		"ghcomment":    cmdGHComment,
+		"glnote":       cmdGLNote,
+		"gldiscussion": cmdGLDiscussion,
+		"ghthread":     cmdGHThread,
+		"glthread":     cmdGLThread,
+		"githubserver": cmdGitHubServer,
+		"gitlabserver": cmdGitLabServer,
+		"quickactions": cmdQuickActions,
+		"mentions":     cmdMentions,
+	}
+}
+
+// The scripted servers, by script, for the commands that act on them.
+var (
+	ghServers sync.Map // *testscript.TestScript → *hosttest.GitHub
+	glServers sync.Map // *testscript.TestScript → *hosttest.GitLab
+)
+
+// ghevent writes the pull_request event GitHub Actions would put at
+// $GITHUB_EVENT_PATH for pull request n, with the current HEAD as its head
+// commit, and sets $HEAD_SHA: `ghevent file n`.
+func cmdGHEvent(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: ghevent file n")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	head := strings.TrimSpace(git(ts, "rev-parse", "HEAD"))
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), hosttest.GitHubPREvent(n, head), 0o644))
+	ts.Setenv("HEAD_SHA", head)
+}
 
 // ghcomment writes the comment event GitHub Actions would put at
 // $GITHUB_EVENT_PATH: an issue_comment on pull request n, or with -thread
@@ -34,140 +72,96 @@ func cmdGHComment(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	n, err := strconv.Atoi(fl.Arg(1))
 	ts.Check(err)
-	comment := map[string]any{"id": 9000 + n, "body": fl.Arg(2), "author_association": *assoc,
-		"user": map[string]any{"login": *author, "type": "User"}}
-	ev := map[string]any{"action": *action, "comment": comment}
-	if *thread > 0 {
-		comment["in_reply_to_id"] = *thread
-		head := strings.TrimSpace(git(ts, "rev-parse", "HEAD"))
-		ev["pull_request"] = map[string]any{"number": n, "head": map[string]any{"sha": head}, "base": map[string]any{"ref": "main"}}
-	} else {
-		ev["issue"] = map[string]any{"number": n, "pull_request": map[string]any{"url": "https://api.github.example/repos/o/r/pulls/" + fl.Arg(1)}}
+	c := hosttest.GitHubComment{PR: n, Body: fl.Arg(2), Author: *author, Assoc: *assoc, Action: *action, Thread: *thread}
+	if c.Thread > 0 {
+		c.Head = strings.TrimSpace(git(ts, "rev-parse", "HEAD"))
 	}
-	b, err := json.MarshalIndent(ev, "", "  ")
+	ts.Check(os.WriteFile(ts.MkAbs(fl.Arg(0)), c.Event(), 0o644))
+}
+
+// glnote writes the note event GitLab's webhook sends for a comment on
+// merge request iid of project 7, by user id, with the current HEAD as
+// the merge request's last commit and main as its target; -discussion
+// puts it in that discussion: `glnote [-user id] [-discussion ID] file iid body`.
+func cmdGLNote(ts *testscript.TestScript, neg bool, args []string) {
+	fl := flag.NewFlagSet("glnote", flag.ContinueOnError)
+	user := fl.Int64("user", 5, "the author's user ID")
+	discussion := fl.String("discussion", "", "the discussion the note is in")
+	if neg || fl.Parse(args) != nil || fl.NArg() != 3 {
+		ts.Fatalf("usage: glnote [-user id] [-discussion ID] file iid body")
+	}
+	iid, err := strconv.Atoi(fl.Arg(1))
 	ts.Check(err)
-	ts.Check(os.WriteFile(ts.MkAbs(fl.Arg(0)), b, 0o644))
+	head := strings.TrimSpace(git(ts, "rev-parse", "HEAD"))
+	ts.Check(os.WriteFile(ts.MkAbs(fl.Arg(0)), hosttest.GitLabNoteEvent(iid, *user, *discussion, fl.Arg(2), head), 0o644))
 }
 
-// routeConversation serves what review comment and the commit status use:
-// GET .../pulls/{n} (the head given to githubserver, base main), the
-// pull request's conversation comments (GET and POST
-// .../issues/{n}/comments), replies in a review comment thread (POST
-// .../pulls/{n}/comments with in_reply_to, only under a thread's first
-// comment, as GitHub requires), GET .../pulls/comments/{id}, and POST
-// .../statuses/{sha} in GitHub's documented shape.
-func (g *ghServer) routeConversation(mux *http.ServeMux) {
-	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/pulls/{n}", func(w http.ResponseWriter, r *http.Request) {
-		repo := map[string]any{"full_name": r.PathValue("owner") + "/" + r.PathValue("repo")}
-		n, _ := strconv.Atoi(r.PathValue("n"))
-		ghJSON(w, http.StatusOK, map[string]any{"number": n, "state": "open",
-			"head": map[string]any{"sha": g.head, "ref": "feature", "repo": repo},
-			"base": map[string]any{"ref": "main", "repo": repo}})
-	})
-	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/issues/{n}/comments", func(w http.ResponseWriter, r *http.Request) {
-		ghPage(w, r, g.pr(r).issueComments)
-	})
-	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/issues/{n}/comments", func(w http.ResponseWriter, r *http.Request) {
-		body, ok := ghBody(w, r)
-		if !ok {
-			return
-		}
-		p := g.pr(r)
-		cm := g.item(r, "github-actions[bot]", "Bot", body, "issuecomment-")
-		p.issueComments = append(p.issueComments, cm)
-		ghJSON(w, http.StatusCreated, cm)
-	})
-	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/pulls/{n}/comments", func(w http.ResponseWriter, r *http.Request) {
-		var in struct {
-			Body      *string `json:"body"`
-			InReplyTo int64   `json:"in_reply_to"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-			ghJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
-			return
-		}
-		if in.Body == nil || *in.Body == "" || utf8.RuneCountInString(*in.Body) > 65536 || in.InReplyTo <= 0 {
-			ghJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Validation Failed: a reply needs a body and in_reply_to"})
-			return
-		}
-		p := g.pr(r)
-		for _, c := range p.comments {
-			if c["id"] == in.InReplyTo && c["in_reply_to_id"] == nil {
-				reply := g.item(r, "github-actions[bot]", "Bot", *in.Body, "discussion_r")
-				reply["in_reply_to_id"], reply["path"], reply["line"] = in.InReplyTo, c["path"], c["line"]
-				p.comments = append(p.comments, reply)
-				ghJSON(w, http.StatusCreated, reply)
-				return
-			}
-		}
-		ghJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found: in_reply_to is not a thread's first comment"})
-	})
-	// GET .../pulls/comments/{id} overlaps GET .../pulls/{n}/comments in
-	// a ServeMux's patterns: it is answered before them.
-	g.before = func(w http.ResponseWriter, r *http.Request) bool {
-		m := ghCommentPath.FindStringSubmatch(r.URL.Path)
-		if m == nil || r.Method != http.MethodGet {
-			return false
-		}
-		id, _ := strconv.ParseInt(m[1], 10, 64)
-		for _, p := range g.prs {
-			for _, c := range p.comments {
-				if c["id"] == id {
-					ghJSON(w, http.StatusOK, c)
-					return true
-				}
-			}
-		}
-		ghJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
-		return true
+// githubserver starts hosttest.GitHub for the rest of the script and
+// points GITHUB_API_URL at it (under /api/v3, as on GitHub Enterprise):
+// `githubserver [-record dir] [-token T] [-readonly] [-head SHA]`. A token
+// other than T (default ghs_scripttoken) gets 401; with -readonly it
+// refuses to create a review (403), as GitHub does a fork's read-only
+// token; -head is the pull requests' head commit, as GET .../pulls/{n}
+// answers it. dir receives each request as gh-NNN.json and a line per
+// request in requests.log.
+func cmdGitHubServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! githubserver")
 	}
-	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/statuses/{sha}", func(w http.ResponseWriter, r *http.Request) {
-		var st struct {
-			State       string `json:"state"`
-			Context     string `json:"context"`
-			Description string `json:"description"`
-			TargetURL   string `json:"target_url"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&st); err != nil {
-			ghJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
-			return
-		}
-		switch {
-		case !ghSHA.MatchString(r.PathValue("sha")):
-			ghJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "No commit found for SHA: " + r.PathValue("sha")})
-			return
-		case st.State != "success" && st.State != "failure" && st.State != "error" && st.State != "pending",
-			utf8.RuneCountInString(st.Description) > 140:
-			ghJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": fmt.Sprintf("Validation Failed: state %q, description of %d characters", st.State, utf8.RuneCountInString(st.Description))})
-			return
-		}
-		out := map[string]any{"state": st.State, "context": st.Context, "description": st.Description, "sha": r.PathValue("sha")}
-		g.statuses = append(g.statuses, out)
-		ghJSON(w, http.StatusCreated, out)
-	})
+	fl := flag.NewFlagSet("githubserver", flag.ContinueOnError)
+	record := fl.String("record", "", "directory to record requests in")
+	token := fl.String("token", "ghs_scripttoken", "the token the server accepts")
+	readOnly := fl.Bool("readonly", false, "refuse to create reviews with 403, as for the read-only token of a pull request from a fork")
+	head := fl.String("head", "", "the pull requests' head commit, as GET .../pulls/{n} answers it")
+	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
+		ts.Fatalf("usage: githubserver [-record dir] [-token T] [-readonly] [-head SHA]")
+	}
+	g := &hosttest.GitHub{Token: *token, ReadOnly: *readOnly, Head: *head}
+	if *record != "" {
+		g.Dir = ts.MkAbs(*record)
+		ts.Check(os.MkdirAll(g.Dir, 0o755))
+	}
+	api, stop := g.Start()
+	ts.Defer(stop)
+	ghServers.Store(ts, g)
+	ts.Setenv("GITHUB_API_URL", api)
 }
 
-var ghCommentPath = regexp.MustCompile(`^/api/v3/repos/[^/]+/[^/]+/pulls/comments/(\d+)$`)
-
-// ghBody reads the body of a comment being created: {"body": "..."},
-// not empty, at most 65,536 characters, as GitHub accepts.
-func ghBody(w http.ResponseWriter, r *http.Request) (string, bool) {
-	var in struct {
-		Body *string `json:"body"`
+// gitlabserver starts hosttest.GitLab for the rest of the script and
+// points CI_API_V4_URL at it: `gitlabserver [-record dir] [-token T]
+// [-readonly] [-redirect] [-ratelimit] [-members id=level,...]`: merge
+// requests with two diff versions (the newest with base, start and head
+// SHAs bbbb…, 5555…, 2222…), notes two a page, discussions and notes
+// posted and kept. A token other than T (default glpat-scripttoken) gets
+// 401; with -readonly every post gets 403; with -redirect the versions are
+// answered by a second host, after a 302, which logs in dir/other.log
+// whether a token came; with -ratelimit the first discussion gets 429 with
+// Retry-After: 0. dir receives each request as gl-NNN.json and a line per
+// request in requests.log.
+func cmdGitLabServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! gitlabserver")
 	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		ghJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
-		return "", false
+	fl := flag.NewFlagSet("gitlabserver", flag.ContinueOnError)
+	record := fl.String("record", "", "directory to record requests in")
+	token := fl.String("token", "glpat-scripttoken", "the token the server accepts")
+	readOnly := fl.Bool("readonly", false, "refuse every post with 403")
+	redirect := fl.Bool("redirect", false, "answer the versions from a second host, after a redirect")
+	limit := fl.Bool("ratelimit", false, "answer the first discussion 429")
+	members := fl.String("members", "", "users' access levels, as id=level,...")
+	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
+		ts.Fatalf("usage: gitlabserver [-record dir] [-token T] [-readonly] [-redirect] [-ratelimit] [-members id=level,...]")
 	}
-	if in.Body == nil || *in.Body == "" || utf8.RuneCountInString(*in.Body) > 65536 {
-		ghJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Validation Failed: body is empty or too long"})
-		return "", false
+	g := &hosttest.GitLab{Token: *token, ReadOnly: *readOnly, RateLimited: *limit, Members: glMembers(ts, *members)}
+	glServers.Store(ts, g)
+	if *record != "" {
+		g.Dir = ts.MkAbs(*record)
+		ts.Check(os.MkdirAll(g.Dir, 0o755))
 	}
-	return *in.Body, true
+	api, stop := g.Start(*redirect)
+	ts.Defer(stop)
+	ts.Setenv("CI_API_V4_URL", api)
 }
-
-// glServers are the scripted GitLab servers, by script, for gldiscussion.
-var glServers sync.Map // *testscript.TestScript → *reviewtest.GitLab
 
 // glMembers reads gitlabserver's -members: id=level,...
 func glMembers(ts *testscript.TestScript, spec string) map[int64]int {
@@ -199,40 +193,177 @@ func cmdGLDiscussion(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	n, err := strconv.Atoi(args[3])
 	ts.Check(err)
-	ids := v.(*reviewtest.GitLab).Discussions(args[1], iid)
+	ids := v.(*hosttest.GitLab).Discussions(args[1], iid)
 	if n < 1 || n > len(ids) {
 		ts.Fatalf("merge request %s!%d has %d discussions", args[1], iid, len(ids))
 	}
 	ts.Setenv(args[0], ids[n-1])
 }
 
-// glnote writes the note event GitLab's webhook sends for a comment on
-// merge request iid of project 7, by user id, with the current HEAD as
-// the merge request's last commit and main as its target; -discussion
-// puts it in that discussion: `glnote [-user id] [-discussion ID] file iid body`.
-func cmdGLNote(ts *testscript.TestScript, neg bool, args []string) {
-	fl := flag.NewFlagSet("glnote", flag.ContinueOnError)
-	user := fl.Int64("user", 5, "the author's user ID")
-	discussion := fl.String("discussion", "", "the discussion the note is in")
-	if neg || fl.Parse(args) != nil || fl.NArg() != 3 {
-		ts.Fatalf("usage: glnote [-user id] [-discussion ID] file iid body")
+// ghthread does, on the scripted GitHub server, what a person does in the
+// nth thread (1-based) review started on pull request pr: resolve it, or
+// react 👎 to its comment, as login; or sets $NAME to its first comment's
+// ID: `ghthread resolve|thumbsdown pr n login` or `ghthread id NAME pr n`.
+// `ghthread resolved pr n` prints who resolved it, or "open"; `ghthread
+// reopen pr n` reopens it.
+func cmdGHThread(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: ghthread resolve|thumbsdown pr n login | ghthread id NAME pr n | ghthread resolved|reopen pr n")
 	}
-	iid, err := strconv.Atoi(fl.Arg(1))
+	v, ok := ghServers.Load(ts)
+	if !ok {
+		ts.Fatalf("ghthread: no githubserver in this script")
+	}
+	g := v.(*hosttest.GitHub)
+	op, rest := args[0], args[1:]
+	name := ""
+	if op == "id" {
+		if len(rest) != 3 {
+			ts.Fatalf("usage: ghthread id NAME pr n")
+		}
+		name, rest = rest[0], rest[1:]
+	}
+	pr := rest[0]
+	n, err := strconv.Atoi(rest[1])
 	ts.Check(err)
-	head := strings.TrimSpace(git(ts, "rev-parse", "HEAD"))
-	attrs := map[string]any{"id": 4000 + iid, "note": fl.Arg(2), "noteable_type": "MergeRequest"}
-	if *discussion != "" {
-		attrs["discussion_id"] = *discussion
+	starts := g.Threads(pr)
+	if n < 1 || n > len(starts) {
+		ts.Fatalf("ghthread: pull request #%s has %d threads review started", pr, len(starts))
 	}
-	ev := map[string]any{
-		"object_kind": "note", "event_type": "note",
-		"user":              map[string]any{"id": *user, "username": fmt.Sprintf("user%d", *user)},
-		"project_id":        7,
-		"object_attributes": attrs,
-		"merge_request": map[string]any{"iid": iid, "target_branch": "main", "source_branch": "feature",
-			"last_commit": map[string]any{"id": head}},
+	id := starts[n-1]
+	switch op {
+	case "id":
+		ts.Setenv(name, strconv.FormatInt(id, 10))
+	case "resolved":
+		fmt.Fprintln(ts.Stdout(), g.ResolvedBy(id))
+	case "reopen":
+		g.Resolve(id, "")
+	case "resolve", "thumbsdown":
+		if len(rest) != 3 {
+			ts.Fatalf("usage: ghthread %s pr n login", op)
+		}
+		if op == "resolve" {
+			g.Resolve(id, rest[2])
+			return
+		}
+		g.React(id, rest[2], "-1")
+	default:
+		ts.Fatalf("ghthread: unknown %q", op)
 	}
-	b, err := json.MarshalIndent(ev, "", "  ")
+}
+
+// glthread does, on the scripted GitLab server, what a person does in the
+// nth discussion (1-based) of merge request project!iid: resolve it, or
+// award 👎 to its first note, as user id; `glthread resolved project iid
+// n` prints who resolved it, or "open": `glthread resolve|thumbsdown
+// project iid n user`.
+func cmdGLThread(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 4 {
+		ts.Fatalf("usage: glthread resolve|thumbsdown project iid n user | glthread resolved project iid n")
+	}
+	v, ok := glServers.Load(ts)
+	if !ok {
+		ts.Fatalf("glthread: no gitlabserver in this script")
+	}
+	g := v.(*hosttest.GitLab)
+	iid, err := strconv.Atoi(args[2])
 	ts.Check(err)
-	ts.Check(os.WriteFile(ts.MkAbs(fl.Arg(0)), b, 0o644))
+	n, err := strconv.Atoi(args[3])
+	ts.Check(err)
+	ids := g.Discussions(args[1], iid)
+	if n < 1 || n > len(ids) {
+		ts.Fatalf("merge request %s!%d has %d discussions", args[1], iid, len(ids))
+	}
+	switch args[0] {
+	case "resolved":
+		fmt.Fprintln(ts.Stdout(), g.ResolvedBy(args[1], iid, ids[n-1]))
+	case "resolve", "thumbsdown":
+		if len(args) != 5 {
+			ts.Fatalf("usage: glthread %s project iid n user", args[0])
+		}
+		user, err := strconv.ParseInt(args[4], 10, 64)
+		ts.Check(err)
+		if args[0] == "resolve" {
+			g.Resolve(args[1], iid, ids[n-1], user)
+		} else {
+			g.Award(args[1], iid, ids[n-1], user, "thumbsdown")
+		}
+	default:
+		ts.Fatalf("glthread: unknown %q", args[0])
+	}
+}
+
+// quickactions checks every body a scripted GitLab received (the
+// gl-NNN.json files in dir) against GitLab's own grammar in both of its
+// generations (hosttest.Commands), and fails on any quick action either
+// would run, naming the request; it says how many bodies it read, which
+// must not be none: `quickactions dir`.
+func cmdQuickActions(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: quickactions dir")
+	}
+	n := eachBody(ts, args[0], "gl", func(req string, body string) {
+		if cmds := hosttest.Commands(body); len(cmds) > 0 {
+			ts.Fatalf("%s: GitLab runs %+v in\n%s", req, cmds, body)
+		}
+	})
+	ts.Logf("quickactions: %d bodies, no quick action under either generation", n)
+}
+
+// mentions checks every body a scripted GitHub received (the gh-NNN.json
+// files in dir, a review's comments included) against GitHub's published
+// mention filter (hosttest.Mentions), and fails on anyone it would
+// notify: `mentions dir`.
+func cmdMentions(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mentions dir")
+	}
+	n := eachBody(ts, args[0], "gh", func(req string, body string) {
+		if m := hosttest.Mentions(body); len(m) > 0 {
+			ts.Fatalf("%s: GitHub notifies %q for\n%s", req, m, body)
+		}
+	})
+	ts.Logf("mentions: %d bodies, nobody notified", n)
+}
+
+// eachBody calls fn with every "body" string of the requests a scripted
+// host recorded in dir as prefix-NNN.json, at any depth of their JSON,
+// and returns how many there were, failing when there were none.
+func eachBody(ts *testscript.TestScript, dir, prefix string, fn func(req, body string)) int {
+	files, err := filepath.Glob(filepath.Join(ts.MkAbs(dir), prefix+"-*.json"))
+	ts.Check(err)
+	n := 0
+	var walk func(req string, v any)
+	walk = func(req string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				if s, ok := e.(string); ok && k == "body" {
+					n++
+					fn(req, s)
+					continue
+				}
+				walk(req, e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(req, e)
+			}
+		}
+	}
+	for _, name := range files {
+		var rec struct {
+			Method, Path string
+			Body         any
+		}
+		b, err := os.ReadFile(name)
+		ts.Check(err)
+		if json.Unmarshal(b, &rec) == nil {
+			walk(rec.Method+" "+rec.Path, rec.Body)
+		}
+	}
+	if n == 0 {
+		ts.Fatalf("no body in %s/%s-*.json", dir, prefix)
+	}
+	return n
 }

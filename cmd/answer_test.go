@@ -3,12 +3,12 @@ package cmd
 import (
 	"testing"
 
-	"github.com/reviewdev/review/review/post/posttest"
+	"github.com/reviewdev/review/review/host/hosttest"
 	"github.com/reviewdev/review/review/result"
 )
 
 // FuzzAnswerBody holds an answer posted by `review ask --post gitlab` or
-// `review comment` to GitLab's own grammar (posttest.Commands): whatever
+// `review comment` to GitLab's own grammar (hosttest.Commands): whatever
 // the question quoted, the model's answer and its findings, no quick
 // action runs.
 func FuzzAnswerBody(f *testing.F) {
@@ -21,7 +21,7 @@ func FuzzAnswerBody(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cmds := posttest.Commands(b); len(cmds) > 0 {
+		if cmds := hosttest.Commands(b); len(cmds) > 0 {
 			t.Fatalf("GitLab runs %+v in the answer:\n%s", cmds, b)
 		}
 	})

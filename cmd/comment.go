@@ -12,9 +12,9 @@ import (
 
 	"github.com/reviewdev/review/internal/git"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/github"
-	"github.com/reviewdev/review/review/gitlab"
-	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/github"
+	"github.com/reviewdev/review/review/host/gitlab"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -122,7 +122,7 @@ func runComment(ctx context.Context, opts *CommentOptions) error {
 	if err != nil || h == nil {
 		return err
 	}
-	command, ok := post.ParseCommand(body)
+	command, ok := host.ParseCommand(body)
 	if !ok {
 		fmt.Fprintln(opts.IO.Info(), "review: the comment holds no /review command: nothing to do")
 		return nil
@@ -179,7 +179,7 @@ func githubComment(opts *CommentOptions) (*commentHost, string, error) {
 		assoc = "none"
 	}
 	h := &commentHost{post: "github", target: fmt.Sprintf("pull request #%d", ev.PR), change: ev.PR,
-		trusted: post.Trusted(ev.Association), author: ev.Author, who: fmt.Sprintf("%s's association with the repository is %s", text.OneLine(ev.Author, 60), assoc),
+		trusted: host.Trusted(ev.Association), author: ev.Author, who: fmt.Sprintf("%s's association with the repository is %s", text.OneLine(ev.Author, 60), assoc),
 		head: ev.HeadSHA, base: ev.BaseRef, fetchRef: fmt.Sprintf("refs/pull/%d/head", ev.PR),
 		reply:   poster.Reply,
 		refused: conv.Refused,
@@ -212,7 +212,7 @@ func gitlabComment(ctx context.Context, opts *CommentOptions) (*commentHost, str
 	if err != nil {
 		return nil, "", err
 	}
-	if _, ok := post.ParseCommand(ev.Body); !ok {
+	if _, ok := host.ParseCommand(ev.Body); !ok {
 		// Nothing to ask GitLab about.
 		return &commentHost{}, ev.Body, nil
 	}
@@ -251,7 +251,7 @@ func refuse(ctx context.Context, opts *CommentOptions, h *commentHost) error {
 	if err != nil || done {
 		return err
 	}
-	body := post.RefusedMarker + "\n" + "Only the project's owners, members and collaborators (on GitLab: members with Developer access or above) can run `/review` commands, so nothing was run. (This is said once.)"
+	body := host.RefusedMarker + "\n" + "Only the project's owners, members and collaborators (on GitLab: members with Developer access or above) can run `/review` commands, so nothing was run. (This is said once.)"
 	url, err := h.reply(ctx, "", body)
 	if err != nil {
 		return err
@@ -262,11 +262,11 @@ func refuse(ctx context.Context, opts *CommentOptions, h *commentHost) error {
 
 // replyHelp answers with the list of commands, where the comment was made.
 func replyHelp(ctx context.Context, opts *CommentOptions, h *commentHost, note string) error {
-	body := post.HelpMarker + "\n"
+	body := host.HelpMarker + "\n"
 	if note != "" {
 		body += note + "\n\n"
 	}
-	url, err := h.reply(ctx, h.thread, body+post.CommandsHelp)
+	url, err := h.reply(ctx, h.thread, body+host.CommandsHelp)
 	if err != nil {
 		return err
 	}
@@ -439,8 +439,8 @@ func isGateOrIncomplete(err error) bool {
 
 // commentDismiss records a /review dismiss written in a finding's thread:
 // review replies there, and its reply carries the dismissal
-// (post.DismissMarker), which the next review of the change reads: the
-// finding is never posted again (see post.Reconcile); then it resolves
+// (host.DismissMarker), which the next review of the change reads: the
+// finding is never posted again (see host.Reconcile); then it resolves
 // the thread. Anywhere else the reply says where it works.
 func commentDismiss(ctx context.Context, opts *CommentOptions, h *commentHost) error {
 	where := "`/review dismiss` works as a reply in the thread of a finding review posted on a line."
@@ -458,8 +458,8 @@ func commentDismiss(ctx context.Context, opts *CommentOptions, h *commentHost) e
 	if h.post == "gitlab" {
 		noun = "merge request"
 	}
-	body := post.DismissMarker(t.fingerprint, h.author) + "\n" +
-		fmt.Sprintf("Dismissed by %s: review will not post this finding (%s) on this %s again.", post.Code(post.Login(h.author)), post.Code(fmt.Sprintf("%s:%d", text.OneLine(t.path, 200), t.line)), noun)
+	body := host.DismissMarker(t.fingerprint, h.author) + "\n" +
+		fmt.Sprintf("Dismissed by %s: review will not post this finding (%s) on this %s again.", host.Code(host.Login(h.author)), host.Code(fmt.Sprintf("%s:%d", text.OneLine(t.path, 200), t.line)), noun)
 	url, err := h.reply(ctx, h.thread, body)
 	if err != nil {
 		return err

@@ -3,7 +3,7 @@ package cmd
 import (
 	"fmt"
 
-	"github.com/reviewdev/review/review/github"
+	"github.com/reviewdev/review/review/host/github"
 )
 
 // githubTarget is where --post github posts, read from the environment

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/gitlab"
+	"github.com/reviewdev/review/review/host/gitlab"
 	"github.com/reviewdev/review/review/result"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review/gitlab"
+	"github.com/reviewdev/review/review/host/gitlab"
 )
 
 // TestGitLabTarget: flags name the merge request over GitLab CI's

@@ -6,9 +6,9 @@ import (
 
 	"github.com/reviewdev/review/internal/git"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/github"
-	"github.com/reviewdev/review/review/gitlab"
-	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/github"
+	"github.com/reviewdev/review/review/host/gitlab"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -27,7 +27,7 @@ func (t *postTarget) headRev(o *ReviewOptions) string {
 }
 
 // anchorAt makes the poster anchor each finding it posts on a line to the
-// text of those lines at the head (post.Anchor), read from git: the diff
+// text of those lines at the head (host.Anchor), read from git: the diff
 // the review saw may have been redacted.
 func (t *postTarget) anchorAt(o *ReviewOptions) {
 	anchor := t.anchor(o)
@@ -39,7 +39,7 @@ func (t *postTarget) anchorAt(o *ReviewOptions) {
 	}
 }
 
-// anchor is the anchor of a finding's lines at the head (post.Anchor).
+// anchor is the anchor of a finding's lines at the head (host.Anchor).
 func (t *postTarget) anchor(o *ReviewOptions) func(result.Finding) string {
 	return func(f result.Finding) string {
 		if f.Line <= 0 {
@@ -49,17 +49,17 @@ func (t *postTarget) anchor(o *ReviewOptions) func(result.Finding) string {
 		if err != nil {
 			return ""
 		}
-		return post.Anchor(b, f.Line, f.EndLine)
+		return host.Anchor(b, f.Line, f.EndLine)
 	}
 }
 
-// settle applies the ledger of the change (post.Reconcile) to res, before
+// settle applies the ledger of the change (host.Reconcile) to res, before
 // it is written or posted: the findings a person dismissed on an earlier
 // review are moved to res.Suppressed, res.Ledger lists every finding's
 // state, and open loses the findings no longer open (fixed or dismissed),
 // which the gate then does not count. It returns the threads of the fixed
 // findings, which resolveFixed resolves once the review is posted.
-func (t *postTarget) settle(ctx context.Context, o *ReviewOptions, res *result.Result, open []post.OpenFinding) ([]post.Thread, []post.OpenFinding) {
+func (t *postTarget) settle(ctx context.Context, o *ReviewOptions, res *result.Result, open []host.OpenFinding) ([]host.Thread, []host.OpenFinding) {
 	if t == nil || t.earlier == nil || res == nil {
 		return nil, open
 	}
@@ -69,7 +69,7 @@ func (t *postTarget) settle(ctx context.Context, o *ReviewOptions, res *result.R
 	}
 	head := t.headRev(o)
 	g := git.Runner{Dir: o.Dir}
-	present := func(th post.Thread) bool {
+	present := func(th host.Thread) bool {
 		if notReviewed[th.Path] {
 			return true // not looked at: nothing says it is gone
 		}
@@ -80,9 +80,9 @@ func (t *postTarget) settle(ctx context.Context, o *ReviewOptions, res *result.R
 			_, err = g.Text(ctx, "rev-parse", "--verify", "--quiet", head+"^{commit}")
 			return err != nil
 		}
-		return post.Present(th.Code, b)
+		return host.Present(th.Code, b)
 	}
-	l := post.Reconcile(t.earlier.Threads, res.Findings, res.RunID, present, t.anchor(o))
+	l := host.Reconcile(t.earlier.Threads, res.Findings, res.RunID, present, t.anchor(o))
 	l.Suppress(res)
 	for _, s := range res.Suppressed {
 		fp := s.Finding.Fingerprint()
@@ -104,7 +104,7 @@ func (t *postTarget) settle(ctx context.Context, o *ReviewOptions, res *result.R
 // resolveFixed resolves the threads of the findings the ledger found
 // fixed, once the review is posted. A thread that cannot be resolved is a
 // warning: the review itself was posted.
-func (t *postTarget) resolveFixed(ctx context.Context, s *IOStreams, fixed []post.Thread) {
+func (t *postTarget) resolveFixed(ctx context.Context, s *IOStreams, fixed []host.Thread) {
 	if t == nil || !t.posted {
 		return
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
-	"github.com/reviewdev/review/review/github"
-	"github.com/reviewdev/review/review/post"
+	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/github"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/result"
 )
@@ -18,10 +18,10 @@ import (
 // postHosts are what --post takes.
 var postHosts = []string{"github", "gitlab"}
 
-// postTarget is where --post posts: a host's post.Poster, and what the
+// postTarget is where --post posts: a host's host.Poster, and what the
 // command needs to know around it.
 type postTarget struct {
-	poster post.Poster
+	poster host.Poster
 	// noun is what the host calls the change, for messages: "pull
 	// request", "merge request".
 	noun string
@@ -39,7 +39,7 @@ type postTarget struct {
 	posted, skipped bool
 	// earlier is what earlier runs posted, when sinceFor read it: the
 	// ledger's input (settle).
-	earlier *post.Earlier
+	earlier *host.Earlier
 }
 
 // setStatus sets the review's commit status on the change's head, after
@@ -97,7 +97,7 @@ func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []output, res *result.Result, d *diffctx.Diff) error {
 	s := opts.IO
 	rep, err := t.poster.Post(ctx, res, d)
-	if errors.Is(err, post.ErrDenied) {
+	if errors.Is(err, host.ErrDenied) {
 		return t.denied(opts, outs, res, err)
 	}
 	if err != nil {

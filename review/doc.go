@@ -14,7 +14,7 @@
 // It speaks to the model only through the llm.Model interface; the wire
 // protocol lives in review/llm, the result it produces (findings, the
 // result, usage, the dry run, the run's configuration) in review/result,
-// output formats in review/report and posting in review/github and
-// review/gitlab, behind review/post's seam. None of those imports this
+// output formats in review/report and posting in review/host/github and
+// review/host/gitlab, behind review/host's seam. None of those imports this
 // package.
 package review

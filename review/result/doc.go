@@ -10,6 +10,6 @@
 // It holds data and what can be said of the data alone (a finding's
 // location, fingerprint and suggested change, a result's usage line and
 // cost); the engine that produces it is package review, which imports it
-// like review/report, review/post, review/github, review/gitlab and cmd.
+// like review/report, review/host and the hosts beneath it, and cmd.
 // It imports no engine.
 package result

@@ -13,9 +13,6 @@
 // any package), so tests anywhere in the project can check that what the
 // client sends is a valid request.
 //
-// GitLab is a scripted GitLab REST API for the tests of posting to a merge
-// request (review/gitlab and the gitlabserver script command).
-//
 // The server checks nothing itself: tests decide what a request must hold.
 //
 // Scripts cannot know tool-memory refs in advance (they derive from the run
