@@ -183,37 +183,24 @@ func ghPage(w http.ResponseWriter, r *http.Request, items []map[string]any) {
 
 var ghSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
-// createReview accepts a review of the documented shape: commit_id, body,
-// event COMMENT and comments each with path, line, side RIGHT and body
-// (start_line and start_side for a range), and nothing else.
-func (g *GitHub) createReview(w http.ResponseWriter, r *http.Request) {
-	if g.ReadOnly {
-		ghJSON(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"})
-		return
-	}
+// ghReview is the body of a review being created.
+type ghReview struct {
+	CommitID *string `json:"commit_id"`
+	Body     *string `json:"body"`
+	Event    *string `json:"event"`
+	Comments []struct {
+		Path      *string `json:"path"`
+		Line      *int    `json:"line"`
+		Side      *string `json:"side"`
+		StartLine *int    `json:"start_line"`
+		StartSide *string `json:"start_side"`
+		Body      *string `json:"body"`
+	} `json:"comments"`
+}
+
+// problems are what GitHub's validation says of rv.
+func (rv *ghReview) problems() []string {
 	var problems []string
-	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
-		problems = append(problems, fmt.Sprintf("Content-Type is %q", ct))
-	}
-	var rv struct {
-		CommitID *string `json:"commit_id"`
-		Body     *string `json:"body"`
-		Event    *string `json:"event"`
-		Comments []struct {
-			Path      *string `json:"path"`
-			Line      *int    `json:"line"`
-			Side      *string `json:"side"`
-			StartLine *int    `json:"start_line"`
-			StartSide *string `json:"start_side"`
-			Body      *string `json:"body"`
-		} `json:"comments"`
-	}
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rv); err != nil {
-		ghJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON: " + err.Error()})
-		return
-	}
 	switch {
 	case rv.CommitID == nil || !ghSHA.MatchString(*rv.CommitID):
 		problems = append(problems, "commit_id is not a commit SHA")
@@ -236,6 +223,29 @@ func (g *GitHub) createReview(w http.ResponseWriter, r *http.Request) {
 			problems = append(problems, fmt.Sprintf("comment %d: start_line %d, start_side %q for line %d", i, *c.StartLine, *c.StartSide, *c.Line))
 		}
 	}
+	return problems
+}
+
+// createReview accepts a review of the documented shape: commit_id, body,
+// event COMMENT and comments each with path, line, side RIGHT and body
+// (start_line and start_side for a range), and nothing else.
+func (g *GitHub) createReview(w http.ResponseWriter, r *http.Request) {
+	if g.ReadOnly {
+		ghJSON(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"})
+		return
+	}
+	var problems []string
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		problems = append(problems, fmt.Sprintf("Content-Type is %q", ct))
+	}
+	var rv ghReview
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rv); err != nil {
+		ghJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON: " + err.Error()})
+		return
+	}
+	problems = append(problems, rv.problems()...)
 	if len(problems) > 0 {
 		ghJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed", "errors": problems})
 		return
