@@ -18,8 +18,6 @@ var (
 	// charRef is a character reference, which a host resolves before it
 	// looks for mentions or schemes: "&#64;all" is "@all" there.
 	charRef = regexp.MustCompile(`&(#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);`)
-	// codeMention is an "@name" in a code span (see inCode).
-	codeMention = regexp.MustCompile(`@([A-Za-z0-9_])`)
 	// linkScheme is a link destination's scheme: "](javascript:…)".
 	linkScheme = regexp.MustCompile(`\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.-]*):`)
 	// refScheme is a link reference definition: "[x]: javascript:…".
@@ -200,7 +198,11 @@ func neutralLine(line string) string {
 // posttest.Mentions) is an "@" after anything but a letter, a digit or
 // "_" as the page shows it, so "pkg/@types", "\\@all" and an "@" right
 // after a code span notify too; "a@b.example" does not.
-func neutralMentions(seg string) string {
+func neutralMentions(seg string) string { return inert(seg, true) }
+
+// inert puts a word joiner after the "@" of each mention in s, by GitHub's
+// rule, and shows it as code when code is set.
+func inert(seg string, code bool) string {
 	if !strings.Contains(seg, "@") {
 		return seg
 	}
@@ -213,8 +215,13 @@ func neutralMentions(seg string) string {
 			for j < len(seg) && (loginByte(seg[j]) || seg[j] == '.' || seg[j] == '-') {
 				j++
 			}
-			b.WriteString("`@" + wordJoiner + seg[i+1:j] + "`")
-			word = false // the page's text starts again after the span
+			if code {
+				b.WriteString("`@" + wordJoiner + seg[i+1:j] + "`")
+				word = false // the page's text starts again after the span
+			} else {
+				b.WriteString("@" + wordJoiner + seg[i+1:j])
+				word = loginByte(seg[j-1])
+			}
 			i = j
 			continue
 		}
@@ -235,9 +242,7 @@ func loginByte(c byte) bool {
 // a span's backticks may pair otherwise in the note than in the line
 // (after a backtick the model left open elsewhere in the paragraph), and
 // its text would then be read.
-func inCode(span string) string {
-	return codeMention.ReplaceAllString(span, "@"+wordJoiner+"$1")
-}
+func inCode(span string) string { return inert(span, false) }
 
 // outsideCode applies fn to the parts of a line outside its code spans,
 // and code to the spans.
