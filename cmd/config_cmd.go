@@ -28,7 +28,8 @@ func NewCmdConfig(f *Factory) *cobra.Command {
 		Short: "Show the effective configuration and where each value comes from",
 		Long:  configLong(),
 		Example: `  review config
-  review config --model gpt-4o --json`,
+  review config --model gpt-4o --json
+  review config --config-from base --base origin/main`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
 			opts.ci = ciFrom(opts.Getenv)
@@ -36,6 +37,7 @@ func NewCmdConfig(f *Factory) *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&opts.JSON, "json", false, `print {"key": {"value": ..., "source": ...}} for every setting`)
+	c.Flags().StringVar(&opts.Base, "base", "", "the revision whose .review.yaml and learnings are read with --config-from base (as CI reads them for a pull request)")
 	opts.agentFlags.register(c.Flags())
 	return c
 }

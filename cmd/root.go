@@ -139,6 +139,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdComment(f, nil),
 		NewCmdConfig(f),
 		NewCmdBench(f, nil),
+		NewCmdLearn(f, nil),
 	)
 	// Made now rather than when the root runs, so its arguments can be
 	// checked like every group's.

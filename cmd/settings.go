@@ -42,6 +42,8 @@ type agentFlags struct {
 	MinSeverity string
 	MaxFindings int
 	Verify      bool
+	// Learnings is --learnings: a learnings file, or none.
+	Learnings string
 	// ConfigFrom is --config-from: "base", "worktree" or "" for the
 	// default.
 	ConfigFrom string
@@ -150,6 +152,7 @@ func (a *agentFlags) given(name string) (string, bool) {
 		"min-severity":      a.MinSeverity,
 		"max-findings":      itoa(a.MaxFindings),
 		"verify":            map[bool]string{true: "true"}[a.Verify],
+		"learnings":         a.Learnings,
 		"context-window":    itoa(a.ContextWindow),
 		"answer-reserve":    itoa(a.AnswerReserve),
 		"static-share":      strconv.FormatFloat(a.StaticShare, 'g', -1, 64),
@@ -214,5 +217,6 @@ func (a *agentFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&a.MinSeverity, "min-severity", "", "least severity printed, posted and annotated: info, low, medium, high or critical; the others stay in the json output as withheld (default: all)")
 	fl.IntVar(&a.MaxFindings, "max-findings", 0, "most findings printed, posted and annotated, the most severe first; the others stay in the json output as withheld (default: no limit)")
 	fl.BoolVar(&a.Verify, "verify", false, "after each unit submits, one more request checks its findings against the lines they cite and drops the ones it rejects")
+	fl.StringVar(&a.Learnings, "learnings", "", "the team's learnings file, or none (default: $REVIEW_LEARNINGS, the configuration files, or .review/learnings.md of the repository, read from the base in CI)")
 	fl.StringVar(&a.FailOn, "fail-on", "", "exit with code 3 when a finding is at or above this severity: none, info, low, medium, high or critical; add unreviewed (high,unreviewed) to fail also when part of the change was not reviewed (default: $REVIEW_FAIL_ON, the configuration files, or none)")
 }

@@ -41,7 +41,7 @@ func TestAgentFlagsCoverKeys(t *testing.T) {
 		ContextWindow: 1, AnswerReserve: 1, StaticShare: 0.5, PruneTarget: 0.5, PreviewChars: 1, MaxSteps: 1, HistoryTurns: 1, HistoryChars: 1,
 		Timeout: "1m", Deadline: "1h", Stream: true, FirstByteTimeout: "30s",
 		MaxUnits: 1, PromptBudget: 1, Jobs: 1, SummarizeUnits: true, MaxPrompt: 1, MaxCost: 1, FindCopies: true, ReviewData: true, ExactCounts: true, NoRedact: true, HistorySelect: "recency",
-		Ungrounded: "keep", MinSeverity: "high", MaxFindings: 3, Verify: true,
+		Ungrounded: "keep", MinSeverity: "high", MaxFindings: 3, Verify: true, Learnings: "none",
 	}
 	for _, k := range config.Keys() {
 		if k.Flag == "" {

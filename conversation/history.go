@@ -121,6 +121,8 @@ type MsgRef struct {
 	Layer Layer  `json:"layer"`
 	Ref   string `json:"ref,omitempty"`
 	Hunks bool   `json:"hunks,omitempty"`
+	// Learnings is Message.Learnings.
+	Learnings bool `json:"learnings,omitempty"`
 }
 
 // Sent notes msgs as the request just recorded and says what it changed
@@ -131,7 +133,7 @@ type MsgRef struct {
 func (c *History) Sent(msgs []Message) (same int, added []MsgRef) {
 	refs := make([]MsgRef, len(msgs))
 	for i, m := range msgs {
-		refs[i] = MsgRef{m.ID, m.Layer, m.Ref, m.Hunks}
+		refs[i] = MsgRef{m.ID, m.Layer, m.Ref, m.Hunks, m.Learnings}
 	}
 	for same < min(len(refs), len(c.last)) && refs[same] == c.last[same] {
 		same++

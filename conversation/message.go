@@ -44,6 +44,9 @@ type Message struct {
 	// Hunks marks a user message that carries a unit's hunks: diff
 	// context, though it opens the unit's loop.
 	Hunks bool `json:"hunks,omitempty"`
+	// Learnings marks the static layer's system message that holds the
+	// team's learnings: replay shows it as a layer of its own.
+	Learnings bool `json:"learnings,omitempty"`
 
 	// Pruning marks. The pruner changes earlier turns only by stubbing a
 	// tool result, capping an oversized message, or dropping a whole turn

@@ -16,6 +16,7 @@ import (
 	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
+	"github.com/reviewdev/review/review/learn"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/result"
@@ -102,6 +103,9 @@ type Session struct {
 	// injections are the text the change adds that speaks to the
 	// reviewer, reported as findings.
 	injections []diffctx.Injection
+	// learnings are the team's learnings the model was given: the
+	// numbers a finding may cite to be withheld.
+	learnings []learn.Learning
 	// unforced is set once the server ignored a forced tool choice: from
 	// then on the run asks for submit_review with a nudge instead.
 	unforced bool
@@ -187,7 +191,7 @@ const finalAnswer = "The exploration budget for this question is spent. Do not c
 // submission (nil if the model never made one) and the model's last text.
 func (s *Session) loop(ctx context.Context, ask bool) (*submission, string, error) {
 	l := &loop{a: s, h: s.History, turn: s.History.Turns(), ask: ask}
-	l.set = offered(s.Tools, func(sub submission) { l.submitted = &sub })
+	l.set = offered(s.Tools, s.learnings, func(sub submission) { l.submitted = &sub })
 	l.defs = l.set.Definitions()
 	// Under hard caps the count is exact from the start; else an upper
 	// bound until it comes near the window.
@@ -217,7 +221,7 @@ type toolCount struct {
 // needs it, and as c's bound or estimate otherwise, so that a review far
 // from every limit reads no tokenizer table.
 func (s *Session) toolTokens(c *conversation.Counter) int {
-	defs := func() []tools.Definition { return offered(s.Tools, nil).Definitions() }
+	defs := func() []tools.Definition { return offered(s.Tools, s.learnings, nil).Definitions() }
 	if c.Kind() != conversation.ExactCount {
 		return record.ToolTokens(c, defs())
 	}

@@ -216,7 +216,7 @@ func TestLoopAnswersEveryCallInOrder(t *testing.T) {
 	// tool definitions included, however it is kept along the way.
 	// The figures' counter: exact, or estimates when the server counts.
 	c := s.figureCounter()
-	own := 2 * record.ToolTokens(c, offered(s.Tools, nil).Definitions())
+	own := 2 * record.ToolTokens(c, offered(s.Tools, nil, nil).Definitions())
 	own += c.CountMessages(s.History.Messages()[:len(reqs[0].Messages)])
 	own += c.CountMessages(s.History.Messages()[:len(reqs[1].Messages)])
 	if res.Usage.Own != own {

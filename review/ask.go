@@ -62,6 +62,12 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 	if len(run.Usage) > 0 {
 		_ = json.Unmarshal(run.Usage, &s.Usage)
 	}
+	// The learnings the run's static layer holds, which a follow-up's
+	// findings may cite as its review's did.
+	var r result.Result
+	if raw, ok := ResultOf(run); ok && json.Unmarshal(raw, &r) == nil {
+		s.learnings = r.Learnings
+	}
 	return s, nil
 }
 

@@ -22,8 +22,9 @@ func (p *Plan) DryRun(model string) result.DryRun {
 		Sources: p.Sources,
 	}
 	for _, m := range p.Messages {
-		out.Messages = append(out.Messages, result.DryRunMessage{Role: m.Role, Layer: m.Layer, Tokens: p.counter().CountMessage(m), Content: m.Content})
+		out.Messages = append(out.Messages, result.DryRunMessage{Role: m.Role, Layer: m.Layer, Tokens: p.counter().CountMessage(m), Content: m.Content, Learnings: m.Learnings})
 	}
+	out.Learnings, out.LearningsLeft, out.LearningsFrom = p.Learnings, p.LearningsLeft, p.LearningsFrom
 	for _, t := range p.Tools {
 		out.Tools = append(out.Tools, result.DryRunTool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}

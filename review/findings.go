@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
+	"github.com/reviewdev/review/review/learn"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/tools"
 )
@@ -23,11 +26,35 @@ type submission struct {
 // submitTool is submit_review, the tool that ends a review: it checks the
 // submission and hands it to done. It is offered with the repository tools
 // and called like them; its result, an acknowledgement, is not stored.
-type submitTool struct{ done func(submission) }
+// With the team's learnings in the static layer, a finding may cite one
+// that makes it no problem here (learnings), to be withheld by it.
+type submitTool struct {
+	done      func(submission)
+	learnings []learn.Learning
+}
 
-// findingSchema is the schema of one finding. It is strict: the model must
-// give every field, with null for the optional ones.
-var findingSchema = json.RawMessage(`{
+// learningSchema is the field of a finding that cites a team learning,
+// offered only when learnings are in force: requests without them stay as
+// they were.
+const learningSchema = `"learning": {"type": ["integer", "null"], "description": "Number of the team learning that makes this no problem here (it is withheld by it), else null."}`
+
+// findingSchema is the schema of one finding, with the learning field
+// when learned: it is strict, the model must give every field, with null
+// for the optional ones.
+func findingSchema(learned bool) json.RawMessage {
+	if !learned {
+		return plainFindingSchema
+	}
+	s := strings.Replace(string(plainFindingSchema), `
+  },
+  "required": [`, ",\n    "+learningSchema+`
+  },
+  "required": [`, 1)
+	s = strings.Replace(s, `"replacement"],`, `"replacement", "learning"],`, 1)
+	return json.RawMessage(s)
+}
+
+var plainFindingSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
     "path": {"type": "string"},
@@ -44,7 +71,7 @@ var findingSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-func (submitTool) Spec() tools.Spec {
+func (t submitTool) Spec() tools.Spec {
 	return tools.Spec{
 		Name:        toolname.SubmitReview,
 		Description: "End the review with a short summary and verdict and every finding (none if the change is fine), once, last.",
@@ -54,7 +81,7 @@ func (submitTool) Spec() tools.Spec {
 			// the schema still get their review through.
 			tools.String("summary", "What the change does, and your verdict.").NotNull().
 				Example("Adds a retry loop to the client; it never stops on a permanent error."),
-			tools.Array("findings", "", findingSchema).NotNull().
+			tools.Array("findings", "", findingSchema(len(t.learnings) > 0)).NotNull().
 				Example(json.RawMessage(`[{"path": "client.go", "line": 42, "end_line": null, "severity": "high", "category": "correctness", "title": "Retry loop never ends", "body": "...", "suggestion": null, "replacement": null}]`)),
 		},
 		Unstored: true,
@@ -62,7 +89,7 @@ func (submitTool) Spec() tools.Spec {
 }
 
 func (t submitTool) Run(_ context.Context, args tools.Args) (tools.Result, error) {
-	sub, err := parseSubmission(args)
+	sub, err := parseSubmission(args, t.learnings)
 	if err != nil {
 		return tools.Result{}, err
 	}
@@ -72,17 +99,30 @@ func (t submitTool) Run(_ context.Context, args tools.Args) (tools.Result, error
 	return tools.Result{Output: fmt.Sprintf("Review received: %d findings.", len(sub.Findings))}, nil
 }
 
+// numbers lists the learnings' numbers for a message: " (1, 2, 3)".
+func numbers(ls []learn.Learning) string {
+	if len(ls) == 0 {
+		return " (none is)"
+	}
+	ns := make([]string, len(ls))
+	for i, l := range ls {
+		ns[i] = strconv.Itoa(l.N)
+	}
+	return " (" + strings.Join(ns, ", ") + ")"
+}
+
 // offered returns the tools a loop offers: the repository's, then
 // submit_review, which hands a submission it accepts to done.
-func offered(set *tools.Set, done func(submission)) *tools.Set {
-	return set.With(submitTool{done})
+func offered(set *tools.Set, learnings []learn.Learning, done func(submission)) *tools.Set {
+	return set.With(submitTool{done: done, learnings: learnings})
 }
 
 // parseSubmission decodes submit_review's arguments, tolerating the nulls
 // strict mode asks for and the small slips models make (a severity in
 // capitals, a missing category). It returns an error the model can act on
-// when the arguments cannot be used at all, worded like every tool's.
-func parseSubmission(args tools.Args) (submission, error) {
+// when the arguments cannot be used at all, worded like every tool's. A
+// finding may cite one of learnings by its number.
+func parseSubmission(args tools.Args, learnings []learn.Learning) (submission, error) {
 	var raw struct {
 		Summary  string `json:"summary"`
 		Findings []struct {
@@ -95,6 +135,7 @@ func parseSubmission(args tools.Args) (submission, error) {
 			Body        string  `json:"body"`
 			Suggestion  *string `json:"suggestion"`
 			Replacement *string `json:"replacement"`
+			Learning    *int    `json:"learning"`
 		} `json:"findings"`
 	}
 	if err := args.Decode(&raw); err != nil {
@@ -136,6 +177,12 @@ func parseSubmission(args tools.Args) (submission, error) {
 			// break, which the lines it replaces keep, goes.
 			r := strings.TrimSuffix(strings.ReplaceAll(*f.Replacement, "\r\n", "\n"), "\n")
 			n.Replacement = &r
+		}
+		if f.Learning != nil && *f.Learning != 0 {
+			if !slices.ContainsFunc(learnings, func(l learn.Learning) bool { return l.N == *f.Learning }) {
+				return submission{}, args.Errorf(fmt.Sprintf("findings[%d].learning", i), "is %d, which is not a learning in force here%s; give one of their numbers, or null", *f.Learning, numbers(learnings))
+			}
+			n.Learning = *f.Learning
 		}
 		s.Findings = append(s.Findings, n)
 	}

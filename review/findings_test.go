@@ -80,7 +80,7 @@ func TestCheckFindings(t *testing.T) {
 func submitCall(t *testing.T, args string) (*submission, tools.Result) {
 	t.Helper()
 	var got *submission
-	set := offered(tools.New(tools.Env{}), func(s submission) { got = &s })
+	set := offered(tools.New(tools.Env{}), nil, func(s submission) { got = &s })
 	res := set.Call(context.Background(), toolname.SubmitReview, args)
 	if res.IsError != (got == nil) {
 		t.Fatalf("submit_review %s: error result %v, submission %v", args, res.IsError, got)
@@ -126,7 +126,7 @@ func TestParseSubmission(t *testing.T) {
 // TestSubmitDefinition checks submit_review's schema: strict, and its
 // example in error messages is a submission the tool accepts.
 func TestSubmitDefinition(t *testing.T) {
-	defs := offered(tools.New(tools.Env{}), nil).Definitions()
+	defs := offered(tools.New(tools.Env{}), nil, nil).Definitions()
 	d := defs[len(defs)-1]
 	if d.Name != toolname.SubmitReview || !d.Strict {
 		t.Fatalf("last definition is %+v", d)

@@ -33,7 +33,7 @@ func TestHintsNameOfferedTools(t *testing.T) {
 		map[string]string{"a.go": numbered("// line", 40), "big.txt": numbered("row", 600), "c.go": "package c\n"},
 		map[string]string{"a.go": numbered("// changed", 40), "big.txt": numbered("row", 600) + long + "\n"})
 	plan, st := prepareRepo(t, dir)
-	set := offered(tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st}), nil)
+	set := offered(tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st}), nil, nil)
 
 	// What the model is offered: tools and their arguments, items of
 	// array arguments included.
@@ -168,7 +168,7 @@ func TestREADMETools(t *testing.T) {
 		got = append(got, m[1]+"("+m[2]+")")
 	}
 	var want []string
-	for _, d := range offered(tools.New(tools.Env{}), nil).Definitions() {
+	for _, d := range offered(tools.New(tools.Env{}), nil, nil).Definitions() {
 		var schema struct {
 			Properties map[string]struct{ Type any }
 			Required   []string

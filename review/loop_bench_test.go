@@ -171,7 +171,7 @@ type promptTokens struct {
 // appends): as sent, and naively, with every stored output whole in place
 // of its preview. Tool definitions count in both.
 func transcriptTokens(s *Session, c *conversation.Counter, sizes []int) (sent, naive promptTokens, err error) {
-	defs := record.ToolTokens(c, offered(s.Tools, nil).Definitions())
+	defs := record.ToolTokens(c, offered(s.Tools, nil, nil).Definitions())
 	msgs := s.History.Messages()
 	whole := make([]int, len(msgs))
 	for i, m := range msgs {

@@ -3,11 +3,13 @@ package review
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review/learn"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/result"
@@ -79,6 +81,12 @@ type Plan struct {
 	// Injections are the text the change adds that speaks to the
 	// reviewer, each reported as a finding of its own.
 	Injections []diffctx.Injection
+	// Learnings are the team's learnings the static layer holds;
+	// LearningsLeft those in force that its share of the budget left out.
+	Learnings, LearningsLeft []learn.Learning
+	LearningsFrom            string
+	// force are the learnings in force for the change (learn.InForce).
+	force []learn.Learning
 
 	split *diffctx.Split
 	// packedBy is the cap that bounded the units packed:
@@ -126,7 +134,12 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	// After redaction: a finding quotes the text as the model sees it.
 	p.Injections = d.Injections()
 	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout, Ignore: opts.Ignore, FindCopies: opts.FindCopies})
-	p.Tools = offered(set, nil).Definitions()
+	paths := make([]string, 0, len(d.Files))
+	for _, f := range d.Files {
+		paths = append(paths, f.Path)
+	}
+	p.force, p.LearningsFrom = learn.InForce(opts.Learnings, paths), opts.LearningsFrom
+	p.Tools = offered(set, p.force, nil).Definitions()
 	// Far from every limit, bounds settle the plan without counting (a
 	// BPE encoding, or a round trip to the server a text): the plan they
 	// make is the one exact counts would make (see far), and its figures
@@ -161,7 +174,14 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 	p.ToolTokens = record.ToolTokens(counter, p.Tools)
 
 	sys := conversation.Message{ID: "m1", Role: conversation.System, Content: SystemPrompt(opts.Instructions), Layer: conversation.Static}
-	fixed := counter.CountMessage(sys) + p.ToolTokens
+	static := []conversation.Message{sys}
+	if m, ok := p.learnings(opts, counter); ok {
+		static = append(static, m)
+	}
+	fixed := p.ToolTokens
+	for _, m := range static {
+		fixed += counter.CountMessage(m)
+	}
 	// The diff context gets the static share of the input budget, less what
 	// the system prompt and tool definitions already take of it; but never
 	// less than the smallest overview and unit, which the loop's share
@@ -202,11 +222,9 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 		p.splitUnits(opts, counter, room, fixed+smallest+intro, intro, fixed)
 	}
 	message := func(task string) []conversation.Message {
-		return []conversation.Message{
-			sys,
-			{ID: "m2", Role: conversation.User, Content: p.Context.Markdown, Layer: conversation.Static},
-			{ID: "m3", Role: conversation.User, Content: task, Layer: conversation.Loop, Turn: 1},
-		}
+		return append(slices.Clone(static),
+			conversation.Message{ID: "m2", Role: conversation.User, Content: p.Context.Markdown, Layer: conversation.Static},
+			conversation.Message{ID: "m3", Role: conversation.User, Content: task, Layer: conversation.Loop, Turn: 1})
 	}
 	if p.split != nil {
 		p.Context = p.split.Context
@@ -214,9 +232,9 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 		task = unitTask(opts.Jobs, d, 1, len(p.Units), p.Units[0].Markdown)
 	}
 	p.Messages = message(task)
-	p.Messages[2].Hunks = p.split != nil
-	static := fixed + counter.CountMessage(p.Messages[1])
-	kept, reason, err := p.planUnits(opts.Caps, opts.Model, p.Tokens(), static, intro)
+	n := len(p.Messages)
+	p.Messages[n-1].Hunks = p.split != nil
+	kept, reason, err := p.planUnits(opts.Caps, opts.Model, p.Tokens(), fixed+counter.CountMessage(p.Messages[n-2]), intro)
 	if err != nil {
 		return false, err
 	}
@@ -318,10 +336,44 @@ func (p *Plan) estimated(opts Options, c *conversation.Counter) {
 	p.Counter, p.Estimated, p.bounded = c, c.Kind() != conversation.ExactCount, true
 	p.ToolTokens = record.ToolTokens(c, p.Tools)
 	p.Context.Tokens = c.Count(p.Context.Markdown)
-	p.Context.Budget = opts.Budget.Static() - c.CountMessage(p.Messages[0]) - p.ToolTokens
+	p.Context.Budget = opts.Budget.Static() - p.ToolTokens
+	for _, m := range p.Messages {
+		if m.Layer == conversation.Static && m.Role == conversation.System {
+			p.Context.Budget -= c.CountMessage(m)
+		}
+	}
 	p.Estimate.FirstRequestTokens = p.Tokens()
 	p.guard.firsts = []int{p.Estimate.FirstRequestTokens}
 	p.expect(p.guard.firsts)
+}
+
+// learningsShare is the most of the static budget the team's learnings
+// take: the diff context keeps the rest.
+const learningsShare = 0.2
+
+// learnings is the static layer's message that holds the team's
+// learnings in force for the change (learn.InForce), within their share
+// of the static budget, redacted like the instructions; ok is false when
+// none are in force or none fits. The plan keeps those it holds, and
+// those it left out, for the dry run and the result.
+func (p *Plan) learnings(opts Options, counter *conversation.Counter) (conversation.Message, bool) {
+	if len(p.force) == 0 {
+		return conversation.Message{}, false
+	}
+	text, held := learn.Section(p.force, int(learningsShare*float64(opts.Budget.Static())), counter.Count)
+	p.Learnings, p.LearningsLeft = held, nil
+	for _, l := range p.force {
+		if !slices.ContainsFunc(held, func(h learn.Learning) bool { return h.N == l.N }) {
+			p.LearningsLeft = append(p.LearningsLeft, l)
+		}
+	}
+	if text == "" {
+		return conversation.Message{}, false
+	}
+	if p.Redact != nil {
+		text, _ = p.Redact.Redact(text)
+	}
+	return conversation.Message{ID: "m1l", Role: conversation.System, Content: text, Layer: conversation.Static, Learnings: true}, true
 }
 
 // whole reports whether ctx names every file on a line of its own and

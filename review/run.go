@@ -81,6 +81,7 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 	}
 	s.leaks = plan.Leaks
 	s.injections = plan.Injections
+	s.learnings = plan.Learnings
 	s.notReviewed = append([]result.NotReviewed(nil), plan.Estimate.NotReviewed...)
 	for _, m := range plan.Messages {
 		s.History.Append(m)

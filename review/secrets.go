@@ -64,7 +64,7 @@ func (s *Session) LocalResult() *result.Result {
 	r := &result.Result{
 		RunID: s.Run.ID, Revisions: result.RevisionsOf(s.Diff),
 		Model: s.Model, Usage: s.Usage, Steps: s.Steps,
-		NotReviewed: []result.NotReviewed{},
+		NotReviewed: []result.NotReviewed{}, Learnings: s.learnings,
 	}
 	r.Findings, r.Dropped = checkFindings(s.Diff, s.localFindings(), s.OffDiff)
 	if r.Findings == nil {

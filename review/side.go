@@ -310,7 +310,7 @@ func (s *Session) mergeUnits(ctx context.Context, units []diffctx.Unit, outs []u
 		RunID: s.Run.ID, Revisions: result.RevisionsOf(s.Diff),
 		Model: s.Model, Usage: s.Usage, Steps: s.Steps,
 		Summary: strings.Join(summaries, "\n\n"), Submitted: submitted,
-		NotReviewed: left, Stopped: s.Stopped, FailedUnits: failed,
+		NotReviewed: left, Stopped: s.Stopped, FailedUnits: failed, Learnings: s.learnings,
 	}
 	r.Findings, r.Dropped = checkFindings(s.Diff, append(s.localFindings(), findings...), s.OffDiff)
 	if r.Findings == nil {

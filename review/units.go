@@ -139,7 +139,7 @@ func (s *Session) review(ctx context.Context) (*result.Result, error) {
 		RunID: s.Run.ID, Revisions: result.RevisionsOf(s.Diff),
 		Model: s.Model, Usage: s.Usage, Steps: s.Steps,
 		Summary: summary, Submitted: submitted,
-		NotReviewed: left, Stopped: s.Stopped,
+		NotReviewed: left, Stopped: s.Stopped, Learnings: s.learnings,
 	}
 	// Checked together, findings of different units on the same line
 	// are merged like duplicates of one unit.

@@ -96,6 +96,7 @@ var keys = []Key{
 	{Name: "max_findings", kind: kindInt, Flag: "max-findings", File: true, parse: atLeast(0)},
 	{Name: "verify", kind: kindBool, Flag: "verify", File: true},
 	{Name: "instructions", kind: kindString, File: true},
+	{Name: "learnings", kind: kindString, Flag: "learnings", Env: "REVIEW_LEARNINGS", File: true},
 	{Name: "ignore", kind: kindGlobs, File: true},
 	{Name: "severity", kind: kindSeverities, File: true},
 	{Name: "price", kind: kindPrice, File: true},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/learn"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
@@ -157,6 +158,9 @@ func Load(src Sources) (*Effective, error) {
 			}
 		}
 	}
+	if err := e.loadLearnings(src); err != nil {
+		return nil, err
+	}
 	if err := e.apply(); err != nil {
 		return nil, err
 	}
@@ -177,6 +181,7 @@ func (e *Effective) apply() error {
 	def("off_diff", string(result.KeepFileLevel))
 	def("fail_on", result.Severity(""))
 	def("instructions", "")
+	def("learnings", learn.Path)
 	def("ignore", []string(nil))
 	def("severity", map[string]result.Severity(nil))
 	def("price", nil)
@@ -251,6 +256,7 @@ func (e *Effective) apply() error {
 	}
 	s.SummarizeUnits = e.values["summarize_units"].v.(bool)
 	s.Quiet = result.Quiet{
+		Learnings:   s.Learnings,
 		Ungrounded:  result.UngroundedPolicy(e.values["ungrounded"].v.(string)),
 		MinSeverity: e.values["min_severity"].v.(result.Severity),
 		MaxFindings: e.values["max_findings"].v.(int),

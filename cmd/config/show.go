@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/reviewdev/review/review/learn"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
@@ -140,11 +141,28 @@ func (e *Effective) byKey(r *Row, name string, v value) {
 		}
 	case "instructions":
 		r.Text = firstLine(r.Text)
+	case "learnings":
+		// Where they were read and how many: the list follows the table.
+		switch {
+		case e.LearningsFrom != "":
+			r.Text = fmt.Sprintf("%s (%d)", e.LearningsFrom, len(e.Learnings))
+		case r.Text != "none":
+			r.Text += " (none: no such file)"
+		}
+		r.Value = map[string]any{"file": v.v, "from": e.LearningsFrom, "learnings": e.learningsOrEmpty()}
 	case "max_units", "max_prompt_tokens", "max_cost", "prompt_budget":
 		if r.Text == "0" {
 			r.Text = "0 (no limit)"
 		}
 	}
+}
+
+// learningsOrEmpty is the learnings for JSON: a list, never null.
+func (e *Effective) learningsOrEmpty() []learn.Learning {
+	if e.Learnings == nil {
+		return []learn.Learning{}
+	}
+	return e.Learnings
 }
 
 // formatPrice shows a price in a table cell; note is added to the unit.
@@ -187,6 +205,13 @@ func (e *Effective) WriteTable(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if len(e.Learnings) > 0 {
+		fmt.Fprintf(w, "learnings (%s):\n", e.LearningsFrom)
+		for _, l := range e.Learnings {
+			fmt.Fprintf(w, "  %s\n", cell(learn.Line(l)))
+		}
+		fmt.Fprintln(w)
+	}
 	for i, f := range e.files {
 		label := "repository file"
 		if i > 0 {

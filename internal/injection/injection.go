@@ -425,14 +425,15 @@ var patterns = []pattern{
 
 // Steering reports whether path is a file that steers AI agents or
 // reviewers: review's own configuration (.review.yaml, which holds the
-// repository's instructions), and the files agents read as their
+// repository's instructions, and .review/learnings.md, the team's
+// learnings), and the files agents read as their
 // instructions (AGENTS.md, CLAUDE.md, GitHub Copilot's and Cursor's
 // files, and their kin).
 func Steering(path string) bool {
 	lower := strings.ToLower(path)
 	base := lower[strings.LastIndexByte(lower, '/')+1:]
 	switch lower {
-	case ".review.yaml", ".github/copilot-instructions.md", ".coderabbit.yaml", ".coderabbit.yml":
+	case ".review.yaml", ".review/learnings.md", ".github/copilot-instructions.md", ".coderabbit.yaml", ".coderabbit.yml":
 		return true
 	}
 	switch base {

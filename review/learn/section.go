@@ -28,8 +28,8 @@ func InForce(ls []Learning, paths []string) []Learning {
 }
 
 // Intro opens the section of the static layer that holds the learnings.
-const Intro = "Team learnings: rules this repository's team has agreed for its reviews, from " + Path +
-	" as merged. Follow them. When one tells you a finding is not a problem here, do not report it: list it under withheld with the learning's number."
+const Intro = "Team learnings: rules this repository's team agreed for its reviews, from " + Path +
+	" as merged. Follow them. When one makes a finding no problem here, submit it with learning set to that learning's number: it is withheld, and the team sees which learning held it."
 
 // Section is the learnings as the model reads them, within max tokens by
 // count: Intro, then one line each (with the paths it applies to), in

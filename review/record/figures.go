@@ -18,12 +18,15 @@ import (
 // per message, the tool definitions' JSON once): they add up to the
 // loop's own count of the request.
 type Layers struct {
-	System  int `json:"system"`
-	Tools   int `json:"tools"`
-	Diff    int `json:"diff"`
-	Summary int `json:"summary"`
-	Window  int `json:"window"`
-	Loop    int `json:"loop"`
+	System int `json:"system"`
+	// Learnings are the team's learnings, a part of the static layer of
+	// their own (conversation.Message.Learnings).
+	Learnings int `json:"learnings,omitempty"`
+	Tools     int `json:"tools"`
+	Diff      int `json:"diff"`
+	Summary   int `json:"summary"`
+	Window    int `json:"window"`
+	Loop      int `json:"loop"`
 	// Previews are the tool results of the current loop, a part of Loop:
 	// what the tools' outputs cost once previews stand in for them.
 	Previews int `json:"previews"`
@@ -33,7 +36,7 @@ type Layers struct {
 
 // Total is the request's tokens: every layer once (Previews are in Loop).
 func (l Layers) Total() int {
-	return l.System + l.Tools + l.Diff + l.Summary + l.Window + l.Loop + l.Other
+	return l.System + l.Learnings + l.Tools + l.Diff + l.Summary + l.Window + l.Loop + l.Other
 }
 
 // CountLayers sorts the tokens of a request's messages into layers: the
@@ -46,7 +49,9 @@ func CountLayers(c *conversation.Counter, msgs []conversation.Message, toolToken
 		n := c.CountMessage(m)
 		switch m.Layer {
 		case conversation.Static:
-			if m.Role == conversation.System {
+			if m.Learnings {
+				l.Learnings += n
+			} else if m.Role == conversation.System {
 				l.System += n
 			} else {
 				l.Diff += n
@@ -383,7 +388,7 @@ func requestMessages(c *conversation.Counter, s Step) ([]conversation.Message, i
 	msgs := req.Conversation()
 	if len(names) == len(msgs) {
 		for i := range msgs {
-			msgs[i].ID, msgs[i].Layer, msgs[i].Ref, msgs[i].Hunks = names[i].ID, names[i].Layer, names[i].Ref, names[i].Hunks
+			msgs[i].ID, msgs[i].Layer, msgs[i].Ref, msgs[i].Hunks, msgs[i].Learnings = names[i].ID, names[i].Layer, names[i].Ref, names[i].Hunks, names[i].Learnings
 		}
 	}
 	return msgs, ToolTokens(c, req.Definitions()), true

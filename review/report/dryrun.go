@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review/learn"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -44,7 +46,7 @@ func writeDryRun(w io.Writer, d *result.DryRun) error {
 		about = "~"
 	}
 	for i, m := range d.Messages {
-		fmt.Fprintf(&b, "━━ message %d · %s · %s layer · %s%s tokens ━━\n", i+1, m.Role, m.Layer, about, text.Number(m.Tokens))
+		fmt.Fprintf(&b, "━━ message %d · %s · %s · %s%s tokens ━━\n", i+1, m.Role, layerName(m), about, text.Number(m.Tokens))
 		b.WriteString(m.Content)
 		if !strings.HasSuffix(m.Content, "\n") {
 			b.WriteByte('\n')
@@ -85,6 +87,7 @@ func writeDryRun(w io.Writer, d *result.DryRun) error {
 			b.WriteString(".\n")
 		}
 	}
+	b.WriteString(learningsNote(d))
 	fmt.Fprintf(&b, "First request: %s%s tokens (%.1f%% of input).\n", about, text.Number(bu.TotalTokens), 100*float64(bu.TotalTokens)/float64(max(bu.Input, 1)))
 	switch {
 	case d.Estimated && (d.Borrowed || d.TokenizerFailed != ""):
@@ -168,4 +171,43 @@ func unitFiles(u diffctx.Unit) string {
 		s += fmt.Sprintf(" and %s more files", text.Number(len(files)-unitListFiles))
 	}
 	return s
+}
+
+// learningsNote says which of the team's learnings the model would read,
+// from where, and which the budget left out; "" when none are in force.
+func learningsNote(d *result.DryRun) string {
+	if len(d.Learnings)+len(d.LearningsLeft) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Team learnings in force (from %s): %s", d.LearningsFrom, nums(d.Learnings))
+	if len(d.LearningsLeft) > 0 {
+		fmt.Fprintf(&b, "; left out to fit the budget: %s", nums(d.LearningsLeft))
+	}
+	b.WriteString(".\n")
+	return b.String()
+}
+
+// nums lists learnings by number: "1, 3 and 4", or "none".
+func nums(ls []learn.Learning) string {
+	if len(ls) == 0 {
+		return "none"
+	}
+	s := make([]string, len(ls))
+	for i, l := range ls {
+		s[i] = strconv.Itoa(l.N)
+	}
+	if len(s) == 1 {
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// layerName names a message's layer in a dry run: "static layer", and
+// what it is when the layer holds more than one kind.
+func layerName(m result.DryRunMessage) string {
+	if m.Learnings {
+		return string(m.Layer) + " layer, the team's learnings"
+	}
+	return string(m.Layer) + " layer"
 }

@@ -371,6 +371,9 @@ func (b *pageBuilder) messages(msgs []conversation.Message, names []record.Name)
 		name := nameOf(names, j)
 		pm := pageMsg{Role: string(m.Role), Layer: string(name.Layer), Ref: name.Ref, Text: b.text(m.Content)}
 		pm.Kind = msgKind(m.Content, pm.Ref, name.Hunks)
+		if name.Learnings {
+			pm.Kind = "team learnings"
+		}
 		_, pm.Tokens = size(b.c, m)
 		for _, tc := range m.ToolCalls {
 			pm.Calls = append(pm.Calls, pageCall{ID: tc.ID, Name: tc.Name, Args: tc.Arguments, Preview: -1})

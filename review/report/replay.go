@@ -269,7 +269,7 @@ func nameOf(names []record.Name, i int) record.Name {
 // full, else its first line.
 func writeMessage(b *strings.Builder, c *conversation.Counter, i int, m conversation.Message, name record.Name, full bool) {
 	chars, tokens := size(c, m)
-	fmt.Fprintf(b, "  %2d %-9s %-7s %6d chars %5d tok%s", i+1, m.Role, name.Layer, chars, tokens, messageNote(m.Content, name.Ref, name.Hunks))
+	fmt.Fprintf(b, "  %2d %-9s %-7s %6d chars %5d tok%s", i+1, m.Role, name.Layer, chars, tokens, messageNote(m.Content, name.Ref, name.Hunks, name.Learnings))
 	for _, tc := range m.ToolCalls {
 		fmt.Fprintf(b, "\n     → %s %s", tc.Name, text.OneLine(tc.Arguments, 100))
 	}
@@ -285,8 +285,10 @@ func writeMessage(b *strings.Builder, c *conversation.Counter, i int, m conversa
 
 // messageNote says, after a message's size, what it is beyond its layer,
 // as msgKind does for the page, with the ref of the output behind it.
-func messageNote(content, ref string, hunks bool) string {
+func messageNote(content, ref string, hunks, learnings bool) string {
 	switch {
+	case learnings:
+		return " the team's learnings"
 	case hunks:
 		return " the unit's hunks (diff context)"
 	case strings.HasPrefix(content, conversation.StubPrefix) && ref != "":

@@ -6,6 +6,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/internal/redact"
+	"github.com/reviewdev/review/review/learn"
 	"github.com/reviewdev/review/review/llm"
 )
 
@@ -28,6 +29,13 @@ type Config struct {
 	Budget  conversation.Budget
 	// Instructions from configuration are appended to the system prompt.
 	Instructions string
+	// Learnings are the team's learnings (package learn), read like the
+	// configuration: from the base revision in CI. Those that apply to a
+	// change are a section of its static layer. LearningsFrom names where
+	// they were read (".review/learnings.md@origin/main", "--learnings
+	// FILE"); "" when none were.
+	Learnings     []learn.Learning
+	LearningsFrom string
 	// Ignore globs leave files out of the diff context and the tools.
 	Ignore []string
 	// Price, if set, prices the model's tokens (USD per million).

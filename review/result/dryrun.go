@@ -5,6 +5,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review/learn"
 )
 
 // DryRun is the machine-readable view of what the first request would carry.
@@ -25,6 +26,12 @@ type DryRun struct {
 	// counts are estimates.
 	TokenizerFailed string          `json:"tokenizer_failed,omitempty"`
 	Messages        []DryRunMessage `json:"messages"`
+	// Learnings are the team's learnings the model would read, and
+	// LearningsFrom where they were read; LearningsLeft those in force
+	// that the budget left out.
+	Learnings     []learn.Learning `json:"learnings,omitempty"`
+	LearningsFrom string           `json:"learnings_from,omitempty"`
+	LearningsLeft []learn.Learning `json:"learnings_left_out,omitempty"`
 	Tools           []DryRunTool    `json:"tools"`
 	Files           []diffctx.Entry `json:"files"`
 	// Units are the turns a diff too large for the diff context is
@@ -74,6 +81,8 @@ type DryRunMessage struct {
 	Layer   conversation.Layer `json:"layer"`
 	Tokens  int                `json:"tokens"`
 	Content string             `json:"content"`
+	// Learnings marks the message that holds the team's learnings.
+	Learnings bool `json:"learnings,omitempty"`
 }
 
 // DryRunTool is one tool definition offered to the model.

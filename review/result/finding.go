@@ -64,6 +64,10 @@ type Finding struct {
 	// model (for a finding on a file, some of the file was): a finding on
 	// code the model never read is a guess.
 	Grounded bool `json:"grounded"`
+	// Learning is the number of the team's learning the model cited as
+	// making this not a problem here (see package learn); 0 for none. Such
+	// a finding is withheld, by that learning.
+	Learning int `json:"learning,omitempty"`
 }
 
 // Evidence is a run of lines of a file, at head, that the model was shown,

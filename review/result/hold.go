@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
+	"github.com/reviewdev/review/review/learn"
 )
 
 // UngroundedPolicy says what happens to a finding that is not grounded:
@@ -33,6 +34,9 @@ type Quiet struct {
 	Ungrounded  UngroundedPolicy
 	MinSeverity Severity // "" shows every severity
 	MaxFindings int      // 0 shows them all
+	// Learnings are the team's learnings, which name why a finding the
+	// model tied to one is withheld.
+	Learnings []learn.Learning
 }
 
 // Reasons a finding is withheld.
@@ -40,6 +44,17 @@ const (
 	reasonBelow = "below the minimum severity, %s"
 	reasonOver  = "past the %d most severe findings"
 )
+
+// ByLearning is the reason a finding the model tied to learning n is
+// withheld: "by learning 3: <its rule>".
+func ByLearning(n int, ls []learn.Learning) string {
+	for _, l := range ls {
+		if l.N == n {
+			return fmt.Sprintf("by learning %d: %s", n, text.OneLine(l.Rule, 80))
+		}
+	}
+	return fmt.Sprintf("by learning %d", n)
+}
 
 // Hold applies q to r's findings, which are sorted most severe first:
 // first the configured severities, then the rest. A
@@ -77,6 +92,8 @@ func hold(q Quiet, fs, ungrounded []Finding, withheld, dropped []Dropped) ([]Fin
 	var kept []Finding
 	for _, f := range fs {
 		switch {
+		case f.Learning > 0:
+			withheld = append(withheld, Dropped{Finding: f, Reason: ByLearning(f.Learning, q.Learnings)})
 		case f.Grounded || q.Ungrounded == UngroundedKeep:
 			kept = append(kept, f)
 		case q.Ungrounded == UngroundedDrop:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review/learn"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/record"
 )
@@ -74,10 +75,13 @@ type Result struct {
 	// the summary as not checked against the code they name (Quiet).
 	Ungrounded []Finding `json:"ungrounded,omitempty"`
 	// Withheld are findings held back by the minimum severity or the
-	// most findings shown, with the reason: not printed, posted,
-	// annotated or gated on.
+	// most findings shown, or by a team learning the model cited, with
+	// the reason: not printed, posted, annotated or gated on.
 	Withheld []Dropped `json:"withheld,omitempty"`
-	Usage    RunUsage  `json:"usage"`
+	// Learnings are the team's learnings in force for the change, as the
+	// model read them (see package learn).
+	Learnings []learn.Learning `json:"learnings,omitempty"`
+	Usage     RunUsage         `json:"usage"`
 	Steps    int       `json:"steps"`
 	// Submitted is false when the model never called submit_review and its
 	// last text became the summary.

@@ -5,6 +5,7 @@
   var D = JSON.parse(document.getElementById('data').textContent);
   var LAYERS = [
     ['system', 'system prompt', '#7c3aed'],
+    ['learnings', 'team learnings', '#c026d3'],
     ['tools', 'tool definitions', '#a78bfa'],
     ['diff', 'diff context', '#2563eb'],
     ['summary', 'summary', '#0891b2'],
@@ -219,7 +220,7 @@
       var bar = add(g, svg('g', { 'class': 'bar', 'data-step': s.n, 'data-total': s.tokens, 'data-naive': s.naive }));
       var L = s.layers || {};
       var parts = [
-        ['system', L.system], ['tools', L.tools], ['diff', L.diff], ['summary', L.summary], ['window', L.window],
+        ['system', L.system], ['learnings', L.learnings], ['tools', L.tools], ['diff', L.diff], ['summary', L.summary], ['window', L.window],
         ['loop', (L.loop || 0) - (L.previews || 0)], ['previews', L.previews], ['other', L.other]
       ];
       if (s.naive > s.tokens) {
