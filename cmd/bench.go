@@ -21,6 +21,7 @@ import (
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/bench"
+	"github.com/reviewdev/review/review/learn"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
@@ -471,7 +472,24 @@ func benchSettings(set *config.Settings) map[string]string {
 	}
 	h := sha256.Sum256([]byte(review.SystemPrompt(set.Instructions)))
 	s["prompt"] = hex.EncodeToString(h[:6])
+	s["learnings"] = benchLearnings(set)
 	return s
+}
+
+// benchLearnings names the team's learnings a bench runs with: "none",
+// a file with the hash of its learnings, or each case's own file.
+func benchLearnings(set *config.Settings) string {
+	switch {
+	case set.LearningsSetting == "none":
+		return "none"
+	case set.LearningsChosen:
+		h := sha256.New()
+		for _, l := range set.Learnings {
+			fmt.Fprintf(h, "%d\x00%s\x00%s\x00", l.N, l.Rule, strings.Join(l.Paths, ","))
+		}
+		return fmt.Sprintf("%s (%d, %s)", set.LearningsFrom, len(set.Learnings), hex.EncodeToString(h.Sum(nil)[:6]))
+	}
+	return "each case's " + learn.Path
 }
 
 // journalKey names the journal of a bench: the same corpus, shard, model,
@@ -481,7 +499,7 @@ func journalKey(corpus []byte, m bench.Meta) string {
 	h := sha256.New()
 	h.Write(corpus)
 	fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%d\x00%d", m.Format, m.Shard, m.Model, m.Slack, m.Repeat)
-	for _, k := range []string{"static-share", "context-window", "answer-reserve", "max-steps", "preview-chars", "tokenizer", "off-diff", "max-units", "stream", "prompt"} {
+	for _, k := range []string{"static-share", "context-window", "answer-reserve", "max-steps", "preview-chars", "tokenizer", "off-diff", "max-units", "stream", "prompt", "learnings"} {
 		fmt.Fprintf(h, "\x00%s=%s", k, m.Settings[k])
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])

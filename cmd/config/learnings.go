@@ -28,6 +28,7 @@ func (e *Effective) loadLearnings(src Sources) error {
 	}
 	s := &e.Settings
 	s.Learnings, s.LearningsFrom = nil, ""
+	s.LearningsSetting, s.LearningsChosen = name, ok && isFlagOrEnv(v.src)
 	var data []byte
 	var err error
 	switch {

@@ -35,6 +35,11 @@ type Settings struct {
 	// its revision when read from one (".review.yaml@origin/main"); empty
 	// when there is none.
 	RepoConfig string
+	// LearningsSetting is the learnings setting as given ("none", a
+	// file); LearningsChosen says a flag or a variable gave it, so the
+	// file is the person's own rather than the repository's.
+	LearningsSetting string
+	LearningsChosen  bool
 }
 
 // Effective is the resolved configuration and where each value came from,
