@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
@@ -37,22 +36,36 @@ func postAnswer(ctx context.Context, opts *AskOptions, pt *postTarget, ans *resu
 	return nil
 }
 
-// replyTo is what --reply-to takes on each host.
-var replyTo = map[string]*regexp.Regexp{
-	"github": regexp.MustCompile(`^[1-9][0-9]{0,18}$`),
-	"gitlab": regexp.MustCompile(`^[0-9a-f]{40}$`),
-}
-
-// checkReplyTo checks --reply-to before the model is asked: a thread the
-// answer cannot be posted in would waste the answer.
-func checkReplyTo(host, id string) error {
-	if id == "" || replyTo[host] == nil || replyTo[host].MatchString(id) {
+// checkReplyTo checks --reply-to before the model is asked, against the
+// form of a thread's ID on the host: a thread the answer cannot be posted
+// in would waste the answer.
+func checkReplyTo(name, id string) error {
+	row := hostNamed(name)
+	if id == "" || row == nil || row.Thread == nil || row.Thread.MatchString(id) {
 		return nil
 	}
-	if host == "github" {
-		return usageErrorf("--reply-to %q is not a GitHub review comment's ID: give the number of the thread's first comment", id)
+	return usageErrorf("--reply-to %q is not %s", id, row.ThreadWhat)
+}
+
+// postEach is every --post, for a message: "--post github or --post
+// gitlab".
+func postEach() string {
+	names := hostNames()
+	for i, n := range names {
+		names[i] = "--post " + n
 	}
-	return usageErrorf("--reply-to %q is not a GitLab discussion ID: give its 40 hexadecimal digits", id)
+	return text.JoinOr(names)
+}
+
+// threadHelp says what names a thread on each host, for --reply-to's help.
+func threadHelp() string {
+	var whats []string
+	for _, h := range hosts {
+		if h.About.Thread != "" {
+			whats = append(whats, h.About.Thread)
+		}
+	}
+	return text.JoinOr(whats)
 }
 
 // answerBody is the Markdown of an answer posted in a pull request: the

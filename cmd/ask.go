@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
+	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/report"
 )
 
@@ -29,7 +30,7 @@ type AskOptions struct {
 	// --post github|gitlab, in the thread or discussion --reply-to names.
 	Post    string
 	ReplyTo string
-	gitlabFlags
+	hostFlags
 	agentFlags
 	// threadNote, when set, is said before the answer in the post, and
 	// quote is quoted instead of the question the model was asked: a
@@ -69,10 +70,10 @@ its first turn.`,
 				return usageErrorf("the question is empty")
 			}
 			if opts.ReplyTo != "" && opts.Post == "" {
-				return usageErrorf("--reply-to needs --post github or --post gitlab: it names a thread there")
+				return usageErrorf("--reply-to needs %s: it names a thread there", postEach())
 			}
 			if opts.Post != "" && !knownHost(opts.Post) {
-				return usageErrorf("unknown --post %q: use github or gitlab", opts.Post)
+				return unknownHost(opts.Post)
 			}
 			if err := checkReplyTo(opts.Post, opts.ReplyTo); err != nil {
 				return err
@@ -94,11 +95,11 @@ its first turn.`,
 	formats := report.Names(report.Answer)
 	fl.StringVar(&opts.Format, "format", "", "output format: "+text.JoinOr(formats)+" (default "+formats[0]+")")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write the output to this file instead of standard output")
-	fl.StringVar(&opts.Post, "post", "", "post the answer in the change's conversation: github (a pull-request comment; needs GITHUB_TOKEN) or gitlab (a merge-request note; needs GITLAB_TOKEN)")
-	fl.StringVar(&opts.ReplyTo, "reply-to", "", "with --post: answer in this thread: a GitHub review comment's ID (the thread's first comment) or a GitLab discussion's ID")
-	opts.gitlabFlags.register(fl)
+	fl.StringVar(&opts.Post, "post", "", postHelp("post the answer in the change's conversation: ", func(a host.About) string { return a.Answer }))
+	fl.StringVar(&opts.ReplyTo, "reply-to", "", "with --post: answer in this thread: "+threadHelp())
+	opts.hostFlags.register(fl)
 	opts.agentFlags.register(fl)
-	_ = c.RegisterFlagCompletionFunc("post", cobra.FixedCompletions(postHosts, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("post", cobra.FixedCompletions(hostNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
@@ -129,7 +130,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	// the tokens spent on the answer.
 	var pt *postTarget
 	if opts.Post != "" {
-		target := &ReviewOptions{IO: opts.IO, Getenv: opts.Getenv, Post: opts.Post, gitlabFlags: opts.gitlabFlags}
+		target := &ReviewOptions{IO: opts.IO, Getenv: opts.Getenv, Post: opts.Post, hostFlags: opts.hostFlags}
 		target.ci = opts.ci
 		if pt, err = postTargetFrom(target); err != nil {
 			return err

@@ -22,19 +22,21 @@ import (
 type ciEnv struct {
 	// On says the run is unattended in a CI job.
 	On bool
-	// Host is the CI service that runs it, when review knows it: "github"
-	// (GitHub Actions) or "gitlab" (GitLab CI); "" otherwise.
+	// Host is the host whose CI runs it, when review knows it: the --post
+	// name of a row of hosts ("github" for GitHub Actions, "gitlab" for
+	// GitLab CI); "" otherwise.
 	Host string
-	// Base is the revision the change is reviewed against by default:
-	// origin/$GITHUB_BASE_REF in a pull request's workflow,
-	// origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME in a merge-request
-	// pipeline; "" elsewhere.
+	// Base is the revision the change is reviewed against by default, as
+	// the host's CI names it (origin/$GITHUB_BASE_REF in a pull request's
+	// workflow, origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME in a
+	// merge-request pipeline); "" elsewhere.
 	Base string
 }
 
-// ciFrom decides whether the run is in CI. GitHub Actions sets
-// GITHUB_ACTIONS=true, GitLab CI GITLAB_CI=true, and both, like most CI
-// services, CI=true; CI set to anything but a false value (false, 0, as
+// ciFrom decides whether the run is in CI, and whose: each host of the
+// table tells its own CI (GitHub Actions sets GITHUB_ACTIONS=true, GitLab
+// CI GITLAB_CI=true), asked in the table's order. Both, like most CI
+// services, set CI=true; CI set to anything but a false value (false, 0, as
 // strconv.ParseBool reads it) counts too. CI=false says the run is not in
 // CI, whatever else is set: a person reproducing a job's environment by hand
 // gets the behaviour of a run at a desk.
@@ -44,16 +46,10 @@ func ciFrom(getenv func(string) string) ciEnv {
 		return ciEnv{}
 	}
 	var c ciEnv
-	switch {
-	case getenv("GITHUB_ACTIONS") == "true":
-		c.Host = "github"
-		if ref := getenv("GITHUB_BASE_REF"); ref != "" {
-			c.Base = "origin/" + ref
-		}
-	case getenv("GITLAB_CI") == "true":
-		c.Host = "gitlab"
-		if ref := getenv("CI_MERGE_REQUEST_TARGET_BRANCH_NAME"); ref != "" {
-			c.Base = "origin/" + ref
+	for _, h := range hosts {
+		if base, ok := h.CI(getenv); ok {
+			c.Host, c.Base = h.Name, base
+			break
 		}
 	}
 	c.On = c.Host != "" || v != ""
@@ -155,9 +151,6 @@ func (o *ReviewOptions) sinceFor(ctx context.Context, pt *postTarget) (string, [
 	asked := o.Since // what --since names, "" for the whole change
 	if asked == sinceNone {
 		asked = ""
-	}
-	if pt != nil {
-		pt.anchorAt(o)
 	}
 	if pt == nil || (!pt.inCI && (o.Since == "" || o.Since == sinceNone)) {
 		return asked, nil

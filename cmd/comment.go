@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,8 +12,6 @@ import (
 	"github.com/reviewdev/review/internal/git"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host"
-	"github.com/reviewdev/review/review/host/github"
-	"github.com/reviewdev/review/review/host/gitlab"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -69,65 +66,34 @@ files).`,
 	return c
 }
 
-// commentHost is where a command was written, a pull request or a merge
-// request, and what the command needs of its host.
+// commentHost is a comment that may hold a command, read by the host of
+// the CI that ran review comment (its row's Comment), with the host's
+// --post name.
 type commentHost struct {
-	post   string // --post: github, gitlab
-	target string // "pull request #7", for messages
-	change int
-	// trusted says the author may run commands; who says who they are,
-	// author is their login.
-	trusted bool
-	who     string
-	author  string
-	// thread is the thread or discussion the comment is in, replies go
-	// there ("" for none).
-	thread string
-	// head and base are the change's, when the event names them.
-	head, base string
-	// fetchRef is where the host keeps the change's head commit.
-	fetchRef string
-	reply    func(ctx context.Context, to, body string) (string, error)
-	refused  func(ctx context.Context) (bool, error)
-	revs     func(ctx context.Context) (head, base string, err error)
-	start    func(ctx context.Context, id string) (threadStart, error)
-	// gitlab is the merge request's flags, for --post gitlab.
-	gitlab gitlabFlags
-	// resolve resolves a thread, as review (after /review dismiss).
-	resolve func(ctx context.Context, thread string) error
-}
-
-// threadStart is the first comment of a thread: a finding review posted,
-// when ours.
-type threadStart struct {
-	body, path string
-	line       int
-	ours       bool
-	// fingerprint is the finding's, when ours.
-	fingerprint string
+	*host.Comment
+	post string
 }
 
 func runComment(ctx context.Context, opts *CommentOptions) error {
-	getenv := opts.Getenv
-	var (
-		h    *commentHost
-		body string
-		err  error
-	)
-	if opts.ci.Host == "gitlab" && getenv("TRIGGER_PAYLOAD") != "" {
-		h, body, err = gitlabComment(ctx, opts)
-	} else {
-		h, body, err = githubComment(opts)
+	row := commentRow(opts.ci.Host)
+	if row.Comment == nil {
+		return fmt.Errorf("review comment cannot run on %s: %s", row.Name, row.NoComment)
 	}
-	if err != nil || h == nil {
-		return err
+	c, err := row.Comment(ctx, host.Setup{Getenv: opts.Getenv, InCI: opts.ci.Host == row.Name})
+	if err != nil {
+		return hostAdvice(err)
 	}
-	command, ok := host.ParseCommand(body)
+	if c.Action != "" && c.Action != "created" {
+		fmt.Fprintf(opts.IO.Info(), "review: the comment was %s, not created: nothing to do\n", text.OneLine(c.Action, 40))
+		return nil
+	}
+	h := &commentHost{Comment: c, post: row.Name}
+	command, ok := host.ParseCommand(c.Body)
 	if !ok {
 		fmt.Fprintln(opts.IO.Info(), "review: the comment holds no /review command: nothing to do")
 		return nil
 	}
-	if !h.trusted {
+	if !h.Trusted {
 		return refuse(ctx, opts, h)
 	}
 	switch command.Name {
@@ -152,111 +118,29 @@ func runComment(ctx context.Context, opts *CommentOptions) error {
 	return replyHelp(ctx, opts, h, note)
 }
 
-// githubComment reads the comment event of GitHub Actions; nil when the
-// comment was not created (edited, deleted).
-func githubComment(opts *CommentOptions) (*commentHost, string, error) {
-	getenv := opts.Getenv
-	ev, err := github.ReadCommentEvent(getenv("GITHUB_EVENT_PATH"))
-	if err != nil {
-		return nil, "", err
+// commentRow is the host that reads the comment: the host whose CI runs
+// review comment, else the table's first (GitHub Actions' event file).
+func commentRow(ci string) *hostRow {
+	if row := hostNamed(ci); row != nil {
+		return row
 	}
-	if ev.Action != "" && ev.Action != "created" {
-		fmt.Fprintf(opts.IO.Info(), "review: the comment was %s, not created: nothing to do\n", text.OneLine(ev.Action, 40))
-		return nil, "", nil
-	}
-	gh, err := githubTargetFrom(getenv)
-	if err != nil {
-		return nil, "", err
-	}
-	po := github.PostOptions{APIURL: gh.api, Token: gh.token, Repo: gh.repo, PR: ev.PR}
-	conv, err := github.OpenConversation(po)
-	if err != nil {
-		return nil, "", err
-	}
-	poster := &github.Poster{Options: po}
-	assoc := strings.ToLower(ev.Association)
-	if assoc == "" {
-		assoc = "none"
-	}
-	h := &commentHost{post: "github", target: fmt.Sprintf("pull request #%d", ev.PR), change: ev.PR,
-		trusted: host.Trusted(ev.Association), author: ev.Author, who: fmt.Sprintf("%s's association with the repository is %s", text.OneLine(ev.Author, 60), assoc),
-		head: ev.HeadSHA, base: ev.BaseRef, fetchRef: fmt.Sprintf("refs/pull/%d/head", ev.PR),
-		reply:   poster.Reply,
-		refused: conv.Refused,
-		resolve: func(ctx context.Context, thread string) error {
-			n, _ := strconv.ParseInt(thread, 10, 64)
-			return poster.ResolveThread(ctx, n)
-		},
-		revs: func(ctx context.Context) (string, string, error) {
-			pr, err := conv.PullRequest(ctx)
-			return pr.HeadSHA, pr.BaseRef, err
-		},
-		start: func(ctx context.Context, id string) (threadStart, error) {
-			n, _ := strconv.ParseInt(id, 10, 64)
-			t, err := conv.Thread(ctx, n)
-			return threadStart{body: t.Body, path: t.Path, line: t.Line, ours: t.Ours, fingerprint: t.Fingerprint}, err
-		},
-	}
-	if ev.Thread > 0 {
-		h.thread = strconv.FormatInt(ev.Thread, 10)
-	}
-	return h, ev.Body, nil
-}
-
-// gitlabComment reads the note event a pipeline trigger passes in
-// TRIGGER_PAYLOAD, and asks GitLab whether its author has Developer
-// access or above.
-func gitlabComment(ctx context.Context, opts *CommentOptions) (*commentHost, string, error) {
-	getenv := opts.Getenv
-	ev, err := gitlab.ReadNoteEvent(getenv("TRIGGER_PAYLOAD"))
-	if err != nil {
-		return nil, "", err
-	}
-	if _, ok := host.ParseCommand(ev.Body); !ok {
-		// Nothing to ask GitLab about.
-		return &commentHost{}, ev.Body, nil
-	}
-	flags := gitlabFlags{GitLabProject: ev.Project, GitLabMR: strconv.Itoa(ev.MR)}
-	target := &ReviewOptions{IO: opts.IO, Getenv: getenv, gitlabFlags: flags}
-	target.ci = opts.ci
-	pt, err := gitlabTargetFrom(target)
-	if err != nil {
-		return nil, "", err
-	}
-	poster := pt.poster.(*gitlab.Poster)
-	level, err := poster.AccessLevel(ctx, ev.AuthorID)
-	if err != nil {
-		return nil, "", err
-	}
-	h := &commentHost{post: "gitlab", target: fmt.Sprintf("merge request !%d", ev.MR), change: ev.MR,
-		trusted: level >= gitlab.Developer, author: ev.Author, who: fmt.Sprintf("%s's access level to the project is %d, below Developer (30)", text.OneLine(ev.Author, 60), level),
-		thread: ev.Discussion, head: ev.HeadSHA, base: ev.BaseRef, fetchRef: fmt.Sprintf("refs/merge-requests/%d/head", ev.MR),
-		reply: poster.Reply, refused: poster.Refused, resolve: poster.ResolveDiscussion, gitlab: flags,
-		revs: func(context.Context) (string, string, error) {
-			return "", "", errors.New("the note event names no head or target branch")
-		},
-		start: func(ctx context.Context, id string) (threadStart, error) {
-			t, err := poster.Discussion(ctx, id)
-			return threadStart{body: t.Body, path: t.Path, line: t.Line, ours: t.Ours, fingerprint: t.Fingerprint}, err
-		},
-	}
-	return h, ev.Body, nil
+	return &hosts[0]
 }
 
 // refuse answers a command from someone who may not run one: nothing is
 // run, and the change is told once who can.
 func refuse(ctx context.Context, opts *CommentOptions, h *commentHost) error {
-	fmt.Fprintf(opts.IO.Info(), "review: %s: only the project's owners, members and collaborators (on GitLab: Developer access or above) can run /review commands; nothing was run\n", h.who)
-	done, err := h.refused(ctx)
+	fmt.Fprintf(opts.IO.Info(), "review: %s: only the project's owners, members and collaborators (on GitLab: Developer access or above) can run /review commands; nothing was run\n", h.Who)
+	done, err := h.Conversation.Refused(ctx)
 	if err != nil || done {
 		return err
 	}
 	body := host.RefusedMarker + "\n" + "Only the project's owners, members and collaborators (on GitLab: members with Developer access or above) can run `/review` commands, so nothing was run. (This is said once.)"
-	url, err := h.reply(ctx, "", body)
+	url, err := h.Conversation.Reply(ctx, "", body)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Info(), "review: told %s who can run commands: %s\n", h.target, url)
+	fmt.Fprintf(opts.IO.Info(), "review: told %s who can run commands: %s\n", h.Target, url)
 	return nil
 }
 
@@ -266,7 +150,7 @@ func replyHelp(ctx context.Context, opts *CommentOptions, h *commentHost, note s
 	if note != "" {
 		body += note + "\n\n"
 	}
-	url, err := h.reply(ctx, h.thread, body+host.CommandsHelp)
+	url, err := h.Conversation.Reply(ctx, h.Thread, body+host.CommandsHelp)
 	if err != nil {
 		return err
 	}
@@ -278,18 +162,18 @@ func replyHelp(ctx context.Context, opts *CommentOptions, h *commentHost, note s
 // against its target branch, from the head of the last review posted,
 // with its head fetched when it is not here.
 func reviewOptionsFor(ctx context.Context, opts *CommentOptions, h *commentHost) (*ReviewOptions, error) {
-	head, base := h.head, h.base
+	head, base := h.Head, h.Base
 	if head == "" || base == "" {
 		var err error
-		if head, base, err = h.revs(ctx); err != nil {
+		if head, base, err = h.Conversation.Change(ctx); err != nil {
 			return nil, err
 		}
 	}
-	if err := fetchHead(ctx, opts.Dir, h.fetchRef, head); err != nil {
+	if err := fetchHead(ctx, opts.Dir, h.FetchRef, head); err != nil {
 		return nil, err
 	}
 	ro := &ReviewOptions{IO: opts.IO, Getenv: opts.Getenv, Dir: opts.Dir, Head: head,
-		Post: h.post, gitlabFlags: h.gitlab, agentFlags: opts.agentFlags}
+		Post: h.post, hostFlags: withHostFlags(h.Flags), agentFlags: opts.agentFlags}
 	ro.Base = "origin/" + base
 	return ro, nil
 }
@@ -319,7 +203,7 @@ func fetchHead(ctx context.Context, dir, ref, head string) error {
 // reviewed first, and the reply says so.
 func commentAsk(ctx context.Context, opts *CommentOptions, h *commentHost, question string) error {
 	ao := &AskOptions{IO: opts.IO, Getenv: opts.Getenv, Dir: opts.Dir, Summarize: "rules", Format: "markdown",
-		Post: h.post, ReplyTo: h.thread, gitlabFlags: h.gitlab, agentFlags: opts.agentFlags, quote: question}
+		Post: h.post, ReplyTo: h.Thread, hostFlags: withHostFlags(h.Flags), agentFlags: opts.agentFlags, quote: question}
 	set, err := ao.resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err
@@ -347,14 +231,14 @@ func commentAsk(ctx context.Context, opts *CommentOptions, h *commentHost, quest
 		notes = append(notes, "No earlier review of this change was in the store (the cache was empty), so it was reviewed afresh first.")
 	}
 	ao.RunID, ao.Question = run, question
-	if h.thread != "" {
-		t, err := h.start(ctx, h.thread)
+	if h.Thread != "" {
+		t, err := h.Conversation.Start(ctx, h.Thread)
 		if err != nil {
 			return err
 		}
-		if t.ours {
+		if t.Ours {
 			ao.Question = threadQuestion(ctx, opts.Dir, ro.Head, t, question)
-			notes = append(notes, fmt.Sprintf("About the finding at `%s:%d`.", text.OneLine(t.path, 200), t.line))
+			notes = append(notes, fmt.Sprintf("About the finding at `%s:%d`.", text.OneLine(t.Path, 200), t.Line))
 		}
 	}
 	ao.threadNote = strings.Join(notes, " ")
@@ -364,14 +248,14 @@ func commentAsk(ctx context.Context, opts *CommentOptions, h *commentHost, quest
 // threadQuestion is a question asked in a finding's thread, with the
 // finding as it was posted and the lines it names at the head: the model
 // answers about that finding, with its evidence in front of it.
-func threadQuestion(ctx context.Context, dir, head string, t threadStart, q string) string {
-	body := t.body
+func threadQuestion(ctx context.Context, dir, head string, t host.ThreadStart, q string) string {
+	body := t.Body
 	if i := strings.Index(body, "-->"); strings.HasPrefix(body, "<!--") && i >= 0 {
 		body = strings.TrimSpace(body[i+3:])
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "This question is about the finding posted at %s:%d:\n\n%s\n\n", t.path, t.line, body)
-	if lines := headLines(ctx, dir, head, t.path, t.line); lines != "" {
+	fmt.Fprintf(&b, "This question is about the finding posted at %s:%d:\n\n%s\n\n", t.Path, t.Line, body)
+	if lines := headLines(ctx, dir, head, t.Path, t.Line); lines != "" {
 		fmt.Fprintf(&b, "The lines around it, at the pull request's head:\n\n```\n%s\n```\n\n", lines)
 	}
 	b.WriteString("Question: " + q)
@@ -444,31 +328,27 @@ func isGateOrIncomplete(err error) bool {
 // the thread. Anywhere else the reply says where it works.
 func commentDismiss(ctx context.Context, opts *CommentOptions, h *commentHost) error {
 	where := "`/review dismiss` works as a reply in the thread of a finding review posted on a line."
-	if h.thread == "" {
+	if h.Thread == "" {
 		return replyHelp(ctx, opts, h, where)
 	}
-	t, err := h.start(ctx, h.thread)
+	t, err := h.Conversation.Start(ctx, h.Thread)
 	if err != nil {
 		return err
 	}
-	if !t.ours || t.fingerprint == "" {
+	if !t.Ours || t.Fingerprint == "" {
 		return replyHelp(ctx, opts, h, where+" This thread is not one.")
 	}
-	noun := "pull request"
-	if h.post == "gitlab" {
-		noun = "merge request"
-	}
-	body := host.DismissMarker(t.fingerprint, h.author) + "\n" +
-		fmt.Sprintf("Dismissed by %s: review will not post this finding (%s) on this %s again.", host.Code(host.Login(h.author)), host.Code(fmt.Sprintf("%s:%d", text.OneLine(t.path, 200), t.line)), noun)
-	url, err := h.reply(ctx, h.thread, body)
+	body := host.DismissMarker(t.Fingerprint, h.Author) + "\n" +
+		fmt.Sprintf("Dismissed by %s: review will not post this finding (%s) on this %s again.", host.Code(host.Login(h.Author)), host.Code(fmt.Sprintf("%s:%d", text.OneLine(t.Path, 200), t.Line)), h.Noun)
+	url, err := h.Conversation.Reply(ctx, h.Thread, body)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Info(), "review: dismissed the finding at %s:%d on %s: %s\n", text.OneLine(t.path, 200), t.line, h.target, url)
+	fmt.Fprintf(opts.IO.Info(), "review: dismissed the finding at %s:%d on %s: %s\n", text.OneLine(t.Path, 200), t.Line, h.Target, url)
 	// Resolved, the thread no longer asks for attention (nor blocks a
 	// merge that needs every conversation resolved); the dismissal is in
 	// the reply either way.
-	if err := h.resolve(ctx, h.thread); err != nil {
+	if err := h.Conversation.ResolveThread(ctx, h.Thread); err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "review: warning: the thread was not resolved: %s\n", text.OneLine(err.Error(), 0))
 	}
 	return nil

@@ -115,7 +115,7 @@ func TestNewCmdReview(t *testing.T) {
 			return ""
 		}},
 		{name: "gitlab flags", args: "--base main --post gitlab --gitlab-url https://g/api/v4 --gitlab-project a/b --gitlab-mr 7", check: func(o *ReviewOptions) string {
-			if o.GitLabURL != "https://g/api/v4" || o.GitLabProject != "a/b" || o.GitLabMR != "7" {
+			if f := o.hostFlags.values(); f["gitlab-url"] != "https://g/api/v4" || f["gitlab-project"] != "a/b" || f["gitlab-mr"] != "7" {
 				return "gitlab flags not in the options"
 			}
 			return ""
@@ -162,7 +162,7 @@ func TestNewCmdAsk(t *testing.T) {
 		{name: "bad summarize", args: []string{"run", "q", "--summarize", "x"}, wantErr: `unknown --summarize "x"`},
 		{name: "no arguments", wantErr: "accepts between 1 and 2"},
 		{name: "post a reply", env: gitlabMR, args: []string{"run", "q", "--post", "gitlab", "--reply-to", "0123456789abcdef0123456789abcdef01234567", "--gitlab-mr", "7"}, check: func(o *AskOptions) string {
-			if o.Post != "gitlab" || o.ReplyTo != "0123456789abcdef0123456789abcdef01234567" || o.GitLabMR != "7" || o.ci.Host != "gitlab" {
+			if o.Post != "gitlab" || o.ReplyTo != "0123456789abcdef0123456789abcdef01234567" || o.hostFlags.values()["gitlab-mr"] != "7" || o.ci.Host != "gitlab" {
 				return "want the answer posted in the discussion of merge request 7, in GitLab CI"
 			}
 			return ""

@@ -7,8 +7,6 @@ import (
 	"github.com/reviewdev/review/internal/git"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host"
-	"github.com/reviewdev/review/review/host/github"
-	"github.com/reviewdev/review/review/host/gitlab"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -24,19 +22,6 @@ func (t *postTarget) headRev(o *ReviewOptions) string {
 		return o.Head
 	}
 	return "HEAD"
-}
-
-// anchorAt makes the poster anchor each finding it posts on a line to the
-// text of those lines at the head (host.Anchor), read from git: the diff
-// the review saw may have been redacted.
-func (t *postTarget) anchorAt(o *ReviewOptions) {
-	anchor := t.anchor(o)
-	switch p := t.poster.(type) {
-	case *github.Poster:
-		p.Anchor = anchor
-	case *gitlab.Poster:
-		p.Anchor = anchor
-	}
 }
 
 // anchor is the anchor of a finding's lines at the head (host.Anchor).

@@ -10,13 +10,9 @@ import (
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/host"
-	"github.com/reviewdev/review/review/host/github"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/result"
 )
-
-// postHosts are what --post takes.
-var postHosts = []string{"github", "gitlab"}
 
 // postTarget is where --post posts: a host's host.Poster, and what the
 // command needs to know around it.
@@ -64,31 +60,36 @@ func (t *postTarget) setStatus(ctx context.Context, s *IOStreams, res *result.Re
 	fmt.Fprintf(s.Info(), "review: commit status %q of %s: %s\n", "review", text.ShortSHA(head), st.Description)
 }
 
-// postTargetFrom checks what --post needs. It runs before the review, so
-// a missing token fails fast instead of after a paid model run.
+// postTargetFrom checks what --post needs, through the host's row. It
+// runs before the review, so a missing token fails fast instead of after a
+// paid model run.
 func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
-	switch opts.Post {
-	case "":
+	if opts.Post == "" {
 		return nil, nil
-	case "github":
-		gh, err := githubTargetFrom(opts.Getenv)
-		if err != nil {
-			return nil, err
-		}
-		return &postTarget{
-			poster: &github.Poster{Options: github.PostOptions{APIURL: gh.api, Token: gh.token, Repo: gh.repo, PR: gh.event.Number, HeadSHA: gh.event.HeadSHA, HTTPClient: opts.egress.Client(nil)}},
-			noun:   "pull request",
-			head:   gh.event.HeadSHA,
-			inCI:   opts.ci.Host == "github",
-			denied: func(opts *ReviewOptions, outs []output, res *result.Result, err error) error {
-				fmt.Fprintf(opts.IO.ErrOut, "review: not posted: %s; the findings are annotations on the job instead\n", text.OneLine(err.Error(), 0))
-				return denied(opts, outs, res)
-			},
-		}, nil
-	case "gitlab":
-		return gitlabTargetFrom(opts)
 	}
-	return nil, usageErrorf("unknown --post %q: use github or gitlab", opts.Post)
+	row := hostNamed(opts.Post)
+	if row == nil {
+		return nil, unknownHost(opts.Post)
+	}
+	pt := &postTarget{inCI: opts.ci.Host == row.Name, denied: row.denied}
+	if pt.denied == nil {
+		pt.denied = logDenied
+	}
+	t, err := row.Open(host.Setup{
+		Getenv: opts.Getenv, InCI: pt.inCI, Flags: opts.hostFlags.values(),
+		// Counted for the run's egress record; the client keeps its
+		// timeout.
+		HTTPClient: opts.egress.Client(nil),
+		// The poster anchors each finding it posts on a line to the text
+		// of those lines at the head (host.Anchor), read from git: the
+		// diff the review saw may have been redacted.
+		Anchor: func(f result.Finding) string { return pt.anchor(opts)(f) },
+	})
+	if err != nil {
+		return nil, hostAdvice(err)
+	}
+	pt.poster, pt.noun, pt.head = t.Poster, t.Noun, t.Head
+	return pt, nil
 }
 
 // post posts the findings. A token that may not post (a read-only token,
@@ -140,16 +141,6 @@ func recordPostEgress(opts *ReviewOptions, set *config.Settings, sess *review.Se
 	if err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "review: warning: what was sent to the host after the run is not in its egress record: %s\n", text.OneLine(err.Error(), 0))
 	}
-}
-
-// knownHost reports whether --post names a host review posts to.
-func knownHost(name string) bool {
-	for _, h := range postHosts {
-		if h == name {
-			return true
-		}
-	}
-	return false
 }
 
 // changeNoun is what the target calls the change, "pull request" when

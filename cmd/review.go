@@ -44,7 +44,7 @@ type ReviewOptions struct {
 	// pending is what the work tree has not committed, when the review
 	// leaves it out.
 	pending *diffctx.Pending
-	gitlabFlags
+	hostFlags
 	agentFlags
 
 	// egress counts every request of the run, the host's included.
@@ -99,13 +99,13 @@ until the merge base is there.`,
 	fl.StringVar(&opts.Format, "format", "", "output format: "+strings.Join(formats, ", ")+" (default "+formats[0]+"; github in GitHub Actions when standard output is not a terminal)")
 	fl.StringArrayVarP(&opts.Outputs, "output", "o", nil, "write the --format output to this file instead of standard output; repeat as FORMAT=FILE for more outputs")
 	fl.StringVar(&opts.Since, "since", "", "review only the commits since this one (an ancestor of --head), with the rest of the change as context; none reviews all of it (default with --post github in GitHub Actions, --post gitlab in GitLab CI: the head of the last review posted)")
-	fl.StringVar(&opts.Post, "post", "", "post the findings: github (one pull-request review with inline comments; needs GITHUB_TOKEN) or gitlab (merge-request discussions and one summary note; needs GITLAB_TOKEN)")
-	opts.gitlabFlags.register(fl)
+	fl.StringVar(&opts.Post, "post", "", postHelp("post the findings: ", func(a host.About) string { return a.Review }))
+	opts.hostFlags.register(fl)
 	opts.agentFlags.register(fl)
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("tokenizer", cobra.FixedCompletions([]string{"tiktoken", "estimate", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("off-diff", cobra.FixedCompletions([]string{"file", "drop"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("post", cobra.FixedCompletions(postHosts, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("post", cobra.FixedCompletions(hostNames(), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 

@@ -52,7 +52,7 @@ type client struct {
 	prName      string // owner/name#n, for messages
 	head        string
 	login       string // whose markers count besides bots'
-	retry       retryPolicy
+	retry       host.Retry
 	read        *pullRead
 }
 
@@ -126,7 +126,7 @@ func newClient(o PostOptions, r *result.Result) (*client, error) {
 		pr:     o.PR,
 		prName: fmt.Sprintf("%s/%s#%d", owner, name, o.PR),
 		head:   strings.ToLower(head),
-		retry:  newRetryPolicy(o),
+		retry:  host.NewRetry(o.MaxAttempts, o.BaseDelay, o.MaxDelay),
 		read:   &pullRead{},
 	}, nil
 }

@@ -169,14 +169,8 @@ func (v *Conversation) Reply(ctx context.Context, thread int64, body string) (st
 }
 
 // ThreadStart is the first comment of a review comment thread: its body,
-// file and line.
-type ThreadStart struct {
-	Body, Path string
-	Line       int
-	// Ours says review posted it: its body starts with a finding's marker.
-	Ours        bool
-	Fingerprint string
-}
+// file and line, and whether review posted it.
+type ThreadStart = host.ThreadStart
 
 // Thread reads the first comment of a review comment thread.
 func (v *Conversation) Thread(ctx context.Context, id int64) (ThreadStart, error) {

@@ -52,7 +52,7 @@ type PostOptions struct {
 	// Post asks GitHub who the token belongs to.
 	Login string
 	// MaxAttempts bounds the attempts of one request; 1 disables retries,
-	// 0 means DefaultMaxAttempts.
+	// 0 means host.DefaultMaxAttempts.
 	MaxAttempts int
 	// BaseDelay and MaxDelay shape the wait between attempts when GitHub
 	// does not say how long to wait: a random time up to

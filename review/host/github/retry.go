@@ -2,55 +2,15 @@ package github
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
-	"io"
-	"net"
 	"net/http"
 	"time"
 
 	gh "github.com/google/go-github/v84/github"
 
 	"github.com/reviewdev/review/internal/backoff"
+	"github.com/reviewdev/review/review/host"
 )
-
-// Defaults for PostOptions' zero retry fields, the model client's too.
-const (
-	DefaultMaxAttempts = 4
-	DefaultBaseDelay   = time.Second
-	DefaultMaxDelay    = 30 * time.Second
-)
-
-// retryAfterLimit is the longest wait GitHub may ask for that is waited
-// out. A longer one ends the request with its error, which says when to
-// run again, rather than stalling the job.
-const retryAfterLimit = time.Minute
-
-// retryPolicy bounds the attempts of one request and the waits between.
-type retryPolicy struct {
-	attempts  int
-	base, max time.Duration
-}
-
-func newRetryPolicy(o PostOptions) retryPolicy {
-	p := retryPolicy{attempts: o.MaxAttempts, base: o.BaseDelay, max: o.MaxDelay}
-	if p.attempts <= 0 {
-		p.attempts = DefaultMaxAttempts
-	}
-	if p.base <= 0 {
-		p.base = DefaultBaseDelay
-	}
-	if p.max <= 0 {
-		p.max = DefaultMaxDelay
-	}
-	return p
-}
-
-// backoff is the wait after failed attempt n when GitHub did not say how
-// long to wait: a random time up to base·2^(n-1), at most max.
-func (p retryPolicy) backoff(n int) time.Duration {
-	return backoff.Policy{Attempts: p.attempts, Base: p.base, Max: p.max}.Delay(n)
-}
 
 // call makes one request through go-github, again while it fails in a way
 // that may pass. Its error is the one to report (see again).
@@ -74,22 +34,12 @@ func (c *client) again(ctx context.Context, op string, n int, err error) error {
 		return stopped(ctx, op)
 	}
 	wait, hinted, ok := transient(err)
+	again, serr := c.retry.Again(ctx, n, wait, hinted, ok)
 	switch {
-	case hinted && wait > retryAfterLimit:
-		ok = false
-	case !hinted:
-		wait = c.retry.backoff(n)
-	}
-	if backoff.Outlasts(ctx, wait) {
-		// The caller's deadline would pass while waiting: report the real
-		// failure now rather than a bare "deadline exceeded".
-		ok = false
-	}
-	if !ok || n >= c.retry.attempts {
-		return c.fail(op, n, err)
-	}
-	if backoff.Sleep(ctx, wait) != nil {
+	case serr != nil:
 		return stopped(ctx, op)
+	case !again:
+		return c.fail(op, n, err)
 	}
 	return nil
 }
@@ -119,33 +69,19 @@ func transient(err error) (wait time.Duration, hinted, ok bool) {
 			return 0, false, false
 		}
 		wait, hinted := retryAfter(refused.Response.Header)
-		switch refused.Response.StatusCode {
-		case http.StatusForbidden:
+		if refused.Response.StatusCode == http.StatusForbidden {
 			// A secondary rate limit whose answer does not link GitHub's
 			// documentation still says when to come back.
 			return wait, hinted, hinted
-		case http.StatusRequestTimeout, http.StatusTooManyRequests,
-			http.StatusInternalServerError, http.StatusBadGateway,
-			http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		}
+		if host.TransientStatus(refused.Response.StatusCode) {
 			return wait, hinted, true
 		}
 		return 0, false, false
 	case errors.Is(err, errTooLarge):
 		return 0, false, false
 	}
-	var (
-		netErr  net.Error
-		dnsErr  *net.DNSError
-		certErr *tls.CertificateVerificationError
-		recErr  tls.RecordHeaderError
-	)
-	if !errors.As(err, &netErr) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return 0, false, false // not the network: an answer that cannot be read
-	}
-	if errors.As(err, &dnsErr) && dnsErr.IsNotFound || errors.As(err, &certErr) || errors.As(err, &recErr) {
-		return 0, false, false
-	}
-	return 0, false, true
+	return 0, false, host.Network(err)
 }
 
 // retryAfter reads GitHub's Retry-After header, whole seconds.

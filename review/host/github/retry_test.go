@@ -230,23 +230,6 @@ func TestTransient(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	p := retryPolicy{attempts: 4, base: 100 * time.Millisecond, max: time.Second}
-	for n, ceil := range map[int]time.Duration{
-		1: 100 * time.Millisecond, 2: 200 * time.Millisecond, 3: 400 * time.Millisecond,
-		4: 800 * time.Millisecond, 5: time.Second, 60: time.Second, 1 << 20: time.Second,
-	} {
-		for range 200 {
-			if w := p.backoff(n); w < 0 || w > ceil {
-				t.Fatalf("backoff(%d) = %s, want within [0, %s]", n, w, ceil)
-			}
-		}
-	}
-	if p := newRetryPolicy(PostOptions{}); p.attempts != DefaultMaxAttempts || p.base != DefaultBaseDelay || p.max != DefaultMaxDelay {
-		t.Errorf("defaults: %+v", p)
-	}
-}
-
 func TestRetryAfter(t *testing.T) {
 	for in, want := range map[string]time.Duration{"0": 0, "7": 7 * time.Second, " 60 ": time.Minute, "99999999999999": (1 << 20) * time.Second} {
 		if got, ok := retryAfter(http.Header{"Retry-After": {in}}); !ok || got != want {

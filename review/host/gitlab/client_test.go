@@ -87,16 +87,3 @@ func readAll(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
-
-// A page number is taken from GitLab's headers as a number, written
-// afresh: no more of the answer reaches the next request.
-func TestPageNumber(t *testing.T) {
-	for in, want := range map[string]string{
-		"2": "2", "0002": "2", strings.Repeat("0", 100_000) + "1": "", "": "", "-1": "", "0": "", "x": "", "99999999999999999999": "",
-	} {
-		got, ok := pageNumber(in)
-		if got != want || ok != (want != "") {
-			t.Errorf("pageNumber(%.20q) = %q, %v; want %q", in, got, ok, want)
-		}
-	}
-}

@@ -104,10 +104,9 @@ func (p *Poster) AccessLevel(ctx context.Context, id int64) (int, error) {
 	var m struct {
 		AccessLevel int `json:"access_level"`
 	}
-	_, err = c.call(ctx, request{op: fmt.Sprintf("reading the access of user %d to %s", id, p.Options.Project), method: http.MethodGet,
-		path: "/projects/" + url.PathEscape(p.Options.Project) + "/members/all/" + strconv.FormatInt(id, 10), out: &m})
-	var a *answer
-	if errors.As(err, &a) && a.status == http.StatusNotFound {
+	_, err = c.Call(ctx, host.Request{Op: fmt.Sprintf("reading the access of user %d to %s", id, p.Options.Project), Method: http.MethodGet,
+		Path: "/projects/" + url.PathEscape(p.Options.Project) + "/members/all/" + strconv.FormatInt(id, 10), Out: &m})
+	if host.StatusOf(err) == http.StatusNotFound {
 		return 0, nil
 	}
 	return m.AccessLevel, err
@@ -115,12 +114,7 @@ func (p *Poster) AccessLevel(ctx context.Context, id int64) (int, error) {
 
 // Thread is the first note of a discussion: its body and place, and
 // whether review wrote it (a finding).
-type Thread struct {
-	Body, Path  string
-	Line        int
-	Ours        bool
-	Fingerprint string
-}
+type Thread = host.ThreadStart
 
 // Discussion reads the first note of a discussion of the merge request.
 func (p *Poster) Discussion(ctx context.Context, id string) (Thread, error) {
@@ -134,8 +128,8 @@ func (p *Poster) Discussion(ctx context.Context, id string) (Thread, error) {
 	var d struct {
 		Notes []note `json:"notes"`
 	}
-	if _, err := c.call(ctx, request{op: "reading discussion " + id[:8] + " of " + c.mrName, method: http.MethodGet,
-		path: c.mrPath + "/discussions/" + id, out: &d}); err != nil {
+	if _, err := c.Call(ctx, host.Request{Op: "reading discussion " + id[:8] + " of " + c.mrName, Method: http.MethodGet,
+		Path: c.mrPath + "/discussions/" + id, Out: &d}); err != nil {
 		return Thread{}, err
 	}
 	if len(d.Notes) == 0 {
@@ -147,7 +141,7 @@ func (p *Poster) Discussion(ctx context.Context, id string) (Thread, error) {
 		t.Path, t.Line = n.Position.NewPath, n.Position.NewLine
 	}
 	var me user
-	if _, err := c.call(ctx, request{op: "asking who the token belongs to", method: http.MethodGet, path: "/user", out: &me}); err != nil {
+	if _, err := c.Call(ctx, host.Request{Op: "asking who the token belongs to", Method: http.MethodGet, Path: "/user", Out: &me}); err != nil {
 		return Thread{}, err
 	}
 	if fp, _, ok := host.ReadCommentMarker(n.Body); ok && n.Author.ID == me.ID {
@@ -164,7 +158,7 @@ func (p *Poster) Refused(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	var me user
-	if _, err := c.call(ctx, request{op: "asking who the token belongs to", method: http.MethodGet, path: "/user", out: &me}); err != nil {
+	if _, err := c.Call(ctx, host.Request{Op: "asking who the token belongs to", Method: http.MethodGet, Path: "/user", Out: &me}); err != nil {
 		return false, err
 	}
 	return c.hasNote(ctx, func(n note) bool { return n.Author.ID == me.ID && strings.HasPrefix(n.Body, host.RefusedMarker) })

@@ -121,8 +121,8 @@ func (c *client) thumbsDown(ctx context.Context, noteID, me int64) (string, erro
 		var m struct {
 			AccessLevel int `json:"access_level"`
 		}
-		_, err := c.call(ctx, request{op: fmt.Sprintf("reading the access of user %d to %s", e.User.ID, c.mrName), method: http.MethodGet,
-			path: project + "/members/all/" + strconv.FormatInt(e.User.ID, 10), out: &m})
+		_, err := c.Call(ctx, host.Request{Op: fmt.Sprintf("reading the access of user %d to %s", e.User.ID, c.mrName), Method: http.MethodGet,
+			Path: project + "/members/all/" + strconv.FormatInt(e.User.ID, 10), Out: &m})
 		if err == nil && m.AccessLevel >= Developer {
 			return e.User.Username, nil
 		}
@@ -151,9 +151,9 @@ func (p *Poster) ResolveDiscussion(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.call(ctx, request{
-		op: "resolving discussion " + id[:8] + " of " + c.mrName, method: http.MethodPut,
-		path: c.mrPath + "/discussions/" + id, query: url.Values{"resolved": {"true"}},
+	_, err = c.Call(ctx, host.Request{
+		Op: "resolving discussion " + id[:8] + " of " + c.mrName, Method: http.MethodPut,
+		Path: c.mrPath + "/discussions/" + id, Query: url.Values{"resolved": {"true"}},
 	})
 	return err
 }

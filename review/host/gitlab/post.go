@@ -46,7 +46,7 @@ type Options struct {
 	// wrapped to keep the token from other hosts.
 	HTTPClient *http.Client
 	// MaxAttempts bounds the attempts of one request; 1 disables retries,
-	// 0 means DefaultMaxAttempts.
+	// 0 means host.DefaultMaxAttempts.
 	MaxAttempts int
 	// BaseDelay and MaxDelay shape the wait between attempts when GitLab
 	// does not say how long to wait. Zero means the defaults.
@@ -281,11 +281,11 @@ func (s *mrState) noteURL(id int64) string {
 // state reads who the token is, the merge request and its notes.
 func (c *client) state(ctx context.Context) (*mrState, error) {
 	st := &mrState{}
-	if _, err := c.call(ctx, request{op: "asking who the token belongs to", method: http.MethodGet, path: "/user", out: &st.me}); err != nil {
+	if _, err := c.Call(ctx, host.Request{Op: "asking who the token belongs to", Method: http.MethodGet, Path: "/user", Out: &st.me}); err != nil {
 		return nil, err
 	}
 	var mr mergeRequest
-	if _, err := c.call(ctx, request{op: "reading merge request " + c.mrName, method: http.MethodGet, path: c.mrPath, out: &mr}); err != nil {
+	if _, err := c.Call(ctx, host.Request{Op: "reading merge request " + c.mrName, Method: http.MethodGet, Path: c.mrPath, Out: &mr}); err != nil {
 		return nil, err
 	}
 	st.webURL = mr.WebURL
@@ -431,18 +431,18 @@ func (c *client) discuss(ctx context.Context, run string, f result.Finding, pos 
 		suggestion = fmt.Sprintf("suggestion:-0+%d", max(f.EndLine-f.Line, 0))
 	}
 	body := capBody(host.CommentMarker(fp, run, host.AnchorField(code)) + "\n" + host.CommentMarkdown(f, suggestion, covers))
-	req := request{
-		op: fmt.Sprintf("starting a discussion on %s of %s", f.Location(), c.mrName), method: http.MethodPost,
-		path: c.mrPath + "/discussions",
-		body: map[string]any{"body": body, "position": pos},
-		landed: func(ctx context.Context) (bool, error) {
+	req := host.Request{
+		Op: fmt.Sprintf("starting a discussion on %s of %s", f.Location(), c.mrName), Method: http.MethodPost,
+		Path: c.mrPath + "/discussions",
+		Body: map[string]any{"body": body, "position": pos},
+		Landed: func(ctx context.Context) (bool, error) {
 			return c.hasNote(ctx, func(n note) bool {
 				got, _, ok := host.ReadCommentMarker(n.Body)
 				return ok && got == fp && strings.Contains(n.Body, "run="+run+" ")
 			})
 		},
 	}
-	_, err := c.call(ctx, req)
+	_, err := c.Call(ctx, req)
 	return err
 }
 
@@ -451,17 +451,17 @@ func (c *client) discuss(ctx context.Context, run string, f result.Finding, pos 
 func (c *client) putSummary(ctx context.Context, old *note, run, body string) (int64, error) {
 	var n note
 	if old != nil {
-		_, err := c.call(ctx, request{
-			op: "updating the summary note of " + c.mrName, method: http.MethodPut,
-			path: c.mrPath + "/notes/" + strconv.FormatInt(old.ID, 10), body: map[string]string{"body": body}, out: &n,
+		_, err := c.Call(ctx, host.Request{
+			Op: "updating the summary note of " + c.mrName, Method: http.MethodPut,
+			Path: c.mrPath + "/notes/" + strconv.FormatInt(old.ID, 10), Body: map[string]string{"body": body}, Out: &n,
 		})
 		return old.ID, err
 	}
 	var found int64
-	_, err := c.call(ctx, request{
-		op: "posting the summary note on " + c.mrName, method: http.MethodPost,
-		path: c.mrPath + "/notes", body: map[string]string{"body": body}, out: &n,
-		landed: func(ctx context.Context) (bool, error) {
+	_, err := c.Call(ctx, host.Request{
+		Op: "posting the summary note on " + c.mrName, Method: http.MethodPost,
+		Path: c.mrPath + "/notes", Body: map[string]string{"body": body}, Out: &n,
+		Landed: func(ctx context.Context) (bool, error) {
 			return c.hasNote(ctx, func(n note) bool {
 				r, _, _, ok := host.ReadReviewMarker(n.Body)
 				if ok && r == run {
@@ -614,12 +614,12 @@ func (p *Poster) Reply(ctx context.Context, to, body string) (string, error) {
 		op = "replying in discussion " + to[:8] + " of " + c.mrName
 	}
 	var n note
-	if _, err := c.call(ctx, request{op: op, method: http.MethodPost, path: path, body: map[string]string{"body": capBody(body)}, out: &n}); err != nil {
+	if _, err := c.Call(ctx, host.Request{Op: op, Method: http.MethodPost, Path: path, Body: map[string]string{"body": capBody(body)}, Out: &n}); err != nil {
 		return "", err
 	}
 	// The note's address: GitLab answers a note without one.
 	var mr mergeRequest
-	if _, err := c.call(ctx, request{op: "reading merge request " + c.mrName, method: http.MethodGet, path: c.mrPath, out: &mr}); err != nil {
+	if _, err := c.Call(ctx, host.Request{Op: "reading merge request " + c.mrName, Method: http.MethodGet, Path: c.mrPath, Out: &mr}); err != nil {
 		return "", nil
 	}
 	return (&mrState{webURL: mr.WebURL}).noteURL(n.ID), nil
@@ -651,9 +651,9 @@ func (p *Poster) SetStatus(ctx context.Context, sha string, s result.Status) err
 	if s.URL != "" {
 		body["target_url"] = s.URL
 	}
-	_, err = c.call(ctx, request{
-		op: "setting the commit status of " + text.ShortSHA(sha), method: http.MethodPost,
-		path: "/projects/" + url.PathEscape(p.Options.Project) + "/statuses/" + strings.ToLower(sha), body: body,
+	_, err = c.Call(ctx, host.Request{
+		Op: "setting the commit status of " + text.ShortSHA(sha), Method: http.MethodPost,
+		Path: "/projects/" + url.PathEscape(p.Options.Project) + "/statuses/" + strings.ToLower(sha), Body: body,
 	})
 	return err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -245,49 +244,6 @@ func TestPostRetries(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(g.Dir, "requests.log"))
 	if !strings.Contains(string(log), "discussions 429\n") {
 		t.Errorf("no 429 in:\n%s", log)
-	}
-}
-
-func TestNextPage(t *testing.T) {
-	for _, tc := range []struct {
-		h    http.Header
-		want string
-	}{
-		{http.Header{"X-Next-Page": {"3"}}, "3"},
-		{http.Header{"X-Next-Page": {""}}, ""},
-		{http.Header{"Link": {`<https://elsewhere.example/api/v4/x?page=4&per_page=100>; rel="next", <https://gitlab.example/x?page=9>; rel="last"`}}, "4"},
-		{http.Header{"Link": {`<https://gitlab.example/x?page=9>; rel="last"`}}, ""},
-		{http.Header{}, ""},
-	} {
-		if got := nextPage(tc.h); got != tc.want {
-			t.Errorf("nextPage(%v) = %q, want %q", tc.h, got, tc.want)
-		}
-	}
-}
-
-func TestKeepTokenHome(t *testing.T) {
-	check := keepTokenHome("gitlab.example", nil)
-	for host, keep := range map[string]bool{"gitlab.example": true, "GITLAB.example": true, "cdn.example": false, "gitlab.example:8443": false} {
-		req, _ := http.NewRequest("GET", "https://"+host+"/x", nil)
-		req.Header.Set(tokenHeader, "t")
-		if err := check(req, nil); err != nil {
-			t.Fatal(err)
-		}
-		if got := req.Header.Get(tokenHeader) != ""; got != keep {
-			t.Errorf("%s: token kept %v, want %v", host, got, keep)
-		}
-	}
-}
-
-func TestRetryAfter(t *testing.T) {
-	if d, ok := retryAfter(http.Header{"Retry-After": {"7"}}); !ok || d != 7*time.Second {
-		t.Errorf("7: %v %v", d, ok)
-	}
-	if _, ok := retryAfter(http.Header{}); ok {
-		t.Error("no header: hinted")
-	}
-	if d, ok := retryAfter(http.Header{"Retry-After": {time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat)}}); !ok || d != 0 {
-		t.Errorf("past date: %v %v", d, ok)
 	}
 }
 

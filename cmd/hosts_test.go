@@ -28,24 +28,24 @@ func TestGitLabTarget(t *testing.T) {
 	tests := []struct {
 		name  string
 		env   map[string]string
-		flags gitlabFlags
+		flags map[string]string
 		want  gitlab.Options
 		inCI  bool
 		err   string
 	}{
 		{name: "ci", want: gitlab.Options{APIURL: "https://gitlab.example/api/v4", Project: "7", MR: 12, Token: "glpat-a", HeadSHA: ci["CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"]}, inCI: true},
 		{name: "flags", env: map[string]string{"GITLAB_CI": "", "CI_API_V4_URL": "", "GITLAB_TOKEN": "", "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA": ""},
-			flags: gitlabFlags{GitLabProject: "group/proj", GitLabMR: "3"},
+			flags: map[string]string{"gitlab-project": "group/proj", "gitlab-mr": "3"},
 			want:  gitlab.Options{APIURL: gitlab.DefaultAPIURL, Project: "group/proj", MR: 3, Token: "glpat-b"}},
 		{name: "no token", env: map[string]string{"GITLAB_TOKEN": "", "REVIEW_GITLAB_TOKEN": ""}, err: "--post gitlab needs GITLAB_TOKEN"},
 		{name: "no project", env: map[string]string{"CI_PROJECT_ID": ""}, err: "--post gitlab needs the project"},
 		{name: "no merge request", env: map[string]string{"CI_MERGE_REQUEST_IID": ""}, err: "--post gitlab needs the merge request"},
-		{name: "bad flag", flags: gitlabFlags{GitLabMR: "!3"}, err: `--gitlab-mr "!3" is not a merge request IID`},
+		{name: "bad flag", flags: map[string]string{"gitlab-mr": "!3"}, err: `--gitlab-mr "!3" is not a merge request IID`},
 		{name: "bad variable", env: map[string]string{"CI_MERGE_REQUEST_IID": "x"}, err: `CI_MERGE_REQUEST_IID "x" is not`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := &ReviewOptions{Getenv: with(tt.env), Post: "gitlab", gitlabFlags: tt.flags}
+			opts := &ReviewOptions{Getenv: with(tt.env), Post: "gitlab", hostFlags: withHostFlags(tt.flags)}
 			opts.ci = ciFrom(opts.Getenv)
 			pt, err := postTargetFrom(opts)
 			if tt.err != "" {
