@@ -25,7 +25,7 @@ func FuzzBodies(f *testing.F) {
 		}
 		r := &result.Result{RunID: "r1", Summary: summary, Findings: []result.Finding{fd}, Submitted: true}
 		bodies := map[string]string{
-			"summary":    summaryPlan{body: []result.Finding{fd}}.note(r, []string{h1}),
+			"summary":    host.Summary{Body: []result.Finding{fd}}.Write(r, []string{h1}, words),
 			"discussion": capBody(host.CommentMarker(fd.Fingerprint(), r.RunID) + "\n" + host.CommentMarkdown(fd, "suggestion:-0+0", true)),
 		}
 		for name, b := range bodies {

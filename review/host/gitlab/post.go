@@ -25,8 +25,8 @@ const DefaultAPIURL = "https://gitlab.com/api/v4"
 // maxBody is under GitLab's limit of 1,000,000 characters for a note.
 const maxBody = 900_000
 
-// maxHeads bounds the earlier heads the summary note remembers.
-const maxHeads = 50
+// words are how the summary note names what it speaks of.
+var words = host.Words{Host: "GitLab", Thread: "discussion", Summary: "note", Change: "merge request", Max: maxBody}
 
 // Options says where Post posts.
 type Options struct {
@@ -168,22 +168,22 @@ func postMR(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options, a
 		return host.Report{}, err
 	}
 	earlier := st.commented()
-	var plan summaryPlan
+	var plan host.Summary
 	for _, f := range r.Findings {
 		pos, ok := placeFinding(d, f, v)
 		if ok && (!host.Nameable(pos.NewPath) || !host.Nameable(pos.OldPath)) {
 			// A position names the file on both sides; GitLab's API
 			// cannot carry a name that is not UTF-8.
-			plan.unnamed++
+			plan.Unnamed++
 			ok = false
 		}
 		if !ok {
-			plan.body = append(plan.body, f)
+			plan.Body = append(plan.Body, f)
 			continue
 		}
 		fp := f.Fingerprint()
 		if u, ok := earlier[fp]; ok {
-			plan.repeated = append(plan.repeated, host.Repeated{Finding: f, URL: u})
+			plan.Repeated = append(plan.Repeated, host.Repeated{Finding: f, URL: u})
 			continue
 		}
 		code := ""
@@ -193,30 +193,26 @@ func postMR(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options, a
 		err := c.discuss(ctx, r.RunID, f, pos, d, code)
 		var ge *Error
 		if errors.As(err, &ge) && (ge.Status == http.StatusBadRequest || ge.Status == http.StatusUnprocessableEntity) {
-			plan.unplaced++
-			plan.body = append(plan.body, f)
+			plan.Unplaced++
+			plan.Body = append(plan.Body, f)
 			continue
 		}
 		if err != nil {
 			return host.Report{}, err
 		}
-		plan.inline = append(plan.inline, f)
+		plan.Inline = append(plan.Inline, f)
 	}
 	if st.summary != nil {
-		plan.carried = carry(readListed(st.summary.Body), r, d)
+		plan.Carried = host.Carry(host.ReadListed(st.summary.Body), r, d)
 	}
-	heads := append(append([]string(nil), st.heads...), c.head)
-	if len(heads) > maxHeads {
-		heads = heads[len(heads)-maxHeads:]
-	}
-	body := plan.note(r, heads)
+	body := plan.Write(r, host.NextHeads(st.heads, c.head), words)
 	id, err := c.putSummary(ctx, st.summary, r.RunID, body)
 	if err != nil {
 		return host.Report{}, err
 	}
 	rep.URL, rep.Updated = st.noteURL(id), st.summary != nil
-	rep.Inline, rep.InBody, rep.Repeated = len(plan.inline), len(plan.body), len(plan.repeated)
-	rep.Fallback = plan.unplaced > 0
+	rep.Inline, rep.InBody, rep.Repeated = len(plan.Inline), len(plan.Body), len(plan.Repeated)
+	rep.Fallback = plan.Unplaced > 0
 	return rep, nil
 }
 
@@ -302,26 +298,10 @@ func (c *client) state(ctx context.Context) (*mrState, error) {
 		}
 		if st.summary == nil || n.ID > st.summary.ID {
 			st.summary, st.summaryHead = n, head
-			st.heads = append(earlierHeads(more), head)
+			st.heads = append(host.EarlierHeads(more), head)
 		}
 	}
 	return st, nil
-}
-
-// earlierHeads reads the heads= list of a summary marker's extra fields.
-func earlierHeads(more string) []string {
-	for _, f := range strings.Fields(more) {
-		if v, ok := strings.CutPrefix(f, "heads="); ok {
-			var hs []string
-			for _, h := range strings.Split(v, ",") {
-				if host.SHA.MatchString(h) {
-					hs = append(hs, strings.ToLower(h))
-				}
-			}
-			return hs
-		}
-	}
-	return nil
 }
 
 // version returns the merge request's diff version of the reviewed head,
@@ -492,105 +472,6 @@ func (c *client) hasNote(ctx context.Context, match func(note) bool) (bool, erro
 		}
 	}
 	return false, nil
-}
-
-// summaryPlan is the findings of a run sorted into discussions, the
-// summary note, and those an earlier run posted, with the findings of
-// earlier reviews the note keeps.
-type summaryPlan struct {
-	inline   []result.Finding
-	body     []result.Finding
-	repeated []host.Repeated
-	carried  []listed // oldest first
-	cut      int      // the oldest of carried, left out to bound the note
-	unplaced int      // findings GitLab would not place on their line
-	unnamed  int      // findings on a file whose name is not UTF-8 (host.Nameable)
-}
-
-// note writes the summary note (see render) within GitLab's limit: the
-// findings of earlier reviews that do not fit are cut, the oldest first,
-// before the run's own; capBody cuts what is still too long.
-func (p summaryPlan) note(r *result.Result, heads []string) string {
-	if n := len(p.carried) - maxCarried; n > 0 {
-		p.cut, p.carried = p.cut+n, p.carried[n:]
-	}
-	body := p.render(r, heads)
-	if len(body) > maxBody && len(p.carried) > 0 {
-		all, cut := p.carried, p.cut
-		p.carried = nil
-		// 400 bytes hold the section's frame and the cut notice.
-		room := maxBody - len(p.render(r, heads)) - 400
-		var n int
-		p.carried, n = bound(all, room)
-		p.cut = cut + n
-		body = p.render(r, heads)
-	}
-	return capBody(body)
-}
-
-// render writes the summary note: its marker (run, head and the heads
-// before), the markers of the findings it lists (listedMarker), counts,
-// summary, the findings not posted as discussions, those of earlier
-// reviews it keeps, those posted before, and usage.
-func (p summaryPlan) render(r *result.Result, heads []string) string {
-	var b strings.Builder
-	head := heads[len(heads)-1]
-	var more []string
-	if len(heads) > 1 {
-		more = append(more, "heads="+strings.Join(heads[:len(heads)-1], ","))
-	}
-	b.WriteString(host.ReviewMarker(r.RunID, head, more...) + "\n")
-	for _, l := range p.carried {
-		b.WriteString(listedMarker(l) + "\n")
-	}
-	for _, f := range p.body {
-		b.WriteString(listedMarker(listed{head: head, Finding: f}) + "\n")
-	}
-	fmt.Fprintf(&b, "### review: %s\n\n", result.CountFindings(r.Findings))
-	fmt.Fprintf(&b, "_Reviewed %s._\n\n", host.Code(text.ShortSHA(head)))
-	if s := strings.TrimSpace(r.Summary); s != "" {
-		b.WriteString(host.Neutralize(s) + "\n\n")
-	}
-	b.WriteString(host.CoverageNote(r))
-	b.WriteString(host.LedgerNote(r))
-	if r.Since != "" {
-		kept := ""
-		if len(p.carried) > 0 {
-			kept = ", and those this note listed on files these commits did not change stay below"
-		}
-		fmt.Fprintf(&b, "_The commits since %s were reviewed; the findings of earlier reviews stay in their discussions%s._\n\n", host.Code(text.ShortSHA(r.Since)), kept)
-	}
-	if p.unplaced > 0 {
-		fmt.Fprintf(&b, "_GitLab did not accept %s on the lines of this merge request's diff, so they are listed here._\n\n", text.Plural(p.unplaced, "discussion"))
-	}
-	if p.unnamed > 0 {
-		b.WriteString(host.UnnamedNote("GitLab"))
-	}
-	if n := len(p.inline); n > 0 {
-		fmt.Fprintf(&b, "%s on the changed lines.\n\n", text.Plural(n, "discussion"))
-	}
-	if len(p.body) > 0 {
-		if len(p.inline) > 0 {
-			b.WriteString("#### Other findings\n\n")
-		}
-		for i, f := range p.body {
-			writeFinding(&b, i+1, f)
-		}
-	}
-	writeCarried(&b, p.carried, p.cut)
-	host.WriteRepeated(&b, "Posted by an earlier run", "discussion", p.repeated)
-	b.WriteString(host.StateLine(r))
-	b.WriteString("---\n" + r.UsageLine() + "\n")
-	return b.String()
-}
-
-// writeFinding writes the nth finding of a list in the note.
-func writeFinding(b *strings.Builder, n int, f result.Finding) {
-	fmt.Fprintf(b, "**%d. [%s] %s** · %s · %s\n\n", n, f.Severity,
-		host.NeutralLine(text.OneLine(f.Title, 0)), host.Code(f.Location()), host.NeutralLine(f.RuleID()))
-	if md := host.FindingMarkdown(f, 0); md != "" {
-		b.WriteString(host.NeutralizeSuggestions(md) + "\n\n")
-	}
 }
 
 // capBody cuts a body GitLab would refuse as too long, keeping its start,

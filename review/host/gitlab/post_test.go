@@ -134,7 +134,7 @@ func TestPost(t *testing.T) {
 		t.Fatalf("%d summary notes", len(sums))
 	}
 	body := sums[0]["body"].(string)
-	for _, w := range []string{"<!-- review:run=run-1 head=" + h1 + " -->\n" + listedMarker(listed{h1, offDiff}) + "\n### review: 4 findings", "3 discussions on the changed lines.", "**1. [info] No test** · `app/handler.go:40` · tests"} {
+	for _, w := range []string{"<!-- review:run=run-1 head=" + h1 + " -->\n" + host.ListedMarker(host.Listed{Head: h1, Finding: offDiff}) + "\n### review: 4 findings", "3 discussions on the changed lines.", "**1. [info] No test** · `app/handler.go:40` · tests"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("summary lacks %q:\n%s", w, body)
 		}

@@ -2,12 +2,11 @@ package gitlab
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/host/hosttest"
 	"github.com/reviewdev/review/review/result"
 )
@@ -90,7 +89,7 @@ func TestPostCarry(t *testing.T) {
 			t.Errorf("run 2: %q %d times, want %d:\n%s", w, got, n, body)
 		}
 	}
-	if got := readListed(body); len(got) != 3 || got[0].head != h1 || got[0].Title != utilDoc.Title || got[2].head != h2 || got[2].Title != offDiff.Title {
+	if got := host.ReadListed(body); len(got) != 3 || got[0].Head != h1 || got[0].Title != utilDoc.Title || got[2].Head != h2 || got[2].Title != offDiff.Title {
 		t.Errorf("run 2: listed %+v", got)
 	}
 
@@ -120,85 +119,7 @@ func TestPostCarry(t *testing.T) {
 		t.Fatal(err)
 	}
 	body = summaryBody(t, g)
-	if strings.Contains(body, "Findings of earlier reviews") || strings.Contains(body, "No test") || strings.Count(body, "Magic number") != 1 || len(readListed(body)) != 1 {
+	if strings.Contains(body, "Findings of earlier reviews") || strings.Contains(body, "No test") || strings.Count(body, "Magic number") != 1 || len(host.ReadListed(body)) != 1 {
 		t.Errorf("whole review:\n%s", body)
 	}
-}
-
-// TestReadListed: a finding is read back exactly, a file name that is not
-// UTF-8 too; a marker that does not follow the review marker directly, as
-// one quoted in a finding's text, does not count, nor does a broken one.
-func TestReadListed(t *testing.T) {
-	cafe := result.Finding{Path: "caf\xe9.txt", Line: 3, EndLine: 4, Severity: result.Low, Category: "docs", Title: "Greeting", Body: "Say <!-- more -->.",
-		Replacement: replacement("hello"), Note: "kept"}
-	quoted := listedMarker(listed{h2, utilDoc})
-	body := "<!-- review:run=r head=" + h1 + " -->\n" + listedMarker(listed{h1, cafe}) + "\n" +
-		"<!-- review:listed head=" + h1 + " finding=bm90IGpzb24 -->\n" + listedMarker(listed{h1, utilMagic}) + "\n" +
-		"### review\n\n```\n" + quoted + "\n```\n"
-	got := readListed(body)
-	if len(got) != 2 || got[0].head != h1 || got[1].Title != utilMagic.Title {
-		t.Fatalf("read %+v", got)
-	}
-	g := got[0].Finding
-	if g.Path != cafe.Path || g.Line != 3 || g.EndLine != 4 || g.Body != cafe.Body || g.Note != "kept" || g.Replacement == nil || *g.Replacement != "hello" || g.Fingerprint() != cafe.Fingerprint() {
-		t.Errorf("read back %+v", g)
-	}
-	if m := listedMarker(listed{h1, cafe}); strings.Contains(m, "Greeting") || strings.Count(m, "-->") != 1 {
-		t.Errorf("marker %s", m)
-	}
-}
-
-// TestNoteBound: the findings of earlier reviews that do not fit are cut,
-// the oldest first, and the note says so; the run's own stay.
-func TestNoteBound(t *testing.T) {
-	r := since(testResult("run"), h1)
-	big := strings.Repeat("word ", 1000)
-	var p summaryPlan
-	for i := range maxCarried + 20 {
-		f := utilDoc
-		f.Title, f.Body = "Old "+strings.Repeat("x", i%7)+string(rune('a'+i%26)), big
-		p.carried = append(p.carried, listed{h1, f})
-	}
-	p.body = []result.Finding{offDiff}
-	body := p.note(r, []string{h1, h2})
-	if len(body) > maxBody {
-		t.Fatalf("%d bytes, over %d", len(body), maxBody)
-	}
-	ls := readListed(body)
-	kept := len(ls) - 1
-	if kept >= maxCarried || len(body) < maxBody-2*carriedCost(p.carried[0]) || ls[len(ls)-1].Title != offDiff.Title || ls[kept-1].Title != p.carried[len(p.carried)-1].Title {
-		t.Fatalf("kept %d of %d", kept, len(p.carried))
-	}
-	if want := fmt.Sprintf("_The oldest %d findings left out: this note keeps at most 100, within GitLab's length limit._", len(p.carried)-kept); !strings.Contains(body, want) || strings.Contains(body, "cut to fit") {
-		t.Errorf("no %q:\n%.2000s", want, body)
-	}
-
-	// Under the count cap only.
-	p.carried = p.carried[:maxCarried+3]
-	for i := range p.carried {
-		p.carried[i].Body = "short"
-	}
-	body = p.note(r, []string{h1, h2})
-	if n := len(readListed(body)) - 1; n != maxCarried || !strings.Contains(body, "_The oldest 3 findings left out") {
-		t.Errorf("kept %d:\n%.3000s", n, body)
-	}
-}
-
-// FuzzReadListed: a note's text never panics the reader, and a finding
-// written with its marker is read back with its fingerprint, whatever its
-// words and the bytes of its file's name.
-func FuzzReadListed(f *testing.F) {
-	f.Add("app.go", "Title", "Body -->\n<!-- review:listed", "<!-- review:run=r head="+h1+" -->\n")
-	f.Add("caf\xe9.txt", "", "", "")
-	f.Fuzz(func(t *testing.T, path, title, body, note string) {
-		readListed(note)
-		if path == "" {
-			return
-		}
-		in := result.Finding{Path: path, Severity: result.Low, Category: "style", Title: title, Body: body}
-		got := readListed("<!-- review:run=r head=" + h1 + " -->\n" + listedMarker(listed{h1, in}) + "\n" + note)
-		if len(got) == 0 || got[0].Fingerprint() != in.Fingerprint() || utf8.ValidString(body) && got[0].Body != body {
-			t.Fatalf("read %+v of %+v", got, in)
-		}
-	})
 }
