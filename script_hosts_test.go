@@ -32,6 +32,7 @@ func hostCmds() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"gitlabserver": cmdGitLabServer,
 		"quickactions": cmdQuickActions,
 		"mentions":     cmdMentions,
+		"hostfile":     cmdHostFile,
 	}
 }
 
@@ -113,10 +114,11 @@ func cmdGitHubServer(ts *testscript.TestScript, neg bool, args []string) {
 	token := fl.String("token", "ghs_scripttoken", "the token the server accepts")
 	readOnly := fl.Bool("readonly", false, "refuse to create reviews with 403, as for the read-only token of a pull request from a fork")
 	head := fl.String("head", "", "the pull requests' head commit, as GET .../pulls/{n} answers it")
+	files := fl.String("files", "", "files of the repository's main branch the contents API serves: path=localfile,...")
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
-		ts.Fatalf("usage: githubserver [-record dir] [-token T] [-readonly] [-head SHA]")
+		ts.Fatalf("usage: githubserver [-record dir] [-token T] [-readonly] [-head SHA] [-files path=file,...]")
 	}
-	g := &hosttest.GitHub{Token: *token, ReadOnly: *readOnly, Head: *head}
+	g := &hosttest.GitHub{Token: *token, ReadOnly: *readOnly, Head: *head, Files: hostFiles(ts, *files)}
 	if *record != "" {
 		g.Dir = ts.MkAbs(*record)
 		ts.Check(os.MkdirAll(g.Dir, 0o755))
@@ -149,10 +151,11 @@ func cmdGitLabServer(ts *testscript.TestScript, neg bool, args []string) {
 	redirect := fl.Bool("redirect", false, "answer the versions from a second host, after a redirect")
 	limit := fl.Bool("ratelimit", false, "answer the first discussion 429")
 	members := fl.String("members", "", "users' access levels, as id=level,...")
+	files := fl.String("files", "", "files of the repository's main branch the files API serves: path=localfile,...")
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
-		ts.Fatalf("usage: gitlabserver [-record dir] [-token T] [-readonly] [-redirect] [-ratelimit] [-members id=level,...]")
+		ts.Fatalf("usage: gitlabserver [-record dir] [-token T] [-readonly] [-redirect] [-ratelimit] [-members id=level,...] [-files path=file,...]")
 	}
-	g := &hosttest.GitLab{Token: *token, ReadOnly: *readOnly, RateLimited: *limit, Members: glMembers(ts, *members)}
+	g := &hosttest.GitLab{Token: *token, ReadOnly: *readOnly, RateLimited: *limit, Members: glMembers(ts, *members), Files: hostFiles(ts, *files)}
 	glServers.Store(ts, g)
 	if *record != "" {
 		g.Dir = ts.MkAbs(*record)
@@ -366,4 +369,55 @@ func eachBody(ts *testscript.TestScript, dir, prefix string, fn func(req, body s
 		ts.Fatalf("no body in %s/%s-*.json", dir, prefix)
 	}
 	return n
+}
+
+// hostFiles reads the -files of a scripted host: path=localfile,...
+func hostFiles(ts *testscript.TestScript, spec string) map[string]string {
+	if spec == "" {
+		return nil
+	}
+	files := map[string]string{}
+	for _, kv := range strings.Split(spec, ",") {
+		path, local, ok := strings.Cut(kv, "=")
+		if !ok {
+			ts.Fatalf("-files: %q is not path=localfile", kv)
+		}
+		b, err := os.ReadFile(ts.MkAbs(local))
+		ts.Check(err)
+		files[path] = string(b)
+	}
+	return files
+}
+
+// hostfile writes a file of a branch of the scripted host's repository,
+// as review committed it, to a local file, and fails when there is none:
+// `hostfile gh|gl branch path out`.
+func cmdHostFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: hostfile gh|gl branch path out")
+	}
+	var (
+		s  string
+		ok bool
+	)
+	switch args[0] {
+	case "gh":
+		v, found := ghServers.Load(ts)
+		if !found {
+			ts.Fatalf("hostfile: no githubserver in this script")
+		}
+		s, ok = v.(*hosttest.GitHub).File(args[1], args[2])
+	case "gl":
+		v, found := glServers.Load(ts)
+		if !found {
+			ts.Fatalf("hostfile: no gitlabserver in this script")
+		}
+		s, ok = v.(*hosttest.GitLab).File(args[1], args[2])
+	default:
+		ts.Fatalf("hostfile: gh or gl, not %q", args[0])
+	}
+	if !ok {
+		ts.Fatalf("hostfile: no %s on branch %s", args[2], args[1])
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[3]), []byte(s), 0o644))
 }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/internal/git"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/learn"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -20,13 +22,14 @@ type CommentOptions struct {
 	IO     *IOStreams
 	Getenv func(string) string
 	Dir    string
+	Now    func() time.Time
 	agentFlags
 }
 
 // NewCmdComment builds `review comment`, which does what a pull request's
 // comment asks.
 func NewCmdComment(f *Factory, runF func(*CommentOptions) error) *cobra.Command {
-	opts := &CommentOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir}
+	opts := &CommentOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir, Now: f.Now}
 	c := &cobra.Command{
 		Use:   "comment",
 		Short: "Do what a /review comment on a pull request asks (GitHub Actions)",
@@ -109,7 +112,12 @@ func runComment(ctx context.Context, opts *CommentOptions) error {
 		}
 		return commentAsk(ctx, opts, h, command.Question)
 	case "dismiss":
-		return commentDismiss(ctx, opts, h)
+		return commentDismiss(ctx, opts, h, command.Text)
+	case "learn":
+		if command.Text == "" {
+			return replyHelp(ctx, opts, h, "`/review learn` needs the rule after it: `/review learn <what reviews should know>`.")
+		}
+		return commentLearn(ctx, opts, h, learn.Learning{Rule: command.Text, From: provenance(opts, h, "")})
 	}
 	note := ""
 	if command.Unknown != "" {
@@ -326,7 +334,7 @@ func isGateOrIncomplete(err error) bool {
 // (host.DismissMarker), which the next review of the change reads: the
 // finding is never posted again (see host.Reconcile); then it resolves
 // the thread. Anywhere else the reply says where it works.
-func commentDismiss(ctx context.Context, opts *CommentOptions, h *commentHost) error {
+func commentDismiss(ctx context.Context, opts *CommentOptions, h *commentHost, reason string) error {
 	where := "`/review dismiss` works as a reply in the thread of a finding review posted on a line."
 	if h.Thread == "" {
 		return replyHelp(ctx, opts, h, where)
@@ -351,5 +359,56 @@ func commentDismiss(ctx context.Context, opts *CommentOptions, h *commentHost) e
 	if err := h.Conversation.ResolveThread(ctx, h.Thread); err != nil {
 		fmt.Fprintf(opts.IO.ErrOut, "review: warning: the thread was not resolved: %s\n", text.OneLine(err.Error(), 0))
 	}
+	if reason == "" {
+		return nil
+	}
+	// A reason is what the team would tell the next review: proposed as
+	// a learning for the finding's file, which a maintainer may widen.
+	at := fmt.Sprintf("%s:%d", text.OneLine(t.Path, 200), t.Line)
+	var paths []string
+	if t.Path != "" && !strings.ContainsAny(t.Path, " \t\n,`") {
+		paths = []string{t.Path}
+	}
+	return commentLearn(ctx, opts, h, learn.Learning{Rule: reason, Paths: paths, From: provenance(opts, h, "dismissal of the finding at "+at)})
+}
+
+// commentLearn proposes l in the one pull request of the learnings and
+// says so where it was asked: nothing is learned until it is merged.
+func commentLearn(ctx context.Context, opts *CommentOptions, h *commentHost, l learn.Learning) error {
+	p, ok := h.Conversation.(host.Proposer)
+	if !ok {
+		return replyHelp(ctx, opts, h, "Proposing learnings is not done on this host yet: add it to `"+learn.Path+"` with `review learn add`.")
+	}
+	base := h.Base
+	if base == "" {
+		var err error
+		if _, base, err = h.Conversation.Change(ctx); err != nil {
+			return err
+		}
+	}
+	url, n, err := p.ProposeLearning(ctx, base, l)
+	if err != nil {
+		return fmt.Errorf("proposing the learning on %s: %w", h.Target, err)
+	}
+	body := fmt.Sprintf("Proposed as learning %d of `%s`, in %s into `%s`:\n\n> %s\n\nNothing is learned until a maintainer merges it; reviews read the file from the base branch.",
+		n, learn.Path, host.Link(host.LearningsTitle, url), host.NeutralLine(text.OneLine(base, 100)), host.NeutralLine(text.OneLine(l.Rule, 0)))
+	replyURL, err := h.Conversation.Reply(ctx, h.Thread, body)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Info(), "review: proposed learning %d in %s: %s (said at %s)\n", n, text.OneLine(url, 200), text.OneLine(l.Rule, 80), replyURL)
 	return nil
+}
+
+// provenance is where a learning proposed in a comment came from: the
+// change, what led to it, who asked and when.
+func provenance(opts *CommentOptions, h *commentHost, what string) string {
+	parts := []string{h.Target}
+	if what != "" {
+		parts = append(parts, what)
+	}
+	if who := host.Login(h.Author); who != "" {
+		parts = append(parts, "by "+who)
+	}
+	return strings.Join(append(parts, opts.Now().UTC().Format("2006-01-02")), ", ")
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/learn"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
@@ -177,7 +178,7 @@ find_copies: true
 		},
 		FailOn:     result.High,
 		Severity:   map[string]result.Severity{"style": result.Info, "security": result.Critical},
-		RepoConfig: ".review.yaml",
+		RepoConfig: ".review.yaml", LearningsSetting: learn.Path,
 	}
 	want.Budget = conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)
 	want.Budget.ContextWindow = 32000

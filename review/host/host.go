@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 
+	"github.com/reviewdev/review/review/learn"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -129,6 +130,14 @@ type Conversation interface {
 	Start(ctx context.Context, id string) (ThreadStart, error)
 	// ResolveThread resolves thread id, as review.
 	ResolveThread(ctx context.Context, id string) error
+}
+
+// Proposer is a Conversation that can propose a team learning: it adds l
+// to the one pull request (merge request) that proposes learnings into
+// base (LearningsBranch, LearningsTitle), opening it when none is open,
+// and returns its address and the number l takes.
+type Proposer interface {
+	ProposeLearning(ctx context.Context, base string, l learn.Learning) (url string, n int, err error)
 }
 
 // ThreadStart is the first comment of a thread: a finding review posted,

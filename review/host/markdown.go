@@ -264,3 +264,13 @@ func StateLine(r *result.Result) string {
 	}
 	return "Review state: `" + r.State + "`.\n\n"
 }
+
+// Link is a Markdown link to url named label, for an address a host
+// answered: one that is not http(s), or holds what would end the link,
+// is shown as code instead.
+func Link(label, url string) string {
+	if !(strings.HasPrefix(url, "https://") || strings.HasPrefix(url, "http://")) || strings.ContainsAny(url, " \t\n()<>[]`") {
+		return NeutralLine(label) + " (" + Code(url) + ")"
+	}
+	return "[" + NeutralLine(label) + "](" + url + ")"
+}

@@ -32,8 +32,8 @@ type DryRun struct {
 	Learnings     []learn.Learning `json:"learnings,omitempty"`
 	LearningsFrom string           `json:"learnings_from,omitempty"`
 	LearningsLeft []learn.Learning `json:"learnings_left_out,omitempty"`
-	Tools           []DryRunTool    `json:"tools"`
-	Files           []diffctx.Entry `json:"files"`
+	Tools         []DryRunTool     `json:"tools"`
+	Files         []diffctx.Entry  `json:"files"`
 	// Units are the turns a diff too large for the diff context is
 	// reviewed in; empty when it fits.
 	Units []diffctx.Unit `json:"units"`

@@ -82,7 +82,7 @@ type Result struct {
 	// model read them (see package learn).
 	Learnings []learn.Learning `json:"learnings,omitempty"`
 	Usage     RunUsage         `json:"usage"`
-	Steps    int       `json:"steps"`
+	Steps     int              `json:"steps"`
 	// Submitted is false when the model never called submit_review and its
 	// last text became the summary.
 	Submitted bool `json:"submitted"`

@@ -9,6 +9,7 @@ import (
 
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/learn"
 )
 
 // Host is GitHub, as cmd's table of --post names holds it: GitHub
@@ -136,4 +137,8 @@ func (t *talk) Start(ctx context.Context, id string) (host.ThreadStart, error) {
 func (t *talk) ResolveThread(ctx context.Context, id string) error {
 	n, _ := strconv.ParseInt(id, 10, 64)
 	return t.p.ResolveThread(ctx, n)
+}
+
+func (t *talk) ProposeLearning(ctx context.Context, base string, l learn.Learning) (string, int, error) {
+	return t.v.ProposeLearning(ctx, base, l)
 }

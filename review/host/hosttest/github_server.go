@@ -26,6 +26,8 @@ func (g *GitHub) Start() (api string, stop func()) {
 	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/pulls/{n}/reviews", g.createReview)
 	g.routeConversation(mux)
 	g.routeLedger(mux)
+	g.repo = newRepo(g.Files)
+	g.routeLearnings(mux)
 	g.mux = mux
 	srv := httptest.NewServer(g)
 	return srv.URL + "/api/v3", srv.Close
@@ -52,6 +54,9 @@ type GitHub struct {
 	// Head is the pull requests' head commit, as GET .../pulls/{n}
 	// answers it.
 	Head string
+	// Files are the files of the repository's main branch that the
+	// contents API serves (path → content), such as .review/learnings.md.
+	Files map[string]string
 
 	mux *http.ServeMux
 	// before, if set, may answer a request before the mux does.
@@ -63,6 +68,8 @@ type GitHub struct {
 	prs      map[string]*ghPR
 	statuses []map[string]any
 	ledger   ghLedger
+	repo     *repo
+	pulls    []map[string]any
 }
 
 // ghPageSize is small so that a few reviews already take two pages.

@@ -50,6 +50,9 @@ type GitLab struct {
 	// included (GET /projects/:id/members/all/:user_id); a user not
 	// here is not a member (404).
 	Members map[int64]int
+	// Files are the files of the repository's main branch that the
+	// repository files API serves (path → content).
+	Files map[string]string
 
 	mu       sync.Mutex
 	seq      int
@@ -59,6 +62,8 @@ type GitLab struct {
 	redirect string                      // the other host's URL, for GET .../versions
 	limited  bool
 	lost     bool
+	repo     *repo
+	opened   []map[string]any // merge requests opened through the API
 }
 
 // GitLabVersion is a merge request diff version.
@@ -162,7 +167,7 @@ func (g *GitLab) route(w http.ResponseWriter, r *http.Request) {
 		glJSON(w, http.StatusOK, map[string]any{"id": GitLabUserID, "username": "project_7_bot_0123", "bot": true})
 		return
 	}
-	if g.routeMore(w, r) {
+	if g.routeMore(w, r) || g.routeLearnings(w, r) {
 		return
 	}
 	m := glMRPath.FindStringSubmatch(r.URL.EscapedPath())
