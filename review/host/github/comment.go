@@ -2,10 +2,7 @@ package github
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	gh "github.com/google/go-github/v84/github"
@@ -17,90 +14,11 @@ import (
 
 // CommentEvent is a comment on a pull request, as the issue_comment and
 // pull_request_review_comment events of GitHub Actions carry it.
-type CommentEvent struct {
-	// Name is the event: "issue_comment" (the pull request's
-	// conversation) or "pull_request_review_comment" (a comment on a
-	// line, in a thread).
-	Name   string
-	Action string
-	PR     int
-	// CommentID is the comment; Thread, for a review comment, the first
-	// comment of its thread, which replies go under (0 otherwise).
-	CommentID int64
-	Thread    int64
-	Body      string
-	Author    string
-	// Association is GitHub's author_association of the comment's author:
-	// OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE...
-	Association string
-	// HeadSHA and BaseRef are the pull request's, when the event carries
-	// them (review comments); an issue_comment event does not.
-	HeadSHA, BaseRef string
-}
+type CommentEvent = host.CommentEvent
 
 // ReadCommentEvent reads the comment event GitHub Actions writes to
-// $GITHUB_EVENT_PATH.
-func ReadCommentEvent(path string) (CommentEvent, error) {
-	if path == "" {
-		return CommentEvent{}, errors.New("no GitHub event file: GITHUB_EVENT_PATH is not set; run on issue_comment and pull_request_review_comment events in GitHub Actions")
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return CommentEvent{}, fmt.Errorf("cannot read the GitHub event file: %w", err)
-	}
-	var ev struct {
-		Action  string `json:"action"`
-		Comment *struct {
-			ID          int64  `json:"id"`
-			InReplyTo   int64  `json:"in_reply_to_id"`
-			Body        string `json:"body"`
-			Association string `json:"author_association"`
-			User        struct {
-				Login string `json:"login"`
-			} `json:"user"`
-		} `json:"comment"`
-		Issue *struct {
-			Number      int             `json:"number"`
-			PullRequest json.RawMessage `json:"pull_request"`
-		} `json:"issue"`
-		PullRequest *struct {
-			Number int `json:"number"`
-			Head   struct {
-				SHA string `json:"sha"`
-			} `json:"head"`
-			Base struct {
-				Ref string `json:"ref"`
-			} `json:"base"`
-		} `json:"pull_request"`
-	}
-	if err := json.Unmarshal(raw, &ev); err != nil {
-		return CommentEvent{}, fmt.Errorf("the GitHub event file %s is not valid JSON (%v)", path, err)
-	}
-	if ev.Comment == nil || ev.Comment.ID <= 0 {
-		return CommentEvent{}, fmt.Errorf("the GitHub event in %s is not a comment (it has no comment.id): run on issue_comment and pull_request_review_comment events", path)
-	}
-	c := CommentEvent{Action: ev.Action, CommentID: ev.Comment.ID, Body: ev.Comment.Body,
-		Author: ev.Comment.User.Login, Association: ev.Comment.Association}
-	switch {
-	case ev.PullRequest != nil && ev.PullRequest.Number > 0:
-		c.Name, c.PR = "pull_request_review_comment", ev.PullRequest.Number
-		c.HeadSHA, c.BaseRef = ev.PullRequest.Head.SHA, ev.PullRequest.Base.Ref
-		c.Thread = ev.Comment.ID
-		if ev.Comment.InReplyTo > 0 {
-			c.Thread = ev.Comment.InReplyTo
-		}
-	case ev.Issue != nil && ev.Issue.Number > 0 && len(ev.Issue.PullRequest) > 0 && string(ev.Issue.PullRequest) != "null":
-		c.Name, c.PR = "issue_comment", ev.Issue.Number
-	case ev.Issue != nil:
-		return CommentEvent{}, fmt.Errorf("the comment in %s is on an issue, not a pull request: there is nothing to review", path)
-	default:
-		return CommentEvent{}, fmt.Errorf("the GitHub event in %s is not about a pull request", path)
-	}
-	if c.HeadSHA != "" && !host.SHA.MatchString(c.HeadSHA) {
-		return CommentEvent{}, fmt.Errorf("the GitHub event in %s names head %q, which is not a commit SHA", path, text.OneLine(c.HeadSHA, 80))
-	}
-	return c, nil
-}
+// $GITHUB_EVENT_PATH (host.Events.ReadComment).
+func ReadCommentEvent(path string) (CommentEvent, error) { return events.ReadComment(path) }
 
 // Conversation speaks with one pull request: replies to its comments and
 // threads, and the commit statuses of its head. Replies need no head

@@ -806,9 +806,9 @@ func TestReadPREvent(t *testing.T) {
 		want        PREvent
 		err         string
 	}{
-		{"pull_request", `{"action":"opened","number":7,"pull_request":{"number":7,"head":{"sha":"abc"}}}`, PREvent{7, "abc"}, ""},
-		{"number only at top", `{"number":9,"pull_request":{"head":{"sha":"def"}}}`, PREvent{9, "def"}, ""},
-		{"comment on a pull request", `{"issue":{"number":12,"pull_request":{"url":"x"}}}`, PREvent{12, ""}, ""},
+		{"pull_request", `{"action":"opened","number":7,"pull_request":{"number":7,"head":{"sha":"abc"}}}`, PREvent{Number: 7, HeadSHA: "abc"}, ""},
+		{"number only at top", `{"number":9,"pull_request":{"head":{"sha":"def"}}}`, PREvent{Number: 9, HeadSHA: "def"}, ""},
+		{"comment on a pull request", `{"issue":{"number":12,"pull_request":{"url":"x"}}}`, PREvent{Number: 12, HeadSHA: ""}, ""},
 		{"comment on an issue", `{"issue":{"number":12}}`, PREvent{}, "not about a pull request"},
 		{"comment on an issue, null", `{"issue":{"number":12,"pull_request":null}}`, PREvent{}, "not about a pull request"},
 		{"push", `{"ref":"refs/heads/main","after":"abc"}`, PREvent{}, "not about a pull request"},
