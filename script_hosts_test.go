@@ -30,6 +30,9 @@ func hostCmds() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"glthread":     cmdGLThread,
 		"githubserver": cmdGitHubServer,
 		"gitlabserver": cmdGitLabServer,
+		"giteaserver":  cmdGiteaServer,
+		"giteacomment": cmdGiteaComment,
+		"giteathread":  cmdGiteaThread,
 		"quickactions": cmdQuickActions,
 		"mentions":     cmdMentions,
 		"hostfile":     cmdHostFile,
@@ -40,6 +43,7 @@ func hostCmds() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 var (
 	ghServers sync.Map // *testscript.TestScript → *hosttest.GitHub
 	glServers sync.Map // *testscript.TestScript → *hosttest.GitLab
+	gtServers sync.Map // *testscript.TestScript → *hosttest.Gitea
 )
 
 // ghevent writes the pull_request event GitHub Actions would put at
@@ -296,6 +300,106 @@ func cmdGLThread(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// giteaserver starts hosttest.Gitea for the rest of the script and points
+// GITHUB_API_URL at it (…/api/v1, as Gitea and Forgejo Actions set it):
+// `giteaserver [-record dir] [-token T] [-readonly] [-head SHA] [-fail N]
+// [-huge] [-unplaceable]`. A token other than T (default gta_scripttoken)
+// gets 401; with -readonly every post gets 403; -head is the pull
+// requests' head commit; -fail answers the first N requests 500; -huge
+// answers GET /user with 17 MiB; -unplaceable refuses a review with
+// comments on lines (422). dir receives each request as gt-NNN.json and a
+// line per request in requests.log.
+func cmdGiteaServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! giteaserver")
+	}
+	fl := flag.NewFlagSet("giteaserver", flag.ContinueOnError)
+	record := fl.String("record", "", "directory to record requests in")
+	g := &hosttest.Gitea{}
+	fl.StringVar(&g.Token, "token", "gta_scripttoken", "the token the server accepts")
+	fl.BoolVar(&g.ReadOnly, "readonly", false, "refuse every post with 403")
+	fl.StringVar(&g.Head, "head", "", "the pull requests' head commit")
+	fl.IntVar(&g.Fail, "fail", 0, "answer the first N requests 500")
+	fl.BoolVar(&g.Huge, "huge", false, "answer GET /user with 17 MiB")
+	fl.BoolVar(&g.Unplaceable, "unplaceable", false, "refuse a review with comments on lines")
+	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
+		ts.Fatalf("usage: giteaserver [-record dir] [-token T] [-readonly] [-head SHA] [-fail N] [-huge] [-unplaceable]")
+	}
+	if *record != "" {
+		g.Dir = ts.MkAbs(*record)
+		ts.Check(os.MkdirAll(g.Dir, 0o755))
+	}
+	api, stop := g.Start()
+	ts.Defer(stop)
+	gtServers.Store(ts, g)
+	ts.Setenv("GITHUB_API_URL", api)
+}
+
+// giteacomment writes the issue_comment event Gitea and Forgejo Actions
+// put at $GITHUB_EVENT_PATH for a comment on pull request n:
+// `giteacomment [-author L] [-action created] file n body`.
+func cmdGiteaComment(ts *testscript.TestScript, neg bool, args []string) {
+	fl := flag.NewFlagSet("giteacomment", flag.ContinueOnError)
+	author := fl.String("author", "carol", "the author's login")
+	action := fl.String("action", "created", "the event's action")
+	if neg || fl.Parse(args) != nil || fl.NArg() != 3 {
+		ts.Fatalf("usage: giteacomment [-author L] [-action created] file n body")
+	}
+	n, err := strconv.Atoi(fl.Arg(1))
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(fl.Arg(0)), hosttest.GiteaCommentEvent(n, *author, *action, fl.Arg(2)), 0o644))
+}
+
+// giteathread does, on the scripted Gitea, what a person does in the nth
+// finding's conversation (1-based) review started on pull request pr:
+// resolve it, or react 👎 to its comment, as login; `giteathread id NAME
+// pr n` sets $NAME to its comment's ID; `giteathread replies pr n` prints
+// review's replies in it: `giteathread resolve|thumbsdown pr n login`.
+func cmdGiteaThread(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: giteathread resolve|thumbsdown pr n login | giteathread id NAME pr n | giteathread replies pr n")
+	}
+	v, ok := gtServers.Load(ts)
+	if !ok {
+		ts.Fatalf("giteathread: no giteaserver in this script")
+	}
+	g := v.(*hosttest.Gitea)
+	op, rest := args[0], args[1:]
+	name := ""
+	if op == "id" {
+		if len(rest) != 3 {
+			ts.Fatalf("usage: giteathread id NAME pr n")
+		}
+		name, rest = rest[0], rest[1:]
+	}
+	n, err := strconv.Atoi(rest[1])
+	ts.Check(err)
+	ids := g.Threads(rest[0])
+	if n < 1 || n > len(ids) {
+		ts.Fatalf("giteathread: pull request #%s has %d threads review started", rest[0], len(ids))
+	}
+	id := ids[n-1]
+	switch op {
+	case "id":
+		ts.Setenv(name, strconv.FormatInt(id, 10))
+	case "replies":
+		for _, r := range g.Replies(id) {
+			fmt.Fprintln(ts.Stdout(), r)
+		}
+	case "resolve", "thumbsdown":
+		if len(rest) != 3 {
+			ts.Fatalf("usage: giteathread %s pr n login", op)
+		}
+		if op == "resolve" {
+			g.Resolve(id, rest[2])
+			return
+		}
+		g.React(id, rest[2], "-1")
+	default:
+		ts.Fatalf("giteathread: unknown %q", op)
+	}
+}
+
 // quickactions checks every body a scripted GitLab received (the
 // gl-NNN.json files in dir) against GitLab's own grammar in both of its
 // generations (hosttest.Commands), and fails on any quick action either
@@ -315,15 +419,21 @@ func cmdQuickActions(ts *testscript.TestScript, neg bool, args []string) {
 
 // mentions checks every body a scripted GitHub received (the gh-NNN.json
 // files in dir, a review's comments included) against GitHub's published
-// mention filter (hosttest.Mentions), and fails on anyone it would
-// notify: `mentions dir`.
+// mention filter (hosttest.Mentions), or with -host gitea every body a
+// scripted Gitea received (gt-NNN.json) against Gitea's rule
+// (hosttest.GiteaMentions), and fails on anyone it would notify:
+// `mentions [-host gitea] dir`.
 func cmdMentions(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: mentions dir")
+	prefix, find := "gh", hosttest.Mentions
+	if len(args) == 3 && args[0] == "-host" && args[1] == "gitea" {
+		prefix, find, args = "gt", hosttest.GiteaMentions, args[2:]
 	}
-	n := eachBody(ts, args[0], "gh", func(req string, body string) {
-		if m := hosttest.Mentions(body); len(m) > 0 {
-			ts.Fatalf("%s: GitHub notifies %q for\n%s", req, m, body)
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mentions [-host gitea] dir")
+	}
+	n := eachBody(ts, args[0], prefix, func(req string, body string) {
+		if m := find(body); len(m) > 0 {
+			ts.Fatalf("%s: notifies %q for\n%s", req, m, body)
 		}
 	})
 	ts.Logf("mentions: %d bodies, nobody notified", n)

@@ -35,8 +35,9 @@ type ciEnv struct {
 
 // ciFrom decides whether the run is in CI, and whose: each host of the
 // table tells its own CI (GitHub Actions sets GITHUB_ACTIONS=true, GitLab
-// CI GITLAB_CI=true), asked in the table's order. Both, like most CI
-// services, set CI=true; CI set to anything but a false value (false, 0, as
+// CI GITLAB_CI=true), asked in the table's order; a host whose CI looks
+// like another's to it (Host.Mimics) wins over that one. Both, like most
+// CI services, set CI=true; CI set to anything but a false value (false, 0, as
 // strconv.ParseBool reads it) counts too. CI=false says the run is not in
 // CI, whatever else is set: a person reproducing a job's environment by hand
 // gets the behaviour of a run at a desk.
@@ -47,9 +48,8 @@ func ciFrom(getenv func(string) string) ciEnv {
 	}
 	var c ciEnv
 	for _, h := range hosts {
-		if base, ok := h.CI(getenv); ok {
+		if base, ok := h.CI(getenv); ok && (c.Host == "" || h.Mimics == c.Host) {
 			c.Host, c.Base = h.Name, base
-			break
 		}
 	}
 	c.On = c.Host != "" || v != ""

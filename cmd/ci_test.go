@@ -22,6 +22,8 @@ func TestCIFrom(t *testing.T) {
 		{"GitHub without CI", map[string]string{"GITHUB_ACTIONS": "true"}, ciEnv{On: true, Host: "github"}},
 		{"GITHUB_ACTIONS not true", map[string]string{"GITHUB_ACTIONS": "1", "GITHUB_BASE_REF": "main"}, ciEnv{}},
 		{"GitLab merge request", map[string]string{"CI": "true", "GITLAB_CI": "true", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "dev"}, ciEnv{On: true, Host: "gitlab", Base: "origin/dev"}},
+		{"Gitea pull request", map[string]string{"CI": "true", "GITHUB_ACTIONS": "true", "GITEA_ACTIONS": "true", "GITHUB_BASE_REF": "main"}, ciEnv{On: true, Host: "gitea", Base: "origin/main"}},
+		{"Forgejo pull request", map[string]string{"CI": "true", "FORGEJO_ACTIONS": "true", "GITHUB_ACTIONS": "true", "GITHUB_BASE_REF": "dev"}, ciEnv{On: true, Host: "gitea", Base: "origin/dev"}},
 		{"GitLab branch pipeline", map[string]string{"CI": "true", "GITLAB_CI": "true"}, ciEnv{On: true, Host: "gitlab"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -169,7 +169,7 @@ func TestNewCmdAsk(t *testing.T) {
 		}},
 		{name: "reply without post", args: []string{"run", "q", "--reply-to", "12"}, wantErr: "--reply-to needs --post"},
 		{name: "bad reply-to", args: []string{"run", "q", "--post", "github", "--reply-to", "abc"}, wantErr: "not a GitHub review comment's ID"},
-		{name: "unknown host", args: []string{"run", "q", "--post", "gitea"}, wantErr: `unknown --post "gitea"`},
+		{name: "unknown host", args: []string{"run", "q", "--post", "gerrit"}, wantErr: `unknown --post "gerrit"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := parseFlags(t, NewCmdAsk, c.env, c.args...)

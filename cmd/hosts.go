@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/gitea"
 	"github.com/reviewdev/review/review/host/github"
 	"github.com/reviewdev/review/review/host/gitlab"
 	"github.com/reviewdev/review/review/result"
@@ -21,6 +22,7 @@ import (
 var hosts = []hostRow{
 	{Host: github.Host, denied: annotateDenied},
 	{Host: gitlab.Host},
+	{Host: gitea.Host},
 }
 
 // hostRow is a host and what cmd does for it beyond the seam.
@@ -41,6 +43,10 @@ func hostNamed(name string) *hostRow {
 	}
 	return nil
 }
+
+// readsCommands reports whether the CI of the row's host reads a step's
+// output for workflow commands; false for no row.
+func (r *hostRow) readsCommands() bool { return r != nil && r.WorkflowCommands }
 
 // hostNames are what --post takes.
 func hostNames() []string {

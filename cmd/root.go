@@ -29,7 +29,7 @@ func Main() int {
 	ctx, stop := signalContext()
 	defer stop()
 	f := &Factory{IO: System(), Getenv: os.Getenv, Now: time.Now}
-	f.IO.ActionsLog = ciFrom(f.Getenv).Host == "github"
+	f.IO.ActionsLog = hostNamed(ciFrom(f.Getenv).Host).readsCommands()
 	out := watchOut(f.IO)
 	code := run(ctx, f, os.Args[1:])
 	f.IO.Flush()

@@ -148,4 +148,3 @@ func (e Events) ReadComment(path string) (CommentEvent, error) {
 	}
 	return c, nil
 }
-

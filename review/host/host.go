@@ -23,6 +23,14 @@ type Host struct {
 	// default, as origin/<branch> ("" when the job names none). cmd asks
 	// each host in the table's order, once, and hands the answer down.
 	CI func(getenv func(string) string) (base string, ok bool)
+	// Mimics names the host whose CI this host's CI also looks like to
+	// that host's CI (Gitea Actions sets GITHUB_ACTIONS=true): when both
+	// tell their CI, this host's wins.
+	Mimics string
+	// WorkflowCommands says the CI's runner reads a step's output for
+	// workflow commands ("::…"), as GitHub Actions and the runners that
+	// follow it do: what review prints there is kept from acting.
+	WorkflowCommands bool
 	// Flags name the change where the CI's variables do not.
 	Flags []Flag
 	// About says what is posted, for the help of the flags.

@@ -201,7 +201,8 @@ func neutralLine(line string) string {
 func neutralMentions(seg string) string { return inert(seg, true) }
 
 // inert puts a word joiner after the "@" of each mention in s, by GitHub's
-// rule, and shows it as code when code is set.
+// rule and Gitea's (hosttest.GiteaMentions), whose names may also start
+// with "-", and shows it as code when code is set.
 func inert(seg string, code bool) string {
 	if !strings.Contains(seg, "@") {
 		return seg
@@ -210,7 +211,7 @@ func inert(seg string, code bool) string {
 	word := false // the character before, as the page shows it, is a letter, a digit or "_"
 	for i := 0; i < len(seg); {
 		c := seg[i]
-		if c == '@' && !word && i+1 < len(seg) && loginByte(seg[i+1]) {
+		if c == '@' && !word && i+1 < len(seg) && (loginByte(seg[i+1]) || seg[i+1] == '-') {
 			j := i + 2
 			for j < len(seg) && (loginByte(seg[j]) || seg[j] == '.' || seg[j] == '-') {
 				j++

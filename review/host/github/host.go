@@ -16,8 +16,9 @@ import (
 // Actions' environment and events, a pull request's poster, and the
 // comments that start review comment.
 var Host = host.Host{
-	Name: "github",
-	CI:   ci,
+	Name:             "github",
+	CI:               ci,
+	WorkflowCommands: true,
 	About: host.About{
 		Review: "one pull-request review with inline comments; needs GITHUB_TOKEN",
 		Answer: "a pull-request comment; needs GITHUB_TOKEN",

@@ -78,3 +78,16 @@ func indent(v any) []byte {
 	}
 	return b
 }
+
+// GiteaCommentEvent is the issue_comment event Gitea and Forgejo Actions
+// put at $GITHUB_EVENT_PATH for a comment on pull request n by login (its
+// IssueCommentPayload: no author association, is_pull set).
+func GiteaCommentEvent(n int, login, action, body string) []byte {
+	return indent(map[string]any{
+		"action":  action,
+		"is_pull": true,
+		"issue": map[string]any{"number": n, "pull_request": map[string]any{"merged": false},
+			"html_url": fmt.Sprintf("https://gitea.example/o/r/pulls/%d", n)},
+		"comment": map[string]any{"id": 7000 + n, "body": body, "user": map[string]any{"id": len(login) * 100, "login": login}},
+	})
+}
