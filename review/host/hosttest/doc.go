@@ -3,7 +3,8 @@
 // Scripted servers speak each host's REST API over real HTTP, as much of
 // it as posting, review comment and the ledger use, in the shapes its
 // published API description gives: GitHub (REST under /api/v3 and
-// GraphQL), GitLab (REST v4). Each checks a request as its host would
+// GraphQL), GitLab (REST v4), Gitea and Forgejo (/api/v1, from Gitea's
+// swagger). Each checks a request as its host would
 // (the token in the host's header, the documented body), keeps what is
 // posted so a second run sees it, and records every request for the
 // scripts to read. Event builders write the event files each host's CI
@@ -11,8 +12,9 @@
 //
 // Oracles hold what a host acts on in a posted text, by its own published
 // rules: GitLab's quick-action extractor in both generations teams run
-// (Commands), GitHub's mention filter (Mentions). The host package's
-// neutralisation is held to these, never to its own idea of Markdown.
+// (Commands), GitHub's mention filter (Mentions), Gitea's mention rule
+// (GiteaMentions). The host package's neutralisation is held to these,
+// never to its own idea of Markdown.
 //
 // It imports nothing of review: the servers answer as the hosts do, not
 // as review expects.
