@@ -53,7 +53,12 @@ can. A comment without a command does nothing. It needs GITHUB_TOKEN (pull
 requests, issues and statuses: write) and, for a review or an answer, the model's
 settings as review does; the pull request's head commit must be fetched (the
 documented workflow fetches refs/pull/N/head; it never checks out the head's
-files).`,
+files).
+
+In Gitea or Forgejo Actions it reads their issue_comment event the same way, and
+asks the API whether the author may write to the repository (their events carry
+no association); in GitLab CI, the note event a pipeline trigger passes in
+TRIGGER_PAYLOAD.`,
 		Example: `  # in a workflow on issue_comment and pull_request_review_comment:
   review comment`,
 		Args: usageArgs(cobra.NoArgs),

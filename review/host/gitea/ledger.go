@@ -44,7 +44,9 @@ func (c *client) threads(ctx context.Context, st *prState) ([]host.Thread, error
 			Rule:     host.ReadRule(rc.Body),
 		}
 		if rc.Resolver != nil {
-			t.Resolved, t.ResolvedBy = true, rc.Resolver.login()
+			// A login as a marker may carry it: the answer's text reaches
+			// the log and the summary.
+			t.Resolved, t.ResolvedBy = true, host.Login(rc.Resolver.login())
 			t.ResolvedByUs = st.mine(rc.Resolver)
 		}
 		ts = append(ts, t)
@@ -100,7 +102,7 @@ func (c *client) thumbsDown(ctx context.Context, id int64) (string, error) {
 	}
 	for _, r := range rs {
 		if r.Content == "-1" && r.User != nil && c.canWrite(ctx, r.User.Login) {
-			return r.User.Login, nil
+			return host.Login(r.User.Login), nil
 		}
 	}
 	return "", nil
