@@ -281,3 +281,36 @@ func NextHeads(heads []string, head string) []string {
 	}
 	return hs
 }
+
+// PlanLines sorts r's findings, a review of d, for a host that comments on
+// the lines of the diff's hunks: a finding is Inline when its line is
+// inside a hunk, unless an earlier run commented it (earlier: its address
+// by fingerprint; it is Repeated) or its file's name is not one a host's
+// API can carry (Nameable; it goes into Body, counted in Unnamed); every
+// other finding goes into Body. inline false puts every new finding in
+// Body, in the order found: the plan of a review whose comments the host
+// would not place.
+func PlanLines(r *result.Result, d *diffctx.Diff, earlier map[string]string, inline bool) Summary {
+	var p Summary
+	for _, f := range r.Findings {
+		if f.Line <= 0 || d == nil || !d.InHunk(f.Path, f.Line) {
+			p.Body = append(p.Body, f)
+			continue
+		}
+		if !Nameable(f.Path) {
+			p.Unnamed++
+			p.Body = append(p.Body, f)
+			continue
+		}
+		if u, ok := earlier[f.Fingerprint()]; ok {
+			p.Repeated = append(p.Repeated, Repeated{Finding: f, URL: u})
+			continue
+		}
+		if !inline {
+			p.Body = append(p.Body, f)
+			continue
+		}
+		p.Inline = append(p.Inline, f)
+	}
+	return p
+}

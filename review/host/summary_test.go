@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -109,4 +110,29 @@ func FuzzReadListed(f *testing.F) {
 			t.Fatalf("read %+v of %+v", got, in)
 		}
 	})
+}
+
+// TestPlanLines: a finding on a line of a hunk is inline unless an earlier
+// run commented it or its file cannot be named; with inline false every
+// new finding goes into the body, in the order found.
+func TestPlanLines(t *testing.T) {
+	d := &diffctx.Diff{Files: []*diffctx.File{
+		{Path: "a.go", Status: diffctx.Modified, Hunks: []diffctx.Hunk{{OldStart: 1, OldLines: 1, NewStart: 1, NewLines: 2, Body: " x\n+y\n"}}},
+		{Path: "caf\xe9.go", Status: diffctx.Added, Hunks: []diffctx.Hunk{{NewStart: 1, NewLines: 1, Body: "+z\n"}}},
+	}}
+	on := result.Finding{Path: "a.go", Line: 2, Severity: result.High, Category: "bug", Title: "On"}
+	before := result.Finding{Path: "a.go", Line: 1, Severity: result.Low, Category: "bug", Title: "Before"}
+	off := result.Finding{Path: "a.go", Line: 9, Severity: result.Low, Category: "bug", Title: "Off"}
+	unnamed := result.Finding{Path: "caf\xe9.go", Line: 1, Severity: result.Low, Category: "bug", Title: "Unnamed"}
+	r := &result.Result{Findings: []result.Finding{on, before, off, unnamed}}
+	earlier := map[string]string{before.Fingerprint(): "https://x.example/1"}
+	p := PlanLines(r, d, earlier, true)
+	if len(p.Inline) != 1 || p.Inline[0].Title != "On" || len(p.Repeated) != 1 || p.Repeated[0].URL != "https://x.example/1" ||
+		len(p.Body) != 2 || p.Body[0].Title != "Off" || p.Body[1].Title != "Unnamed" || p.Unnamed != 1 {
+		t.Errorf("inline: %+v", p)
+	}
+	p = PlanLines(r, d, earlier, false)
+	if len(p.Inline) != 0 || len(p.Body) != 3 || p.Body[0].Title != "On" || p.Body[1].Title != "Off" || len(p.Repeated) != 1 {
+		t.Errorf("not inline: %+v", p)
+	}
 }

@@ -28,7 +28,7 @@ func FuzzBodies(f *testing.F) {
 		r := &result.Result{RunID: "r1", Summary: summary, Findings: []result.Finding{fd}, Submitted: true}
 		r.HeadSHA = h1
 		var p Poster
-		_, lines := p.plan(r, nil, nil)
+		_, lines := p.plan(r, nil, nil, true)
 		bodies := map[string]string{
 			"summary": host.Summary{Body: []result.Finding{fd}}.Write(r, []string{h1}, words),
 			"comment": capBody(host.CommentMarker(fd.Fingerprint(), r.RunID) + "\n" + host.CommentMarkdown(fd, "", true)),

@@ -173,14 +173,17 @@ func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (h
 		rep.Skipped, rep.URL = true, st.summary.HTMLURL
 		return rep, nil
 	}
-	plan, lines := p.plan(r, d, st.commented())
+	earlier := st.commented()
+	plan, lines := p.plan(r, d, earlier, true)
 	if len(lines) > 0 {
 		err := c.postReview(ctx, r, lines)
 		var ge *host.APIError
 		if errors.As(err, &ge) && (ge.Status == http.StatusBadRequest || ge.Status == http.StatusUnprocessableEntity) {
-			plan.Unplaced = len(plan.Inline)
-			plan.Body = append(plan.Inline, plan.Body...)
-			plan.Inline = nil
+			// The comments could not be placed; the findings are still
+			// worth posting, in the summary, where no line has to match.
+			unplaced := len(plan.Inline)
+			plan, _ = p.plan(r, d, earlier, false)
+			plan.Unplaced = unplaced
 		} else if err != nil {
 			return host.Report{}, err
 		}
@@ -208,35 +211,19 @@ type line struct {
 	Body        string `json:"body"`
 }
 
-// plan sorts the findings: on a line of a hunk, as a comment on it,
-// unless an earlier run commented it or its file's name is not one the
-// API can carry (host.Nameable); the others into the summary. Gitea
-// comments one line; a finding over several says where it ends.
-func (p *Poster) plan(r *result.Result, d *diffctx.Diff, earlier map[string]string) (host.Summary, []line) {
-	var plan host.Summary
+// plan sorts the findings (host.PlanLines) and writes a comment on the
+// line of each that is inline. Gitea comments one line; a finding over
+// several says where it ends.
+func (p *Poster) plan(r *result.Result, d *diffctx.Diff, earlier map[string]string, inline bool) (host.Summary, []line) {
+	plan := host.PlanLines(r, d, earlier, inline)
 	var lines []line
-	for _, f := range r.Findings {
-		if f.Line <= 0 || d == nil || !d.InHunk(f.Path, f.Line) {
-			plan.Body = append(plan.Body, f)
-			continue
-		}
-		if !host.Nameable(f.Path) {
-			plan.Unnamed++
-			plan.Body = append(plan.Body, f)
-			continue
-		}
-		fp := f.Fingerprint()
-		if u, ok := earlier[fp]; ok {
-			plan.Repeated = append(plan.Repeated, host.Repeated{Finding: f, URL: u})
-			continue
-		}
+	for _, f := range plan.Inline {
 		code := ""
 		if p.Anchor != nil {
 			code = p.Anchor(f)
 		}
-		body := capBody(host.CommentMarker(fp, r.RunID, host.AnchorField(code)) + "\n" + host.CommentMarkdown(f, "", f.EndLine <= f.Line))
+		body := capBody(host.CommentMarker(f.Fingerprint(), r.RunID, host.AnchorField(code)) + "\n" + host.CommentMarkdown(f, "", f.EndLine <= f.Line))
 		lines = append(lines, line{Path: f.Path, NewPosition: f.Line, Body: body})
-		plan.Inline = append(plan.Inline, f)
 	}
 	return plan, lines
 }

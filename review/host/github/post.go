@@ -218,32 +218,14 @@ type reviewPlan struct {
 	unnamed  int // findings in the body because their file's name is not UTF-8
 }
 
-// planReview sorts the findings. A finding is inline when its line is
-// inside a hunk, unless an earlier run commented it or its file's name is
-// not one GitHub's API can carry (host.Nameable); a range that leaves its
-// hunk is commented on its first line, as GitHub needs both ends of a
-// range in one hunk. inline false puts every new finding in the body.
+// planReview sorts the findings (host.PlanLines) and writes the inline
+// comments: a range that leaves its hunk is commented on its first line,
+// as GitHub needs both ends of a range in one hunk. inline false puts
+// every new finding in the body.
 func planReview(r *result.Result, d *diffctx.Diff, earlier map[string]string, inline bool, anchor func(result.Finding) string) reviewPlan {
-	var p reviewPlan
-	for _, f := range r.Findings {
-		if f.Line <= 0 || d == nil || !d.InHunk(f.Path, f.Line) {
-			p.body = append(p.body, f)
-			continue
-		}
-		if !host.Nameable(f.Path) {
-			p.unnamed++
-			p.body = append(p.body, f)
-			continue
-		}
-		fp := f.Fingerprint()
-		if u, ok := earlier[fp]; ok {
-			p.repeated = append(p.repeated, host.Repeated{Finding: f, URL: u})
-			continue
-		}
-		if !inline {
-			p.body = append(p.body, f)
-			continue
-		}
+	sorted := host.PlanLines(r, d, earlier, inline)
+	p := reviewPlan{inline: sorted.Inline, body: sorted.Body, repeated: sorted.Repeated, unnamed: sorted.Unnamed}
+	for _, f := range p.inline {
 		c := &gh.DraftReviewComment{Path: gh.Ptr(f.Path), Line: gh.Ptr(f.Line), Side: gh.Ptr("RIGHT")}
 		ranged := f.EndLine > f.Line && d.InOneHunk(f.Path, f.Line, f.EndLine)
 		if ranged {
@@ -253,8 +235,7 @@ func planReview(r *result.Result, d *diffctx.Diff, earlier map[string]string, in
 		if anchor != nil {
 			code = anchor(f)
 		}
-		c.Body = gh.Ptr(capBody(host.CommentMarker(fp, r.RunID, host.AnchorField(code)) + "\n" + commentMarkdown(f, ranged || f.EndLine <= f.Line)))
-		p.inline = append(p.inline, f)
+		c.Body = gh.Ptr(capBody(host.CommentMarker(f.Fingerprint(), r.RunID, host.AnchorField(code)) + "\n" + commentMarkdown(f, ranged || f.EndLine <= f.Line)))
 		p.comments = append(p.comments, c)
 	}
 	return p
