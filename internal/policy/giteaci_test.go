@@ -108,4 +108,22 @@ func TestCIDocGitea(t *testing.T) {
 	for _, e := range errs {
 		t.Errorf("review.yml:%d:%d: %s [%s]", e.Line, e.Column, e.Message, e.Kind)
 	}
+	// The linter sees what it is here for: a context that does not exist
+	// is an error, and so is a label the configuration does not declare.
+	bad := strings.Replace(strings.Replace(blocks[0], "${{ secrets.OPENAI_API_KEY }}", "${{ secret.OPENAI_API_KEY }}", 1), "runs-on: docker", "runs-on: dockr", 1)
+	if err := os.WriteFile(p, []byte(bad+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if errs, err = l.LintFiles([]string{p}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, e := range errs {
+		msgs = append(msgs, e.Message)
+	}
+	for _, w := range []string{`undefined variable "secret"`, `label "dockr" is unknown`} {
+		if !strings.Contains(strings.Join(msgs, "\n"), w) {
+			t.Errorf("actionlint did not say %q of a broken workflow: %q", w, msgs)
+		}
+	}
 }
