@@ -3,11 +3,12 @@
 // Scripted servers speak each host's REST API over real HTTP, as much of
 // it as posting, review comment and the ledger use, in the shapes its
 // published API description gives: GitHub (REST under /api/v3 and
-// GraphQL), GitLab (REST v4), Gitea and Forgejo (/api/v1, from Gitea's
-// swagger). Each checks a request as its host would
-// (the token in the host's header, the documented body), keeps what is
-// posted so a second run sees it, and records every request for the
-// scripts to read. Event builders write the event files each host's CI
+// GraphQL), GitLab (REST v4), Gitea and Forgejo (/api/v1: every request
+// body and every answer is checked against the definitions of Gitea's
+// swagger vendored in testdata/schemas, ValidateGitea). Each checks a
+// request as its host would (the token in the host's header, the
+// documented body), keeps what is posted so a second run sees it, and
+// records every request for the scripts to read. Event builders write the event files each host's CI
 // hands a job.
 //
 // Oracles hold what a host acts on in a posted text, by its own published

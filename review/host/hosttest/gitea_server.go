@@ -1,8 +1,10 @@
 package hosttest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -115,7 +117,11 @@ func (g *Gitea) route(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, `{"id": -2, "login": "gitea-actions", "full_name": "%s"}`, strings.Repeat("x", 17<<20))
 			return
 		}
-		gtJSON(w, http.StatusOK, giteaMe)
+		giteaAnswer(w, http.StatusOK, "User", giteaMe)
+		return
+	}
+	if err := checkBody(r); err != nil {
+		gtJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": err.Error()})
 		return
 	}
 	m := gtPath.FindStringSubmatch(r.URL.Path)
@@ -188,10 +194,10 @@ func (g *Gitea) pulls(w http.ResponseWriter, r *http.Request, repo, n, rest stri
 	switch {
 	case rest == "" && r.Method == http.MethodGet:
 		num, _ := strconv.Atoi(n)
-		gtJSON(w, http.StatusOK, map[string]any{"number": num, "state": "open", "html_url": "https://gitea.example/" + repo + "/pulls/" + n,
+		giteaAnswer(w, http.StatusOK, "PullRequest", map[string]any{"number": num, "state": "open", "html_url": "https://gitea.example/" + repo + "/pulls/" + n,
 			"head": map[string]any{"sha": g.Head, "ref": "feature"}, "base": map[string]any{"ref": "main"}})
 	case rest == "reviews" && r.Method == http.MethodGet:
-		gtPage(w, r, p.reviews)
+		gtPage(w, r, "PullReview", p.reviews)
 	case rest == "reviews" && r.Method == http.MethodPost:
 		g.createReview(w, r, repo, n, p)
 	case strings.HasPrefix(rest, "reviews/") && strings.HasSuffix(rest, "/comments") && r.Method == http.MethodGet:
@@ -202,7 +208,7 @@ func (g *Gitea) pulls(w http.ResponseWriter, r *http.Request, repo, n, rest stri
 				out = append(out, l)
 			}
 		}
-		gtPage(w, r, out)
+		gtPage(w, r, "PullReviewComment", out)
 	default:
 		gtJSON(w, http.StatusNotFound, map[string]string{"message": "not found"})
 	}
@@ -282,7 +288,7 @@ func (g *Gitea) createReview(w http.ResponseWriter, r *http.Request, repo, n str
 		l["original_position"] = c.OldPosition
 		p.lines = append(p.lines, l)
 	}
-	gtJSON(w, http.StatusOK, review)
+	giteaAnswer(w, http.StatusOK, "PullReview", review)
 }
 
 // issues answers the conversation's comments and a comment's reactions.
@@ -291,7 +297,7 @@ func (g *Gitea) issues(w http.ResponseWriter, r *http.Request, repo, id, rest st
 	case id == "comments":
 		g.issueComment(w, r, rest)
 	case rest == "comments" && r.Method == http.MethodGet:
-		gtPage(w, r, g.pr(repo, id).comments)
+		gtPage(w, r, "Comment", g.pr(repo, id).comments)
 	case rest == "comments" && r.Method == http.MethodPost:
 		body, ok := gtBody(w, r)
 		if !ok {
@@ -304,7 +310,7 @@ func (g *Gitea) issues(w http.ResponseWriter, r *http.Request, repo, id, rest st
 		p := g.pr(repo, id)
 		cm := g.comment(repo, id, "gitea-actions", body)
 		p.comments = append(p.comments, cm)
-		gtJSON(w, http.StatusCreated, cm)
+		giteaAnswer(w, http.StatusCreated, "Comment", cm)
 	default:
 		gtJSON(w, http.StatusNotFound, map[string]string{"message": "not found"})
 	}
@@ -325,7 +331,7 @@ func (g *Gitea) issueComment(w http.ResponseWriter, r *http.Request, rest string
 		if out == nil {
 			out = []map[string]any{}
 		}
-		gtJSON(w, http.StatusOK, out)
+		giteaAnswer(w, http.StatusOK, "[]Reaction", out)
 	case sub == "" && r.Method == http.MethodPatch:
 		body, ok := gtBody(w, r)
 		if !ok {
@@ -336,7 +342,7 @@ func (g *Gitea) issueComment(w http.ResponseWriter, r *http.Request, rest string
 			return
 		}
 		c["body"] = body
-		gtJSON(w, http.StatusOK, c)
+		giteaAnswer(w, http.StatusOK, "Comment", c)
 	default:
 		gtJSON(w, http.StatusNotFound, map[string]string{"message": "not found"})
 	}
@@ -365,7 +371,7 @@ func (g *Gitea) permission(w http.ResponseWriter, r *http.Request, login, rest s
 	if !ok {
 		perm = "read" // anyone may read a public repository
 	}
-	gtJSON(w, http.StatusOK, map[string]any{"permission": perm, "role_name": perm, "user": g.user(login)})
+	giteaAnswer(w, http.StatusOK, "RepoCollaboratorPermission", map[string]any{"permission": perm, "role_name": perm, "user": g.user(login)})
 }
 
 // status answers POST .../statuses/{sha} (CreateStatusOption).
@@ -396,8 +402,36 @@ func (g *Gitea) status(w http.ResponseWriter, r *http.Request, sha, rest string)
 	default:
 		out := map[string]any{"status": st.State, "context": st.Context, "description": st.Description, "sha": sha}
 		g.statuses = append(g.statuses, out)
-		gtJSON(w, http.StatusCreated, out)
+		giteaAnswer(w, http.StatusCreated, "CommitStatus", out)
 	}
+}
+
+// checkBody checks the body of a request that sends one against its
+// definition in Gitea's swagger (CreatePullReviewOptions,
+// CreateIssueCommentOption, EditIssueCommentOption, CreateStatusOption).
+func checkBody(r *http.Request) error {
+	def := ""
+	switch p := r.URL.Path; {
+	case r.Method == http.MethodPost && strings.HasSuffix(p, "/reviews"):
+		def = "CreatePullReviewOptions"
+	case r.Method == http.MethodPost && strings.HasSuffix(p, "/comments"):
+		def = "CreateIssueCommentOption"
+	case r.Method == http.MethodPatch && strings.Contains(p, "/issues/comments/"):
+		def = "EditIssueCommentOption"
+	case r.Method == http.MethodPost && strings.Contains(p, "/statuses/"):
+		def = "CreateStatusOption"
+	default:
+		return nil
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err := ValidateGitea(def, body); err != nil {
+		return fmt.Errorf("the body is not a %s: %v", def, err)
+	}
+	return nil
 }
 
 // gtBody reads {"body": "..."} (CreateIssueCommentOption,
@@ -417,7 +451,7 @@ func gtBody(w http.ResponseWriter, r *http.Request) (string, bool) {
 
 // gtPage serves one page of a listing (page, limit: at most two a page
 // here), with a Link header to the next, as Gitea sends it.
-func gtPage(w http.ResponseWriter, r *http.Request, items []map[string]any) {
+func gtPage(w http.ResponseWriter, r *http.Request, def string, items []map[string]any) {
 	page, limit := 1, 2
 	if p := r.URL.Query().Get("page"); p != "" {
 		n, err := strconv.Atoi(p)
@@ -438,7 +472,7 @@ func gtPage(w http.ResponseWriter, r *http.Request, items []map[string]any) {
 		w.Header().Set("Link", fmt.Sprintf(`<http://%s%s?%s>; rel="next"`, r.Host, r.URL.Path, q.Encode()))
 	}
 	w.Header().Set("X-Total-Count", strconv.Itoa(len(items)))
-	gtJSON(w, http.StatusOK, append([]map[string]any{}, items[from:to]...))
+	giteaAnswer(w, http.StatusOK, "[]"+def, append([]map[string]any{}, items[from:to]...))
 }
 
 func gtJSON(w http.ResponseWriter, status int, v any) {
