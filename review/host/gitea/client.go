@@ -132,7 +132,7 @@ type (
 	}
 	pullRequest struct {
 		Number  int    `json:"number"`
-		HTMLURL string `json:"html_url"`
+		HTMLURL host.WebURL `json:"html_url"`
 		Head    struct {
 			SHA string `json:"sha"`
 			Ref string `json:"ref"`
@@ -147,7 +147,7 @@ type (
 		CommitID string `json:"commit_id"`
 		State    string `json:"state"`
 		User     *user  `json:"user"`
-		HTMLURL  string `json:"html_url"`
+		HTMLURL  host.WebURL `json:"html_url"`
 	}
 	reviewComment struct {
 		ID       int64  `json:"id"`
@@ -158,14 +158,14 @@ type (
 		OriginalPosition int    `json:"original_position"`
 		User             *user  `json:"user"`
 		Resolver         *user  `json:"resolver"`
-		HTMLURL          string `json:"html_url"`
+		HTMLURL          host.WebURL `json:"html_url"`
 		ReviewID         int64  `json:"pull_request_review_id"`
 	}
 	comment struct {
 		ID      int64  `json:"id"`
 		Body    string `json:"body"`
 		User    *user  `json:"user"`
-		HTMLURL string `json:"html_url"`
+		HTMLURL host.WebURL `json:"html_url"`
 	}
 	reaction struct {
 		Content string `json:"content"`

@@ -38,7 +38,7 @@ func (c *client) threads(ctx context.Context, st *prState) ([]host.Thread, error
 		}
 		t := host.Thread{
 			Fingerprint: fp, Run: run, Code: code, Severity: sev,
-			Path: rc.Path, Line: line, URL: rc.HTMLURL,
+			Path: rc.Path, Line: line, URL: string(rc.HTMLURL),
 			ReplyTo:  strconv.FormatInt(rc.ID, 10),
 			Outdated: rc.Position <= 0,
 			Rule:     host.ReadRule(rc.Body),

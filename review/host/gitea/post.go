@@ -105,7 +105,7 @@ func (s *prState) commented() map[string]string {
 	for _, rc := range s.lines {
 		if fp, _, ok := host.ReadCommentMarker(rc.Body); ok {
 			if _, dup := earlier[fp]; !dup {
-				earlier[fp] = rc.HTMLURL
+				earlier[fp] = string(rc.HTMLURL)
 			}
 		}
 	}
@@ -135,7 +135,7 @@ func (p *Poster) Earlier(ctx context.Context) (host.Earlier, error) {
 			continue
 		}
 		seen[fp] = true
-		e.Open = append(e.Open, host.OpenFinding{Fingerprint: fp, Severity: sev, Path: rc.Path, Line: rc.Position, URL: rc.HTMLURL})
+		e.Open = append(e.Open, host.OpenFinding{Fingerprint: fp, Severity: sev, Path: rc.Path, Line: rc.Position, URL: string(rc.HTMLURL)})
 	}
 	if e.Threads, err = c.threads(ctx, st); err != nil {
 		return host.Earlier{}, err
@@ -170,7 +170,7 @@ func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (h
 	}
 	rep := host.Report{Body: "summary comment"}
 	if st.summary != nil && st.summaryHead == c.head {
-		rep.Skipped, rep.URL = true, st.summary.HTMLURL
+		rep.Skipped, rep.URL = true, string(st.summary.HTMLURL)
 		return rep, nil
 	}
 	earlier := st.commented()
@@ -267,7 +267,7 @@ func (c *client) putSummary(ctx context.Context, old *comment, run, body string)
 			Op: "updating the summary comment of " + c.prName, Method: http.MethodPatch,
 			Path: c.repoPath + "/issues/comments/" + strconv.FormatInt(old.ID, 10), Body: map[string]string{"body": body}, Out: &cm,
 		})
-		return old.HTMLURL, err
+		return string(old.HTMLURL), err
 	}
 	var found string
 	_, err := c.Call(ctx, host.Request{
@@ -277,7 +277,7 @@ func (c *client) putSummary(ctx context.Context, old *comment, run, body string)
 			cs, err := list[comment](ctx, c, "listing the comments of "+c.prName, c.repoPath+"/issues/"+strconv.Itoa(c.pr)+"/comments")
 			for _, x := range cs {
 				if r, _, _, ok := host.ReadReviewMarker(x.Body); ok && r == run {
-					found = x.HTMLURL
+					found = string(x.HTMLURL)
 					return true, nil
 				}
 			}
@@ -290,7 +290,7 @@ func (c *client) putSummary(ctx context.Context, old *comment, run, body string)
 	if cm.HTMLURL == "" {
 		return found, nil
 	}
-	return cm.HTMLURL, nil
+	return string(cm.HTMLURL), nil
 }
 
 // capBody cuts a body past maxBody, keeping its start, where the marker
@@ -309,7 +309,7 @@ func (p *Poster) Reply(ctx context.Context, to, body string) (string, error) {
 		var cm comment
 		_, err := c.Call(ctx, host.Request{Op: "commenting on " + c.prName, Method: http.MethodPost,
 			Path: c.repoPath + "/issues/" + strconv.Itoa(c.pr) + "/comments", Body: map[string]string{"body": capBody(body)}, Out: &cm})
-		return cm.HTMLURL, err
+		return string(cm.HTMLURL), err
 	}
 	id, err := strconv.ParseInt(to, 10, 64)
 	if err != nil || id <= 0 {
@@ -355,7 +355,7 @@ func (c *client) replyOn(ctx context.Context, first reviewComment, body string) 
 	var rv review
 	_, err := c.Call(ctx, host.Request{Op: "replying in a conversation of " + c.prName, Method: http.MethodPost, Path: c.prPath + "/reviews",
 		Body: map[string]any{"event": "COMMENT", "body": "", "comments": []line{l}}, Out: &rv})
-	return rv.HTMLURL, err
+	return string(rv.HTMLURL), err
 }
 
 // StatusContext is the context of the commit status review sets: a
