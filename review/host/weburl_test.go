@@ -11,10 +11,10 @@ import (
 func TestWebURL(t *testing.T) {
 	for in, want := range map[string]WebURL{
 		`"https://gitea.example/o/r/pulls/5#issuecomment-7"`: "https://gitea.example/o/r/pulls/5#issuecomment-7",
-		`"https://x.example/a\n::error::pwned"`:             "",
-		`"javascript:alert(1)"`:                             "",
-		`"/o/r/pulls/5"`:                                    "",
-		`null`:                                              "",
+		`"https://x.example/a\n::error::pwned"`:              "",
+		`"javascript:alert(1)"`:                              "",
+		`"/o/r/pulls/5"`:                                     "",
+		`null`:                                               "",
 		`"https://x.example/` + strings.Repeat("a", 3000) + `"`: "",
 	} {
 		var l WebURL

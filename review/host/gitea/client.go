@@ -131,7 +131,7 @@ type (
 		Login string `json:"login"`
 	}
 	pullRequest struct {
-		Number  int    `json:"number"`
+		Number  int         `json:"number"`
 		HTMLURL host.WebURL `json:"html_url"`
 		Head    struct {
 			SHA string `json:"sha"`
@@ -142,11 +142,11 @@ type (
 		} `json:"base"`
 	}
 	review struct {
-		ID       int64  `json:"id"`
-		Body     string `json:"body"`
-		CommitID string `json:"commit_id"`
-		State    string `json:"state"`
-		User     *user  `json:"user"`
+		ID       int64       `json:"id"`
+		Body     string      `json:"body"`
+		CommitID string      `json:"commit_id"`
+		State    string      `json:"state"`
+		User     *user       `json:"user"`
 		HTMLURL  host.WebURL `json:"html_url"`
 	}
 	reviewComment struct {
@@ -155,16 +155,16 @@ type (
 		Path     string `json:"path"`
 		Position int    `json:"position"`
 		// OriginalPosition is the old side's line, for a comment there.
-		OriginalPosition int    `json:"original_position"`
-		User             *user  `json:"user"`
-		Resolver         *user  `json:"resolver"`
+		OriginalPosition int         `json:"original_position"`
+		User             *user       `json:"user"`
+		Resolver         *user       `json:"resolver"`
 		HTMLURL          host.WebURL `json:"html_url"`
-		ReviewID         int64  `json:"pull_request_review_id"`
+		ReviewID         int64       `json:"pull_request_review_id"`
 	}
 	comment struct {
-		ID      int64  `json:"id"`
-		Body    string `json:"body"`
-		User    *user  `json:"user"`
+		ID      int64       `json:"id"`
+		Body    string      `json:"body"`
+		User    *user       `json:"user"`
 		HTMLURL host.WebURL `json:"html_url"`
 	}
 	reaction struct {
