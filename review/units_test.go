@@ -54,7 +54,7 @@ func finding(path string, line int, title string) string {
 	return fmt.Sprintf(`{"path": %q, "line": %d, "end_line": null, "severity": "medium", "category": "correctness", "title": %q, "body": "b", "suggestion": null}`, path, line, title)
 }
 
-// unitsRepo is a change of four files that a 8400-token window reviews in
+// unitsRepo is a change of four files that a 9300-token window reviews in
 // three units: alpha.go with beta.go; delta.go; gamma.go.
 func unitsRepo(tb testing.TB) string {
 	return scratchRepo(tb, map[string]string{
@@ -65,7 +65,7 @@ func unitsRepo(tb testing.TB) string {
 
 func unitsBudget() conversation.Budget {
 	b := conversation.DefaultBudget(llm.Lookup("gpt-4o").Window)
-	b.ContextWindow = 8400
+	b.ContextWindow = 9300
 	b.AnswerReserve = conversation.DefaultReserve(b.ContextWindow)
 	return b
 }

@@ -11,6 +11,10 @@
 // With add others (package review adds submit_review). Tool names are the
 // constants of package toolname.
 //
+// find_definition and find_references answer from the run's symbol index
+// (package symbols), read once from the head's source files through the
+// same readers and ignore rules as search_in_project (Set.Symbols).
+//
 // Set.Answer is the runner used by the agent and by review tool alike: it
 // runs a call, stores the whole output in tool memory and returns the
 // preview the conversation carries instead.

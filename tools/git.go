@@ -196,6 +196,8 @@ type repoState struct {
 	disk, diskKnown bool
 	// cat reads single objects for the whole run.
 	cat *catFile
+	// symbols is the head's symbol index once a question asked for it.
+	symbols *symbolState
 }
 
 // resolve returns the full commit SHA of a revision.

@@ -135,6 +135,8 @@ func TestAnswerPreviewWithinLimits(t *testing.T) {
 		"read_file_hunk":     {`{"path": "long.txt", "start_line": 1, "end_line": 1001}`, `{"path": "nope.txt", "start_line": 1, "end_line": 2}`},
 		"get_file_diff":      {`{"path": "."}`, `{"path": "main.go"}`},
 		"get_dependencies":   {`{}`},
+		"find_definition":    {`{"symbol": "Hello"}`, `{"symbol": "Hello", "path": "main.go", "line": 10}`, `{"symbol": "nosuchname"}`},
+		"find_references":    {`{"symbol": "Hello"}`, `{"symbol": "line", "comments": true}`, `{"symbol": "nosuchname"}`},
 		"read_tool_output":   {fmt.Sprintf(`{"ref": %q}`, ref), fmt.Sprintf(`{"ref": %q, "grep": "file1"}`, ref)},
 	}
 	for _, name := range s.Names() {

@@ -18,6 +18,7 @@ const (
 	typeString  = "string"
 	typeInteger = "integer"
 	typeArray   = "array"
+	typeBoolean = "boolean"
 )
 
 // Param is one argument of a tool. The schema the model reads (its limits
@@ -43,6 +44,10 @@ func String(name, desc string) Param { return Param{name: name, typ: typeString,
 // Integer is an integer argument. Models sometimes send integers as
 // strings or as integral floats ("10", 10.0); calls accept both.
 func Integer(name, desc string) Param { return Param{name: name, typ: typeInteger, desc: desc} }
+
+// Boolean is a true/false argument. Calls also accept "true" and
+// "false" as strings.
+func Boolean(name, desc string) Param { return Param{name: name, typ: typeBoolean, desc: desc} }
 
 // Array is an array argument whose elements follow the items schema. The
 // tool checks the elements itself, wording its errors with Args.Errorf.
@@ -114,6 +119,14 @@ func (p Param) normalize(v json.RawMessage) (json.RawMessage, string, error) {
 			n = int64(*p.max)
 		}
 		return json.RawMessage(strconv.FormatInt(n, 10)), note, nil
+	case typeBoolean:
+		switch strings.TrimSpace(strings.Trim(string(v), `"`)) {
+		case "true":
+			return json.RawMessage("true"), "", nil
+		case "false":
+			return json.RawMessage("false"), "", nil
+		}
+		return nil, "", errors.New("must be true or false")
 	case typeArray:
 		var a []json.RawMessage
 		if err := json.Unmarshal(v, &a); err != nil {

@@ -183,6 +183,8 @@ func New(env Env) *Set {
 		s.readTool(),
 		s.diffTool(),
 		s.depsTool(),
+		s.definitionTool(),
+		s.referencesTool(),
 		s.outputTool(),
 	} {
 		s.Register(t)

@@ -19,7 +19,7 @@ import (
 	"github.com/reviewdev/review/internal/text"
 )
 
-var toolNames = []string{"list_project_files", "search_in_project", "read_file_hunk", "get_file_diff", "get_dependencies", "read_tool_output"}
+var toolNames = []string{"list_project_files", "search_in_project", "read_file_hunk", "get_file_diff", "get_dependencies", "find_definition", "find_references", "read_tool_output"}
 
 func TestDefinitions(t *testing.T) {
 	s := New(Env{Root: "/nonexistent"})
@@ -239,7 +239,7 @@ func TestCallErrors(t *testing.T) {
 		name, tool, args string
 		want             []string
 	}{
-		{"unknown tool", "rm_rf", `{}`, []string{`unknown tool "rm_rf"; the tools are: list_project_files, search_in_project, read_file_hunk, get_file_diff, get_dependencies, read_tool_output`}},
+		{"unknown tool", "rm_rf", `{}`, []string{`unknown tool "rm_rf"; the tools are: list_project_files, search_in_project, read_file_hunk, get_file_diff, get_dependencies, find_definition, find_references, read_tool_output`}},
 		{"empty tool name", "", `{}`, []string{"unknown tool"}},
 		{"not JSON", "read_file_hunk", `{"path": `, []string{"read_file_hunk arguments must be a JSON object, e.g. {\"path\": \"src/main.go\""}},
 		{"array", "list_project_files", `[1, 2]`, []string{"must be a JSON object"}},

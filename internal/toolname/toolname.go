@@ -12,6 +12,10 @@ const (
 	GetFileDiff = "get_file_diff"
 	// GetDependencies shows manifests, a file's imports and its importers.
 	GetDependencies = "get_dependencies"
+	// FindDefinition shows where a name is defined, with its lines.
+	FindDefinition = "find_definition"
+	// FindReferences lists where a defined name is used, by file.
+	FindReferences = "find_references"
 	// ReadToolOutput pages or greps an output kept in tool memory; preview
 	// headers name it as the call that gets more.
 	ReadToolOutput = "read_tool_output"

@@ -1,0 +1,426 @@
+package symbols
+
+import (
+	"cmp"
+	"path"
+	"slices"
+	"strings"
+)
+
+// goFileAt returns the analysis of file i, made once.
+func (x *Index) goFileAt(i int) *goFile {
+	x.mu.Lock()
+	g, ok := x.goF[i]
+	x.mu.Unlock()
+	if ok {
+		return g
+	}
+	g = x.analyzeGo(x.files[i])
+	x.mu.Lock()
+	if prev, ok := x.goF[i]; ok {
+		g = prev // analysed meanwhile by another question
+	} else {
+		x.goF[i] = g
+	}
+	x.mu.Unlock()
+	return g
+}
+
+// lexFileAt returns the scan of file i, made once.
+func (x *Index) lexFileAt(i int) *lexFile {
+	x.mu.Lock()
+	l, ok := x.lxF[i]
+	x.mu.Unlock()
+	if ok {
+		return l
+	}
+	l = scanFile(x.files[i])
+	x.mu.Lock()
+	if prev, ok := x.lxF[i]; ok {
+		l = prev
+	} else {
+		x.lxF[i] = l
+	}
+	x.mu.Unlock()
+	return l
+}
+
+// prepare analyses the files of idx on every core, so that the questions
+// after it find them ready.
+func (x *Index) prepare(idx []int) {
+	parallel(idx, func(i int) {
+		if isGo(x.files[i].Path) {
+			x.goFileAt(i)
+		} else if familyOf(x.files[i].Path) != nil {
+			x.lexFileAt(i)
+		}
+	})
+}
+
+func isGo(p string) bool { return strings.HasSuffix(p, ".go") }
+
+// Definitions returns every definition of a symbol ("Name", or
+// "Container.Name" for a method or field), in path and line order.
+func (x *Index) Definitions(symbol string) []Def {
+	container, name := splitName(symbol)
+	cands := x.candidates(name)
+	x.prepare(cands)
+	var defs []Def
+	for _, i := range cands {
+		var fileDefs []Def
+		if isGo(x.files[i].Path) {
+			fileDefs = x.goFileAt(i).defs
+		} else if familyOf(x.files[i].Path) != nil {
+			fileDefs = x.lexFileAt(i).defs
+		}
+		for _, d := range fileDefs {
+			if d.Name == name && (container == "" || d.Container == container) {
+				defs = append(defs, d)
+			}
+		}
+	}
+	return defs
+}
+
+// Resolve returns the definitions of a symbol ranked for a use of it at
+// path and line: first the one the use resolves to, then the others in
+// the file, its directory and the rest. resolved says the first is what
+// the use names (for Go, through its imports, scopes and operand types),
+// not only the nearest. A Go use of a function's own variable resolves to
+// a definition of kind Local.
+func (x *Index) Resolve(symbol, p string, line int) (defs []Def, resolved bool) {
+	defs = x.Definitions(symbol)
+	_, name := splitName(symbol)
+	rank := func(d Def) int {
+		switch {
+		case d.Path == p:
+			return 0
+		case dirOf(d.Path) == dirOf(p):
+			return 1
+		case sameFamily(d.Path, p):
+			return 2
+		}
+		return 3
+	}
+	slices.SortStableFunc(defs, func(a, b Def) int {
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+			return c
+		}
+		if a.Path == p && b.Path == p {
+			// In the file, the nearest definition above the use first.
+			return cmp.Compare(nearness(a.Line, line), nearness(b.Line, line))
+		}
+		return 0
+	})
+	i, ok := x.byPath[p]
+	if !ok || line <= 0 || !isGo(p) {
+		return defs, false
+	}
+	g := x.goFileAt(i)
+	for _, o := range g.occ[name] {
+		if o.line != line || o.role == Comment {
+			continue
+		}
+		if o.local {
+			local := Def{Name: name, Kind: Local, Path: p, Line: o.localLine, End: o.localLine}
+			return append([]Def{local}, defs...), true
+		}
+		for k, d := range defs {
+			if x.goMatches(d, g, o, defs) == Use {
+				return append([]Def{d}, append(slices.Clone(defs[:k]), defs[k+1:]...)...), true
+			}
+		}
+		break
+	}
+	return defs, false
+}
+
+// nearness orders lines by distance from a use, those above it first.
+func nearness(def, use int) int {
+	if def <= use {
+		return use - def
+	}
+	return 1<<30 + def - use
+}
+
+// sameFamily reports whether two paths are in languages whose files can
+// name each other's definitions.
+func sameFamily(a, b string) bool {
+	if isGo(a) || isGo(b) {
+		return isGo(a) && isGo(b)
+	}
+	fa, fb := familyOf(a), familyOf(b)
+	return fa != nil && fa == fb
+}
+
+// References returns every occurrence of the symbol d defines, in path
+// and line order: its uses, its definitions (Go: d itself and, for a
+// method, none of the other types'), and the mentions of its name in
+// comments and strings of the files of its language. For Go a method or
+// field name used on an operand whose type the syntax does not tell is a
+// Use when no other type of the module has a member of that name, and
+// Maybe otherwise.
+func (x *Index) References(d Def) []Ref {
+	cands := x.candidates(d.Name)
+	x.prepare(cands)
+	var refs []Ref
+	if isGo(d.Path) {
+		var members []Def
+		if d.Container != "" {
+			for _, i := range cands {
+				if isGo(x.files[i].Path) {
+					for _, m := range x.goFileAt(i).defs {
+						if m.Name == d.Name && m.Container != "" {
+							members = append(members, m)
+						}
+					}
+				}
+			}
+		}
+		for _, i := range cands {
+			if !isGo(x.files[i].Path) {
+				continue
+			}
+			g := x.goFileAt(i)
+			p := x.files[i].Path
+			for _, o := range g.occ[d.Name] {
+				if r := x.goMatches(d, g, o, members); r >= 0 {
+					refs = append(refs, Ref{Path: p, Line: o.line, Func: o.fn, Role: r})
+				}
+			}
+			for _, t := range g.texts {
+				for _, l := range mentions(t.text, t.line, d.Name) {
+					refs = append(refs, Ref{Path: p, Line: l, Func: t.fn, Role: Comment})
+				}
+			}
+		}
+	} else {
+		fam := familyOf(d.Path)
+		for _, i := range cands {
+			if familyOf(x.files[i].Path) != fam {
+				continue
+			}
+			refs = append(refs, x.lexFileAt(i).refs(x.files[i], d.Name)...)
+		}
+	}
+	slices.SortStableFunc(refs, func(a, b Ref) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
+	})
+	return refs
+}
+
+// mentions returns the lines of a text (starting at line) holding word.
+func mentions(text string, line int, word string) []int {
+	var out []int
+	for off := 0; ; {
+		i := strings.Index(text[off:], word)
+		if i < 0 {
+			return out
+		}
+		i += off
+		end := i + len(word)
+		if (i == 0 || !identByte(text[i-1])) && (end == len(text) || !identByte(text[end])) {
+			l := line + strings.Count(text[:i], "\n")
+			if len(out) == 0 || out[len(out)-1] != l {
+				out = append(out, l)
+			}
+		}
+		off = end
+	}
+}
+
+// goMatches says what a Go occurrence of d's name is to d: a Use,
+// Definition, Comment or Maybe, or -1 when it names something else.
+// members are the module's methods and fields of that name.
+func (x *Index) goMatches(d Def, g *goFile, o goOcc, members []Def) Role {
+	if o.role == Comment || o.local {
+		return -1
+	}
+	if d.Container == "" {
+		if o.member {
+			return -1
+		}
+		if o.qual != "" {
+			if o.qual == d.pkg {
+				return Use
+			}
+			return -1
+		}
+		if g.pkg != d.pkg {
+			return -1
+		}
+		return o.role
+	}
+	// A method or field.
+	if !o.member || o.qual != "" {
+		return -1
+	}
+	if o.role == Definition {
+		if g.pkg == d.pkg && o.line == d.Line && o.col == d.col {
+			return Definition
+		}
+		return -1
+	}
+	if t, ok := x.resolve(o.recv, 0); ok {
+		if t.pkg == strings.TrimSuffix(d.pkg, "_test") && t.name == d.Container {
+			return Use
+		}
+		if x.embeds(t, goType{strings.TrimSuffix(d.pkg, "_test"), d.Container}, 0) {
+			return Use
+		}
+		return -1
+	}
+	others := 0
+	for _, m := range members {
+		if m.pkg != d.pkg || m.Container != d.Container {
+			others++
+		}
+	}
+	if others == 0 {
+		return Use
+	}
+	return Maybe
+}
+
+// resolve finds the named type a tref denotes, through the declarations
+// of the module's packages.
+func (x *Index) resolve(t *tref, depth int) (goType, bool) {
+	if t == nil || depth > 6 {
+		return goType{}, false
+	}
+	if _, ours := x.dirOfPkg(strings.TrimSuffix(t.pkg, "_test")); !ours {
+		// A type of another module (the standard library's, a
+		// dependency's): whatever is selected from it is not ours either.
+		return goType{pkg: t.pkg, name: foreign}, true
+	}
+	var cur goType
+	switch t.kind {
+	case 'T':
+		cur = goType{strings.TrimSuffix(t.pkg, "_test"), t.name}
+	case 'N':
+		named, types := x.pkgDecls(t.pkg, t.name)
+		if named {
+			cur = goType{strings.TrimSuffix(t.pkg, "_test"), t.name}
+		} else if r, ok := types[t.name]; ok {
+			c, ok := x.resolve(r, depth+1)
+			if !ok {
+				return goType{}, false
+			}
+			cur = c
+		} else {
+			return goType{}, false
+		}
+	default:
+		return goType{}, false
+	}
+	for _, s := range t.steps {
+		if cur.name == foreign {
+			break
+		}
+		next, ok := x.member(cur, s, depth)
+		if !ok {
+			return goType{}, false
+		}
+		cur = next
+	}
+	return cur, true
+}
+
+// foreign names a type of another module: a method or field of it is
+// none of the module's.
+const foreign = "(foreign)"
+
+// member is the type of a field or a method's first result.
+func (x *Index) member(t goType, name string, depth int) (goType, bool) {
+	if _, ours := x.dirOfPkg(t.pkg); !ours {
+		return goType{pkg: t.pkg, name: foreign}, true
+	}
+	_, types := x.pkgDecls(t.pkg, name)
+	if r, ok := types[t.name+"."+name]; ok {
+		return x.resolve(r, depth+1)
+	}
+	return goType{}, false
+}
+
+// embeds reports whether struct type t embeds want, at any depth, so that
+// want's methods and fields are promoted to t.
+func (x *Index) embeds(t, want goType, depth int) bool {
+	if depth > 4 {
+		return false
+	}
+	_, types := x.pkgDecls(t.pkg, want.name)
+	for k, r := range types {
+		if strings.HasPrefix(k, t.name+".") && r != nil && len(r.steps) == 0 && r.kind == 'T' && k == t.name+"."+r.name {
+			e := goType{strings.TrimSuffix(r.pkg, "_test"), r.name}
+			if e == want || x.embeds(e, want, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pkgDecls returns whether a package declares name as a type, and the
+// declared types of the package's files that mention name.
+func (x *Index) pkgDecls(pkg, name string) (bool, map[string]*tref) {
+	key := strings.TrimSuffix(pkg, "_test") + "\x00" + name
+	x.mu.Lock()
+	d, ok := x.decls[key]
+	x.mu.Unlock()
+	if !ok {
+		d.named, d.types = x.readDecls(pkg, name)
+		x.mu.Lock()
+		x.decls[key] = d
+		x.mu.Unlock()
+	}
+	return d.named, d.types
+}
+
+func (x *Index) readDecls(pkg, name string) (named bool, types map[string]*tref) {
+	dir, ok := x.dirOfPkg(strings.TrimSuffix(pkg, "_test"))
+	if !ok {
+		return false, nil
+	}
+	types = map[string]*tref{}
+	word := []byte(name)
+	lo := 0
+	if dir != "" {
+		lo, _ = slices.BinarySearchFunc(x.files, dir+"/", func(f File, d string) int {
+			return strings.Compare(f.Path, d)
+		})
+	}
+	for i := lo; i < len(x.files); i++ {
+		p := x.files[i].Path
+		if dir != "" && !strings.HasPrefix(p, dir+"/") {
+			break
+		}
+		if dirOf(p) != dir || !isGo(p) || !hasWord(x.files[i].Data, word) {
+			continue
+		}
+		g := x.goFileAt(i)
+		if strings.TrimSuffix(g.pkg, "_test") != strings.TrimSuffix(pkg, "_test") {
+			continue
+		}
+		named = named || g.named[name]
+		for k, v := range g.types {
+			types[k] = v
+		}
+	}
+	return named, types
+}
+
+// dirOfPkg is the directory of the module package with an import path.
+func (x *Index) dirOfPkg(pkg string) (string, bool) {
+	for _, m := range x.mods {
+		if pkg == m.path {
+			return m.dir, true
+		}
+		if rest, ok := strings.CutPrefix(pkg, m.path+"/"); ok {
+			return path.Join(m.dir, rest), true
+		}
+	}
+	if len(x.mods) == 0 {
+		return pkg, true
+	}
+	return "", false
+}
