@@ -469,6 +469,7 @@ func benchSettings(set *config.Settings) map[string]string {
 		"off-diff":       string(set.OffDiff),
 		"max-units":      strconv.Itoa(set.Caps.MaxUnits),
 		"stream":         strconv.FormatBool(set.Stream),
+		"navigation":     strconv.FormatBool(!set.NoNavigation),
 	}
 	h := sha256.Sum256([]byte(review.SystemPrompt(set.Instructions)))
 	s["prompt"] = hex.EncodeToString(h[:6])
@@ -499,7 +500,7 @@ func journalKey(corpus []byte, m bench.Meta) string {
 	h := sha256.New()
 	h.Write(corpus)
 	fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%d\x00%d", m.Format, m.Shard, m.Model, m.Slack, m.Repeat)
-	for _, k := range []string{"static-share", "context-window", "answer-reserve", "max-steps", "preview-chars", "tokenizer", "off-diff", "max-units", "stream", "prompt", "learnings"} {
+	for _, k := range []string{"static-share", "context-window", "answer-reserve", "max-steps", "preview-chars", "tokenizer", "off-diff", "max-units", "stream", "prompt", "learnings", "navigation"} {
 		fmt.Fprintf(h, "\x00%s=%s", k, m.Settings[k])
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])

@@ -138,7 +138,7 @@ type Session struct {
 // open readies a session over d for its turns: the tools, built here
 // alone (unless the agent brings its own), redact what they return and
 // store, and every message that joins the history passes the redactor.
-func (s *Session) open(d *diffctx.Diff, findCopies bool) {
+func (s *Session) open(d *diffctx.Diff, findCopies, noNavigation bool) {
 	if red := s.redact(); red != nil {
 		s.History.SetFilter(func(t string) string {
 			out, _ := red.RedactJSON(t)
@@ -149,7 +149,7 @@ func (s *Session) open(d *diffctx.Diff, findCopies bool) {
 		return
 	}
 	s.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout,
-		Store: s.Store, Ignore: s.Ignore, FindCopies: findCopies, Redact: s.redact(), PageChars: s.Budget.PageChars()})
+		Store: s.Store, Ignore: s.Ignore, FindCopies: findCopies, Redact: s.redact(), PageChars: s.Budget.PageChars(), NoNavigation: noNavigation})
 	// The first search or listing then finds the tree read while the
 	// first request is out.
 	s.Tools.Warm()

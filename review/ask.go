@@ -55,7 +55,7 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 		return nil, err
 	}
 	s := &Session{Agent: a, Run: run, History: conv, Diff: d, FindCopies: set.FindCopies, tools: &toolCount{}, rejected: &rejections{}}
-	s.open(d, set.FindCopies)
+	s.open(d, set.FindCopies, set.NoNavigation)
 	for _, st := range steps {
 		s.Steps = max(s.Steps, st.N)
 	}

@@ -133,7 +133,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	}
 	// After redaction: a finding quotes the text as the model sees it.
 	p.Injections = d.Injections()
-	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout, Ignore: opts.Ignore, FindCopies: opts.FindCopies})
+	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout, Ignore: opts.Ignore, FindCopies: opts.FindCopies, NoNavigation: opts.NoNavigation})
 	paths := make([]string, 0, len(d.Files))
 	for _, f := range d.Files {
 		paths = append(paths, f.Path)

@@ -27,6 +27,9 @@ type Settings struct {
 	// FindCopies records that git was asked for copies, so a follow-up
 	// turn diffs the same way.
 	FindCopies bool `json:"find_copies,omitempty"`
+	// NoNavigation records that the code navigation tools were left out,
+	// so a follow-up turn offers the same tools.
+	NoNavigation bool `json:"no_navigation,omitempty"`
 	// Price is the configured price of the model's tokens, if any, so
 	// the run's cost can be told later; without it, the list price.
 	Price *llm.Price `json:"price,omitempty"`
@@ -59,6 +62,7 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 	settings.BaseURL = llm.DisplayURL(settings.BaseURL) // never credentials in a record
 	settings.MergeBase = d.MergeBase
 	settings.Units = plan.Units
+	settings.NoNavigation = a.NoNavigation
 	set, err := json.Marshal(settings)
 	if err != nil {
 		return nil, err
@@ -88,7 +92,7 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 	}
 	// The plan's messages were rendered from the redacted diff; all that
 	// joins the conversation after them passes the redactor here.
-	s.open(d, settings.FindCopies)
+	s.open(d, settings.FindCopies, settings.NoNavigation)
 	if err := s.save(); err != nil {
 		return nil, err
 	}

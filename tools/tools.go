@@ -60,6 +60,9 @@ type Env struct {
 	// verified, as diffctx.Load returns them: the tools take them as they
 	// are instead of asking git again.
 	Resolved bool
+	// NoNavigation leaves find_definition and find_references out of the
+	// set.
+	NoNavigation bool
 	// Checkout, when set, is the commit the work tree at Root holds (its
 	// HEAD) as the caller found it, which spares asking git whether files
 	// may be read from the work tree; empty means ask.
@@ -187,6 +190,9 @@ func New(env Env) *Set {
 		s.referencesTool(),
 		s.outputTool(),
 	} {
+		if env.NoNavigation && (t.Spec().Name == toolname.FindDefinition || t.Spec().Name == toolname.FindReferences) {
+			continue
+		}
 		s.Register(t)
 	}
 	return s

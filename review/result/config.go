@@ -64,6 +64,10 @@ type Config struct {
 	SummarizeUnits bool
 	// FindCopies has git detect copies as well as renames.
 	FindCopies bool
+	// NoNavigation leaves out find_definition, find_references and the
+	// overview's lines naming the symbols a change touches, so that a
+	// bench can measure a model with and without them.
+	NoNavigation bool
 	// ReviewData reviews bulk files (minified, data fixtures, one file
 	// holding most of a large change) in priority order like code, rather
 	// than after every other file.
