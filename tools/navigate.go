@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
@@ -232,6 +233,10 @@ func (s *Set) references(ctx context.Context, a referencesArgs, args Args) (Resu
 	defs := x.Definitions(a.Symbol)
 	if len(defs) == 0 {
 		return Result{Output: fmt.Sprintf("no definition of %s in the %d source files at head; "+toolname.SearchInProject+" finds its text\n", text.QuoteJSON(a.Symbol), x.Files())}, nil
+	}
+	if !strings.Contains(a.Symbol, ".") && slices.ContainsFunc(defs, func(d symbols.Def) bool { return d.Container == "" }) {
+		// "Scale" names the function; "Ruler.Scale" the method.
+		defs = slices.DeleteFunc(defs, func(d symbols.Def) bool { return d.Container != "" })
 	}
 	if p != "" {
 		var in []symbols.Def
