@@ -460,16 +460,17 @@ func writeReplays(opts *BenchOptions, card *bench.Scorecard) string {
 func benchSettings(set *config.Settings) map[string]string {
 	b := set.Budget
 	s := map[string]string{
-		"static-share":   strconv.FormatFloat(b.StaticShare, 'g', -1, 64),
-		"context-window": strconv.Itoa(b.ContextWindow),
-		"answer-reserve": strconv.Itoa(b.AnswerReserve),
-		"max-steps":      strconv.Itoa(b.MaxSteps),
-		"preview-chars":  strconv.Itoa(b.PreviewChars),
-		"tokenizer":      set.Tokenizer,
-		"off-diff":       string(set.OffDiff),
-		"max-units":      strconv.Itoa(set.Caps.MaxUnits),
-		"stream":         strconv.FormatBool(set.Stream),
-		"navigation":     strconv.FormatBool(!set.NoNavigation),
+		"static-share":     strconv.FormatFloat(b.StaticShare, 'g', -1, 64),
+		"context-window":   strconv.Itoa(b.ContextWindow),
+		"answer-reserve":   strconv.Itoa(b.AnswerReserve),
+		"max-steps":        strconv.Itoa(b.MaxSteps),
+		"preview-chars":    strconv.Itoa(b.PreviewChars),
+		"tokenizer":        set.Tokenizer,
+		"off-diff":         string(set.OffDiff),
+		"max-units":        strconv.Itoa(set.Caps.MaxUnits),
+		"stream":           strconv.FormatBool(set.Stream),
+		"navigation":       strconv.FormatBool(!set.NoNavigation),
+		"overview-symbols": strconv.FormatBool(set.OverviewSymbols && !set.NoNavigation),
 	}
 	h := sha256.Sum256([]byte(review.SystemPrompt(set.Instructions)))
 	s["prompt"] = hex.EncodeToString(h[:6])
@@ -500,7 +501,7 @@ func journalKey(corpus []byte, m bench.Meta) string {
 	h := sha256.New()
 	h.Write(corpus)
 	fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%d\x00%d", m.Format, m.Shard, m.Model, m.Slack, m.Repeat)
-	for _, k := range []string{"static-share", "context-window", "answer-reserve", "max-steps", "preview-chars", "tokenizer", "off-diff", "max-units", "stream", "prompt", "learnings", "navigation"} {
+	for _, k := range []string{"static-share", "context-window", "answer-reserve", "max-steps", "preview-chars", "tokenizer", "off-diff", "max-units", "stream", "prompt", "learnings", "navigation", "overview-symbols"} {
 		fmt.Fprintf(h, "\x00%s=%s", k, m.Settings[k])
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])

@@ -73,6 +73,22 @@ type File struct {
 	// Tags are drawn from the Tag constants, in the order they are declared.
 	Tags  []string `json:"tags"`
 	Hunks []Hunk   `json:"-"`
+	// Symbols are the definitions the change adds, modifies or removes in
+	// the file, with the uses the repository has of them, as the engine
+	// found them (package symbols); the overview names them when it has
+	// room.
+	Symbols []Symbol `json:"-"`
+}
+
+// Symbol is one definition a change touches.
+type Symbol struct {
+	Name string // "Name", or "Type.Name" for a method or field
+	Kind string // func, method, type, class...
+	Line int    // its first line at head (at base for a removed one)
+	// Change is "added", "modified" or "removed".
+	Change string
+	// Uses and Files count its uses at head and the files holding them.
+	Uses, Files int
 }
 
 // Hunk is one hunk of a file's diff.

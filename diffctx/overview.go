@@ -161,9 +161,9 @@ const unitReserve = " — in units 1000–1000"
 func (r *renderer) line(it *item, shown int) string {
 	switch {
 	case r.note != nil:
-		return it.line() + r.note(it)
+		return it.line() + r.note(it) + it.syms
 	case r.inUnits && it.inline():
-		return it.line() + unitReserve
+		return it.line() + unitReserve + it.syms
 	}
 	return it.overview(shown)
 }

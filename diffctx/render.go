@@ -87,12 +87,49 @@ func (c *Context) JSON() ([]byte, error) { return text.JSON(c) }
 // Tokens never exceeds Budget, except when the smallest overview (the
 // header and one line counting every file) alone exceeds it: the context
 // is then that overview, since the model must at least learn what changed.
+//
+// Files whose Symbols are set name them under their line, when the whole
+// context fits with them; otherwise a line says they are left out.
 func Render(d *Diff, budget int, c Counter) *Context {
+	if d == nil || !d.hasSymbols() {
+		ctx, _ := render(d, budget, c, symbolsNone)
+		return ctx
+	}
+	if ctx, whole := render(d, budget, c, symbolsShown); whole {
+		return ctx
+	}
+	ctx, _ := render(d, budget, c, symbolsOut)
+	return ctx
+}
+
+// What the overview does with the files' symbols.
+const (
+	symbolsNone = iota
+	symbolsShown
+	symbolsOut // a line says they are left out
+)
+
+// render is Render with the symbols shown, left out or absent. whole
+// reports whether every file's line and every hunk that may be shown are.
+func render(d *Diff, budget int, c Counter, syms int) (ctx *Context, whole bool) {
 	r := newRenderer(d, c)
 	r.budget = budget
+	switch syms {
+	case symbolsShown:
+		r.symsNote = symbolsNote
+		for it, s := range symbolLines(r.items) {
+			it.syms = s
+		}
+	case symbolsOut:
+		r.symsNote = symbolsLeftOut
+	}
 	ov, full := r.full(budget)
 	if full {
 		r.fill(ov)
+	}
+	whole = full && r.allShown()
+	if syms == symbolsShown && !whole {
+		return nil, false
 	}
 	if !full || !r.allShown() && ov > budget/2 {
 		// The whole overview would crowd out the hunks: keep it to half.
@@ -107,7 +144,10 @@ func Render(d *Diff, budget int, c Counter) *Context {
 		md = r.markdown()
 		tokens = r.c.Count(md)
 	}
-	return r.context(md, tokens, budget)
+	if syms == symbolsShown && tokens > budget {
+		return nil, false
+	}
+	return r.context(md, tokens, budget), whole
 }
 
 // newRenderer sorts d's files in priority order.
@@ -188,6 +228,7 @@ type item struct {
 	tok0    int      // tokens of its overview line with no hunk shown, -1 until counted
 	crlf    bool     // its lines end in CRLF; the rendering drops the CR
 	head    string   // its overview line up to the hint, built on first use
+	syms    string   // its symbol lines, each starting with a newline; "" for none
 }
 
 func newItem(f *File) *item {
@@ -274,7 +315,7 @@ func (it *item) entry() Entry {
 
 // overview is the file's line in the overview with shown hunks.
 func (it *item) overview(shown int) string {
-	return it.line() + it.hint(shown)
+	return it.line() + it.hint(shown) + it.syms
 }
 
 // line is the file's overview line up to the hint: path, status, line
@@ -362,6 +403,9 @@ type renderer struct {
 	inUnits bool
 	// coverage, in a review in units, says which units it covers.
 	coverage string
+	// symsNote, when set, says what the files' symbol lines are, or that
+	// they were left out.
+	symsNote string
 }
 
 const (
@@ -398,6 +442,7 @@ func (r *renderer) header() string {
 		b.WriteString(r.coverage + "\n")
 	}
 	b.WriteString(steeringNote(r.d))
+	b.WriteString(r.symsNote)
 	for _, w := range r.d.Warnings {
 		// Past its rename limit git stops pairing renamed files: they
 		// read as deleted and added.

@@ -22,6 +22,7 @@ import (
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 	"github.com/reviewdev/review/tools"
+	"github.com/reviewdev/review/tools/symbols"
 )
 
 // Agent runs tool loops against a model and records them. Tools store the
@@ -133,6 +134,8 @@ type Session struct {
 	rejected *rejections
 	// result is the result the run's outputs showed, as recorded.
 	result json.RawMessage
+	// symbols is the head's symbol index the plan read, for the tools.
+	symbols *symbols.Index
 }
 
 // open readies a session over d for its turns: the tools, built here
@@ -149,7 +152,7 @@ func (s *Session) open(d *diffctx.Diff, findCopies, noNavigation bool) {
 		return
 	}
 	s.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout,
-		Store: s.Store, Ignore: s.Ignore, FindCopies: findCopies, Redact: s.redact(), PageChars: s.Budget.PageChars(), NoNavigation: noNavigation})
+		Store: s.Store, Ignore: s.Ignore, FindCopies: findCopies, Redact: s.redact(), PageChars: s.Budget.PageChars(), NoNavigation: noNavigation, Symbols: s.symbols})
 	// The first search or listing then finds the tree read while the
 	// first request is out.
 	s.Tools.Warm()

@@ -46,12 +46,14 @@ func callersRepo(b testing.TB) (dir string, callerLines map[string]int) {
 }
 
 // BenchmarkCallers is a scripted exploration that needs the callers of
-// the changed function, made two ways against the same change: search
-// (search_in_project for "Scale\(", then a read of each caller's function,
-// the four reads in one turn, then submit_review) and navigation
-// (find_references, then submit_review). It reports the requests each
-// sends, their bytes as encoded for the wire and their prompt tokens by
-// the run's own count.
+// the changed function, made two ways against the same change: search,
+// with navigation off (search_in_project for "Scale\(", then a read of
+// each caller's function, the four reads in one turn, then
+// submit_review), and navigation, on as by default (find_references, then
+// submit_review; the requests carry the two tools' definitions and the
+// overview's symbol lines). It reports the requests each sends, their
+// bytes as encoded for the wire, their prompt tokens by the run's own
+// count, and what the symbol lines add to each request.
 //
 //	go test ./review -run '^$' -bench Callers -benchtime 3x
 func BenchmarkCallers(b *testing.B) {
@@ -77,15 +79,26 @@ func BenchmarkCallers(b *testing.B) {
 		}
 		return nil
 	}
+	budget := conversation.DefaultBudget(llm.Lookup(testModel).Window)
+	prepare := func(b *testing.B, off bool) *Plan {
+		plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: result.Config{Model: testModel, Budget: budget, NoNavigation: off, OverviewSymbols: true}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return plan
+	}
 	for _, way := range []struct {
 		name  string
+		off   bool
 		calls func(n int) []conversation.ToolCall
-	}{{"search", search}, {"navigation", navigation}} {
+	}{{"search", true, search}, {"navigation", false, navigation}} {
 		b.Run(way.name, func(b *testing.B) {
-			budget := conversation.DefaultBudget(llm.Lookup(testModel).Window)
-			plan, err := Prepare(context.Background(), Options{Dir: dir, Base: "main", Head: "HEAD", Config: result.Config{Model: testModel, Budget: budget}})
-			if err != nil {
-				b.Fatal(err)
+			plan := prepare(b, way.off)
+			symbolTokens := 0
+			if !way.off {
+				// What the overview's symbol lines add to every request.
+				c := plan.Counter
+				symbolTokens = c.CountMessage(plan.Messages[1]) - c.CountMessage(prepare(b, true).Messages[1])
 			}
 			st := toolstest.Store(b)
 			var requests, bytes int
@@ -107,8 +120,8 @@ func BenchmarkCallers(b *testing.B) {
 					return conversation.Message{ToolCalls: []conversation.ToolCall{{ID: "done", Name: toolname.SubmitReview,
 						Arguments: `{"summary": "Scale now rounds to hundreds; its four callers pass amounts in cents.", "findings": []}`}}}
 				}}
-				a := &Agent{Config: result.Config{Model: testModel, Budget: budget, OffDiff: result.KeepFileLevel}, Client: model, Store: st, Counter: plan.Counter,
-					Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st})}
+				a := &Agent{Config: result.Config{Model: testModel, Budget: budget, OffDiff: result.KeepFileLevel, NoNavigation: way.off}, Client: model, Store: st, Counter: plan.Counter,
+					Tools: tools.New(tools.Env{Root: plan.Diff.Root, Head: plan.Diff.HeadSHA, Base: plan.Diff.MergeBase, Store: st, NoNavigation: way.off})}
 				s, err := a.Start(plan, Settings{Budget: budget})
 				if err != nil {
 					b.Fatal(err)
@@ -126,6 +139,9 @@ func BenchmarkCallers(b *testing.B) {
 			b.ReportMetric(float64(requests), "requests")
 			b.ReportMetric(float64(bytes), "request-bytes")
 			b.ReportMetric(float64(sent.total), "tokens-sent")
+			if !way.off {
+				b.ReportMetric(float64(symbolTokens), "symbol-line-tokens")
+			}
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/tools"
+	"github.com/reviewdev/review/tools/symbols"
 )
 
 // Options are what Prepare plans: which change, with which configuration.
@@ -89,6 +90,9 @@ type Plan struct {
 	force []learn.Learning
 
 	split *diffctx.Split
+	// symbols is the head's symbol index the overview's symbol lines came
+	// from, handed to the run's tools (nil: none was read).
+	symbols *symbols.Index
 	// packedBy is the cap that bounded the units packed:
 	// result.ReasonMaxUnits or result.ReasonPromptBudget.
 	packedBy string
@@ -134,6 +138,9 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	// After redaction: a finding quotes the text as the model sees it.
 	p.Injections = d.Injections()
 	set := tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout, Ignore: opts.Ignore, FindCopies: opts.FindCopies, NoNavigation: opts.NoNavigation})
+	if opts.OverviewSymbols && !opts.NoNavigation {
+		p.symbols = touchedSymbols(ctx, set, d)
+	}
 	paths := make([]string, 0, len(d.Files))
 	for _, f := range d.Files {
 		paths = append(paths, f.Path)

@@ -92,6 +92,7 @@ func (a *Agent) Start(plan *Plan, settings Settings) (*Session, error) {
 	}
 	// The plan's messages were rendered from the redacted diff; all that
 	// joins the conversation after them passes the redactor here.
+	s.symbols = plan.symbols
 	s.open(d, settings.FindCopies, settings.NoNavigation)
 	if err := s.save(); err != nil {
 		return nil, err

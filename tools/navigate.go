@@ -346,3 +346,28 @@ func writeRefLines(b *strings.Builder, x *symbols.Index, refs []symbols.Ref) {
 		fmt.Fprintf(b, "%s:%d: %s%s\n", text.QuotePath(r.Path), r.Line, fn, cutLine(src, searchMaxLine))
 	}
 }
+
+// BaseFile returns a regular file's content at the base revision, read
+// as read_file_hunk reads it (the path sandbox, ignore rules, symlinks
+// inside the repository), for what the engine compares with the head.
+func (s *Set) BaseFile(ctx context.Context, p string) ([]byte, error) {
+	c, err := s.cleanPath("path", p, false)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.pathTree(ctx, revBase)
+	if err != nil {
+		return nil, err
+	}
+	e, _, err := s.lookup(ctx, t, c, revBase)
+	if err != nil {
+		return nil, err
+	}
+	if !e.regular() {
+		return nil, fmt.Errorf("%q is not a regular file at base", c)
+	}
+	if e.size > searchMaxFile {
+		return nil, fmt.Errorf("%q is %d bytes at base, more than the index reads", c, e.size)
+	}
+	return s.content(ctx, e)
+}

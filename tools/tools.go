@@ -14,6 +14,7 @@ import (
 	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/toolmem"
+	"github.com/reviewdev/review/tools/symbols"
 )
 
 // Defaults for the zero values of Env.
@@ -63,6 +64,10 @@ type Env struct {
 	// NoNavigation leaves find_definition and find_references out of the
 	// set.
 	NoNavigation bool
+	// Symbols, when set, is the head's symbol index another set of the
+	// run already read (the plan's, for the overview), used instead of
+	// reading it again.
+	Symbols *symbols.Index
 	// Checkout, when set, is the commit the work tree at Root holds (its
 	// HEAD) as the caller found it, which spares asking git whether files
 	// may be read from the work tree; empty means ask.
@@ -173,6 +178,11 @@ func New(env Env) *Set {
 			lazy:  map[string]*tree{},
 			cat:   &catFile{dir: env.Root},
 		},
+	}
+	if env.Symbols != nil {
+		ready := make(chan struct{})
+		close(ready)
+		s.state.symbols = &symbolState{ready: ready, index: env.Symbols}
 	}
 	if env.Resolved && env.Head != "" {
 		s.state.revs[revHead] = env.Head

@@ -85,6 +85,7 @@ var keys = []Key{
 	{Name: "max_cost", kind: kindFloat, Flag: "max-cost", File: true, parse: nonNegative},
 	{Name: "find_copies", kind: kindBool, Flag: "find-copies", File: true},
 	{Name: "navigation", kind: kindBool, Env: "REVIEW_NAVIGATION", File: true},
+	{Name: "overview_symbols", kind: kindBool, Env: "REVIEW_OVERVIEW_SYMBOLS", File: true},
 	{Name: "review_data", kind: kindBool, Flag: "review-data", File: true},
 	{Name: "exact_counts", kind: kindBool, Flag: "exact-counts", File: true},
 	{Name: "redact", kind: kindBool, Flag: "no-redact", negate: true, File: true},

@@ -68,6 +68,11 @@ type Config struct {
 	// overview's lines naming the symbols a change touches, so that a
 	// bench can measure a model with and without them.
 	NoNavigation bool
+	// OverviewSymbols names, under each changed file of the overview, the
+	// symbols the change adds, modifies or removes with the uses the head
+	// has of them. Off by default: reading the index before the first
+	// request costs time as well as the lines' tokens (docs/context.md).
+	OverviewSymbols bool
 	// ReviewData reviews bulk files (minified, data fixtures, one file
 	// holding most of a large change) in priority order like code, rather
 	// than after every other file.

@@ -1,6 +1,7 @@
 package symbols
 
 import (
+	"bytes"
 	"cmp"
 	"path"
 	"slices"
@@ -63,7 +64,9 @@ func isGo(p string) bool { return strings.HasSuffix(p, ".go") }
 // "Container.Name" for a method or field), in path and line order.
 func (x *Index) Definitions(symbol string) []Def {
 	container, name := splitName(symbol)
-	cands := x.candidates(name)
+	cands := slices.DeleteFunc(slices.Clone(x.candidates(name)), func(i int) bool {
+		return isGo(x.files[i].Path) && !goMayDefine(x.files[i].Data, name)
+	})
 	x.prepare(cands)
 	var defs []Def
 	for _, i := range cands {
@@ -162,6 +165,26 @@ func sameFamily(a, b string) bool {
 // Maybe otherwise.
 func (x *Index) References(d Def) []Ref {
 	cands := x.candidates(d.Name)
+	if isGo(d.Path) && d.Container == "" {
+		// A package-level name is used in its own package's files and in
+		// those that import the package: the others need no parsing.
+		quoted := []byte(`"` + strings.TrimSuffix(d.pkg, "_test") + `"`)
+		dir := dirOf(d.Path)
+		cands = slices.DeleteFunc(slices.Clone(cands), func(i int) bool {
+			f := x.files[i]
+			return isGo(f.Path) && dirOf(f.Path) != dir && !bytes.Contains(f.Data, quoted)
+		})
+	}
+	if isGo(d.Path) && d.Container != "" {
+		// A method or field is selected (x.name) or named as a key of a
+		// literal (name: v), outside its own package.
+		sel, key := []byte("."+d.Name), []byte(d.Name+":")
+		dir := dirOf(d.Path)
+		cands = slices.DeleteFunc(slices.Clone(cands), func(i int) bool {
+			f := x.files[i]
+			return isGo(f.Path) && dirOf(f.Path) != dir && !bytes.Contains(f.Data, sel) && !bytes.Contains(f.Data, key)
+		})
+	}
 	x.prepare(cands)
 	var refs []Ref
 	if isGo(d.Path) {
@@ -423,4 +446,60 @@ func (x *Index) dirOfPkg(pkg string) (string, bool) {
 		return pkg, true
 	}
 	return "", false
+}
+
+// goMayDefine reports whether Go source may define name: some line holds
+// it where a declaration puts a name, after nothing but indentation (a
+// field, a method of an interface, a name in a var, const or type block),
+// after func, type, var or const, after a receiver's ")", or in a list of
+// names ("a, name int"). A file where it does not is not parsed to look
+// for definitions.
+func goMayDefine(data []byte, name string) bool {
+	word := []byte(name)
+	for off := 0; ; {
+		i := bytes.Index(data[off:], word)
+		if i < 0 {
+			return false
+		}
+		i += off
+		end := i + len(word)
+		off = i + 1
+		if (i > 0 && identByte(data[i-1])) || (end < len(data) && identByte(data[end])) {
+			continue
+		}
+		start := bytes.LastIndexByte(data[:i], '\n') + 1
+		if declPrefix(bytes.TrimSpace(data[start:i])) {
+			return true
+		}
+	}
+}
+
+// declPrefix reports whether what precedes a name on its line can lead a
+// declaration of it.
+func declPrefix(p []byte) bool {
+	if len(p) == 0 || p[len(p)-1] == ')' {
+		return true
+	}
+	for _, kw := range []string{"func", "type", "var", "const"} {
+		if string(p) == kw || bytes.HasSuffix(p, []byte(" "+kw)) || bytes.HasSuffix(p, []byte("("+kw)) {
+			return true
+		}
+	}
+	if p[len(p)-1] != ',' {
+		return false
+	}
+	// A list of names: identifiers and commas only, after a keyword or
+	// nothing.
+	for _, f := range bytes.FieldsFunc(p, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+		switch string(f) {
+		case "var", "const", "func":
+			continue
+		}
+		for _, c := range f {
+			if !identByte(c) {
+				return false
+			}
+		}
+	}
+	return true
 }
