@@ -25,6 +25,8 @@ type goFile struct {
 	// texts are the file's comments and string literals, searched for a
 	// name when a question asks for mentions.
 	texts []goText
+	// imports are the import paths of the file.
+	imports map[string]bool
 }
 
 // goText is one comment or string literal.
@@ -62,13 +64,48 @@ type tref struct {
 	pkg   string
 	name  string
 	steps []string
+	// coll counts the slices, arrays, maps or channels around a named
+	// type ([]*T is T in one): indexing or ranging takes one off, and a
+	// collection has no members.
+	coll int
 }
 
 func (t *tref) with(step string) *tref {
+	if t == nil || (t.coll > 0 && step != elemStep) {
+		return nil // a collection has no members
+	}
+	return &tref{kind: t.kind, pkg: t.pkg, name: t.name, steps: append(append([]string(nil), t.steps...), step), coll: t.coll}
+}
+
+// elemStep selects the element of a collection the steps before it
+// gave.
+const elemStep = "[]"
+
+// elem is the element type of a collection type: one collection less,
+// or, when the collection comes from the steps, a step more.
+func (t *tref) elem() *tref {
 	if t == nil {
 		return nil
 	}
-	return &tref{kind: t.kind, pkg: t.pkg, name: t.name, steps: append(append([]string(nil), t.steps...), step)}
+	if t.coll == 0 {
+		if len(t.steps) == 0 && t.kind == 'T' {
+			return nil // a named type is no collection (a generic's instance)
+		}
+		return t.with(elemStep)
+	}
+	e := *t
+	e.coll--
+	return &e
+}
+
+// collOf is a collection of t.
+func collOf(t *tref) *tref {
+	if t == nil {
+		return nil
+	}
+	c := *t
+	c.coll++
+	return &c
 }
 
 // goType is a named type of the module.
@@ -101,7 +138,7 @@ type goAnalyzer struct {
 // analyzeGo parses a Go file and gathers its names. A file with syntax
 // errors gives what the parser recovered.
 func (x *Index) analyzeGo(f File) *goFile {
-	g := &goFile{occ: map[string][]goOcc{}, types: map[string]*tref{}, named: map[string]bool{}}
+	g := &goFile{occ: map[string][]goOcc{}, types: map[string]*tref{}, named: map[string]bool{}, imports: map[string]bool{}}
 	fset := token.NewFileSet()
 	af, _ := parser.ParseFile(fset, f.Path, f.Data, parser.ParseComments)
 	if af == nil {
@@ -126,6 +163,7 @@ func (x *Index) analyzeGo(f File) *goFile {
 			name = guessPkgName(p)
 		}
 		a.imports[name] = p
+		g.imports[p] = true
 	}
 	for _, d := range af.Decls {
 		a.declare(d)
@@ -227,6 +265,10 @@ func (a *goAnalyzer) declare(d ast.Decl) {
 	}
 }
 
+// ifaceMark is the key, after "I.", that marks I as an interface in a
+// file's types.
+const ifaceMark = "(interface)"
+
 // specDoc is the doc comment of a spec in a group.
 func specDoc(s ast.Spec) *ast.CommentGroup {
 	switch s := s.(type) {
@@ -248,6 +290,7 @@ func (a *goAnalyzer) members(s *ast.TypeSpec) {
 		list = t.Fields
 	case *ast.InterfaceType:
 		list, kind = t.Methods, Method
+		a.g.types[s.Name.Name+"."+ifaceMark] = nil
 	}
 	if list == nil {
 		return
@@ -319,6 +362,14 @@ func (a *goAnalyzer) typeExpr(e ast.Expr) *tref {
 		return a.typeExpr(e.X)
 	case *ast.IndexListExpr:
 		return a.typeExpr(e.X)
+	case *ast.ArrayType:
+		return collOf(a.typeExpr(e.Elt))
+	case *ast.MapType:
+		return collOf(a.typeExpr(e.Value))
+	case *ast.ChanType:
+		return collOf(a.typeExpr(e.Value))
+	case *ast.Ellipsis:
+		return collOf(a.typeExpr(e.Elt))
 	}
 	return nil
 }
@@ -350,6 +401,8 @@ func (a *goAnalyzer) typeOf(e ast.Expr, depth int) *tref {
 		return a.typeOf(e.X, depth+1).with(e.Sel.Name)
 	case *ast.CallExpr:
 		return a.callType(e, depth)
+	case *ast.IndexExpr:
+		return a.typeOf(e.X, depth+1).elem()
 	}
 	return nil
 }
@@ -385,9 +438,35 @@ func (a *goAnalyzer) identType(e *ast.Ident, depth int) *tref {
 				if len(d.Rhs) == len(d.Lhs) {
 					return a.typeOf(d.Rhs[i], depth+1)
 				}
+				if r, ok := d.Rhs[0].(*ast.UnaryExpr); ok && r.Op == token.RANGE {
+					if i == 1 {
+						return a.typeOf(r.X, depth+1).elem() // for _, v := range xs
+					}
+					return nil
+				}
 				if i == 0 && len(d.Rhs) == 1 {
 					return a.typeOf(d.Rhs[0], depth+1)
 				}
+			}
+		}
+	}
+	return nil
+}
+
+// localValue is the expression a function's own variable was declared
+// with (x := v, var x = v), or nil.
+func (a *goAnalyzer) localValue(id *ast.Ident) ast.Expr {
+	switch d := id.Obj.Decl.(type) {
+	case *ast.AssignStmt:
+		for i, l := range d.Lhs {
+			if l, ok := l.(*ast.Ident); ok && l.Name == id.Name && len(d.Rhs) == len(d.Lhs) {
+				return d.Rhs[i]
+			}
+		}
+	case *ast.ValueSpec:
+		for i, n := range d.Names {
+			if n.Name == id.Name && len(d.Values) == len(d.Names) {
+				return d.Values[i]
 			}
 		}
 	}
@@ -405,6 +484,10 @@ func (a *goAnalyzer) callType(e *ast.CallExpr, depth int) *tref {
 		}
 		if f.Obj == nil || a.top[f.Obj.Decl] {
 			return &tref{kind: 'N', pkg: a.g.pkg, name: f.Name}
+		}
+		// A function's own function value: the result of its literal.
+		if lit, ok := a.localValue(f).(*ast.FuncLit); ok && lit.Type.Results != nil && len(lit.Type.Results.List) > 0 {
+			return a.typeExpr(lit.Type.Results.List[0].Type)
 		}
 	case *ast.SelectorExpr, *ast.ParenExpr, *ast.IndexExpr:
 		return a.typeOf(e.Fun, depth+1)

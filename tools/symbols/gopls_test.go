@@ -19,32 +19,50 @@ var record = flag.Bool("record", false, "record gopls's answers for TestGopls (n
 // value receivers, promoted through no embedding), types, fields read and
 // written and set in struct literals, variables and constants, exported
 // and not.
-var goplsSymbols = []string{
+var goplsCobra = []string{
 	"Command", "Command.AddCommand", "Command.Execute", "Command.Flags", "Command.Name",
 	"Command.Use", "Command.Run", "Command.parent", "Command.Root", "Command.HasParent",
 	"ShellCompDirective", "ShellCompDirectiveNoFileComp", "EnableCommandSorting", "OnInitialize", "CheckErr",
 	"PositionalArgs", "ExactArgs", "CompletionOptions", "stringInSlice", "Command.VisitParents",
 }
 
+// goplsShop are the symbols of testdata/shop, a small module written for
+// what cobra's 20 do not show: a method promoted from an embedded struct
+// (Base.Get) and shadowed by another module's method of that name
+// (http.Header's Get), a method called through an interface its type
+// implements (Counter.Count through Tokens), the element of a range and
+// of an index (Item.Name), a field set in a literal, and a local that
+// shares a package-level function's name (Scale).
+var goplsShop = []string{"Base.Get", "Counter.Count", "Item.Name", "Scale", "Store.Items", "Base.Name", "NewCounter", "Store.Total"}
+
 // TestGopls holds find_references on Go to gopls: for each of 20 symbols
 // of a vendored copy of cobra v1.10.2 (testdata/cobra, its licence
 // beside it; command_win.go left out, as gopls on Linux leaves it out),
-// the lines of its uses and definition are the lines gopls references
-// -d gave. gopls's answers are recorded in testdata/cobra.gopls, made
-// with
+// and for 8 of testdata/shop, the lines of its uses and definition are
+// the lines gopls references -d gave. gopls's answers are recorded in
+// testdata/cobra.gopls and testdata/shop.gopls, made with
 //
 //	go install golang.org/x/tools/gopls@v0.23.0
 //	go test ./tools/symbols -run TestGopls -record
 //
-// which copies the fixture to a temporary module (with this module's
+// which copies each fixture to a temporary module (with this module's
 // go.sum, which holds cobra's one dependency the fixture's files import,
 // github.com/spf13/pflag v1.0.9) and asks gopls at each definition's
 // name; the test itself runs no gopls.
 func TestGopls(t *testing.T) {
-	x := loadTree(t, filepath.Join("testdata", "cobra"))
-	golden := filepath.Join("testdata", "cobra.gopls")
+	for _, fx := range []struct {
+		name    string
+		symbols []string
+	}{{"cobra", goplsCobra}, {"shop", goplsShop}} {
+		t.Run(fx.name, func(t *testing.T) { goplsFixture(t, fx.name, fx.symbols) })
+	}
+}
+
+func goplsFixture(t *testing.T, fixture string, symbols []string) {
+	x := loadTree(t, filepath.Join("testdata", fixture))
+	golden := filepath.Join("testdata", fixture+".gopls")
 	if *record {
-		recordGopls(t, x, golden)
+		recordGopls(t, x, fixture, symbols, golden)
 	}
 	want := map[string][]string{}
 	data, err := os.ReadFile(golden)
@@ -62,7 +80,7 @@ func TestGopls(t *testing.T) {
 		}
 	}
 	same := 0
-	for _, sym := range goplsSymbols {
+	for _, sym := range symbols {
 		d := goDef(t, x, sym)
 		var got []string
 		for _, r := range x.References(d) {
@@ -77,7 +95,7 @@ func TestGopls(t *testing.T) {
 		}
 		t.Errorf("%s: %d lines, gopls %d\nonly here: %v\nonly gopls: %v", sym, len(got), len(want[sym]), minus(got, want[sym]), minus(want[sym], got))
 	}
-	t.Logf("%d of %d symbols as gopls answers", same, len(goplsSymbols))
+	t.Logf("%d of %d symbols as gopls answers", same, len(symbols))
 }
 
 // goDef is the one definition of a symbol of the fixture.
@@ -104,9 +122,9 @@ func minus(a, b []string) []string {
 
 // recordGopls asks gopls for the references of each symbol and writes
 // them, as sorted unique "path:line" lines, to golden.
-func recordGopls(t *testing.T, x *Index, golden string) {
+func recordGopls(t *testing.T, x *Index, fixture string, symbols []string, golden string) {
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "cobra"))); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", fixture))); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := os.ReadFile(filepath.Join("..", "..", "go.sum"))
@@ -117,7 +135,7 @@ func recordGopls(t *testing.T, x *Index, golden string) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	for _, sym := range goplsSymbols {
+	for _, sym := range symbols {
 		d := goDef(t, x, sym)
 		at := fmt.Sprintf("%s:%d:%d", filepath.Join(dir, d.Path), d.defLine(x), d.col)
 		cmd := exec.Command("gopls", "references", "-d", at)

@@ -288,8 +288,12 @@ func (x *Index) goMatches(d Def, g *goFile, o goOcc, members []Def) Role {
 		if t.pkg == strings.TrimSuffix(d.pkg, "_test") && t.name == d.Container {
 			return Use
 		}
-		if x.embeds(t, goType{strings.TrimSuffix(d.pkg, "_test"), d.Container}, 0) {
-			return Use
+		own := goType{strings.TrimSuffix(d.pkg, "_test"), d.Container}
+		if !x.declares(t, d.Name) && x.embeds(t, own, 0) {
+			return Use // promoted, and not shadowed by a member of t's own
+		}
+		if d.Kind == Method && x.implements(own, t, d.Name) {
+			return Use // called through an interface d's type implements, as gopls counts it
 		}
 		return -1
 	}
@@ -299,54 +303,74 @@ func (x *Index) goMatches(d Def, g *goFile, o goOcc, members []Def) Role {
 			others++
 		}
 	}
-	if others == 0 {
+	// With no other member of that name in the module, a use in d's
+	// package or in a file importing it is d's; elsewhere the operand may
+	// as well be another module's type (http.Header's Get).
+	base := strings.TrimSuffix(d.pkg, "_test")
+	if others == 0 && (strings.TrimSuffix(g.pkg, "_test") == base || g.imports[base]) {
 		return Use
 	}
 	return Maybe
 }
 
 // resolve finds the named type a tref denotes, through the declarations
-// of the module's packages.
+// of the module's packages. A collection ([]T) is no named type: it
+// resolves to foreign, which has no members of the module.
 func (x *Index) resolve(t *tref, depth int) (goType, bool) {
+	g, coll, ok := x.resolveColl(t, depth)
+	if ok && coll > 0 {
+		return goType{pkg: g.pkg, name: foreign}, true
+	}
+	return g, ok
+}
+
+// resolveColl is resolve with the collections left around the type.
+func (x *Index) resolveColl(t *tref, depth int) (goType, int, bool) {
 	if t == nil || depth > 6 {
-		return goType{}, false
+		return goType{}, 0, false
 	}
 	if _, ours := x.dirOfPkg(strings.TrimSuffix(t.pkg, "_test")); !ours {
 		// A type of another module (the standard library's, a
 		// dependency's): whatever is selected from it is not ours either.
-		return goType{pkg: t.pkg, name: foreign}, true
+		return goType{pkg: t.pkg, name: foreign}, 0, true
 	}
-	var cur goType
+	cur, coll := goType{strings.TrimSuffix(t.pkg, "_test"), t.name}, t.coll
 	switch t.kind {
 	case 'T':
-		cur = goType{strings.TrimSuffix(t.pkg, "_test"), t.name}
 	case 'N':
 		named, types := x.pkgDecls(t.pkg, t.name)
-		if named {
-			cur = goType{strings.TrimSuffix(t.pkg, "_test"), t.name}
-		} else if r, ok := types[t.name]; ok {
-			c, ok := x.resolve(r, depth+1)
+		if !named {
+			r, ok := types[t.name]
 			if !ok {
-				return goType{}, false
+				return goType{}, 0, false
 			}
-			cur = c
-		} else {
-			return goType{}, false
+			if cur, coll, ok = x.resolveColl(r, depth+1); !ok {
+				return goType{}, 0, false
+			}
 		}
 	default:
-		return goType{}, false
+		return goType{}, 0, false
 	}
 	for _, s := range t.steps {
-		if cur.name == foreign {
-			break
+		switch {
+		case cur.name == foreign:
+			return cur, 0, true
+		case s == elemStep:
+			if coll == 0 {
+				return goType{}, 0, false
+			}
+			coll--
+		case coll > 0:
+			return goType{}, 0, false // a collection has no members
+		default:
+			next, c, ok := x.member(cur, s, depth)
+			if !ok {
+				return goType{}, 0, false
+			}
+			cur, coll = next, c
 		}
-		next, ok := x.member(cur, s, depth)
-		if !ok {
-			return goType{}, false
-		}
-		cur = next
 	}
-	return cur, true
+	return cur, coll, true
 }
 
 // foreign names a type of another module: a method or field of it is
@@ -354,15 +378,64 @@ func (x *Index) resolve(t *tref, depth int) (goType, bool) {
 const foreign = "(foreign)"
 
 // member is the type of a field or a method's first result.
-func (x *Index) member(t goType, name string, depth int) (goType, bool) {
+func (x *Index) member(t goType, name string, depth int) (goType, int, bool) {
 	if _, ours := x.dirOfPkg(t.pkg); !ours {
-		return goType{pkg: t.pkg, name: foreign}, true
+		return goType{pkg: t.pkg, name: foreign}, 0, true
+	}
+	if depth > 6 {
+		return goType{}, 0, false
 	}
 	_, types := x.pkgDecls(t.pkg, name)
 	if r, ok := types[t.name+"."+name]; ok {
-		return x.resolve(r, depth+1)
+		return x.resolveColl(r, depth+1)
 	}
-	return goType{}, false
+	// Promoted from an embedded field.
+	for _, e := range x.embedded(t) {
+		if m, c, ok := x.member(e, name, depth+1); ok {
+			return m, c, true
+		}
+	}
+	return goType{}, 0, false
+}
+
+// implements reports whether iface is an interface of the module with a
+// method name, all of whose methods t declares (by name: the syntax does
+// not give the signatures' types).
+func (x *Index) implements(t, iface goType, name string) bool {
+	_, types := x.pkgDecls(iface.pkg, iface.name)
+	if _, ok := types[iface.name+"."+ifaceMark]; !ok {
+		return false
+	}
+	if _, ok := types[iface.name+"."+name]; !ok {
+		return false
+	}
+	for k := range types {
+		if m, ok := strings.CutPrefix(k, iface.name+"."); ok && m != ifaceMark && !x.declares(t, m) {
+			return false
+		}
+	}
+	return true
+}
+
+// declares reports whether type t has a field or method of that name of
+// its own.
+func (x *Index) declares(t goType, name string) bool {
+	_, types := x.pkgDecls(t.pkg, name)
+	_, ok := types[t.name+"."+name]
+	return ok
+}
+
+// embedded are the types a struct type embeds.
+func (x *Index) embedded(t goType) []goType {
+	_, types := x.pkgDecls(t.pkg, t.name)
+	var out []goType
+	for k, r := range types {
+		if r != nil && len(r.steps) == 0 && r.coll == 0 && r.kind == 'T' && k == t.name+"."+r.name {
+			out = append(out, goType{strings.TrimSuffix(r.pkg, "_test"), r.name})
+		}
+	}
+	slices.SortFunc(out, func(a, b goType) int { return strings.Compare(a.pkg+"."+a.name, b.pkg+"."+b.name) })
+	return out
 }
 
 // embeds reports whether struct type t embeds want, at any depth, so that
@@ -371,13 +444,9 @@ func (x *Index) embeds(t, want goType, depth int) bool {
 	if depth > 4 {
 		return false
 	}
-	_, types := x.pkgDecls(t.pkg, want.name)
-	for k, r := range types {
-		if strings.HasPrefix(k, t.name+".") && r != nil && len(r.steps) == 0 && r.kind == 'T' && k == t.name+"."+r.name {
-			e := goType{strings.TrimSuffix(r.pkg, "_test"), r.name}
-			if e == want || x.embeds(e, want, depth+1) {
-				return true
-			}
+	for _, e := range x.embedded(t) {
+		if e == want || x.embeds(e, want, depth+1) {
+			return true
 		}
 	}
 	return false
