@@ -274,7 +274,11 @@ func (x *Index) goMatches(d Def, g *goFile, o goOcc, members []Def) Role {
 		}
 		return o.role
 	}
-	// A method or field.
+	return x.goMemberMatches(d, g, o, members)
+}
+
+// goMemberMatches is goMatches for a method or field.
+func (x *Index) goMemberMatches(d Def, g *goFile, o goOcc, members []Def) Role {
 	if !o.member || o.qual != "" {
 		return -1
 	}
