@@ -10,7 +10,6 @@ import (
 
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
-	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/report"
 )
 
@@ -89,14 +88,17 @@ its first turn.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Base, "base", "", "start a new run against this base instead of continuing one")
-	fl.StringVar(&opts.Head, "head", "HEAD", "commit to review, with --base")
-	fl.StringVar(&opts.Summarize, "summarize", "rules", "who writes the summary of dropped turns: rules or model (falls back to rules on error)")
+	fl.StringVar(&opts.Base, "base", "", "start a new run against `REF` instead of continuing one")
+	fl.StringVar(&opts.Head, "head", "HEAD", "the commit `REV` to review, with --base")
+	inGroup(fl, groupChange, "base", "head")
 	formats := report.Names(report.Answer)
-	fl.StringVar(&opts.Format, "format", "", "output format: "+text.JoinOr(formats)+" (default "+formats[0]+")")
-	fl.StringVarP(&opts.Output, "output", "o", "", "write the output to this file instead of standard output")
-	fl.StringVar(&opts.Post, "post", "", postHelp("post the answer in the change's conversation: ", func(a host.About) string { return a.Answer }))
-	fl.StringVar(&opts.ReplyTo, "reply-to", "", "with --post: answer in this thread: "+threadHelp())
+	fl.StringVar(&opts.Format, "format", "", text.JoinOr(formats)+" (default "+formats[0]+")")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` instead of standard output")
+	fl.StringVar(&opts.Post, "post", "", "post the answer to `HOST`: "+text.JoinOr(hostNames()))
+	fl.StringVar(&opts.ReplyTo, "reply-to", "", "with --post: answer in the thread `ID`")
+	inGroup(fl, groupOutputs, "format", "output", "post", "reply-to")
+	fl.StringVar(&opts.Summarize, "summarize", "rules", "digest old turns by rules or model")
+	inGroup(fl, groupFollowUp, "summarize")
 	opts.hostFlags.register(fl)
 	opts.agentFlags.register(fl)
 	_ = c.RegisterFlagCompletionFunc("post", cobra.FixedCompletions(hostNames(), cobra.ShellCompDirectiveNoFileComp))

@@ -100,21 +100,25 @@ combines the shards' JSON results. An interrupted bench continues with
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Corpus, "corpus", "", "the cases: JSON Lines, one case a line (or AACR-Bench's JSON array)")
-	fl.StringArrayVar(&opts.Formats, "format", nil, "output: table (default) or json; corpus: jsonl (default) or aacr (AACR-Bench's published form); give both as --format aacr --format json")
-	fl.StringVarP(&opts.Output, "output", "o", "", "write the --format output to this file instead of standard output")
-	fl.StringVar(&opts.HTML, "html", "", "also write one self-contained HTML page of the result to this file")
-	fl.IntVar(&opts.Slack, "slack", bench.DefaultSlack, "lines an expected range is widened by on each side before findings are matched to it")
-	fl.IntVar(&opts.Repeat, "repeat", 1, "run each case this many times, and report the mean and spread of the scores")
+	fl.StringVar(&opts.Corpus, "corpus", "", "the cases `FILE`: JSON Lines, or AACR-Bench's JSON array")
+	fl.IntVar(&opts.Slack, "slack", bench.DefaultSlack, "widen expected ranges by `N` lines each side")
+	fl.IntVar(&opts.Repeat, "repeat", 1, "run each case `N` times: the mean and spread")
+	fl.StringVar(&opts.Shard, "shard", "", "run one shard, `K/N`: every N-th case from the K-th")
+	fl.BoolVar(&opts.Resume, "resume", false, "continue an interrupted bench of the same corpus")
+	fl.StringVar(&opts.JudgeModel, "judge-model", "", "ask model `NAME` if each match describes its defect")
+	fl.StringVar(&opts.Cache, "cache", "", "clones and runs in `DIR` (default <user cache>/review/bench)")
+	inGroup(fl, groupCorpus, "corpus", "slack", "repeat", "shard", "resume", "judge-model", "cache")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "print each case's commits, expected issues and plan")
+	fl.StringArrayVar(&opts.Formats, "format", nil, "output table (default) or json, corpus jsonl or aacr")
+	fl.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` instead of standard output")
+	fl.StringVar(&opts.HTML, "html", "", "also write the result as one HTML page to `FILE`")
+	inGroup(fl, groupOutputs, "dry-run", "format", "output", "html")
 	fl.IntVar(&opts.Jobs, "jobs", 1, "cases reviewed side by side")
-	fl.Float64Var(&opts.MaxCost, "max-cost", 0, "US dollars the bench may spend at the model's price; once spent, no more cases start (default: no limit)")
-	fl.StringVar(&opts.Shard, "shard", "", "run one shard of the corpus, K/N: every N-th case from the K-th (K from 1)")
-	fl.BoolVar(&opts.Resume, "resume", false, "continue an interrupted bench of the same corpus and settings: cases already scored are not run again")
-	fl.StringVar(&opts.JudgeModel, "judge-model", "", "ask this model (on the same server) whether each finding that matched by location describes the expected defect; reported apart as described correctly, never mixed into the score")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "build every case and print its commits, its expected issues and its plan, and call no model")
-	fl.StringVar(&opts.Cache, "cache", "", "directory for the clones of repositories given by URL, the runs' tool memories and the resume journal (default <user cache dir>/review/bench)")
+	fl.Float64Var(&opts.MaxCost, "max-cost", 0, "start no more cases once `USD` is spent")
+	inGroup(fl, groupCost, "jobs", "max-cost")
 	// The review's own flags, but those bench gives a meaning of its own.
 	own := pflag.NewFlagSet("review", pflag.ContinueOnError)
+	own.SortFlags = false // added in the order the help lists them
 	opts.agentFlags.register(own)
 	own.VisitAll(func(f *pflag.Flag) {
 		if !benchShared[f.Name] {

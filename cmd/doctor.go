@@ -37,7 +37,7 @@ func NewCmdDoctor(f *Factory) *cobra.Command {
 	opts := &DoctorOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir}
 	c := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check that tool memory reads back whole: every file and record against its checksum",
+		Short: "Check tool memory against its checksums, or the model endpoint",
 		Long: `doctor opens tool memory read-only and checks it: its files before they are
 opened (the MANIFEST, every table against its checksums, the logs), then every
 record (each value against its checksum, each run, step, output and event

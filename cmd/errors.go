@@ -31,22 +31,23 @@ const (
 )
 
 // ExitCodes say what each exit code means, in the order of the codes, for
-// review --help. exitCode returns no other.
+// review help exit-codes, and in a word (Word) for review --help.
+// exitCode returns no other.
 var ExitCodes = []struct {
-	Code  int
-	Means string
+	Code        int
+	Word, Means string
 }{
-	{ExitOK, "success, also when there is nothing to review"},
-	{ExitError, "error: git, the model endpoint, the store, a file"},
-	{ExitUsage, "usage: a bad flag, argument or value"},
-	{ExitFindings, "findings at or above --fail-on"},
-	{ExitLocked, "the store is in use by another review"},
-	{ExitIncomplete, "incomplete: the model never submitted its review"},
-	{ExitDamaged, "the store is damaged; it was left as it was"},
-	{ExitInterrupted, "interrupted"},
+	{ExitOK, "ok", "success, also when there is nothing to review"},
+	{ExitError, "error", "error: git, the model endpoint, the store, a file"},
+	{ExitUsage, "usage", "usage: a bad flag, argument or value"},
+	{ExitFindings, "findings at --fail-on", "findings at or above --fail-on"},
+	{ExitLocked, "store in use", "the store is in use by another review"},
+	{ExitIncomplete, "incomplete", "incomplete: the model never submitted its review"},
+	{ExitDamaged, "store damaged", "the store is damaged; it was left as it was"},
+	{ExitInterrupted, "interrupted", "interrupted"},
 }
 
-// exitCodeHelp is ExitCodes as a table for the root command's help.
+// exitCodeHelp is ExitCodes as a table, for review help exit-codes.
 func exitCodeHelp() string {
 	var b strings.Builder
 	b.WriteString("Exit codes:\n")
@@ -54,6 +55,15 @@ func exitCodeHelp() string {
 		fmt.Fprintf(&b, "  %3d  %s\n", c.Code, c.Means)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// exitCodeLine is ExitCodes in a word each, for the root command's help.
+func exitCodeLine() string {
+	parts := make([]string, len(ExitCodes))
+	for i, c := range ExitCodes {
+		parts[i] = fmt.Sprintf("%d %s", c.Code, c.Word)
+	}
+	return "Exit codes: " + strings.Join(parts, ", ") + " (review help exit-codes)."
 }
 
 // UsageError is a mistake in how the command was invoked: a bad flag, a

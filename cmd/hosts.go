@@ -85,6 +85,7 @@ func (h *hostFlags) register(fl *pflag.FlagSet) {
 	for _, r := range hosts {
 		for _, f := range r.Flags {
 			h.flags[f.Name] = fl.String(f.Name, "", f.Usage)
+			inGroup(fl, groupOutputs, f.Name)
 		}
 	}
 }

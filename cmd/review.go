@@ -60,20 +60,12 @@ func NewCmdReview(f *Factory, runF func(*ReviewOptions) error) *cobra.Command {
 		Short: "Review a git branch with an OpenAI-compatible model",
 		Long: `review turns the diff between a base and the current branch into a compact
 context, lets an OpenAI-compatible model explore the repository through
-read-only tools, and writes its findings for people and for CI.
-
-The model endpoint is configured with OPENAI_API_KEY, OPENAI_BASE_URL and
---model (or REVIEW_MODEL). --dry-run prints what the model would be sent
-without calling it. Settings also come from .review.yaml and the user file
-$XDG_CONFIG_HOME/review/config.yaml; review config shows the effective ones
-and their sources. In GitHub Actions, --base defaults to
-origin/$GITHUB_BASE_REF, and in a GitLab merge-request pipeline to
-origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME; a shallow clone is deepened
-until the merge base is there.`,
+read-only tools, and writes its findings for people and for CI. The model is
+set by OPENAI_API_KEY, OPENAI_BASE_URL and --model; settings also come from
+.review.yaml and the user file (review config shows where each comes from).`,
 		Example: `  review --base main --dry-run
   review --base main
-  review --base origin/main --format sarif --output review.sarif --fail-on high
-  review --base main --output json=review.json --output sarif=review.sarif`,
+  review --base origin/main --format sarif --output review.sarif --fail-on high`,
 		Args: usageArgs(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.ci = ciFrom(opts.Getenv)
@@ -90,16 +82,18 @@ until the merge base is there.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&opts.Base, "base", "", "branch or commit to review against; the diff starts at its merge base with --head (default origin/$GITHUB_BASE_REF in GitHub Actions, origin/$CI_MERGE_REQUEST_TARGET_BRANCH_NAME in GitLab CI)")
-	fl.StringVar(&opts.Head, "head", "HEAD", "commit to review")
-	fl.BoolVar(&opts.Worktree, "worktree", false, "review the change a developer has: HEAD with the work tree's staged and unstaged edits (untracked files are listed, not included); the tools read the same content")
-	fl.BoolVar(&opts.Untracked, "untracked", false, "with --worktree, include the untracked files too (those .gitignore does not hide); implies --worktree")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the messages the first request would carry, with token counts, and call no model")
+	fl.StringVar(&opts.Base, "base", "", "review against `REF` (default in CI: the target branch)")
+	fl.StringVar(&opts.Head, "head", "HEAD", "the commit `REV` to review")
+	fl.StringVar(&opts.Since, "since", "", "only the commits since `REV` (default in CI: the last review)")
+	fl.BoolVar(&opts.Worktree, "worktree", false, "review HEAD with the work tree's uncommitted edits")
+	fl.BoolVar(&opts.Untracked, "untracked", false, "with --worktree (implied), the untracked files too")
+	inGroup(fl, groupChange, "base", "head", "since", "worktree", "untracked")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "print what the model would be sent, and call no model")
 	formats := report.Names(report.Result)
-	fl.StringVar(&opts.Format, "format", "", "output format: "+strings.Join(formats, ", ")+" (default "+formats[0]+"; github in GitHub Actions when standard output is not a terminal)")
-	fl.StringArrayVarP(&opts.Outputs, "output", "o", nil, "write the --format output to this file instead of standard output; repeat as FORMAT=FILE for more outputs")
-	fl.StringVar(&opts.Since, "since", "", "review only the commits since this one (an ancestor of --head), with the rest of the change as context; none reviews all of it (default with --post github in GitHub Actions, --post gitlab in GitLab CI: the head of the last review posted)")
-	fl.StringVar(&opts.Post, "post", "", postHelp("post the findings: ", func(a host.About) string { return a.Review }))
+	fl.StringVar(&opts.Format, "format", "", text.JoinOr(formats))
+	fl.StringArrayVarP(&opts.Outputs, "output", "o", nil, "write to `FILE`; repeat as FORMAT=FILE for more outputs")
+	fl.StringVar(&opts.Post, "post", "", "post the findings to `HOST`: "+text.JoinOr(hostNames()))
+	inGroup(fl, groupOutputs, "dry-run", "format", "output", "post")
 	opts.hostFlags.register(fl)
 	opts.agentFlags.register(fl)
 	_ = c.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))

@@ -95,14 +95,15 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.SetIn(f.IO.In)
-	root.Long += "\n\n" + exitCodeHelp()
+	root.Long += "\n\n" + text.Wrap(exitCodeLine(), helpWidth)
 	root.Args = usageArgs(unknownCommand)
 	root.SuggestionsMinimumDistance = 2
 	// Bound to the shared streams, so every command and the progress
 	// read them.
 	pf := root.PersistentFlags()
-	pf.BoolVarP(&f.IO.Quiet, "quiet", "q", false, "print no progress and no informational lines; errors and warnings still print")
-	pf.BoolVarP(&f.IO.Verbose, "verbose", "v", false, "print more detail on stderr: each model request's tokens")
+	pf.BoolVarP(&f.IO.Quiet, "quiet", "q", false, "print no progress: only errors and warnings")
+	pf.BoolVarP(&f.IO.Verbose, "verbose", "v", false, "print each model request's tokens on stderr")
+	inGroup(pf, groupGeneral, "quiet", "verbose")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if f.IO.Quiet && f.IO.Verbose {
 			return usageErrorf("--quiet and --verbose ask for less and more: give one")
@@ -118,7 +119,8 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	// linker keep every exported method of every type (4.7 MB of the
 	// binary; internal/policy's TestBinary).
 	var showVersion bool
-	root.Flags().BoolVar(&showVersion, "version", false, "print the version of review, as review version does")
+	root.Flags().BoolVar(&showVersion, "version", false, "print the version of review")
+	inGroup(root.Flags(), groupGeneral, "version")
 	reviewRun := root.RunE
 	root.RunE = func(c *cobra.Command, args []string) error {
 		if showVersion {
@@ -141,12 +143,26 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdBench(f, nil),
 		NewCmdLearn(f, nil),
 	)
+	root.SetHelpCommand(newCmdHelp())
 	// Made now rather than when the root runs, so its arguments can be
 	// checked like every group's.
 	root.InitDefaultCompletionCmd()
+	// Before anything asks cobra for a command's local flags, which it
+	// copies once, in the order it then lists them.
+	listInOrder(root)
+	root.SetUsageFunc(usage)
 	checkGroups(root)
 	addCompletions(root, f)
 	return root
+}
+
+// listInOrder keeps the flags of c and its commands in the order they
+// were registered, which the grouped help lists them in.
+func listInOrder(c *cobra.Command) {
+	c.Flags().SortFlags = false
+	for _, sub := range c.Commands() {
+		listInOrder(sub)
+	}
 }
 
 // checkGroups makes every command that only groups others (memory,

@@ -10,7 +10,8 @@ import (
 // layers ranks the top-level folders: data flows from lower ranks to
 // higher, and a package imports only folders of a higher rank than its
 // own (or its own folder). Folders of one rank are peers that never import
-// each other. internal/ holds the shared leaves under everything. The
+// each other. internal/ holds the shared leaves under everything, and
+// docs/ the reference pages the binary prints (review help). The
 // root's end-to-end tests, the action's tests and the repository's
 // policies (internal/policy) are above every layer: tests of the whole,
 // with no code that anything imports (TestLayers checks that).
@@ -25,6 +26,7 @@ var layers = map[string]int{
 	"conversation":    2,
 	"toolmem":         3,
 	"internal":        4,
+	"docs":            4,
 }
 
 // TestLayers holds the package map of the design: no folder imports a

@@ -21,7 +21,7 @@ var Host = host.Host{
 	Mimics:           "github",
 	WorkflowCommands: true,
 	Flags: []host.Flag{
-		{Name: "gitea-url", Usage: "Gitea's or Forgejo's API for --post gitea, e.g. https://codeberg.org/api/v1 (default $GITHUB_API_URL, as Gitea and Forgejo Actions set it)"},
+		{Name: "gitea-url", Usage: "Gitea or Forgejo API `URL` (default $GITHUB_API_URL)"},
 	},
 	About: host.About{
 		Review: "one pull-request review with comments on the changed lines and one summary comment; needs GITEA_TOKEN or the Actions token",

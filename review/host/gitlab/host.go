@@ -17,9 +17,9 @@ var Host = host.Host{
 	Name: "gitlab",
 	CI:   ci,
 	Flags: []host.Flag{
-		{Name: "gitlab-url", Usage: "GitLab's REST API for --post gitlab, e.g. https://gitlab.example.com/api/v4 (default $CI_API_V4_URL, else https://gitlab.com/api/v4)"},
-		{Name: "gitlab-project", Usage: "the project --post gitlab posts to: its ID or group/project path (default $CI_PROJECT_ID)"},
-		{Name: "gitlab-mr", Usage: "the merge request --post gitlab posts to: its IID, the number in !12 (default $CI_MERGE_REQUEST_IID)"},
+		{Name: "gitlab-url", Usage: "GitLab API `URL` (default $CI_API_V4_URL, gitlab.com)"},
+		{Name: "gitlab-project", Usage: "project `ID` or group/path (default $CI_PROJECT_ID)"},
+		{Name: "gitlab-mr", Usage: "merge request `IID` (default $CI_MERGE_REQUEST_IID)"},
 	},
 	About: host.About{
 		Review: "merge-request discussions and one summary note; needs GITLAB_TOKEN",
