@@ -34,6 +34,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"commit":       cmdCommit,
 		"screen":       cmdScreen,
 		"modelserver":  cmdModelServer,
+		"samerequests": cmdSameRequests,
 		"waitreq":      cmdWaitReq,
 		"schema":       cmdSchema,
 		"appendonly":   cmdAppendOnly,
@@ -717,7 +718,7 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-var refPattern = regexp.MustCompile(`stored as ref ([a-z2-7]+)`)
+var refPattern = regexp.MustCompile(`stored as ref ([0-9]+)`)
 
 // ref sets $NAME to the tool-memory ref that `review tool` printed on the
 // last stderr: `ref NAME`.
@@ -1032,4 +1033,51 @@ func cmdStoreSize(ts *testscript.TestScript, neg bool, args []string) {
 	if kib > limit {
 		ts.Fatalf("%s takes %d KiB on disk, over %d", args[0], kib, limit)
 	}
+}
+
+// samerequests checks that two recordings of the same conversation sent
+// the same requests, byte for byte, once what differs by design between
+// two runs is named alike: run IDs and refs (which hash the run ID), and
+// times: `samerequests dirA dirB`.
+func cmdSameRequests(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: samerequests dirA dirB")
+	}
+	read := func(dir string) []string {
+		files, err := filepath.Glob(filepath.Join(ts.MkAbs(dir), "req-*.json"))
+		ts.Check(err)
+		sort.Strings(files)
+		var out []string
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			ts.Check(err)
+			out = append(out, normalRequest(string(b)))
+		}
+		return out
+	}
+	a, b := read(args[0]), read(args[1])
+	if len(a) != len(b) || len(a) == 0 {
+		ts.Fatalf("%s holds %d requests, %s %d", args[0], len(a), args[1], len(b))
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			j := 0
+			for j < len(a[i]) && j < len(b[i]) && a[i][j] == b[i][j] {
+				j++
+			}
+			lo := max(j-120, 0)
+			ts.Fatalf("request %d differs at byte %d:\n%s\n%s", i+1, j, a[i][lo:min(j+120, len(a[i]))], b[i][lo:min(j+120, len(b[i]))])
+		}
+	}
+	ts.Logf("samerequests: %d requests, identical but for run IDs and refs", len(a))
+}
+
+var (
+	runIDNormal = regexp.MustCompile(`\b\d{8}-\d{6}-[a-z2-7]{6}\b`)
+	refNormal   = regexp.MustCompile(`\b\d{12}\b`)
+)
+
+// normalRequest names a request's run IDs and refs alike.
+func normalRequest(s string) string {
+	return refNormal.ReplaceAllString(runIDNormal.ReplaceAllString(s, "RUN"), "REF")
 }

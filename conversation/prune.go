@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/reviewdev/review/internal/text"
@@ -131,10 +132,12 @@ func (c *History) Prune(lim Limits, counter *Counter, sum Summarizer) (*PruneEve
 	p.ev = &PruneEvent{Kind: "prune", Turn: p.cur}
 	before := c.prefix(p.cur + 1)
 	p.line = lim.Tokens
-	// Turns an earlier pass dropped are reconsidered only when this turn
-	// must prune anyway: a history within its limits stays as it is, so
-	// the prefix a prune left holds for the turns after it.
-	if p.over() {
+	// Turns an earlier pass dropped are reconsidered when this turn must
+	// prune anyway, or when the question names one of them and it scores
+	// above a turn kept (recalls): a history within its limits otherwise
+	// stays as it is, so the prefix a prune left holds for the turns after
+	// it. A recall changes that prefix, on purpose; the event says so.
+	if p.over() || p.recalls() {
 		p.reconsider()
 	} else {
 		p.orig, p.wasDropped = c.summary(), map[string]bool{}
@@ -222,6 +225,62 @@ func (p *pruner) reconsider() {
 }
 
 func (p *pruner) earlier() []int { return p.c.earlierTurns(p.cur) }
+
+// recalls reports, for relevance selection, whether the question names a
+// turn an earlier pass dropped — a ref it produced, a path or an
+// identifier in it, not only common words — that scores above a turn
+// kept, or that would be the only earlier turn.
+func (p *pruner) recalls() bool {
+	if !p.relevance {
+		return false
+	}
+	dropped := map[int]bool{}
+	all := map[int]bool{}
+	for i := range p.c.msgs {
+		if m := &p.c.msgs[i]; m.earlier(p.cur) {
+			all[m.Turn] = true
+			if m.Dropped {
+				dropped[m.Turn] = true
+			}
+		}
+	}
+	if len(dropped) == 0 {
+		return false
+	}
+	turns := make([]int, 0, len(all))
+	for t := range all {
+		turns = append(turns, t)
+	}
+	sort.Ints(turns)
+	q := p.c.question(p.cur)
+	scores := p.c.scoreTurns(turns, q)
+	strong := map[string]bool{}
+	for _, t := range questionTerms(q) {
+		// A path or an identifier; a number ("question 12") names
+		// nothing, however often it occurs.
+		if t.weight == strongWeight && strings.ContainsFunc(t.text, unicode.IsLetter) {
+			strong[t.text] = true
+		}
+	}
+	names := func(s TurnScore) bool {
+		return s.Named || slices.ContainsFunc(s.Terms, func(t string) bool { return strong[t] })
+	}
+	lowest, kept := math.Inf(1), false
+	for _, s := range scores {
+		if !dropped[s.Turn] {
+			lowest, kept = min(lowest, s.Score), true
+		}
+	}
+	if !kept {
+		lowest = math.Inf(-1) // nothing kept: any named turn is above it
+	}
+	for _, s := range scores {
+		if dropped[s.Turn] && names(s) && s.Relevance >= minRelevance && s.Score > lowest {
+			return true
+		}
+	}
+	return false
+}
 
 // overTokens reports whether the next request is over lim.Tokens. The
 // bound settles most checks; the exact count decides near the limit.

@@ -61,7 +61,9 @@ type term struct {
 var termRE = regexp.MustCompile(`[\p{L}\p{N}_][\p{L}\p{N}_./-]*`)
 
 // refRE finds refs of tool memory as previews and stubs print them.
-var refRE = regexp.MustCompile(`\b[a-z2-7]{10}\b`)
+// A ref is twelve digits (or ten lowercase base32 characters, in a store
+// written before).
+var refRE = regexp.MustCompile(`\b(?:[0-9]{12}|[a-z2-7]{10})\b`)
 
 // commonWords weigh nothing: they say nothing about which turn matters.
 var commonWords = map[string]bool{}

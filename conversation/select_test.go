@@ -154,3 +154,71 @@ func BenchmarkPruneSelect(b *testing.B) {
 		})
 	}
 }
+
+// TestRecallProperty holds relevance at every limit, as a conversation
+// grows turn by turn with a prune before each: turn 2 asks about
+// zebraCacheKey in app/handler.go, turns 1 and 3-8 about other things, and
+// turn 9 names it again. Whatever --history-turns (2-6), --history-chars
+// and the token line, turn 9's request holds turn 2 — brought back, with
+// the prune event saying so — where hysteresis had kept a share of the
+// turns and turn 9 started under every limit. A tenth question that names
+// nothing changes nothing a limit does not ask for.
+func TestRecallProperty(t *testing.T) {
+	counter, _ := NewCounter(O200k, Estimate)
+	for _, turns := range []int{2, 3, 4, 5, 6} {
+		for _, chars := range []int{6000, 12000, 24000, 48000} {
+			for _, tokens := range []int{0, 9000, 20000} {
+				lim := Limits{Turns: turns, Chars: chars, messageCap: 1 << 20, digestChars: 2000, Tokens: tokens, target: tokens * 5 / 8}
+				name := fmt.Sprintf("turns=%d chars=%d tokens=%d", turns, chars, tokens)
+				recallOnce(t, name, lim, counter)
+			}
+		}
+	}
+}
+
+func recallOnce(t *testing.T, name string, lim Limits, counter *Counter) {
+	t.Helper()
+	c := &History{}
+	c.Append(Message{Role: System, Layer: Static, Content: "system prompt " + strings.Repeat("x ", 200)})
+	ask := func(turn int, q, file, body string) *PruneEvent {
+		c.Append(Message{Role: User, Layer: Loop, Turn: turn, Content: q})
+		ev, err := c.Prune(lim, counter, nil)
+		if err != nil {
+			t.Fatalf("%s: turn %d: %v", name, turn, err)
+		}
+		id := fmt.Sprintf("call_%d", turn)
+		c.Append(Message{Role: Assistant, Layer: Loop, Turn: turn, ToolCalls: []ToolCall{{ID: id, Name: "read_file_hunk", Arguments: fmt.Sprintf(`{"path": %q}`, file)}}})
+		c.Append(Message{Role: Tool, Layer: Loop, Turn: turn, ToolCallID: id, Name: "read_file_hunk", Ref: fmt.Sprintf("%012d", 100000+turn),
+			Content: fmt.Sprintf("%q at head, lines 1-40:\n1: package app\n2: %s\n%s", file, body, strings.Repeat("3: filler line of code here\n", 40))})
+		c.Append(Message{Role: Assistant, Layer: Loop, Turn: turn, Content: fmt.Sprintf("Answer %d: %s", turn, strings.Repeat("prose ", 40))})
+		return ev
+	}
+	for turn := 1; turn <= 8; turn++ {
+		q, file, body := fmt.Sprintf("What does pkg/other%d.go do with its queue?", turn), fmt.Sprintf("pkg/other%d.go", turn), "func Work() {}"
+		if turn == 2 {
+			q, file, body = "Where is zebraCacheKey computed in app/handler.go, and can it collide?", "app/handler.go", "func zebraCacheKey(id string) string { return id[:4] }"
+		}
+		ask(turn, q, file, body)
+	}
+	wasGone := !slices.Contains(c.earlierTurns(9), 2)
+	ev := ask(9, "Back to zebraCacheKey in app/handler.go — can two ids collide?", "app/handler.go", "func zebraCacheKey(id string) string { return id[:4] }")
+	kept := c.earlierTurns(9)
+	if !slices.Contains(kept, 2) {
+		t.Errorf("%s: turn 9 keeps turns %v, not turn 2, which it names (scores %+v)", name, kept, ev.Scores)
+		return
+	}
+	if wasGone && (len(ev.Restored) == 0 || len(ev.Scores) == 0) {
+		t.Errorf("%s: turn 2 came back but the event does not say so: restored %v, scores %+v", name, ev.Restored, ev.Scores)
+	}
+	if wasGone && !slices.Contains(kept, 8) {
+		t.Errorf("%s: the newest earlier turn, 8, went: kept %v", name, kept)
+	}
+	// A question that names nothing: what the limits keep, as they keep it.
+	c.Append(Message{Role: User, Layer: Loop, Turn: 10, Content: "Anything else?"})
+	over := (&pruner{c: c, lim: lim, counter: counter, cur: 10, relevance: true}).over()
+	if ev, err := c.Prune(lim, counter, nil); err != nil {
+		t.Fatal(err)
+	} else if ev.Changed() && !over {
+		t.Errorf("%s: a question naming nothing changed a history within its limits: %+v", name, ev)
+	}
+}

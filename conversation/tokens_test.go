@@ -421,3 +421,33 @@ func TestServerCounterUnbounded(t *testing.T) {
 		}
 	}
 }
+
+// TestRefTokensConstant holds what makes two runs of one conversation
+// prune alike: a ref, twelve digits, costs the same tokens whichever
+// digits it draws, in each encoding, wherever a preview or stub names it.
+func TestRefTokensConstant(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, enc := range []string{O200k, "cl100k_base"} {
+		c, err := NewCounter(enc, Tiktoken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, form := range []string{
+			`[output %s: 120 lines, 4,210 bytes; showing lines 1-40 and 110-120; more: read_tool_output {"ref": "%[1]s", "start_line": 41, "line_count": 80}]`,
+			`[stub: read_file_hunk {"path": "a.go"} → ref %s]`,
+			`"ref":"%s"`,
+		} {
+			want := -1
+			for i := 0; i < 500; i++ {
+				ref := fmt.Sprintf("%012d", r.Int64N(1_000_000_000_000))
+				n := c.Count(fmt.Sprintf(form, ref))
+				if want < 0 {
+					want = n
+				}
+				if n != want {
+					t.Fatalf("%s: %q counts %d tokens, another ref %d", enc, fmt.Sprintf(form, ref), n, want)
+				}
+			}
+		}
+	}
+}

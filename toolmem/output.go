@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base32"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,8 +18,16 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// refLen is the length of every ref.
-const refLen = 10
+// A ref is refLen decimal digits. Every BPE tokenizer the project counts
+// with (and Llama's) cuts digits into runs of three, each one token, so a
+// ref costs the same tokens whichever digits it draws: two runs of the
+// same conversation count the same, and prune at the same turns. Stores
+// written before hold refs of legacyRefLen lowercase base32 characters,
+// which are still read.
+const (
+	refLen       = 12
+	legacyRefLen = 10
+)
 
 // Paging and grep bounds. Page and Grep never return more than
 // maxPageChars characters of text, so their results can go to a model whole.
@@ -31,8 +40,8 @@ const (
 	MaxGrepMatches     = 400
 )
 
-// refEncoding is lowercase base32 without padding: short, unambiguous when
-// read aloud or retyped, and safe in keys.
+// refEncoding is lowercase base32 without padding, for run IDs: short,
+// unambiguous when read aloud or retyped, and safe in keys.
 var refEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
 // refFor returns the ref of the output of tool call callID in run: refLen
@@ -53,22 +62,33 @@ func refFrom(parts ...string) string {
 		h.Write([]byte(p))
 		h.Write([]byte{0})
 	}
-	return refEncoding.EncodeToString(h.Sum(nil))[:refLen]
+	sum := h.Sum(nil)
+	return fmt.Sprintf("%0*d", refLen, binary.BigEndian.Uint64(sum[:8])%refSpace)
 }
+
+// refSpace is the number of refs: 10^refLen.
+const refSpace = 1_000_000_000_000
 
 // validRef reports whether ref can be a ref; anything else cannot be in the
 // store, and must not reach a key.
 func validRef(ref string) bool {
-	if len(ref) != refLen {
-		return false
-	}
-	for i := 0; i < len(ref); i++ {
-		c := ref[i]
-		if !(c >= 'a' && c <= 'z' || c >= '2' && c <= '7') {
-			return false
+	switch len(ref) {
+	case refLen:
+		for i := 0; i < len(ref); i++ {
+			if c := ref[i]; c < '0' || c > '9' {
+				return false
+			}
 		}
+		return true
+	case legacyRefLen:
+		for i := 0; i < len(ref); i++ {
+			if c := ref[i]; !(c >= 'a' && c <= 'z' || c >= '2' && c <= '7') {
+				return false
+			}
+		}
+		return true
 	}
-	return true
+	return false
 }
 
 // normalizeRef accepts refs as people and models type them: quoted,

@@ -103,8 +103,14 @@ func TestPutGet(t *testing.T) {
 func TestRefs(t *testing.T) {
 	s := openTest(t)
 	ref := refFor("run-1", "call_1")
-	if !regexp.MustCompile(`^[a-z2-7]{1,12}$`).MatchString(ref) {
-		t.Fatalf("refFor = %q, want at most 12 lowercase base32 characters", ref)
+	if !regexp.MustCompile(`^[0-9]{12}$`).MatchString(ref) || !validRef(ref) {
+		t.Fatalf("refFor = %q, want 12 digits", ref)
+	}
+	// A store written before holds base32 refs: still refs.
+	for ref, ok := range map[string]bool{"x47ujgpkj3": true, "000000000000": true, "x47ujgpkj1": false, "12345678901": false, "1234567890ab": false} {
+		if validRef(ref) != ok {
+			t.Errorf("validRef(%q) = %v", ref, !ok)
+		}
 	}
 	if refFor("run-1", "call_1") != ref {
 		t.Fatal("refFor is not stable")

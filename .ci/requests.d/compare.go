@@ -30,7 +30,7 @@ var (
 	// Tool-memory refs (ten base32 characters, a hash of the run ID and
 	// the call), where previews, stubs, pages and calls name them: after
 	// "ref", quoted or escaped as JSON in JSON, or in "[output REF: …".
-	refRe = regexp.MustCompile(`\b(?:ref|output)(?:\\*"?\s*[:=]\s*\\*"?|\s+)([a-z2-7]{10})\b`)
+	refRe = regexp.MustCompile(`\b(?:ref|output)(?:\\*"?\s*[:=]\s*\\*"?|\s+)([0-9]{12}|[a-z2-7]{10})\b`)
 	// Times as RFC 3339 writes them.
 	timeRe = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?`)
 	// The scripted server's address.

@@ -46,16 +46,15 @@ var scenarios = []scenario{
 		return err
 	}},
 	// Pruning decides by tokens against a line, and lands within a few
-	// tokens of it. Refs are random (they hash the run ID), and tiktoken
-	// counts two runs' refs differently, so one run of the same binary
-	// may drop a turn more than the next. The estimate counts characters,
-	// and every ref has ten: with it, the same binary sends the same
-	// bytes every time, and the decisions are the code's alone.
+	// tokens of it. Refs hash the run ID, so two runs draw different ones;
+	// a ref is twelve digits, which every BPE counts as four tokens
+	// whatever they are, so the same binary prunes at the same turns and
+	// sends the same bytes every time, counted exactly as a review is.
 	{name: "d", title: "a review and six questions at a 6k window, history pruned", run: func(e *env) error {
 		if err := tableChange(e); err != nil {
 			return err
 		}
-		out, err := e.review(call{script: submitScript, args: []string{"--base", "main", "--model", "gpt-4o", "--context-window", "6000", "--tokenizer", "estimate", "--format", "json"}, record: true})
+		out, err := e.review(call{script: submitScript, args: []string{"--base", "main", "--model", "gpt-4o", "--context-window", "6000", "--format", "json"}, record: true})
 		if err != nil {
 			return err
 		}
