@@ -25,6 +25,9 @@ func eventSentence(raw json.RawMessage) string {
 		if n := len(e.Dropped); n > 0 {
 			parts = append(parts, text.Plural(n, "message")+" of earlier turns dropped")
 		}
+		if n := len(e.Restored); n > 0 {
+			parts = append(parts, text.Plural(n, "message")+" of earlier turns the question names restored")
+		}
 		if n := len(e.Stubbed); n > 0 {
 			parts = append(parts, text.Plural(n, "tool preview")+" shrunk to a stub")
 		}
