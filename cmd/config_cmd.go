@@ -37,7 +37,7 @@ func NewCmdConfig(f *Factory) *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&opts.JSON, "json", false, `print {"key": {"value": ..., "source": ...}} for every setting`)
-	c.Flags().StringVar(&opts.Base, "base", "", "the revision whose .review.yaml and learnings are read with --config-from base (as CI reads them for a pull request)")
+	c.Flags().StringVar(&opts.Base, "base", "", "read .review.yaml and learnings at `REV` with --config-from base")
 	inGroup(c.Flags(), groupOutputs, "json")
 	inGroup(c.Flags(), groupChange, "base")
 	opts.agentFlags.register(c.Flags())

@@ -96,7 +96,7 @@ func TestHelpFits(t *testing.T) {
 		out := helpOf(t, args...)
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 		if args[0] == "--help" && len(lines) > most {
-			t.Errorf("review --help is %d lines, more than %d (two screens): make a flag's description one line, and move what it explains to its group's section of docs/configuration.md", len(lines), most)
+			t.Errorf("review --help is %d lines, more than %d (two screens): make each flag's description one line (this test names those that wrap) and move what it explains to its group's section of docs/configuration.md; if each is one line already, ask whether the new setting needs a flag (a key of .review.yaml may do), or shorten the command's Long text", len(lines), most)
 		}
 		for i, l := range lines {
 			if len(l) > helpWidth {
