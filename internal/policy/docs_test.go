@@ -37,7 +37,7 @@ func readDoc(t *testing.T, name string) string {
 // TestDocsReadmeLength keeps the README a newcomer's guide: the
 // reference lives in docs/.
 func TestDocsReadmeLength(t *testing.T) {
-	const most = 400
+	const most = 250
 	if n := strings.Count(readDoc(t, "README.md"), "\n"); n > most {
 		t.Errorf("README.md has %d lines, more than %d: move reference material into docs/", n, most)
 	}
