@@ -14,15 +14,7 @@ import (
 func (g *GitLab) File(branchName, path string) (string, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.repo == nil {
-		return "", false
-	}
-	b, ok := g.repo.branches[branchName]
-	if !ok {
-		return "", false
-	}
-	s, ok := b.files[path]
-	return s, ok
+	return g.repo.file(branchName, path)
 }
 
 // MergeRequests returns the merge requests opened through the API.

@@ -54,14 +54,15 @@ func blob(content string) string {
 func (g *GitHub) File(branchName, path string) (string, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.repo == nil {
+	return g.repo.file(branchName, path)
+}
+
+// file is a file of a branch; ok is false when there is none.
+func (r *repo) file(branchName, path string) (string, bool) {
+	if r == nil || r.branches[branchName] == nil {
 		return "", false
 	}
-	b, ok := g.repo.branches[branchName]
-	if !ok {
-		return "", false
-	}
-	s, ok := b.files[path]
+	s, ok := r.branches[branchName].files[path]
 	return s, ok
 }
 
