@@ -18,6 +18,10 @@ const (
 	RuleKeyLines   = "pem-key-lines"
 )
 
+// descNextLine describes the part of RuleAssignment that reads a value
+// on the line after its name.
+const descNextLine = "A password, token or key given a literal value on the line after its name (a YAML block, a continued line)."
+
 func extraRules() []*rule {
 	return []*rule{
 		{
@@ -28,6 +32,15 @@ func extraRules() []*rule {
 			conf:     Low,
 			ext:      extent{bytes: -1},
 			extra:    assignments,
+		},
+		{
+			id:       RuleAssignment,
+			desc:     descNextLine,
+			keywords: []string{"pass", "pwd", "secret", "token", "key", "credential"},
+			prio:     prioAssignment,
+			conf:     Low,
+			ext:      extent{bytes: -1},
+			extra:    nextLineValues,
 		},
 		{
 			id:       RuleURL,
@@ -111,12 +124,13 @@ var (
 // reads: enough for an operator, quotes and the longest value, 200 bytes.
 const maxAssignRest = 256
 
-// assignments finds literal values assigned to names of secrets. It looks
-// only at the identifiers holding the rule's keywords: a regular
-// expression searching every line for them would cost more than all of
-// gitleaks' rules.
-func assignments(t *target, rl *rule, _ []window) [][2]int {
-	var out [][2]int
+// namesAssigned calls fn with each name of a secret holding one of rl's
+// keywords that an operator follows: the name's span in t's text, its
+// line, and the line's start and end (without its line break). It looks
+// only at the identifiers holding the keywords: a regular expression
+// searching every line for them would cost more than all of gitleaks'
+// rules.
+func namesAssigned(t *target, rl *rule, fn func(s, e, l, ls, le int)) {
 	text, lower := t.text, t.lower
 	done := -1 // the end of the last identifier looked at
 	for _, p := range t.positions(rl) {
@@ -139,10 +153,19 @@ func assignments(t *target, rl *rule, _ []window) [][2]int {
 		if le > ls && text[le-1] == '\n' {
 			le--
 		}
-		rest := text[e:le]
-		if !operatorNext(rest) {
-			continue
+		if operatorNext(text[e:le]) {
+			fn(s, e, l, ls, le)
 		}
+	}
+}
+
+// assignments finds literal values assigned to names of secrets on the
+// names' lines.
+func assignments(t *target, rl *rule, _ []window) [][2]int {
+	var out [][2]int
+	text := t.text
+	namesAssigned(t, rl, func(s, e, _, ls, le int) {
+		rest := text[e:le]
 		if len(rest) > longLine {
 			// A value is at most 200 bytes: the rest of a minified
 			// bundle's line need not be looked at.
@@ -154,18 +177,30 @@ func assignments(t *target, rl *rule, _ []window) [][2]int {
 					out = append(out, [2]int{e + vs, e + ve})
 				}
 			}
-			continue
+			return
 		}
 		if bareLeadChars(text[ls:s]) && bareLead().MatchString(text[ls:s]) {
 			if m := bareValue().FindStringSubmatchIndex(rest); m != nil && secretValue(rest[m[2]:m[3]], false) {
 				out = append(out, [2]int{e + m[2], e + m[3]})
-				continue
+				return
 			}
 		}
 		if vs, ve, ok := inline(rest); ok {
 			out = append(out, [2]int{e + vs, e + ve})
 		}
-	}
+	})
+	return out
+}
+
+// nextLineValues finds literal values given to names of secrets on the
+// lines below them (see nextLineValue).
+func nextLineValues(t *target, rl *rule, _ []window) [][2]int {
+	var out [][2]int
+	namesAssigned(t, rl, func(s, e, l, ls, le int) {
+		if sp, ok := t.nextLineValue(l, t.text[ls:s], t.text[e:le]); ok {
+			out = append(out, sp)
+		}
+	})
 	return out
 }
 

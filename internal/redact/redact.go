@@ -108,10 +108,12 @@ type candidate struct {
 	prio       int
 }
 
-// Priorities among rules finding overlapping text: specific rules name the
-// secret best.
+// Priorities among rules finding overlapping text, lowest first:
+// specific rules name the secret best; gitleaks' own before ours (see
+// ourRules), which widen some of its rules.
 const (
 	prioSpecific = iota
+	prioOurs
 	prioKeyBlock
 	prioURL
 	prioGeneric
@@ -289,7 +291,7 @@ func (rs *ruleSet) detect(cands []candidate, rl *rule, path string, t *target, w
 			continue
 		}
 		secret := text[ss:se]
-		if rl.entropy != 0 && entropy(secret) <= rl.entropy {
+		if rl.entropy != 0 && entropy(secret) <= rl.entropy || rl.check != nil && !rl.check(secret) {
 			continue
 		}
 		match, line := text[ms:me], lineOf(text, ms, me)

@@ -45,6 +45,8 @@ type rule struct {
 	prio int
 	// conf is how sure the rule is that what it finds is a secret.
 	conf Confidence
+	// check, if set, is what a secret must also pass.
+	check func(secret string) bool
 	// extra, for this package's own detectors, finds the secrets' spans
 	// in the text instead of re.
 	extra func(t *target, rl *rule, windows []window) [][2]int
@@ -93,6 +95,21 @@ var loadRules = sync.OnceValue(func() *ruleSet {
 			rl.prio = prioGeneric
 		}
 		rl.conf = confidenceOf(g)
+		rs.add(rl)
+	}
+	for i := range ourRules {
+		g := &ourRules[i]
+		rl := &rule{
+			id: g.ID, desc: g.Desc, src: g.Regex, group: g.Group,
+			entropy: g.Entropy, keywords: g.Keywords, prio: prioOurs, conf: confidenceOf(g),
+		}
+		if c, ok := ourConfidence[g.ID]; ok {
+			rl.conf = c
+		}
+		rl.check = ourChecks[g.Regex]
+		for j := range g.Allow {
+			rl.allow = append(rl.allow, &allowlist{gen: &g.Allow[j]})
+		}
 		rs.add(rl)
 	}
 	for _, r := range extraRules() {

@@ -1,6 +1,10 @@
 package redacttest
 
-import "strings"
+import (
+	"encoding/base64"
+	"math/rand/v2"
+	"strings"
+)
 
 // Form is one way a secret is written in text that leaves the process: a
 // line of a question, a note in the change, a finding's body.
@@ -73,7 +77,72 @@ func Forms() []Form {
 		{`token: "` + tok + `" ok?`, tok},
 		{"DB_PASSWORD=" + pw + "… right?", pw},
 	}
-	return list
+	return append(list, providerForms()...)
+}
+
+// providerForms are the keys of the model providers review talks to, the
+// webhooks and headers kept beside them, and values on the line after
+// their name, each written as a user writes it. The values are random, of
+// each provider's alphabet and length, made here from a fixed seed.
+func providerForms() []Form {
+	rng := rand.New(rand.NewPCG(47, 2))
+	r := func(alphabet string, n int) string { return random(rng, alphabet, n) }
+	urlSafe := alnum + "_-"
+	groq := "gsk_" + r(alnum, 52)
+	xai := "xai-" + r(alnum, 80)
+	openrouter := "sk-or-v1-" + r(hex, 64)
+	deepseek := "sk-" + r(hex, 32)
+	moonshot := "sk-" + r(alnum, 48)
+	together := "tgp_v1_" + r(urlSafe, 43)
+	fireworks := "fw_" + r(alnum, 24)
+	mistral := r(alnum, 32)
+	anthropic := "sk-ant-oat01-" + r(urlSafe, 95)
+	openai := "sk-proj-" + r(urlSafe, 120)
+	azure := r(alnum, 52) + "JQQJ99" + r(alnum, 1) + "ACOG" + r(alnum, 21)
+	google := "GOCSPX-" + r(urlSafe, 28)
+	org := base64.RawStdEncoding.EncodeToString([]byte(`{"iat":17` + r("0123456789", 8) + `.` + r("0123456789", 6) +
+		`,"url":"https://sentry.io","region_url":"https://de.sentry.io","org":"acme-` + r("abcdefghijklmnopqrstuvwxyz", 6) + `"}`))
+	sentry := "sntrys_" + org + "_" + r(alnum, 43)
+	sentryOld := "sntrys_" + r(b64, 140) + "_" + r(alnum, 43)
+	discord := "https://discord.com/api/webhooks/1" + r("0123456789", 18) + "/" + r(urlSafe, 68)
+	slack := "https://hooks.slack.com/services/T" + r("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 10) + "/B" +
+		r("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 10) + "/" + r(alnum, 24)
+	guid := func() string {
+		return r(hex, 8) + "-" + r(hex, 4) + "-" + r(hex, 4) + "-" + r(hex, 4) + "-" + r(hex, 12)
+	}
+	teams := "https://acme.webhook.office.com/webhookb2/" + guid() + "@" + guid() + "/IncomingWebhook/" + r(hex, 32) + "/" +
+		guid() + "/V2" + r(urlSafe, 40)
+	workflow := "https://prod-27.westeurope.logic.azure.com:443/workflows/" + r(hex, 32) +
+		"/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0&sig=" + r(urlSafe, 43)
+	basic := base64.StdEncoding.EncodeToString([]byte("deploy:" + r(alnum, 18)))
+	bearer := r(alnum, 40)
+	block, folded, plain, cont := r(alnum+"!#%", 20), r(alnum, 24), r(alnum, 22), r(alnum, 30)
+	return []Form{
+		{`const K = "` + groq + `"`, groq},
+		{`const K = "` + xai + `"`, xai},
+		{`const K = "` + openrouter + `"`, openrouter},
+		{`const DeepSeek = "` + deepseek + `"`, deepseek},
+		{`const K = "` + moonshot + `"`, moonshot},
+		{`const K = "` + together + `"`, together},
+		{`const K = "` + fireworks + `"`, fireworks},
+		{`mistral: ` + mistral, mistral},
+		{`const K = "` + anthropic + `"`, anthropic},
+		{`const K = "` + openai + `"`, openai},
+		{`const K = "` + azure + `"`, azure},
+		{`const K = "` + google + `"`, google},
+		{`const K = "` + sentry + `"`, sentry},
+		{`const K = "` + sentryOld + `"`, sentryOld},
+		{`const K = "` + discord + `"`, discord},
+		{`const K = "` + slack + `"`, slack},
+		{`const K = "` + teams + `"`, teams},
+		{`const K = "` + workflow + `"`, workflow},
+		{"Authorization: Basic " + basic, basic},
+		{`req.Header.Set("Authorization", "Bearer ` + bearer + `")`, bearer},
+		{"password: |\n  " + block, block},
+		{"db:\n  client_secret: >-\n    " + folded + "\n  user: app", folded},
+		{"db:\n  password:\n    " + plain + "\n  user: app", plain},
+		{"export API_TOKEN=\\\n  " + cont, cont},
+	}
 }
 
 // Secrets returns the distinct secrets of the forms, one a line.

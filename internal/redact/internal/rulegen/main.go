@@ -2,16 +2,28 @@
 // Go data, read the way gitleaks reads it (viper, then Translate), so that
 // review need not parse and translate the configuration at every start.
 // Run it with go generate ./internal/redact after updating gitleaks.
+//
+// It also writes testdata/gitleaks/fps.json: the false positives gitleaks'
+// rule generator tests each of its rules with (the string literals of its
+// fps lists, cmd/generate/config/rules/*.go), which this package's own
+// rules are held to as well.
 package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"go/ast"
 	"go/format"
+	"go/parser"
+	"go/token"
 	"log"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/viper"
@@ -68,6 +80,71 @@ func main() {
 		log.Fatalf("formatting: %v", err)
 	}
 	if err := os.WriteFile("rules_gen.go", src, 0o644); err != nil {
+		log.Fatal(err)
+	}
+	writeFalsePositives()
+}
+
+// falsePositive is one of gitleaks' false positives: the file of the
+// rule it was written for, and its text.
+type falsePositive struct {
+	File string `json:"file"`
+	Text string `json:"text"`
+}
+
+// writeFalsePositives writes the string literals of every fps list in the
+// gitleaks module's rule generator to testdata/gitleaks/fps.json.
+func writeFalsePositives() {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}} {{.Version}}", "github.com/zricethezav/gitleaks/v8").Output()
+	if err != nil {
+		log.Fatalf("finding the gitleaks module: %v", err)
+	}
+	dir, version, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	files, err := filepath.Glob(filepath.Join(dir, "cmd", "generate", "config", "rules", "*.go"))
+	if err != nil || len(files) == 0 {
+		log.Fatalf("no rules of gitleaks' generator in %s", dir)
+	}
+	var fps []falsePositive
+	fset := token.NewFileSet()
+	for _, f := range files {
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			log.Fatal(err)
+		}
+		name := filepath.Base(f)
+		ast.Inspect(file, func(n ast.Node) bool {
+			as, ok := n.(*ast.AssignStmt)
+			if !ok || len(as.Lhs) != 1 {
+				return true
+			}
+			if id, ok := as.Lhs[0].(*ast.Ident); !ok || id.Name != "fps" {
+				return true
+			}
+			for _, rhs := range as.Rhs {
+				ast.Inspect(rhs, func(n ast.Node) bool {
+					if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						if v, err := strconv.Unquote(lit.Value); err == nil && v != "" {
+							fps = append(fps, falsePositive{File: name, Text: v})
+						}
+					}
+					return true
+				})
+			}
+			return false
+		})
+	}
+	doc := struct {
+		Source string          `json:"source"`
+		FPs    []falsePositive `json:"fps"`
+	}{"github.com/zricethezav/gitleaks/v8 " + version + " cmd/generate/config/rules/*.go (MIT, Copyright (c) 2019 Zachary Rice)", fps}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join("testdata", "gitleaks"), 0o755); err != nil {
+		log.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", "gitleaks", "fps.json"), append(b, '\n'), 0o644); err != nil {
 		log.Fatal(err)
 	}
 }
