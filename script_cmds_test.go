@@ -24,6 +24,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/redact"
 	"github.com/reviewdev/review/internal/redact/redacttest"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/reviewtest"
@@ -547,9 +548,10 @@ func cmdNoSecret(ts *testscript.TestScript, neg bool, args []string) {
 // secretforms writes the secret forms of redacttest, a line each, to a
 // file, and their secrets, a line each, to another: `secretforms forms
 // secrets [template out]...`. Each template is written to its out with
-// {{form N}} and {{secret N}} (1-based) replaced by that form's text or
-// that secret, escaped as in a JSON string. The script's files then hold
-// no secret whole.
+// {{form N}}, {{secret N}} and {{placeholder N}} (1-based) replaced by
+// that form's text, that secret or the placeholder redaction writes for
+// it, escaped as in a JSON string, or as they are with " raw" after N
+// ({{form N raw}}). The script's files then hold no secret whole.
 func cmdSecretForms(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 || len(args)%2 != 0 {
 		ts.Fatalf("usage: secretforms forms secrets [template out]...")
@@ -563,7 +565,8 @@ func cmdSecretForms(ts *testscript.TestScript, neg bool, args []string) {
 	secrets := redacttest.Secrets()
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(secrets), 0o644))
 	list := strings.Fields(secrets)
-	slot := regexp.MustCompile(`\{\{(form|secret) (\d+)\}\}`)
+	slot := regexp.MustCompile(`\{\{(form|secret|placeholder) (\d+)( raw)?\}\}`)
+	red := redact.New(redact.Options{})
 	for i := 2; i < len(args); i += 2 {
 		tmpl, err := os.ReadFile(ts.MkAbs(args[i]))
 		ts.Check(err)
@@ -576,8 +579,17 @@ func cmdSecretForms(ts *testscript.TestScript, neg bool, args []string) {
 				v = forms[n-1].Text
 			case sm[1] == "secret" && n >= 1 && n <= len(list):
 				v = list[n-1]
+			case sm[1] == "placeholder" && n >= 1 && n <= len(list):
+				_, ms := red.Redact(list[n-1])
+				if len(ms) != 1 {
+					ts.Fatalf("%s: secret %d is not one secret: %d matches", args[i], n, len(ms))
+				}
+				v = ms[0].Placeholder
 			default:
 				ts.Fatalf("%s: no %s", args[i], m)
+			}
+			if sm[3] != "" {
+				return v
 			}
 			q, _ := json.Marshal(v)
 			return string(q[1 : len(q)-1])
