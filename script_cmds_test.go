@@ -28,13 +28,11 @@ import (
 	"github.com/reviewdev/review/internal/redact/redacttest"
 	"github.com/reviewdev/review/review/llm/wire"
 	"github.com/reviewdev/review/review/reviewtest"
+	"github.com/reviewdev/review/review/scripttest"
 )
 
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"commit":       cmdCommit,
-		"screen":       cmdScreen,
-		"modelserver":  cmdModelServer,
 		"samerequests": cmdSameRequests,
 		"waitreq":      cmdWaitReq,
 		"schema":       cmdSchema,
@@ -53,10 +51,6 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"jsonget":      cmdJSONGet,
 		"capture":      cmdCapture,
 		"printable":    cmdPrintable,
-		"corruptstore": cmdCorruptStore,
-		"storesum":     cmdStoreSum,
-		"mounttmpfs":   cmdMountTmpfs,
-		"fill":         cmdFill,
 		"genrepo":      cmdGenRepo,
 		"fits":         cmdFits,
 		"atmost":       cmdAtMost,
@@ -72,6 +66,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"perchar":      cmdPerChar,
 	}
 	maps.Copy(cmds, hostCmds())
+	maps.Copy(cmds, scripttest.Cmds())
 	return cmds
 }
 
@@ -119,7 +114,7 @@ func cmdGenRepo(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	n, err := strconv.Atoi(fl.Arg(0))
 	ts.Check(err)
-	ts.Check(reviewtest.GenerateRepo(ts.MkAbs("."), n, *renames, environ(ts)))
+	ts.Check(reviewtest.GenerateRepo(ts.MkAbs("."), n, *renames, scripttest.Environ(ts)))
 }
 
 // overlap reads the timings the scripted server recorded in dir and
@@ -308,75 +303,6 @@ func cmdAtMost(ts *testscript.TestScript, neg bool, args []string) {
 	if a > b {
 		ts.Fatalf("%s is %g, over %s (%g)", args[1], a, args[2], b)
 	}
-}
-
-// commit stages everything in the current directory and commits it:
-// `commit message words...`.
-func cmdCommit(ts *testscript.TestScript, neg bool, args []string) {
-	if neg {
-		ts.Fatalf("unsupported: ! commit")
-	}
-	if len(args) == 0 {
-		ts.Fatalf("usage: commit message")
-	}
-	git(ts, "add", "-A")
-	git(ts, "commit", "-q", "--allow-empty", "-m", strings.Join(args, " "))
-}
-
-func git(ts *testscript.TestScript, args ...string) string {
-	c := exec.Command("git", args...)
-	c.Dir = ts.MkAbs(".")
-	c.Env = environ(ts)
-	out, err := c.CombinedOutput()
-	if err != nil {
-		ts.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-// environ is the script's environment for commands run from Go.
-func environ(ts *testscript.TestScript) []string {
-	var env []string
-	for _, k := range []string{"PATH", "HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "TMPDIR"} {
-		env = append(env, k+"="+ts.Getenv(k))
-	}
-	return env
-}
-
-// modelserver starts the scripted OpenAI-compatible server for the rest of
-// the script and points OPENAI_BASE_URL at it, with credentials in the URL
-// if asked: `modelserver [-record dir] [-userinfo u:p] [-query q]
-// script.json`. Every request body it receives is written byte-exact to
-// dir/req-NNN.json.
-func cmdModelServer(ts *testscript.TestScript, neg bool, args []string) {
-	if neg {
-		ts.Fatalf("unsupported: ! modelserver")
-	}
-	fs := flag.NewFlagSet("modelserver", flag.ContinueOnError)
-	record := fs.String("record", "", "directory to record requests in")
-	userinfo := fs.String("userinfo", "", "user:password to put in OPENAI_BASE_URL")
-	query := fs.String("query", "", "query to put in OPENAI_BASE_URL")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
-		ts.Fatalf("usage: modelserver [-record dir] [-userinfo u:p] [-query q] script.json")
-	}
-	script, err := reviewtest.LoadScript(ts.MkAbs(fs.Arg(0)))
-	ts.Check(err)
-	dir := ""
-	if *record != "" {
-		dir = ts.MkAbs(*record)
-		ts.Check(os.MkdirAll(dir, 0o755))
-	}
-	srv := reviewtest.NewServer(script, dir)
-	ts.Defer(srv.Close)
-	base := srv.URL
-	if *userinfo != "" {
-		base = strings.Replace(base, "://", "://"+*userinfo+"@", 1)
-	}
-	if *query != "" {
-		base += "?" + *query
-	}
-	ts.Setenv("OPENAI_BASE_URL", base)
-	ts.Setenv("MODEL_URL", srv.URL)
 }
 
 // waitreq waits until the recording directory holds n requests:
@@ -1039,7 +965,7 @@ func cmdStoreSize(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	limit, err := strconv.ParseInt(args[1], 10, 64)
 	ts.Check(err)
-	kib, err := diskKiB(ts.MkAbs(args[0]))
+	kib, err := scripttest.DiskKiB(ts.MkAbs(args[0]))
 	ts.Check(err)
 	fmt.Fprintf(ts.Stdout(), "%s: %d KiB on disk\n", args[0], kib)
 	if kib > limit {

@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/reviewdev/review/review/host/hosttest"
+	"github.com/reviewdev/review/review/scripttest"
 )
 
 // The script commands of the hosts review posts to: each starts one of
@@ -55,7 +56,7 @@ func cmdGHEvent(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	n, err := strconv.Atoi(args[1])
 	ts.Check(err)
-	head := strings.TrimSpace(git(ts, "rev-parse", "HEAD"))
+	head := strings.TrimSpace(scripttest.Git(ts, "rev-parse", "HEAD"))
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), hosttest.GitHubPREvent(n, head), 0o644))
 	ts.Setenv("HEAD_SHA", head)
 }
@@ -79,7 +80,7 @@ func cmdGHComment(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	c := hosttest.GitHubComment{PR: n, Body: fl.Arg(2), Author: *author, Assoc: *assoc, Action: *action, Thread: *thread}
 	if c.Thread > 0 {
-		c.Head = strings.TrimSpace(git(ts, "rev-parse", "HEAD"))
+		c.Head = strings.TrimSpace(scripttest.Git(ts, "rev-parse", "HEAD"))
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(fl.Arg(0)), c.Event(), 0o644))
 }
@@ -97,7 +98,7 @@ func cmdGLNote(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	iid, err := strconv.Atoi(fl.Arg(1))
 	ts.Check(err)
-	head := strings.TrimSpace(git(ts, "rev-parse", "HEAD"))
+	head := strings.TrimSpace(scripttest.Git(ts, "rev-parse", "HEAD"))
 	ts.Check(os.WriteFile(ts.MkAbs(fl.Arg(0)), hosttest.GitLabNoteEvent(iid, *user, *discussion, fl.Arg(2), head), 0o644))
 }
 

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -316,7 +316,7 @@ func scriptedReview(t testing.TB, script string) (dir, store, runID, url string)
 func runReview(t testing.TB, dir string, args ...string) []byte {
 	t.Helper()
 	home := t.TempDir()
-	c := exec.Command("review", args...)
+	c := exec.Command(reviewBinary(t), args...)
 	c.Dir = dir
 	c.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
 		"OPENAI_API_KEY=sk-test-0123456789abcdef", "CI=", "GITHUB_ACTIONS=", "REVIEW_MODEL=", "REVIEW_STORE=", "OPENAI_BASE_URL=")
@@ -331,7 +331,7 @@ func runReview(t testing.TB, dir string, args ...string) []byte {
 // BenchmarkReplayHTML50 writes the page of a 50-step review: 49 reads of
 // a 400-line file (27 KB each, stored and shown whole), then the review.
 // It reports the page's size; run it with
-// go test -run '^$' -bench ReplayHTML50 -benchtime 10x .
+// go test -run '^$' -bench ReplayHTML50 -benchtime 10x ./internal/e2e
 func BenchmarkReplayHTML50(b *testing.B) {
 	var script strings.Builder
 	script.WriteString(`[{"repeat": 49, "tool_calls": [{"name": "read_file_hunk", "arguments": {"path": "big.txt", "start_line": 1, "end_line": 400}}]},`)

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/reviewdev/review/review/scripttest"
 )
 
 // TestLong runs the scripts of testdata/long, the checks too long for go
@@ -21,14 +23,15 @@ func TestLong(t *testing.T) {
 	if os.Getenv("REVIEW_LONG") == "" {
 		t.Skip("the long scripts run with REVIEW_LONG=1, as .ci/long sets it")
 	}
-	cmds := scriptCmds()
+	reviewBinary(t) // the scripts' review, on PATH
+	cmds := scripttest.Cmds()
 	cmds["killcampaign"] = cmdKillCampaign
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/long",
 		RequireExplicitExec: true,
-		Setup:               setupScript,
+		Setup:               scripttest.Setup,
 		Cmds:                cmds,
-		Condition:           scriptCondition,
+		Condition:           scripttest.Condition,
 	})
 }
 
@@ -68,7 +71,7 @@ func cmdKillCampaign(ts *testscript.TestScript, neg bool, args []string) {
 	c := &campaign{
 		ts:       ts,
 		rnd:      rand.New(rand.NewPCG(seed, 1)),
-		env:      append(environ(ts), "OPENAI_BASE_URL="+ts.Getenv("OPENAI_BASE_URL"), "REVIEW_LOCK_WAIT=30s"),
+		env:      append(scripttest.Environ(ts), "OPENAI_BASE_URL="+ts.Getenv("OPENAI_BASE_URL"), "REVIEW_LOCK_WAIT=30s"),
 		complete: map[string]time.Time{},
 		took:     map[string]time.Duration{},
 		landed:   map[string]int{},

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ import (
 // --jobs: 640 units cost at most 2.2 times the CPU of 320 at --jobs 4, and
 // --jobs 4 at most 1.3 times the CPU of --jobs 1 for 640 units.
 //
-//	go test -run '^$' -bench ProcessUnitsCPU -benchtime 1x .
+//	go test -run '^$' -bench ProcessUnitsCPU -benchtime 1x ./internal/e2e
 func BenchmarkProcessUnitsCPU(b *testing.B) {
 	script, err := reviewtest.ParseScript([]byte(`{"steps": [],
 		"fallback": {"tool_calls": [{"name": "read_file_hunk", "arguments": {"path": "internal/auth/a00005.go", "start_line": 1, "end_line": 20}}]},

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/reviewdev/review/internal/redact/redacttest"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/reviewtest"
+	"github.com/reviewdev/review/review/scripttest"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -25,40 +25,6 @@ import (
 // iteration. They report the median wall time and the peak resident set
 // size of the process (its own, not the benchmark's), so `.ci/bench` can
 // print them next to the in-process figures.
-
-var (
-	binOnce sync.Once
-	binPath string
-	rssPath string
-	binErr  error
-)
-
-// reviewBinary builds the binary once per benchmark process as the
-// release builds it (.goreleaser.yaml: no cgo, -trimpath, -s -w), and
-// peakrss, which the benchmarks start it from.
-func reviewBinary(b *testing.B) string {
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "review-bench-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath, rssPath = filepath.Join(dir, "review"), filepath.Join(dir, "peakrss")
-		for _, args := range [][]string{{"-trimpath", "-ldflags=-s -w", "-o", binPath, "."}, {"-o", rssPath, "./review/reviewtest/peakrss"}} {
-			cmd := exec.Command("go", append([]string{"build"}, args...)...)
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				binErr = fmt.Errorf("go build: %v\n%s", err, out)
-				return
-			}
-		}
-	})
-	if binErr != nil {
-		b.Fatal(binErr)
-	}
-	return binPath
-}
 
 // measured is a command that runs the review binary with args from
 // peakrss, so that its peak RSS is its own and not this process's (see
@@ -443,7 +409,7 @@ func BenchmarkProcessLarge(b *testing.B) {
 				requests = len(srv.Requests())
 				srv.Close()
 				full, fullRSS = append(full, d), max(fullRSS, rss)
-				if storeKiB, err = diskKiB(store); err != nil {
+				if storeKiB, err = scripttest.DiskKiB(store); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -466,7 +432,7 @@ func BenchmarkProcessLarge(b *testing.B) {
 // 20,000 files (1,000 renamed with an edit) with the built binary, and
 // reports its wall time and peak RSS, which must stay under 200 MiB.
 //
-//	go test -run '^$' -bench ProcessDryRun20k -benchtime 3x .
+//	go test -run '^$' -bench ProcessDryRun20k -benchtime 3x ./internal/e2e
 func BenchmarkProcessDryRun20k(b *testing.B) {
 	env := benchEnv(b)
 	dir := b.TempDir()

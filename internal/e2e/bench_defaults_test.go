@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // TestBenchDefaults is the measurement behind the defaults of --ungrounded
 // and --verify (docs/bench.md, "The measurement behind the defaults"). It
@@ -6,7 +6,7 @@ package main
 // one bare or working clone a repository, named owner+name (or
 // owner+name/repo) under the directory REVIEW_BENCH_MIRRORS names:
 //
-//	REVIEW_BENCH_MIRRORS=/path/to/mirrors go test -run TestBenchDefaults -v .
+//	REVIEW_BENCH_MIRRORS=/path/to/mirrors go test -run TestBenchDefaults -v ./internal/e2e
 //
 // It builds the binary, points the shipped corpus at the local copies,
 // and runs `review bench` over it four ways (default, --ungrounded keep,
@@ -53,10 +53,7 @@ func TestBenchDefaults(t *testing.T) {
 		t.Skip("set REVIEW_BENCH_MIRRORS to a directory of local copies of the corpus's repositories (owner+name) to run the defaults measurement")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "review")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := reviewBinary(t)
 
 	// The shipped corpus, its URLs replaced by the local copies.
 	corpus := filepath.Join(dir, "corpus.jsonl")

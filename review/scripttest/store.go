@@ -1,4 +1,4 @@
-package main
+package scripttest
 
 import (
 	"crypto/sha256"
@@ -157,9 +157,9 @@ func cmdStoreSum(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
 }
 
-// diskKiB is the disk space the files under dir take, in KiB: allocated
+// DiskKiB is the disk space the files under dir take, in KiB: allocated
 // blocks, as du counts them.
-func diskKiB(dir string) (int64, error) {
+func DiskKiB(dir string) (int64, error) {
 	var blocks int64
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

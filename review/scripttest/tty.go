@@ -1,4 +1,4 @@
-package main
+package scripttest
 
 import (
 	"errors"
@@ -14,12 +14,12 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// ttyRun is the scripts' ttyrun program: `ttyrun COLS program args...`
+// TTYRun is the scripts' ttyrun program: `ttyrun COLS program args...`
 // runs the program on a pseudo-terminal COLS columns wide, its standard
 // input, output and error all the terminal, as from a user's shell, and
 // prints what the terminal received (the terminal writes \r\n for \n).
 // It exits with the program's code.
-func ttyRun(args []string) int {
+func TTYRun(args []string) int {
 	if len(args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: ttyrun COLS program [args...]")
 		return 2

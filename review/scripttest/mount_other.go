@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package scripttest
 
 import "github.com/rogpeppe/go-internal/testscript"
 
