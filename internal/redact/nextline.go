@@ -53,6 +53,9 @@ func (t *target) nextLineValue(l int, lead, rest string) ([2]int, bool) {
 // line so that the value is on the next: the cheap look before the
 // expressions.
 func nextLineOpener(rest string) bool {
+	if len(rest) > maxAssignRest {
+		return false // a minified bundle's line, whose rest is not looked at
+	}
 	r := strings.TrimRight(rest, " \t\r")
 	if i := strings.IndexByte(r, '#'); i > 0 && strings.ContainsAny(r[:i], "|>") {
 		r = strings.TrimRight(r[:i], " \t") // a block's comment

@@ -33,9 +33,10 @@ type rule struct {
 	// ext bounds the rule's matches, so it runs only around keywords.
 	ext extent
 	// assign marks rules built on gitleaks' template for name = value,
-	// which need an operator soon after the keyword. anchored is such a
-	// rule's expression from its keyword on, matched at a keyword of a
-	// long line (see target.around).
+	// which need an operator soon after the keyword, as our rule for
+	// Authorization headers does. anchored is such a rule's expression
+	// from its keyword on, matched at a keyword of a long line (see
+	// target.around).
 	assign   bool
 	anchored *regexp.Regexp
 	anchor   anchorKind
@@ -260,7 +261,7 @@ func (r *rule) compile() {
 		}
 		r.src = strings.ReplaceAll(r.src, tokenEnd, tokenEndProse)
 		r.re = regexp.MustCompile(r.src)
-		r.assign = strings.Contains(r.src, assignTemplate)
+		r.assign = strings.Contains(r.src, assignTemplate) || strings.HasPrefix(r.src, authorizationLead)
 		r.ext = unbounded()
 		re, err := syntax.Parse(r.src, syntax.Perl)
 		if err == nil {

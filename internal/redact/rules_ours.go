@@ -90,11 +90,13 @@ var ourRules = []genRule{
 		Allow:    []genAllow{{StopWords: []string{"changeme", "example", "placeholder", "redacted", "token", "xxxx", "your"}}}},
 }
 
-// An Authorization header's name and its operator in HTTP, code and
-// configuration (Authorization: , "Authorization", , authorization=), and
-// where its value ends.
+// An Authorization header's name (Proxy-Authorization's too) and its
+// operator in HTTP, code and configuration (Authorization: ,
+// "Authorization", , authorization=), and where its value ends. The
+// expression starts with its keyword, so that on a minified bundle's line
+// it is matched at the keyword only (see rule.anchored).
 const (
-	authorizationLead = `(?i)\b(?:proxy-)?authorization["']?[ \t]*(?::|=>|=|,)[ \t]*["'\x60]?[ \t]*`
+	authorizationLead = `(?i)\bauthorization["']?[ \t]*(?::|=>|=|,)[ \t]*["'\x60]?[ \t]*`
 	headerEnd         = `(?:[\x60'"\s;,)\]}>]|\\[nr]|$)`
 	basicHeader       = authorizationLead + `basic[ \t]+([a-z0-9+/]{8,}={0,2})` + headerEnd
 )
