@@ -11,9 +11,9 @@ import (
 	"github.com/reviewdev/review/toolmem"
 )
 
-// TestPreviewDocs holds what the help text and the README say of
-// --preview-chars to the constants tool memory defines: its default and
-// its minimum.
+// TestPreviewDocs holds what the help text and the configuration reference
+// (docs/configuration.md) say of --preview-chars to the constants tool
+// memory defines: its default and its minimum.
 func TestPreviewDocs(t *testing.T) {
 	fl := pflag.NewFlagSet("review", pflag.ContinueOnError)
 	var a agentFlags
@@ -24,17 +24,17 @@ func TestPreviewDocs(t *testing.T) {
 			t.Errorf("--preview-chars help %q does not say %q", usage, want)
 		}
 	}
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	row := fmt.Sprintf("| `--preview-chars N` | %d | ", toolmem.DefaultPreviewChars)
 	i := strings.Index(string(readme), row)
 	if i < 0 {
-		t.Fatalf("README has no row starting %q", row)
+		t.Fatalf("docs/configuration.md has no row starting %q", row)
 	}
 	line, _, _ := strings.Cut(string(readme[i:]), "\n")
 	if want := fmt.Sprintf("at least %d", toolmem.MinPreviewChars); !strings.Contains(line, want) {
-		t.Errorf("README row %q does not say %q", line, want)
+		t.Errorf("docs/configuration.md row %q does not say %q", line, want)
 	}
 }

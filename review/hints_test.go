@@ -154,11 +154,12 @@ func TestHintsNameOfferedTools(t *testing.T) {
 	}
 }
 
-// TestREADMETools holds the README's table of tools to the tools offered:
+// TestDocsTools holds the table of tools in docs/context.md (the README
+// names them and links there) to the tools offered:
 // the same tools in the same order, each with its arguments, optional ones
 // (those that take null) marked with "?".
-func TestREADMETools(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+func TestDocsTools(t *testing.T) {
+	readme, err := os.ReadFile("../docs/context.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,6 +187,6 @@ func TestREADMETools(t *testing.T) {
 		want = append(want, d.Name+"("+strings.Join(args, ", ")+")")
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("README's tools table:\n%s\nthe tools offered:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("docs/context.md's tools table:\n%s\nthe tools offered:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
