@@ -3,6 +3,8 @@ package redact
 import (
 	"strings"
 	"testing"
+
+	"github.com/reviewdev/review/internal/redact/redacttest"
 )
 
 // FuzzRedact feeds the redactor untrusted text: whatever it is, redaction
@@ -25,8 +27,16 @@ func FuzzRedact(f *testing.F) {
 		strings.Repeat("e.key=t.token||{},", 150) + `n="` + githubToken + `",apiKey:"` + fake(7, alnum, 32) + `"`,
 		"-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n-----END CERTIFICATE-----\n",
 		"golang.org/x/oauth2 v0.21.0 h1:tsimM75w1tF/uws5rbeHzIWxEqElMehnc+iW793zsZs=\n",
+		// Values on the next line, in the layouts of the tools.
+		"db:\n  password: |-\n    " + fake(8, alnum, 20) + "\n\n    more\n  user: app\n",
+		"cfg.yaml:3: password:\ncfg.yaml-4-   " + fake(9, alnum, 20) + "\n--\n",
+		"+export API_TOKEN=\\\n+  \"" + fake(10, alnum, 24) + "\"\n",
+		"GET /\r\nAuthorization: Basic ZGVwbG95OmJqRE1BVG5xWjN4\r\n",
 	} {
 		f.Add(s)
+	}
+	for _, fm := range redacttest.Forms() {
+		f.Add(fm.Text)
 	}
 	r := New(Options{})
 	f.Fuzz(func(t *testing.T, in string) {
