@@ -3,12 +3,12 @@ package cmd
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reviewdev/review/docs"
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 )
 
@@ -203,15 +203,15 @@ func anchor(title string) string {
 }
 
 var (
-	mdLink     = regexp.MustCompile(`\[([^\]]+)\]\([^)]*\)`)
-	mdEmphasis = regexp.MustCompile(`\*\*([^*]+)\*\*`)
+	mdLink     = lazy.Regexp(`\[([^\]]+)\]\([^)]*\)`)
+	mdEmphasis = lazy.Regexp(`\*\*([^*]+)\*\*`)
 )
 
 // mdInline is a line of Markdown as plain text: code spans, links and
 // strong emphasis without their marks, escaped pipes as pipes.
 func mdInline(s string) string {
-	s = mdLink.ReplaceAllString(s, "$1")
-	s = mdEmphasis.ReplaceAllString(s, "$1")
+	s = mdLink().ReplaceAllString(s, "$1")
+	s = mdEmphasis().ReplaceAllString(s, "$1")
 	s = strings.ReplaceAll(s, "`", "")
 	return strings.ReplaceAll(s, `\|`, "|")
 }
@@ -263,7 +263,7 @@ func mdText(md string, width int) string {
 			default:
 				out = append(out, tableRow(header, cells))
 			}
-		case strings.HasPrefix(trim, "- ") || strings.HasPrefix(trim, "* ") || listNumber.MatchString(trim):
+		case strings.HasPrefix(trim, "- ") || strings.HasPrefix(trim, "* ") || listNumber().MatchString(trim):
 			flush()
 			marker := trim[:strings.IndexByte(trim, ' ')+1]
 			indent = "  " + marker
@@ -276,7 +276,7 @@ func mdText(md string, width int) string {
 	return strings.TrimSpace(strings.Join(out, "\n"))
 }
 
-var listNumber = regexp.MustCompile(`^\d+\. `)
+var listNumber = lazy.Regexp(`^\d+\. `)
 
 // tableCells splits a Markdown table row on its unescaped pipes.
 func tableCells(row string) []string {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/reviewdev/review/cmd/config"
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/egress"
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
 	"github.com/reviewdev/review/review/host"
@@ -113,7 +113,7 @@ type output struct {
 // Any such word is taken for a format, so a mistyped or unknown one is an
 // error rather than the name of a file the default format is written to. A
 // file whose name has "=" in it is given with a directory: ./a=b.
-var formatWord = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+var formatWord = lazy.Regexp(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
 // outputs resolves --format and --output into the renderings of k to write.
 func (o *ReviewOptions) outputs(k report.Kind) ([]output, error) {
@@ -128,7 +128,7 @@ func (o *ReviewOptions) outputs(k report.Kind) ([]output, error) {
 	}
 	var extra []named
 	for _, v := range o.Outputs {
-		if f, p, ok := strings.Cut(v, "="); ok && formatWord.MatchString(f) {
+		if f, p, ok := strings.Cut(v, "="); ok && formatWord().MatchString(f) {
 			if p == "" {
 				return nil, usageErrorf("--output %s= needs a file name", f)
 			}

@@ -2,10 +2,11 @@ package conversation
 
 import (
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/reviewdev/review/internal/lazy"
 )
 
 // How earlier turns are chosen when not all of them fit the history
@@ -58,12 +59,12 @@ type term struct {
 
 // termRE finds words: identifiers and paths (letters, digits, _ . / -),
 // and runs of letters of other scripts.
-var termRE = regexp.MustCompile(`[\p{L}\p{N}_][\p{L}\p{N}_./-]*`)
+var termRE = lazy.Regexp(`[\p{L}\p{N}_][\p{L}\p{N}_./-]*`)
 
 // refRE finds refs of tool memory as previews and stubs print them.
 // A ref is twelve digits (or ten lowercase base32 characters, in a store
 // written before).
-var refRE = regexp.MustCompile(`\b(?:[0-9]{12}|[a-z2-7]{10})\b`)
+var refRE = lazy.Regexp(`\b(?:[0-9]{12}|[a-z2-7]{10})\b`)
 
 // commonWords weigh nothing: they say nothing about which turn matters.
 var commonWords = map[string]bool{}
@@ -95,7 +96,7 @@ func questionTerms(q string) []term {
 		seen[t] = true
 		out = append(out, term{t, w})
 	}
-	for _, w := range termRE.FindAllString(q, -1) {
+	for _, w := range termRE().FindAllString(q, -1) {
 		if hasUnspaced(w) {
 			r := []rune(w)
 			for i := range r {
@@ -152,7 +153,7 @@ func (c *History) scoreTurns(turns []int, q string) []TurnScore {
 	for _, t := range terms {
 		total += t.weight
 	}
-	refs := refRE.FindAllString(q, -1)
+	refs := refRE().FindAllString(q, -1)
 	text := map[int]*strings.Builder{}
 	for _, m := range c.msgs {
 		if m.Turn <= 0 || m.Layer == Static || m.Layer == Summary {

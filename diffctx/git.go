@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/reviewdev/review/internal/git"
 	"github.com/reviewdev/review/internal/glob"
+	"github.com/reviewdev/review/internal/lazy"
 )
 
 // Options says what Load diffs.
@@ -212,7 +212,7 @@ func Resolve(ctx context.Context, dir, rev string) (string, error) {
 }
 
 // hexRev matches what can only be an abbreviated or full commit ID.
-var hexRev = regexp.MustCompile(`^[0-9a-fA-F]{7,64}$`)
+var hexRev = lazy.Regexp(`^[0-9a-fA-F]{7,64}$`)
 
 // revHint says how to make rev resolvable. Fetching from a remote is
 // advice for a branch name only: not for a commit ID, and not for a
@@ -226,7 +226,7 @@ func (g *runner) revHint(ctx context.Context, rev string) string {
 	names := strings.Fields(remotes)
 	remote, branch, qualified := strings.Cut(rev, "/")
 	switch {
-	case hexRev.MatchString(rev):
+	case hexRev().MatchString(rev):
 		hint = "no commit has this ID here; fetch the commit, or check the ID with git log"
 	case strings.ContainsAny(rev, ":~^@{}"):
 		hint = "the expression names no commit; check it with git rev-parse"

@@ -2,11 +2,11 @@ package review
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/review/result"
@@ -225,7 +225,7 @@ var locators = map[string]func(args string, lines []string, locs []fileLine){
 }
 
 // readHeader is the first line of a read_file_hunk output.
-var readHeader = regexp.MustCompile(`^("(?:[^"\\]|\\.)*")(?: \(symlink to "(?:[^"\\]|\\.)*"\))? at (head|base), lines \d+-\d+ of \d+:$`)
+var readHeader = lazy.Regexp(`^("(?:[^"\\]|\\.)*")(?: \(symlink to "(?:[^"\\]|\\.)*"\))? at (head|base), lines \d+-\d+ of \d+:$`)
 
 // readLocs locates the lines of a read: "42: text" under a header that
 // names the file and the revision. A read at base shows no line at head.
@@ -233,7 +233,7 @@ func readLocs(_ string, lines []string, locs []fileLine) {
 	if len(lines) == 0 {
 		return
 	}
-	m := readHeader.FindStringSubmatch(lines[0])
+	m := readHeader().FindStringSubmatch(lines[0])
 	if m == nil || m[2] != "head" {
 		return
 	}
@@ -262,7 +262,7 @@ func lineNumber(l string) (int, bool) {
 }
 
 // hunkNew reads the new start of an "@@ -a,b +c,d @@" line.
-var hunkNew = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
+var hunkNew = lazy.Regexp(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@`)
 
 // diffLocs locates the lines of a file's unified diff: context and added
 // lines hold lines at head.
@@ -279,7 +279,7 @@ func diffLocs(args string, lines []string, locs []fileLine) {
 		case !in && strings.HasPrefix(l, "+++ "):
 			path = gitPath(strings.TrimPrefix(l, "+++ "), "b/")
 		case strings.HasPrefix(l, "@@ "):
-			m := hunkNew.FindStringSubmatch(l)
+			m := hunkNew().FindStringSubmatch(l)
 			if m == nil {
 				in = false
 				continue
@@ -313,12 +313,12 @@ func gitPath(p, prefix string) string {
 
 // searchHit is a line of a search: "path:42: text" for a match,
 // "path-41- text" for context.
-var searchHit = regexp.MustCompile(`^(.+?)(?::(\d+): |-(\d+)- |:(\d+):$|-(\d+)-$)`)
+var searchHit = lazy.Regexp(`^(.+?)(?::(\d+): |-(\d+)- |:(\d+):$|-(\d+)-$)`)
 
 // searchLocs locates the lines of a search, which is at head.
 func searchLocs(_ string, lines []string, locs []fileLine) {
 	for i, l := range lines {
-		m := searchHit.FindStringSubmatch(l)
+		m := searchHit().FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
@@ -342,7 +342,7 @@ func shownLines(out []string, content string) []int {
 		if c == "" {
 			continue
 		}
-		if m := omittedLines.FindStringSubmatch(c); m != nil && j > 0 {
+		if m := omittedLines().FindStringSubmatch(c); m != nil && j > 0 {
 			// The lines a preview leaves out between its head and its
 			// tail: the tail is matched after them, not against a line
 			// of the gap that happens to read the same.
@@ -362,12 +362,12 @@ func shownLines(out []string, content string) []int {
 }
 
 // omittedLines is how a preview says how many lines it leaves out.
-var omittedLines = regexp.MustCompile(`^\[\.\.\. (\d+) lines? omitted \.\.\.\]$`)
+var omittedLines = lazy.Regexp(`^\[\.\.\. (\d+) lines? omitted \.\.\.\]$`)
 
 // cutMore and cutEarlier are how a preview marks a line it cut.
 var (
-	cutMore    = regexp.MustCompile(` \[\.\.\. \d+ more bytes\]$`)
-	cutEarlier = regexp.MustCompile(`^\[\.\.\. \d+ earlier bytes\] `)
+	cutMore    = lazy.Regexp(` \[\.\.\. \d+ more bytes\]$`)
+	cutEarlier = lazy.Regexp(`^\[\.\.\. \d+ earlier bytes\] `)
 )
 
 // sameLine reports whether c, a line of a preview, shows o, a line of the
@@ -376,23 +376,23 @@ func sameLine(o, c string) bool {
 	if o == c {
 		return true
 	}
-	if loc := cutMore.FindStringIndex(c); loc != nil && loc[0] > 0 {
+	if loc := cutMore().FindStringIndex(c); loc != nil && loc[0] > 0 {
 		return strings.HasPrefix(o, c[:loc[0]])
 	}
-	if loc := cutEarlier.FindStringIndex(c); loc != nil && loc[1] < len(c) {
+	if loc := cutEarlier().FindStringIndex(c); loc != nil && loc[1] < len(c) {
 		return strings.HasSuffix(o, c[loc[1]:])
 	}
 	return false
 }
 
 // pageHeader opens a read_tool_output result.
-var pageHeader = regexp.MustCompile(`^output (\S+) \(`)
+var pageHeader = lazy.Regexp(`^output (\S+) \(`)
 
 // pageLines reads a read_tool_output result: the ref it pages and the
 // numbers of the output's lines it shows ("N: text").
 func pageLines(content string) (string, []int) {
 	lines := strings.Split(content, "\n")
-	m := pageHeader.FindStringSubmatch(lines[0])
+	m := pageHeader().FindStringSubmatch(lines[0])
 	if m == nil {
 		return "", nil
 	}

@@ -5,11 +5,12 @@ import (
 	"cmp"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/reviewdev/review/internal/lazy"
 )
 
 // Kind says what an output holds, so that its preview can summarise it
@@ -105,10 +106,10 @@ type group struct {
 
 // matchLine finds the path of a matching line of a search result: the
 // shortest prefix followed by ":<digits>: ".
-var matchLine = regexp.MustCompile(`^(.+?):\d+: `)
+var matchLine = lazy.Regexp(`^(.+?):\d+: `)
 
 func matchPath(line []byte) (string, bool) {
-	m := matchLine.FindSubmatch(line)
+	m := matchLine().FindSubmatch(line)
 	if m == nil {
 		return "", false
 	}
@@ -116,10 +117,10 @@ func matchPath(line []byte) (string, bool) {
 }
 
 // pathLine is a line of a file list: a path, a space, a size or a kind.
-var pathLine = regexp.MustCompile(`^(\S.*) (\d+|symlink|submodule)$`)
+var pathLine = lazy.Regexp(`^(\S.*) (\d+|symlink|submodule)$`)
 
 func pathDir(line []byte) (string, bool) {
-	m := pathLine.FindSubmatch(line)
+	m := pathLine().FindSubmatch(line)
 	if m == nil {
 		return "", false
 	}
@@ -133,9 +134,9 @@ func pathDir(line []byte) (string, bool) {
 var (
 	// manifestLine starts a manifest of a dependency listing: its path and
 	// what it is.
-	manifestLine = regexp.MustCompile(`^(\S.*?): (.+)$`)
+	manifestLine = lazy.Regexp(`^(\S.*?): (.+)$`)
 	// depGroup heads a group of a manifest's dependencies, with its count.
-	depGroup = regexp.MustCompile(`^  (\S.*) \((\d+)\):$`)
+	depGroup = lazy.Regexp(`^  (\S.*) \((\d+)\):$`)
 )
 
 // countDeps counts the dependencies of each manifest of a dependency
@@ -147,11 +148,11 @@ func countDeps(data []byte) []group {
 		var line []byte
 		line, data = splitLine(data)
 		line = bytes.TrimRight(line, "\r")
-		if m := manifestLine.FindSubmatch(line); m != nil {
+		if m := manifestLine().FindSubmatch(line); m != nil {
 			cur = string(m[1])
 			continue
 		}
-		if m := depGroup.FindSubmatch(line); m != nil && cur != "" {
+		if m := depGroup().FindSubmatch(line); m != nil && cur != "" {
 			n, _ := strconv.Atoi(string(m[2]))
 			counts[cur] += n
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/toolname"
 	"github.com/reviewdev/review/toolmem"
 	"golang.org/x/mod/modfile"
@@ -202,15 +203,15 @@ func goImports(data []byte) ([]string, error) {
 var (
 	// jsStatic matches import and export-from declarations, whose clause
 	// may span lines: import {a,\n b} from "x"; import "x"; export * from "x".
-	jsStatic = regexp.MustCompile(`(?m)(?:^|[;}\s])(?:import|export)\s+(?:type\s+)?(?:[\w$*{}\s,]*?\s*from\s*)?["']([^"'\n]+)["']`)
+	jsStatic = lazy.Regexp(`(?m)(?:^|[;}\s])(?:import|export)\s+(?:type\s+)?(?:[\w$*{}\s,]*?\s*from\s*)?["']([^"'\n]+)["']`)
 	// jsCall matches require("x") and dynamic import("x").
-	jsCall = regexp.MustCompile(`\b(?:require|import)\s*\(\s*["']([^"'\n]+)["']\s*\)`)
+	jsCall = lazy.Regexp(`\b(?:require|import)\s*\(\s*["']([^"'\n]+)["']\s*\)`)
 )
 
 func jsImports(data []byte) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
-	for _, re := range []*regexp.Regexp{jsStatic, jsCall} {
+	for _, re := range []*regexp.Regexp{jsStatic(), jsCall()} {
 		for _, m := range re.FindAllSubmatch(data, -1) {
 			if spec := string(m[1]); !seen[spec] {
 				seen[spec] = true
@@ -222,25 +223,25 @@ func jsImports(data []byte) ([]string, error) {
 }
 
 var (
-	pyImport = regexp.MustCompile(`(?m)^[ \t]*import[ \t]+([\w. \t,]+)`)
-	pyFrom   = regexp.MustCompile(`(?m)^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)`)
-	pyAs     = regexp.MustCompile(`\s+as\s+\w+`)
+	pyImport = lazy.Regexp(`(?m)^[ \t]*import[ \t]+([\w. \t,]+)`)
+	pyFrom   = lazy.Regexp(`(?m)^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]+)`)
+	pyAs     = lazy.Regexp(`\s+as\s+\w+`)
 )
 
 // pyImports returns "module" for import module and "module:name" for
 // from module import name; relative modules keep their leading dots.
 func pyImports(data []byte) ([]string, error) {
 	var out []string
-	for _, m := range pyImport.FindAllSubmatch(data, -1) {
-		for mod := range strings.SplitSeq(pyAs.ReplaceAllString(string(m[1]), ""), ",") {
+	for _, m := range pyImport().FindAllSubmatch(data, -1) {
+		for mod := range strings.SplitSeq(pyAs().ReplaceAllString(string(m[1]), ""), ",") {
 			if mod = strings.TrimSpace(mod); mod != "" {
 				out = append(out, mod)
 			}
 		}
 	}
-	for _, m := range pyFrom.FindAllSubmatch(data, -1) {
+	for _, m := range pyFrom().FindAllSubmatch(data, -1) {
 		mod := string(m[1])
-		names := strings.Trim(pyAs.ReplaceAllString(string(m[2]), ""), "() \t\r\n\\")
+		names := strings.Trim(pyAs().ReplaceAllString(string(m[2]), ""), "() \t\r\n\\")
 		for name := range strings.SplitSeq(names, ",") {
 			if name = strings.Trim(name, " \t\r\n\\"); name != "" {
 				out = append(out, mod+":"+name)

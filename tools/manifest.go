@@ -7,12 +7,12 @@ import (
 	"encoding/xml"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/toolname"
 	"golang.org/x/mod/modfile"
 )
@@ -316,7 +316,7 @@ func parseCargo(m *manifest, data []byte) error {
 }
 
 // requirementOption matches pip options that take the rest of the line.
-var requirementOption = regexp.MustCompile(`^(-r|--requirement|-c|--constraint)\s*=?\s*(\S+)`)
+var requirementOption = lazy.Regexp(`^(-r|--requirement|-c|--constraint)\s*=?\s*(\S+)`)
 
 func parseRequirements(m *manifest, data []byte) error {
 	m.title = "pip requirements"
@@ -339,8 +339,8 @@ func parseRequirements(m *manifest, data []byte) error {
 		line = strings.TrimSpace(line)
 		switch {
 		case line == "" || strings.HasPrefix(line, "#"):
-		case requirementOption.MatchString(line):
-			sub := requirementOption.FindStringSubmatch(line)
+		case requirementOption().MatchString(line):
+			sub := requirementOption().FindStringSubmatch(line)
 			m.add("includes", sub[1]+" "+sub[2])
 		case strings.HasPrefix(line, "-e ") || strings.HasPrefix(line, "--editable"):
 			m.add("editable", strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(line, "--editable"), "-e ")))
@@ -354,10 +354,10 @@ func parseRequirements(m *manifest, data []byte) error {
 }
 
 var (
-	gemLine   = regexp.MustCompile(`^\s*gem\s+["']([^"']+)["']((?:\s*,\s*["'][^"']*["'])*)`)
-	gemGroup  = regexp.MustCompile(`^\s*group\s+(.+?)\s+do\b`)
-	gemSource = regexp.MustCompile(`^\s*(gemspec|ruby\s+["'][^"']+["'])`)
-	quoted    = regexp.MustCompile(`["']([^"']*)["']`)
+	gemLine   = lazy.Regexp(`^\s*gem\s+["']([^"']+)["']((?:\s*,\s*["'][^"']*["'])*)`)
+	gemGroup  = lazy.Regexp(`^\s*group\s+(.+?)\s+do\b`)
+	gemSource = lazy.Regexp(`^\s*(gemspec|ruby\s+["'][^"']+["'])`)
+	quoted    = lazy.Regexp(`["']([^"']*)["']`)
 )
 
 func parseGemfile(m *manifest, data []byte) error {
@@ -369,18 +369,18 @@ func parseGemfile(m *manifest, data []byte) error {
 		line := sc.Text()
 		trimmed := strings.TrimSpace(line)
 		switch {
-		case gemGroup.MatchString(line):
-			groups = append(groups, gemGroup.FindStringSubmatch(line)[1])
+		case gemGroup().MatchString(line):
+			groups = append(groups, gemGroup().FindStringSubmatch(line)[1])
 		case strings.HasSuffix(trimmed, " do") || strings.Contains(trimmed, " do |"):
 			groups = append(groups, "")
 		case trimmed == "end":
 			if len(groups) > 0 {
 				groups = groups[:len(groups)-1]
 			}
-		case gemLine.MatchString(line):
-			sub := gemLine.FindStringSubmatch(line)
+		case gemLine().MatchString(line):
+			sub := gemLine().FindStringSubmatch(line)
 			dep := sub[1]
-			for _, v := range quoted.FindAllStringSubmatch(sub[2], -1) {
+			for _, v := range quoted().FindAllStringSubmatch(sub[2], -1) {
 				dep += " " + v[1]
 			}
 			group := "gems"
@@ -391,7 +391,7 @@ func parseGemfile(m *manifest, data []byte) error {
 				}
 			}
 			m.add(group, dep)
-		case gemSource.MatchString(line):
+		case gemSource().MatchString(line):
 			m.add("other", trimmed)
 		}
 	}
@@ -452,11 +452,11 @@ func parsePom(m *manifest, data []byte) error {
 	return nil
 }
 
-var gradleDep = regexp.MustCompile(`(?m)^\s*(implementation|api|compileOnly|runtimeOnly|annotationProcessor|kapt|ksp|testImplementation|testCompileOnly|testRuntimeOnly|androidTestImplementation|classpath|compile|testCompile)\s*\(?\s*(?:platform\s*\(\s*)?["']([^"']+)["']`)
+var gradleDep = lazy.Regexp(`(?m)^\s*(implementation|api|compileOnly|runtimeOnly|annotationProcessor|kapt|ksp|testImplementation|testCompileOnly|testRuntimeOnly|androidTestImplementation|classpath|compile|testCompile)\s*\(?\s*(?:platform\s*\(\s*)?["']([^"']+)["']`)
 
 func parseGradle(m *manifest, data []byte) error {
 	m.title = "Gradle build"
-	for _, sub := range gradleDep.FindAllSubmatch(data, -1) {
+	for _, sub := range gradleDep().FindAllSubmatch(data, -1) {
 		m.add(string(sub[1]), string(sub[2]))
 	}
 	return nil

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/reviewdev/review/internal/glob"
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/internal/toolname"
 )
@@ -19,7 +19,7 @@ import (
 const maxLinkHops = 40
 
 // drivePath matches Windows absolute paths, which are never repository paths.
-var drivePath = regexp.MustCompile(`^[A-Za-z]:[\\/]`)
+var drivePath = lazy.Regexp(`^[A-Za-z]:[\\/]`)
 
 // cleanPath checks a path argument from the model and returns it in
 // canonical form: slash-separated, relative to the repository root, without
@@ -32,7 +32,7 @@ func (s *Set) cleanPath(arg, p string, root bool) (string, error) {
 	if strings.IndexByte(p, 0) >= 0 {
 		return "", fmt.Errorf("%s %q contains a NUL byte; send a plain repository-relative path such as \"src/main.go\"", arg, p)
 	}
-	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || drivePath.MatchString(p) {
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || drivePath().MatchString(p) {
 		hint := "src/main.go"
 		if rel, ok := strings.CutPrefix(p, strings.TrimSuffix(s.env.Root, "/")+"/"); ok && rel != "" {
 			hint = rel
@@ -124,7 +124,7 @@ func (s *Set) lookup(ctx context.Context, t *tree, p string, rev revision) (entr
 			if err != nil {
 				return entry{}, "", err
 			}
-			if strings.HasPrefix(target, "/") || drivePath.MatchString(target) {
+			if strings.HasPrefix(target, "/") || drivePath().MatchString(target) {
 				return entry{}, "", fmt.Errorf("%q is a symlink to %q, outside the repository; it cannot be read", next, target)
 			}
 			r := path.Clean(path.Join(parentDir(next), target))

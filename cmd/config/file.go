@@ -11,7 +11,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/reviewdev/review/internal/git"
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
 )
@@ -240,12 +240,12 @@ func parseConfig(file string, data []byte) (layer, error) {
 }
 
 // yamlLine matches the line yaml.v3 puts in its syntax errors.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = lazy.Regexp(`^yaml: line (\d+): (.*)$`)
 
 // yamlError rewrites a YAML syntax error as file:line: message.
 func yamlError(file string, err error) error {
 	msg := strings.Join(strings.Fields(err.Error()), " ")
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return &fileError{file: file, line: line, msg: "invalid YAML: " + m[2]}
 	}
@@ -365,7 +365,7 @@ func decodeBody(n *yaml.Node, bad func(*yaml.Node, string, ...any) error) (map[s
 }
 
 // headerName is an HTTP header name (an RFC 9110 token).
-var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+var headerName = lazy.Regexp("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 // decodeHeaders reads extra HTTP headers: name → value. Values may name
 // environment variables as ${VAR}, expanded when the request is made, so a
@@ -378,7 +378,7 @@ func decodeHeaders(n *yaml.Node, bad func(*yaml.Node, string, ...any) error) (ma
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := deref(n.Content[i]), deref(n.Content[i+1])
 		name := strings.TrimSpace(kn.Value)
-		if kn.Kind != yaml.ScalarNode || !headerName.MatchString(name) {
+		if kn.Kind != yaml.ScalarNode || !headerName().MatchString(name) {
 			return nil, bad(kn, "keys must be HTTP header names, such as X-Org, got %s", describe(kn))
 		}
 		if vn.Kind != yaml.ScalarNode || strings.ContainsAny(vn.Value, "\r\n\x00") {

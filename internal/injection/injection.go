@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/reviewdev/review/internal/lazy"
 )
 
 // Rule is what a line's text tries to make the reviewer do.
@@ -242,7 +244,7 @@ type pattern struct {
 	rule  Rule
 	words [][]string
 	subs  []string
-	re    *regexp.Regexp
+	re    func() *regexp.Regexp // compiled at the first line that passes the gates
 	need  func(t, m string) bool
 
 	gates []wordset // words, as sets of the words' bits
@@ -258,7 +260,7 @@ func (p *pattern) gate(t string, has wordset) bool {
 }
 
 func (p *pattern) find(t string) []int {
-	for _, loc := range p.re.FindAllStringIndex(t, 4) {
+	for _, loc := range p.re().FindAllStringIndex(t, 4) {
 		if p.need == nil || p.need(t, t[loc[0]:loc[1]]) {
 			return loc
 		}
@@ -283,19 +285,21 @@ const (
 var (
 	// addressed finds words on a line that name an AI reviewer, for the
 	// rules that count only on text spoken to one.
-	addressed = regexp.MustCompile(`\b(?:ai|a\.i\.|llms?|gpt|chatgpt|claude|copilot|gemini|language\s+models?|assistants?|reviewers?|review\s+bots?|bots?)\b`)
+	addressed = lazy.Regexp(`\b(?:ai|a\.i\.|llms?|gpt|chatgpt|claude|copilot|gemini|language\s+models?|assistants?|reviewers?|review\s+bots?|bots?)\b`)
 	// intoAnswer finds words that send something into the review's text.
-	intoAnswer = regexp.MustCompile(`\bin(?:to)?\s+(?:your|the)\s+(?:summary|review|findings?|comments?|answer|response|reply|verdict)\b`)
+	intoAnswer = lazy.Regexp(`\bin(?:to)?\s+(?:your|the)\s+(?:summary|review|findings?|comments?|answer|response|reply|verdict)\b`)
 	// sensitiveRE matches a sensitive place.
-	sensitiveRE = regexp.MustCompile(sensitive)
+	sensitiveRE = lazy.Regexp(sensitive)
 )
 
-func needAddressed(t, _ string) bool { return addressed.MatchString(t) || intoAnswer.MatchString(t) }
+func needAddressed(t, _ string) bool {
+	return addressed().MatchString(t) || intoAnswer().MatchString(t)
+}
 
 // notPublicKey keeps a line that names only a public key (id_rsa.pub,
 // which READMEs show how to copy) from counting.
 func notPublicKey(t, _ string) bool {
-	for _, loc := range sensitiveRE.FindAllStringIndex(t, -1) {
+	for _, loc := range sensitiveRE().FindAllStringIndex(t, -1) {
 		if !strings.HasSuffix(t[loc[0]:loc[1]], ".pub") {
 			return true
 		}
@@ -320,7 +324,9 @@ var (
 	gSensitive = []string{"~/", "$home", "/home/", "/root/", "/etc/", ".ssh", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws/", ".git-credentials", ".netrc", ".kube/", ".docker/", "/proc/self", "../../"}
 )
 
-func re(expr string) *regexp.Regexp { return regexp.MustCompile(expr) }
+// re is an expression compiled at its first use: most runs never pass a
+// gate, and compiling them all took 6-9 ms of every command's start.
+func re(expr string) func() *regexp.Regexp { return lazy.Regexp(expr) }
 
 var patterns = []pattern{
 	// Override. "ignore all previous instructions", "disregard the prior
@@ -360,7 +366,7 @@ var patterns = []pattern{
 	// answer.
 	{rule: Extract, words: [][]string{gSecrets, gAddressed, {"print", "reveal", "output", "include", "repeat", "leak", "send", "post", "show", "echo", "write", "dump", "exfiltrate", "read", "cat", "fetch", "open", "list"}},
 		need: func(t, m string) bool {
-			return needAddressed(t, m) && (!sensitiveRE.MatchString(m) || notPublicKey(m, m))
+			return needAddressed(t, m) && (!sensitiveRE().MatchString(m) || notPublicKey(m, m))
 		},
 		re: re(lead + `(?:print|reveal|output|include|repeat|leak|send|post|show|echo|write|dump|exfiltrate|read|cat|fetch|open|list)\s+(?:(?:me|the|your|all|of|any|values?|contents?|value\s+of|contents\s+of)\s+)*(?:api\s+keys?|openai_api_key|openai\s+api\s+key|github_token|gitlab_token|github\s+token|gitlab\s+token|access\s+tokens?|environment\s+variables|env\s+vars|secrets|credentials|private\s+keys?|ssh\s+keys?|` + sensitive + `)`)},
 

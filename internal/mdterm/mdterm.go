@@ -1,7 +1,6 @@
 package mdterm
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,6 +12,7 @@ import (
 	gtext "github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 )
 
@@ -39,7 +39,7 @@ var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Striket
 // summaryTag is the opening of a collapsed section the report writes
 // (<details><summary>2 findings left out</summary>): its summary is
 // shown, bold, and the tags are not.
-var summaryTag = regexp.MustCompile(`^\s*<details>\s*<summary>(.*)</summary>\s*$`)
+var summaryTag = lazy.Regexp(`^\s*<details>\s*<summary>(.*)</summary>\s*$`)
 
 // Render returns md styled for a terminal width columns wide. Control
 // characters in md are neutralised first (text.Safe): the only escape
@@ -145,7 +145,7 @@ func (r *renderer) html(n *ast.HTMLBlock, first, rest string) {
 	for i := 0; i < lines.Len(); i++ {
 		seg := lines.At(i)
 		line := strings.TrimRight(string(seg.Value(r.src)), "\n")
-		if m := summaryTag.FindStringSubmatch(line); m != nil {
+		if m := summaryTag().FindStringSubmatch(line); m != nil {
 			kept = append(kept, bold+r.span(m[1])+boldOff)
 			continue
 		}

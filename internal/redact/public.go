@@ -1,8 +1,9 @@
 package redact
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/reviewdev/review/internal/lazy"
 )
 
 // Text that looks random but is public, which no rule's finding may take
@@ -20,7 +21,7 @@ var publicPEM = lazyRE(`-----(BEGIN|END) ((?:X509 |TRUSTED |NEW )?CERTIFICATE(?:
 
 // moduleHash matches an h1: hash of a Go module as go.sum writes it: the
 // SHA-256 of its files in base64.
-var moduleHash = regexp.MustCompile(`^(?:h1:)?[A-Za-z0-9+/]{43}=$`)
+var moduleHash = lazy.Regexp(`^(?:h1:)?[A-Za-z0-9+/]{43}=$`)
 
 // publicSpans returns the spans of text that hold public PEM blocks: each
 // from its BEGIN line to its END line; a block whose END line is not in
@@ -103,7 +104,7 @@ func public(text string, s, e int, spans [][2]int) bool {
 		}
 	}
 	secret := text[s:e]
-	if !moduleHash.MatchString(secret) {
+	if !moduleHash().MatchString(secret) {
 		return false
 	}
 	return strings.HasPrefix(secret, "h1:") || strings.HasSuffix(text[:s], "h1:")

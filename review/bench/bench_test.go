@@ -115,7 +115,7 @@ func TestShippedCorpus(t *testing.T) {
 			t.Errorf("%s: repo %s is not a public URL", c.ID, c.Repo)
 		}
 		for _, sha := range []string{c.RevertOf, c.Base, c.Head} {
-			if sha != "" && (len(sha) != 40 || !shaForm.MatchString(sha)) {
+			if sha != "" && (len(sha) != 40 || !shaForm().MatchString(sha)) {
 				t.Errorf("%s: %q is not a full SHA", c.ID, sha)
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/reviewdev/review/internal/git"
+	"github.com/reviewdev/review/internal/lazy"
 )
 
 // Workspace is where cases are built. Repositories named by URL are cloned
@@ -269,10 +270,10 @@ func revParse(ctx context.Context, dir, rev string) (string, error) {
 
 // notCode are the files whose reverted lines are not where a revert_of
 // case's bug is: tests, test data, documentation and changelogs.
-var notCode = regexp.MustCompile(`(?i)(^|/)(tests?|__tests__|testdata|testing|spec|fixtures)/|_test\.go$|(^|/)test_[^/]*\.py$|_test\.py$|\.(test|spec)\.[cm]?[jt]sx?$|\.(md|rst|txt|adoc)$|(^|/)(changelog|changes|history|news)[^/]*$`)
+var notCode = lazy.Regexp(`(?i)(^|/)(tests?|__tests__|testdata|testing|spec|fixtures)/|_test\.go$|(^|/)test_[^/]*\.py$|_test\.py$|\.(test|spec)\.[cm]?[jt]sx?$|\.(md|rst|txt|adoc)$|(^|/)(changelog|changes|history|news)[^/]*$`)
 
 // hunkHeader is a unified diff hunk header; only the new side is read.
-var hunkHeader = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
+var hunkHeader = lazy.Regexp(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
 
 // derivedDescription describes an expected issue derived from a revert's
 // hunks: it says where, not what.
@@ -301,7 +302,7 @@ func revertedLines(ctx context.Context, g git.Runner, base, head string) ([]Expe
 		case strings.HasPrefix(line, "+++ "):
 			path = diffPath(strings.TrimPrefix(line, "+++ "))
 		case strings.HasPrefix(line, "@@ ") && path != "":
-			m := hunkHeader.FindStringSubmatch(line)
+			m := hunkHeader().FindStringSubmatch(line)
 			if m == nil {
 				continue
 			}
@@ -316,7 +317,7 @@ func revertedLines(ctx context.Context, g git.Runner, base, head string) ([]Expe
 			}
 			e := Expected{Path: path, StartLine: start, EndLine: end, Description: derivedDescription}
 			all = appendMerged(all, e)
-			if !notCode.MatchString(path) {
+			if !notCode().MatchString(path) {
 				code = appendMerged(code, e)
 			}
 		}

@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -144,10 +144,10 @@ func jsonProblem(err error) error {
 
 // idForm is what a case ID may hold: it names files and appears in
 // command lines.
-var idForm = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var idForm = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // shaForm is a commit named by its full or abbreviated hexadecimal name.
-var shaForm = regexp.MustCompile(`^[0-9a-fA-F]{7,64}$`)
+var shaForm = lazy.Regexp(`^[0-9a-fA-F]{7,64}$`)
 
 // check reports the first thing about c that cannot be run, and fills in
 // what a case may leave out: its head, and each expected issue's end line.
@@ -172,13 +172,13 @@ func (c *Case) checkFields() error {
 	switch {
 	case c.ID == "":
 		return errors.New(`the case has no "id"`)
-	case !idForm.MatchString(c.ID):
+	case !idForm().MatchString(c.ID):
 		return fmt.Errorf("case id %q: use letters, digits, '.', '_' and '-' (at most 128)", c.ID)
 	case strings.TrimSpace(c.Repo) == "":
 		return fmt.Errorf("case %s has no \"repo\": give a local path or a git URL", c.ID)
 	case c.RevertOf != "" && (c.Base != "" || c.Head != ""):
 		return fmt.Errorf("case %s gives revert_of and base/head: revert_of builds its own change, give one or the other", c.ID)
-	case c.RevertOf != "" && !shaForm.MatchString(c.RevertOf):
+	case c.RevertOf != "" && !shaForm().MatchString(c.RevertOf):
 		return fmt.Errorf("case %s: revert_of %q is not a commit hash: name the fix commit by its SHA", c.ID, c.RevertOf)
 	case c.RevertOf == "" && c.Base == "":
 		return fmt.Errorf("case %s has neither base nor revert_of: name the revision to review against, or the fix commit to revert", c.ID)

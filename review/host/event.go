@@ -143,7 +143,7 @@ func (e Events) ReadComment(path string) (CommentEvent, error) {
 	default:
 		return CommentEvent{}, fmt.Errorf("the %s event in %s is not about a pull request", e.Host, path)
 	}
-	if c.HeadSHA != "" && !SHA.MatchString(c.HeadSHA) {
+	if c.HeadSHA != "" && !SHA().MatchString(c.HeadSHA) {
 		return CommentEvent{}, fmt.Errorf("the %s event in %s names head %q, which is not a commit SHA", e.Host, path, text.OneLine(c.HeadSHA, 80))
 	}
 	return c, nil

@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/result"
 )
@@ -67,12 +67,12 @@ type Thread struct {
 // ruleRE reads a finding's rule from its comment's first line after the
 // marker, as CommentMarkdown writes it: "**[sev] title** · rule", and
 // " · lines a-b" after it when the comment does not span them.
-var ruleRE = regexp.MustCompile(`^<!-- [^\n]* -->\n\*\*\[(?:info|low|medium|high|critical)\] [^\n]*\*\* · ([^\n]+?)(?: · lines \d+-\d+)?(?:\n|$)`)
+var ruleRE = lazy.Regexp(`^<!-- [^\n]* -->\n\*\*\[(?:info|low|medium|high|critical)\] [^\n]*\*\* · ([^\n]+?)(?: · lines \d+-\d+)?(?:\n|$)`)
 
 // ReadRule reads the rule of a finding's comment, lower case; "" when it
 // shows none.
 func ReadRule(body string) string {
-	m := ruleRE.FindStringSubmatch(body)
+	m := ruleRE().FindStringSubmatch(body)
 	if m == nil {
 		return ""
 	}
@@ -106,9 +106,9 @@ func FixedReply(head string) string {
 // wrote: a finding's comment carries its anchor (CommentMarker's more), a
 // reply to /review dismiss the fingerprint it dismisses and who asked.
 var (
-	threadMarkerRE  = regexp.MustCompile(`^<!-- review:fp=([0-9a-f]+) run=(\S*)((?: [a-z]+=\S*)*) -->`)
-	dismissMarkerRE = regexp.MustCompile(`^<!-- review:dismissed fp=([0-9a-f]+) by=(\S+) -->`)
-	anchorRE        = regexp.MustCompile(`^[0-9]{1,3}-[0-9a-f]{16}$`)
+	threadMarkerRE  = lazy.Regexp(`^<!-- review:fp=([0-9a-f]+) run=(\S*)((?: [a-z]+=\S*)*) -->`)
+	dismissMarkerRE = lazy.Regexp(`^<!-- review:dismissed fp=([0-9a-f]+) by=(\S+) -->`)
+	anchorRE        = lazy.Regexp(`^[0-9]{1,3}-[0-9a-f]{16}$`)
 )
 
 // AnchorField is the marker field that carries a comment's anchor.
@@ -122,12 +122,12 @@ func AnchorField(code string) string {
 // ReadThreadMarker reads the marker at the start of a finding's comment:
 // its fingerprint, run and anchor ("" when it has none).
 func ReadThreadMarker(body string) (fp, run, code string, ok bool) {
-	m := threadMarkerRE.FindStringSubmatch(body)
+	m := threadMarkerRE().FindStringSubmatch(body)
 	if m == nil {
 		return "", "", "", false
 	}
 	for _, f := range strings.Fields(m[3]) {
-		if v, ok := strings.CutPrefix(f, "code="); ok && anchorRE.MatchString(v) {
+		if v, ok := strings.CutPrefix(f, "code="); ok && anchorRE().MatchString(v) {
 			code = v
 		}
 	}
@@ -161,7 +161,7 @@ func Login(who string) string {
 
 // ReadDismissMarker reads the marker of a reply to /review dismiss.
 func ReadDismissMarker(body string) (fp, who string, ok bool) {
-	m := dismissMarkerRE.FindStringSubmatch(body)
+	m := dismissMarkerRE().FindStringSubmatch(body)
 	if m == nil {
 		return "", "", false
 	}

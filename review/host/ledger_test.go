@@ -14,7 +14,7 @@ import (
 func TestAnchor(t *testing.T) {
 	src := []byte("package a\n\nfunc f() {\n\tx := 1\n\treturn\n}\n")
 	a := Anchor(src, 4, 5)
-	if !strings.HasPrefix(a, "2-") || !anchorRE.MatchString(a) {
+	if !strings.HasPrefix(a, "2-") || !anchorRE().MatchString(a) {
 		t.Fatalf("Anchor = %q", a)
 	}
 	for _, tc := range []struct {

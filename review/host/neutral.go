@@ -1,9 +1,10 @@
 package host
 
 import (
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/reviewdev/review/internal/lazy"
 )
 
 // A host acts on text posted with the bot's token: GitLab runs the quick
@@ -17,11 +18,11 @@ import (
 var (
 	// charRef is a character reference, which a host resolves before it
 	// looks for mentions or schemes: "&#64;all" is "@all" there.
-	charRef = regexp.MustCompile(`&(#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);`)
+	charRef = lazy.Regexp(`&(#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);`)
 	// linkScheme is a link destination's scheme: "](javascript:…)".
-	linkScheme = regexp.MustCompile(`\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.-]*):`)
+	linkScheme = lazy.Regexp(`\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.-]*):`)
 	// refScheme is a link reference definition: "[x]: javascript:…".
-	refScheme = regexp.MustCompile(`^(\s{0,3})\[([^\]]*)\]:\s*<?\s*([A-Za-z][A-Za-z0-9+.-]*):`)
+	refScheme = lazy.Regexp(`^(\s{0,3})\[([^\]]*)\]:\s*<?\s*([A-Za-z][A-Za-z0-9+.-]*):`)
 )
 
 // plainRefs are the references that spell only what is shown as text
@@ -162,19 +163,19 @@ func Indent(line string) string {
 func NeutralLine(s string) string { return neutralLine(strings.ReplaceAll(s, "\r", "")) }
 
 func neutralLine(line string) string {
-	if m := refScheme.FindStringSubmatchIndex(line); m != nil && !safeSchemes[strings.ToLower(line[m[6]:m[7]])] {
+	if m := refScheme().FindStringSubmatchIndex(line); m != nil && !safeSchemes[strings.ToLower(line[m[6]:m[7]])] {
 		line = line[:m[3]] + `\` + line[m[3]:] // "\[x]: …" defines nothing
 	}
 	line = outsideCode(line, inCode, func(seg string) string {
-		seg = charRef.ReplaceAllStringFunc(seg, func(ref string) string {
+		seg = charRef().ReplaceAllStringFunc(seg, func(ref string) string {
 			if plainRefs[ref] {
 				return ref
 			}
 			return "&amp;" + ref[1:]
 		})
 		seg = strings.ReplaceAll(seg, "<", "&lt;")
-		seg = linkScheme.ReplaceAllStringFunc(seg, func(m string) string {
-			scheme := linkScheme.FindStringSubmatch(m)[1]
+		seg = linkScheme().ReplaceAllStringFunc(seg, func(m string) string {
+			scheme := linkScheme().FindStringSubmatch(m)[1]
 			if safeSchemes[strings.ToLower(scheme)] {
 				return m
 			}

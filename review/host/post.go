@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/result"
 )
@@ -98,13 +98,13 @@ func Nameable(path string) bool { return utf8.ValidString(path) }
 // Markers are hidden HTML comments at the start of a body; only the start
 // is looked at, so a marker quoted inside a finding's text never counts.
 var (
-	reviewMarkerRE  = regexp.MustCompile(`^<!-- review:run=(\S+) head=([0-9A-Fa-f]+)( [^\n]*)? -->`)
-	commentMarkerRE = regexp.MustCompile(`^<!-- review:fp=([0-9a-f]+) `)
+	reviewMarkerRE  = lazy.Regexp(`^<!-- review:run=(\S+) head=([0-9A-Fa-f]+)( [^\n]*)? -->`)
+	commentMarkerRE = lazy.Regexp(`^<!-- review:fp=([0-9a-f]+) `)
 	// severityRE reads a comment's severity from its first line after the
 	// marker, as CommentMarkdown writes it.
-	severityRE = regexp.MustCompile(`^<!-- [^\n]* -->\n\*\*\[(info|low|medium|high|critical)\] `)
+	severityRE = lazy.Regexp(`^<!-- [^\n]* -->\n\*\*\[(info|low|medium|high|critical)\] `)
 	// SHA matches a commit's SHA, abbreviated or whole.
-	SHA = regexp.MustCompile(`^[0-9A-Fa-f]{7,64}$`)
+	SHA = lazy.Regexp(`^[0-9A-Fa-f]{7,64}$`)
 )
 
 // ReviewMarker starts the body of a review's summary: the run and the head
@@ -120,7 +120,7 @@ func ReviewMarker(run, head string, more ...string) string {
 // ReadReviewMarker reads the marker at the start of body: the run, the
 // head, and what else it holds; ok false when body does not start with one.
 func ReadReviewMarker(body string) (run, head, more string, ok bool) {
-	m := reviewMarkerRE.FindStringSubmatch(body)
+	m := reviewMarkerRE().FindStringSubmatch(body)
 	if m == nil {
 		return "", "", "", false
 	}
@@ -143,11 +143,11 @@ func CommentMarker(fp, run string, more ...string) string {
 // ReadCommentMarker reads the fingerprint of the marker at the start of
 // body, and the severity the comment gives ("" when it says none).
 func ReadCommentMarker(body string) (fp string, sev result.Severity, ok bool) {
-	m := commentMarkerRE.FindStringSubmatch(body)
+	m := commentMarkerRE().FindStringSubmatch(body)
 	if m == nil {
 		return "", "", false
 	}
-	if s := severityRE.FindStringSubmatch(body); s != nil {
+	if s := severityRE().FindStringSubmatch(body); s != nil {
 		sev = result.Severity(s[1])
 	}
 	return m[1], sev, true

@@ -9,13 +9,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/reviewdev/review/internal/backoff"
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/llm"
 )
@@ -359,7 +359,7 @@ func Message(status int, body []byte) string {
 	return text.Truncate(text.OneLine(msg, 0), 300)
 }
 
-var linkNextRE = regexp.MustCompile(`<([^>]*)>\s*;\s*rel="?next"?`)
+var linkNextRE = lazy.Regexp(`<([^>]*)>\s*;\s*rel="?next"?`)
 
 // NextPage is the number of the next page of a listing the answer's
 // header names: X-Next-Page (GitLab), else the page of the Link header's
@@ -372,7 +372,7 @@ func NextPage(h http.Header) string {
 	}
 	for _, l := range h.Values("Link") {
 		for _, part := range strings.Split(l, ",") {
-			m := linkNextRE.FindStringSubmatch(part)
+			m := linkNextRE().FindStringSubmatch(part)
 			if m == nil {
 				continue
 			}

@@ -4,10 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/result"
 )
@@ -137,7 +137,7 @@ func EarlierHeads(more string) []string {
 		if v, ok := strings.CutPrefix(f, "heads="); ok {
 			var hs []string
 			for _, h := range strings.Split(v, ",") {
-				if SHA.MatchString(h) {
+				if SHA().MatchString(h) {
 					hs = append(hs, strings.ToLower(h))
 				}
 			}
@@ -164,7 +164,7 @@ type Listed struct {
 // listedRE matches a listed finding's marker: the head and the finding as
 // base64url JSON, which keeps "-->" and the finding's words, which people
 // search for in the note, out of the comment.
-var listedRE = regexp.MustCompile(`^<!-- review:listed head=([0-9A-Fa-f]{7,64}) finding=([A-Za-z0-9_-]+) -->$`)
+var listedRE = lazy.Regexp(`^<!-- review:listed head=([0-9A-Fa-f]{7,64}) finding=([A-Za-z0-9_-]+) -->$`)
 
 // ListedMarker is l's marker line. Finding's JSON names a file that is
 // not UTF-8 in its quoted form, so it is read back as it was.
@@ -183,7 +183,7 @@ func ReadListed(body string) []Listed {
 	lines := strings.Split(body, "\n")
 	var ls []Listed
 	for _, l := range lines[1:] {
-		m := listedRE.FindStringSubmatch(strings.TrimSuffix(l, "\r"))
+		m := listedRE().FindStringSubmatch(strings.TrimSuffix(l, "\r"))
 		if m == nil {
 			break
 		}

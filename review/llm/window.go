@@ -9,10 +9,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reviewdev/review/internal/lazy"
 )
 
 // Window is a context window the server reported for a model.
@@ -37,7 +38,7 @@ type Window struct {
 const discoverTimeout = 5 * time.Second
 
 // numCtx finds num_ctx in Ollama's parameters text ("num_ctx  32768").
-var numCtx = regexp.MustCompile(`(?m)^\s*num_ctx\s+(\d+)`)
+var numCtx = lazy.Regexp(`(?m)^\s*num_ctx\s+(\d+)`)
 
 // DiscoverWindow asks the server what context window it serves model
 // with: vLLM's max_model_len and llama.cpp's n_ctx in /v1/models, then
@@ -382,7 +383,7 @@ func windowFromOllama(body []byte) (Window, bool) {
 	if len(body) == 0 || json.Unmarshal(body, &show) != nil {
 		return Window{}, false
 	}
-	if m := numCtx.FindStringSubmatch(show.Parameters); m != nil {
+	if m := numCtx().FindStringSubmatch(show.Parameters); m != nil {
 		if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
 			return Window{Tokens: n, Source: "Ollama /api/show num_ctx"}, true
 		}

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"unicode"
 
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 )
 
@@ -187,12 +187,12 @@ func (f Finding) Fingerprint() string {
 
 // lineRef matches the ways a title refers to a line: "at line 42",
 // "lines 40-44", "L42", "b.go:42:7".
-var lineRef = regexp.MustCompile(`(?i)(\b(at|on|in|near)\s+)?\blines?\s*#?\d+(\s*(-|–|to|and|,)\s*\d+)*|\bl\d+(-l?\d+)?\b|[\w./-]*:\d+(:\d+)?\b`)
+var lineRef = lazy.Regexp(`(?i)(\b(at|on|in|near)\s+)?\blines?\s*#?\d+(\s*(-|–|to|and|,)\s*\d+)*|\bl\d+(-l?\d+)?\b|[\w./-]*:\d+(:\d+)?\b`)
 
 // normTitle reduces a title to its words: lower case, line references
 // removed, and every run of other characters made one space.
 func normTitle(s string) string {
-	s = lineRef.ReplaceAllString(strings.ToLower(s), " ")
+	s = lineRef().ReplaceAllString(strings.ToLower(s), " ")
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	}), " ")

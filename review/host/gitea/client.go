@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host"
 )
@@ -52,7 +52,7 @@ type Options struct {
 
 // repoName is owner/name as Gitea allows them: letters, digits, "-", "_"
 // and "." (not "." or ".." alone).
-var repoName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$`)
+var repoName = lazy.Regexp(`^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$`)
 
 // client speaks to one pull request through Gitea's REST API.
 type client struct {
@@ -69,7 +69,7 @@ func newClient(o Options, head string) (*client, error) {
 	switch {
 	case strings.TrimSpace(o.Token) == "":
 		return nil, errors.New("cannot post to Gitea: no token; set GITEA_TOKEN to an access token with the repository and issue scopes, or pass the Actions token in GITHUB_TOKEN")
-	case !repoName.MatchString(o.Repo) || owner == "." || owner == ".." || name == "." || name == "..":
+	case !repoName().MatchString(o.Repo) || owner == "." || owner == ".." || name == "." || name == "..":
 		return nil, fmt.Errorf("cannot post to Gitea: repository %q is not owner/name; set GITHUB_REPOSITORY, as Gitea and Forgejo Actions do", text.OneLine(o.Repo, 80))
 	case o.PR <= 0:
 		return nil, fmt.Errorf("cannot post to Gitea: pull request %d is not valid; run on a pull_request event", o.PR)

@@ -327,7 +327,7 @@ func (c *client) earlier(ctx context.Context) (Earlier, error) {
 		return e, err
 	}
 	for _, rv := range reviews {
-		if _, head, _, ok := host.ReadReviewMarker(rv.GetBody()); ok && c.trusted(rv.User) && host.SHA.MatchString(head) {
+		if _, head, _, ok := host.ReadReviewMarker(rv.GetBody()); ok && c.trusted(rv.User) && host.SHA().MatchString(head) {
 			e.Heads = append(e.Heads, head)
 		}
 	}

@@ -59,7 +59,7 @@ func (v *Conversation) PullRequest(ctx context.Context) (PullRequest, error) {
 	}
 	p := PullRequest{HeadSHA: strings.ToLower(pr.GetHead().GetSHA()), BaseRef: pr.GetBase().GetRef(),
 		Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName()}
-	if !host.SHA.MatchString(p.HeadSHA) || len(p.HeadSHA) < 40 {
+	if !host.SHA().MatchString(p.HeadSHA) || len(p.HeadSHA) < 40 {
 		return PullRequest{}, fmt.Errorf("reading %s: GitHub named head %q, which is not a commit SHA", c.prName, text.OneLine(p.HeadSHA, 80))
 	}
 	if p.BaseRef == "" || len(p.BaseRef) > 255 || strings.ContainsAny(p.BaseRef, " \t\n:~^?*[\\") {
@@ -138,7 +138,7 @@ const StatusContext = "review"
 // with a description whose first word is the review's state.
 func (v *Conversation) SetStatus(ctx context.Context, sha string, s result.Status) error {
 	c := v.c
-	if !host.SHA.MatchString(sha) || len(sha) < 40 {
+	if !host.SHA().MatchString(sha) || len(sha) < 40 {
 		return fmt.Errorf("setting the commit status: %q is not a commit SHA", text.OneLine(sha, 80))
 	}
 	state := "success"

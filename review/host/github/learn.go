@@ -97,7 +97,7 @@ func (c *client) branchAt(ctx context.Context, branch, base string) error {
 		return err
 	}
 	sha := ref.GetObject().GetSHA()
-	if !host.SHA.MatchString(sha) || len(sha) < 40 {
+	if !host.SHA().MatchString(sha) || len(sha) < 40 {
 		return fmt.Errorf("reading branch %s: GitHub named %q, which is not a commit SHA", base, text.OneLine(sha, 80))
 	}
 	_, resp, err := call(ctx, c, "creating branch "+branch, func() (*gh.Reference, *gh.Response, error) {
@@ -144,7 +144,7 @@ func (c *client) fileAt(ctx context.Context, path, ref string) ([]byte, string, 
 		return nil, "", fmt.Errorf("reading %s on %s: %w", path, ref, learn.ErrTooLarge)
 	}
 	sha := f.GetSHA()
-	if !host.SHA.MatchString(sha) || strings.TrimSpace(sha) == "" {
+	if !host.SHA().MatchString(sha) || strings.TrimSpace(sha) == "" {
 		return nil, "", errors.New("reading " + path + ": GitHub named a blob SHA that is not one")
 	}
 	return []byte(s), sha, nil

@@ -43,7 +43,7 @@ func newClient(o Options, head string) (*client, error) {
 	if o.MR <= 0 {
 		return nil, fmt.Errorf("cannot post to GitLab: merge request IID %d is not valid; run in a merge-request pipeline, which sets CI_MERGE_REQUEST_IID", o.MR)
 	}
-	if head != "" && !host.SHA.MatchString(head) {
+	if head != "" && !host.SHA().MatchString(head) {
 		return nil, fmt.Errorf("cannot post to GitLab: head %q is not a commit SHA", head)
 	}
 	c := &client{

@@ -84,7 +84,7 @@ func ReadNoteEvent(path string) (NoteEvent, error) {
 	if d := ev.Attrs.DiscussionID; discussionID.MatchString(d) {
 		n.Discussion = d
 	}
-	if n.HeadSHA != "" && (!host.SHA.MatchString(n.HeadSHA) || len(n.HeadSHA) < 40) {
+	if n.HeadSHA != "" && (!host.SHA().MatchString(n.HeadSHA) || len(n.HeadSHA) < 40) {
 		return NoteEvent{}, fmt.Errorf("the GitLab note event names head %q, which is not a commit SHA", text.OneLine(n.HeadSHA, 80))
 	}
 	return n, nil

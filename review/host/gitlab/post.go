@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/result"
+	"regexp"
 )
 
 // DefaultAPIURL is gitlab.com's REST API; a self-managed instance names its
@@ -151,7 +151,7 @@ func postMR(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options, a
 	if err != nil {
 		return host.Report{}, err
 	}
-	if !host.SHA.MatchString(c.head) {
+	if !host.SHA().MatchString(c.head) {
 		return host.Report{}, fmt.Errorf("cannot post to GitLab: head %q is not a commit SHA", c.head)
 	}
 	st, err := c.state(ctx)
@@ -521,7 +521,7 @@ func (p *Poster) SetStatus(ctx context.Context, sha string, s result.Status) err
 	if err != nil {
 		return err
 	}
-	if !host.SHA.MatchString(sha) || len(sha) < 40 {
+	if !host.SHA().MatchString(sha) || len(sha) < 40 {
 		return fmt.Errorf("setting the commit status: %q is not a commit SHA", text.OneLine(sha, 80))
 	}
 	state := "success"
