@@ -23,20 +23,22 @@ import (
 // hostCmds are the commands of this file, for scriptCmds.
 func hostCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
-		"ghevent":      cmdGHEvent,
-		"ghcomment":    cmdGHComment,
-		"glnote":       cmdGLNote,
-		"gldiscussion": cmdGLDiscussion,
-		"ghthread":     cmdGHThread,
-		"glthread":     cmdGLThread,
-		"githubserver": cmdGitHubServer,
-		"gitlabserver": cmdGitLabServer,
-		"giteaserver":  cmdGiteaServer,
-		"giteacomment": cmdGiteaComment,
-		"giteathread":  cmdGiteaThread,
-		"quickactions": cmdQuickActions,
-		"mentions":     cmdMentions,
-		"hostfile":     cmdHostFile,
+		"ghevent":         cmdGHEvent,
+		"ghcomment":       cmdGHComment,
+		"glnote":          cmdGLNote,
+		"gldiscussion":    cmdGLDiscussion,
+		"ghthread":        cmdGHThread,
+		"glthread":        cmdGLThread,
+		"githubserver":    cmdGitHubServer,
+		"gitlabserver":    cmdGitLabServer,
+		"giteaserver":     cmdGiteaServer,
+		"giteacomment":    cmdGiteaComment,
+		"giteathread":     cmdGiteaThread,
+		"bitbucketserver": cmdBitbucketServer,
+		"bbthread":        cmdBBThread,
+		"quickactions":    cmdQuickActions,
+		"mentions":        cmdMentions,
+		"hostfile":        cmdHostFile,
 	}
 }
 
@@ -45,6 +47,7 @@ var (
 	ghServers sync.Map // *testscript.TestScript → *hosttest.GitHub
 	glServers sync.Map // *testscript.TestScript → *hosttest.GitLab
 	gtServers sync.Map // *testscript.TestScript → *hosttest.Gitea
+	bbServers sync.Map // *testscript.TestScript → *hosttest.Bitbucket
 )
 
 // ghevent writes the pull_request event GitHub Actions would put at
@@ -401,6 +404,81 @@ func cmdGiteaThread(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// bitbucketserver starts hosttest.Bitbucket for the rest of the script
+// and sets $BITBUCKET_API to its root (…/2.0), for --bitbucket-url:
+// `bitbucketserver [-record dir] [-token T] [-readonly] [-head SHA] [-fail
+// N] [-huge] [-unplaceable]`. A token other than T (default
+// bbat_scripttoken) gets 401; with -readonly every post gets 403; -head is
+// the pull requests' head commit; -fail answers the first N requests 500;
+// -huge answers GET .../pullrequests/{id} with 17 MiB; -unplaceable
+// refuses a comment on a line (400). dir receives each request as
+// bb-NNN.json and a line per request in requests.log.
+func cmdBitbucketServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! bitbucketserver")
+	}
+	fl := flag.NewFlagSet("bitbucketserver", flag.ContinueOnError)
+	record := fl.String("record", "", "directory to record requests in")
+	b := &hosttest.Bitbucket{}
+	fl.StringVar(&b.Token, "token", "bbat_scripttoken", "the token the server accepts")
+	fl.BoolVar(&b.ReadOnly, "readonly", false, "refuse every post with 403")
+	fl.StringVar(&b.Head, "head", "", "the pull requests' head commit")
+	fl.IntVar(&b.Fail, "fail", 0, "answer the first N requests 500")
+	fl.BoolVar(&b.Huge, "huge", false, "answer GET .../pullrequests/{id} with 17 MiB")
+	fl.BoolVar(&b.Unplaceable, "unplaceable", false, "refuse a comment on a line")
+	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
+		ts.Fatalf("usage: bitbucketserver [-record dir] [-token T] [-readonly] [-head SHA] [-fail N] [-huge] [-unplaceable]")
+	}
+	if *record != "" {
+		b.Dir = ts.MkAbs(*record)
+		ts.Check(os.MkdirAll(b.Dir, 0o755))
+	}
+	api, stop := b.Start()
+	ts.Defer(stop)
+	bbServers.Store(ts, b)
+	ts.Setenv("BITBUCKET_API", api)
+}
+
+// bbthread does, on the scripted Bitbucket, what a person does in the nth
+// finding's comment (1-based) review posted on pull request pr: resolve
+// it as login, or reopen it; `bbthread resolved pr n` prints who resolved
+// it, or "open"; `bbthread replies pr n` prints the replies to it:
+// `bbthread resolve pr n login | bbthread reopen|resolved|replies pr n`.
+func cmdBBThread(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: bbthread resolve pr n login | bbthread reopen|resolved|replies pr n")
+	}
+	v, ok := bbServers.Load(ts)
+	if !ok {
+		ts.Fatalf("bbthread: no bitbucketserver in this script")
+	}
+	b := v.(*hosttest.Bitbucket)
+	n, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	ids := b.Threads(args[1])
+	if n < 1 || n > len(ids) {
+		ts.Fatalf("bbthread: pull request #%s has %d threads review started", args[1], len(ids))
+	}
+	id := ids[n-1]
+	switch args[0] {
+	case "resolve":
+		if len(args) != 4 {
+			ts.Fatalf("usage: bbthread resolve pr n login")
+		}
+		b.Resolve(id, args[3])
+	case "reopen":
+		b.Resolve(id, "")
+	case "resolved":
+		fmt.Fprintln(ts.Stdout(), b.ResolvedBy(id))
+	case "replies":
+		for _, r := range b.Replies(id) {
+			fmt.Fprintln(ts.Stdout(), r)
+		}
+	default:
+		ts.Fatalf("bbthread: unknown %q", args[0])
+	}
+}
+
 // quickactions checks every body a scripted GitLab received (the
 // gl-NNN.json files in dir) against GitLab's own grammar in both of its
 // generations (hosttest.Commands), and fails on any quick action either
@@ -422,15 +500,20 @@ func cmdQuickActions(ts *testscript.TestScript, neg bool, args []string) {
 // files in dir, a review's comments included) against GitHub's published
 // mention filter (hosttest.Mentions), or with -host gitea every body a
 // scripted Gitea received (gt-NNN.json) against Gitea's rule
-// (hosttest.GiteaMentions), and fails on anyone it would notify:
-// `mentions [-host gitea] dir`.
+// (hosttest.GiteaMentions), or with -host bitbucket every raw text a
+// scripted Bitbucket received (bb-NNN.json) against Bitbucket's
+// (hosttest.BitbucketMentions), and fails on anyone it would notify:
+// `mentions [-host gitea|bitbucket] dir`.
 func cmdMentions(ts *testscript.TestScript, neg bool, args []string) {
 	prefix, find := "gh", hosttest.Mentions
 	if len(args) == 3 && args[0] == "-host" && args[1] == "gitea" {
 		prefix, find, args = "gt", hosttest.GiteaMentions, args[2:]
 	}
+	if len(args) == 3 && args[0] == "-host" && args[1] == "bitbucket" {
+		prefix, find, args = "bb", hosttest.BitbucketMentions, args[2:]
+	}
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: mentions [-host gitea] dir")
+		ts.Fatalf("usage: mentions [-host gitea|bitbucket] dir")
 	}
 	n := eachBody(ts, args[0], prefix, func(req string, body string) {
 		if m := find(body); len(m) > 0 {
@@ -452,7 +535,7 @@ func eachBody(ts *testscript.TestScript, dir, prefix string, fn func(req, body s
 		switch v := v.(type) {
 		case map[string]any:
 			for k, e := range v {
-				if s, ok := e.(string); ok && k == "body" {
+				if s, ok := e.(string); ok && (k == "body" || prefix == "bb" && (k == "raw" || k == "summary" || k == "details")) {
 					n++
 					fn(req, s)
 					continue

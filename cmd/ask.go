@@ -94,7 +94,7 @@ its first turn.`,
 	formats := report.Names(report.Answer)
 	fl.StringVar(&opts.Format, "format", "", text.JoinOr(formats)+" (default "+formats[0]+")")
 	fl.StringVarP(&opts.Output, "output", "o", "", "write to `FILE` instead of standard output")
-	fl.StringVar(&opts.Post, "post", "", "post the answer to `HOST`: "+text.JoinOr(hostNames()))
+	fl.StringVar(&opts.Post, "post", "", "post the answer to `HOST` (review help hosts)")
 	fl.StringVar(&opts.ReplyTo, "reply-to", "", "with --post: answer in the thread `ID`")
 	inGroup(fl, groupOutputs, "format", "output", "post", "reply-to")
 	fl.StringVar(&opts.Summarize, "summarize", "rules", "digest old turns by rules or model")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/bitbucket"
 	"github.com/reviewdev/review/review/host/gitea"
 	"github.com/reviewdev/review/review/host/github"
 	"github.com/reviewdev/review/review/host/gitlab"
@@ -23,6 +24,7 @@ var hosts = []hostRow{
 	{Host: github.Host, denied: annotateDenied},
 	{Host: gitlab.Host},
 	{Host: gitea.Host},
+	{Host: bitbucket.Host},
 }
 
 // hostRow is a host and what cmd does for it beyond the seam.

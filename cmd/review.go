@@ -92,7 +92,7 @@ set by OPENAI_API_KEY, OPENAI_BASE_URL and --model; settings also come from
 	formats := report.Names(report.Result)
 	fl.StringVar(&opts.Format, "format", "", text.JoinOr(formats))
 	fl.StringArrayVarP(&opts.Outputs, "output", "o", nil, "write to `FILE`; repeat as FORMAT=FILE for more outputs")
-	fl.StringVar(&opts.Post, "post", "", "post the findings to `HOST`: "+text.JoinOr(hostNames()))
+	fl.StringVar(&opts.Post, "post", "", "post the findings to `HOST` (review help hosts)")
 	inGroup(fl, groupOutputs, "dry-run", "format", "output", "post")
 	opts.hostFlags.register(fl)
 	opts.agentFlags.register(fl)

@@ -202,36 +202,56 @@ func neutralLine(line string) string {
 func neutralMentions(seg string) string { return inert(seg, true) }
 
 // inert puts a word joiner after the "@" of each mention in s, by GitHub's
-// rule and Gitea's (hosttest.GiteaMentions), whose names may also start
-// with "-", and shows it as code when code is set.
+// rule, Gitea's (hosttest.GiteaMentions), whose names may also start
+// with "-", and Bitbucket's (hosttest.BitbucketMentions), which also
+// mentions an account by its ID in braces ("@{557058:…}"), and shows it
+// as code when code is set.
 func inert(seg string, code bool) string {
 	if !strings.Contains(seg, "@") {
 		return seg
 	}
 	var b strings.Builder
-	word := false // the character before, as the page shows it, is a letter, a digit or "_"
+	word := false // the character before, as the page shows it, is a letter or a digit
 	for i := 0; i < len(seg); {
 		c := seg[i]
-		if c == '@' && !word && i+1 < len(seg) && (loginByte(seg[i+1]) || seg[i+1] == '-') {
+		if c == '@' && !word && i+1 < len(seg) && (loginByte(seg[i+1]) || seg[i+1] == '-' || seg[i+1] == '{') {
 			j := i + 2
 			for j < len(seg) && (loginByte(seg[j]) || seg[j] == '.' || seg[j] == '-') {
 				j++
+			}
+			if seg[i+1] == '{' {
+				j = braced(seg, i+1)
 			}
 			if code {
 				b.WriteString("`@" + wordJoiner + seg[i+1:j] + "`")
 				word = false // the page's text starts again after the span
 			} else {
 				b.WriteString("@" + wordJoiner + seg[i+1:j])
-				word = loginByte(seg[j-1])
+				word = loginByte(seg[j-1]) && seg[j-1] != '_'
 			}
 			i = j
 			continue
 		}
 		b.WriteByte(c)
-		word = loginByte(c)
+		// A "_" may close an emphasis, which the page does not show: the
+		// "@" after it starts a mention there ("_x_@all").
+		word = loginByte(c) && c != '_'
 		i++
 	}
 	return b.String()
+}
+
+// braced is the end of a Bitbucket mention by account ID, "{…}" from
+// open: after its "}", or where a line, a code span or a space ends it.
+func braced(seg string, open int) int {
+	j := open + 1
+	for j < len(seg) && !strings.ContainsRune("}` \t\n", rune(seg[j])) {
+		j++
+	}
+	if j < len(seg) && seg[j] == '}' {
+		j++
+	}
+	return j
 }
 
 // loginByte is an ASCII letter, digit or "_".
