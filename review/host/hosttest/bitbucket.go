@@ -124,7 +124,8 @@ var bbDefs = sync.OnceValues(func() (func(def string) (*jsonschema.Schema, error
 // ValidateBitbucket checks a JSON body against the swagger definition
 // def, or against an array of it when def starts with "[]". A request's
 // body (request true) may leave out the "type" every object of the API
-// requires: Bitbucket's own examples of requests do, and it fills it in.
+// requires, its own and its parent's: Bitbucket's own examples of
+// requests do, and it fills it in.
 func ValidateBitbucket(def string, body []byte, request bool) error {
 	defs, err := bbDefs()
 	if err != nil {
@@ -140,8 +141,16 @@ func ValidateBitbucket(def string, body []byte, request bool) error {
 		return err
 	}
 	typed := func(v any) any {
-		if m, ok := v.(map[string]any); ok && request && m["type"] == nil {
+		m, ok := v.(map[string]any)
+		if !ok || !request {
+			return v
+		}
+		if m["type"] == nil {
 			m["type"] = name
+		}
+		// A reply names its parent by ID alone, as Bitbucket's examples do.
+		if p, ok := m["parent"].(map[string]any); ok && p["type"] == nil {
+			p["type"] = name
 		}
 		return v
 	}

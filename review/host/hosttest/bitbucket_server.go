@@ -190,9 +190,13 @@ func (b *Bitbucket) pulls(w http.ResponseWriter, r *http.Request, repo, n, rest 
 		if len(hash) > 12 {
 			hash = hash[:12] // Bitbucket names a pull request's commits by 12 digits
 		}
+		source := map[string]any{"branch": map[string]any{"name": "feature"}}
+		if hash != "" {
+			source["commit"] = map[string]any{"hash": hash}
+		}
 		bbAnswer(w, http.StatusOK, "pullrequest", map[string]any{"type": "pullrequest", "id": num, "title": "Feature", "state": "OPEN",
 			"links":       map[string]any{"html": map[string]any{"href": "https://bitbucket.org/" + repo + "/pull-requests/" + n}},
-			"source":      map[string]any{"branch": map[string]any{"name": "feature"}, "commit": map[string]any{"hash": hash}},
+			"source":      source,
 			"destination": map[string]any{"branch": map[string]any{"name": "main"}}})
 	case rest == "comments" && r.Method == http.MethodGet:
 		bbPage(w, r, "paginated_pullrequest_comments", p.comments)
