@@ -176,7 +176,7 @@ func runAsk(ctx context.Context, opts *AskOptions) error {
 	out, err := review.Run(ctx, job, env)
 	prog.done()
 	if err != nil && (out == nil || out.Session == nil) {
-		return runAdvice(err)
+		return runAdvice(beforeRun(ctx, err))
 	}
 	if out.Session == nil {
 		fmt.Fprintf(opts.IO.Info(), "review: nothing to ask about: %s has no changes since its merge base with %s\n", opts.Head, opts.Base)

@@ -206,7 +206,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	out, err := review.Run(ctx, job, env)
 	prog.done()
 	if err != nil && (out == nil || out.Session == nil) {
-		return runAdvice(err)
+		return runAdvice(beforeRun(ctx, err))
 	}
 	plan := out.Plan
 	if out.Session == nil {
@@ -522,6 +522,17 @@ func runError(ctx context.Context, id string, err error) error {
 		return &runFailed{id, fmt.Errorf("run %s: %w; make the requests smaller with a lower --static-share or --preview-chars, or give the model's real window with --context-window", id, err)}
 	}
 	return &runFailed{id, fmt.Errorf("run %s: %w", id, err)}
+}
+
+// beforeRun is the error of a command stopped before its run started:
+// the --deadline's own words when the deadline stopped it (a busy
+// machine can spend a short deadline on reading the diff).
+func beforeRun(ctx context.Context, err error) error {
+	var de *deadlineError
+	if errors.As(context.Cause(ctx), &de) && !errors.As(err, &de) {
+		return fmt.Errorf("stopped at the --deadline of %s (REVIEW_DEADLINE) before the run started: allow more time", de.d)
+	}
+	return err
 }
 
 // deadlineError is the cause of a run stopped by --deadline.
