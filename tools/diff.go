@@ -197,6 +197,28 @@ func (s *Set) numstat(ctx context.Context, base, head string) (map[string]string
 
 // changes lists the files that differ between two commits, with renames.
 func (s *Set) changes(ctx context.Context, base, head string) ([]change, error) {
+	key := [2]string{base, head}
+	s.state.mu.Lock()
+	cs, ok := s.state.changed[key]
+	s.state.mu.Unlock()
+	if ok {
+		return cs, nil
+	}
+	cs, err := s.listChanged(ctx, base, head)
+	if err != nil {
+		return nil, err
+	}
+	s.state.mu.Lock()
+	if s.state.changed == nil {
+		s.state.changed = map[[2]string][]change{}
+	}
+	s.state.changed[key] = cs
+	s.state.mu.Unlock()
+	return cs, nil
+}
+
+// listChanged asks git for the files that differ between two commits.
+func (s *Set) listChanged(ctx context.Context, base, head string) ([]change, error) {
 	args := []string{"diff", "-z", "--name-status", "--no-ext-diff", "--no-relative", "-M", "--ignore-submodules=none"}
 	if s.env.FindCopies {
 		args = append(args, "-C")

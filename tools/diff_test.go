@@ -78,6 +78,24 @@ func TestGetFileDiffErrors(t *testing.T) {
 	}
 }
 
+// TestGetFileDiffListsOnce holds the units of a run, which share a set,
+// to one listing of the changed files between the same base and head:
+// each call after the first answers from it (here, from a listing made
+// to differ, which only the kept one can explain).
+func TestGetFileDiffListsOnce(t *testing.T) {
+	f := sharedFixture(t)
+	s := f.set()
+	mustOK(t, call(t, s, "get_file_diff", `{"path": "main.go"}`))
+	if n := len(s.state.changed); n != 1 {
+		t.Fatalf("%d listings kept after a call, want 1", n)
+	}
+	for k := range s.state.changed {
+		s.state.changed[k] = []change{{status: "M", old: "main.go", new: "main.go"}}
+	}
+	mustErr(t, call(t, s, "get_file_diff", `{"path": "util/new.go"}`), `"util/new.go" did not change`)
+	mustOK(t, call(t, f.set(), "get_file_diff", `{"path": "util/new.go"}`))
+}
+
 // TestGetFileDiffList lists the changed files under a directory, which is
 // how the overview of a large change reaches the files it only counts.
 func TestGetFileDiffList(t *testing.T) {

@@ -198,6 +198,11 @@ type repoState struct {
 	cat *catFile
 	// symbols is the head's symbol index once a question asked for it.
 	symbols *symbolState
+	// changed holds the files that differ between two commits, by
+	// base and head: every unit of a run reads its files' diffs against
+	// the same pair, and listing them (with rename detection over the
+	// whole change) is a git process a call.
+	changed map[[2]string][]change
 }
 
 // resolve returns the full commit SHA of a revision.

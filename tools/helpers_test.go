@@ -8,14 +8,20 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reviewdev/review/internal/gittest"
 	"github.com/reviewdev/review/toolmem"
 )
 
 // TestMain isolates git from the user's configuration for every test,
-// benchmark and fuzz target of the package.
+// benchmark and fuzz target of the package. A call's default time limit
+// is raised far above what any test needs (the huge diff takes under a
+// second on an idle machine and took over 20 s beside other work): a
+// test asserts what a call answers, and the tests of the limit set their
+// own.
 func TestMain(m *testing.M) {
+	defaultTimeout = 10 * time.Minute
 	code := gittest.Main(m)
 	if fixtureDir != "" {
 		os.RemoveAll(fixtureDir)
