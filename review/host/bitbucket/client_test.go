@@ -2,11 +2,14 @@ package bitbucket
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/result"
@@ -118,4 +121,65 @@ func TestSigned(t *testing.T) {
 	if fp, run, code, ok := host.ReadThreadMarker(line); !ok || fp != "ab12" || run != "run1" || code != "1-0123456789abcdef" {
 		t.Errorf("the signed comment marker reads as %q %q %q %v", fp, run, code, ok)
 	}
+}
+
+// TestServerErrors: a Bitbucket that answers 500 every time is asked
+// again, then the error is one line that says how many attempts, what
+// Bitbucket said and what to do; nothing is posted.
+func TestServerErrors(t *testing.T) {
+	var mu sync.Mutex
+	n, posted := 0, false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		posted = posted || r.Method != http.MethodGet
+		mu.Unlock()
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte(`{"type": "error", "error": {"message": "Something went wrong"}}`))
+	}))
+	defer srv.Close()
+	p := &Poster{Options: Options{APIURL: srv.URL + "/2.0", Token: "t", Workspace: "w", Repo: "r", PR: 1, HeadSHA: h1, MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}}
+	_, err := p.Post(context.Background(), &result.Result{RunID: "r"}, nil)
+	want := "reading pull request w/r#1 (3 attempts): Bitbucket answered 500 Something went wrong: Bitbucket had a problem; run again later"
+	if err == nil || err.Error() != want || n != 3 || posted {
+		t.Fatalf("err = %v after %d requests, posted %v; want %q", err, n, posted, want)
+	}
+}
+
+// FuzzAnswers reads whatever a server answers as a page of a pull
+// request's comments: sorting it never panics, counts as review's only a
+// comment whose marker carries its signature, and hands the ledger no
+// thread without a comment ID, a fingerprint and a path.
+func FuzzAnswers(f *testing.F) {
+	c := &client{key: signKey("t")}
+	ours := c.signed(host.CommentMarker("0123456789abcdef0123456789abcdef", "r1", "code=1-0123456789abcdef") + "\n**[high] x** · security")
+	summary := c.signed(host.ReviewMarker("r1", h1, "heads="+h1) + "\nbody")
+	f.Add(`{"values": [{"id": 5, "content": {"raw": ` + strconv.Quote(ours) + `}, "inline": {"path": "a.go", "to": 3}}]}`)
+	f.Add(`{"values": [{"id": 5, "content": {"raw": ` + strconv.Quote(ours) + `}, "inline": {"path": "a.go"}, "resolution": {"user": null}}]}`)
+	f.Add(`{"values": [{"id": 6, "content": {"raw": ` + strconv.Quote(summary) + `}}, {"id": 7, "parent": {"id": 5}, "content": null}], "next": "x?page=2"}`)
+	f.Add(`{"values": [{"id": 5, "content": {"raw": "<!-- review:run=a head=abc sig=0000000000000000 -->"}}]}`)
+	f.Fuzz(func(t *testing.T, answer string) {
+		var p page[comment]
+		if json.Unmarshal([]byte(answer), &p) != nil {
+			return
+		}
+		st := &prState{}
+		c.sort(st, p.Values)
+		for _, cm := range append(st.lines, st.comments...) {
+			_ = cm.line()
+		}
+		if st.summary != nil && (!c.verified(st.summary.Content.Raw) || !host.SHA().MatchString(st.summaryHead)) {
+			t.Fatalf("summary %+v, head %q", st.summary, st.summaryHead)
+		}
+		for _, h := range st.heads {
+			if !host.SHA().MatchString(h) {
+				t.Fatalf("head %q", h)
+			}
+		}
+		for _, th := range c.threads(st) {
+			if _, err := strconv.ParseInt(th.ID, 10, 64); err != nil || th.Fingerprint == "" || th.Path == "" {
+				t.Fatalf("thread %+v", th)
+			}
+		}
+	})
 }

@@ -58,13 +58,20 @@ func (c *client) state(ctx context.Context) (*prState, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.sort(st, cs)
+	return st, nil
+}
+
+// sort keeps a pull request's comments in st, and finds among them the
+// newest summary and the comments on lines review posted.
+func (c *client) sort(st *prState, cs []comment) {
 	st.comments = cs
 	for i := range cs {
 		cm := &cs[i]
 		if cm.Deleted || cm.ID <= 0 || !c.verified(cm.Content.Raw) {
 			continue
 		}
-		if _, _, ok := host.ReadCommentMarker(cm.Content.Raw); ok && cm.Inline != nil && cm.Parent == nil {
+		if _, _, ok := host.ReadCommentMarker(cm.Content.Raw); ok && cm.Inline != nil && cm.Inline.Path != "" && cm.Parent == nil {
 			st.lines = append(st.lines, *cm)
 			continue
 		}
@@ -77,7 +84,6 @@ func (c *client) state(ctx context.Context) (*prState, error) {
 			st.heads = append(host.EarlierHeads(more), head)
 		}
 	}
-	return st, nil
 }
 
 // line is the line of the new file a comment is on, or of the old one.
