@@ -18,7 +18,7 @@ const h1 = "cccccccccccccccccccccccccccccccccccccccc"
 // (hosttest.BitbucketMentions): whatever the model wrote in the summary,
 // a finding's title, body, suggestion, replacement or note, or the path it
 // names, nobody is notified, and each comment keeps its signed marker at
-// its start.
+// its start, sent as a link reference definition and read back as it was.
 func FuzzBodies(f *testing.F) {
 	f.Add("cc @all", "t @x", "ask @{557058:abc}.", "(@org/team)", "@-x", "n", "a.go")
 	f.Add("a ` b", "`x", "```\n@alice\n```", "[@x]", "", "@{y}'s", "@z.go")
@@ -35,8 +35,12 @@ func FuzzBodies(f *testing.F) {
 			"line":    c.lineBody(r.RunID, fd, "1-0123456789abcdef"),
 		}
 		for name, b := range comments {
-			if m := hosttest.BitbucketMentions(b); len(m) > 0 {
-				t.Fatalf("Bitbucket notifies %q for the %s:\n%s", m, name, b)
+			wire := wireMarkers(b)
+			if m := hosttest.BitbucketMentions(wire); len(m) > 0 {
+				t.Fatalf("Bitbucket notifies %q for the %s:\n%s", m, name, wire)
+			}
+			if strings.HasPrefix(wire, "<!--") || readMarkers(wire) != b {
+				t.Fatalf("the %s's markers are not written and read back as link reference definitions:\n%s", name, wire)
 			}
 			if !strings.HasPrefix(b, "<!-- review:") || !c.verified(b) {
 				t.Fatalf("the %s lost its signed marker:\n%s", name, b)

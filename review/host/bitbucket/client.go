@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -181,11 +182,9 @@ type (
 		} `json:"source"`
 	}
 	comment struct {
-		ID      int64 `json:"id"`
-		Content struct {
-			Raw string `json:"raw"`
-		} `json:"content"`
-		Inline *struct {
+		ID      int64   `json:"id"`
+		Content content `json:"content"`
+		Inline  *struct {
 			Path string `json:"path"`
 			To   int    `json:"to"`
 			From int    `json:"from"`
@@ -261,4 +260,55 @@ func (c *client) verified(body string) bool {
 	}
 	want := c.sign(first[:loc[0]])
 	return hmac.Equal([]byte("sig="+first[loc[2]:loc[3]]), []byte(want))
+}
+
+// content is a comment's text (swagger comment.content.raw), with
+// review's markers as review reads and writes them (<!-- review:… -->).
+// Bitbucket escapes raw HTML, so an HTML comment would show as text: on
+// the wire each line that is a marker is a link reference definition no
+// text refers to, which Markdown shows as nothing and Bitbucket keeps as
+// written ([//]: # "review:…").
+type content struct {
+	Raw string
+}
+
+func (c content) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Raw string `json:"raw"`
+	}{wireMarkers(c.Raw)})
+}
+
+func (c *content) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Raw string `json:"raw"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	c.Raw = readMarkers(w.Raw)
+	return nil
+}
+
+// The two forms of a marker's line: review's, and Bitbucket's.
+var (
+	htmlMarker = lazy.Regexp(`(?m)^<!-- (review:[^"\n]*?) -->$`)
+	wireMarker = lazy.Regexp(`(?m)^\[//\]: # "(review:[^"\n]*)"$`)
+)
+
+// wireMarkers writes each marker line of s as a link reference
+// definition.
+func wireMarkers(s string) string {
+	if !strings.Contains(s, "<!-- review:") {
+		return s
+	}
+	return htmlMarker().ReplaceAllString(s, `[//]: # "$1"`)
+}
+
+// readMarkers reads each marker line of s written by wireMarkers back as
+// review's marker.
+func readMarkers(s string) string {
+	if !strings.Contains(s, `[//]: # "review:`) {
+		return s
+	}
+	return wireMarker().ReplaceAllString(s, `<!-- $1 -->`)
 }

@@ -17,6 +17,11 @@
 // used, listings followed by the page number of their "next" link,
 // failures that may pass made again, a retried post never made twice.
 //
+// Bitbucket escapes raw HTML in a comment, so review's markers, HTML
+// comments on every other host, travel as link reference definitions
+// that nothing refers to ([//]: # "review:…"), which Markdown shows as
+// nothing (content).
+//
 // Which comments are review's own: a repository access token, as
 // Pipelines jobs use, may not ask who it is (GET /user needs the account
 // scope), so each marker review writes carries a signature, an HMAC of

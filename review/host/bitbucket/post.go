@@ -233,11 +233,9 @@ type inline struct {
 // newComment is the body of POST .../comments (swagger
 // pullrequest_comment): the raw Markdown, where it is, what it answers.
 type newComment struct {
-	Content struct {
-		Raw string `json:"raw"`
-	} `json:"content"`
-	Inline *inline `json:"inline,omitempty"`
-	Parent *struct {
+	Content content `json:"content"`
+	Inline  *inline `json:"inline,omitempty"`
+	Parent  *struct {
 		ID int64 `json:"id"`
 	} `json:"parent,omitempty"`
 }

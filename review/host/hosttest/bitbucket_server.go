@@ -440,7 +440,8 @@ func bbPage(w http.ResponseWriter, r *http.Request, def string, items []map[stri
 }
 
 // Threads returns the IDs of the comments on lines review posted on pull
-// request n that start a finding's thread, in the order posted.
+// request n that start a finding's thread (their text starts with a
+// finding's marker, in either of its forms), in the order posted.
 func (b *Bitbucket) Threads(n string) []int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -451,7 +452,7 @@ func (b *Bitbucket) Threads(n string) []int64 {
 		}
 		for _, c := range p.comments {
 			raw := c["content"].(map[string]any)["raw"].(string)
-			if c["user"].(map[string]any)["nickname"] == "review-bot" && c["parent"] == nil && strings.HasPrefix(raw, "<!-- review:fp=") {
+			if c["user"].(map[string]any)["nickname"] == "review-bot" && c["parent"] == nil && (strings.HasPrefix(raw, "<!-- review:fp=") || strings.HasPrefix(raw, `[//]: # "review:fp=`)) {
 				ids = append(ids, c["id"].(int64))
 			}
 		}
