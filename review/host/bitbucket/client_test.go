@@ -183,3 +183,18 @@ func FuzzAnswers(f *testing.F) {
 		}
 	})
 }
+
+// TestUnfold: the collapsed section of earlier reviews' findings is a
+// section under a heading on Bitbucket, which would show the HTML tags;
+// a "</details>" in a finding's code block stays, and a summary without
+// the section is as written.
+func TestUnfold(t *testing.T) {
+	in := "marker\n### review\n\n<details><summary>Findings of earlier reviews (2)</summary>\n\n_Listed here._\n\n```\n</details>\n```\n\n</details>\n\n---\nusage\n"
+	want := "marker\n### review\n\n#### Findings of earlier reviews (2)\n\n_Listed here._\n\n```\n</details>\n```\n\n\n---\nusage\n"
+	if got := unfold(in); got != want {
+		t.Errorf("unfold:\n%q\nwant\n%q", got, want)
+	}
+	if s := "marker\n### review\n\nno section\n"; unfold(s) != s {
+		t.Errorf("unfold changed %q", s)
+	}
+}

@@ -197,7 +197,7 @@ func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (h
 	if st.summary != nil {
 		plan.Carried = host.Carry(host.ReadListed(st.summary.Content.Raw), r, d)
 	}
-	body := c.signed(plan.Write(r, host.NextHeads(st.heads, c.head), words))
+	body := c.signed(unfold(plan.Write(r, host.NextHeads(st.heads, c.head), words)))
 	url, err := c.putSummary(ctx, st.summary, r.RunID, body)
 	if err != nil {
 		return host.Report{}, err
@@ -298,6 +298,27 @@ func (c *client) putSummary(ctx context.Context, old *comment, run, body string)
 		return "", err
 	}
 	return string(cm.Links.HTML.Href), nil
+}
+
+// unfold writes the collapsed section of the findings of earlier reviews
+// a summary keeps (<details>) as a section under a heading: Bitbucket
+// escapes HTML, and would show the tags as text. The section is the last
+// thing in the summary that can hold "</details>" on a line of its own:
+// what follows it is review's own lines, the model's words in them
+// neutralised.
+func unfold(s string) string {
+	const open = "<details><summary>Findings of earlier reviews ("
+	i := strings.Index(s, "\n"+open)
+	if i < 0 {
+		return s
+	}
+	end := strings.Index(s[i+1:], "</summary>\n")
+	j := strings.LastIndex(s, "\n</details>\n")
+	if end < 0 || j < i {
+		return s
+	}
+	title := s[i+1+len("<details><summary>") : i+1+end]
+	return s[:i+1] + "#### " + title + s[i+1+end+len("</summary>"):j+1] + s[j+len("\n</details>\n"):]
 }
 
 // capBody cuts a body past maxBody, keeping its start, where the marker
