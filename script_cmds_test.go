@@ -169,10 +169,11 @@ func cmdOverlap(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // nomore checks that the requests recorded in dir a add up to no more
-// bytes than those in dir b, and prints both: `nomore a b`.
+// bytes than those in dir b, or than percent more when given, and prints
+// both: `nomore a b [percent]`.
 func cmdNoMore(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: nomore a b")
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: nomore a b [percent]")
 	}
 	total := func(dir string) (n int64, files int) {
 		for _, f := range requestFiles(ts, dir) {
@@ -186,8 +187,14 @@ func cmdNoMore(ts *testscript.TestScript, neg bool, args []string) {
 	a, na := total(args[0])
 	b, nb := total(args[1])
 	ts.Logf("%s: %d requests, %d bytes; %s: %d requests, %d bytes", args[0], na, a, args[1], nb, b)
-	if a > b {
-		ts.Fatalf("%s sent %d bytes, more than the %d of %s", args[0], a, b, args[1])
+	most := b
+	if len(args) == 3 {
+		pct, err := strconv.ParseFloat(strings.TrimSuffix(args[2], "%"), 64)
+		ts.Check(err)
+		most = b + int64(float64(b)*pct/100)
+	}
+	if a > most {
+		ts.Fatalf("%s sent %d bytes, more than the %d of %s (%d allowed)", args[0], a, b, args[1], most)
 	}
 }
 

@@ -143,6 +143,14 @@ func (b Budget) Input() int { return b.ContextWindow - b.AnswerReserve }
 // Static is the token budget of the static diff context.
 func (b Budget) Static() int { return int(float64(b.Input()) * b.StaticShare) }
 
+// LoopRoom is the room a review's tool loop is promised beside its first
+// request: what the stop line leaves past the static share (7,200 of a
+// 32k window's 24,000 input tokens at the default share). A unit of a
+// change reviewed in units holds whatever hunks leave its loop this room
+// within the input budget, so a file is split only when it cannot; a
+// larger static share promises less and packs fuller units.
+func (b Budget) LoopRoom() int { return max(b.StopLine()-b.Static(), 0) }
+
 // Validate reports the first setting that cannot work.
 func (b Budget) Validate() error {
 	switch {

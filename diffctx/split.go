@@ -10,6 +10,11 @@ type SplitOptions struct {
 	// Room is what the overview and one unit's hunks may take together,
 	// in tokens; the overview takes at most half of it.
 	Room int
+	// Unit, when set, is what the overview, Intro and one unit's hunks
+	// may take together instead of Room, which then only lays out the
+	// overview: a unit's first request may hold more than the static
+	// share, as long as it leaves its tool loop the room promised.
+	Unit int
 	// Intro is the count of a unit turn's own instructions, which take
 	// from the unit's share.
 	Intro int
@@ -80,6 +85,9 @@ func SplitUnits(d *Diff, opts SplitOptions) *Split {
 	r.inUnits = true
 	ov, _ := r.layout(max(opts.Room/2, opts.List))
 	room := opts.Room
+	if opts.Unit > 0 {
+		room = opts.Unit
+	}
 	budget := room - ov - opts.Intro
 	if most := opts.Most - ov - opts.Intro; budget < opts.MinShare && most > budget {
 		// A small window: the unit takes what the loop is not promised.

@@ -39,11 +39,22 @@ func unitMost(b conversation.Budget, fixed int, c *conversation.Counter) int {
 	return b.StopLine() - fixed - loopFloor(b, c)
 }
 
+// unitRoom is what the overview, a unit turn's words and its hunks may
+// take: the input budget less the system prompt and tool definitions
+// (fixed) and the room the loop is promised (Budget.LoopRoom), never past
+// what leaves the smallest loop before the stop line (unitMost), and
+// never less than the static share leaves. It is not a share of the
+// window: a file that fits beside the loop's room is reviewed whole in
+// one unit.
+func unitRoom(b conversation.Budget, fixed int, c *conversation.Counter) int {
+	return max(min(b.Input()-fixed-b.LoopRoom(), unitMost(b, fixed, c)), b.Static()-fixed)
+}
+
 // unitShare is what a unit's hunks may take in a window under b, as
 // SplitUnits decides it, with other the count of the overview and a unit
 // turn's words.
 func unitShare(b conversation.Budget, fixed, other int, c *conversation.Counter) int {
-	share := b.Static() - fixed - other
+	share := unitRoom(b, fixed, c) - other
 	if most := unitMost(b, fixed, c) - other; share < minUnitShare && most > share {
 		share = most
 	}

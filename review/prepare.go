@@ -280,7 +280,7 @@ func (p *Plan) splitUnits(opts Options, counter *conversation.Counter, room, lea
 		most, by = n, result.ReasonPromptBudget
 	}
 	p.packedBy = by
-	p.split = diffctx.SplitUnits(p.Diff, diffctx.SplitOptions{Room: room, Intro: intro, Most: unitMost(b, fixed, counter), MinShare: minUnitShare,
+	p.split = diffctx.SplitUnits(p.Diff, diffctx.SplitOptions{Room: room, Unit: max(unitRoom(b, fixed, counter), room), Intro: intro, Most: unitMost(b, fixed, counter), MinShare: minUnitShare,
 		Max: most, Counter: counter, List: listShare(b)})
 	p.Units = p.split.Units
 }

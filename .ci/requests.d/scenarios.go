@@ -23,11 +23,11 @@ var scenarios = []scenario{
 		_, err := e.review(call{script: smallScript, args: []string{"--base", "main", "--model", "gpt-4o", "--format", "json"}, record: true})
 		return err
 	}},
-	{name: "b", title: "12 files in 6 units at a 16k window, 3 side by side", needs: "jobs", run: func(e *env) error {
+	{name: "b", title: "12 files in 6 units at a 12k window, 3 side by side", needs: "jobs", run: func(e *env) error {
 		if err := manyFiles(e); err != nil {
 			return err
 		}
-		_, err := e.review(call{script: unitsScript(6, false), args: []string{"--base", "main", "--model", "gpt-4o", "--context-window", "16000", "--jobs", "3", "--format", "json"}, record: true, byUnit: true})
+		_, err := e.review(call{script: unitsScript(6, false), args: []string{"--base", "main", "--model", "gpt-4o", "--context-window", "12000", "--jobs", "3", "--format", "json"}, record: true, byUnit: true})
 		return err
 	}},
 	{name: "c", title: "follow-up question on (a)'s run", run: func(e *env) error {
@@ -84,7 +84,7 @@ var scenarios = []scenario{
 		if err := manyFiles(e); err != nil {
 			return err
 		}
-		_, err := e.review(call{script: unitsScript(6, true), args: []string{"--base", "main", "--model", "gpt-4o", "--context-window", "16000", "--jobs", "1", "--format", "json"}, record: true})
+		_, err := e.review(call{script: unitsScript(6, true), args: []string{"--base", "main", "--model", "gpt-4o", "--context-window", "12000", "--jobs", "1", "--format", "json"}, record: true})
 		return err
 	}},
 }
