@@ -36,6 +36,8 @@ func hostCmds() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"giteathread":     cmdGiteaThread,
 		"bitbucketserver": cmdBitbucketServer,
 		"bbthread":        cmdBBThread,
+		"azureserver":     cmdAzureServer,
+		"azurethread":     cmdAzureThread,
 		"quickactions":    cmdQuickActions,
 		"mentions":        cmdMentions,
 		"hostfile":        cmdHostFile,
@@ -48,6 +50,7 @@ var (
 	glServers sync.Map // *testscript.TestScript → *hosttest.GitLab
 	gtServers sync.Map // *testscript.TestScript → *hosttest.Gitea
 	bbServers sync.Map // *testscript.TestScript → *hosttest.Bitbucket
+	azServers sync.Map // *testscript.TestScript → *hosttest.Azure
 )
 
 // ghevent writes the pull_request event GitHub Actions would put at
@@ -479,6 +482,92 @@ func cmdBBThread(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// azureserver starts hosttest.Azure for the rest of the script and points
+// SYSTEM_COLLECTIONURI at it (the organization fabrikam, as Azure
+// Pipelines sets it): `azureserver [-record dir] [-token T] [-basic]
+// [-readonly] [-head SHA] [-fail N] [-huge] [-unplaceable]`. A token other
+// than T (default azp_scripttoken), as a Bearer token or with -basic as a
+// personal access token, gets 401; with -readonly every post gets 403;
+// -head is the pull requests' source commit; -fail answers the first N
+// requests 500 or 503; -huge answers connectionData with 17 MiB;
+// -unplaceable refuses a thread on a file's lines (400). dir receives each
+// request as az-NNN.json and a line per request in requests.log.
+func cmdAzureServer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! azureserver")
+	}
+	fl := flag.NewFlagSet("azureserver", flag.ContinueOnError)
+	record := fl.String("record", "", "directory to record requests in")
+	a := &hosttest.Azure{}
+	fl.StringVar(&a.Token, "token", "azp_scripttoken", "the token the server accepts")
+	fl.BoolVar(&a.Basic, "basic", false, "take the token as a personal access token, in Basic")
+	fl.BoolVar(&a.ReadOnly, "readonly", false, "refuse every post with 403")
+	fl.StringVar(&a.Head, "head", "", "the pull requests' source commit")
+	fl.IntVar(&a.Fail, "fail", 0, "answer the first N requests 500 or 503")
+	fl.BoolVar(&a.Huge, "huge", false, "answer connectionData with 17 MiB")
+	fl.BoolVar(&a.Unplaceable, "unplaceable", false, "refuse a thread on a file's lines")
+	if err := fl.Parse(args); err != nil || fl.NArg() != 0 {
+		ts.Fatalf("usage: azureserver [-record dir] [-token T] [-basic] [-readonly] [-head SHA] [-fail N] [-huge] [-unplaceable]")
+	}
+	if *record != "" {
+		a.Dir = ts.MkAbs(*record)
+		ts.Check(os.MkdirAll(a.Dir, 0o755))
+	}
+	url, stop := a.Start()
+	ts.Defer(stop)
+	azServers.Store(ts, a)
+	ts.Setenv("SYSTEM_COLLECTIONURI", url)
+}
+
+// azurethread does, on the scripted Azure DevOps, what a person does to
+// the nth finding's thread (1-based) review started on pull request pr:
+// sets its status (active, fixed, closed, wontFix, byDesign, pending);
+// `azurethread id NAME pr n` sets $NAME to its ID; `azurethread status pr
+// n` prints its status; `azurethread replies pr n` prints the comments
+// after its first: `azurethread set pr n STATUS`.
+func cmdAzureThread(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: azurethread set pr n STATUS | azurethread id NAME pr n | azurethread status|replies pr n")
+	}
+	v, ok := azServers.Load(ts)
+	if !ok {
+		ts.Fatalf("azurethread: no azureserver in this script")
+	}
+	a := v.(*hosttest.Azure)
+	op, rest := args[0], args[1:]
+	name := ""
+	if op == "id" {
+		if len(rest) != 3 {
+			ts.Fatalf("usage: azurethread id NAME pr n")
+		}
+		name, rest = rest[0], rest[1:]
+	}
+	n, err := strconv.Atoi(rest[1])
+	ts.Check(err)
+	ids := a.Threads(rest[0])
+	if n < 1 || n > len(ids) {
+		ts.Fatalf("azurethread: pull request !%s has %d threads review started", rest[0], len(ids))
+	}
+	id := ids[n-1]
+	switch op {
+	case "id":
+		ts.Setenv(name, strconv.FormatInt(id, 10))
+	case "status":
+		fmt.Fprintln(ts.Stdout(), a.ThreadStatus(id))
+	case "replies":
+		for _, r := range a.Replies(id) {
+			fmt.Fprintln(ts.Stdout(), r)
+		}
+	case "set":
+		if len(rest) != 3 {
+			ts.Fatalf("usage: azurethread set pr n STATUS")
+		}
+		a.SetThreadStatus(id, rest[2])
+	default:
+		ts.Fatalf("azurethread: unknown %q", op)
+	}
+}
+
 // quickactions checks every body a scripted GitLab received (the
 // gl-NNN.json files in dir) against GitLab's own grammar in both of its
 // generations (hosttest.Commands), and fails on any quick action either
@@ -502,8 +591,10 @@ func cmdQuickActions(ts *testscript.TestScript, neg bool, args []string) {
 // scripted Gitea received (gt-NNN.json) against Gitea's rule
 // (hosttest.GiteaMentions), or with -host bitbucket every raw text a
 // scripted Bitbucket received (bb-NNN.json) against Bitbucket's
-// (hosttest.BitbucketMentions), and fails on anyone it would notify:
-// `mentions [-host gitea|bitbucket] dir`.
+// (hosttest.BitbucketMentions), or with -host azure every comment's
+// content a scripted Azure DevOps received (az-NNN.json) against its rule
+// (hosttest.AzureMentions), and fails on anyone it would notify:
+// `mentions [-host gitea|bitbucket|azure] dir`.
 func cmdMentions(ts *testscript.TestScript, neg bool, args []string) {
 	prefix, find := "gh", hosttest.Mentions
 	if len(args) == 3 && args[0] == "-host" && args[1] == "gitea" {
@@ -512,8 +603,11 @@ func cmdMentions(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 3 && args[0] == "-host" && args[1] == "bitbucket" {
 		prefix, find, args = "bb", hosttest.BitbucketMentions, args[2:]
 	}
+	if len(args) == 3 && args[0] == "-host" && args[1] == "azure" {
+		prefix, find, args = "az", hosttest.AzureMentions, args[2:]
+	}
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: mentions [-host gitea|bitbucket] dir")
+		ts.Fatalf("usage: mentions [-host gitea|bitbucket|azure] dir")
 	}
 	n := eachBody(ts, args[0], prefix, func(req string, body string) {
 		if m := find(body); len(m) > 0 {
@@ -524,8 +618,9 @@ func cmdMentions(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // eachBody calls fn with every "body" string of the requests a scripted
-// host recorded in dir as prefix-NNN.json, at any depth of their JSON,
-// and returns how many there were, failing when there were none.
+// host recorded in dir as prefix-NNN.json, at any depth of their JSON
+// (and Bitbucket's texts, Azure DevOps' comments' "content"), and returns
+// how many there were, failing when there were none.
 func eachBody(ts *testscript.TestScript, dir, prefix string, fn func(req, body string)) int {
 	files, err := filepath.Glob(filepath.Join(ts.MkAbs(dir), prefix+"-*.json"))
 	ts.Check(err)
@@ -535,7 +630,7 @@ func eachBody(ts *testscript.TestScript, dir, prefix string, fn func(req, body s
 		switch v := v.(type) {
 		case map[string]any:
 			for k, e := range v {
-				if s, ok := e.(string); ok && (k == "body" || prefix == "bb" && (k == "raw" || k == "summary" || k == "details")) {
+				if s, ok := e.(string); ok && (k == "body" || prefix == "bb" && (k == "raw" || k == "summary" || k == "details") || prefix == "az" && k == "content") {
 					n++
 					fn(req, s)
 					continue

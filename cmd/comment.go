@@ -58,8 +58,8 @@ files).
 In Gitea or Forgejo Actions it reads their issue_comment event the same way, and
 asks the API whether the author may write to the repository (their events carry
 no association); in GitLab CI, the note event a pipeline trigger passes in
-TRIGGER_PAYLOAD. Bitbucket Pipelines never starts on a comment: there it stops
-in one line, saying so.`,
+TRIGGER_PAYLOAD. Bitbucket Pipelines and Azure Pipelines never start on a
+comment: there it stops in one line, saying so.`,
 		Example: `  # in a workflow on issue_comment and pull_request_review_comment:
   review comment`,
 		Args: usageArgs(cobra.NoArgs),

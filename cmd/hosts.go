@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/azure"
 	"github.com/reviewdev/review/review/host/bitbucket"
 	"github.com/reviewdev/review/review/host/gitea"
 	"github.com/reviewdev/review/review/host/github"
@@ -25,6 +26,7 @@ var hosts = []hostRow{
 	{Host: gitlab.Host},
 	{Host: gitea.Host},
 	{Host: bitbucket.Host},
+	{Host: azure.Host},
 }
 
 // hostRow is a host and what cmd does for it beyond the seam.

@@ -24,7 +24,14 @@ const GiteaSchema = "gitea-api.json"
 // which swagger 2.0 cannot say: each reference to a definition admits null
 // too.
 var giteaDefs = sync.OnceValues(func() (func(def string) (*jsonschema.Schema, error), error) {
-	path, err := reviewtest.SchemaPath(GiteaSchema)
+	return swaggerDefs(GiteaSchema)
+})
+
+// swaggerDefs loads the vendored file name, whose definitions are a
+// swagger 2.0 document's, with each reference admitting null (nullRefs),
+// and returns what compiles one definition, by name, once.
+func swaggerDefs(name string) (func(def string) (*jsonschema.Schema, error), error) {
+	path, err := reviewtest.SchemaPath(name)
 	if err != nil {
 		return nil, err
 	}
@@ -57,15 +64,17 @@ var giteaDefs = sync.OnceValues(func() (func(def string) (*jsonschema.Schema, er
 		compiled[def] = s
 		return s, nil
 	}, nil
-})
+}
 
-// nullRefs rewrites each {"$ref": …} into one that admits null as well.
+// nullRefs rewrites each {"$ref": …} into one that admits null as well;
+// a description beside the reference (Azure DevOps' description gives
+// one), which draft-04 ignores there, goes with it.
 func nullRefs(v any) {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
-			if m, ok := x.(map[string]any); ok && len(m) == 1 && m["$ref"] != nil {
-				v[k] = map[string]any{"anyOf": []any{m, map[string]any{"type": "null"}}}
+			if m, ok := x.(map[string]any); ok && m["$ref"] != nil && (len(m) == 1 || len(m) == 2 && m["description"] != nil) {
+				v[k] = map[string]any{"anyOf": []any{map[string]any{"$ref": m["$ref"]}, map[string]any{"type": "null"}}}
 				continue
 			}
 			nullRefs(x)
@@ -84,6 +93,12 @@ func ValidateGitea(def string, body []byte) error {
 	if err != nil {
 		return err
 	}
+	return validateDef(defs, def, body)
+}
+
+// validateDef checks a JSON body against the definition def of defs, or
+// against an array of it when def starts with "[]".
+func validateDef(defs func(string) (*jsonschema.Schema, error), def string, body []byte) error {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("not JSON: %w", err)
