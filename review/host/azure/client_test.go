@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/hosttest"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -158,5 +160,44 @@ func TestOpen(t *testing.T) {
 				t.Errorf("options %+v, head %q; want %+v", got, tg.Head, tt.want)
 			}
 		})
+	}
+}
+
+// TestRetryLanded: a post Azure DevOps makes and then fails to answer
+// (a 500 after the thread is kept) is not made again: the retry finds the
+// summary thread by its marker first.
+func TestRetryLanded(t *testing.T) {
+	a := &hosttest.Azure{Token: "t", Head: h1}
+	_, stop := a.Start()
+	defer stop()
+	var mu sync.Mutex
+	posts, failed := 0, false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		a.ServeHTTP(rec, r)
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/threads") {
+			posts++
+			if !failed {
+				failed = true
+				w.WriteHeader(http.StatusInternalServerError)
+				return
+			}
+		}
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+	}))
+	defer srv.Close()
+	p := &Poster{Options: Options{CollectionURL: srv.URL + "/fabrikam/", Token: "t", Project: "p", Repo: "r", PR: 1, HeadSHA: h1, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}}
+	rep, err := p.Post(context.Background(), &result.Result{RunID: "run1", Findings: []result.Finding{{Path: "a.go", Line: 1, Severity: result.Low, Title: "t"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if posts != 1 || !failed || !strings.Contains(rep.URL, "discussionId=") || strings.HasSuffix(rep.URL, "=0") || rep.InBody != 1 {
+		t.Errorf("%d posts, report %+v: want one post, found again after its 500", posts, rep)
 	}
 }
