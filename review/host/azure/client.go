@@ -256,13 +256,19 @@ func (c *client) threads(ctx context.Context) ([]thread, error) {
 	if err := c.get(ctx, "listing the threads of "+c.prName, c.prPath+"/threads", &ts); err != nil {
 		return nil, err
 	}
-	out := ts.Value[:0]
-	for _, t := range ts.Value {
+	return keep(ts.Value), nil
+}
+
+// keep leaves out of an answer's threads those whose ID is not one, that
+// are deleted, or that have no first comment.
+func keep(ts []thread) []thread {
+	out := ts[:0]
+	for _, t := range ts {
 		if t.ID > 0 && !t.IsDeleted && t.first() != nil {
 			out = append(out, t)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // by reports whether the comment was written by the identity id.

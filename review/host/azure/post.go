@@ -59,6 +59,14 @@ func (c *client) state(ctx context.Context) (*prState, error) {
 	if st.threads, err = c.threads(ctx); err != nil {
 		return nil, err
 	}
+	st.sort()
+	return st, nil
+}
+
+// sort finds, among the threads, the summary thread the newest earlier
+// run posted and the threads of findings, by the token only: nobody
+// steers a run by copying a marker.
+func (st *prState) sort() {
 	for i := range st.threads {
 		t := &st.threads[i]
 		first := t.first()
@@ -66,6 +74,9 @@ func (c *client) state(ctx context.Context) (*prState, error) {
 			continue
 		}
 		if _, head, more, ok := host.ReadReviewMarker(first.Content); ok && t.ThreadContext == nil {
+			if !host.FullSHA(head) {
+				continue // review names the head it reviewed whole
+			}
 			if st.summary == nil || t.ID > st.summary.ID {
 				st.summary, st.summaryHead = t, head
 				st.heads = append(host.EarlierHeads(more), head)
@@ -76,7 +87,6 @@ func (c *client) state(ctx context.Context) (*prState, error) {
 			st.findings = append(st.findings, *t)
 		}
 	}
-	return st, nil
 }
 
 // webURL is the pull request's web address: its repository's, which the
@@ -133,6 +143,11 @@ func (p *Poster) Earlier(ctx context.Context) (host.Earlier, error) {
 	if err != nil {
 		return host.Earlier{}, err
 	}
+	return st.earlier(), nil
+}
+
+// earlier is what earlier runs posted, as st reads it.
+func (st *prState) earlier() host.Earlier {
 	var e host.Earlier
 	if st.summary != nil {
 		e.Heads = st.heads
@@ -147,7 +162,7 @@ func (p *Poster) Earlier(ctx context.Context) (host.Earlier, error) {
 		e.Open = append(e.Open, host.OpenFinding{Fingerprint: fp, Severity: sev, Path: t.path(), Line: t.line(), URL: threadURL(st.web, t.ID)})
 	}
 	e.Threads = ledger(st)
-	return e, nil
+	return e
 }
 
 // Post posts the findings: each on a line of a hunk as a thread of its
