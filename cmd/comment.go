@@ -23,6 +23,8 @@ type CommentOptions struct {
 	Getenv func(string) string
 	Dir    string
 	Now    func() time.Time
+	// Post names the host whose comment it is; "" is the CI's.
+	Post string
 	agentFlags
 }
 
@@ -59,7 +61,8 @@ In Gitea or Forgejo Actions it reads their issue_comment event the same way, and
 asks the API whether the author may write to the repository (their events carry
 no association); in GitLab CI, the note event a pipeline trigger passes in
 TRIGGER_PAYLOAD. Bitbucket Pipelines and Azure Pipelines never start on a
-comment: there it stops in one line, saying so.`,
+comment: there it stops in one line, saying so. --post names the host when the
+run is not in its CI.`,
 		Example: `  # in a workflow on issue_comment and pull_request_review_comment:
   review comment`,
 		Args: usageArgs(cobra.NoArgs),
@@ -72,6 +75,9 @@ comment: there it stops in one line, saying so.`,
 		},
 	}
 	opts.agentFlags.register(c.Flags())
+	c.Flags().StringVar(&opts.Post, "post", "", "the `HOST` the comment is on (default: the CI's)")
+	inGroup(c.Flags(), groupOutputs, "post")
+	_ = c.RegisterFlagCompletionFunc("post", cobra.FixedCompletions(hostNames(), cobra.ShellCompDirectiveNoFileComp))
 	return c
 }
 
@@ -84,7 +90,14 @@ type commentHost struct {
 }
 
 func runComment(ctx context.Context, opts *CommentOptions) error {
-	row := commentRow(opts.ci.Host)
+	name := opts.ci.Host
+	if opts.Post != "" {
+		if !knownHost(opts.Post) {
+			return unknownHost(opts.Post)
+		}
+		name = opts.Post
+	}
+	row := commentRow(name)
 	if row.Comment == nil {
 		return fmt.Errorf("review comment cannot run on %s: %s", row.Name, row.NoComment)
 	}
