@@ -426,6 +426,7 @@ func runEnv(s *IOStreams, getenv func(string) string, ci ciEnv, set *config.Sett
 			}
 			return openStore(set.Store, getenv, root)
 		},
+		Past: func(use func(*toolmem.Store)) { pastStore(set.Store, getenv, dir, early, use) },
 	}
 	return env, prog, done
 }

@@ -165,6 +165,38 @@ func (e *earlyStore) take() *toolmem.Store {
 	return e.st
 }
 
+// peek returns the store opened early, or nil, for a look before the
+// run takes it: the caller does not own it.
+func (e *earlyStore) peek() *toolmem.Store {
+	<-e.done
+	return e.st
+}
+
+// pastStore lends use the store of the repository at dir for reading:
+// the one opened early, else the store opened read-only, if it exists and
+// no review holds it. Nothing is created.
+func pastStore(flag string, getenv func(string) string, dir string, early *earlyStore, use func(*toolmem.Store)) {
+	if early != nil {
+		if st := early.peek(); st != nil {
+			use(st)
+		}
+		return
+	}
+	d, err := storeDir(flag, getenv, dir)
+	if err != nil {
+		return
+	}
+	if _, err := os.Stat(d); err != nil {
+		return
+	}
+	st, err := toolmem.Open(d, toolmem.Options{ReadOnly: true, LockWait: -1})
+	if err != nil {
+		return
+	}
+	defer st.Close()
+	use(st)
+}
+
 // discard closes the store opened early unless it was taken: for every
 // path on which the review stops before it.
 func (e *earlyStore) discard() {

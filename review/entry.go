@@ -73,6 +73,10 @@ type Env struct {
 	// Store opens the tool memory for the repository at root. The run
 	// closes it before it returns.
 	Store func(root string) (*toolmem.Store, error)
+	// Past, if set, lends the plan the store of earlier runs to forecast
+	// from (forecastFrom): it calls use with the store, read-only, if
+	// there is one. Without it, or a store, the plan expects the prior.
+	Past func(use func(*toolmem.Store))
 	// Window, if set, is told what the server said of the model's
 	// context window when the configuration did not know it.
 	Window func(WindowFit)
@@ -172,6 +176,9 @@ func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	sources, err := job.fit(ctx, env)
 	if err != nil {
 		return nil, err
+	}
+	if env.Past != nil && job.Question == "" {
+		env.Past(func(st *toolmem.Store) { job.forecast = forecastFrom(st, job.Model, job.Budget.MaxSteps) })
 	}
 	plan, err := Prepare(ctx, job.Options)
 	if err != nil {

@@ -193,7 +193,7 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 	if len(p.Units) > 0 && p.split.Total > len(p.Units) {
 		reason = p.packedBy
 	}
-	kept, over, err := capUnits(caps, b, firsts)
+	kept, over, err := capUnits(caps, b, firsts, p.forecast)
 	if err != nil {
 		return 0, over, err
 	}
@@ -230,7 +230,7 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 // request and the final one, and the budget keeps the units whose
 // expected tokens fit it, the first always; a first unit the hard caps
 // cannot hold is a CapError.
-func capUnits(caps result.Caps, b conversation.Budget, firsts []int) (int, string, error) {
+func capUnits(caps result.Caps, b conversation.Budget, firsts []int, f *forecast) (int, string, error) {
 	kept, reason, tokens := len(firsts), "", 0
 	for k := range firsts {
 		t := tokens + 2*firsts[k]
@@ -253,7 +253,7 @@ func capUnits(caps result.Caps, b conversation.Budget, firsts []int) (int, strin
 	if caps.Budget > 0 {
 		spent := 0
 		for k := range kept {
-			_, t := expected(firsts[k:k+1], b, previewTokens(b))
+			_, t := f.expected(firsts[k:k+1], b, previewTokens(b))
 			if spent += t; k > 0 && spent > caps.Budget {
 				return k, result.ReasonPromptBudget, nil
 			}
@@ -311,9 +311,9 @@ func boundCost(e *result.Estimate, caps result.Caps, price *llm.Price, static, r
 func (p *Plan) whole(firsts []int, total, perUnit int, price *llm.Price) *result.Whole {
 	b := p.Budget
 	w := result.Whole{Units: total}
-	w.Requests, w.PromptTokens = expected(firsts, b, previewTokens(b))
+	w.Requests, w.PromptTokens = p.forecast.expected(firsts, b, previewTokens(b))
 	if more := total - len(firsts); more > 0 && p.split != nil {
-		r, t := expected([]int{min(b.Input(), perUnit+p.split.Budget)}, b, previewTokens(b))
+		r, t := p.forecast.expected([]int{min(b.Input(), perUnit+p.split.Budget)}, b, previewTokens(b))
 		w.Requests += more * r
 		w.PromptTokens += more * t
 	}
@@ -337,7 +337,9 @@ const finalRequests = 3
 // adds an expected preview (expectedPreviewTokens), not the most one may.
 func (p *Plan) expect(firsts []int) {
 	e := &p.Estimate
-	e.Requests, e.PromptTokens = expected(firsts, p.Budget, expectedPreviewTokens(p.Budget))
+	e.Requests, e.PromptTokens = p.forecast.expected(firsts, p.Budget, expectedPreviewTokens(p.Budget))
+	basis := p.forecast.basis(p.Budget)
+	e.Forecast = &basis
 	if p.verify {
 		e.Requests, e.PromptTokens = e.Requests+len(firsts), e.PromptTokens+len(firsts)*verifyExpectedTokens
 	}
@@ -362,20 +364,6 @@ const (
 	expectedSteps        = 4
 	expectedAnswerTokens = 300
 )
-
-// expected is the requests and prompt tokens a review of units whose
-// first requests are firsts is expected to take: each request carries the
-// one before it and a tool output's preview, within the input budget.
-func expected(firsts []int, b conversation.Budget, preview int) (requests, tokens int) {
-	steps := min(expectedSteps, b.MaxSteps+1)
-	for _, first := range firsts {
-		for i := range steps {
-			tokens += min(b.Input(), first+i*preview)
-		}
-		requests += steps
-	}
-	return requests, tokens
-}
 
 // requestCost is the most that requests prompting tokens in all can cost,
 // each answer as long as the answer reserve.

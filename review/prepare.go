@@ -37,6 +37,9 @@ type Options struct {
 
 	// counter, when Run made it (newCounter), counts the plan.
 	counter *conversation.Counter
+	// forecast, when Run read one from the store, is what earlier
+	// reviews like this one did: the plan expects it of each unit.
+	forecast *forecast
 }
 
 // Plan is everything the first request of a review is built from: the diff,
@@ -90,6 +93,8 @@ type Plan struct {
 	force []learn.Learning
 
 	split *diffctx.Split
+	// forecast is what the plan expects of each unit (nil: the prior).
+	forecast *forecast
 	// symbols is the head's symbol index the overview's symbol lines came
 	// from, handed to the run's tools (nil: none was read).
 	symbols *symbols.Index
@@ -126,7 +131,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	red := opts.Redactor()
-	p := &Plan{Diff: d, Budget: opts.Budget, Counter: counter, Redact: red, hunks: -1, Jobs: opts.Jobs}
+	p := &Plan{Diff: d, Budget: opts.Budget, Counter: counter, Redact: red, hunks: -1, Jobs: opts.Jobs, forecast: opts.forecast}
 	if len(d.Files) == 0 {
 		return p, nil
 	}
@@ -276,7 +281,7 @@ func (p *Plan) fill(opts Options, counter *conversation.Counter) (far bool, err 
 func (p *Plan) splitUnits(opts Options, counter *conversation.Counter, room, least, intro, fixed int) {
 	b := opts.Budget
 	most, by := opts.Caps.MaxUnits, result.ReasonMaxUnits
-	if n := budgetUnits(opts.Caps.Budget, b, least); n > 0 && (most == 0 || n < most) {
+	if n := budgetUnits(opts.Caps.Budget, b, least, p.forecast); n > 0 && (most == 0 || n < most) {
 		most, by = n, result.ReasonPromptBudget
 	}
 	p.packedBy = by
@@ -306,11 +311,11 @@ func (p *Plan) keepUnits(kept int, reason string, room int, retell func()) {
 // budgetUnits is the most units a budget of prompt tokens can keep, each
 // unit's first request taking at least first tokens; 0 when budget is
 // no bound.
-func budgetUnits(budget int, b conversation.Budget, first int) int {
+func budgetUnits(budget int, b conversation.Budget, first int, f *forecast) int {
 	if budget <= 0 {
 		return 0
 	}
-	_, t := expected([]int{first}, b, previewTokens(b))
+	_, t := f.expected([]int{first}, b, previewTokens(b))
 	return budget/max(t, 1) + 1
 }
 

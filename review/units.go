@@ -186,7 +186,7 @@ func (s *Session) shrinkFirst(ask bool) (bool, error) {
 			// The budget holds as it did in the plan: a unit's first
 			// request takes at least the room of its diff context.
 			most, by := s.Caps.MaxUnits, result.ReasonMaxUnits
-			if n := budgetUnits(s.Caps.Budget, s.Budget, room); n > 0 && (most == 0 || n < most) {
+			if n := budgetUnits(s.Caps.Budget, s.Budget, room, nil); n > 0 && (most == 0 || n < most) {
 				most, by = n, result.ReasonPromptBudget
 			}
 			sp := diffctx.SplitUnits(d, diffctx.SplitOptions{Room: room, Intro: intro, Max: most, Counter: c, List: listShare(s.Budget)})

@@ -445,6 +445,18 @@ func (s *Store) PutStep(st Step) error {
 // stored. A step whose record or bodies are damaged is left out and
 // reported to Options.Warn.
 func (s *Store) Steps(run string) ([]Step, error) {
+	return s.steps(run, true)
+}
+
+// StepHeads returns the steps of run in order without their bodies: their
+// turns, times, errors and figures, for a reader of many runs that needs
+// no request's bytes.
+func (s *Store) StepHeads(run string) ([]Step, error) {
+	return s.steps(run, false)
+}
+
+// steps is Steps, with the bodies when bodies is set.
+func (s *Store) steps(run string, bodies bool) ([]Step, error) {
 	if err := checkRunID(run); err != nil {
 		return nil, err
 	}
@@ -467,6 +479,10 @@ func (s *Store) Steps(run string) ([]Step, error) {
 				continue
 			}
 			st := Step{Run: run, N: n, Turn: rec.Turn, Refs: rec.Refs, Started: rec.Started, Ended: rec.Ended, Error: rec.Error, Figures: rec.Figures}
+			if !bodies {
+				steps = append(steps, st)
+				continue
+			}
 			sp := stepPrefix(run, n)
 			var err error
 			if st.Request, err = getBlob(txn, key(string(sp), "q/")); err != nil && !errors.Is(err, errNoBlob) {

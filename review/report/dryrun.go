@@ -97,13 +97,7 @@ func writeDryRun(w io.Writer, d *result.DryRun) error {
 		b.WriteString("Token figures are estimates (~): far from every limit, nothing needed counting exactly. --exact-counts counts them.\n")
 	}
 	p := d.Plan
-	fmt.Fprintf(&b, "Plan: %s.\n", p.Line())
-	if w := p.Whole; w != nil {
-		fmt.Fprintf(&b, "Whole change: %s (%s 0 plans it all).\n", w.Line(), result.CapFlag(p.LimitedBy))
-	}
-	if p.MaxCost != nil {
-		fmt.Fprintf(&b, "Cost at the %s.\n", p.PriceSource)
-	}
+	writePlan(&b, p)
 	if n := len(p.NotReviewed); n > 0 {
 		fmt.Fprintf(&b, "Not reviewed (%s, %s):\n", text.Plural(n, "file"), p.Cap)
 		for _, f := range p.NotReviewed {
@@ -115,6 +109,22 @@ func writeDryRun(w io.Writer, d *result.DryRun) error {
 	}
 	_, err := io.WriteString(w, text.Safe(b.String()))
 	return err
+}
+
+// writePlan writes the plan's lines: what the review is expected to take
+// and is held to, how the expectation was made, what the whole change
+// would take, and where the price came from.
+func writePlan(b *strings.Builder, p result.Estimate) {
+	fmt.Fprintf(b, "Plan: %s.\n", p.Line())
+	if f := p.Forecast; f != nil {
+		fmt.Fprintf(b, "Expected %s.\n", f.Line())
+	}
+	if w := p.Whole; w != nil {
+		fmt.Fprintf(b, "Whole change: %s (%s 0 plans it all).\n", w.Line(), result.CapFlag(p.LimitedBy))
+	}
+	if p.MaxCost != nil {
+		fmt.Fprintf(b, "Cost at the %s.\n", p.PriceSource)
+	}
 }
 
 // settingsNote says which revision's .review.yaml the review reads, and

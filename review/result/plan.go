@@ -3,6 +3,7 @@ package result
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/reviewdev/review/diffctx"
@@ -89,9 +90,9 @@ type Estimate struct {
 	// MaxPromptTokens bounds the prompt tokens of the whole review.
 	MaxPromptTokens int `json:"max_prompt_tokens"`
 	// Requests, PromptTokens and Cost are what the review is expected to
-	// take: the engine's expected steps a unit, each request carrying the
-	// one before and a tool output's preview. Cost is set when the price
-	// is known.
+	// take: what the units of earlier reviews like it did, or the prior
+	// (Forecast says which), each request carrying the one before. Cost
+	// is set when the price is known.
 	Requests     int      `json:"expected_requests"`
 	PromptTokens int      `json:"expected_prompt_tokens"`
 	Cost         *float64 `json:"expected_cost_usd,omitempty"`
@@ -111,6 +112,41 @@ type Estimate struct {
 	// Whole is what reviewing the whole change is expected to take, when
 	// a cap leaves part of it out.
 	Whole *Whole `json:"whole,omitempty"`
+	// Forecast says how the expectation (Requests, PromptTokens, Cost)
+	// was made.
+	Forecast *Forecast `json:"forecast,omitempty"`
+}
+
+// How a plan's expectation was made (Forecast.Source).
+const (
+	// ForecastRuns: from what the units of earlier reviews like it did.
+	ForecastRuns = "earlier_runs"
+	// ForecastPrior: the store holds no review like it.
+	ForecastPrior = "prior"
+)
+
+// Forecast is how a plan's expectation was made: from the units of
+// earlier reviews with the same model and --max-steps, or, with none in
+// the store, from the prior.
+type Forecast struct {
+	Source string `json:"source"`
+	// Runs and Units are the earlier reviews and their units it averages.
+	Runs  int `json:"runs,omitempty"`
+	Units int `json:"units,omitempty"`
+	// RequestsPerUnit is the requests a unit is expected to make, Growth
+	// the tokens each request adds to the one before, on average.
+	RequestsPerUnit float64 `json:"requests_per_unit"`
+	Growth          int     `json:"growth_tokens"`
+}
+
+// Line says f for people: "from the prior (...)" or "from 40 units of 2
+// earlier reviews like it: ...".
+func (f Forecast) Line() string {
+	each := fmt.Sprintf("%s requests a unit, each adding %s tokens to the one before", strconv.FormatFloat(f.RequestsPerUnit, 'f', 1, 64), text.Number(f.Growth))
+	if f.Source == ForecastPrior {
+		return "from the prior, as the store holds no earlier review like this one (same model and --max-steps): " + each + " (a tool output's preview)"
+	}
+	return fmt.Sprintf("from %s of %s like this one (same model and --max-steps): %s", text.Plural(f.Units, "unit"), text.Plural(f.Runs, "earlier review"), each)
 }
 
 // CutFile is the largest file a review takes in several units, because

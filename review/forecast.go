@@ -1,0 +1,150 @@
+package review
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
+	"github.com/reviewdev/review/toolmem"
+)
+
+// A plan expects of each unit what the units of earlier reviews like it
+// did: the store records every request of every run, with its turn (a
+// unit's) and its tokens. Reviews like this one are complete reviews with
+// the same model and the same --max-steps, the newest first, up to
+// forecastUnits units; with none, the plan expects the prior
+// (expectedSteps requests a unit, each carrying the one before and a tool
+// output's preview).
+
+// forecastUnits bounds the earlier units a forecast reads: enough to
+// average over, few enough that planning reads little of a large store.
+const forecastUnits = 256
+
+// unitCost is what one unit of an earlier review did: its requests, and
+// the tokens each added to the one before, on average.
+type unitCost struct{ requests, growth int }
+
+// forecast is what the units of earlier reviews like this one did.
+type forecast struct {
+	units []unitCost
+	runs  int
+}
+
+// forecastFrom reads the forecast for reviews with model and max steps
+// from st; nil when it holds no review like it.
+func forecastFrom(st *toolmem.Store, model string, maxSteps int) *forecast {
+	runs, err := st.Runs()
+	if err != nil {
+		return nil
+	}
+	f := &forecast{}
+	for _, r := range slices.Backward(runs) {
+		if len(f.units) >= forecastUnits {
+			break
+		}
+		if r.Model != model || r.Status != toolmem.StatusComplete {
+			continue
+		}
+		var set Settings
+		if len(r.Settings) == 0 || json.Unmarshal(r.Settings, &set) != nil || set.Budget.MaxSteps != maxSteps {
+			continue
+		}
+		steps, err := st.StepHeads(r.ID)
+		if err != nil {
+			continue
+		}
+		if units := unitCosts(steps, max(len(set.Units), 1)); len(units) > 0 {
+			f.units = append(f.units, units...)
+			f.runs++
+		}
+	}
+	if len(f.units) == 0 {
+		return nil
+	}
+	return f
+}
+
+// unitCosts are the costs of a review's n units from its steps: a unit's
+// steps are those of its turn; follow-up turns come after the units and
+// are not a unit's.
+func unitCosts(steps []toolmem.Step, n int) []unitCost {
+	first, last := make([]int, n), make([]int, n)
+	count := make([]int, n)
+	for _, s := range steps {
+		k := s.Turn - 1
+		if k < 0 || k >= n || s.Error != "" {
+			continue
+		}
+		var fig record.StepFigures
+		if json.Unmarshal(s.Figures, &fig) != nil || fig.Tokens <= 0 {
+			continue
+		}
+		if count[k] == 0 {
+			first[k] = fig.Tokens
+		}
+		last[k] = fig.Tokens
+		count[k]++
+	}
+	var out []unitCost
+	for k := range n {
+		if count[k] == 0 {
+			continue
+		}
+		g := 0
+		if count[k] > 1 {
+			g = max(last[k]-first[k], 0) / (count[k] - 1)
+		}
+		out = append(out, unitCost{requests: count[k], growth: g})
+	}
+	return out
+}
+
+// expected is the requests and prompt tokens units whose first requests
+// are firsts are expected to take. Without a forecast, each unit takes the
+// prior's expectedSteps requests, each carrying the one before and a tool
+// output's preview (preview tokens); with one, each unit does what the
+// earlier units did on average, from its own first request. Every request
+// is within the input budget.
+func (f *forecast) expected(firsts []int, b conversation.Budget, preview int) (requests, tokens int) {
+	if f == nil {
+		steps := min(expectedSteps, b.MaxSteps+1)
+		for _, first := range firsts {
+			for i := range steps {
+				tokens += min(b.Input(), first+i*preview)
+			}
+			requests += steps
+		}
+		return requests, tokens
+	}
+	var reqs, toks int
+	for _, first := range firsts {
+		for _, u := range f.units {
+			for i := range u.requests {
+				toks += min(b.Input(), first+i*u.growth)
+			}
+			reqs += u.requests
+		}
+	}
+	n := len(f.units)
+	return (reqs + n/2) / n, (toks + n/2) / n
+}
+
+// basis says how the plan's expectation was made, for the dry run.
+func (f *forecast) basis(b conversation.Budget) result.Forecast {
+	if f == nil {
+		return result.Forecast{Source: result.ForecastPrior, RequestsPerUnit: float64(min(expectedSteps, b.MaxSteps+1)), Growth: expectedPreviewTokens(b)}
+	}
+	reqs, growth, weights := 0, 0, 0
+	for _, u := range f.units {
+		reqs += u.requests
+		growth += u.growth * (u.requests - 1)
+		weights += u.requests - 1
+	}
+	out := result.Forecast{Source: result.ForecastRuns, Runs: f.runs, Units: len(f.units), RequestsPerUnit: float64(reqs) / float64(len(f.units))}
+	if weights > 0 {
+		out.Growth = growth / weights
+	}
+	return out
+}

@@ -1,0 +1,55 @@
+package review
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/toolmem"
+)
+
+// TestUnitCosts reads each unit's requests and growth from its turn's
+// steps, leaving out failed requests and the turns after the units.
+func TestUnitCosts(t *testing.T) {
+	step := func(turn, tokens int, failed bool) toolmem.Step {
+		fig, _ := json.Marshal(record.StepFigures{Tokens: tokens})
+		st := toolmem.Step{Turn: turn, Figures: fig}
+		if failed {
+			st.Error = "500"
+		}
+		return st
+	}
+	steps := []toolmem.Step{
+		step(1, 1000, false), step(2, 2000, false), step(1, 1300, false), step(1, 1600, false),
+		step(2, 2000, true), step(2, 2100, false), step(3, 9000, false), // a follow-up
+	}
+	got := unitCosts(steps, 2)
+	want := []unitCost{{requests: 3, growth: 300}, {requests: 2, growth: 100}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("unit costs %+v, want %+v", got, want)
+	}
+}
+
+// TestForecastExpected: without a forecast, the prior; with one, what the
+// earlier units did on average, from each unit's own first request, within
+// the input budget.
+func TestForecastExpected(t *testing.T) {
+	b := conversation.DefaultBudget(32000)
+	var none *forecast
+	if r, tok := none.expected([]int{10000}, b, 500); r != 4 || tok != 4*10000+6*500 {
+		t.Errorf("prior: %d requests, %d tokens", r, tok)
+	}
+	f := &forecast{units: []unitCost{{requests: 2, growth: 100}, {requests: 4, growth: 50}}, runs: 1}
+	// (10000 + 10100) and (10000 + 10050 + 10100 + 10150), averaged.
+	if r, tok := f.expected([]int{10000}, b, 500); r != 3 || tok != (20100+40300)/2 {
+		t.Errorf("forecast: %d requests, %d tokens", r, tok)
+	}
+	big := &forecast{units: []unitCost{{requests: 3, growth: 20000}}}
+	if _, tok := big.expected([]int{10000}, b, 500); tok != 10000+2*b.Input() {
+		t.Errorf("requests past the input budget: %d tokens", tok)
+	}
+	if fb := f.basis(b); fb.RequestsPerUnit != 3 || fb.Growth != (100+3*50)/4 || fb.Units != 2 || fb.Runs != 1 {
+		t.Errorf("basis %+v", fb)
+	}
+}
