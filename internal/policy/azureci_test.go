@@ -1,15 +1,10 @@
 package policy
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
-
-	"github.com/reviewdev/review/review/reviewtest"
 )
 
 // TestCIDocAzure checks the Azure Pipelines pipeline docs/ci.md gives to
@@ -23,20 +18,8 @@ import (
 // mapped into SYSTEM_ACCESSTOKEN. A pipeline broken on purpose (a key the
 // schema does not have, a task that does not exist) fails the schema.
 func TestCIDocAzure(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("docs", "ci.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var blocks []string
-	for _, block := range strings.Split(string(raw), "```yaml\n")[1:] {
-		if y, _, ok := strings.Cut(block, "\n```"); ok && strings.HasPrefix(y, "# azure-pipelines.yml\n") {
-			blocks = append(blocks, y)
-		}
-	}
-	if len(blocks) != 1 {
-		t.Fatalf("%d azure-pipelines.yml blocks in docs/ci.md, want 1", len(blocks))
-	}
-	schema := azurePipelinesSchema(t)
+	block := ciBlock(t, "# azure-pipelines.yml")
+	schema := compileSchema(t, "azure-pipelines.json")
 	valid := func(y string) error {
 		var n yaml.Node
 		if err := yaml.Unmarshal([]byte(y), &n); err != nil {
@@ -44,15 +27,15 @@ func TestCIDocAzure(t *testing.T) {
 		}
 		return schema.Validate(scalarsAsStrings(&n))
 	}
-	if err := valid(blocks[0]); err != nil {
-		t.Fatalf("the pipeline is not one Azure Pipelines takes: %v\n%s", err, blocks[0])
+	if err := valid(block); err != nil {
+		t.Fatalf("the pipeline is not one Azure Pipelines takes: %v\n%s", err, block)
 	}
 	for _, broken := range []struct{ from, to string }{
 		{"steps:", "stepz:"},
 		{"task: Cache@2", "task: Cache@9"},
 		{"fetchDepth: 0", "fetchDepth: [0]"},
 	} {
-		if err := valid(strings.Replace(blocks[0], broken.from, broken.to, 1)); err == nil {
+		if err := valid(strings.Replace(block, broken.from, broken.to, 1)); err == nil {
 			t.Errorf("the schema takes the pipeline with %q for %q", broken.to, broken.from)
 		}
 	}
@@ -70,7 +53,7 @@ func TestCIDocAzure(t *testing.T) {
 		Variables map[string]string `yaml:"variables"`
 		Steps     []step            `yaml:"steps"`
 	}
-	if err := yaml.Unmarshal([]byte(blocks[0]), &p); err != nil {
+	if err := yaml.Unmarshal([]byte(block), &p); err != nil {
 		t.Fatal(err)
 	}
 	if p.Trigger != "none" {
@@ -88,7 +71,7 @@ func TestCIDocAzure(t *testing.T) {
 		}
 	}
 	switch {
-	case checkout == nil || checkout.Fetch != 0 || !strings.Contains(blocks[0], "fetchDepth: 0"):
+	case checkout == nil || checkout.Fetch != 0 || !strings.Contains(block, "fetchDepth: 0"):
 		t.Error("no checkout of the whole history (fetchDepth: 0)")
 	case cache == nil || cache.Inputs["path"] != "$(REVIEW_STORE)" || !strings.Contains(cache.Inputs["key"], "$(System.PullRequest.PullRequestId)") || p.Variables["REVIEW_STORE"] == "":
 		t.Error("no cache of REVIEW_STORE keyed by the pull request")
@@ -97,7 +80,7 @@ func TestCIDocAzure(t *testing.T) {
 	case review.Env["SYSTEM_ACCESSTOKEN"] != "$(System.AccessToken)" || review.Env["OPENAI_API_KEY"] != "$(OPENAI_API_KEY)" || !strings.Contains(review.Condition, "'PullRequest'"):
 		t.Errorf("the review step: env %v, condition %q: want the access token and the key mapped, pull requests only", review.Env, review.Condition)
 	}
-	if strings.Contains(blocks[0], "sk-") {
+	if strings.Contains(block, "sk-") {
 		t.Error("a key in the pipeline")
 	}
 }
@@ -126,31 +109,4 @@ func scalarsAsStrings(n *yaml.Node) any {
 		return scalarsAsStrings(n.Alias)
 	}
 	return n.Value
-}
-
-// azurePipelinesSchema compiles the vendored Azure Pipelines schema.
-func azurePipelinesSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	path, err := reviewtest.SchemaPath("azure-pipelines.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(path, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }

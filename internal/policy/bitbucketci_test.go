@@ -3,8 +3,6 @@ package policy
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,22 +21,10 @@ import (
 // number nor "full", and a max-time that is not a number of minutes, are
 // refused.
 func TestCIDocBitbucket(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("docs", "ci.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var blocks []string
-	for _, block := range strings.Split(string(raw), "```yaml\n")[1:] {
-		if y, _, ok := strings.Cut(block, "\n```"); ok && strings.HasPrefix(y, "# bitbucket-pipelines.yml\n") {
-			blocks = append(blocks, y)
-		}
-	}
-	if len(blocks) != 1 {
-		t.Fatalf("%d bitbucket-pipelines.yml blocks in docs/ci.md, want 1", len(blocks))
-	}
-	schema := compileBitbucketPipelines(t)
-	if err := schema.Validate(yamlValue(t, blocks[0])); err != nil {
-		t.Errorf("the recipe is not a bitbucket-pipelines.yml by Bitbucket's schema: %v\n%s", err, blocks[0])
+	block := ciBlock(t, "# bitbucket-pipelines.yml")
+	schema := compileSchema(t, "bitbucket-pipelines.json")
+	if err := schema.Validate(yamlValue(t, block)); err != nil {
+		t.Errorf("the recipe is not a bitbucket-pipelines.yml by Bitbucket's schema: %v\n%s", err, block)
 	}
 	var file struct {
 		Clone struct {
@@ -52,7 +38,7 @@ func TestCIDocBitbucket(t *testing.T) {
 			} `yaml:"pull-requests"`
 		} `yaml:"pipelines"`
 	}
-	if err := yaml.Unmarshal([]byte(blocks[0]), &file); err != nil {
+	if err := yaml.Unmarshal([]byte(block), &file); err != nil {
 		t.Fatal(err)
 	}
 	if file.Clone.Depth != "full" {
@@ -67,43 +53,17 @@ func TestCIDocBitbucket(t *testing.T) {
 	if !runs {
 		t.Error("no step of the pull-requests pipeline for every branch ('**') runs review --post bitbucket")
 	}
-	if strings.Contains(blocks[0], "sk-") || strings.Contains(blocks[0], "OPENAI_API_KEY") || strings.Contains(blocks[0], "BITBUCKET_TOKEN") {
+	if strings.Contains(block, "sk-") || strings.Contains(block, "OPENAI_API_KEY") || strings.Contains(block, "BITBUCKET_TOKEN") {
 		t.Error("the file names a secret: they are secured repository variables")
 	}
 	for name, bad := range map[string]string{
-		"depth":    strings.Replace(blocks[0], "depth: full", "depth: whole", 1),
-		"max-time": strings.Replace(blocks[0], "max-time: 20", "max-time: 20m", 1),
+		"depth":    strings.Replace(block, "depth: full", "depth: whole", 1),
+		"max-time": strings.Replace(block, "max-time: 20", "max-time: 20m", 1),
 	} {
 		if schema.Validate(yamlValue(t, bad)) == nil {
 			t.Errorf("the schema takes a recipe broken on purpose (%s)", name)
 		}
 	}
-}
-
-// compileBitbucketPipelines compiles the vendored schema of
-// bitbucket-pipelines.yml.
-func compileBitbucketPipelines(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	path := filepath.Join("testdata", "schemas", "bitbucket-pipelines.json")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	abs, _ := filepath.Abs(path)
-	if err := c.AddResource(abs, doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile(abs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // yamlValue is a YAML document as the JSON value a schema validates.

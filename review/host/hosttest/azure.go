@@ -36,7 +36,7 @@ func AzureMentions(body string) []string {
 const AzureSchema = "azure-devops-git.json"
 
 var azureDefs = sync.OnceValues(func() (func(def string) (*jsonschema.Schema, error), error) {
-	return swaggerDefs(AzureSchema)
+	return swaggerDefs(AzureSchema, true)
 })
 
 // ValidateAzure checks a JSON body against the definition def, or

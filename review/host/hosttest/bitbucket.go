@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html"
 	"net/http"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -16,8 +15,6 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/text"
-
-	"github.com/reviewdev/review/review/reviewtest"
 )
 
 // Bitbucket Cloud notifies whoever a comment mentions: "@" and an
@@ -87,38 +84,7 @@ func bbStrip(src []byte) string {
 const BitbucketSchema = "bitbucket-api.json"
 
 var bbDefs = sync.OnceValues(func() (func(def string) (*jsonschema.Schema, error), error) {
-	path, err := reviewtest.SchemaPath(BitbucketSchema)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource(path, doc); err != nil {
-		return nil, err
-	}
-	var mu sync.Mutex
-	compiled := map[string]*jsonschema.Schema{}
-	return func(def string) (*jsonschema.Schema, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if s, ok := compiled[def]; ok {
-			return s, nil
-		}
-		s, err := c.Compile(path + "#/definitions/" + def)
-		if err != nil {
-			return nil, fmt.Errorf("compile %s: %w", def, err)
-		}
-		compiled[def] = s
-		return s, nil
-	}, nil
+	return swaggerDefs(BitbucketSchema, false)
 })
 
 // ValidateBitbucket checks a JSON body against the swagger definition

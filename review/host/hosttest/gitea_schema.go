@@ -24,13 +24,13 @@ const GiteaSchema = "gitea-api.json"
 // which swagger 2.0 cannot say: each reference to a definition admits null
 // too.
 var giteaDefs = sync.OnceValues(func() (func(def string) (*jsonschema.Schema, error), error) {
-	return swaggerDefs(GiteaSchema)
+	return swaggerDefs(GiteaSchema, true)
 })
 
 // swaggerDefs loads the vendored file name, whose definitions are a
-// swagger 2.0 document's, with each reference admitting null (nullRefs),
-// and returns what compiles one definition, by name, once.
-func swaggerDefs(name string) (func(def string) (*jsonschema.Schema, error), error) {
+// swagger 2.0 document's, with each reference admitting null (nullRefs)
+// when nullable, and returns what compiles one definition, by name, once.
+func swaggerDefs(name string, nullable bool) (func(def string) (*jsonschema.Schema, error), error) {
 	path, err := reviewtest.SchemaPath(name)
 	if err != nil {
 		return nil, err
@@ -44,7 +44,9 @@ func swaggerDefs(name string) (func(def string) (*jsonschema.Schema, error), err
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	nullRefs(doc)
+	if nullable {
+		nullRefs(doc)
+	}
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource(path, doc); err != nil {
 		return nil, err
