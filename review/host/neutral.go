@@ -72,7 +72,7 @@ func Neutralize(s string) string {
 			switch {
 			case open == "":
 				open, start = fence, len(out)
-				out = append(out, line)
+				out = append(out, openingFence(line, fence))
 				continue
 			case fence[0] == open[0] && len(fence) >= len(open) && len(t) == len(fence):
 				out = append(out[:start], indentBlock(out[start:], line, start > 0 && out[start-1] != "")...)
@@ -88,6 +88,17 @@ func Neutralize(s string) string {
 	}
 	// TidyMarkdown closed every block, so none is left open here.
 	return strings.Join(out, "\n")
+}
+
+// openingFence is the opening line of a code block with no mention in
+// its info string: no host shows the info string, but the same line read
+// in another block's context (a tilde fence may carry backticks, so text
+// placed between backticks makes it a paragraph's line) would notify.
+// Only the first word of the info string names a language, and a word
+// joiner after "@" leaves it as it reads.
+func openingFence(line, fence string) string {
+	i := strings.Index(line, fence) + len(fence)
+	return line[:i] + strings.ReplaceAll(line[i:], "@", "@\u2060")
 }
 
 // QuickAction reports whether a line of a note could be a GitLab quick
@@ -219,14 +230,18 @@ func inert(seg string, code bool) string {
 			for j < len(seg) && (loginByte(seg[j]) || seg[j] == '.' || seg[j] == '-') {
 				j++
 			}
+			name := seg[i+1 : j]
 			if seg[i+1] == '{' {
+				// An ID in braces may hold an "@" of its own, which the
+				// page reads when the span's backticks pair otherwise.
 				j = braced(seg, i+1)
+				name = inert(seg[i+1:j], false)
 			}
 			if code {
-				b.WriteString("`@" + wordJoiner + seg[i+1:j] + "`")
+				b.WriteString("`@" + wordJoiner + name + "`")
 				word = false // the page's text starts again after the span
 			} else {
-				b.WriteString("@" + wordJoiner + seg[i+1:j])
+				b.WriteString("@" + wordJoiner + name)
 				word = loginByte(seg[j-1]) && seg[j-1] != '_'
 			}
 			i = j

@@ -126,7 +126,7 @@ func TestNeutralizeGitLab(t *testing.T) {
 // once neutralised, alone or after an odd backtick or a backslash.
 func FuzzNeutralizeGitHub(f *testing.F) {
 	for _, s := range []string{"cc @all", `\@all`, "`@all", "``@all``", "pkg/@types", "&#64;all", "&amp;#64;all",
-		"**@all**", "@org/team", "a `b\n@all` c", "[@x](javascript:1) @y", "\\\\@all", "@all`"} {
+		"**@all**", "@org/team", "a `b\n@all` c", "[@x](javascript:1) @y", "\\\\@all", "@all`", "~~~~~@0"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
