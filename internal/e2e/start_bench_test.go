@@ -34,6 +34,23 @@ import (
 // them with the ratios against the peer and the targets.
 func BenchmarkProcessStart(b *testing.B) {
 	peer := os.Getenv("REVIEW_PEER_BIN")
+	// floor is what starting any process costs here, through peakrss as
+	// every start below is: /bin/true, the least a start can take.
+	b.Run("floor", func(b *testing.B) {
+		var ws []time.Duration
+		for range b.N {
+			reviewBinary(b) // builds peakrss
+			out := filepath.Join(b.TempDir(), "peakrss")
+			cmd := exec.Command(rssPath, "/bin/true")
+			cmd.Env = []string{"PEAKRSS_OUT=" + out}
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+			ws = append(ws, time.Since(start))
+		}
+		b.ReportMetric(medianMs(ws), "median-ms")
+	})
 	b.Run("version", func(b *testing.B) {
 		runProcess(b, b.TempDir(), benchEnv(b), nil, "version")
 	})
