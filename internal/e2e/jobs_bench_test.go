@@ -105,7 +105,7 @@ func BenchmarkProcessJobs(b *testing.B) {
 
 // newFilesChange makes a repository whose branch adds n Go files of lines
 // one-line functions each, and returns its directory.
-func newFilesChange(b *testing.B, n, lines int) string {
+func newFilesChange(b testing.TB, n, lines int) string {
 	files := map[string]string{}
 	for i := 1; i <= n; i++ {
 		var s strings.Builder

@@ -11,8 +11,8 @@ import (
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
-// BenchmarkProcessUnitsCPU reviews the generated 3,000-file change at a 16k
-// window, capped at 320 and at 640 units, in sequence (--jobs 1) and side
+// BenchmarkProcessUnitsCPU reviews the generated 3,000-file change at a 10k
+// window (676 units), capped at 320 and at 640 units, in sequence (--jobs 1) and side
 // by side (--jobs 4), with the built binary against a scripted server that
 // answers at once: each unit reads once and then, at --max-steps 1, is
 // asked for its review. It reports the CPU time (user and system) of each
@@ -38,7 +38,7 @@ func BenchmarkProcessUnitsCPU(b *testing.B) {
 	cpu := func(units, jobs int) time.Duration {
 		srv := reviewtest.NewServer(script, "")
 		defer srv.Close()
-		args := []string{"--base", "main", "--format", "json", "--max-steps", "1", "--model", "gpt-4o", "--context-window", "16000",
+		args := []string{"--base", "main", "--format", "json", "--max-steps", "1", "--model", "gpt-4o", "--context-window", "10000",
 			"--prompt-budget", "0", "--max-units", fmt.Sprint(units), "--jobs", fmt.Sprint(jobs)}
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir

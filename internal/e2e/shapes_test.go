@@ -1,0 +1,368 @@
+package e2e
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reviewdev/review/internal/gittest"
+	"github.com/reviewdev/review/review/reviewtest"
+)
+
+// A shape is a kind of pull request teams push, as issue 49 lists them:
+// the change, and the paths of the files it changes (the peer reviews
+// each in an agent of its own).
+type shape struct {
+	name, title string
+	make        func(tb testing.TB) (dir string, files []string)
+}
+
+// shapes are issue 49's: (a) 40 new files × 300 lines; (b) 40 modified
+// files × 300 changed lines; (c) 40 modified files with 20 scattered
+// one-line changes each; (d) one 3,000-line file plus 30 small ones;
+// (e) 10 renamed-and-edited files; (f) 200 files of 10 changed lines.
+var shapes = []shape{
+	{"a", "40 new files × 300 lines", func(tb testing.TB) (string, []string) {
+		// Issue 36's change: newFilesChange's files, 7,034 tokens each.
+		var files []string
+		for i := 1; i <= 40; i++ {
+			files = append(files, fmt.Sprintf("file%02d.go", i))
+		}
+		return newFilesChange(tb, 40, 300), files
+	}},
+	{"b", "40 modified files × 300 changed lines", func(tb testing.TB) (string, []string) {
+		return modified(tb, 40, 300, func(int) bool { return true })
+	}},
+	{"c", "40 modified files, 20 scattered one-line changes each", func(tb testing.TB) (string, []string) {
+		return modified(tb, 40, 300, func(j int) bool { return j%15 == 7 })
+	}},
+	{"d", "one 3,000-line file plus 30 small ones", func(tb testing.TB) (string, []string) {
+		head := map[string]string{"big/big.go": funcLines("big", 3000, nil)}
+		for i := 1; i <= 30; i++ {
+			head[fmt.Sprintf("small/s%02d.go", i)] = funcLines(fmt.Sprintf("s%02d", i), 30, nil)
+		}
+		return gittest.Change(tb, map[string]string{"main.go": "package main\n\nfunc main() {}\n"}, head), slices.Sorted(mapsKeys(head))
+	}},
+	{"e", "10 renamed-and-edited files", func(tb testing.TB) (string, []string) {
+		gittest.Isolate(tb)
+		r := gittest.New(tb)
+		base := map[string]string{}
+		for i := 1; i <= 10; i++ {
+			base[fmt.Sprintf("old/r%02d.go", i)] = funcLines(fmt.Sprintf("r%02d", i), 100, nil)
+		}
+		r.Write(base)
+		r.Commit("base")
+		r.Git("checkout", "-q", "-b", "feature")
+		r.Git("rm", "-q", "-r", "old")
+		head := map[string]string{}
+		var files []string
+		for i := 1; i <= 10; i++ {
+			path := fmt.Sprintf("new/r%02d.go", i)
+			head[path] = funcLines(fmt.Sprintf("r%02d", i), 100, func(j int) bool { return j%10 == 5 })
+			files = append(files, path)
+		}
+		r.Write(head)
+		r.Commit("change")
+		return r.Dir, files
+	}},
+	{"f", "200 files of 10 changed lines", func(tb testing.TB) (string, []string) {
+		base, head := map[string]string{}, map[string]string{}
+		for i := 1; i <= 200; i++ {
+			path := fmt.Sprintf("pkg%02d/f%03d.go", i%10, i)
+			name := fmt.Sprintf("f%03d", i)
+			base[path] = funcLines(name, 30, nil)
+			head[path] = funcLines(name, 30, func(j int) bool { return j%3 == 1 })
+		}
+		return gittest.Change(tb, base, head), slices.Sorted(mapsKeys(head))
+	}},
+}
+
+// funcLines is a Go file of n one-line functions named after name; the
+// lines changed says are written as a change rewrites them.
+func funcLines(name string, n int, changed func(j int) bool) string {
+	var s strings.Builder
+	s.WriteString("package main\n")
+	for j := 1; j <= n; j++ {
+		if changed != nil && changed(j) {
+			fmt.Fprintf(&s, "func %s_%d(x int) int { return x*%d - %d }\n", name, j, j+1, j)
+			continue
+		}
+		fmt.Fprintf(&s, "func %s_%d(x int) int { return x*%d + %d }\n", name, j, j, j)
+	}
+	return s.String()
+}
+
+// modified is a change of n files of lines functions each, the lines
+// changed says rewritten.
+func modified(tb testing.TB, n, lines int, changed func(j int) bool) (string, []string) {
+	base, head := map[string]string{}, map[string]string{}
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("file%02d", i)
+		base[name+".go"], head[name+".go"] = funcLines(name, lines, nil), funcLines(name, lines, changed)
+	}
+	return gittest.Change(tb, base, head), slices.Sorted(mapsKeys(head))
+}
+
+func mapsKeys(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// shapeWindows are the windows the shapes are reviewed at.
+var shapeWindows = []string{"16000", "32000", "128000"}
+
+// shapeScript answers each unit's first request with a read of the first
+// of its files not read yet (a unit's prompt heads each of its files
+// "### `path`"), and its forced request with a submission, each after
+// delay.
+func shapeScript(files []string, delay string) *reviewtest.Script {
+	read := func(path string) reviewtest.Step {
+		return reviewtest.Step{Delay: delay, ToolCalls: []reviewtest.ScriptCall{{Name: "get_file_diff", Arguments: json.RawMessage(`{"path": "` + path + `"}`)}}}
+	}
+	s := &reviewtest.Script{
+		Forced: &reviewtest.Step{Delay: delay, ToolCalls: []reviewtest.ScriptCall{{Name: "submit_review", Arguments: json.RawMessage(`{"summary": "Fine.", "findings": []}`)}}},
+	}
+	for _, f := range files {
+		st := read(f)
+		st.When = "### `" + f + "`"
+		s.Steps = append(s.Steps, st)
+	}
+	// A unit of a file already read (a large file in several units)
+	// reads it again.
+	fb := read(files[0])
+	s.Fallback = &fb
+	return s
+}
+
+// shapeRun is what one review of a shape did.
+type shapeRun struct {
+	wall                          time.Duration
+	units, requests, waits, bytes int
+	notReviewed, files, jobs      int
+}
+
+// reviewShape reviews dir with the built binary at window against a
+// scripted server answering after delay, each unit reading once and
+// then, at --max-steps 1, submitting; jobs "" takes the default from the
+// server, which then says it serves slots at once.
+func reviewShape(tb testing.TB, dir string, files []string, env []string, window, jobs, delay string, slots int) shapeRun {
+	script := shapeScript(files, delay)
+	args := []string{"--base", "main", "--format", "json", "--max-steps", "1", "--model", "gpt-4o", "--context-window", window}
+	if slots > 0 {
+		script.Props = json.RawMessage(fmt.Sprintf(`{"total_slots": %d}`, slots))
+	} else {
+		args = append(args, "--jobs", jobs)
+	}
+	srv := reviewtest.NewServer(script, "")
+	cmd := exec.Command(reviewBinary(tb), args...)
+	cmd.Dir = dir
+	store := filepath.Join(tb.TempDir(), "store")
+	cmd.Env = append(slices.Clone(env), "OPENAI_BASE_URL="+srv.URL, "REVIEW_STORE="+store)
+	out, stderr, wall, reqs, err := runAgainst(cmd, srv)
+	if err != nil && !strings.Contains(stderr, "not reviewed") {
+		tb.Fatalf("review %v: %v\n%s", args, err, stderr)
+	}
+	r := shapeRun{wall: wall, requests: len(reqs), files: len(files), units: 1}
+	r.bytes, r.waits = sentTo(reqs)
+	var res struct {
+		NotReviewed []json.RawMessage `json:"not_reviewed"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		tb.Fatalf("reading the review: %v\n%s", err, out)
+	}
+	r.notReviewed = len(res.NotReviewed)
+	for _, q := range reqs {
+		if m := unitsIn.FindSubmatch(q.Body); m != nil {
+			r.units, _ = strconv.Atoi(string(m[1]))
+			break
+		}
+	}
+	r.jobs, _ = strconv.Atoi(jobs)
+	if slots > 0 {
+		r.jobs = slots
+	}
+	return r
+}
+
+// BenchmarkProcessShapes reviews each of issue 49's shapes (shapes) at
+// 16k, 32k and 128k with the built binary, in the peer's setup: a
+// scripted server that answers every request after $REVIEW_BENCH_DELAY
+// (default 1s), --jobs 8 (the peer's concurrency; $REVIEW_BENCH_JOBS),
+// each unit one read and then, at --max-steps 1, its submission, under
+// the default prompt-token budget. Each shape is reviewed again at 32k
+// against a server that says it serves 16 requests at once, with no
+// --jobs. It reports the wall time, the units, the requests, the
+// answer-waits in sequence, the bytes sent, the files not reviewed and
+// the latency floor: units ÷ jobs, rounded up, × 2 answers × the delay.
+// `.ci/shapes` prints the table docs/performance.md quotes, beside the
+// peer's figures from BenchmarkProcessShapesOCR.
+func BenchmarkProcessShapes(b *testing.B) {
+	delay := cmp.Or(os.Getenv("REVIEW_BENCH_DELAY"), "1s")
+	jobs := cmp.Or(os.Getenv("REVIEW_BENCH_JOBS"), "8")
+	lat, err := time.ParseDuration(delay)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runs := []struct {
+		name, window string
+		slots        int
+	}{{"16k", "16000", 0}, {"32k", "32000", 0}, {"128k", "128000", 0}, {"32k-slots16", "32000", 16}}
+	for _, s := range shapes {
+		b.Run(s.name, func(b *testing.B) {
+			env := benchEnv(b)
+			dir, files := s.make(b)
+			for _, w := range runs {
+				b.Run(w.name, func(b *testing.B) {
+					var walls []time.Duration
+					var r shapeRun
+					for b.Loop() {
+						r = reviewShape(b, dir, files, env, w.window, jobs, delay, w.slots)
+						walls = append(walls, r.wall)
+					}
+					slices.Sort(walls)
+					floor := time.Duration((r.units+r.jobs-1)/max(r.jobs, 1)*2) * lat
+					b.ReportMetric(walls[len(walls)/2].Seconds(), "wall-s")
+					b.ReportMetric(float64(r.units), "units")
+					b.ReportMetric(float64(r.requests), "requests")
+					b.ReportMetric(float64(r.waits), "answer-waits")
+					b.ReportMetric(float64(r.bytes)/1000, "sent-kB")
+					b.ReportMetric(float64(r.notReviewed), "not-reviewed")
+					b.ReportMetric(float64(r.files), "files")
+					b.ReportMetric(float64(r.jobs), "jobs")
+					b.ReportMetric(floor.Seconds(), "floor-s")
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkProcessShapesOCR reviews each shape with the peer,
+// open-code-review, named by $REVIEW_PEER_BIN (skipped when unset),
+// against the same scripted server as BenchmarkProcessPeerOCR: each
+// file's first request answered with a read of its diff, its second with
+// task_done, each after $REVIEW_BENCH_DELAY, 8 files at once (its
+// default). The peer takes no window: one run of a shape stands for
+// every window. It reports the wall time, the agents (files reviewed),
+// the requests, the answer-waits and the bytes sent.
+func BenchmarkProcessShapesOCR(b *testing.B) {
+	bin := os.Getenv("REVIEW_PEER_BIN")
+	if bin == "" {
+		b.Skip("REVIEW_PEER_BIN names no open-code-review binary")
+	}
+	delay := cmp.Or(os.Getenv("REVIEW_BENCH_DELAY"), "1s")
+	for _, s := range shapes {
+		b.Run(s.name, func(b *testing.B) {
+			dir, files := s.make(b)
+			var walls []time.Duration
+			var requests, bytes, waits, reviewed int
+			for b.Loop() {
+				srv := reviewtest.NewServer(ocrScriptFor(files, delay), "")
+				home := b.TempDir()
+				cmd := exec.Command(bin, "review", "--from", "main", "--to", "HEAD", "--format", "json", "--audience", "agent")
+				cmd.Dir = dir
+				cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + home,
+					"OCR_LLM_URL=" + srv.URL, "OCR_LLM_TOKEN=bench", "OCR_LLM_MODEL=gpt-4o", "OCR_LLM_PROTOCOL=openai"}
+				out, stderr, wall, reqs, err := runAgainst(cmd, srv)
+				walls = append(walls, wall)
+				if err != nil {
+					b.Fatalf("ocr review: %v\n%s\n%s", err, out, stderr)
+				}
+				var res struct {
+					Summary struct {
+						Files int `json:"files_reviewed"`
+					} `json:"summary"`
+				}
+				if err := json.Unmarshal(out, &res); err != nil {
+					b.Fatalf("reading ocr's review: %v\n%s", err, out)
+				}
+				reviewed, requests = res.Summary.Files, len(reqs)
+				bytes, waits = sentTo(reqs)
+			}
+			slices.Sort(walls)
+			b.ReportMetric(walls[len(walls)/2].Seconds(), "wall-s")
+			b.ReportMetric(float64(reviewed), "agents")
+			b.ReportMetric(float64(requests), "requests")
+			b.ReportMetric(float64(waits), "answer-waits")
+			b.ReportMetric(float64(bytes)/1000, "sent-kB")
+		})
+	}
+}
+
+// ocrScriptFor is ocrScript for any files: each file's first request is
+// answered with a read of its diff, its second with task_done.
+func ocrScriptFor(files []string, delay string) *reviewtest.Script {
+	s := &reviewtest.Script{}
+	for _, path := range files {
+		when := "<current_file_path>" + path + "</current_file_path>"
+		s.Steps = append(s.Steps,
+			reviewtest.Step{When: when, Delay: delay, ToolCalls: []reviewtest.ScriptCall{{Name: "file_read_diff", Arguments: json.RawMessage(`{"path_array": ["` + path + `"]}`)}}},
+			reviewtest.Step{When: when, Delay: delay, ToolCalls: []reviewtest.ScriptCall{{Name: "task_done", Arguments: json.RawMessage(`{"state": "DONE"}`)}}})
+	}
+	done := reviewtest.Step{Delay: delay, ToolCalls: []reviewtest.ScriptCall{{Name: "task_done", Arguments: json.RawMessage(`{"state": "DONE"}`)}}}
+	s.Fallback = &done
+	return s
+}
+
+// TestShapesUnits plans each shape at each window with the built binary
+// as BenchmarkProcessShapes reviews it (dry runs: no server, no latency)
+// and holds issue 49's unit targets: no more units than the peer's agents
+// (a file each), but where a file alone does not fit a unit with its
+// loop's room (shape d's 3,000-line file at 16k and 32k; a 300-line file
+// at 16k), and every file reviewed under the default prompt-token budget.
+// The 40 modified files at 32k take 40 units.
+func TestShapesUnits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans six changes at three windows")
+	}
+	bin := reviewBinary(t)
+	for _, s := range shapes {
+		t.Run(s.name, func(t *testing.T) {
+			dir, files := s.make(t)
+			for _, window := range shapeWindows {
+				cmd := exec.Command(bin, "--base", "main", "--dry-run", "--format", "json", "--model", "gpt-4o", "--context-window", window, "--jobs", "8", "--max-steps", "1")
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(), "REVIEW_STORE="+filepath.Join(t.TempDir(), "store"), "OPENAI_API_KEY=")
+				out, err := cmd.Output()
+				if err != nil {
+					t.Fatalf("dry run at %s: %v\n%s", window, err, benchStderr(err))
+				}
+				var d struct {
+					Plan struct {
+						Units       int               `json:"units"`
+						NotReviewed []json.RawMessage `json:"not_reviewed"`
+						Cut         *struct {
+							Path string `json:"path"`
+						} `json:"split_file"`
+					} `json:"plan"`
+				}
+				if err := json.Unmarshal(out, &d); err != nil {
+					t.Fatal(err)
+				}
+				units := max(d.Plan.Units, 1)
+				if len(d.Plan.NotReviewed) > 0 {
+					t.Errorf("%s at %s: %d files not reviewed", s.title, window, len(d.Plan.NotReviewed))
+				}
+				if units > len(files) && d.Plan.Cut == nil {
+					t.Errorf("%s at %s: %d units for %d files, none of which a unit cannot hold whole", s.title, window, units, len(files))
+				}
+				if s.name == "b" && window == "32000" && units != 40 {
+					t.Errorf("%s at 32k: %d units, want 40", s.title, units)
+				}
+				t.Logf("%s at %s: %d units, %d files", s.title, window, units, len(files))
+			}
+		})
+	}
+}
