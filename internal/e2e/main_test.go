@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,8 +36,28 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(binDir)
 	os.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// Go's caches as the go command finds them now, before a test moves
+	// HOME to a temporary directory (gittest.Isolate): a build after that
+	// would find an empty cache and compile everything again (a minute
+	// here, which the browser test paid whenever it built the binary).
+	out, err := exec.Command("go", "env", "-json", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	var vars map[string]string
+	if err == nil {
+		err = json.Unmarshal(out, &vars)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "go env:", err)
+		return 1
+	}
+	for k, v := range vars {
+		goEnv = append(goEnv, k+"="+v)
+	}
 	return m.Run()
 }
+
+// goEnv names Go's build and module caches for the builds the tests
+// make, whatever HOME a test has set.
+var goEnv []string
 
 var (
 	binOnce sync.Once
@@ -53,7 +74,7 @@ func reviewBinary(tb testing.TB) string {
 		binPath, rssPath = filepath.Join(binDir, "review"), filepath.Join(binDir, "peakrss")
 		for _, args := range [][]string{{"-trimpath", "-ldflags=-s -w", "-o", binPath, "."}, {"-o", rssPath, "./review/reviewtest/peakrss"}} {
 			cmd := exec.Command("go", append([]string{"build"}, args...)...)
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			cmd.Env = append(append(os.Environ(), goEnv...), "CGO_ENABLED=0")
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				binErr = fmt.Errorf("go build: %v\n%s", err, out)
