@@ -62,7 +62,10 @@ func benchEnv(b *testing.B, extra ...string) []string {
 
 // smallChange makes a repository whose branch changes three lines of one
 // file, and returns its directory.
-func smallChange(b *testing.B) string {
+func smallChange(b *testing.B) string { return smallChangeIn(b, "main.go") }
+
+// smallChangeIn is smallChange with the file named name.
+func smallChangeIn(b *testing.B, name string) string {
 	var src strings.Builder
 	src.WriteString("package main\n\nimport \"fmt\"\n\n")
 	for i := range 40 {
@@ -72,7 +75,7 @@ func smallChange(b *testing.B) string {
 	changed := strings.Replace(src.String(), "return x + 1 }", "return x - 1 }", 1)
 	changed = strings.Replace(changed, "return x + 2 }", "return x * 2 }", 1)
 	changed = strings.Replace(changed, "fmt.Println(f1(1))", "fmt.Println(f1(1), f2(2))", 1)
-	return gittest.Change(b, map[string]string{"main.go": src.String()}, map[string]string{"main.go": changed})
+	return gittest.Change(b, map[string]string{name: src.String()}, map[string]string{name: changed})
 }
 
 // hugeChange makes a repository whose branch changes 100,000 lines: 1,000

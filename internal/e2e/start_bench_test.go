@@ -8,11 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/reviewdev/review/internal/gittest"
 	"github.com/reviewdev/review/review/reviewtest"
 )
 
@@ -56,7 +54,7 @@ func BenchmarkProcessStart(b *testing.B) {
 	})
 	b.Run("review3", func(b *testing.B) {
 		env := benchEnv(b)
-		dir := threeLines(b)
+		dir := smallChangeIn(b, "file01.go") // the name both reviewers' scripts read
 		var rw, pw []time.Duration
 		var rr, pr int64
 		for range b.N {
@@ -91,21 +89,6 @@ func BenchmarkProcessStart(b *testing.B) {
 		b.ReportMetric(medianMs(ws), "median-ms")
 		b.ReportMetric(float64(rss)/1024, "peak-RSS-MiB")
 	})
-}
-
-// threeLines makes a repository whose branch changes three lines of
-// file01.go, the name both reviewers' scripts read.
-func threeLines(b *testing.B) string {
-	var src strings.Builder
-	src.WriteString("package main\n\nimport \"fmt\"\n\n")
-	for i := range 40 {
-		fmt.Fprintf(&src, "func f%d(x int) int { return x + %d }\n", i, i)
-	}
-	src.WriteString("\nfunc main() { fmt.Println(f1(1)) }\n")
-	changed := strings.Replace(src.String(), "return x + 1 }", "return x - 1 }", 1)
-	changed = strings.Replace(changed, "return x + 2 }", "return x * 2 }", 1)
-	changed = strings.Replace(changed, "fmt.Println(f1(1))", "fmt.Println(f1(1), f2(2))", 1)
-	return gittest.Change(b, map[string]string{"file01.go": src.String()}, map[string]string{"file01.go": changed})
 }
 
 // startOnce runs bin with args in dir from peakrss against a fresh
