@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/review/result"
 )
@@ -78,14 +78,14 @@ func answerBody(ans *result.Answer, quote, note string) (string, error) {
 		return "", err
 	}
 	var out strings.Builder
-	out.WriteString(host.AnswerMarker(ans.RunID) + "\n")
+	out.WriteString(seam.AnswerMarker(ans.RunID) + "\n")
 	for _, line := range strings.Split(strings.TrimSpace(text.Truncate(quote, 2000)), "\n") {
-		out.WriteString("> " + host.NeutralLine(line) + "\n")
+		out.WriteString("> " + seam.NeutralLine(line) + "\n")
 	}
 	out.WriteString("\n")
 	if note != "" {
 		out.WriteString("_" + note + "_\n\n")
 	}
-	out.WriteString(host.Neutralize(b.String()))
+	out.WriteString(seam.Neutralize(b.String()))
 	return out.String(), nil
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/git"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
 // ciEnv is where a command runs, as the environment says: decided once, by
@@ -147,7 +147,7 @@ const sinceNone = "none"
 // is reviewed again). Either way, when posting, the findings earlier runs
 // commented on lines still in the pull request are returned: a review of the
 // newer commits alone must not let an older blocking finding through.
-func (o *ReviewOptions) sinceFor(ctx context.Context, pt *postTarget) (string, []host.OpenFinding) {
+func (o *ReviewOptions) sinceFor(ctx context.Context, pt *postTarget) (string, []seam.OpenFinding) {
 	asked := o.Since // what --since names, "" for the whole change
 	if asked == sinceNone {
 		asked = ""

@@ -12,7 +12,7 @@ import (
 
 	"github.com/reviewdev/review/internal/git"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/learn"
 	"github.com/reviewdev/review/toolmem"
 )
@@ -85,7 +85,7 @@ run is not in its CI.`,
 // the CI that ran review comment (its row's Comment), with the host's
 // --post name.
 type commentHost struct {
-	*host.Comment
+	*seam.Comment
 	post string
 }
 
@@ -101,7 +101,7 @@ func runComment(ctx context.Context, opts *CommentOptions) error {
 	if row.Comment == nil {
 		return fmt.Errorf("review comment cannot run on %s: %s", row.Name, row.NoComment)
 	}
-	c, err := row.Comment(ctx, host.Setup{Getenv: opts.Getenv, InCI: opts.ci.Host == row.Name})
+	c, err := row.Comment(ctx, seam.Setup{Getenv: opts.Getenv, InCI: opts.ci.Host == row.Name})
 	if err != nil {
 		return hostAdvice(err)
 	}
@@ -110,7 +110,7 @@ func runComment(ctx context.Context, opts *CommentOptions) error {
 		return nil
 	}
 	h := &commentHost{Comment: c, post: row.Name}
-	command, ok := host.ParseCommand(c.Body)
+	command, ok := seam.ParseCommand(c.Body)
 	if !ok {
 		fmt.Fprintln(opts.IO.Info(), "review: the comment holds no /review command: nothing to do")
 		return nil
@@ -162,7 +162,7 @@ func refuse(ctx context.Context, opts *CommentOptions, h *commentHost) error {
 	if err != nil || done {
 		return err
 	}
-	body := host.RefusedMarker + "\n" + "Only the project's owners, members and collaborators (on GitLab: members with Developer access or above) can run `/review` commands, so nothing was run. (This is said once.)"
+	body := seam.RefusedMarker + "\n" + "Only the project's owners, members and collaborators (on GitLab: members with Developer access or above) can run `/review` commands, so nothing was run. (This is said once.)"
 	url, err := h.Conversation.Reply(ctx, "", body)
 	if err != nil {
 		return err
@@ -173,11 +173,11 @@ func refuse(ctx context.Context, opts *CommentOptions, h *commentHost) error {
 
 // replyHelp answers with the list of commands, where the comment was made.
 func replyHelp(ctx context.Context, opts *CommentOptions, h *commentHost, note string) error {
-	body := host.HelpMarker + "\n"
+	body := seam.HelpMarker + "\n"
 	if note != "" {
 		body += note + "\n\n"
 	}
-	url, err := h.Conversation.Reply(ctx, h.Thread, body+host.CommandsHelp)
+	url, err := h.Conversation.Reply(ctx, h.Thread, body+seam.CommandsHelp)
 	if err != nil {
 		return err
 	}
@@ -275,7 +275,7 @@ func commentAsk(ctx context.Context, opts *CommentOptions, h *commentHost, quest
 // threadQuestion is a question asked in a finding's thread, with the
 // finding as it was posted and the lines it names at the head: the model
 // answers about that finding, with its evidence in front of it.
-func threadQuestion(ctx context.Context, dir, head string, t host.ThreadStart, q string) string {
+func threadQuestion(ctx context.Context, dir, head string, t seam.ThreadStart, q string) string {
 	body := t.Body
 	if i := strings.Index(body, "-->"); strings.HasPrefix(body, "<!--") && i >= 0 {
 		body = strings.TrimSpace(body[i+3:])
@@ -350,8 +350,8 @@ func isGateOrIncomplete(err error) bool {
 
 // commentDismiss records a /review dismiss written in a finding's thread:
 // review replies there, and its reply carries the dismissal
-// (host.DismissMarker), which the next review of the change reads: the
-// finding is never posted again (see host.Reconcile); then it resolves
+// (seam.DismissMarker), which the next review of the change reads: the
+// finding is never posted again (see seam.Reconcile); then it resolves
 // the thread. Anywhere else the reply says where it works.
 func commentDismiss(ctx context.Context, opts *CommentOptions, h *commentHost, reason string) error {
 	where := "`/review dismiss` works as a reply in the thread of a finding review posted on a line."
@@ -365,8 +365,8 @@ func commentDismiss(ctx context.Context, opts *CommentOptions, h *commentHost, r
 	if !t.Ours || t.Fingerprint == "" {
 		return replyHelp(ctx, opts, h, where+" This thread is not one.")
 	}
-	body := host.DismissMarker(t.Fingerprint, h.Author) + "\n" +
-		fmt.Sprintf("Dismissed by %s: review will not post this finding (%s) on this %s again.", host.Code(host.Login(h.Author)), host.Code(fmt.Sprintf("%s:%d", text.OneLine(t.Path, 200), t.Line)), h.Noun)
+	body := seam.DismissMarker(t.Fingerprint, h.Author) + "\n" +
+		fmt.Sprintf("Dismissed by %s: review will not post this finding (%s) on this %s again.", seam.Code(seam.Login(h.Author)), seam.Code(fmt.Sprintf("%s:%d", text.OneLine(t.Path, 200), t.Line)), h.Noun)
 	url, err := h.Conversation.Reply(ctx, h.Thread, body)
 	if err != nil {
 		return err
@@ -394,7 +394,7 @@ func commentDismiss(ctx context.Context, opts *CommentOptions, h *commentHost, r
 // commentLearn proposes l in the one pull request of the learnings and
 // says so where it was asked: nothing is learned until it is merged.
 func commentLearn(ctx context.Context, opts *CommentOptions, h *commentHost, l learn.Learning) error {
-	p, ok := h.Conversation.(host.Proposer)
+	p, ok := h.Conversation.(seam.Proposer)
 	if !ok {
 		return replyHelp(ctx, opts, h, "Proposing learnings is not done on this host yet: add it to `"+learn.Path+"` with `review learn add`.")
 	}
@@ -410,7 +410,7 @@ func commentLearn(ctx context.Context, opts *CommentOptions, h *commentHost, l l
 		return fmt.Errorf("proposing the learning on %s: %w", h.Target, err)
 	}
 	body := fmt.Sprintf("Proposed as learning %d of `%s`, in %s into `%s`:\n\n> %s\n\nNothing is learned until a maintainer merges it; reviews read the file from the base branch.",
-		n, learn.Path, host.Link(host.LearningsTitle, url), host.NeutralLine(text.OneLine(base, 100)), host.NeutralLine(text.OneLine(l.Rule, 0)))
+		n, learn.Path, seam.Link(seam.LearningsTitle, url), seam.NeutralLine(text.OneLine(base, 100)), seam.NeutralLine(text.OneLine(l.Rule, 0)))
 	replyURL, err := h.Conversation.Reply(ctx, h.Thread, body)
 	if err != nil {
 		return err
@@ -426,7 +426,7 @@ func provenance(opts *CommentOptions, h *commentHost, what string) string {
 	if what != "" {
 		parts = append(parts, what)
 	}
-	if who := host.Login(h.Author); who != "" {
+	if who := seam.Login(h.Author); who != "" {
 		parts = append(parts, "by "+who)
 	}
 	return strings.Join(append(parts, opts.Now().UTC().Format("2006-01-02")), ", ")

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
@@ -111,7 +111,7 @@ type gate struct {
 	unreviewed bool            // --fail-on names unreviewed
 	// open are the findings earlier reviews posted on the change (named
 	// on, "pull request" or "merge request") that are still open there.
-	open []host.OpenFinding
+	open []seam.OpenFinding
 	on   string
 }
 
@@ -169,7 +169,7 @@ func reviewExit(ctx context.Context, s *IOStreams, res *result.Result, failed, g
 // above the threshold: one of this review's, or one an earlier review
 // posted on the pull request (the change on) that is still open there (see
 // sinceFor) and that this review did not find again.
-func failOn(s *IOStreams, fs []result.Finding, threshold result.Severity, open []host.OpenFinding, on string) error {
+func failOn(s *IOStreams, fs []result.Finding, threshold result.Severity, open []seam.OpenFinding, on string) error {
 	if threshold == "" {
 		return nil
 	}

@@ -9,12 +9,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/host/azure"
 	"github.com/reviewdev/review/review/host/bitbucket"
 	"github.com/reviewdev/review/review/host/gitea"
 	"github.com/reviewdev/review/review/host/github"
 	"github.com/reviewdev/review/review/host/gitlab"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -31,7 +31,7 @@ var hosts = []hostRow{
 
 // hostRow is a host and what cmd does for it beyond the seam.
 type hostRow struct {
-	host.Host
+	seam.Host
 	// denied gives the findings of a review the token may not post to
 	// the job, saying why (err); nil lists them in the job's log
 	// (logDenied).
@@ -71,7 +71,7 @@ func unknownHost(name string) error {
 
 // postHelp is the help of --post: each host and what it posts (about
 // picks the words: a review's or an answer's).
-func postHelp(lead string, about func(host.About) string) string {
+func postHelp(lead string, about func(seam.About) string) string {
 	parts := make([]string, len(hosts))
 	for i, h := range hosts {
 		parts[i] = fmt.Sprintf("%s (%s)", h.Name, about(h.About))
@@ -117,8 +117,8 @@ func withHostFlags(m map[string]string) hostFlags {
 
 // hostAdvice words what a host says it needs with the flags that give it.
 func hostAdvice(err error) error {
-	var need *host.NeedError
-	var bad *host.ValueError
+	var need *seam.NeedError
+	var bad *seam.ValueError
 	switch {
 	case errors.As(err, &need):
 		s := fmt.Sprintf("--post %s needs %s", need.Host, need.What)

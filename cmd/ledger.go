@@ -6,7 +6,7 @@ import (
 
 	"github.com/reviewdev/review/internal/git"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -24,7 +24,7 @@ func (t *postTarget) headRev(o *ReviewOptions) string {
 	return "HEAD"
 }
 
-// anchor is the anchor of a finding's lines at the head (host.Anchor).
+// anchor is the anchor of a finding's lines at the head (seam.Anchor).
 func (t *postTarget) anchor(o *ReviewOptions) func(result.Finding) string {
 	return func(f result.Finding) string {
 		if f.Line <= 0 {
@@ -34,17 +34,17 @@ func (t *postTarget) anchor(o *ReviewOptions) func(result.Finding) string {
 		if err != nil {
 			return ""
 		}
-		return host.Anchor(b, f.Line, f.EndLine)
+		return seam.Anchor(b, f.Line, f.EndLine)
 	}
 }
 
-// settle applies the ledger of the change (host.Reconcile) to res, before
+// settle applies the ledger of the change (seam.Reconcile) to res, before
 // it is written or posted: the findings a person dismissed on an earlier
 // review are moved to res.Suppressed, res.Ledger lists every finding's
 // state, and open loses the findings no longer open (fixed or dismissed),
 // which the gate then does not count. It returns the threads of the fixed
 // findings, which resolveFixed resolves once the review is posted.
-func (t *postTarget) settle(ctx context.Context, o *ReviewOptions, res *result.Result, open []host.OpenFinding) ([]host.Thread, []host.OpenFinding) {
+func (t *postTarget) settle(ctx context.Context, o *ReviewOptions, res *result.Result, open []seam.OpenFinding) ([]seam.Thread, []seam.OpenFinding) {
 	if t == nil || t.earlier == nil || res == nil {
 		return nil, open
 	}
@@ -54,7 +54,7 @@ func (t *postTarget) settle(ctx context.Context, o *ReviewOptions, res *result.R
 	}
 	head := t.headRev(o)
 	g := git.Runner{Dir: o.Dir}
-	present := func(th host.Thread) bool {
+	present := func(th seam.Thread) bool {
 		if notReviewed[th.Path] {
 			return true // not looked at: nothing says it is gone
 		}
@@ -65,9 +65,9 @@ func (t *postTarget) settle(ctx context.Context, o *ReviewOptions, res *result.R
 			_, err = g.Text(ctx, "rev-parse", "--verify", "--quiet", head+"^{commit}")
 			return err != nil
 		}
-		return host.Present(th.Code, b)
+		return seam.Present(th.Code, b)
 	}
-	l := host.Reconcile(t.earlier.Threads, res.Findings, res.RunID, present, t.anchor(o))
+	l := seam.Reconcile(t.earlier.Threads, res.Findings, res.RunID, present, t.anchor(o))
 	l.Suppress(res)
 	for _, s := range res.Suppressed {
 		fp := s.Finding.Fingerprint()
@@ -89,7 +89,7 @@ func (t *postTarget) settle(ctx context.Context, o *ReviewOptions, res *result.R
 // resolveFixed resolves the threads of the findings the ledger found
 // fixed, once the review is posted. A thread that cannot be resolved is a
 // warning: the review itself was posted.
-func (t *postTarget) resolveFixed(ctx context.Context, s *IOStreams, fixed []host.Thread) {
+func (t *postTarget) resolveFixed(ctx context.Context, s *IOStreams, fixed []seam.Thread) {
 	if t == nil || !t.posted {
 		return
 	}

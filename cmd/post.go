@@ -9,15 +9,15 @@ import (
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/result"
 )
 
-// postTarget is where --post posts: a host's host.Poster, and what the
+// postTarget is where --post posts: a host's seam.Poster, and what the
 // command needs to know around it.
 type postTarget struct {
-	poster host.Poster
+	poster seam.Poster
 	// noun is what the host calls the change, for messages: "pull
 	// request", "merge request".
 	noun string
@@ -35,7 +35,7 @@ type postTarget struct {
 	posted, skipped bool
 	// earlier is what earlier runs posted, when sinceFor read it: the
 	// ledger's input (settle).
-	earlier *host.Earlier
+	earlier *seam.Earlier
 }
 
 // setStatus sets the review's commit status on the change's head, after
@@ -75,13 +75,13 @@ func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 	if pt.denied == nil {
 		pt.denied = logDenied
 	}
-	t, err := row.Open(host.Setup{
+	t, err := row.Open(seam.Setup{
 		Getenv: opts.Getenv, InCI: pt.inCI, Flags: opts.hostFlags.values(),
 		// Counted for the run's egress record; the client keeps its
 		// timeout.
 		HTTPClient: opts.egress.Client(nil),
 		// The poster anchors each finding it posts on a line to the text
-		// of those lines at the head (host.Anchor), read from git: the
+		// of those lines at the head (seam.Anchor), read from git: the
 		// diff the review saw may have been redacted.
 		Anchor: func(f result.Finding) string { return pt.anchor(opts)(f) },
 	})
@@ -98,7 +98,7 @@ func postTargetFrom(opts *ReviewOptions) (*postTarget, error) {
 func (t *postTarget) post(ctx context.Context, opts *ReviewOptions, outs []output, res *result.Result, d *diffctx.Diff) error {
 	s := opts.IO
 	rep, err := t.poster.Post(ctx, res, d)
-	if errors.Is(err, host.ErrDenied) {
+	if errors.Is(err, seam.ErrDenied) {
 		return t.denied(opts, outs, res, err)
 	}
 	if err != nil {

@@ -17,8 +17,8 @@ import (
 	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review"
-	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/host/github"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/report"
 	"github.com/reviewdev/review/review/result"
@@ -193,7 +193,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	}
 	job := review.Job{Options: prepareOptions(set, &opts.agentFlags, opts.Dir, head), DryRun: opts.DryRun}
 	job.HeadLabel = label
-	var open []host.OpenFinding
+	var open []seam.OpenFinding
 	job.Since, open = opts.sinceFor(ctx, pt)
 	env, prog, done := runEnv(opts.IO, opts.Getenv, opts.ci, set, opts.Dir, !opts.DryRun)
 	defer done()
@@ -262,7 +262,7 @@ func localFound(fs []result.Finding) string {
 // writePlanOnly ends a review that made no run: a change with nothing to
 // review, whose outputs are still written as valid empty documents (a CI
 // step that reads them must not fail on their absence), or a dry run.
-func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set *config.Settings, plan *review.Plan, since string, open []host.OpenFinding, pt *postTarget) error {
+func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set *config.Settings, plan *review.Plan, since string, open []seam.OpenFinding, pt *postTarget) error {
 	on := pt.changeNoun()
 	if len(plan.Diff.Files) == 0 && since != "" {
 		fmt.Fprintf(opts.IO.Info(), "review: nothing new to review: the commits since %s change nothing in %s's diff against %s\n", text.ShortSHA(plan.Diff.SinceSHA), opts.Head, opts.Base)

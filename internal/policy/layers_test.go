@@ -38,9 +38,8 @@ var layers = map[string]int{
 // it (review/host/github does not import review), tests included, since data a
 // child and its parent both need belongs in a leaf both import; a test
 // helper too (tools/toolstest opens the store of toolmem, a folder beside
-// it, not above it). The one exception is a shared root (sharedRoots): a
-// folder whose own package is the leaf its sub-folders share, and which
-// imports none of them.
+// it, not above it): what the hosts under review/host share is its leaf
+// review/host/seam, beside them.
 func TestLayers(t *testing.T) {
 	const mod = "github.com/reviewdev/review"
 	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,TestImports,XTestImports", "./...").Output()
@@ -77,15 +76,8 @@ func TestLayers(t *testing.T) {
 			t.Errorf("%s imports %s: a folder of tests above the layers has no code", p.ImportPath, strings.Join(p.Imports, ", "))
 		}
 		for _, imp := range append(append(append([]string(nil), p.Imports...), p.TestImports...), p.XTestImports...) {
-			if ancestor(p.ImportPath, imp) && !sharedRoots[strings.TrimPrefix(imp, mod+"/")] {
+			if ancestor(p.ImportPath, imp) {
 				t.Errorf("%s imports %s: a package may not import a folder that contains it", p.ImportPath, imp)
-			}
-		}
-		if sharedRoots[strings.TrimPrefix(p.ImportPath, mod+"/")] {
-			for _, imp := range p.Imports {
-				if ancestor(imp, p.ImportPath) {
-					t.Errorf("%s imports %s: a shared root imports nothing beneath it", p.ImportPath, imp)
-				}
 			}
 		}
 		rank, known := layers[from]
@@ -115,12 +107,6 @@ func TestLayers(t *testing.T) {
 		}
 	}
 }
-
-// sharedRoots are the folders whose own package is the leaf the packages
-// beneath it share, and may import: review/host holds the seam every host
-// posts through (the poster, the markers, the ledger's fingerprints,
-// neutralisation, retries), with the hosts side by side beneath it.
-var sharedRoots = map[string]bool{"review/host": true}
 
 // ancestor reports whether package imp is in a folder that contains
 // package p: imp's path is a proper prefix of p's, folder by folder.

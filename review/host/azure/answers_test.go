@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
 // me is the token's identity in FuzzAnswers' seeds.
@@ -18,8 +18,8 @@ const me = "5c0d8a3e-6b0f-4d39-9c33-3f8d1c7e2a10"
 // a reply or a resolution has an ID review can send back.
 func FuzzAnswers(f *testing.F) {
 	fp := "0123456789abcdef0123456789abcdef"
-	marker := host.CommentMarker(fp, "run1", "code=1-0123456789abcdef") + "\n**[high] T** · security"
-	summary := host.ReviewMarker("run1", strings.Repeat("a", 40), "heads="+strings.Repeat("b", 40)+",zz")
+	marker := seam.CommentMarker(fp, "run1", "code=1-0123456789abcdef") + "\n**[high] T** · security"
+	summary := seam.ReviewMarker("run1", strings.Repeat("a", 40), "heads="+strings.Repeat("b", 40)+",zz")
 	for _, v := range []any{
 		map[string]any{"count": 2, "value": []any{
 			map[string]any{"id": 3, "status": "wontFix", "threadContext": map[string]any{"filePath": "/a.go", "rightFileStart": map[string]any{"line": 4, "offset": 1}},
@@ -29,7 +29,7 @@ func FuzzAnswers(f *testing.F) {
 		}},
 		map[string]any{"value": []any{map[string]any{"id": 9, "status": "fixed", "threadContext": map[string]any{"filePath": "/x\n::warning::y", "leftFileStart": map[string]any{"line": -1}},
 			"comments": []any{map[string]any{"id": 1, "author": map[string]any{"id": me}, "content": marker},
-				map[string]any{"id": 2, "parentCommentId": 1, "author": map[string]any{"id": me}, "content": host.FixedMarker(fp)}}}}},
+				map[string]any{"id": 2, "parentCommentId": 1, "author": map[string]any{"id": me}, "content": seam.FixedMarker(fp)}}}}},
 		map[string]any{"value": []any{map[string]any{"id": -1, "comments": []any{}}, map[string]any{"id": 2147483647, "isDeleted": true}}},
 	} {
 		b, _ := json.Marshal(v)
@@ -44,7 +44,7 @@ func FuzzAnswers(f *testing.F) {
 		st.sort()
 		e := st.earlier()
 		for _, h := range e.Heads {
-			if !host.FullSHA(h) && !host.SHA().MatchString(h) {
+			if !seam.FullSHA(h) && !seam.SHA().MatchString(h) {
 				t.Fatalf("head %q is not a commit SHA", h)
 			}
 		}

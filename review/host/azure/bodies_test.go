@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/host/hosttest"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -28,9 +28,9 @@ func FuzzBodies(f *testing.F) {
 		r := &result.Result{RunID: "r1", Summary: summary, Findings: []result.Finding{fd}, Submitted: true}
 		r.HeadSHA = h1
 		bodies := map[string]string{
-			"summary": inert(host.Summary{Body: []result.Finding{fd}}.Write(r, []string{h1}, words)),
+			"summary": inert(seam.Summary{Body: []result.Finding{fd}}.Write(r, []string{h1}, words)),
 			"thread":  findingThread(r.RunID, fd, nil).Comments[0].Content,
-			"reply":   capBody(inert(host.DismissMarker(fd.Fingerprint(), "x") + "\n" + host.Neutralize(body))),
+			"reply":   capBody(inert(seam.DismissMarker(fd.Fingerprint(), "x") + "\n" + seam.Neutralize(body))),
 		}
 		for name, b := range bodies {
 			if m := hosttest.AzureMentions(b); len(m) > 0 {
@@ -43,7 +43,7 @@ func FuzzBodies(f *testing.F) {
 	})
 }
 
-// FuzzNeutralizeAzure holds host.Neutralize with inert to Azure DevOps'
+// FuzzNeutralizeAzure holds seam.Neutralize with inert to Azure DevOps'
 // mention rule: no text the model writes mentions anyone once
 // neutralised, alone or inside what a body puts around it (an odd
 // backtick before it, a list item, a quote).
@@ -52,7 +52,7 @@ func FuzzNeutralizeAzure(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out := inert(host.Neutralize(s))
+		out := inert(seam.Neutralize(s))
 		for _, around := range []string{"%s", "%s>", "a ` b\n%s\n` c", "> %s", "- %s"} {
 			page := strings.Replace(around, "%s", out, 1)
 			if m := hosttest.AzureMentions(page); len(m) > 0 {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
 const (
@@ -54,7 +54,7 @@ type Options struct {
 	// from other hosts.
 	HTTPClient *http.Client
 	// MaxAttempts bounds the attempts of one request; 1 disables retries,
-	// 0 means host.DefaultMaxAttempts. BaseDelay and MaxDelay shape the
+	// 0 means seam.DefaultMaxAttempts. BaseDelay and MaxDelay shape the
 	// wait between attempts when Azure DevOps does not say how long.
 	MaxAttempts         int
 	BaseDelay, MaxDelay time.Duration
@@ -71,7 +71,7 @@ var (
 
 // client speaks to one pull request through the REST API.
 type client struct {
-	*host.REST
+	*seam.REST
 	prPath string // /{project}/_apis/git/repositories/{repo}/pullRequests/N
 	prName string // project/repo!N, for messages
 	pr     int
@@ -89,7 +89,7 @@ func newClient(o Options, head string) (*client, error) {
 		return nil, fmt.Errorf("cannot post to Azure DevOps: repository %q is not a repository's ID or name; set BUILD_REPOSITORY_ID, as Azure Pipelines does", text.OneLine(o.Repo, 80))
 	case o.PR <= 0:
 		return nil, fmt.Errorf("cannot post to Azure DevOps: pull request %d is not valid; run in a pull request's build", o.PR)
-	case head != "" && !host.FullSHA(head):
+	case head != "" && !seam.FullSHA(head):
 		return nil, fmt.Errorf("cannot post to Azure DevOps: head %q is not a commit SHA (40 or 64 hexadecimal digits)", text.Truncate(head, 80))
 	}
 	c := &client{
@@ -103,9 +103,9 @@ func newClient(o Options, head string) (*client, error) {
 	if o.Basic {
 		auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(":"+o.Token))
 	}
-	r, err := host.NewREST(host.REST{
+	r, err := seam.NewREST(seam.REST{
 		Host: "Azure DevOps", Auth: "Authorization", Token: auth, Var: "SYSTEM_COLLECTIONURI", Root: "https://dev.azure.com/{organization}",
-		Hint: c.hint, Retry: host.NewRetry(o.MaxAttempts, o.BaseDelay, o.MaxDelay),
+		Hint: c.hint, Retry: seam.NewRetry(o.MaxAttempts, o.BaseDelay, o.MaxDelay),
 	}, o.CollectionURL, o.HTTPClient)
 	if err != nil {
 		return nil, fmt.Errorf("cannot post to Azure DevOps: %v; set SYSTEM_COLLECTIONURI to the organization's address, e.g. https://dev.azure.com/fabrikam/", err)
@@ -134,7 +134,7 @@ func (c *client) hint(status int) string {
 }
 
 // call makes a request of the REST API at its version.
-func (c *client) call(ctx context.Context, r host.Request) error {
+func (c *client) call(ctx context.Context, r seam.Request) error {
 	r.Query = url.Values{"api-version": {APIVersion}}
 	_, err := c.Call(ctx, r)
 	return err
@@ -142,7 +142,7 @@ func (c *client) call(ctx context.Context, r host.Request) error {
 
 // get reads one answer into out.
 func (c *client) get(ctx context.Context, op, path string, out any) error {
-	return c.call(ctx, host.Request{Op: op, Method: http.MethodGet, Path: path, Out: out})
+	return c.call(ctx, seam.Request{Op: op, Method: http.MethodGet, Path: path, Out: out})
 }
 
 // The API's shapes (the REST description's definitions IdentityRef,
@@ -166,7 +166,7 @@ type (
 			CommitID string `json:"commitId"`
 		} `json:"lastMergeSourceCommit"`
 		Repository *struct {
-			WebURL host.WebURL `json:"webUrl"`
+			WebURL seam.WebURL `json:"webUrl"`
 		} `json:"repository"`
 	}
 	comment struct {

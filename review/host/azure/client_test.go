@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/host/hosttest"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -144,10 +144,10 @@ func TestOpen(t *testing.T) {
 		{name: "GitHub repository", over: map[string]string{"BUILD_REPOSITORY_PROVIDER": "GitHub"}, err: `BUILD_REPOSITORY_PROVIDER "GitHub" is not an Azure Repos Git repository`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tg, err := open(host.Setup{Getenv: with(tt.over), Flags: tt.flags})
+			tg, err := open(seam.Setup{Getenv: with(tt.over), Flags: tt.flags})
 			if tt.err != "" {
-				var need *host.NeedError
-				var bad *host.ValueError
+				var need *seam.NeedError
+				var bad *seam.ValueError
 				if err == nil || !strings.HasPrefix(err.Error(), tt.err) || !errors.As(err, &need) && !errors.As(err, &bad) {
 					t.Fatalf("err = %v, want %q", err, tt.err)
 				}

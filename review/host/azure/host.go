@@ -6,20 +6,20 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
 // Host is Azure DevOps Services (and Server), as cmd's table of --post
 // names holds it: Azure Pipelines' environment, the flag that names the
 // organization outside it, and a pull request's poster. No comment on a
 // pull request starts a pipeline, so it reads none (NoComment).
-var Host = host.Host{
+var Host = seam.Host{
 	Name: "azure",
 	CI:   ci,
-	Flags: []host.Flag{
+	Flags: []seam.Flag{
 		{Name: "azure-url", Usage: "Azure DevOps `URL` (default $SYSTEM_COLLECTIONURI)"},
 	},
-	About: host.About{
+	About: seam.About{
 		Review: "a thread on each changed line with a finding and one summary thread; needs SYSTEM_ACCESSTOKEN or AZURE_DEVOPS_TOKEN",
 		Answer: "a pull-request thread; needs SYSTEM_ACCESSTOKEN or AZURE_DEVOPS_TOKEN",
 		Thread: "an Azure DevOps pull request thread's ID",
@@ -54,7 +54,7 @@ func ci(getenv func(string) string) (string, bool) {
 // personal access token in AZURE_DEVOPS_TOKEN), the project, repository
 // and pull request Azure Pipelines names, and the pull request's source
 // commit.
-func fromEnv(s host.Setup) (Options, error) {
+func fromEnv(s seam.Setup) (Options, error) {
 	getenv := s.Getenv
 	o := Options{CollectionURL: s.Flags["azure-url"], Token: getenv("SYSTEM_ACCESSTOKEN"),
 		Project: getenv("SYSTEM_TEAMPROJECT"), Repo: getenv("BUILD_REPOSITORY_ID"), HTTPClient: s.HTTPClient}
@@ -64,9 +64,9 @@ func fromEnv(s host.Setup) (Options, error) {
 	if o.Token == "" {
 		o.Token, o.Basic = getenv("AZURE_DEVOPS_TOKEN"), true
 	}
-	need := func(what, flag string) error { return &host.NeedError{Host: "azure", What: what, Flag: flag} }
+	need := func(what, flag string) error { return &seam.NeedError{Host: "azure", What: what, Flag: flag} }
 	bad := func(v, why, do string) error {
-		return &host.ValueError{Var: v, Value: text.Truncate(getenv(v), 80), Why: why, Do: do}
+		return &seam.ValueError{Var: v, Value: text.Truncate(getenv(v), 80), Why: why, Do: do}
 	}
 	provider := getenv("BUILD_REPOSITORY_PROVIDER")
 	pr := getenv("SYSTEM_PULLREQUEST_PULLREQUESTID")
@@ -90,7 +90,7 @@ func fromEnv(s host.Setup) (Options, error) {
 	}
 	o.PR = n
 	if head := getenv("SYSTEM_PULLREQUEST_SOURCECOMMITID"); head != "" {
-		if !host.FullSHA(head) {
+		if !seam.FullSHA(head) {
 			return o, bad("SYSTEM_PULLREQUEST_SOURCECOMMITID", "a commit SHA", "run in a pull request's build")
 		}
 		o.HeadSHA = strings.ToLower(head)
@@ -101,13 +101,13 @@ func fromEnv(s host.Setup) (Options, error) {
 // open makes the poster of the pull request the environment names. The
 // head is the pull request's source commit, as Azure Pipelines names it:
 // the commit it checks out is a merge of it into the target branch.
-func open(s host.Setup) (host.Target, error) {
+func open(s seam.Setup) (seam.Target, error) {
 	o, err := fromEnv(s)
 	if err != nil {
-		return host.Target{}, err
+		return seam.Target{}, err
 	}
 	if _, err := newClient(o, o.HeadSHA); err != nil {
-		return host.Target{}, err
+		return seam.Target{}, err
 	}
-	return host.Target{Poster: &Poster{Options: o, Anchor: s.Anchor}, Noun: "pull request", Head: o.HeadSHA}, nil
+	return seam.Target{Poster: &Poster{Options: o, Anchor: s.Anchor}, Noun: "pull request", Head: o.HeadSHA}, nil
 }

@@ -8,16 +8,16 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
-// The ledger on Azure DevOps (see host.Reconcile). A finding's thread is
+// The ledger on Azure DevOps (see seam.Reconcile). A finding's thread is
 // the thread review started on its line; what a person decided is the
 // thread's status (GitPullRequestCommentThread.status), as the pull
 // request's page sets it: Active and Pending leave the finding open;
 // Resolved (fixed) and Closed resolve it, Won't fix (wontFix) and By
 // design (byDesign) dismiss it, and either way it is never posted again.
-// A fixed finding's thread review answers with a reply (host.FixedMarker)
+// A fixed finding's thread review answers with a reply (seam.FixedMarker)
 // and sets to fixed itself: a thread that is fixed with that reply was
 // resolved by review, and one active again after it was reopened by a
 // person. Azure DevOps has no reactions on comments (a like is not a 👎)
@@ -30,24 +30,24 @@ var statusNames = map[string]string{"fixed": "Resolved", "closed": "Closed", "wo
 
 // ledger reads the ledger's threads from the threads of findings the
 // token started (listed already in st).
-func ledger(st *prState) []host.Thread {
-	var ts []host.Thread
+func ledger(st *prState) []seam.Thread {
+	var ts []seam.Thread
 	for _, at := range st.findings {
 		first := at.first()
-		fp, run, code, ok := host.ReadThreadMarker(first.Content)
+		fp, run, code, ok := seam.ReadThreadMarker(first.Content)
 		if !ok {
 			continue
 		}
-		_, sev, _ := host.ReadCommentMarker(first.Content)
-		t := host.Thread{
+		_, sev, _ := seam.ReadCommentMarker(first.Content)
+		t := seam.Thread{
 			Fingerprint: fp, Run: run, Code: code, Severity: sev,
 			Path: at.path(), Line: at.line(), URL: threadURL(st.web, at.ID),
 			ID: strconv.FormatInt(at.ID, 10), ReplyTo: strconv.FormatInt(at.ID, 10),
-			Rule: host.ReadRule(first.Content),
+			Rule: seam.ReadRule(first.Content),
 		}
 		fixedByUs := false
 		for _, cm := range at.Comments {
-			if cm.by(st.me) && strings.HasPrefix(cm.Content, host.FixedMarker(fp)) {
+			if cm.by(st.me) && strings.HasPrefix(cm.Content, seam.FixedMarker(fp)) {
 				fixedByUs = true
 			}
 		}
@@ -69,7 +69,7 @@ func ledger(st *prState) []host.Thread {
 // Resolve resolves the thread of a fixed finding: a reply saying why,
 // then the thread's status set to fixed (Resolved on the pull request's
 // page).
-func (p *Poster) Resolve(ctx context.Context, t host.Thread) error {
+func (p *Poster) Resolve(ctx context.Context, t seam.Thread) error {
 	c, err := newClient(p.Options, "")
 	if err != nil {
 		return err
@@ -79,13 +79,13 @@ func (p *Poster) Resolve(ctx context.Context, t host.Thread) error {
 		return fmt.Errorf("cannot resolve the thread of %s:%d: Azure DevOps did not name it", text.OneLine(t.Path, 200), t.Line)
 	}
 	head := ""
-	if host.FullSHA(p.Options.HeadSHA) {
+	if seam.FullSHA(p.Options.HeadSHA) {
 		head = p.Options.HeadSHA
 	}
-	if err := c.comment(ctx, id, host.FixedMarker(t.Fingerprint)+"\n"+host.FixedReply(head)); err != nil {
+	if err := c.comment(ctx, id, seam.FixedMarker(t.Fingerprint)+"\n"+seam.FixedReply(head)); err != nil {
 		return err
 	}
-	return c.call(ctx, host.Request{Op: "resolving a thread of " + c.prName, Method: http.MethodPatch,
+	return c.call(ctx, seam.Request{Op: "resolving a thread of " + c.prName, Method: http.MethodPatch,
 		Path: c.prPath + "/threads/" + strconv.FormatInt(id, 10), Body: map[string]string{"status": "fixed"}})
 }
 
@@ -95,7 +95,7 @@ const wordJoiner = "\u2060"
 // inert keeps every body review posts from mentioning anyone by Azure
 // DevOps' rule (hosttest.AzureMentions): a mention is "@<" and an
 // identity's ID, closed by ">", read in the comment's text as stored,
-// code blocks and spans included, so host.Neutralize's "<" written as its
+// code blocks and spans included, so seam.Neutralize's "<" written as its
 // entity outside code is not enough. A word joiner after each "@" that a
 // "<" follows leaves no "@<" anywhere; it is invisible on the page.
 func inert(s string) string { return strings.ReplaceAll(s, "@<", "@"+wordJoiner+"<") }

@@ -11,22 +11,22 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
 // words are how the summary thread names what it speaks of.
-var words = host.Words{Host: "Azure DevOps", Thread: "thread", Summary: "thread", Change: "pull request", Max: maxBody}
+var words = seam.Words{Host: "Azure DevOps", Thread: "thread", Summary: "thread", Change: "pull request", Max: maxBody}
 
-// Poster posts to one pull request: the host.Poster of Azure DevOps.
+// Poster posts to one pull request: the seam.Poster of Azure DevOps.
 type Poster struct {
 	Options Options
-	// Anchor, if set, is the code a finding is on (host.Anchor), which
+	// Anchor, if set, is the code a finding is on (seam.Anchor), which
 	// its thread's marker carries for the ledger.
 	Anchor func(result.Finding) string
 }
 
-var _ host.Poster = (*Poster)(nil)
+var _ seam.Poster = (*Poster)(nil)
 
 // Target names the pull request.
 func (p *Poster) Target() string { return fmt.Sprintf("pull request !%d", p.Options.PR) }
@@ -73,17 +73,17 @@ func (st *prState) sort() {
 		if !first.by(st.me) {
 			continue
 		}
-		if _, head, more, ok := host.ReadReviewMarker(first.Content); ok && t.ThreadContext == nil {
-			if !host.FullSHA(head) {
+		if _, head, more, ok := seam.ReadReviewMarker(first.Content); ok && t.ThreadContext == nil {
+			if !seam.FullSHA(head) {
 				continue // review names the head it reviewed whole
 			}
 			if st.summary == nil || t.ID > st.summary.ID {
 				st.summary, st.summaryHead = t, head
-				st.heads = append(host.EarlierHeads(more), head)
+				st.heads = append(seam.EarlierHeads(more), head)
 			}
 			continue
 		}
-		if _, _, ok := host.ReadCommentMarker(first.Content); ok {
+		if _, _, ok := seam.ReadCommentMarker(first.Content); ok {
 			st.findings = append(st.findings, *t)
 		}
 	}
@@ -112,7 +112,7 @@ func threadURL(web string, id int64) string {
 func (s *prState) commented() map[string]string {
 	earlier := map[string]string{}
 	for _, t := range s.findings {
-		if fp, _, ok := host.ReadCommentMarker(t.first().Content); ok {
+		if fp, _, ok := seam.ReadCommentMarker(t.first().Content); ok {
 			if _, dup := earlier[fp]; !dup {
 				earlier[fp] = threadURL(s.web, t.ID)
 			}
@@ -134,32 +134,32 @@ func openStatus(status string) bool {
 // Earlier reads what earlier runs posted on the pull request: the heads
 // their summary thread names, oldest first, the findings of their threads
 // still open, and the ledger's threads.
-func (p *Poster) Earlier(ctx context.Context) (host.Earlier, error) {
+func (p *Poster) Earlier(ctx context.Context) (seam.Earlier, error) {
 	c, err := newClient(p.Options, "")
 	if err != nil {
-		return host.Earlier{}, err
+		return seam.Earlier{}, err
 	}
 	st, err := c.state(ctx)
 	if err != nil {
-		return host.Earlier{}, err
+		return seam.Earlier{}, err
 	}
 	return st.earlier(), nil
 }
 
 // earlier is what earlier runs posted, as st reads it.
-func (st *prState) earlier() host.Earlier {
-	var e host.Earlier
+func (st *prState) earlier() seam.Earlier {
+	var e seam.Earlier
 	if st.summary != nil {
 		e.Heads = st.heads
 	}
 	seen := map[string]bool{}
 	for _, t := range st.findings {
-		fp, sev, ok := host.ReadCommentMarker(t.first().Content)
+		fp, sev, ok := seam.ReadCommentMarker(t.first().Content)
 		if !ok || sev == "" || !openStatus(t.Status) || seen[fp] {
 			continue
 		}
 		seen[fp] = true
-		e.Open = append(e.Open, host.OpenFinding{Fingerprint: fp, Severity: sev, Path: t.path(), Line: t.line(), URL: threadURL(st.web, t.ID)})
+		e.Open = append(e.Open, seam.OpenFinding{Fingerprint: fp, Severity: sev, Path: t.path(), Line: t.line(), URL: threadURL(st.web, t.ID)})
 	}
 	e.Threads = ledger(st)
 	return e
@@ -170,36 +170,36 @@ func (st *prState) earlier() host.Earlier {
 // usage, in one summary thread on the pull request that a later run
 // updates in place. It leaves out what an earlier run started a thread
 // for (by fingerprint) and keeps the findings the summary listed on files
-// the commits since did not change (host.Carry). A run of a head the
+// the commits since did not change (seam.Carry). A run of a head the
 // summary names already posts nothing. A thread Azure DevOps refuses to
 // place (400) goes into the summary, as does a finding on a file whose
-// name is not UTF-8. A 403 is an error that is host.ErrDenied.
-func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (host.Report, error) {
+// name is not UTF-8. A 403 is an error that is seam.ErrDenied.
+func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (seam.Report, error) {
 	head := p.Options.HeadSHA
 	if head == "" {
 		head = r.HeadSHA
 	}
-	if !host.FullSHA(head) {
-		return host.Report{}, fmt.Errorf("cannot post to Azure DevOps: head %q is not a commit SHA (40 or 64 hexadecimal digits); pass the pull request's source commit (SYSTEM_PULLREQUEST_SOURCECOMMITID)", text.Truncate(head, 80))
+	if !seam.FullSHA(head) {
+		return seam.Report{}, fmt.Errorf("cannot post to Azure DevOps: head %q is not a commit SHA (40 or 64 hexadecimal digits); pass the pull request's source commit (SYSTEM_PULLREQUEST_SOURCECOMMITID)", text.Truncate(head, 80))
 	}
 	c, err := newClient(p.Options, head)
 	if err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
 	st, err := c.state(ctx)
 	if err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
-	rep := host.Report{Body: "summary thread"}
+	rep := seam.Report{Body: "summary thread"}
 	if st.summary != nil && st.summaryHead == c.head {
 		rep.Skipped, rep.URL = true, threadURL(st.web, st.summary.ID)
 		return rep, nil
 	}
-	plan := host.PlanLines(r, d, st.commented(), true)
+	plan := seam.PlanLines(r, d, st.commented(), true)
 	var posted []result.Finding
 	for _, f := range plan.Inline {
 		err := c.postFinding(ctx, r.RunID, f, p.Anchor)
-		var ae *host.APIError
+		var ae *seam.APIError
 		if errors.As(err, &ae) && (ae.Status == http.StatusBadRequest || ae.Status == http.StatusUnprocessableEntity) {
 			// Not placed on its line; still worth posting, in the
 			// summary, where no line has to match.
@@ -208,18 +208,18 @@ func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (h
 			continue
 		}
 		if err != nil {
-			return host.Report{}, err
+			return seam.Report{}, err
 		}
 		posted = append(posted, f)
 	}
 	plan.Inline = posted
 	if st.summary != nil {
-		plan.Carried = host.Carry(host.ReadListed(st.summary.first().Content), r, d)
+		plan.Carried = seam.Carry(seam.ReadListed(st.summary.first().Content), r, d)
 	}
-	body := inert(plan.Write(r, host.NextHeads(st.heads, c.head), words))
+	body := inert(plan.Write(r, seam.NextHeads(st.heads, c.head), words))
 	id, err := c.putSummary(ctx, st.summary, r.RunID, body)
 	if err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
 	rep.URL, rep.Updated = threadURL(st.web, id), st.summary != nil
 	rep.Inline, rep.InBody, rep.Repeated = len(plan.Inline), len(plan.Body), len(plan.Repeated)
@@ -250,7 +250,7 @@ func findingThread(run string, f result.Finding, anchor func(result.Finding) str
 	if anchor != nil {
 		code = anchor(f)
 	}
-	body := capBody(inert(host.CommentMarker(f.Fingerprint(), run, host.AnchorField(code)) + "\n" + host.CommentMarkdown(f, "", true)))
+	body := capBody(inert(seam.CommentMarker(f.Fingerprint(), run, seam.AnchorField(code)) + "\n" + seam.CommentMarkdown(f, "", true)))
 	end := max(f.EndLine, f.Line)
 	return newThread{
 		Comments: []newComment{{ParentCommentID: 0, Content: body, CommentType: "text"}},
@@ -267,8 +267,8 @@ func findingThread(run string, f result.Finding, anchor func(result.Finding) str
 // the thread by its marker, so it is never started twice.
 func (c *client) postFinding(ctx context.Context, run string, f result.Finding, anchor func(result.Finding) string) error {
 	t := findingThread(run, f, anchor)
-	marker := strings.TrimSuffix(host.CommentMarker(f.Fingerprint(), run), " -->")
-	return c.call(ctx, host.Request{
+	marker := strings.TrimSuffix(seam.CommentMarker(f.Fingerprint(), run), " -->")
+	return c.call(ctx, seam.Request{
 		Op: "starting a thread on " + text.OneLine(f.Path, 200) + " in " + c.prName, Method: http.MethodPost, Path: c.prPath + "/threads", Body: t,
 		Landed: func(ctx context.Context) (bool, error) { return c.hasThread(ctx, marker) },
 	})
@@ -291,7 +291,7 @@ func (c *client) hasThread(ctx context.Context, prefix string) (bool, error) {
 // thread is posted without a status: there is nothing in it to resolve.
 func (c *client) putSummary(ctx context.Context, old *thread, run, body string) (int64, error) {
 	if old != nil {
-		err := c.call(ctx, host.Request{
+		err := c.call(ctx, seam.Request{
 			Op: "updating the summary thread of " + c.prName, Method: http.MethodPatch,
 			Path: c.prPath + "/threads/" + strconv.FormatInt(old.ID, 10) + "/comments/" + strconv.Itoa(old.first().ID),
 			Body: map[string]string{"content": body},
@@ -299,13 +299,13 @@ func (c *client) putSummary(ctx context.Context, old *thread, run, body string) 
 		return old.ID, err
 	}
 	var t thread
-	err := c.call(ctx, host.Request{
+	err := c.call(ctx, seam.Request{
 		Op: "posting the summary thread on " + c.prName, Method: http.MethodPost, Path: c.prPath + "/threads",
 		Body: newThread{Comments: []newComment{{ParentCommentID: 0, Content: body, CommentType: "text"}}}, Out: &t,
 		Landed: func(ctx context.Context) (bool, error) {
 			ts, err := c.threads(ctx)
 			for _, x := range ts {
-				if r, _, _, ok := host.ReadReviewMarker(x.first().Content); ok && r == run {
+				if r, _, _, ok := seam.ReadReviewMarker(x.first().Content); ok && r == run {
 					t = x
 					return true, nil
 				}
@@ -321,7 +321,7 @@ func (c *client) putSummary(ctx context.Context, old *thread, run, body string) 
 
 // capBody cuts a body past maxBody, keeping its start, where the marker
 // is.
-func capBody(s string) string { return host.CapBody(s, maxBody, "Azure DevOps") }
+func capBody(s string) string { return seam.CapBody(s, maxBody, "Azure DevOps") }
 
 // Reply posts body in the pull request: as a comment in thread to, or as
 // a thread of its own on the pull request when to is "".
@@ -338,7 +338,7 @@ func (p *Poster) Reply(ctx context.Context, to, body string) (string, error) {
 	body = capBody(inert(body))
 	if to == "" {
 		var t thread
-		err := c.call(ctx, host.Request{Op: "commenting on " + c.prName, Method: http.MethodPost, Path: c.prPath + "/threads",
+		err := c.call(ctx, seam.Request{Op: "commenting on " + c.prName, Method: http.MethodPost, Path: c.prPath + "/threads",
 			Body: newThread{Comments: []newComment{{ParentCommentID: 0, Content: body, CommentType: "text"}}}, Out: &t})
 		return threadURL(web, t.ID), err
 	}
@@ -351,7 +351,7 @@ func (p *Poster) Reply(ctx context.Context, to, body string) (string, error) {
 
 // comment adds body to thread id, as a reply to its first comment.
 func (c *client) comment(ctx context.Context, id int64, body string) error {
-	return c.call(ctx, host.Request{Op: "replying in a thread of " + c.prName, Method: http.MethodPost,
+	return c.call(ctx, seam.Request{Op: "replying in a thread of " + c.prName, Method: http.MethodPost,
 		Path: c.prPath + "/threads/" + strconv.FormatInt(id, 10) + "/comments",
 		Body: newComment{ParentCommentID: 1, Content: body, CommentType: "text"}})
 }
@@ -381,7 +381,7 @@ func (p *Poster) SetStatus(ctx context.Context, sha string, s result.Status) err
 	if err != nil {
 		return err
 	}
-	if !host.FullSHA(sha) {
+	if !seam.FullSHA(sha) {
 		return fmt.Errorf("setting the pull request's status: %q is not a commit SHA", text.OneLine(sha, 80))
 	}
 	state := "succeeded"
@@ -392,5 +392,5 @@ func (p *Poster) SetStatus(ctx context.Context, sha string, s result.Status) err
 	if s.URL != "" {
 		body["targetUrl"] = s.URL
 	}
-	return c.call(ctx, host.Request{Op: "setting the status of " + c.prName, Method: http.MethodPost, Path: c.prPath + "/statuses", Body: body})
+	return c.call(ctx, seam.Request{Op: "setting the status of " + c.prName, Method: http.MethodPost, Path: c.prPath + "/statuses", Body: body})
 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/host/hosttest"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -31,7 +31,7 @@ func FuzzBodies(f *testing.F) {
 		r.HeadSHA = h1
 		c := &client{key: signKey("t")}
 		comments := map[string]string{
-			"summary": c.signed(host.Summary{Body: []result.Finding{fd}}.Write(r, []string{h1}, words)),
+			"summary": c.signed(seam.Summary{Body: []result.Finding{fd}}.Write(r, []string{h1}, words)),
 			"line":    c.lineBody(r.RunID, fd, "1-0123456789abcdef"),
 		}
 		for name, b := range comments {

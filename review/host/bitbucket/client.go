@@ -16,7 +16,7 @@ import (
 
 	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
 const (
@@ -47,7 +47,7 @@ type Options struct {
 	// from other hosts.
 	HTTPClient *http.Client
 	// MaxAttempts bounds the attempts of one request; 1 disables retries,
-	// 0 means host.DefaultMaxAttempts. BaseDelay and MaxDelay shape the
+	// 0 means seam.DefaultMaxAttempts. BaseDelay and MaxDelay shape the
 	// wait between attempts when Bitbucket does not say how long to wait.
 	MaxAttempts         int
 	BaseDelay, MaxDelay time.Duration
@@ -60,7 +60,7 @@ var slug = lazy.Regexp(`^(?:[A-Za-z0-9_.-]{1,100}|\{[0-9a-fA-F-]{36}\})$`)
 
 // client speaks to one pull request through Bitbucket's REST API.
 type client struct {
-	*host.REST
+	*seam.REST
 	repoPath string // /repositories/workspace/slug
 	prPath   string // /repositories/workspace/slug/pullrequests/N
 	prName   string // workspace/slug#N, for messages
@@ -77,7 +77,7 @@ func newClient(o Options, head string) (*client, error) {
 		return nil, fmt.Errorf("cannot post to Bitbucket: repository %q is not workspace/slug; set BITBUCKET_WORKSPACE and BITBUCKET_REPO_SLUG, as Bitbucket Pipelines does", text.OneLine(o.Workspace+"/"+o.Repo, 80))
 	case o.PR <= 0:
 		return nil, fmt.Errorf("cannot post to Bitbucket: pull request %d is not valid; run in a pull-requests pipeline", o.PR)
-	case head != "" && !host.FullSHA(head):
+	case head != "" && !seam.FullSHA(head):
 		return nil, fmt.Errorf("cannot post to Bitbucket: head %q is not a commit SHA (40 or 64 hexadecimal digits)", text.Truncate(head, 80))
 	}
 	c := &client{
@@ -87,9 +87,9 @@ func newClient(o Options, head string) (*client, error) {
 		key:      signKey(o.Token),
 	}
 	c.prPath = c.repoPath + "/pullrequests/" + strconv.Itoa(o.PR)
-	r, err := host.NewREST(host.REST{
+	r, err := seam.NewREST(seam.REST{
 		Host: "Bitbucket", Auth: "Authorization", Token: "Bearer " + o.Token, Var: "--bitbucket-url", Root: "…/2.0",
-		Hint: c.hint, Retry: host.NewRetry(o.MaxAttempts, o.BaseDelay, o.MaxDelay),
+		Hint: c.hint, Retry: seam.NewRetry(o.MaxAttempts, o.BaseDelay, o.MaxDelay),
 	}, o.APIURL, o.HTTPClient)
 	if err != nil {
 		return nil, fmt.Errorf("cannot post to Bitbucket: %v; give the API's root, %s", err, DefaultAPIURL)
@@ -119,7 +119,7 @@ func (c *client) hint(status int) string {
 
 // get reads one answer into out.
 func (c *client) get(ctx context.Context, op, path string, out any) error {
-	_, err := c.Call(ctx, host.Request{Op: op, Method: http.MethodGet, Path: path, Out: out})
+	_, err := c.Call(ctx, seam.Request{Op: op, Method: http.MethodGet, Path: path, Out: out})
 	return err
 }
 
@@ -136,11 +136,11 @@ func list[T any](ctx context.Context, c *client, op, path string) ([]T, error) {
 	var all []T
 	q := url.Values{"pagelen": {strconv.Itoa(pageLen)}}
 	for n := 0; ; n++ {
-		if n == host.MaxPages {
-			return nil, fmt.Errorf("%s: more than %d pages; Bitbucket's pagination did not end", op, host.MaxPages)
+		if n == seam.MaxPages {
+			return nil, fmt.Errorf("%s: more than %d pages; Bitbucket's pagination did not end", op, seam.MaxPages)
 		}
 		var p page[T]
-		if _, err := c.Call(ctx, host.Request{Op: op, Method: http.MethodGet, Path: path, Query: q, Out: &p}); err != nil {
+		if _, err := c.Call(ctx, seam.Request{Op: op, Method: http.MethodGet, Path: path, Query: q, Out: &p}); err != nil {
 			return nil, err
 		}
 		all = append(all, p.Values...)
@@ -151,7 +151,7 @@ func list[T any](ctx context.Context, c *client, op, path string) ([]T, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: Bitbucket's next page %q is not a URL", op, text.Truncate(p.Next, 80))
 		}
-		next, ok := host.PageNumber(u.Query().Get("page"))
+		next, ok := seam.PageNumber(u.Query().Get("page"))
 		if !ok {
 			return nil, fmt.Errorf("%s: Bitbucket's next page %q names no page number", op, text.Truncate(p.Next, 80))
 		}
@@ -168,7 +168,7 @@ type (
 		Nickname    string `json:"nickname"`
 	}
 	link struct {
-		Href host.WebURL `json:"href"`
+		Href seam.WebURL `json:"href"`
 	}
 	pullRequest struct {
 		ID    int `json:"id"`
@@ -206,12 +206,12 @@ type (
 // who is a person's name as a marker may carry it, "someone" for none.
 func (a *account) who() string {
 	if a == nil {
-		return host.Login("")
+		return seam.Login("")
 	}
 	if a.Nickname != "" {
-		return host.Login(a.Nickname)
+		return seam.Login(a.Nickname)
 	}
-	return host.Login(a.DisplayName)
+	return seam.Login(a.DisplayName)
 }
 
 // signKey is the key of the markers' signatures: a hash of the token,

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -99,26 +99,26 @@ func TestHostileAnswers(t *testing.T) {
 // token is nowhere in what is posted.
 func TestSigned(t *testing.T) {
 	c := &client{key: signKey("secret-token")}
-	body := c.signed(host.ReviewMarker("run1", h1) + "\nbody")
+	body := c.signed(seam.ReviewMarker("run1", h1) + "\nbody")
 	if !c.verified(body) || strings.Contains(body, "secret-token") {
 		t.Fatalf("%q does not verify", body)
 	}
 	other := &client{key: signKey("another")}
 	for _, b := range []string{
 		strings.Replace(body, "run1", "run2", 1),
-		host.ReviewMarker("run1", h1) + "\nbody",
-		other.signed(host.ReviewMarker("run1", h1) + "\nbody"),
+		seam.ReviewMarker("run1", h1) + "\nbody",
+		other.signed(seam.ReviewMarker("run1", h1) + "\nbody"),
 		"x" + body,
 	} {
 		if c.verified(b) {
 			t.Errorf("%q verifies", b)
 		}
 	}
-	if _, head, _, ok := host.ReadReviewMarker(body); !ok || head != h1 {
+	if _, head, _, ok := seam.ReadReviewMarker(body); !ok || head != h1 {
 		t.Errorf("the signed marker reads as head %q, %v", head, ok)
 	}
-	line := c.signed(host.CommentMarker("ab12", "run1", "code=1-0123456789abcdef") + "\nx")
-	if fp, run, code, ok := host.ReadThreadMarker(line); !ok || fp != "ab12" || run != "run1" || code != "1-0123456789abcdef" {
+	line := c.signed(seam.CommentMarker("ab12", "run1", "code=1-0123456789abcdef") + "\nx")
+	if fp, run, code, ok := seam.ReadThreadMarker(line); !ok || fp != "ab12" || run != "run1" || code != "1-0123456789abcdef" {
 		t.Errorf("the signed comment marker reads as %q %q %q %v", fp, run, code, ok)
 	}
 }
@@ -152,8 +152,8 @@ func TestServerErrors(t *testing.T) {
 // thread without a comment ID, a fingerprint and a path.
 func FuzzAnswers(f *testing.F) {
 	c := &client{key: signKey("t")}
-	ours := c.signed(host.CommentMarker("0123456789abcdef0123456789abcdef", "r1", "code=1-0123456789abcdef") + "\n**[high] x** · security")
-	summary := c.signed(host.ReviewMarker("r1", h1, "heads="+h1) + "\nbody")
+	ours := c.signed(seam.CommentMarker("0123456789abcdef0123456789abcdef", "r1", "code=1-0123456789abcdef") + "\n**[high] x** · security")
+	summary := c.signed(seam.ReviewMarker("r1", h1, "heads="+h1) + "\nbody")
 	f.Add(`{"values": [{"id": 5, "content": {"raw": ` + strconv.Quote(ours) + `}, "inline": {"path": "a.go", "to": 3}}]}`)
 	f.Add(`{"values": [{"id": 5, "content": {"raw": ` + strconv.Quote(ours) + `}, "inline": {"path": "a.go"}, "resolution": {"user": null}}]}`)
 	f.Add(`{"values": [{"id": 6, "content": {"raw": ` + strconv.Quote(summary) + `}}, {"id": 7, "parent": {"id": 5}, "content": null}], "next": "x?page=2"}`)
@@ -168,11 +168,11 @@ func FuzzAnswers(f *testing.F) {
 		for _, cm := range append(st.lines, st.comments...) {
 			_ = cm.line()
 		}
-		if st.summary != nil && (!c.verified(st.summary.Content.Raw) || !host.SHA().MatchString(st.summaryHead)) {
+		if st.summary != nil && (!c.verified(st.summary.Content.Raw) || !seam.SHA().MatchString(st.summaryHead)) {
 			t.Fatalf("summary %+v, head %q", st.summary, st.summaryHead)
 		}
 		for _, h := range st.heads {
-			if !host.SHA().MatchString(h) {
+			if !seam.SHA().MatchString(h) {
 				t.Fatalf("head %q", h)
 			}
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
 // DefaultAPIURL is Bitbucket Cloud's API, which --bitbucket-url replaces.
@@ -15,13 +15,13 @@ const DefaultAPIURL = "https://api.bitbucket.org/2.0"
 // Host is Bitbucket Cloud, as cmd's table of --post names holds it:
 // Bitbucket Pipelines' environment, a pull request's poster, and why
 // review comment cannot run there.
-var Host = host.Host{
+var Host = seam.Host{
 	Name: "bitbucket",
 	CI:   ci,
-	Flags: []host.Flag{
+	Flags: []seam.Flag{
 		{Name: "bitbucket-url", Usage: "Bitbucket Cloud API `URL` (default api.bitbucket.org)"},
 	},
-	About: host.About{
+	About: seam.About{
 		Review: "comments on the changed lines, a Code Insights report and one summary comment; needs BITBUCKET_TOKEN",
 		Answer: "a pull-request comment; needs BITBUCKET_TOKEN",
 		Thread: "a Bitbucket comment's ID",
@@ -40,7 +40,7 @@ func ci(getenv func(string) string) (string, bool) {
 	if getenv("BITBUCKET_BUILD_NUMBER") == "" || getenv("BITBUCKET_COMMIT") == "" {
 		return "", false
 	}
-	if ref := getenv("BITBUCKET_PR_DESTINATION_BRANCH"); host.Branch(ref) {
+	if ref := getenv("BITBUCKET_PR_DESTINATION_BRANCH"); seam.Branch(ref) {
 		return "origin/" + ref, true
 	}
 	return "", true
@@ -50,7 +50,7 @@ func ci(getenv func(string) string) (string, bool) {
 // the API (--bitbucket-url, else Bitbucket Cloud's), the token
 // (BITBUCKET_TOKEN), the workspace, the repository, the pull request and
 // its head commit.
-func open(s host.Setup) (host.Target, error) {
+func open(s seam.Setup) (seam.Target, error) {
 	getenv := s.Getenv
 	o := Options{
 		APIURL: s.Flags["bitbucket-url"], Token: getenv("BITBUCKET_TOKEN"),
@@ -61,24 +61,24 @@ func open(s host.Setup) (host.Target, error) {
 		o.APIURL = DefaultAPIURL
 	}
 	pr := getenv("BITBUCKET_PR_ID")
-	need := func(what string) error { return &host.NeedError{Host: "bitbucket", What: what} }
+	need := func(what string) error { return &seam.NeedError{Host: "bitbucket", What: what} }
 	switch {
 	case o.Token == "":
-		return host.Target{}, need("BITBUCKET_TOKEN: a repository or workspace access token with the pullrequest:write and repository:write scopes, as a secured repository variable")
+		return seam.Target{}, need("BITBUCKET_TOKEN: a repository or workspace access token with the pullrequest:write and repository:write scopes, as a secured repository variable")
 	case o.Workspace == "" || o.Repo == "":
-		return host.Target{}, need("BITBUCKET_WORKSPACE and BITBUCKET_REPO_SLUG, as Bitbucket Pipelines sets them")
+		return seam.Target{}, need("BITBUCKET_WORKSPACE and BITBUCKET_REPO_SLUG, as Bitbucket Pipelines sets them")
 	case pr == "":
-		return host.Target{}, need("BITBUCKET_PR_ID: run in a pull-requests pipeline, which sets it")
+		return seam.Target{}, need("BITBUCKET_PR_ID: run in a pull-requests pipeline, which sets it")
 	case o.HeadSHA == "":
-		return host.Target{}, need("BITBUCKET_COMMIT, the pull request's head commit, as Bitbucket Pipelines sets it")
+		return seam.Target{}, need("BITBUCKET_COMMIT, the pull request's head commit, as Bitbucket Pipelines sets it")
 	}
 	n, err := strconv.Atoi(pr)
 	if err != nil || n <= 0 || strconv.Itoa(n) != pr {
-		return host.Target{}, &host.ValueError{Var: "BITBUCKET_PR_ID", Value: text.OneLine(pr, 40), Why: "a pull request's ID", Do: "run in a pull-requests pipeline, which sets it"}
+		return seam.Target{}, &seam.ValueError{Var: "BITBUCKET_PR_ID", Value: text.OneLine(pr, 40), Why: "a pull request's ID", Do: "run in a pull-requests pipeline, which sets it"}
 	}
 	o.PR = n
-	if !host.FullSHA(o.HeadSHA) {
-		return host.Target{}, &host.ValueError{Var: "BITBUCKET_COMMIT", Value: text.Truncate(o.HeadSHA, 80), Why: "a commit SHA (40 or 64 hexadecimal digits)", Do: "run in a pull-requests pipeline, which sets it"}
+	if !seam.FullSHA(o.HeadSHA) {
+		return seam.Target{}, &seam.ValueError{Var: "BITBUCKET_COMMIT", Value: text.Truncate(o.HeadSHA, 80), Why: "a commit SHA (40 or 64 hexadecimal digits)", Do: "run in a pull-requests pipeline, which sets it"}
 	}
-	return host.Target{Poster: &Poster{Options: o, Anchor: s.Anchor}, Noun: "pull request", Head: o.HeadSHA}, nil
+	return seam.Target{Poster: &Poster{Options: o, Anchor: s.Anchor}, Noun: "pull request", Head: o.HeadSHA}, nil
 }

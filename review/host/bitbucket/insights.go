@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -16,7 +16,7 @@ import (
 // POST .../reports/{id}/annotations): Bitbucket shows it in the pull
 // request's Reports panel, and each annotation beside its line of the
 // diff. The model's words in it are neutralised as in a comment
-// (host.NeutralLine, host.Neutralize): whether Bitbucket shows them as
+// (seam.NeutralLine, seam.Neutralize): whether Bitbucket shows them as
 // text or as Markdown, no mention, link or HTML in them acts.
 
 // ReportID is the report's external ID: one report "review" a commit,
@@ -42,7 +42,7 @@ func reportBody(r *result.Result) map[string]any {
 	if len(r.Findings) > 0 {
 		res = "FAILED"
 	}
-	details := host.NeutralLine(strings.TrimSpace(text.OneLine(r.Summary, 0)))
+	details := seam.NeutralLine(strings.TrimSpace(text.OneLine(r.Summary, 0)))
 	if details == "" {
 		details = result.CountFindings(r.Findings)
 	}
@@ -83,16 +83,16 @@ func annotation(f result.Finding) map[string]any {
 	a := map[string]any{
 		"external_id":     "review-" + f.Fingerprint(),
 		"annotation_type": kind, "severity": sev, "result": "FAILED",
-		"summary": text.Truncate(host.NeutralLine(text.OneLine(fmt.Sprintf("[%s] %s", f.Severity, f.Title), 0)), maxSummary),
+		"summary": text.Truncate(seam.NeutralLine(text.OneLine(fmt.Sprintf("[%s] %s", f.Severity, f.Title), 0)), maxSummary),
 	}
-	if host.Nameable(f.Path) && f.Path != "" {
+	if seam.Nameable(f.Path) && f.Path != "" {
 		a["path"] = f.Path
 	}
 	if f.Line > 0 {
 		a["line"] = f.Line
 	}
 	if d := strings.TrimSpace(f.Body); d != "" {
-		a["details"] = host.CloseFences(text.Truncate(host.Neutralize(d), maxDetails))
+		a["details"] = seam.CloseFences(text.Truncate(seam.Neutralize(d), maxDetails))
 	}
 	return a
 }
@@ -103,7 +103,7 @@ func annotation(f result.Finding) map[string]any {
 // its annotations with it.
 func (c *client) putReport(ctx context.Context, r *result.Result) error {
 	path := c.repoPath + "/commit/" + c.head + "/reports/" + ReportID
-	if _, err := c.Call(ctx, host.Request{Op: "putting the Code Insights report on " + text.ShortSHA(c.head), Method: http.MethodPut, Path: path, Body: reportBody(r)}); err != nil {
+	if _, err := c.Call(ctx, seam.Request{Op: "putting the Code Insights report on " + text.ShortSHA(c.head), Method: http.MethodPut, Path: path, Body: reportBody(r)}); err != nil {
 		return err
 	}
 	var all []map[string]any
@@ -118,7 +118,7 @@ func (c *client) putReport(ctx context.Context, r *result.Result) error {
 		n := min(len(all), annotationsPerRequest)
 		// Annotations are put by their external IDs: sending a batch
 		// again after a failure replaces it, never adds it twice.
-		if _, err := c.Call(ctx, host.Request{Op: "annotating the Code Insights report on " + text.ShortSHA(c.head), Method: http.MethodPost, Path: path + "/annotations", Body: all[:n]}); err != nil {
+		if _, err := c.Call(ctx, seam.Request{Op: "annotating the Code Insights report on " + text.ShortSHA(c.head), Method: http.MethodPost, Path: path + "/annotations", Body: all[:n]}); err != nil {
 			return err
 		}
 		all = all[n:]

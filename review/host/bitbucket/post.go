@@ -10,17 +10,17 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
 // words are how the summary comment names what it speaks of.
-var words = host.Words{Host: "Bitbucket", Thread: "comment", Summary: "comment", Change: "pull request", Max: maxBody}
+var words = seam.Words{Host: "Bitbucket", Thread: "comment", Summary: "comment", Change: "pull request", Max: maxBody}
 
-// Poster posts to one pull request: the host.Poster of Bitbucket Cloud.
+// Poster posts to one pull request: the seam.Poster of Bitbucket Cloud.
 type Poster struct {
 	Options Options
-	// Anchor, if set, is the code a finding is on (host.Anchor), which
+	// Anchor, if set, is the code a finding is on (seam.Anchor), which
 	// its comment's marker carries for the ledger.
 	Anchor func(result.Finding) string
 
@@ -29,7 +29,7 @@ type Poster struct {
 	prURL string
 }
 
-var _ host.Poster = (*Poster)(nil)
+var _ seam.Poster = (*Poster)(nil)
 
 // Target names the pull request.
 func (p *Poster) Target() string { return fmt.Sprintf("pull request #%d", p.Options.PR) }
@@ -71,17 +71,17 @@ func (c *client) sort(st *prState, cs []comment) {
 		if cm.Deleted || cm.ID <= 0 || !c.verified(cm.Content.Raw) {
 			continue
 		}
-		if _, _, ok := host.ReadCommentMarker(cm.Content.Raw); ok && cm.Inline != nil && cm.Inline.Path != "" && cm.Parent == nil {
+		if _, _, ok := seam.ReadCommentMarker(cm.Content.Raw); ok && cm.Inline != nil && cm.Inline.Path != "" && cm.Parent == nil {
 			st.lines = append(st.lines, *cm)
 			continue
 		}
-		_, head, more, ok := host.ReadReviewMarker(cm.Content.Raw)
+		_, head, more, ok := seam.ReadReviewMarker(cm.Content.Raw)
 		if !ok || cm.Inline != nil || cm.Parent != nil {
 			continue
 		}
 		if st.summary == nil || cm.ID > st.summary.ID {
 			st.summary, st.summaryHead = cm, head
-			st.heads = append(host.EarlierHeads(more), head)
+			st.heads = append(seam.EarlierHeads(more), head)
 		}
 	}
 }
@@ -102,7 +102,7 @@ func (cm *comment) line() int {
 func (s *prState) commented() map[string]string {
 	earlier := map[string]string{}
 	for _, cm := range s.lines {
-		if fp, _, ok := host.ReadCommentMarker(cm.Content.Raw); ok {
+		if fp, _, ok := seam.ReadCommentMarker(cm.Content.Raw); ok {
 			if _, dup := earlier[fp]; !dup {
 				earlier[fp] = string(cm.Links.HTML.Href)
 			}
@@ -114,28 +114,28 @@ func (s *prState) commented() map[string]string {
 // Earlier reads what earlier runs posted on the pull request: the heads
 // their summary comment names, oldest first, the findings of their
 // comments on lines nobody resolved, and the ledger's threads.
-func (p *Poster) Earlier(ctx context.Context) (host.Earlier, error) {
+func (p *Poster) Earlier(ctx context.Context) (seam.Earlier, error) {
 	c, err := newClient(p.Options, "")
 	if err != nil {
-		return host.Earlier{}, err
+		return seam.Earlier{}, err
 	}
 	st, err := c.state(ctx)
 	if err != nil {
-		return host.Earlier{}, err
+		return seam.Earlier{}, err
 	}
 	p.prURL = string(st.pr.Links.HTML.Href)
-	var e host.Earlier
+	var e seam.Earlier
 	if st.summary != nil {
 		e.Heads = st.heads
 	}
 	seen := map[string]bool{}
 	for _, cm := range st.lines {
-		fp, sev, ok := host.ReadCommentMarker(cm.Content.Raw)
+		fp, sev, ok := seam.ReadCommentMarker(cm.Content.Raw)
 		if !ok || sev == "" || cm.Resolution != nil || seen[fp] {
 			continue
 		}
 		seen[fp] = true
-		e.Open = append(e.Open, host.OpenFinding{Fingerprint: fp, Severity: sev, Path: cm.Inline.Path, Line: cm.line(), URL: string(cm.Links.HTML.Href)})
+		e.Open = append(e.Open, seam.OpenFinding{Fingerprint: fp, Severity: sev, Path: cm.Inline.Path, Line: cm.line(), URL: string(cm.Links.HTML.Href)})
 	}
 	e.Threads = c.threads(st)
 	return e, nil
@@ -146,38 +146,38 @@ func (p *Poster) Earlier(ctx context.Context) (host.Earlier, error) {
 // that a later run updates in place; and every finding as an annotation
 // of the Code Insights report "review" on the head. It leaves out what an
 // earlier run commented (by fingerprint) and keeps the findings the
-// summary listed on files the commits since did not change (host.Carry).
+// summary listed on files the commits since did not change (seam.Carry).
 // A run of a head the summary names already posts nothing. A comment
 // Bitbucket refuses to place (400: a line it cannot anchor) goes into the
 // summary, as does a finding on a file whose name is not UTF-8. A 403 is
-// an error that is host.ErrDenied.
-func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (host.Report, error) {
+// an error that is seam.ErrDenied.
+func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (seam.Report, error) {
 	head := p.Options.HeadSHA
 	if head == "" {
 		head = r.HeadSHA
 	}
-	if !host.FullSHA(head) {
-		return host.Report{}, fmt.Errorf("cannot post to Bitbucket: head %q is not a commit SHA (40 or 64 hexadecimal digits); pass the pull request's head commit (BITBUCKET_COMMIT)", text.Truncate(head, 80))
+	if !seam.FullSHA(head) {
+		return seam.Report{}, fmt.Errorf("cannot post to Bitbucket: head %q is not a commit SHA (40 or 64 hexadecimal digits); pass the pull request's head commit (BITBUCKET_COMMIT)", text.Truncate(head, 80))
 	}
 	c, err := newClient(p.Options, head)
 	if err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
 	st, err := c.state(ctx)
 	if err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
 	p.prURL = string(st.pr.Links.HTML.Href)
-	rep := host.Report{Body: "summary comment"}
+	rep := seam.Report{Body: "summary comment"}
 	if st.summary != nil && st.summaryHead == c.head {
 		rep.Skipped, rep.URL = true, string(st.summary.Links.HTML.Href)
 		return rep, nil
 	}
-	plan := host.PlanLines(r, d, st.commented(), true)
+	plan := seam.PlanLines(r, d, st.commented(), true)
 	var placed []result.Finding
 	for _, f := range plan.Inline {
 		err := c.postLine(ctx, r.RunID, f, p.anchor(f))
-		var ae *host.APIError
+		var ae *seam.APIError
 		if errors.As(err, &ae) && ae.Status == http.StatusBadRequest {
 			// The line could not be placed; the finding is still worth
 			// posting, in the summary, where no line has to match.
@@ -186,21 +186,21 @@ func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (h
 			continue
 		}
 		if err != nil {
-			return host.Report{}, err
+			return seam.Report{}, err
 		}
 		placed = append(placed, f)
 	}
 	plan.Inline = placed
 	if err := c.putReport(ctx, r); err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
 	if st.summary != nil {
-		plan.Carried = host.Carry(host.ReadListed(st.summary.Content.Raw), r, d)
+		plan.Carried = seam.Carry(seam.ReadListed(st.summary.Content.Raw), r, d)
 	}
-	body := c.signed(unfold(plan.Write(r, host.NextHeads(st.heads, c.head), words)))
+	body := c.signed(unfold(plan.Write(r, seam.NextHeads(st.heads, c.head), words)))
 	url, err := c.putSummary(ctx, st.summary, r.RunID, body)
 	if err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
 	rep.URL, rep.Updated = url, st.summary != nil
 	rep.Inline, rep.InBody, rep.Repeated = len(plan.Inline), len(plan.Body), len(plan.Repeated)
@@ -219,7 +219,7 @@ func (p *Poster) anchor(f result.Finding) string {
 // the anchor, and the finding. Bitbucket comments one line; a finding
 // over several says where it ends.
 func (c *client) lineBody(run string, f result.Finding, code string) string {
-	return capBody(c.signed(host.CommentMarker(f.Fingerprint(), run, host.AnchorField(code)) + "\n" + host.CommentMarkdown(f, "", f.EndLine <= f.Line)))
+	return capBody(c.signed(seam.CommentMarker(f.Fingerprint(), run, seam.AnchorField(code)) + "\n" + seam.CommentMarkdown(f, "", f.EndLine <= f.Line)))
 }
 
 // inline is where a comment is (swagger comment.inline): to is the line
@@ -263,7 +263,7 @@ func (c *client) post(ctx context.Context, op string, n newComment, marker strin
 	if out == nil {
 		out = &comment{}
 	}
-	_, err := c.Call(ctx, host.Request{
+	_, err := c.Call(ctx, seam.Request{
 		Op: op, Method: http.MethodPost, Path: c.prPath + "/comments", Body: n, Out: out,
 		Landed: func(ctx context.Context) (bool, error) {
 			cs, err := list[comment](ctx, c, "listing the comments of "+c.prName, c.prPath+"/comments")
@@ -287,7 +287,7 @@ func (c *client) post(ctx context.Context, op string, n newComment, marker strin
 func (c *client) putSummary(ctx context.Context, old *comment, run, body string) (string, error) {
 	var cm comment
 	if old != nil {
-		_, err := c.Call(ctx, host.Request{
+		_, err := c.Call(ctx, seam.Request{
 			Op: "updating the summary comment of " + c.prName, Method: http.MethodPut,
 			Path: c.prPath + "/comments/" + strconv.FormatInt(old.ID, 10), Body: rawComment(body), Out: &cm,
 		})
@@ -323,7 +323,7 @@ func unfold(s string) string {
 
 // capBody cuts a body past maxBody, keeping its start, where the marker
 // is.
-func capBody(s string) string { return host.CapBody(s, maxBody, "Bitbucket") }
+func capBody(s string) string { return seam.CapBody(s, maxBody, "Bitbucket") }
 
 // Reply posts body in the pull request: as a reply to the comment whose
 // ID is to, or as a comment of its own when to is "".
@@ -343,7 +343,7 @@ func (p *Poster) Reply(ctx context.Context, to, body string) (string, error) {
 		}{id}
 	}
 	var cm comment
-	_, err = c.Call(ctx, host.Request{Op: "commenting on " + c.prName, Method: http.MethodPost, Path: c.prPath + "/comments", Body: n, Out: &cm})
+	_, err = c.Call(ctx, seam.Request{Op: "commenting on " + c.prName, Method: http.MethodPost, Path: c.prPath + "/comments", Body: n, Out: &cm})
 	return string(cm.Links.HTML.Href), err
 }
 
@@ -360,7 +360,7 @@ func (p *Poster) SetStatus(ctx context.Context, sha string, s result.Status) err
 	if err != nil {
 		return err
 	}
-	if !host.FullSHA(sha) {
+	if !seam.FullSHA(sha) {
 		return fmt.Errorf("setting the build status: %q is not a commit SHA", text.OneLine(sha, 80))
 	}
 	link := s.URL
@@ -382,7 +382,7 @@ func (p *Poster) SetStatus(ctx context.Context, sha string, s result.Status) err
 		state = "FAILED"
 	}
 	body := map[string]string{"key": StatusKey, "name": StatusKey, "state": state, "description": text.Truncate(s.Description, 255), "url": link}
-	_, err = c.Call(ctx, host.Request{Op: "setting the build status of " + text.ShortSHA(sha), Method: http.MethodPost,
+	_, err = c.Call(ctx, seam.Request{Op: "setting the build status of " + text.ShortSHA(sha), Method: http.MethodPost,
 		Path: c.repoPath + "/commit/" + strings.ToLower(sha) + "/statuses/build", Body: body})
 	return err
 }

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/host/hosttest"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -30,8 +30,8 @@ func FuzzBodies(f *testing.F) {
 		var p Poster
 		_, lines := p.plan(r, nil, nil, true)
 		bodies := map[string]string{
-			"summary": host.Summary{Body: []result.Finding{fd}}.Write(r, []string{h1}, words),
-			"comment": capBody(host.CommentMarker(fd.Fingerprint(), r.RunID) + "\n" + host.CommentMarkdown(fd, "", true)),
+			"summary": seam.Summary{Body: []result.Finding{fd}}.Write(r, []string{h1}, words),
+			"comment": capBody(seam.CommentMarker(fd.Fingerprint(), r.RunID) + "\n" + seam.CommentMarkdown(fd, "", true)),
 			"review":  reviewBody(r.RunID, h1, 1),
 		}
 		for _, l := range lines {

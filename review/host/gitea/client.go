@@ -12,7 +12,7 @@ import (
 
 	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
 const (
@@ -44,7 +44,7 @@ type Options struct {
 	// from other hosts.
 	HTTPClient *http.Client
 	// MaxAttempts bounds the attempts of one request; 1 disables retries,
-	// 0 means host.DefaultMaxAttempts. BaseDelay and MaxDelay shape the
+	// 0 means seam.DefaultMaxAttempts. BaseDelay and MaxDelay shape the
 	// wait between attempts when Gitea does not say how long to wait.
 	MaxAttempts         int
 	BaseDelay, MaxDelay time.Duration
@@ -56,7 +56,7 @@ var repoName = lazy.Regexp(`^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$`)
 
 // client speaks to one pull request through Gitea's REST API.
 type client struct {
-	*host.REST
+	*seam.REST
 	repoPath string // /repos/owner/name
 	prPath   string // /repos/owner/name/pulls/N
 	prName   string // owner/name#N, for messages
@@ -73,7 +73,7 @@ func newClient(o Options, head string) (*client, error) {
 		return nil, fmt.Errorf("cannot post to Gitea: repository %q is not owner/name; set GITHUB_REPOSITORY, as Gitea and Forgejo Actions do", text.OneLine(o.Repo, 80))
 	case o.PR <= 0:
 		return nil, fmt.Errorf("cannot post to Gitea: pull request %d is not valid; run on a pull_request event", o.PR)
-	case head != "" && !host.FullSHA(head):
+	case head != "" && !seam.FullSHA(head):
 		return nil, fmt.Errorf("cannot post to Gitea: head %q is not a commit SHA (40 or 64 hexadecimal digits)", text.Truncate(head, 80))
 	}
 	c := &client{
@@ -83,9 +83,9 @@ func newClient(o Options, head string) (*client, error) {
 		head:     strings.ToLower(head),
 	}
 	c.prPath = c.repoPath + "/pulls/" + strconv.Itoa(o.PR)
-	r, err := host.NewREST(host.REST{
+	r, err := seam.NewREST(seam.REST{
 		Host: "Gitea", Auth: "Authorization", Token: "token " + o.Token, Var: "GITHUB_API_URL", Root: "…/api/v1",
-		Hint: c.hint, Retry: host.NewRetry(o.MaxAttempts, o.BaseDelay, o.MaxDelay),
+		Hint: c.hint, Retry: seam.NewRetry(o.MaxAttempts, o.BaseDelay, o.MaxDelay),
 	}, o.APIURL, o.HTTPClient)
 	if err != nil {
 		return nil, fmt.Errorf("cannot post to Gitea: %v; set GITHUB_API_URL to the instance's /api/v1, e.g. https://codeberg.org/api/v1", err)
@@ -113,12 +113,12 @@ func (c *client) hint(status int) string {
 
 // list gets every page of a listing.
 func list[T any](ctx context.Context, c *client, op, path string) ([]T, error) {
-	return host.List[T](ctx, c.REST, op, path, "limit", perPage)
+	return seam.List[T](ctx, c.REST, op, path, "limit", perPage)
 }
 
 // get reads one answer into out.
 func (c *client) get(ctx context.Context, op, path string, out any) error {
-	_, err := c.Call(ctx, host.Request{Op: op, Method: http.MethodGet, Path: path, Out: out})
+	_, err := c.Call(ctx, seam.Request{Op: op, Method: http.MethodGet, Path: path, Out: out})
 	return err
 }
 
@@ -132,7 +132,7 @@ type (
 	}
 	pullRequest struct {
 		Number  int         `json:"number"`
-		HTMLURL host.WebURL `json:"html_url"`
+		HTMLURL seam.WebURL `json:"html_url"`
 		Head    struct {
 			SHA string `json:"sha"`
 			Ref string `json:"ref"`
@@ -147,7 +147,7 @@ type (
 		CommitID string      `json:"commit_id"`
 		State    string      `json:"state"`
 		User     *user       `json:"user"`
-		HTMLURL  host.WebURL `json:"html_url"`
+		HTMLURL  seam.WebURL `json:"html_url"`
 	}
 	reviewComment struct {
 		ID       int64  `json:"id"`
@@ -158,14 +158,14 @@ type (
 		OriginalPosition int         `json:"original_position"`
 		User             *user       `json:"user"`
 		Resolver         *user       `json:"resolver"`
-		HTMLURL          host.WebURL `json:"html_url"`
+		HTMLURL          seam.WebURL `json:"html_url"`
 		ReviewID         int64       `json:"pull_request_review_id"`
 	}
 	comment struct {
 		ID      int64       `json:"id"`
 		Body    string      `json:"body"`
 		User    *user       `json:"user"`
-		HTMLURL host.WebURL `json:"html_url"`
+		HTMLURL seam.WebURL `json:"html_url"`
 	}
 	reaction struct {
 		Content string `json:"content"`

@@ -7,23 +7,23 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
 // Host is Gitea and Forgejo, as cmd's table of --post names holds it:
 // their Actions' environment and events (GitHub's shapes and variable
 // names), a pull request's poster, and the comments that start review
 // comment.
-var Host = host.Host{
+var Host = seam.Host{
 	Name: "gitea",
 	CI:   ci,
 	// Gitea and Forgejo Actions set GITHUB_ACTIONS=true as well.
 	Mimics:           "github",
 	WorkflowCommands: true,
-	Flags: []host.Flag{
+	Flags: []seam.Flag{
 		{Name: "gitea-url", Usage: "Gitea or Forgejo API `URL` (default $GITHUB_API_URL)"},
 	},
-	About: host.About{
+	About: seam.About{
 		Review: "one pull-request review with comments on the changed lines and one summary comment; needs GITEA_TOKEN or the Actions token",
 		Answer: "a pull-request comment; needs GITEA_TOKEN or the Actions token",
 		Thread: "a Gitea review comment's ID (the conversation's first comment)",
@@ -35,7 +35,7 @@ var Host = host.Host{
 }
 
 // events are the event files Gitea and Forgejo Actions write: GitHub's.
-var events = host.Events{Host: "Gitea", CI: "Gitea or Forgejo Actions"}
+var events = seam.Events{Host: "Gitea", CI: "Gitea or Forgejo Actions"}
 
 // ci tells a Gitea or Forgejo Actions job: GITEA_ACTIONS=true or
 // FORGEJO_ACTIONS=true, and a pull request's base branch in
@@ -53,7 +53,7 @@ func ci(getenv func(string) string) (string, bool) {
 // fromEnv reads what posting needs: the API (the flag, else
 // GITHUB_API_URL), the token (GITEA_TOKEN, else the Actions token in
 // GITHUB_TOKEN), the repository, and the event file's path.
-func fromEnv(s host.Setup) (Options, string, error) {
+func fromEnv(s seam.Setup) (Options, string, error) {
 	getenv := s.Getenv
 	o := Options{APIURL: s.Flags["gitea-url"], Token: getenv("GITEA_TOKEN"), Repo: getenv("GITHUB_REPOSITORY"), HTTPClient: s.HTTPClient}
 	if o.APIURL == "" {
@@ -63,7 +63,7 @@ func fromEnv(s host.Setup) (Options, string, error) {
 		o.Token = getenv("GITHUB_TOKEN")
 	}
 	event := getenv("GITHUB_EVENT_PATH")
-	need := func(what, flag string) error { return &host.NeedError{Host: "gitea", What: what, Flag: flag} }
+	need := func(what, flag string) error { return &seam.NeedError{Host: "gitea", What: what, Flag: flag} }
 	switch {
 	case o.Token == "":
 		return o, "", need("GITEA_TOKEN (an access token with the repository and issue scopes) or the Actions token in GITHUB_TOKEN", "")
@@ -78,33 +78,33 @@ func fromEnv(s host.Setup) (Options, string, error) {
 }
 
 // open makes the poster of the pull request the event names.
-func open(s host.Setup) (host.Target, error) {
+func open(s seam.Setup) (seam.Target, error) {
 	o, event, err := fromEnv(s)
 	if err != nil {
-		return host.Target{}, err
+		return seam.Target{}, err
 	}
 	ev, err := events.ReadPR(event)
 	if err != nil {
-		return host.Target{}, err
+		return seam.Target{}, err
 	}
 	o.PR, o.HeadSHA = ev.Number, strings.ToLower(ev.HeadSHA)
-	return host.Target{Poster: &Poster{Options: o, Anchor: s.Anchor}, Noun: "pull request", Head: o.HeadSHA}, nil
+	return seam.Target{Poster: &Poster{Options: o, Anchor: s.Anchor}, Noun: "pull request", Head: o.HeadSHA}, nil
 }
 
 // readComment reads the issue_comment event of Gitea or Forgejo Actions,
 // and asks the API whether its author may write to the repository: the
 // events carry no author association. A comment not created, or without
 // a command, asks nothing of the API.
-func readComment(ctx context.Context, s host.Setup) (*host.Comment, error) {
+func readComment(ctx context.Context, s seam.Setup) (*seam.Comment, error) {
 	ev, err := events.ReadComment(s.Getenv("GITHUB_EVENT_PATH"))
 	if err != nil {
 		return nil, err
 	}
 	if ev.Action != "" && ev.Action != "created" {
-		return &host.Comment{Body: ev.Body, Action: ev.Action}, nil
+		return &seam.Comment{Body: ev.Body, Action: ev.Action}, nil
 	}
-	if _, ok := host.ParseCommand(ev.Body); !ok {
-		return &host.Comment{Body: ev.Body}, nil
+	if _, ok := seam.ParseCommand(ev.Body); !ok {
+		return &seam.Comment{Body: ev.Body}, nil
 	}
 	o, _, err := fromEnv(s)
 	if err != nil {
@@ -119,7 +119,7 @@ func readComment(ctx context.Context, s host.Setup) (*host.Comment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &host.Comment{Body: ev.Body, Action: ev.Action,
+	return &seam.Comment{Body: ev.Body, Action: ev.Action,
 		Target: fmt.Sprintf("pull request #%d", ev.PR), Noun: "pull request",
 		Trusted: writes(perm), Author: ev.Author,
 		Who:  fmt.Sprintf("%s's permission on the repository is %s, below write", text.OneLine(ev.Author, 60), text.OneLine(perm, 20)),
@@ -146,7 +146,7 @@ func (t *talk) Refused(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	for _, cm := range st.comments {
-		if strings.HasPrefix(cm.Body, host.RefusedMarker) && st.mine(cm.User) {
+		if strings.HasPrefix(cm.Body, seam.RefusedMarker) && st.mine(cm.User) {
 			return true, nil
 		}
 	}
@@ -161,7 +161,7 @@ func (t *talk) Change(ctx context.Context) (string, string, error) {
 		return "", "", err
 	}
 	head, base := strings.ToLower(pr.Head.SHA), pr.Base.Ref
-	if !host.FullSHA(head) {
+	if !seam.FullSHA(head) {
 		return "", "", fmt.Errorf("reading %s: Gitea named head %q, which is not a commit SHA", t.c.prName, text.Truncate(pr.Head.SHA, 80))
 	}
 	if base == "" || len(base) > 255 || strings.ContainsAny(base, " \t\n:~^?*[\\") || strings.HasPrefix(base, "-") {
@@ -172,21 +172,21 @@ func (t *talk) Change(ctx context.Context) (string, string, error) {
 
 // Start reads the first comment of the conversation id: a finding review
 // posted, when its marker is there and the token posted it.
-func (t *talk) Start(ctx context.Context, id string) (host.ThreadStart, error) {
+func (t *talk) Start(ctx context.Context, id string) (seam.ThreadStart, error) {
 	n, err := parseID(id)
 	if err != nil {
-		return host.ThreadStart{}, err
+		return seam.ThreadStart{}, err
 	}
 	rc, err := t.c.findLine(ctx, n)
 	if err != nil {
-		return host.ThreadStart{}, err
+		return seam.ThreadStart{}, err
 	}
-	ts := host.ThreadStart{Body: rc.Body, Path: rc.Path, Line: rc.Position}
+	ts := seam.ThreadStart{Body: rc.Body, Path: rc.Path, Line: rc.Position}
 	var me user
 	if err := t.c.get(ctx, "asking who the token belongs to", "/user", &me); err != nil {
-		return host.ThreadStart{}, err
+		return seam.ThreadStart{}, err
 	}
-	if fp, _, ok := host.ReadCommentMarker(rc.Body); ok && rc.User != nil && rc.User.ID == me.ID && rc.User.Login == me.Login {
+	if fp, _, ok := seam.ReadCommentMarker(rc.Body); ok && rc.User != nil && rc.User.ID == me.ID && rc.User.Login == me.Login {
 		ts.Ours, ts.Fingerprint = true, fp
 	}
 	return ts, nil

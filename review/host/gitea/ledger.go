@@ -9,44 +9,44 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
-// The ledger on Gitea (see host.Reconcile). A finding's thread is the
+// The ledger on Gitea (see seam.Reconcile). A finding's thread is the
 // comment review posted on its line, and the conversation Gitea shows
 // there. Whether a person resolved it is the comment's resolver (swagger
 // PullReviewComment.resolver); a 👎 is a reaction "-1" on the comment
 // (GET /repos/{owner}/{repo}/issues/comments/{id}/reactions, which takes
-// a review comment's ID as well); review's replies (host.DismissMarker,
-// host.FixedMarker) are its own comments on the same line. Gitea's API
+// a review comment's ID as well); review's replies (seam.DismissMarker,
+// seam.FixedMarker) are its own comments on the same line. Gitea's API
 // cannot resolve a conversation: a fixed finding's reply is what the next
 // review reads as resolved by review.
 
 // threads reads the ledger's threads from the comments of the reviews the
 // token posted (listed already in st).
-func (c *client) threads(ctx context.Context, st *prState) ([]host.Thread, error) {
-	var ts []host.Thread
+func (c *client) threads(ctx context.Context, st *prState) ([]seam.Thread, error) {
+	var ts []seam.Thread
 	for _, rc := range st.lines {
-		fp, run, code, ok := host.ReadThreadMarker(rc.Body)
+		fp, run, code, ok := seam.ReadThreadMarker(rc.Body)
 		if !ok {
 			continue
 		}
-		_, sev, _ := host.ReadCommentMarker(rc.Body)
+		_, sev, _ := seam.ReadCommentMarker(rc.Body)
 		line := rc.Position
 		if line <= 0 {
 			line = rc.OriginalPosition
 		}
-		t := host.Thread{
+		t := seam.Thread{
 			Fingerprint: fp, Run: run, Code: code, Severity: sev,
 			Path: rc.Path, Line: line, URL: string(rc.HTMLURL),
 			ReplyTo:  strconv.FormatInt(rc.ID, 10),
 			Outdated: rc.Position <= 0,
-			Rule:     host.ReadRule(rc.Body),
+			Rule:     seam.ReadRule(rc.Body),
 		}
 		if rc.Resolver != nil {
 			// A login as a marker may carry it: the answer's text reaches
 			// the log and the summary.
-			t.Resolved, t.ResolvedBy = true, host.Login(rc.Resolver.login())
+			t.Resolved, t.ResolvedBy = true, seam.Login(rc.Resolver.login())
 			t.ResolvedByUs = st.mine(rc.Resolver)
 		}
 		ts = append(ts, t)
@@ -63,7 +63,7 @@ func (c *client) threads(ctx context.Context, st *prState) ([]host.Thread, error
 			return nil, err
 		}
 		if who != "" {
-			t.Dismissed = host.ThumbsDownWhy(who)
+			t.Dismissed = seam.ThumbsDownWhy(who)
 		}
 	}
 	return ts, nil
@@ -72,7 +72,7 @@ func (c *client) threads(ctx context.Context, st *prState) ([]host.Thread, error
 // replies applies review's own replies to the threads ts: a /review
 // dismiss, and a fixed finding's reply, which on Gitea stands for the
 // resolution its API cannot make.
-func replies(ts []host.Thread, lines []reviewComment) {
+func replies(ts []seam.Thread, lines []reviewComment) {
 	byFP := map[string]int{}
 	for i, t := range ts {
 		if _, dup := byFP[t.Fingerprint]; !dup {
@@ -80,13 +80,13 @@ func replies(ts []host.Thread, lines []reviewComment) {
 		}
 	}
 	for _, rc := range lines {
-		if fp, who, ok := host.ReadDismissMarker(rc.Body); ok {
+		if fp, who, ok := seam.ReadDismissMarker(rc.Body); ok {
 			if i, ok := byFP[fp]; ok && ts[i].Dismissed == "" {
-				ts[i].Dismissed = host.DismissWhy(who)
+				ts[i].Dismissed = seam.DismissWhy(who)
 			}
 		}
 		for fp, i := range byFP {
-			if strings.HasPrefix(rc.Body, host.FixedMarker(fp)) && !ts[i].Resolved {
+			if strings.HasPrefix(rc.Body, seam.FixedMarker(fp)) && !ts[i].Resolved {
 				ts[i].Resolved, ts[i].ResolvedByUs = true, true
 			}
 		}
@@ -102,7 +102,7 @@ func (c *client) thumbsDown(ctx context.Context, id int64) (string, error) {
 	}
 	for _, r := range rs {
 		if r.Content == "-1" && r.User != nil && c.canWrite(ctx, r.User.Login) {
-			return host.Login(r.User.Login), nil
+			return seam.Login(r.User.Login), nil
 		}
 	}
 	return "", nil
@@ -127,7 +127,7 @@ func (c *client) permission(ctx context.Context, login string) (string, error) {
 	}
 	err := c.get(ctx, "reading the permission of "+text.OneLine(login, 60)+" on "+c.prName,
 		c.repoPath+"/collaborators/"+url.PathEscape(login)+"/permission", &p)
-	if host.StatusOf(err) == 404 || host.StatusOf(err) == 403 {
+	if seam.StatusOf(err) == 404 || seam.StatusOf(err) == 403 {
 		return "none", nil // not a collaborator
 	}
 	return p.Permission, err
@@ -149,7 +149,7 @@ var ErrCannotResolve = errors.New("Gitea's API cannot resolve a conversation (it
 // Resolve answers the thread of a fixed finding: a reply saying so, which
 // the next review reads as resolved by review. The conversation itself
 // stays open, which it says with ErrCannotResolve.
-func (p *Poster) Resolve(ctx context.Context, t host.Thread) error {
+func (p *Poster) Resolve(ctx context.Context, t seam.Thread) error {
 	c, err := newClient(p.Options, "")
 	if err != nil {
 		return err
@@ -163,10 +163,10 @@ func (p *Poster) Resolve(ctx context.Context, t host.Thread) error {
 		return err
 	}
 	at := ""
-	if host.FullSHA(p.Options.HeadSHA) {
-		at = " at " + host.Code(text.ShortSHA(p.Options.HeadSHA))
+	if seam.FullSHA(p.Options.HeadSHA) {
+		at = " at " + seam.Code(text.ShortSHA(p.Options.HeadSHA))
 	}
-	body := host.FixedMarker(t.Fingerprint) + "\n" + "Fixed" + at + ": the lines this finding was on have changed and the review of the new commits did not find it again. " +
+	body := seam.FixedMarker(t.Fingerprint) + "\n" + "Fixed" + at + ": the lines this finding was on have changed and the review of the new commits did not find it again. " +
 		"Gitea's API cannot resolve a conversation: resolve this one by hand."
 	if _, err := c.replyOn(ctx, first, body); err != nil {
 		return err

@@ -10,22 +10,22 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
 // words are how the summary comment names what it speaks of.
-var words = host.Words{Host: "Gitea", Thread: "comment", Summary: "comment", Change: "pull request", Max: maxBody}
+var words = seam.Words{Host: "Gitea", Thread: "comment", Summary: "comment", Change: "pull request", Max: maxBody}
 
-// Poster posts to one pull request: the host.Poster of Gitea.
+// Poster posts to one pull request: the seam.Poster of Gitea.
 type Poster struct {
 	Options Options
-	// Anchor, if set, is the code a finding is on (host.Anchor), which
+	// Anchor, if set, is the code a finding is on (seam.Anchor), which
 	// its comment's marker carries for the ledger.
 	Anchor func(result.Finding) string
 }
 
-var _ host.Poster = (*Poster)(nil)
+var _ seam.Poster = (*Poster)(nil)
 
 // Target names the pull request.
 func (p *Poster) Target() string { return fmt.Sprintf("pull request #%d", p.Options.PR) }
@@ -64,13 +64,13 @@ func (c *client) state(ctx context.Context, lines bool) (*prState, error) {
 	}
 	st.comments = cs
 	for i := range cs {
-		_, head, more, ok := host.ReadReviewMarker(cs[i].Body)
+		_, head, more, ok := seam.ReadReviewMarker(cs[i].Body)
 		if !ok || !st.mine(cs[i].User) || cs[i].ID <= 0 {
 			continue
 		}
 		if st.summary == nil || cs[i].ID > st.summary.ID {
 			st.summary, st.summaryHead = &cs[i], head
-			st.heads = append(host.EarlierHeads(more), head)
+			st.heads = append(seam.EarlierHeads(more), head)
 		}
 	}
 	if !lines {
@@ -103,7 +103,7 @@ func (c *client) state(ctx context.Context, lines bool) (*prState, error) {
 func (s *prState) commented() map[string]string {
 	earlier := map[string]string{}
 	for _, rc := range s.lines {
-		if fp, _, ok := host.ReadCommentMarker(rc.Body); ok {
+		if fp, _, ok := seam.ReadCommentMarker(rc.Body); ok {
 			if _, dup := earlier[fp]; !dup {
 				earlier[fp] = string(rc.HTMLURL)
 			}
@@ -115,30 +115,30 @@ func (s *prState) commented() map[string]string {
 // Earlier reads what earlier runs posted on the pull request: the heads
 // their summary comment names, oldest first, the findings of their
 // comments on lines nobody resolved, and the ledger's threads.
-func (p *Poster) Earlier(ctx context.Context) (host.Earlier, error) {
+func (p *Poster) Earlier(ctx context.Context) (seam.Earlier, error) {
 	c, err := newClient(p.Options, "")
 	if err != nil {
-		return host.Earlier{}, err
+		return seam.Earlier{}, err
 	}
 	st, err := c.state(ctx, true)
 	if err != nil {
-		return host.Earlier{}, err
+		return seam.Earlier{}, err
 	}
-	var e host.Earlier
+	var e seam.Earlier
 	if st.summary != nil {
 		e.Heads = st.heads
 	}
 	seen := map[string]bool{}
 	for _, rc := range st.lines {
-		fp, sev, ok := host.ReadCommentMarker(rc.Body)
+		fp, sev, ok := seam.ReadCommentMarker(rc.Body)
 		if !ok || sev == "" || rc.Resolver != nil || seen[fp] {
 			continue
 		}
 		seen[fp] = true
-		e.Open = append(e.Open, host.OpenFinding{Fingerprint: fp, Severity: sev, Path: rc.Path, Line: rc.Position, URL: string(rc.HTMLURL)})
+		e.Open = append(e.Open, seam.OpenFinding{Fingerprint: fp, Severity: sev, Path: rc.Path, Line: rc.Position, URL: string(rc.HTMLURL)})
 	}
 	if e.Threads, err = c.threads(ctx, st); err != nil {
-		return host.Earlier{}, err
+		return seam.Earlier{}, err
 	}
 	return e, nil
 }
@@ -148,27 +148,27 @@ func (p *Poster) Earlier(ctx context.Context) (host.Earlier, error) {
 // usage, in one summary comment that a later run updates in place. It
 // leaves out what an earlier run commented (by fingerprint) and keeps the
 // findings the summary listed on files the commits since did not change
-// (host.Carry). A run of a head the summary names already posts nothing.
+// (seam.Carry). A run of a head the summary names already posts nothing.
 // A review Gitea refuses to place (422: a line not in its diff) goes
 // into the summary whole, as does a finding on a file whose name is not
-// UTF-8. A 403 is an error that is host.ErrDenied.
-func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (host.Report, error) {
+// UTF-8. A 403 is an error that is seam.ErrDenied.
+func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (seam.Report, error) {
 	head := p.Options.HeadSHA
 	if head == "" {
 		head = r.HeadSHA
 	}
-	if !host.FullSHA(head) {
-		return host.Report{}, fmt.Errorf("cannot post to Gitea: head %q is not a commit SHA (40 or 64 hexadecimal digits); pass the pull request's head commit (the event's pull_request.head.sha)", text.Truncate(head, 80))
+	if !seam.FullSHA(head) {
+		return seam.Report{}, fmt.Errorf("cannot post to Gitea: head %q is not a commit SHA (40 or 64 hexadecimal digits); pass the pull request's head commit (the event's pull_request.head.sha)", text.Truncate(head, 80))
 	}
 	c, err := newClient(p.Options, head)
 	if err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
 	st, err := c.state(ctx, true)
 	if err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
-	rep := host.Report{Body: "summary comment"}
+	rep := seam.Report{Body: "summary comment"}
 	if st.summary != nil && st.summaryHead == c.head {
 		rep.Skipped, rep.URL = true, string(st.summary.HTMLURL)
 		return rep, nil
@@ -177,7 +177,7 @@ func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (h
 	plan, lines := p.plan(r, d, earlier, true)
 	if len(lines) > 0 {
 		err := c.postReview(ctx, r, lines)
-		var ge *host.APIError
+		var ge *seam.APIError
 		if errors.As(err, &ge) && (ge.Status == http.StatusBadRequest || ge.Status == http.StatusUnprocessableEntity) {
 			// The comments could not be placed; the findings are still
 			// worth posting, in the summary, where no line has to match.
@@ -185,16 +185,16 @@ func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (h
 			plan, _ = p.plan(r, d, earlier, false)
 			plan.Unplaced = unplaced
 		} else if err != nil {
-			return host.Report{}, err
+			return seam.Report{}, err
 		}
 	}
 	if st.summary != nil {
-		plan.Carried = host.Carry(host.ReadListed(st.summary.Body), r, d)
+		plan.Carried = seam.Carry(seam.ReadListed(st.summary.Body), r, d)
 	}
-	body := plan.Write(r, host.NextHeads(st.heads, c.head), words)
+	body := plan.Write(r, seam.NextHeads(st.heads, c.head), words)
 	url, err := c.putSummary(ctx, st.summary, r.RunID, body)
 	if err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
 	rep.URL, rep.Updated = url, st.summary != nil
 	rep.Inline, rep.InBody, rep.Repeated = len(plan.Inline), len(plan.Body), len(plan.Repeated)
@@ -211,18 +211,18 @@ type line struct {
 	Body        string `json:"body"`
 }
 
-// plan sorts the findings (host.PlanLines) and writes a comment on the
+// plan sorts the findings (seam.PlanLines) and writes a comment on the
 // line of each that is inline. Gitea comments one line; a finding over
 // several says where it ends.
-func (p *Poster) plan(r *result.Result, d *diffctx.Diff, earlier map[string]string, inline bool) (host.Summary, []line) {
-	plan := host.PlanLines(r, d, earlier, inline)
+func (p *Poster) plan(r *result.Result, d *diffctx.Diff, earlier map[string]string, inline bool) (seam.Summary, []line) {
+	plan := seam.PlanLines(r, d, earlier, inline)
 	var lines []line
 	for _, f := range plan.Inline {
 		code := ""
 		if p.Anchor != nil {
 			code = p.Anchor(f)
 		}
-		body := capBody(host.CommentMarker(f.Fingerprint(), r.RunID, host.AnchorField(code)) + "\n" + host.CommentMarkdown(f, "", f.EndLine <= f.Line))
+		body := capBody(seam.CommentMarker(f.Fingerprint(), r.RunID, seam.AnchorField(code)) + "\n" + seam.CommentMarkdown(f, "", f.EndLine <= f.Line))
 		lines = append(lines, line{Path: f.Path, NewPosition: f.Line, Body: body})
 	}
 	return plan, lines
@@ -231,15 +231,15 @@ func (p *Poster) plan(r *result.Result, d *diffctx.Diff, earlier map[string]stri
 // reviewBody is the body of the review that carries the comments on
 // lines: its marker, which a retry looks for, and where the rest is.
 func reviewBody(run, head string, n int) string {
-	return host.ReviewMarker(run, head) + "\n" + fmt.Sprintf("review: %s on the changed lines; the summary is in the pull request's conversation.", text.Plural(n, "comment"))
+	return seam.ReviewMarker(run, head) + "\n" + fmt.Sprintf("review: %s on the changed lines; the summary is in the pull request's conversation.", text.Plural(n, "comment"))
 }
 
 // postReview posts one review of event COMMENT on the head with the
 // comments on lines (swagger CreatePullReviewOptions). A retry first looks
 // for the review by its marker, so it is never posted twice.
 func (c *client) postReview(ctx context.Context, r *result.Result, lines []line) error {
-	marker := host.ReviewMarker(r.RunID, c.head)
-	_, err := c.Call(ctx, host.Request{
+	marker := seam.ReviewMarker(r.RunID, c.head)
+	_, err := c.Call(ctx, seam.Request{
 		Op: "posting a review on " + c.prName, Method: http.MethodPost, Path: c.prPath + "/reviews",
 		Body: map[string]any{"commit_id": c.head, "event": "COMMENT", "body": reviewBody(r.RunID, c.head, len(lines)), "comments": lines},
 		Landed: func(ctx context.Context) (bool, error) {
@@ -263,20 +263,20 @@ func (c *client) postReview(ctx context.Context, r *result.Result, lines []line)
 func (c *client) putSummary(ctx context.Context, old *comment, run, body string) (string, error) {
 	var cm comment
 	if old != nil {
-		_, err := c.Call(ctx, host.Request{
+		_, err := c.Call(ctx, seam.Request{
 			Op: "updating the summary comment of " + c.prName, Method: http.MethodPatch,
 			Path: c.repoPath + "/issues/comments/" + strconv.FormatInt(old.ID, 10), Body: map[string]string{"body": body}, Out: &cm,
 		})
 		return string(old.HTMLURL), err
 	}
 	var found string
-	_, err := c.Call(ctx, host.Request{
+	_, err := c.Call(ctx, seam.Request{
 		Op: "posting the summary comment on " + c.prName, Method: http.MethodPost,
 		Path: c.repoPath + "/issues/" + strconv.Itoa(c.pr) + "/comments", Body: map[string]string{"body": body}, Out: &cm,
 		Landed: func(ctx context.Context) (bool, error) {
 			cs, err := list[comment](ctx, c, "listing the comments of "+c.prName, c.repoPath+"/issues/"+strconv.Itoa(c.pr)+"/comments")
 			for _, x := range cs {
-				if r, _, _, ok := host.ReadReviewMarker(x.Body); ok && r == run {
+				if r, _, _, ok := seam.ReadReviewMarker(x.Body); ok && r == run {
 					found = string(x.HTMLURL)
 					return true, nil
 				}
@@ -295,7 +295,7 @@ func (c *client) putSummary(ctx context.Context, old *comment, run, body string)
 
 // capBody cuts a body past maxBody, keeping its start, where the marker
 // is.
-func capBody(s string) string { return host.CapBody(s, maxBody, "Gitea") }
+func capBody(s string) string { return seam.CapBody(s, maxBody, "Gitea") }
 
 // Reply posts body in the pull request: in the conversation whose first
 // comment's ID is to (a review comment on the same line, which Gitea
@@ -307,7 +307,7 @@ func (p *Poster) Reply(ctx context.Context, to, body string) (string, error) {
 	}
 	if to == "" {
 		var cm comment
-		_, err := c.Call(ctx, host.Request{Op: "commenting on " + c.prName, Method: http.MethodPost,
+		_, err := c.Call(ctx, seam.Request{Op: "commenting on " + c.prName, Method: http.MethodPost,
 			Path: c.repoPath + "/issues/" + strconv.Itoa(c.pr) + "/comments", Body: map[string]string{"body": capBody(body)}, Out: &cm})
 		return string(cm.HTMLURL), err
 	}
@@ -349,11 +349,11 @@ func (c *client) replyOn(ctx context.Context, first reviewComment, body string) 
 	if first.Position <= 0 {
 		l.NewPosition, l.OldPosition = 0, first.OriginalPosition
 	}
-	if !host.Nameable(l.Path) || l.Path == "" || l.NewPosition <= 0 && l.OldPosition <= 0 {
+	if !seam.Nameable(l.Path) || l.Path == "" || l.NewPosition <= 0 && l.OldPosition <= 0 {
 		return "", fmt.Errorf("replying on %s: the comment names no line to reply on", c.prName)
 	}
 	var rv review
-	_, err := c.Call(ctx, host.Request{Op: "replying in a conversation of " + c.prName, Method: http.MethodPost, Path: c.prPath + "/reviews",
+	_, err := c.Call(ctx, seam.Request{Op: "replying in a conversation of " + c.prName, Method: http.MethodPost, Path: c.prPath + "/reviews",
 		Body: map[string]any{"event": "COMMENT", "body": "", "comments": []line{l}}, Out: &rv})
 	return string(rv.HTMLURL), err
 }
@@ -370,7 +370,7 @@ func (p *Poster) SetStatus(ctx context.Context, sha string, s result.Status) err
 	if err != nil {
 		return err
 	}
-	if !host.FullSHA(sha) {
+	if !seam.FullSHA(sha) {
 		return fmt.Errorf("setting the commit status: %q is not a commit SHA", text.OneLine(sha, 80))
 	}
 	state := "success"
@@ -381,7 +381,7 @@ func (p *Poster) SetStatus(ctx context.Context, sha string, s result.Status) err
 	if s.URL != "" {
 		body["target_url"] = s.URL
 	}
-	_, err = c.Call(ctx, host.Request{Op: "setting the commit status of " + text.ShortSHA(sha), Method: http.MethodPost,
+	_, err = c.Call(ctx, seam.Request{Op: "setting the commit status of " + text.ShortSHA(sha), Method: http.MethodPost,
 		Path: c.repoPath + "/statuses/" + strings.ToLower(sha), Body: body})
 	return err
 }

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/host/hosttest"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -26,7 +26,7 @@ func FuzzBodies(f *testing.F) {
 		r := &result.Result{RunID: "r1", Summary: summary, Findings: []result.Finding{fd}, Submitted: true}
 		const head = "cccccccccccccccccccccccccccccccccccccccc"
 		review := reviewPlan{body: []result.Finding{fd}}.render(r, head, false)
-		comment := capBody(host.CommentMarker(fd.Fingerprint(), r.RunID) + "\n" + commentMarkdown(fd, true))
+		comment := capBody(seam.CommentMarker(fd.Fingerprint(), r.RunID) + "\n" + commentMarkdown(fd, true))
 		for name, b := range map[string]string{"review": review, "comment": comment} {
 			if m := hosttest.Mentions(b); len(m) > 0 {
 				t.Fatalf("GitHub notifies %q for the %s:\n%s", m, name, b)
@@ -35,10 +35,10 @@ func FuzzBodies(f *testing.F) {
 				t.Fatalf("the %s holds %d comments, not its one marker:\n%s", name, n, b)
 			}
 		}
-		if run, h, _, ok := host.ReadReviewMarker(review); !ok || run != r.RunID || h != head {
+		if run, h, _, ok := seam.ReadReviewMarker(review); !ok || run != r.RunID || h != head {
 			t.Fatalf("the review's marker reads %q %q %v:\n%s", run, h, ok, review)
 		}
-		if fp, _, ok := host.ReadCommentMarker(comment); !ok || fp != fd.Fingerprint() {
+		if fp, _, ok := seam.ReadCommentMarker(comment); !ok || fp != fd.Fingerprint() {
 			t.Fatalf("the comment's marker reads %q %v:\n%s", fp, ok, comment)
 		}
 	})

@@ -13,7 +13,7 @@ import (
 	gh "github.com/google/go-github/v84/github"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
 )
@@ -52,7 +52,7 @@ type client struct {
 	prName      string // owner/name#n, for messages
 	head        string
 	login       string // whose markers count besides bots'
-	retry       host.Retry
+	retry       seam.Retry
 	read        *pullRead
 }
 
@@ -84,7 +84,7 @@ func newClient(o PostOptions, r *result.Result) (*client, error) {
 	if head == "" {
 		head = r.HeadSHA
 	}
-	if !host.FullSHA(head) {
+	if !seam.FullSHA(head) {
 		// The event's head is GitHub's answer: it becomes every
 		// comment's commit_id, so it must be a whole commit SHA.
 		return nil, fmt.Errorf("cannot post to GitHub: head %q is not a commit SHA (40 or 64 hexadecimal digits); pass the pull request's head commit (github.event.pull_request.head.sha)", text.Truncate(head, 80))
@@ -126,7 +126,7 @@ func newClient(o PostOptions, r *result.Result) (*client, error) {
 		pr:     o.PR,
 		prName: fmt.Sprintf("%s/%s#%d", owner, name, o.PR),
 		head:   strings.ToLower(head),
-		retry:  host.NewRetry(o.MaxAttempts, o.BaseDelay, o.MaxDelay),
+		retry:  seam.NewRetry(o.MaxAttempts, o.BaseDelay, o.MaxDelay),
 		read:   &pullRead{},
 	}, nil
 }
@@ -190,7 +190,7 @@ func (c *client) findReview(ctx context.Context, fresh bool) (*gh.PullRequestRev
 		return nil, err
 	}
 	for _, rv := range reviews {
-		if _, head, _, ok := host.ReadReviewMarker(rv.GetBody()); ok && c.trusted(rv.User) && strings.EqualFold(head, c.head) {
+		if _, head, _, ok := seam.ReadReviewMarker(rv.GetBody()); ok && c.trusted(rv.User) && strings.EqualFold(head, c.head) {
 			return rv, nil
 		}
 	}
@@ -206,7 +206,7 @@ func (c *client) earlierComments(ctx context.Context) (map[string]string, error)
 	}
 	earlier := map[string]string{}
 	for _, cm := range comments {
-		if fp, _, ok := host.ReadCommentMarker(cm.GetBody()); ok && c.trusted(cm.User) {
+		if fp, _, ok := seam.ReadCommentMarker(cm.GetBody()); ok && c.trusted(cm.User) {
 			if _, ok := earlier[fp]; !ok {
 				earlier[fp] = cm.GetHTMLURL()
 			}
@@ -327,7 +327,7 @@ func (c *client) earlier(ctx context.Context) (Earlier, error) {
 		return e, err
 	}
 	for _, rv := range reviews {
-		if _, head, _, ok := host.ReadReviewMarker(rv.GetBody()); ok && c.trusted(rv.User) && host.SHA().MatchString(head) {
+		if _, head, _, ok := seam.ReadReviewMarker(rv.GetBody()); ok && c.trusted(rv.User) && seam.SHA().MatchString(head) {
 			e.Heads = append(e.Heads, head)
 		}
 	}
@@ -340,7 +340,7 @@ func (c *client) earlier(ctx context.Context) (Earlier, error) {
 	}
 	seen := map[string]bool{}
 	for _, cm := range comments {
-		fp, sev, ok := host.ReadCommentMarker(cm.GetBody())
+		fp, sev, ok := seam.ReadCommentMarker(cm.GetBody())
 		// A comment GitHub shows as outdated has neither a line nor a
 		// position: the code it was on has changed since.
 		if !ok || !c.trusted(cm.User) || cm.InReplyTo != nil || (cm.Line == nil && cm.Position == nil) || seen[fp] {

@@ -8,16 +8,16 @@ import (
 	gh "github.com/google/go-github/v84/github"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
 // CommentEvent is a comment on a pull request, as the issue_comment and
 // pull_request_review_comment events of GitHub Actions carry it.
-type CommentEvent = host.CommentEvent
+type CommentEvent = seam.CommentEvent
 
 // ReadCommentEvent reads the comment event GitHub Actions writes to
-// $GITHUB_EVENT_PATH (host.Events.ReadComment).
+// $GITHUB_EVENT_PATH (seam.Events.ReadComment).
 func ReadCommentEvent(path string) (CommentEvent, error) { return events.ReadComment(path) }
 
 // Conversation speaks with one pull request: replies to its comments and
@@ -59,7 +59,7 @@ func (v *Conversation) PullRequest(ctx context.Context) (PullRequest, error) {
 	}
 	p := PullRequest{HeadSHA: strings.ToLower(pr.GetHead().GetSHA()), BaseRef: pr.GetBase().GetRef(),
 		Fork: pr.GetHead().GetRepo().GetFullName() != pr.GetBase().GetRepo().GetFullName()}
-	if !host.SHA().MatchString(p.HeadSHA) || len(p.HeadSHA) < 40 {
+	if !seam.SHA().MatchString(p.HeadSHA) || len(p.HeadSHA) < 40 {
 		return PullRequest{}, fmt.Errorf("reading %s: GitHub named head %q, which is not a commit SHA", c.prName, text.OneLine(p.HeadSHA, 80))
 	}
 	if p.BaseRef == "" || len(p.BaseRef) > 255 || strings.ContainsAny(p.BaseRef, " \t\n:~^?*[\\") {
@@ -88,7 +88,7 @@ func (v *Conversation) Reply(ctx context.Context, thread int64, body string) (st
 
 // ThreadStart is the first comment of a review comment thread: its body,
 // file and line, and whether review posted it.
-type ThreadStart = host.ThreadStart
+type ThreadStart = seam.ThreadStart
 
 // Thread reads the first comment of a review comment thread.
 func (v *Conversation) Thread(ctx context.Context, id int64) (ThreadStart, error) {
@@ -103,7 +103,7 @@ func (v *Conversation) Thread(ctx context.Context, id int64) (ThreadStart, error
 	if c.login == "" {
 		c.login = c.whoAmI(ctx)
 	}
-	if fp, _, ok := host.ReadCommentMarker(t.Body); ok && c.trusted(cm.User) {
+	if fp, _, ok := seam.ReadCommentMarker(t.Body); ok && c.trusted(cm.User) {
 		t.Ours, t.Fingerprint = true, fp
 	}
 	return t, nil
@@ -123,7 +123,7 @@ func (v *Conversation) Refused(ctx context.Context) (bool, error) {
 		c.login = c.whoAmI(ctx)
 	}
 	for _, cm := range comments {
-		if strings.HasPrefix(cm.GetBody(), host.RefusedMarker) && c.trusted(cm.User) {
+		if strings.HasPrefix(cm.GetBody(), seam.RefusedMarker) && c.trusted(cm.User) {
 			return true, nil
 		}
 	}
@@ -138,7 +138,7 @@ const StatusContext = "review"
 // with a description whose first word is the review's state.
 func (v *Conversation) SetStatus(ctx context.Context, sha string, s result.Status) error {
 	c := v.c
-	if !host.SHA().MatchString(sha) || len(sha) < 40 {
+	if !seam.SHA().MatchString(sha) || len(sha) < 40 {
 		return fmt.Errorf("setting the commit status: %q is not a commit SHA", text.OneLine(sha, 80))
 	}
 	state := "success"

@@ -1,16 +1,16 @@
 package github
 
-import "github.com/reviewdev/review/review/host"
+import "github.com/reviewdev/review/review/host/seam"
 
 // events are the event files GitHub Actions writes.
-var events = host.Events{Host: "GitHub", CI: "GitHub Actions"}
+var events = seam.Events{Host: "GitHub", CI: "GitHub Actions"}
 
 // PREvent is what review needs from a pull request's event.
-type PREvent = host.PREvent
+type PREvent = seam.PREvent
 
 // ReadPREvent reads the pull request number and head commit from the
 // event payload GitHub Actions writes to $GITHUB_EVENT_PATH
-// (host.Events.ReadPR).
+// (seam.Events.ReadPR).
 func ReadPREvent(path string) (PREvent, error) { return events.ReadPR(path) }
 
 // PRFromEvent returns the pull request number from the event payload at

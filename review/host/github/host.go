@@ -8,18 +8,18 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/learn"
 )
 
 // Host is GitHub, as cmd's table of --post names holds it: GitHub
 // Actions' environment and events, a pull request's poster, and the
 // comments that start review comment.
-var Host = host.Host{
+var Host = seam.Host{
 	Name:             "github",
 	CI:               ci,
 	WorkflowCommands: true,
-	About: host.About{
+	About: seam.About{
 		Review: "one pull-request review with inline comments; needs GITHUB_TOKEN",
 		Answer: "a pull-request comment; needs GITHUB_TOKEN",
 		Thread: "a GitHub review comment's ID (the thread's first comment)",
@@ -47,7 +47,7 @@ func ci(getenv func(string) string) (string, bool) {
 func fromEnv(getenv func(string) string) (PostOptions, PREvent, error) {
 	o := PostOptions{APIURL: getenv("GITHUB_API_URL"), Token: getenv("GITHUB_TOKEN"), Repo: getenv("GITHUB_REPOSITORY")}
 	event := getenv("GITHUB_EVENT_PATH")
-	need := func(what string) error { return &host.NeedError{Host: "github", What: what} }
+	need := func(what string) error { return &seam.NeedError{Host: "github", What: what} }
 	switch {
 	case o.Token == "":
 		return o, PREvent{}, need("GITHUB_TOKEN: pass it in the step's env (permissions: pull-requests: write)")
@@ -67,25 +67,25 @@ func fromEnv(getenv func(string) string) (PostOptions, PREvent, error) {
 }
 
 // open makes the poster of the pull request the event names.
-func open(s host.Setup) (host.Target, error) {
+func open(s seam.Setup) (seam.Target, error) {
 	o, ev, err := fromEnv(s.Getenv)
 	if err != nil {
-		return host.Target{}, err
+		return seam.Target{}, err
 	}
 	o.PR, o.HeadSHA, o.HTTPClient = ev.Number, ev.HeadSHA, s.HTTPClient
-	return host.Target{Poster: &Poster{Options: o, Anchor: s.Anchor}, Noun: "pull request", Head: ev.HeadSHA}, nil
+	return seam.Target{Poster: &Poster{Options: o, Anchor: s.Anchor}, Noun: "pull request", Head: ev.HeadSHA}, nil
 }
 
 // readComment reads the comment event of GitHub Actions (issue_comment
 // or pull_request_review_comment at $GITHUB_EVENT_PATH); a comment not
 // created (edited, deleted) asks nothing of GitHub.
-func readComment(_ context.Context, s host.Setup) (*host.Comment, error) {
+func readComment(_ context.Context, s seam.Setup) (*seam.Comment, error) {
 	ev, err := ReadCommentEvent(s.Getenv("GITHUB_EVENT_PATH"))
 	if err != nil {
 		return nil, err
 	}
 	if ev.Action != "" && ev.Action != "created" {
-		return &host.Comment{Body: ev.Body, Action: ev.Action}, nil
+		return &seam.Comment{Body: ev.Body, Action: ev.Action}, nil
 	}
 	o, _, err := fromEnv(s.Getenv)
 	if err != nil {
@@ -100,9 +100,9 @@ func readComment(_ context.Context, s host.Setup) (*host.Comment, error) {
 	if assoc == "" {
 		assoc = "none"
 	}
-	c := &host.Comment{Body: ev.Body, Action: ev.Action,
+	c := &seam.Comment{Body: ev.Body, Action: ev.Action,
 		Target: fmt.Sprintf("pull request #%d", ev.PR), Noun: "pull request",
-		Trusted: host.Trusted(ev.Association), Author: ev.Author,
+		Trusted: seam.Trusted(ev.Association), Author: ev.Author,
 		Who:  fmt.Sprintf("%s's association with the repository is %s", text.OneLine(ev.Author, 60), assoc),
 		Head: ev.HeadSHA, Base: ev.BaseRef, FetchRef: fmt.Sprintf("refs/pull/%d/head", ev.PR),
 		Conversation: &talk{p: &Poster{Options: o}, v: conv},
@@ -130,7 +130,7 @@ func (t *talk) Change(ctx context.Context) (string, string, error) {
 	return pr.HeadSHA, pr.BaseRef, err
 }
 
-func (t *talk) Start(ctx context.Context, id string) (host.ThreadStart, error) {
+func (t *talk) Start(ctx context.Context, id string) (seam.ThreadStart, error) {
 	n, _ := strconv.ParseInt(id, 10, 64)
 	return t.v.Thread(ctx, n)
 }

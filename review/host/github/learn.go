@@ -10,22 +10,22 @@ import (
 	gh "github.com/google/go-github/v84/github"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/learn"
 )
 
 // ProposeLearning adds l to the team's learnings in the one pull request
-// that proposes them (host.LearningsBranch into base, titled
-// host.LearningsTitle): it opens it when none is open, from a branch made
+// that proposes them (seam.LearningsBranch into base, titled
+// seam.LearningsTitle): it opens it when none is open, from a branch made
 // afresh at base, else commits to its branch. Nothing is learned until a
 // maintainer merges it. It returns the pull request's address and the
 // number the learning takes.
 func (v *Conversation) ProposeLearning(ctx context.Context, base string, l learn.Learning) (url string, n int, err error) {
 	c := v.c
-	if !host.Branch(base) {
+	if !seam.Branch(base) {
 		return "", 0, fmt.Errorf("proposing a learning: %q is not a branch", text.OneLine(base, 80))
 	}
-	branch := host.LearningsBranch
+	branch := seam.LearningsBranch
 	open, err := c.learningsPull(ctx, base)
 	if err != nil {
 		return "", 0, err
@@ -61,7 +61,7 @@ func (v *Conversation) ProposeLearning(ctx context.Context, base string, l learn
 	}
 	pr, _, err := call(ctx, c, "opening the pull request of the learnings", func() (*gh.PullRequest, *gh.Response, error) {
 		return c.api.PullRequests.Create(ctx, c.owner, c.name, &gh.NewPullRequest{
-			Title: gh.Ptr(host.LearningsTitle), Head: gh.Ptr(branch), Base: gh.Ptr(base), Body: gh.Ptr(host.LearningsBody)})
+			Title: gh.Ptr(seam.LearningsTitle), Head: gh.Ptr(branch), Base: gh.Ptr(base), Body: gh.Ptr(seam.LearningsBody)})
 	})
 	if err != nil {
 		return "", 0, err
@@ -74,13 +74,13 @@ func (v *Conversation) ProposeLearning(ctx context.Context, base string, l learn
 func (c *client) learningsPull(ctx context.Context, base string) (*gh.PullRequest, error) {
 	pulls, _, err := call(ctx, c, "looking for the pull request of the learnings", func() ([]*gh.PullRequest, *gh.Response, error) {
 		return c.api.PullRequests.List(ctx, c.owner, c.name, &gh.PullRequestListOptions{
-			State: "open", Head: c.owner + ":" + host.LearningsBranch, Base: base})
+			State: "open", Head: c.owner + ":" + seam.LearningsBranch, Base: base})
 	})
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range pulls {
-		if p.GetHead().GetRef() == host.LearningsBranch && p.GetBase().GetRef() == base && p.GetState() == "open" {
+		if p.GetHead().GetRef() == seam.LearningsBranch && p.GetBase().GetRef() == base && p.GetState() == "open" {
 			return p, nil
 		}
 	}
@@ -97,7 +97,7 @@ func (c *client) branchAt(ctx context.Context, branch, base string) error {
 		return err
 	}
 	sha := ref.GetObject().GetSHA()
-	if !host.SHA().MatchString(sha) || len(sha) < 40 {
+	if !seam.SHA().MatchString(sha) || len(sha) < 40 {
 		return fmt.Errorf("reading branch %s: GitHub named %q, which is not a commit SHA", base, text.OneLine(sha, 80))
 	}
 	_, resp, err := call(ctx, c, "creating branch "+branch, func() (*gh.Reference, *gh.Response, error) {
@@ -144,7 +144,7 @@ func (c *client) fileAt(ctx context.Context, path, ref string) ([]byte, string, 
 		return nil, "", fmt.Errorf("reading %s on %s: %w", path, ref, learn.ErrTooLarge)
 	}
 	sha := f.GetSHA()
-	if !host.SHA().MatchString(sha) || strings.TrimSpace(sha) == "" {
+	if !seam.SHA().MatchString(sha) || strings.TrimSpace(sha) == "" {
 		return nil, "", errors.New("reading " + path + ": GitHub named a blob SHA that is not one")
 	}
 	return []byte(s), sha, nil

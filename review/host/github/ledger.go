@@ -10,16 +10,16 @@ import (
 	gh "github.com/google/go-github/v84/github"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
-// The ledger on GitHub (see host.Reconcile). A finding's thread is the
+// The ledger on GitHub (see seam.Reconcile). A finding's thread is the
 // review comment review posted on its line and the replies under it.
 // Whether a person resolved it, and the thread's node ID that resolving
 // it needs, only GitHub's GraphQL API says (pullRequest.reviewThreads);
 // a 👎 is a reaction "-1" on the comment (REST); a /review dismiss is
-// review's own reply in the thread, which carries host.DismissMarker; a
-// thread review resolved as fixed has its reply with host.FixedMarker.
+// review's own reply in the thread, which carries seam.DismissMarker; a
+// thread review resolved as fixed has its reply with seam.FixedMarker.
 
 // threadsQuery lists a pull request's review threads, a page of 100:
 // whether each is resolved and by whom, whether GitHub shows it outdated,
@@ -141,7 +141,7 @@ func (c *client) reviewThreads(ctx context.Context) (map[int64]reviewThread, err
 // threads reads the ledger's threads from the pull request's review
 // comments (listed already): each finding's comment by a trusted author,
 // with its thread's state, its replies' markers and its 👎s.
-func (c *client) threads(ctx context.Context, comments []*gh.PullRequestComment) ([]host.Thread, error) {
+func (c *client) threads(ctx context.Context, comments []*gh.PullRequestComment) ([]seam.Thread, error) {
 	ts, fixedByUs := c.threadStarts(comments)
 	if len(ts) == 0 {
 		return nil, nil
@@ -177,7 +177,7 @@ func (c *client) threads(ctx context.Context, comments []*gh.PullRequestComment)
 			return nil, err
 		}
 		if who != "" {
-			t.Dismissed = host.ThumbsDownWhy(who)
+			t.Dismissed = seam.ThumbsDownWhy(who)
 		}
 	}
 	return ts, nil
@@ -185,29 +185,29 @@ func (c *client) threads(ctx context.Context, comments []*gh.PullRequestComment)
 
 // threadStarts reads the findings' comments among a pull request's
 // review comments, and which of their threads review said were fixed.
-func (c *client) threadStarts(comments []*gh.PullRequestComment) ([]host.Thread, map[int]bool) {
-	var ts []host.Thread
+func (c *client) threadStarts(comments []*gh.PullRequestComment) ([]seam.Thread, map[int]bool) {
+	var ts []seam.Thread
 	at := map[int64]int{}
 	for _, cm := range comments {
 		if cm.InReplyTo != nil || !c.trusted(cm.User) {
 			continue
 		}
-		fp, run, code, ok := host.ReadThreadMarker(cm.GetBody())
+		fp, run, code, ok := seam.ReadThreadMarker(cm.GetBody())
 		if !ok {
 			continue
 		}
-		_, sev, _ := host.ReadCommentMarker(cm.GetBody())
+		_, sev, _ := seam.ReadCommentMarker(cm.GetBody())
 		line := cm.GetLine()
 		if line == 0 {
 			line = cm.GetOriginalLine() // outdated: the line it was posted on
 		}
 		at[cm.GetID()] = len(ts)
-		ts = append(ts, host.Thread{
+		ts = append(ts, seam.Thread{
 			Fingerprint: fp, Run: run, Code: code, Severity: sev,
 			Path: cm.GetPath(), Line: line, URL: cm.GetHTMLURL(),
 			ReplyTo:  strconv.FormatInt(cm.GetID(), 10),
 			Outdated: cm.Line == nil && cm.Position == nil,
-			Rule:     host.ReadRule(cm.GetBody()),
+			Rule:     seam.ReadRule(cm.GetBody()),
 		})
 	}
 	if len(ts) == 0 {
@@ -219,10 +219,10 @@ func (c *client) threadStarts(comments []*gh.PullRequestComment) ([]host.Thread,
 		if !ok || !c.trusted(cm.User) {
 			continue
 		}
-		if fp, who, ok := host.ReadDismissMarker(cm.GetBody()); ok && fp == ts[i].Fingerprint && ts[i].Dismissed == "" {
-			ts[i].Dismissed = host.DismissWhy(who)
+		if fp, who, ok := seam.ReadDismissMarker(cm.GetBody()); ok && fp == ts[i].Fingerprint && ts[i].Dismissed == "" {
+			ts[i].Dismissed = seam.DismissWhy(who)
 		}
-		if strings.HasPrefix(cm.GetBody(), host.FixedMarker(ts[i].Fingerprint)) {
+		if strings.HasPrefix(cm.GetBody(), seam.FixedMarker(ts[i].Fingerprint)) {
 			fixedByUs[i] = true
 		}
 	}
@@ -269,7 +269,7 @@ func (c *client) canWrite(ctx context.Context, login string) bool {
 
 // Resolve resolves the thread of a fixed finding: a reply saying so (which
 // the next review reads), then GitHub's resolveReviewThread.
-func (p *Poster) Resolve(ctx context.Context, t host.Thread) error {
+func (p *Poster) Resolve(ctx context.Context, t seam.Thread) error {
 	if t.ID == "" {
 		return fmt.Errorf("cannot resolve the thread of %s:%d: GitHub did not name it", text.OneLine(t.Path, 200), t.Line)
 	}
@@ -281,7 +281,7 @@ func (p *Poster) Resolve(ctx context.Context, t host.Thread) error {
 	ctx, cancel := c.bound(ctx, p.Options)
 	defer cancel()
 	if to, err := strconv.ParseInt(t.ReplyTo, 10, 64); err == nil && to > 0 {
-		body := host.FixedMarker(t.Fingerprint) + "\n" + host.FixedReply(p.Options.HeadSHA)
+		body := seam.FixedMarker(t.Fingerprint) + "\n" + seam.FixedReply(p.Options.HeadSHA)
 		if _, err := v.Reply(ctx, to, body); err != nil {
 			return err
 		}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
 var reactionsPath = regexp.MustCompile(`^/api/v3/repos/o/r/pulls/comments/(\d+)/reactions$`)
@@ -68,7 +68,7 @@ func TestReadThreads(t *testing.T) {
 		return map[string]any{"id": id, "user": u, "path": "a.go", "line": line, "body": body, "html_url": fmt.Sprintf("https://github.example/c/%d", id)}
 	}
 	finding := func(fp string) string {
-		return host.CommentMarker(fp, "r1", host.AnchorField("1-0123456789abcdef")) + "\n**[high] T** · security"
+		return seam.CommentMarker(fp, "r1", seam.AnchorField("1-0123456789abcdef")) + "\n**[high] T** · security"
 	}
 	reply := func(id, to int64, u ghUser, body string) map[string]any {
 		c := comment(id, u, body, 3)
@@ -82,9 +82,9 @@ func TestReadThreads(t *testing.T) {
 		comment(13, bot, finding("dd"), 6),
 		comment(14, bot, finding("ee"), 7),
 		comment(15, person, finding("ff"), 8), // a copy: not review's
-		reply(16, 12, bot, host.DismissMarker("cc", "carol")+"\nDismissed"),
-		reply(17, 13, person, host.DismissMarker("dd", "mallory")+"\nforged"),
-		reply(18, 14, bot, host.FixedMarker("ee")+"\nFixed"),
+		reply(16, 12, bot, seam.DismissMarker("cc", "carol")+"\nDismissed"),
+		reply(17, 13, person, seam.DismissMarker("dd", "mallory")+"\nforged"),
+		reply(18, 14, bot, seam.FixedMarker("ee")+"\nFixed"),
 	}
 	g.threads = []map[string]any{thread(1, 10, "alice"), thread(2, 11, ""), thread(3, 12, ""), thread(4, 13, ""), thread(5, 14, "github-actions"), thread(6, 15, "")}
 	g.reactions = map[int64][]map[string]any{

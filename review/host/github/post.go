@@ -12,7 +12,7 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -52,7 +52,7 @@ type PostOptions struct {
 	// Post asks GitHub who the token belongs to.
 	Login string
 	// MaxAttempts bounds the attempts of one request; 1 disables retries,
-	// 0 means host.DefaultMaxAttempts.
+	// 0 means seam.DefaultMaxAttempts.
 	MaxAttempts int
 	// BaseDelay and MaxDelay shape the wait between attempts when GitHub
 	// does not say how long to wait: a random time up to
@@ -94,8 +94,8 @@ type Error struct {
 	Denied bool
 }
 
-// Is makes a refusal for want of permission host.ErrDenied.
-func (e *Error) Is(target error) bool { return target == host.ErrDenied && e.Denied }
+// Is makes a refusal for want of permission seam.ErrDenied.
+func (e *Error) Is(target error) bool { return target == seam.ErrDenied && e.Denied }
 
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s: GitHub answered %d %s: %s", withAttempts(e.Op, e.Attempts), e.Status, e.Message, e.Hint)
@@ -175,10 +175,10 @@ func postReview(ctx context.Context, r *result.Result, d *diffctx.Diff, o PostOp
 // Earlier is what earlier runs of review posted on a pull request: the
 // heads their reviews were of, and the findings they commented on lines
 // still in its diff (GitHub has not marked the comment outdated).
-type Earlier = host.Earlier
+type Earlier = seam.Earlier
 
 // OpenFinding is a finding an earlier run commented on a pull request.
-type OpenFinding = host.OpenFinding
+type OpenFinding = seam.OpenFinding
 
 // ReadEarlier reads what earlier runs posted on the pull request o names:
 // what an incremental review (--since) starts from, and what its gate
@@ -214,16 +214,16 @@ type reviewPlan struct {
 	inline   []result.Finding
 	comments []*gh.DraftReviewComment
 	body     []result.Finding
-	repeated []host.Repeated
+	repeated []seam.Repeated
 	unnamed  int // findings in the body because their file's name is not UTF-8
 }
 
-// planReview sorts the findings (host.PlanLines) and writes the inline
+// planReview sorts the findings (seam.PlanLines) and writes the inline
 // comments: a range that leaves its hunk is commented on its first line,
 // as GitHub needs both ends of a range in one hunk. inline false puts
 // every new finding in the body.
 func planReview(r *result.Result, d *diffctx.Diff, earlier map[string]string, inline bool, anchor func(result.Finding) string) reviewPlan {
-	sorted := host.PlanLines(r, d, earlier, inline)
+	sorted := seam.PlanLines(r, d, earlier, inline)
 	p := reviewPlan{inline: sorted.Inline, body: sorted.Body, repeated: sorted.Repeated, unnamed: sorted.Unnamed}
 	for _, f := range p.inline {
 		c := &gh.DraftReviewComment{Path: gh.Ptr(f.Path), Line: gh.Ptr(f.Line), Side: gh.Ptr("RIGHT")}
@@ -235,13 +235,13 @@ func planReview(r *result.Result, d *diffctx.Diff, earlier map[string]string, in
 		if anchor != nil {
 			code = anchor(f)
 		}
-		c.Body = gh.Ptr(capBody(host.CommentMarker(f.Fingerprint(), r.RunID, host.AnchorField(code)) + "\n" + commentMarkdown(f, ranged || f.EndLine <= f.Line)))
+		c.Body = gh.Ptr(capBody(seam.CommentMarker(f.Fingerprint(), r.RunID, seam.AnchorField(code)) + "\n" + commentMarkdown(f, ranged || f.EndLine <= f.Line)))
 		p.comments = append(p.comments, c)
 	}
 	return p
 }
 
-func reviewMarker(run, head string) string { return host.ReviewMarker(run, head) }
+func reviewMarker(run, head string) string { return seam.ReviewMarker(run, head) }
 
 // render writes the review's body: marker, counts, summary, the findings
 // not commented inline, those commented before, and usage.
@@ -250,17 +250,17 @@ func (p reviewPlan) render(r *result.Result, head string, fallback bool) string 
 	b.WriteString(reviewMarker(r.RunID, head) + "\n")
 	fmt.Fprintf(&b, "### review: %s\n\n", result.CountFindings(r.Findings))
 	if s := strings.TrimSpace(r.Summary); s != "" {
-		b.WriteString(host.Neutralize(s) + "\n\n")
+		b.WriteString(seam.Neutralize(s) + "\n\n")
 	}
 	b.WriteString(coverageNote(r))
-	b.WriteString(host.LedgerNote(r))
+	b.WriteString(seam.LedgerNote(r))
 	if r.Since != "" {
 		fmt.Fprintf(&b, "_The commits since %s were reviewed; the findings of earlier reviews stay in their comments._\n\n", mdCode(text.ShortSHA(r.Since)))
 	}
 	if fallback {
 		b.WriteString("_GitHub did not accept comments on the lines of this pull request's diff, so every finding is listed here._\n\n")
 	} else if p.unnamed > 0 {
-		b.WriteString(host.UnnamedNote("GitHub"))
+		b.WriteString(seam.UnnamedNote("GitHub"))
 	}
 	if n := len(p.inline); n > 0 {
 		fmt.Fprintf(&b, "%d commented on the changed lines.\n\n", n)
@@ -271,18 +271,18 @@ func (p reviewPlan) render(r *result.Result, head string, fallback bool) string 
 		}
 		for i, f := range p.body {
 			fmt.Fprintf(&b, "**%d. [%s] %s** · %s · %s\n\n", i+1, f.Severity,
-				host.NeutralLine(text.OneLine(f.Title, 0)), mdCode(f.Location()), host.NeutralLine(f.RuleID()))
+				seam.NeutralLine(text.OneLine(f.Title, 0)), mdCode(f.Location()), seam.NeutralLine(f.RuleID()))
 			if md := findingMarkdown(f, 0); md != "" {
 				b.WriteString(neutralizeSuggestions(md) + "\n\n")
 			}
 		}
 	}
-	host.WriteRepeated(&b, "Commented by an earlier run", "comment", p.repeated)
-	b.WriteString(host.StateLine(r))
+	seam.WriteRepeated(&b, "Commented by an earlier run", "comment", p.repeated)
+	b.WriteString(seam.StateLine(r))
 	b.WriteString("---\n" + r.UsageLine() + "\n")
 	return capBody(b.String())
 }
 
 // capBody cuts a body GitHub would refuse as too long, keeping its start,
 // where the marker is.
-func capBody(s string) string { return host.CapBody(s, maxBody, "GitHub") }
+func capBody(s string) string { return seam.CapBody(s, maxBody, "GitHub") }

@@ -7,36 +7,36 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
-// Poster posts to one pull request: the host.Poster of GitHub. What
+// Poster posts to one pull request: the seam.Poster of GitHub. What
 // Earlier reads of the pull request (the token's login, its reviews and
 // comments), Post does not ask again.
 type Poster struct {
 	Options PostOptions
 
 	read pullRead
-	// Anchor, if set, is the code a finding is on (host.Anchor), which
+	// Anchor, if set, is the code a finding is on (seam.Anchor), which
 	// its comment's marker carries for the ledger.
 	Anchor func(result.Finding) string
 }
 
-var _ host.Poster = (*Poster)(nil)
+var _ seam.Poster = (*Poster)(nil)
 
 // Target names the pull request.
 func (p *Poster) Target() string { return fmt.Sprintf("pull request #%d", p.Options.PR) }
 
 // Earlier reads what earlier runs posted on the pull request (ReadEarlier).
-func (p *Poster) Earlier(ctx context.Context) (host.Earlier, error) {
+func (p *Poster) Earlier(ctx context.Context) (seam.Earlier, error) {
 	return readEarlier(ctx, p.Options, &p.read)
 }
 
 // Post posts the findings as one pull-request review (Post).
-func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (host.Report, error) {
+func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (seam.Report, error) {
 	rep, err := postReview(ctx, r, d, p.Options, &p.read, p.Anchor)
-	return host.Report{
+	return seam.Report{
 		URL: rep.URL, Skipped: rep.Skipped, Inline: rep.Inline, InBody: rep.InBody,
 		Repeated: rep.Repeated, Fallback: rep.Fallback, Body: "body",
 	}, err

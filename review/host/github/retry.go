@@ -9,7 +9,7 @@ import (
 	gh "github.com/google/go-github/v84/github"
 
 	"github.com/reviewdev/review/internal/backoff"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
 // call makes one request through go-github, again while it fails in a way
@@ -74,14 +74,14 @@ func transient(err error) (wait time.Duration, hinted, ok bool) {
 			// documentation still says when to come back.
 			return wait, hinted, hinted
 		}
-		if host.TransientStatus(refused.Response.StatusCode) {
+		if seam.TransientStatus(refused.Response.StatusCode) {
 			return wait, hinted, true
 		}
 		return 0, false, false
 	case errors.Is(err, errTooLarge):
 		return 0, false, false
 	}
-	return 0, false, host.Network(err)
+	return 0, false, seam.Network(err)
 }
 
 // retryAfter reads GitHub's Retry-After header, whole seconds.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/llm"
 	"github.com/reviewdev/review/review/result"
 )
@@ -40,7 +40,7 @@ func WriteStepSummary(w io.Writer, r *result.Result) error {
 	}
 	b.WriteString(".\n\n")
 	if s := strings.TrimSpace(r.Summary); s != "" {
-		b.WriteString(host.Neutralize(s) + "\n\n")
+		b.WriteString(seam.Neutralize(s) + "\n\n")
 	}
 	if note := r.Incomplete(true); note != "" {
 		b.WriteString("**Incomplete review.** _" + note + "_\n\n")
@@ -61,11 +61,11 @@ func WriteStepSummary(w io.Writer, r *result.Result) error {
 			b.WriteString(findingMarkdown(f, maxSummaryBody) + "\n\n</details>\n\n")
 		}
 	}
-	b.WriteString(host.HeldMarkdown(r))
+	b.WriteString(seam.HeldMarkdown(r))
 	if len(r.Dropped) > 0 {
 		fmt.Fprintf(&b, "<details><summary>%d left out</summary>\n\n", len(r.Dropped))
 		for _, d := range r.Dropped {
-			fmt.Fprintf(&b, "- %s (%s): %s\n", host.NeutralLine(text.OneLine(d.Finding.Title, 0)), mdCode(d.Finding.Location()), host.NeutralLine(text.OneLine(d.Reason, 0)))
+			fmt.Fprintf(&b, "- %s (%s): %s\n", seam.NeutralLine(text.OneLine(d.Finding.Title, 0)), mdCode(d.Finding.Location()), seam.NeutralLine(text.OneLine(d.Reason, 0)))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
@@ -100,7 +100,7 @@ func usageTable(r *result.Result) string {
 // escaped (GitHub honours the escape inside code spans too), and no "<"
 // outside code spans that could open an HTML element or comment.
 func mdCell(s string) string {
-	return strings.ReplaceAll(host.NeutralLine(text.OneLine(s, 0)), "|", `\|`)
+	return strings.ReplaceAll(seam.NeutralLine(text.OneLine(s, 0)), "|", `\|`)
 }
 
 // codeCell is s as a code span inside a table cell.

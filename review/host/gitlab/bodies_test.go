@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/host/hosttest"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -25,8 +25,8 @@ func FuzzBodies(f *testing.F) {
 		}
 		r := &result.Result{RunID: "r1", Summary: summary, Findings: []result.Finding{fd}, Submitted: true}
 		bodies := map[string]string{
-			"summary":    host.Summary{Body: []result.Finding{fd}}.Write(r, []string{h1}, words),
-			"discussion": capBody(host.CommentMarker(fd.Fingerprint(), r.RunID) + "\n" + host.CommentMarkdown(fd, "suggestion:-0+0", true)),
+			"summary":    seam.Summary{Body: []result.Finding{fd}}.Write(r, []string{h1}, words),
+			"discussion": capBody(seam.CommentMarker(fd.Fingerprint(), r.RunID) + "\n" + seam.CommentMarkdown(fd, "suggestion:-0+0", true)),
 		}
 		for name, b := range bodies {
 			if cmds := hosttest.Commands(b); len(cmds) > 0 {

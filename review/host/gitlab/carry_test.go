@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/host/hosttest"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -89,7 +89,7 @@ func TestPostCarry(t *testing.T) {
 			t.Errorf("run 2: %q %d times, want %d:\n%s", w, got, n, body)
 		}
 	}
-	if got := host.ReadListed(body); len(got) != 3 || got[0].Head != h1 || got[0].Title != utilDoc.Title || got[2].Head != h2 || got[2].Title != offDiff.Title {
+	if got := seam.ReadListed(body); len(got) != 3 || got[0].Head != h1 || got[0].Title != utilDoc.Title || got[2].Head != h2 || got[2].Title != offDiff.Title {
 		t.Errorf("run 2: listed %+v", got)
 	}
 
@@ -119,7 +119,7 @@ func TestPostCarry(t *testing.T) {
 		t.Fatal(err)
 	}
 	body = summaryBody(t, g)
-	if strings.Contains(body, "Findings of earlier reviews") || strings.Contains(body, "No test") || strings.Count(body, "Magic number") != 1 || len(host.ReadListed(body)) != 1 {
+	if strings.Contains(body, "Findings of earlier reviews") || strings.Contains(body, "No test") || strings.Count(body, "Magic number") != 1 || len(seam.ReadListed(body)) != 1 {
 		t.Errorf("whole review:\n%s", body)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
 const (
@@ -21,12 +21,12 @@ const (
 
 // Error is a request GitLab refused. Its message is one line: what failed,
 // what GitLab said, and what to do.
-type Error = host.APIError
+type Error = seam.APIError
 
 // client speaks to one merge request through GitLab's REST API v4, with
 // the REST client every host shares.
 type client struct {
-	*host.REST
+	*seam.REST
 	mrPath string // /projects/:id/merge_requests/:iid, escaped
 	mrName string // project!iid, for messages
 	mr     int
@@ -43,7 +43,7 @@ func newClient(o Options, head string) (*client, error) {
 	if o.MR <= 0 {
 		return nil, fmt.Errorf("cannot post to GitLab: merge request IID %d is not valid; run in a merge-request pipeline, which sets CI_MERGE_REQUEST_IID", o.MR)
 	}
-	if head != "" && !host.SHA().MatchString(head) {
+	if head != "" && !seam.SHA().MatchString(head) {
 		return nil, fmt.Errorf("cannot post to GitLab: head %q is not a commit SHA", head)
 	}
 	c := &client{
@@ -52,9 +52,9 @@ func newClient(o Options, head string) (*client, error) {
 		mrName: fmt.Sprintf("%s!%d", o.Project, o.MR),
 		head:   strings.ToLower(head),
 	}
-	r, err := host.NewREST(host.REST{
+	r, err := seam.NewREST(seam.REST{
 		Host: "GitLab", Auth: tokenHeader, Token: o.Token, Var: "CI_API_V4_URL", Root: "…/api/v4",
-		Hint: c.hint, Retry: host.NewRetry(o.MaxAttempts, o.BaseDelay, o.MaxDelay),
+		Hint: c.hint, Retry: seam.NewRetry(o.MaxAttempts, o.BaseDelay, o.MaxDelay),
 	}, o.APIURL, o.HTTPClient)
 	if err != nil {
 		return nil, fmt.Errorf("cannot post to GitLab: %v; set CI_API_V4_URL, e.g. %s", err, DefaultAPIURL)
@@ -65,15 +65,15 @@ func newClient(o Options, head string) (*client, error) {
 
 // list gets every page of a listing.
 func list[T any](ctx context.Context, c *client, op, path string) ([]T, error) {
-	return host.List[T](ctx, c.REST, op, path, "per_page", perPage)
+	return seam.List[T](ctx, c.REST, op, path, "per_page", perPage)
 }
 
 // checkVersion reports a diff version whose SHAs are not whole commit
-// SHAs (host.FullSHA): they would be copied into every discussion's
+// SHAs (seam.FullSHA): they would be copied into every discussion's
 // position. The error names the field and its length, never its text.
 func checkVersion(id int64, shas map[string]string) error {
 	for _, k := range []string{"head_commit_sha", "base_commit_sha", "start_commit_sha"} {
-		if v := shas[k]; !host.FullSHA(v) {
+		if v := shas[k]; !seam.FullSHA(v) {
 			return fmt.Errorf("GitLab's diff version %d has a %s that is not a commit SHA (%d characters, want 40 or 64 hexadecimal digits)", id, k, len(v))
 		}
 	}

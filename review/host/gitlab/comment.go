@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
 // NoteEvent is a note on a merge request, as GitLab's note webhook sends
@@ -84,7 +84,7 @@ func ReadNoteEvent(path string) (NoteEvent, error) {
 	if d := ev.Attrs.DiscussionID; discussionID.MatchString(d) {
 		n.Discussion = d
 	}
-	if n.HeadSHA != "" && (!host.SHA().MatchString(n.HeadSHA) || len(n.HeadSHA) < 40) {
+	if n.HeadSHA != "" && (!seam.SHA().MatchString(n.HeadSHA) || len(n.HeadSHA) < 40) {
 		return NoteEvent{}, fmt.Errorf("the GitLab note event names head %q, which is not a commit SHA", text.OneLine(n.HeadSHA, 80))
 	}
 	return n, nil
@@ -104,9 +104,9 @@ func (p *Poster) AccessLevel(ctx context.Context, id int64) (int, error) {
 	var m struct {
 		AccessLevel int `json:"access_level"`
 	}
-	_, err = c.Call(ctx, host.Request{Op: fmt.Sprintf("reading the access of user %d to %s", id, p.Options.Project), Method: http.MethodGet,
+	_, err = c.Call(ctx, seam.Request{Op: fmt.Sprintf("reading the access of user %d to %s", id, p.Options.Project), Method: http.MethodGet,
 		Path: "/projects/" + url.PathEscape(p.Options.Project) + "/members/all/" + strconv.FormatInt(id, 10), Out: &m})
-	if host.StatusOf(err) == http.StatusNotFound {
+	if seam.StatusOf(err) == http.StatusNotFound {
 		return 0, nil
 	}
 	return m.AccessLevel, err
@@ -114,7 +114,7 @@ func (p *Poster) AccessLevel(ctx context.Context, id int64) (int, error) {
 
 // Thread is the first note of a discussion: its body and place, and
 // whether review wrote it (a finding).
-type Thread = host.ThreadStart
+type Thread = seam.ThreadStart
 
 // Discussion reads the first note of a discussion of the merge request.
 func (p *Poster) Discussion(ctx context.Context, id string) (Thread, error) {
@@ -128,7 +128,7 @@ func (p *Poster) Discussion(ctx context.Context, id string) (Thread, error) {
 	var d struct {
 		Notes []note `json:"notes"`
 	}
-	if _, err := c.Call(ctx, host.Request{Op: "reading discussion " + id[:8] + " of " + c.mrName, Method: http.MethodGet,
+	if _, err := c.Call(ctx, seam.Request{Op: "reading discussion " + id[:8] + " of " + c.mrName, Method: http.MethodGet,
 		Path: c.mrPath + "/discussions/" + id, Out: &d}); err != nil {
 		return Thread{}, err
 	}
@@ -141,10 +141,10 @@ func (p *Poster) Discussion(ctx context.Context, id string) (Thread, error) {
 		t.Path, t.Line = n.Position.NewPath, n.Position.NewLine
 	}
 	var me user
-	if _, err := c.Call(ctx, host.Request{Op: "asking who the token belongs to", Method: http.MethodGet, Path: "/user", Out: &me}); err != nil {
+	if _, err := c.Call(ctx, seam.Request{Op: "asking who the token belongs to", Method: http.MethodGet, Path: "/user", Out: &me}); err != nil {
 		return Thread{}, err
 	}
-	if fp, _, ok := host.ReadCommentMarker(n.Body); ok && n.Author.ID == me.ID {
+	if fp, _, ok := seam.ReadCommentMarker(n.Body); ok && n.Author.ID == me.ID {
 		t.Ours, t.Fingerprint = true, fp
 	}
 	return t, nil
@@ -158,8 +158,8 @@ func (p *Poster) Refused(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	var me user
-	if _, err := c.Call(ctx, host.Request{Op: "asking who the token belongs to", Method: http.MethodGet, Path: "/user", Out: &me}); err != nil {
+	if _, err := c.Call(ctx, seam.Request{Op: "asking who the token belongs to", Method: http.MethodGet, Path: "/user", Out: &me}); err != nil {
 		return false, err
 	}
-	return c.hasNote(ctx, func(n note) bool { return n.Author.ID == me.ID && strings.HasPrefix(n.Body, host.RefusedMarker) })
+	return c.hasNote(ctx, func(n note) bool { return n.Author.ID == me.ID && strings.HasPrefix(n.Body, seam.RefusedMarker) })
 }

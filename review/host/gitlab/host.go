@@ -7,21 +7,21 @@ import (
 	"strconv"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
 // Host is GitLab, as cmd's table of --post names holds it: GitLab CI's
 // environment, a merge request's poster, and the note events a pipeline
 // trigger passes to review comment.
-var Host = host.Host{
+var Host = seam.Host{
 	Name: "gitlab",
 	CI:   ci,
-	Flags: []host.Flag{
+	Flags: []seam.Flag{
 		{Name: "gitlab-url", Usage: "GitLab API `URL` (default $CI_API_V4_URL, gitlab.com)"},
 		{Name: "gitlab-project", Usage: "project `ID` or group/path (default $CI_PROJECT_ID)"},
 		{Name: "gitlab-mr", Usage: "merge request `IID` (default $CI_MERGE_REQUEST_IID)"},
 	},
-	About: host.About{
+	About: seam.About{
 		Review: "merge-request discussions and one summary note; needs GITLAB_TOKEN",
 		Answer: "a merge-request note; needs GITLAB_TOKEN",
 		Thread: "a GitLab discussion's ID",
@@ -46,7 +46,7 @@ func ci(getenv func(string) string) (string, bool) {
 
 // open makes the poster of the merge request the flags name, else GitLab
 // CI's variables: the API, the project, the merge request and a token.
-func open(s host.Setup) (host.Target, error) {
+func open(s seam.Setup) (seam.Target, error) {
 	getenv := s.Getenv
 	pick := func(flag, env string) string {
 		if v := s.Flags[flag]; v != "" {
@@ -74,36 +74,36 @@ func open(s host.Setup) (host.Target, error) {
 	mr := pick("gitlab-mr", "CI_MERGE_REQUEST_IID")
 	switch {
 	case o.Token == "":
-		return host.Target{}, &host.NeedError{Host: "gitlab", What: "GITLAB_TOKEN (or REVIEW_GITLAB_TOKEN): a token with the api scope, as a masked CI/CD variable (CI_JOB_TOKEN cannot post)"}
+		return seam.Target{}, &seam.NeedError{Host: "gitlab", What: "GITLAB_TOKEN (or REVIEW_GITLAB_TOKEN): a token with the api scope, as a masked CI/CD variable (CI_JOB_TOKEN cannot post)"}
 	case o.Project == "":
-		return host.Target{}, &host.NeedError{Host: "gitlab", What: "the project: CI_PROJECT_ID, as GitLab CI sets it", Flag: "gitlab-project", FlagNote: " (an ID or group/project)"}
+		return seam.Target{}, &seam.NeedError{Host: "gitlab", What: "the project: CI_PROJECT_ID, as GitLab CI sets it", Flag: "gitlab-project", FlagNote: " (an ID or group/project)"}
 	case mr == "":
-		return host.Target{}, &host.NeedError{Host: "gitlab", What: `the merge request: CI_MERGE_REQUEST_IID, as merge-request pipelines set it (rules: - if: $CI_PIPELINE_SOURCE == "merge_request_event")`, Flag: "gitlab-mr"}
+		return seam.Target{}, &seam.NeedError{Host: "gitlab", What: `the merge request: CI_MERGE_REQUEST_IID, as merge-request pipelines set it (rules: - if: $CI_PIPELINE_SOURCE == "merge_request_event")`, Flag: "gitlab-mr"}
 	}
 	n, err := strconv.Atoi(mr)
 	switch {
 	case (err != nil || n <= 0) && s.Flags["gitlab-mr"] != "":
-		return host.Target{}, &host.ValueError{Flag: "gitlab-mr", Value: mr, Why: "a merge request IID: give its number, as in !12"}
+		return seam.Target{}, &seam.ValueError{Flag: "gitlab-mr", Value: mr, Why: "a merge request IID: give its number, as in !12"}
 	case err != nil || n <= 0:
-		return host.Target{}, &host.ValueError{Var: "CI_MERGE_REQUEST_IID", Flag: "gitlab-mr", Value: mr, Why: "a merge request IID", Do: "run in a merge-request pipeline"}
+		return seam.Target{}, &seam.ValueError{Var: "CI_MERGE_REQUEST_IID", Flag: "gitlab-mr", Value: mr, Why: "a merge request IID", Do: "run in a merge-request pipeline"}
 	}
 	o.MR = n
-	return host.Target{Poster: &Poster{Options: o, Anchor: s.Anchor}, Noun: "merge request", Head: o.HeadSHA}, nil
+	return seam.Target{Poster: &Poster{Options: o, Anchor: s.Anchor}, Noun: "merge request", Head: o.HeadSHA}, nil
 }
 
 // readComment reads the note event a pipeline trigger passes in
 // TRIGGER_PAYLOAD, and asks GitLab whether its author has Developer
 // access or above.
-func readComment(ctx context.Context, s host.Setup) (*host.Comment, error) {
+func readComment(ctx context.Context, s seam.Setup) (*seam.Comment, error) {
 	ev, err := ReadNoteEvent(s.Getenv("TRIGGER_PAYLOAD"))
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := host.ParseCommand(ev.Body); !ok {
-		return &host.Comment{Body: ev.Body}, nil // nothing to ask GitLab about
+	if _, ok := seam.ParseCommand(ev.Body); !ok {
+		return &seam.Comment{Body: ev.Body}, nil // nothing to ask GitLab about
 	}
 	flags := map[string]string{"gitlab-project": ev.Project, "gitlab-mr": strconv.Itoa(ev.MR)}
-	t, err := open(host.Setup{Getenv: s.Getenv, InCI: s.InCI, Flags: flags})
+	t, err := open(seam.Setup{Getenv: s.Getenv, InCI: s.InCI, Flags: flags})
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func readComment(ctx context.Context, s host.Setup) (*host.Comment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &host.Comment{Body: ev.Body,
+	return &seam.Comment{Body: ev.Body,
 		Target: fmt.Sprintf("merge request !%d", ev.MR), Noun: "merge request",
 		Trusted: level >= Developer, Author: ev.Author,
 		Who:    fmt.Sprintf("%s's access level to the project is %d, below Developer (30)", text.OneLine(ev.Author, 60), level),
@@ -128,7 +128,7 @@ func (t talk) Change(context.Context) (string, string, error) {
 	return "", "", errors.New("the note event names no head or target branch")
 }
 
-func (t talk) Start(ctx context.Context, id string) (host.ThreadStart, error) {
+func (t talk) Start(ctx context.Context, id string) (seam.ThreadStart, error) {
 	return t.Discussion(ctx, id)
 }
 

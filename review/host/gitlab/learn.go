@@ -8,13 +8,13 @@ import (
 	"net/url"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/learn"
 )
 
 // ProposeLearning adds l to the team's learnings in the one merge request
-// that proposes them (host.LearningsBranch into base, titled
-// host.LearningsTitle): it opens it when none is open, from a branch made
+// that proposes them (seam.LearningsBranch into base, titled
+// seam.LearningsTitle): it opens it when none is open, from a branch made
 // afresh at base, else commits to its branch. Nothing is learned until a
 // maintainer merges it. It returns the merge request's address and the
 // number the learning takes.
@@ -23,13 +23,13 @@ func (p *Poster) ProposeLearning(ctx context.Context, base string, l learn.Learn
 	if err != nil {
 		return "", 0, err
 	}
-	if !host.Branch(base) {
+	if !seam.Branch(base) {
 		return "", 0, fmt.Errorf("proposing a learning: %q is not a branch", text.OneLine(base, 80))
 	}
 	project := "/projects/" + url.PathEscape(p.Options.Project)
-	branch := host.LearningsBranch
+	branch := seam.LearningsBranch
 	var open []learningsMR
-	if _, err := c.Call(ctx, host.Request{Op: "looking for the merge request of the learnings", Method: http.MethodGet, Path: project + "/merge_requests",
+	if _, err := c.Call(ctx, seam.Request{Op: "looking for the merge request of the learnings", Method: http.MethodGet, Path: project + "/merge_requests",
 		Query: url.Values{"state": {"opened"}, "source_branch": {branch}, "target_branch": {base}}, Out: &open}); err != nil {
 		return "", 0, err
 	}
@@ -58,15 +58,15 @@ func (p *Poster) ProposeLearning(ctx context.Context, base string, l learn.Learn
 		method = http.MethodPut
 	}
 	commit := map[string]string{"branch": branch, "content": string(out), "commit_message": fmt.Sprintf("review: learning %d, %s", n, text.OneLine(l.Rule, 60))}
-	if _, err := c.Call(ctx, host.Request{Op: "committing to branch " + branch, Method: method, Path: project + "/repository/files/" + url.PathEscape(learn.Path), Body: commit}); err != nil {
+	if _, err := c.Call(ctx, seam.Request{Op: "committing to branch " + branch, Method: method, Path: project + "/repository/files/" + url.PathEscape(learn.Path), Body: commit}); err != nil {
 		return "", 0, err
 	}
 	if mr != nil {
 		return mr.WebURL, n, nil
 	}
 	var made learningsMR
-	if _, err := c.Call(ctx, host.Request{Op: "opening the merge request of the learnings", Method: http.MethodPost, Path: project + "/merge_requests",
-		Body: map[string]any{"source_branch": branch, "target_branch": base, "title": host.LearningsTitle, "description": host.LearningsBody, "remove_source_branch": true}, Out: &made}); err != nil {
+	if _, err := c.Call(ctx, seam.Request{Op: "opening the merge request of the learnings", Method: http.MethodPost, Path: project + "/merge_requests",
+		Body: map[string]any{"source_branch": branch, "target_branch": base, "title": seam.LearningsTitle, "description": seam.LearningsBody, "remove_source_branch": true}, Out: &made}); err != nil {
 		return "", 0, err
 	}
 	return made.WebURL, n, nil
@@ -84,13 +84,13 @@ type learningsMR struct {
 // branchAt makes branch start at base: created, or deleted and created
 // again when a branch of a merge request closed earlier is left.
 func (c *client) branchAt(ctx context.Context, project, branch, base string) error {
-	create := host.Request{Op: "creating branch " + branch, Method: http.MethodPost, Path: project + "/repository/branches",
+	create := seam.Request{Op: "creating branch " + branch, Method: http.MethodPost, Path: project + "/repository/branches",
 		Query: url.Values{"branch": {branch}, "ref": {base}}}
 	_, err := c.Call(ctx, create)
-	if err == nil || host.StatusOf(err) != http.StatusBadRequest {
+	if err == nil || seam.StatusOf(err) != http.StatusBadRequest {
 		return err
 	}
-	if _, err := c.Call(ctx, host.Request{Op: "deleting the stale branch " + branch, Method: http.MethodDelete, Path: project + "/repository/branches/" + url.PathEscape(branch)}); err != nil {
+	if _, err := c.Call(ctx, seam.Request{Op: "deleting the stale branch " + branch, Method: http.MethodDelete, Path: project + "/repository/branches/" + url.PathEscape(branch)}); err != nil {
 		return err
 	}
 	_, err = c.Call(ctx, create)
@@ -104,9 +104,9 @@ func (c *client) fileAt(ctx context.Context, project, path, ref string) ([]byte,
 		Encoding string `json:"encoding"`
 		Content  string `json:"content"`
 	}
-	_, err := c.Call(ctx, host.Request{Op: "reading " + path + " on " + ref, Method: http.MethodGet, Path: project + "/repository/files/" + url.PathEscape(path),
+	_, err := c.Call(ctx, seam.Request{Op: "reading " + path + " on " + ref, Method: http.MethodGet, Path: project + "/repository/files/" + url.PathEscape(path),
 		Query: url.Values{"ref": {ref}}, Out: &f})
-	if host.StatusOf(err) == http.StatusNotFound {
+	if seam.StatusOf(err) == http.StatusNotFound {
 		return nil, false, nil
 	}
 	if err != nil {

@@ -9,15 +9,15 @@ import (
 	"strings"
 
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 )
 
-// The ledger on GitLab (see host.Reconcile). A finding's thread is the
+// The ledger on GitLab (see seam.Reconcile). A finding's thread is the
 // discussion review started on its line: GitLab says whether it is
 // resolved and by whom; a 👎 is the award emoji "thumbsdown" on its first
 // note; a /review dismiss is review's own reply in it, which carries
-// host.DismissMarker; a discussion review resolved as fixed has its reply
-// with host.FixedMarker.
+// seam.DismissMarker; a discussion review resolved as fixed has its reply
+// with seam.FixedMarker.
 
 // discussion is a merge request's discussion, with its notes.
 type discussion struct {
@@ -33,10 +33,10 @@ type awardEmoji struct {
 
 // threads reads the ledger's threads: each discussion review started on a
 // line, with its state, its replies' markers and its 👎s.
-func (c *client) threads(ctx context.Context, st *mrState) ([]host.Thread, error) {
+func (c *client) threads(ctx context.Context, st *mrState) ([]seam.Thread, error) {
 	any := false
 	for _, n := range st.notes {
-		if _, _, _, ok := host.ReadThreadMarker(n.Body); ok && n.Type == "DiffNote" && st.mine(n) {
+		if _, _, _, ok := seam.ReadThreadMarker(n.Body); ok && n.Type == "DiffNote" && st.mine(n) {
 			any = true
 			break
 		}
@@ -48,7 +48,7 @@ func (c *client) threads(ctx context.Context, st *mrState) ([]host.Thread, error
 	if err != nil {
 		return nil, err
 	}
-	var ts []host.Thread
+	var ts []seam.Thread
 	for _, d := range ds {
 		t, ok := st.thread(d)
 		if !ok {
@@ -60,7 +60,7 @@ func (c *client) threads(ctx context.Context, st *mrState) ([]host.Thread, error
 				return nil, err
 			}
 			if who != "" {
-				t.Dismissed = host.ThumbsDownWhy(who)
+				t.Dismissed = seam.ThumbsDownWhy(who)
 			}
 		}
 		ts = append(ts, t)
@@ -70,18 +70,18 @@ func (c *client) threads(ctx context.Context, st *mrState) ([]host.Thread, error
 
 // thread is the ledger's thread of a discussion review started on a
 // line: its finding, state and replies' markers; false for any other.
-func (st *mrState) thread(d discussion) (host.Thread, bool) {
+func (st *mrState) thread(d discussion) (seam.Thread, bool) {
 	if len(d.Notes) == 0 || !discussionID.MatchString(d.ID) {
-		return host.Thread{}, false
+		return seam.Thread{}, false
 	}
 	first := d.Notes[0]
-	fp, run, code, ok := host.ReadThreadMarker(first.Body)
+	fp, run, code, ok := seam.ReadThreadMarker(first.Body)
 	if !ok || first.Type != "DiffNote" || !st.mine(first) {
-		return host.Thread{}, false
+		return seam.Thread{}, false
 	}
-	_, sev, _ := host.ReadCommentMarker(first.Body)
-	t := host.Thread{Fingerprint: fp, Run: run, Code: code, Severity: sev, URL: st.noteURL(first.ID),
-		ID: d.ID, ReplyTo: d.ID, Resolved: first.Resolved, Rule: host.ReadRule(first.Body)}
+	_, sev, _ := seam.ReadCommentMarker(first.Body)
+	t := seam.Thread{Fingerprint: fp, Run: run, Code: code, Severity: sev, URL: st.noteURL(first.ID),
+		ID: d.ID, ReplyTo: d.ID, Resolved: first.Resolved, Rule: seam.ReadRule(first.Body)}
 	if first.Position != nil {
 		t.Path, t.Line = first.Position.NewPath, first.Position.NewLine
 	}
@@ -93,10 +93,10 @@ func (st *mrState) thread(d discussion) (host.Thread, bool) {
 		if !st.mine(n) {
 			continue
 		}
-		if dfp, who, ok := host.ReadDismissMarker(n.Body); ok && dfp == fp && t.Dismissed == "" {
-			t.Dismissed = host.DismissWhy(who)
+		if dfp, who, ok := seam.ReadDismissMarker(n.Body); ok && dfp == fp && t.Dismissed == "" {
+			t.Dismissed = seam.DismissWhy(who)
 		}
-		fixedByUs = fixedByUs || strings.HasPrefix(n.Body, host.FixedMarker(fp))
+		fixedByUs = fixedByUs || strings.HasPrefix(n.Body, seam.FixedMarker(fp))
 	}
 	t.ResolvedByUs = t.Resolved && (fixedByUs || first.ResolvedBy != nil && first.ResolvedBy.ID == st.me.ID)
 	t.Reopened = !t.Resolved && fixedByUs
@@ -121,7 +121,7 @@ func (c *client) thumbsDown(ctx context.Context, noteID, me int64) (string, erro
 		var m struct {
 			AccessLevel int `json:"access_level"`
 		}
-		_, err := c.Call(ctx, host.Request{Op: fmt.Sprintf("reading the access of user %d to %s", e.User.ID, c.mrName), Method: http.MethodGet,
+		_, err := c.Call(ctx, seam.Request{Op: fmt.Sprintf("reading the access of user %d to %s", e.User.ID, c.mrName), Method: http.MethodGet,
 			Path: project + "/members/all/" + strconv.FormatInt(e.User.ID, 10), Out: &m})
 		if err == nil && m.AccessLevel >= Developer {
 			return e.User.Username, nil
@@ -132,11 +132,11 @@ func (c *client) thumbsDown(ctx context.Context, noteID, me int64) (string, erro
 
 // Resolve resolves the discussion of a fixed finding: a note saying so
 // (which the next review reads), then the discussion resolved.
-func (p *Poster) Resolve(ctx context.Context, t host.Thread) error {
+func (p *Poster) Resolve(ctx context.Context, t seam.Thread) error {
 	if !discussionID.MatchString(t.ID) {
 		return fmt.Errorf("cannot resolve the discussion of %s:%d: %q is not a discussion ID", text.OneLine(t.Path, 200), t.Line, text.OneLine(t.ID, 80))
 	}
-	if _, err := p.Reply(ctx, t.ID, host.FixedMarker(t.Fingerprint)+"\n"+host.FixedReply(p.Options.HeadSHA)); err != nil {
+	if _, err := p.Reply(ctx, t.ID, seam.FixedMarker(t.Fingerprint)+"\n"+seam.FixedReply(p.Options.HeadSHA)); err != nil {
 		return err
 	}
 	return p.ResolveDiscussion(ctx, t.ID)
@@ -151,7 +151,7 @@ func (p *Poster) ResolveDiscussion(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = c.Call(ctx, host.Request{
+	_, err = c.Call(ctx, seam.Request{
 		Op: "resolving discussion " + id[:8] + " of " + c.mrName, Method: http.MethodPut,
 		Path: c.mrPath + "/discussions/" + id, Query: url.Values{"resolved": {"true"}},
 	})

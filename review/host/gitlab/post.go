@@ -13,7 +13,7 @@ import (
 
 	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/internal/text"
-	"github.com/reviewdev/review/review/host"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 	"regexp"
 )
@@ -26,7 +26,7 @@ const DefaultAPIURL = "https://gitlab.com/api/v4"
 const maxBody = 900_000
 
 // words are how the summary note names what it speaks of.
-var words = host.Words{Host: "GitLab", Thread: "discussion", Summary: "note", Change: "merge request", Max: maxBody}
+var words = seam.Words{Host: "GitLab", Thread: "discussion", Summary: "note", Change: "merge request", Max: maxBody}
 
 // Options says where Post posts.
 type Options struct {
@@ -46,22 +46,22 @@ type Options struct {
 	// wrapped to keep the token from other hosts.
 	HTTPClient *http.Client
 	// MaxAttempts bounds the attempts of one request; 1 disables retries,
-	// 0 means host.DefaultMaxAttempts.
+	// 0 means seam.DefaultMaxAttempts.
 	MaxAttempts int
 	// BaseDelay and MaxDelay shape the wait between attempts when GitLab
 	// does not say how long to wait. Zero means the defaults.
 	BaseDelay, MaxDelay time.Duration
 }
 
-// Poster posts to one merge request: the host.Poster of GitLab.
+// Poster posts to one merge request: the seam.Poster of GitLab.
 type Poster struct {
 	Options Options
-	// Anchor, if set, is the code a finding is on (host.Anchor), which
+	// Anchor, if set, is the code a finding is on (seam.Anchor), which
 	// its discussion's marker carries for the ledger.
 	Anchor func(result.Finding) string
 }
 
-var _ host.Poster = (*Poster)(nil)
+var _ seam.Poster = (*Poster)(nil)
 
 // Target names the merge request.
 func (p *Poster) Target() string { return fmt.Sprintf("merge request !%d", p.Options.MR) }
@@ -70,40 +70,40 @@ func (p *Poster) Target() string { return fmt.Sprintf("merge request !%d", p.Opt
 // their summary note names, oldest first, and the findings of their
 // discussions nobody has resolved. Only notes by the token's own user
 // count, so nobody else can steer a run by copying a marker.
-func (p *Poster) Earlier(ctx context.Context) (host.Earlier, error) {
+func (p *Poster) Earlier(ctx context.Context) (seam.Earlier, error) {
 	c, err := newClient(p.Options, "")
 	if err != nil {
-		return host.Earlier{}, err
+		return seam.Earlier{}, err
 	}
 	st, err := c.state(ctx)
 	if err != nil {
-		return host.Earlier{}, err
+		return seam.Earlier{}, err
 	}
-	var e host.Earlier
+	var e seam.Earlier
 	if st.summary != nil {
 		e.Heads = st.heads
 	}
 	seen := map[string]bool{}
 	for _, n := range st.notes {
-		fp, sev, ok := host.ReadCommentMarker(n.Body)
+		fp, sev, ok := seam.ReadCommentMarker(n.Body)
 		if !ok || sev == "" || n.Type != "DiffNote" || n.Resolved || seen[fp] || !st.mine(n) {
 			continue
 		}
 		seen[fp] = true
-		of := host.OpenFinding{Fingerprint: fp, Severity: sev, URL: st.noteURL(n.ID)}
+		of := seam.OpenFinding{Fingerprint: fp, Severity: sev, URL: st.noteURL(n.ID)}
 		if n.Position != nil {
 			of.Path, of.Line = n.Position.NewPath, n.Position.NewLine
 		}
 		e.Open = append(e.Open, of)
 	}
 	if e.Threads, err = c.threads(ctx, st); err != nil {
-		return host.Earlier{}, err
+		return seam.Earlier{}, err
 	}
 	return e, nil
 }
 
 // Post posts the findings (see Post).
-func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (host.Report, error) {
+func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (seam.Report, error) {
 	return postMR(ctx, r, d, p.Options, p.Anchor)
 }
 
@@ -121,8 +121,8 @@ func (p *Poster) Post(ctx context.Context, r *result.Result, d *diffctx.Diff) (h
 // A discussion GitLab refuses to place (400: the line is not in its diff)
 // goes into the summary note, as does a finding on a file whose name is
 // not UTF-8, which a position could not name: the note names it quoted
-// ("caf\xe9.txt":3). A 403 is an error that is host.ErrDenied.
-func Post(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options) (host.Report, error) {
+// ("caf\xe9.txt":3). A 403 is an error that is seam.ErrDenied.
+func Post(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options) (seam.Report, error) {
 	return postMR(ctx, r, d, o, nil)
 }
 
@@ -131,7 +131,7 @@ func Post(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options) (ho
 func (st *mrState) commented() map[string]string {
 	earlier := map[string]string{}
 	for _, n := range st.notes {
-		if fp, _, ok := host.ReadCommentMarker(n.Body); ok && st.mine(n) {
+		if fp, _, ok := seam.ReadCommentMarker(n.Body); ok && st.mine(n) {
 			if _, dup := earlier[fp]; !dup {
 				earlier[fp] = st.noteURL(n.ID)
 			}
@@ -142,36 +142,36 @@ func (st *mrState) commented() map[string]string {
 
 // postMR is Post, with each discussion's marker carrying its finding's
 // anchor when anchor is set.
-func postMR(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options, anchor func(result.Finding) string) (host.Report, error) {
+func postMR(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options, anchor func(result.Finding) string) (seam.Report, error) {
 	head := o.HeadSHA
 	if head == "" {
 		head = r.HeadSHA
 	}
 	c, err := newClient(o, head)
 	if err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
-	if !host.SHA().MatchString(c.head) {
-		return host.Report{}, fmt.Errorf("cannot post to GitLab: head %q is not a commit SHA", c.head)
+	if !seam.SHA().MatchString(c.head) {
+		return seam.Report{}, fmt.Errorf("cannot post to GitLab: head %q is not a commit SHA", c.head)
 	}
 	st, err := c.state(ctx)
 	if err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
-	rep := host.Report{Body: "summary note"}
+	rep := seam.Report{Body: "summary note"}
 	if st.summary != nil && st.summaryHead == c.head {
 		rep.Skipped, rep.URL = true, st.noteURL(st.summary.ID)
 		return rep, nil
 	}
 	v, err := c.version(ctx)
 	if err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
 	earlier := st.commented()
-	var plan host.Summary
+	var plan seam.Summary
 	for _, f := range r.Findings {
 		pos, ok := placeFinding(d, f, v)
-		if ok && (!host.Nameable(pos.NewPath) || !host.Nameable(pos.OldPath)) {
+		if ok && (!seam.Nameable(pos.NewPath) || !seam.Nameable(pos.OldPath)) {
 			// A position names the file on both sides; GitLab's API
 			// cannot carry a name that is not UTF-8.
 			plan.Unnamed++
@@ -183,7 +183,7 @@ func postMR(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options, a
 		}
 		fp := f.Fingerprint()
 		if u, ok := earlier[fp]; ok {
-			plan.Repeated = append(plan.Repeated, host.Repeated{Finding: f, URL: u})
+			plan.Repeated = append(plan.Repeated, seam.Repeated{Finding: f, URL: u})
 			continue
 		}
 		code := ""
@@ -198,17 +198,17 @@ func postMR(ctx context.Context, r *result.Result, d *diffctx.Diff, o Options, a
 			continue
 		}
 		if err != nil {
-			return host.Report{}, err
+			return seam.Report{}, err
 		}
 		plan.Inline = append(plan.Inline, f)
 	}
 	if st.summary != nil {
-		plan.Carried = host.Carry(host.ReadListed(st.summary.Body), r, d)
+		plan.Carried = seam.Carry(seam.ReadListed(st.summary.Body), r, d)
 	}
-	body := plan.Write(r, host.NextHeads(st.heads, c.head), words)
+	body := plan.Write(r, seam.NextHeads(st.heads, c.head), words)
 	id, err := c.putSummary(ctx, st.summary, r.RunID, body)
 	if err != nil {
-		return host.Report{}, err
+		return seam.Report{}, err
 	}
 	rep.URL, rep.Updated = st.noteURL(id), st.summary != nil
 	rep.Inline, rep.InBody, rep.Repeated = len(plan.Inline), len(plan.Body), len(plan.Repeated)
@@ -277,11 +277,11 @@ func (s *mrState) noteURL(id int64) string {
 // state reads who the token is, the merge request and its notes.
 func (c *client) state(ctx context.Context) (*mrState, error) {
 	st := &mrState{}
-	if _, err := c.Call(ctx, host.Request{Op: "asking who the token belongs to", Method: http.MethodGet, Path: "/user", Out: &st.me}); err != nil {
+	if _, err := c.Call(ctx, seam.Request{Op: "asking who the token belongs to", Method: http.MethodGet, Path: "/user", Out: &st.me}); err != nil {
 		return nil, err
 	}
 	var mr mergeRequest
-	if _, err := c.Call(ctx, host.Request{Op: "reading merge request " + c.mrName, Method: http.MethodGet, Path: c.mrPath, Out: &mr}); err != nil {
+	if _, err := c.Call(ctx, seam.Request{Op: "reading merge request " + c.mrName, Method: http.MethodGet, Path: c.mrPath, Out: &mr}); err != nil {
 		return nil, err
 	}
 	st.webURL = mr.WebURL
@@ -292,13 +292,13 @@ func (c *client) state(ctx context.Context) (*mrState, error) {
 	st.notes = notes
 	for i := range notes {
 		n := &notes[i]
-		_, head, more, ok := host.ReadReviewMarker(n.Body)
+		_, head, more, ok := seam.ReadReviewMarker(n.Body)
 		if !ok || !st.mine(*n) || n.Type == "DiffNote" {
 			continue
 		}
 		if st.summary == nil || n.ID > st.summary.ID {
 			st.summary, st.summaryHead = n, head
-			st.heads = append(host.EarlierHeads(more), head)
+			st.heads = append(seam.EarlierHeads(more), head)
 		}
 	}
 	return st, nil
@@ -410,14 +410,14 @@ func (c *client) discuss(ctx context.Context, run string, f result.Finding, pos 
 	if pos.NewLine > 0 && (f.EndLine <= f.Line || d.InOneHunk(f.Path, f.Line, f.EndLine)) {
 		suggestion = fmt.Sprintf("suggestion:-0+%d", max(f.EndLine-f.Line, 0))
 	}
-	body := capBody(host.CommentMarker(fp, run, host.AnchorField(code)) + "\n" + host.CommentMarkdown(f, suggestion, covers))
-	req := host.Request{
+	body := capBody(seam.CommentMarker(fp, run, seam.AnchorField(code)) + "\n" + seam.CommentMarkdown(f, suggestion, covers))
+	req := seam.Request{
 		Op: fmt.Sprintf("starting a discussion on %s of %s", f.Location(), c.mrName), Method: http.MethodPost,
 		Path: c.mrPath + "/discussions",
 		Body: map[string]any{"body": body, "position": pos},
 		Landed: func(ctx context.Context) (bool, error) {
 			return c.hasNote(ctx, func(n note) bool {
-				got, _, ok := host.ReadCommentMarker(n.Body)
+				got, _, ok := seam.ReadCommentMarker(n.Body)
 				return ok && got == fp && strings.Contains(n.Body, "run="+run+" ")
 			})
 		},
@@ -431,19 +431,19 @@ func (c *client) discuss(ctx context.Context, run string, f result.Finding, pos 
 func (c *client) putSummary(ctx context.Context, old *note, run, body string) (int64, error) {
 	var n note
 	if old != nil {
-		_, err := c.Call(ctx, host.Request{
+		_, err := c.Call(ctx, seam.Request{
 			Op: "updating the summary note of " + c.mrName, Method: http.MethodPut,
 			Path: c.mrPath + "/notes/" + strconv.FormatInt(old.ID, 10), Body: map[string]string{"body": body}, Out: &n,
 		})
 		return old.ID, err
 	}
 	var found int64
-	_, err := c.Call(ctx, host.Request{
+	_, err := c.Call(ctx, seam.Request{
 		Op: "posting the summary note on " + c.mrName, Method: http.MethodPost,
 		Path: c.mrPath + "/notes", Body: map[string]string{"body": body}, Out: &n,
 		Landed: func(ctx context.Context) (bool, error) {
 			return c.hasNote(ctx, func(n note) bool {
-				r, _, _, ok := host.ReadReviewMarker(n.Body)
+				r, _, _, ok := seam.ReadReviewMarker(n.Body)
 				if ok && r == run {
 					found = n.ID
 				}
@@ -476,7 +476,7 @@ func (c *client) hasNote(ctx context.Context, match func(note) bool) (bool, erro
 
 // capBody cuts a body GitLab would refuse as too long, keeping its start,
 // where the marker is.
-func capBody(s string) string { return host.CapBody(s, maxBody, "GitLab") }
+func capBody(s string) string { return seam.CapBody(s, maxBody, "GitLab") }
 
 // Reply posts body in the merge request: as a note of the discussion
 // whose ID is to, or as a note of its own when to is "".
@@ -495,12 +495,12 @@ func (p *Poster) Reply(ctx context.Context, to, body string) (string, error) {
 		op = "replying in discussion " + to[:8] + " of " + c.mrName
 	}
 	var n note
-	if _, err := c.Call(ctx, host.Request{Op: op, Method: http.MethodPost, Path: path, Body: map[string]string{"body": capBody(body)}, Out: &n}); err != nil {
+	if _, err := c.Call(ctx, seam.Request{Op: op, Method: http.MethodPost, Path: path, Body: map[string]string{"body": capBody(body)}, Out: &n}); err != nil {
 		return "", err
 	}
 	// The note's address: GitLab answers a note without one.
 	var mr mergeRequest
-	if _, err := c.Call(ctx, host.Request{Op: "reading merge request " + c.mrName, Method: http.MethodGet, Path: c.mrPath, Out: &mr}); err != nil {
+	if _, err := c.Call(ctx, seam.Request{Op: "reading merge request " + c.mrName, Method: http.MethodGet, Path: c.mrPath, Out: &mr}); err != nil {
 		return "", nil
 	}
 	return (&mrState{webURL: mr.WebURL}).noteURL(n.ID), nil
@@ -521,7 +521,7 @@ func (p *Poster) SetStatus(ctx context.Context, sha string, s result.Status) err
 	if err != nil {
 		return err
 	}
-	if !host.SHA().MatchString(sha) || len(sha) < 40 {
+	if !seam.SHA().MatchString(sha) || len(sha) < 40 {
 		return fmt.Errorf("setting the commit status: %q is not a commit SHA", text.OneLine(sha, 80))
 	}
 	state := "success"
@@ -532,7 +532,7 @@ func (p *Poster) SetStatus(ctx context.Context, sha string, s result.Status) err
 	if s.URL != "" {
 		body["target_url"] = s.URL
 	}
-	_, err = c.Call(ctx, host.Request{
+	_, err = c.Call(ctx, seam.Request{
 		Op: "setting the commit status of " + text.ShortSHA(sha), Method: http.MethodPost,
 		Path: "/projects/" + url.PathEscape(p.Options.Project) + "/statuses/" + strings.ToLower(sha), Body: body,
 	})

@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/reviewdev/review/diffctx"
-	"github.com/reviewdev/review/review/host"
 	"github.com/reviewdev/review/review/host/hosttest"
+	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
 )
 
@@ -76,7 +76,7 @@ func diffNotes(notes []map[string]any) []map[string]any {
 func summaries(notes []map[string]any) []map[string]any {
 	var out []map[string]any
 	for _, n := range notes {
-		if _, _, _, ok := host.ReadReviewMarker(n["body"].(string)); ok && n["type"] == nil && n["author"].(map[string]any)["id"] == int64(hosttest.GitLabUserID) {
+		if _, _, _, ok := seam.ReadReviewMarker(n["body"].(string)); ok && n["type"] == nil && n["author"].(map[string]any)["id"] == int64(hosttest.GitLabUserID) {
 			out = append(out, n)
 		}
 	}
@@ -134,7 +134,7 @@ func TestPost(t *testing.T) {
 		t.Fatalf("%d summary notes", len(sums))
 	}
 	body := sums[0]["body"].(string)
-	for _, w := range []string{"<!-- review:run=run-1 head=" + h1 + " -->\n" + host.ListedMarker(host.Listed{Head: h1, Finding: offDiff}) + "\n### review: 4 findings", "3 discussions on the changed lines.", "**1. [info] No test** · `app/handler.go:40` · tests"} {
+	for _, w := range []string{"<!-- review:run=run-1 head=" + h1 + " -->\n" + seam.ListedMarker(seam.Listed{Head: h1, Finding: offDiff}) + "\n### review: 4 findings", "3 discussions on the changed lines.", "**1. [info] No test** · `app/handler.go:40` · tests"} {
 		if !strings.Contains(body, w) {
 			t.Errorf("summary lacks %q:\n%s", w, body)
 		}
@@ -192,14 +192,14 @@ func TestPost(t *testing.T) {
 	}
 }
 
-// TestPostDenied: a token that may not post is host.ErrDenied, with a
+// TestPostDenied: a token that may not post is seam.ErrDenied, with a
 // line that says what to do.
 func TestPostDenied(t *testing.T) {
 	g := &hosttest.GitLab{ReadOnly: true}
 	o := start(t, g, false)
 	o.HeadSHA = h1
 	_, err := Post(context.Background(), testResult("r", onAdded), testDiff(), o)
-	if !errors.Is(err, host.ErrDenied) {
+	if !errors.Is(err, seam.ErrDenied) {
 		t.Fatalf("err = %v, want ErrDenied", err)
 	}
 	if want := "starting a discussion on app/handler.go:7 of group/proj!3: GitLab answered 403 Forbidden: the token may not comment"; !strings.HasPrefix(err.Error(), want) {
@@ -207,7 +207,7 @@ func TestPostDenied(t *testing.T) {
 	}
 	o.Token = "glpat-wrong"
 	_, err = Post(context.Background(), testResult("r", onAdded), testDiff(), o)
-	if errors.Is(err, host.ErrDenied) || err == nil || !strings.Contains(err.Error(), "401 Unauthorized: the token is wrong or expired; pass a valid one in GITLAB_TOKEN") {
+	if errors.Is(err, seam.ErrDenied) || err == nil || !strings.Contains(err.Error(), "401 Unauthorized: the token is wrong or expired; pass a valid one in GITLAB_TOKEN") {
 		t.Errorf("wrong token: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package host
+package seam
 
 // FullSHA reports whether s is a whole commit SHA, as a host names a
 // commit in its answers: 40 hexadecimal digits (SHA-1) or 64 (SHA-256).

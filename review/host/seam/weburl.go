@@ -1,4 +1,4 @@
-package host
+package seam
 
 import (
 	"encoding/json"

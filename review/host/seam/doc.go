@@ -1,7 +1,7 @@
-// Package host is the seam between a review and the places it is posted,
-// and what those places share. Each host is a package beneath it, side by
-// side: github (a pull request), gitlab (a merge request), and any host
-// that follows; hosttest holds them as tests meet them (scripted servers,
+// Package seam is the seam between a review and the places it is posted,
+// and what those places share. It is the leaf of review/host: each host is
+// a package beside it, side by side (github, gitlab, gitea, bitbucket,
+// azure), and hosttest holds them as tests meet them (scripted servers,
 // event files, the oracles of their rules).
 //
 // A host implements Poster: it posts a result's findings on the changed
@@ -21,4 +21,4 @@
 // that hosts without a client library of their own speak through. Hosts
 // post review/result's data, never the engine's (package review). It
 // imports none of the hosts beneath it.
-package host
+package seam
