@@ -264,11 +264,7 @@ func BenchmarkProcessPeerOCR(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				srv := reviewtest.NewServer(ocrScript(c.files, delay), "")
-				home := b.TempDir()
-				cmd := exec.Command(bin, "review", "--from", "main", "--to", "HEAD", "--format", "json", "--audience", "agent")
-				cmd.Dir = dir
-				cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + home,
-					"OCR_LLM_URL=" + srv.URL, "OCR_LLM_TOKEN=bench", "OCR_LLM_MODEL=gpt-4o", "OCR_LLM_PROTOCOL=openai"}
+				cmd := peerCommand(b, bin, dir, srv.URL)
 				out, stderr, wall, reqs, err := runAgainst(cmd, srv)
 				walls = append(walls, wall)
 				if err != nil {
@@ -296,6 +292,25 @@ func BenchmarkProcessPeerOCR(b *testing.B) {
 			b.ReportMetric(float64(bytes)/1000, "sent-kB")
 		})
 	}
+}
+
+// peerArgs are the arguments of the peer's review of a branch against main.
+var peerArgs = []string{"review", "--from", "main", "--to", "HEAD", "--format", "json", "--audience", "agent"}
+
+// peerCommand is the peer's review of the change in dir against the
+// scripted server at url.
+func peerCommand(b *testing.B, bin, dir, url string) *exec.Cmd {
+	cmd := exec.Command(bin, peerArgs...)
+	cmd.Dir, cmd.Env = dir, peerEnv(b, url)
+	return cmd
+}
+
+// peerEnv is the peer's environment: the scripted server at url as its
+// model, in a home of its own.
+func peerEnv(b *testing.B, url string) []string {
+	home := b.TempDir()
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + home,
+		"OCR_LLM_URL=" + url, "OCR_LLM_TOKEN=bench", "OCR_LLM_MODEL=gpt-4o", "OCR_LLM_PROTOCOL=openai"}
 }
 
 // ocrScript answers open-code-review's requests for each file (its prompt

@@ -270,11 +270,7 @@ func BenchmarkProcessShapesOCR(b *testing.B) {
 			var requests, bytes, waits, reviewed int
 			for b.Loop() {
 				srv := reviewtest.NewServer(ocrScriptFor(files, delay), "")
-				home := b.TempDir()
-				cmd := exec.Command(bin, "review", "--from", "main", "--to", "HEAD", "--format", "json", "--audience", "agent")
-				cmd.Dir = dir
-				cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + home,
-					"OCR_LLM_URL=" + srv.URL, "OCR_LLM_TOKEN=bench", "OCR_LLM_MODEL=gpt-4o", "OCR_LLM_PROTOCOL=openai"}
+				cmd := peerCommand(b, bin, dir, srv.URL)
 				out, stderr, wall, reqs, err := runAgainst(cmd, srv)
 				walls = append(walls, wall)
 				if err != nil {

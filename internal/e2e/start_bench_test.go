@@ -62,8 +62,7 @@ func BenchmarkProcessStart(b *testing.B) {
 				"--base", "main", "--format", "json", "--max-steps", "1")
 			rw, rr = append(rw, w), max(rr, kib)
 			if peer != "" {
-				w, kib := startOnce(b, dir, nil, peer, ocrScript(1, "0s"),
-					"review", "--from", "main", "--to", "HEAD", "--format", "json", "--audience", "agent")
+				w, kib := startOnce(b, dir, nil, peer, ocrScript(1, "0s"), peerArgs...)
 				pw, pr = append(pw, w), max(pr, kib)
 			}
 		}
@@ -106,9 +105,7 @@ func startOnce(b *testing.B, dir string, env []string, bin string, script *revie
 	if env != nil {
 		cmd.Env = append(slices.Clone(env), "OPENAI_BASE_URL="+srv.URL, "REVIEW_STORE="+filepath.Join(b.TempDir(), "store"))
 	} else {
-		home := b.TempDir()
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + home,
-			"OCR_LLM_URL=" + srv.URL, "OCR_LLM_TOKEN=bench", "OCR_LLM_MODEL=gpt-4o", "OCR_LLM_PROTOCOL=openai"}
+		cmd.Env = peerEnv(b, srv.URL)
 	}
 	cmd.Env = append(cmd.Env, "PEAKRSS_OUT="+out)
 	var stdout, stderr bytes.Buffer
