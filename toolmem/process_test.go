@@ -3,6 +3,7 @@ package toolmem
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,6 +27,11 @@ import (
 const (
 	helperEnv = "TOOLMEM_TEST_HELPER" // what the child does
 	dirEnv    = "TOOLMEM_TEST_DIR"    // the store it opens
+	// How far a writer may run ahead of its parent (see helper); unset,
+	// as far as it can.
+	slackEnv = "TOOLMEM_TEST_SLACK"
+	// With "tree", most of a writer's values stay in the LSM tree.
+	sizesEnv = "TOOLMEM_TEST_SIZES"
 )
 
 // TestHelperProcess is not a test: it is the child process of the tests
@@ -46,13 +52,27 @@ func helper(mode, dir string) error {
 	switch mode {
 	case "write":
 		// Write outputs and steps until killed, reporting each once it
-		// is committed.
+		// is committed. With slackEnv set to n, write i > n waits for
+		// a byte on stdin, which the parent sends for each report it
+		// reads: the writer stays at most n writes ahead of it rather
+		// than as far as the pipe holds (some 800 writes, minutes of
+		// writing under the race detector).
+		slack, err := strconv.Atoi(cmp.Or(os.Getenv(slackEnv), "-1"))
+		if err != nil {
+			return err
+		}
+		credit := bufio.NewReader(os.Stdin)
 		s, err := Open(dir, Options{LockWait: -1})
 		if err != nil {
 			return err
 		}
 		for i := 0; ; i++ {
-			data := randomBytes(uint64(i), 1000+(i%13)*40000)
+			if slack >= 0 && i > slack {
+				if _, err := credit.ReadByte(); err != nil {
+					return err
+				}
+			}
+			data := randomBytes(uint64(i), writeSize(i, os.Getenv(sizesEnv)))
 			sum := sha256.Sum256(data)
 			if i%3 == 2 {
 				if err := s.PutStep(Step{Run: "run", N: i, Request: data}); err != nil {
@@ -80,6 +100,19 @@ func helper(mode, dir string) error {
 		return footprint(dir, os.Getenv("TOOLMEM_TEST_OPTIONS"))
 	}
 	return fmt.Errorf("unknown helper mode %q", mode)
+}
+
+// writeSize is the size of the writer's write i: from a kilobyte to
+// nearly half a megabyte (all but the first two of each 13 over
+// valueThreshold, in the value log). With sizes "tree", only every
+// fourth write is that size and the others are at most 61,000 bytes, under
+// valueThreshold: they fill the LSM tree's memtables, which are written
+// as tables, and the tables are merged.
+func writeSize(i int, sizes string) int {
+	if sizes == "tree" && i%4 != 0 {
+		return 1000 + (i%13)*5000
+	}
+	return 1000 + (i%13)*40000
 }
 
 // child starts the test binary as a helper on dir and returns it with its

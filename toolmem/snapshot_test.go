@@ -4,36 +4,62 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
 // TestSnapshotWhileWriting reads a store while another process writes to it
-// as fast as it can (outputs up to half a megabyte, in the value log;
-// memtables written as tables; tables merged): each read sees every output
-// and step the writer had committed before it, whole, and nothing
-// damaged, and leaves no copy behind. Writers are still kept out.
+// (outputs up to half a megabyte, in the value log; most of them smaller,
+// in memtables written as tables; tables merged), at most writerSlack
+// writes ahead of what the test has read of its reports: each read sees
+// every output and step the writer had committed before it, whole, and
+// nothing damaged, and leaves no copy behind. The reads go on until the
+// writer has merged tables that an earlier read copied, so that reads
+// are known to have met both a memtable written as a table and a merge.
+// Writers are still kept out.
 func TestSnapshotWhileWriting(t *testing.T) {
+	// The writer runs this far ahead, so that it writes during every
+	// read; as far as the pipe held (some 800 writes), it wrote for
+	// minutes under the race detector.
+	const writerSlack = 40
+	// A read every this many reports; the reads go on past six until
+	// tables an earlier read copied are merged, and give up after
+	// maxRounds (some 6,000 writes; the tables are merged within 500).
+	const perRound, minRounds, maxRounds = 60, 6, 100
 	dir := filepath.Join(t.TempDir(), "store")
-	_, _, out := child(t, "write", dir)
+	_, credit, out := child(t, "write", dir, slackEnv+"="+strconv.Itoa(writerSlack), sizesEnv+"=tree")
 	reported := map[string]string{} // "output <ref>" or "step <n>" -> sha256
 	next := func(n int) {
-		for i := 0; i < n && out.Scan(); i++ {
+		for range n {
+			if !out.Scan() {
+				t.Fatalf("the writer stopped after %d writes: %v", len(reported), out.Err())
+			}
 			f := strings.Fields(out.Text())
 			if len(f) != 3 {
 				t.Fatalf("child said %q", out.Text())
 			}
 			reported[f[0]+" "+f[1]] = f[2]
+			if _, err := credit.Write([]byte{1}); err != nil {
+				t.Fatalf("the writer is gone: %v", err)
+			}
 		}
 	}
 	copies := 0
 	copied = func() { copies++ }
 	defer func() { copied = func() {} }()
-	for round := range 6 {
-		next(15)
+	seen := map[string]bool{} // the tables earlier reads copied
+	merged := ""              // one of them, gone from a later read's copy
+	round := 0
+	for ; round < minRounds || merged == ""; round++ {
+		if round == maxRounds {
+			t.Fatalf("after %d reads (%d writes, %d tables copied) no table was merged", round, len(reported), len(seen))
+		}
+		next(perRound)
 		s, err := Open(dir, Options{ReadOnly: true, Snapshot: true, Warn: func(err error) { t.Errorf("warning: %v", err) }})
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
@@ -42,22 +68,36 @@ func TestSnapshotWhileWriting(t *testing.T) {
 			t.Fatalf("Snapshot = %v, ReadOnly = %v, Dir = %s", s.Snapshot(), s.ReadOnly(), s.Dir())
 		}
 		copied := s.copy
+		tables, err := filepath.Glob(filepath.Join(copied, "*.sst"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := map[string]bool{}
+		for _, path := range tables {
+			now[filepath.Base(path)] = true
+		}
+		for name := range seen {
+			if !now[name] && merged == "" {
+				merged = name
+			}
+		}
+		maps.Copy(seen, now)
+		// The steps once a read, not once a step.
+		steps, err := s.Steps("run")
+		if err != nil {
+			t.Fatalf("round %d: steps: %v", round, err)
+		}
+		requests := map[string][]byte{}
+		for _, st := range steps {
+			requests[strconv.Itoa(st.N)] = st.Request
+		}
 		for what, sum := range reported {
 			kind, id, _ := strings.Cut(what, " ")
-			var data []byte
+			data := requests[id]
 			if kind == "output" {
-				data, err = s.Get(id)
-			} else {
-				var steps []Step
-				steps, err = s.Steps("run")
-				for _, st := range steps {
-					if fmt.Sprint(st.N) == id {
-						data = st.Request
-					}
+				if data, err = s.Get(id); err != nil {
+					t.Fatalf("round %d: %s: %v", round, what, err)
 				}
-			}
-			if err != nil {
-				t.Fatalf("round %d: %s: %v", round, what, err)
 			}
 			if got := fmt.Sprintf("%x", sha256.Sum256(data)); got != sum {
 				t.Fatalf("round %d: %s reads back %d bytes that differ", round, what, len(data))
@@ -77,7 +117,7 @@ func TestSnapshotWhileWriting(t *testing.T) {
 			t.Fatalf("the copy %s is left after Close: %v", copied, err)
 		}
 	}
-	t.Logf("6 reads took %d copies", copies)
+	t.Logf("%d reads of %d writes took %d copies; %d tables copied, %s merged", round, len(reported), copies, len(seen), merged)
 	if _, err := Open(dir, Options{LockWait: -1}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("a writer while another writes: %v, want ErrLocked", err)
 	}
