@@ -148,6 +148,19 @@ func (c *Counter) AddsAtLines() bool {
 	return c.st.err == nil
 }
 
+// Warm starts reading the counter's encoding in the background, when it
+// will count with it (tiktoken, not the estimate nor a server), and
+// returns at once. A run counts its figures exactly, so it reads the
+// table (some milliseconds of decompression and hashing) in any case: read
+// while the run waits on git and the server, it costs no wall time. The
+// first count waits for it.
+func (c *Counter) Warm() {
+	if c == nil || c.mode != Tiktoken || c.st.server != nil {
+		return
+	}
+	go c.load()
+}
+
 // load reads the counter's encoding, once.
 func (c *Counter) load() {
 	st := c.st

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -37,6 +38,39 @@ func TestCounterTiktoken(t *testing.T) {
 	}
 	if got := old.Count("hello world"); got != 2 {
 		t.Errorf("cl100k Count(hello world) = %d, want 2", got)
+	}
+}
+
+// TestWarm: a tiktoken counter read in the background counts as one read
+// at its first count, from any goroutine (the race detector watches);
+// the estimate and a server's counter read no table.
+func TestWarm(t *testing.T) {
+	c, err := NewCounter(O200k, Tiktoken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Warm()
+	c.Warm()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if got := c.Count("func main() {}"); got != 4 {
+				t.Errorf("Count = %d, want 4", got)
+			}
+		})
+	}
+	wg.Wait()
+	est, err := NewCounter(O200k, Estimate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := NewServerCounter(O200k, ServerTokenizer{Name: "s", Count: func(s string) (int, error) { return len(s), nil }})
+	for _, c := range []*Counter{est, srv, nil} {
+		c.Warm()
+		// Warm started nothing: reading the state here is no race.
+		if c != nil && (c.st.enc != nil || c.st.err != nil) {
+			t.Errorf("%s counter read its table", c.Mode())
+		}
 	}
 }
 

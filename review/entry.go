@@ -254,6 +254,7 @@ func (job *Job) fit(ctx context.Context, env Env) (result.DryRunSources, error) 
 		return sources, err
 	}
 	job.counter = counter
+	counter.Warm()
 	if job.Ask.Limits.Tokens == 0 && job.Ask.Limits.Turns == 0 && job.Ask.Limits.Chars == 0 {
 		job.Ask.Limits = conversation.LimitsFrom(job.Budget)
 	}

@@ -28,74 +28,97 @@ import (
 //   - units12: a review of 12 new files of 60 lines at a 16k window, 12
 //     units of a read and a submission each, the server answering at once.
 //
-// Each reports its median wall time and largest peak RSS; .ci/start prints
-// them with the ratios against the peer and the targets.
+// Each reports its median wall time and largest peak RSS, both as peakrss
+// measures them around the command alone (its own start, a few
+// milliseconds, is not the command's); .ci/start prints them with the
+// ratios against the peer and the targets.
 func BenchmarkProcessStart(b *testing.B) {
 	peer := os.Getenv("REVIEW_PEER_BIN")
-	// floor is what starting any process costs here, through peakrss as
+	// floor is what starting any process costs here, from peakrss as
 	// every start below is: /bin/true, the least a start can take.
 	b.Run("floor", func(b *testing.B) {
-		var ws []time.Duration
+		var f starts
 		for range b.N {
-			reviewBinary(b) // builds peakrss
-			out := filepath.Join(b.TempDir(), "peakrss")
-			cmd := exec.Command(rssPath, "/bin/true")
-			cmd.Env = []string{"PEAKRSS_OUT=" + out}
-			start := time.Now()
-			if err := cmd.Run(); err != nil {
-				b.Fatal(err)
-			}
-			ws = append(ws, time.Since(start))
+			cmd := exec.Command("/bin/true")
+			cmd.Dir = b.TempDir()
+			f.add(startTimed(b, cmd, nil))
 		}
-		b.ReportMetric(medianMs(ws), "median-ms")
+		b.ReportMetric(f.wall(), "median-ms")
 	})
 	b.Run("version", func(b *testing.B) {
-		runProcess(b, b.TempDir(), benchEnv(b), nil, "version")
+		env := benchEnv(b)
+		var f starts
+		for range b.N {
+			cmd := exec.Command(reviewBinary(b), "version")
+			cmd.Dir = b.TempDir()
+			f.add(startTimed(b, cmd, env))
+		}
+		f.report(b, "")
 	})
 	b.Run("review3", func(b *testing.B) {
 		env := benchEnv(b)
 		dir := smallChangeIn(b, "file01.go") // the name both reviewers' scripts read
-		var rw, pw []time.Duration
-		var rr, pr int64
+		var r, p starts
 		for range b.N {
-			w, kib := startOnce(b, dir, env, reviewBinary(b), peerScript(b, 1, "0s"),
-				"--base", "main", "--format", "json", "--max-steps", "1")
-			rw, rr = append(rw, w), max(rr, kib)
+			r.add(startOnce(b, dir, env, reviewBinary(b), peerScript(b, 1, "0s"),
+				"--base", "main", "--format", "json", "--max-steps", "1"))
 			if peer != "" {
-				w, kib := startOnce(b, dir, nil, peer, ocrScript(1, "0s"), peerArgs...)
-				pw, pr = append(pw, w), max(pr, kib)
+				p.add(startOnce(b, dir, nil, peer, ocrScript(1, "0s"), peerArgs...))
 			}
 		}
-		b.ReportMetric(medianMs(rw), "median-ms")
-		b.ReportMetric(float64(rr)/1024, "peak-RSS-MiB")
+		r.report(b, "")
 		if peer != "" {
-			b.ReportMetric(medianMs(pw), "peer-median-ms")
-			b.ReportMetric(float64(pr)/1024, "peer-peak-RSS-MiB")
-			b.ReportMetric(medianMs(rw)/medianMs(pw), "wall-ratio")
-			b.ReportMetric(float64(rr)/float64(pr), "RSS-ratio")
+			p.report(b, "peer-")
+			b.ReportMetric(r.wall()/p.wall(), "wall-ratio")
+			b.ReportMetric(r.cpu()/p.cpu(), "CPU-ratio")
+			b.ReportMetric(float64(r.peak)/float64(p.peak), "RSS-ratio")
 		}
 	})
 	b.Run("units12", func(b *testing.B) {
 		env := benchEnv(b)
 		dir := newFilesChange(b, 12, 60)
-		var ws []time.Duration
-		var rss int64
+		var f starts
 		for range b.N {
-			w, kib := startOnce(b, dir, env, reviewBinary(b), peerScript(b, 12, "0s"),
-				"--base", "main", "--format", "json", "--max-steps", "1", "--context-window", "16000")
-			ws, rss = append(ws, w), max(rss, kib)
+			f.add(startOnce(b, dir, env, reviewBinary(b), peerScript(b, 12, "0s"),
+				"--base", "main", "--format", "json", "--max-steps", "1", "--context-window", "16000"))
 		}
-		b.ReportMetric(medianMs(ws), "median-ms")
-		b.ReportMetric(float64(rss)/1024, "peak-RSS-MiB")
+		f.report(b, "")
 	})
+}
+
+// start is one start's figures, as peakrss measured them.
+type start struct {
+	wall, cpu time.Duration
+	kib       int64 // peak RSS
+}
+
+// starts gathers starts of one command: the median wall and CPU times
+// and the largest peak.
+type starts struct {
+	walls, cpus []time.Duration
+	peak        int64
+}
+
+func (f *starts) add(s start) {
+	f.walls, f.cpus, f.peak = append(f.walls, s.wall), append(f.cpus, s.cpu), max(f.peak, s.kib)
+}
+
+func (f *starts) wall() float64 { return medianMs(f.walls) }
+func (f *starts) cpu() float64  { return medianMs(f.cpus) }
+
+// report reports f's figures, their names after prefix.
+func (f *starts) report(b *testing.B, prefix string) {
+	b.ReportMetric(f.wall(), prefix+"median-ms")
+	b.ReportMetric(f.cpu(), prefix+"median-CPU-ms")
+	b.ReportMetric(float64(f.peak)/1024, prefix+"peak-RSS-MiB")
 }
 
 // startOnce runs bin with args in dir from peakrss against a fresh
 // scripted server (review's environment env; nil for the peer's, which
-// reads its own variables) and returns its wall time and peak RSS in KiB.
+// reads its own variables) and returns its figures.
 // It fails unless the run succeeds and every request was answered by the
 // script.
-func startOnce(b *testing.B, dir string, env []string, bin string, script *reviewtest.Script, args ...string) (time.Duration, int64) {
+func startOnce(b *testing.B, dir string, env []string, bin string, script *reviewtest.Script, args ...string) start {
 	b.StopTimer()
 	defer b.StartTimer()
 	srv := reviewtest.NewServer(script, "")
@@ -111,9 +134,7 @@ func startOnce(b *testing.B, dir string, env []string, bin string, script *revie
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	b.StartTimer()
-	start := time.Now()
 	err := cmd.Run()
-	wall := time.Since(start)
 	b.StopTimer()
 	reqs := srv.Requests()
 	srv.Close()
@@ -126,15 +147,41 @@ func startOnce(b *testing.B, dir string, env []string, bin string, script *revie
 	if len(reqs) == 0 {
 		b.Fatalf("%s %v sent no request", filepath.Base(bin), args)
 	}
+	return readPeak(b, out)
+}
+
+// startTimed runs cmd from peakrss, with env and PEAKRSS_OUT, and returns
+// its figures as peakrss measured them: the wall time from just before the
+// command started to its exit, without peakrss's own start.
+func startTimed(b *testing.B, cmd *exec.Cmd, env []string) start {
+	b.StopTimer()
+	defer b.StartTimer()
+	reviewBinary(b) // builds peakrss
+	out := filepath.Join(b.TempDir(), "peakrss")
+	wrapped := exec.Command(rssPath, append([]string{cmd.Path}, cmd.Args[1:]...)...)
+	wrapped.Dir, wrapped.Env = cmd.Dir, append(slices.Clone(env), "PEAKRSS_OUT="+out)
+	var stderr bytes.Buffer
+	wrapped.Stderr = &stderr
+	b.StartTimer()
+	err := wrapped.Run()
+	b.StopTimer()
+	if err != nil {
+		b.Fatalf("%s: %v\n%s", cmd, err, stderr.String())
+	}
+	return readPeak(b, out)
+}
+
+// readPeak reads the figures peakrss wrote to out.
+func readPeak(b *testing.B, out string) start {
 	data, err := os.ReadFile(out)
-	var kib int64
+	var kib, wall, cpu int64
 	if err == nil {
-		_, err = fmt.Sscanf(string(data), "peakrss %d", &kib)
+		_, err = fmt.Sscanf(string(data), "peakrss %d %d %d", &kib, &wall, &cpu)
 	}
 	if err != nil {
-		b.Fatalf("reading the peak RSS: %v", err)
+		b.Fatalf("reading peakrss's figures: %v (%q)", err, data)
 	}
-	return wall, kib
+	return start{wall: time.Duration(wall) * time.Microsecond, cpu: time.Duration(cpu) * time.Microsecond, kib: kib}
 }
 
 // medianMs is the median of ws in milliseconds.

@@ -12,7 +12,12 @@
 //	peakrss review --base main --dry-run
 //
 // runs the command with this process's standard input, output and error,
-// and, once it exits, prints "peakrss <KiB>" on its own line to the file
-// named by $PEAKRSS_OUT (standard error when unset). The exit code is the
-// command's.
+// and, once it exits, prints "peakrss <KiB> <µs> <µs>" on its own line to
+// the file named by $PEAKRSS_OUT (standard error when unset): the peak;
+// the command's wall time from just before it is started to its exit,
+// which leaves out this process's own start (some milliseconds of a Go
+// program's) that a clock around peakrss would add to every command; and
+// the CPU time (user and system) of the command and the processes it
+// waited for, which other work on the machine changes less than the wall
+// time. The exit code is the command's.
 package main

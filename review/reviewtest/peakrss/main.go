@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -16,14 +17,17 @@ func main() {
 	}
 	cmd := exec.Command(os.Args[1], os.Args[2:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	start := time.Now()
 	err := cmd.Run()
+	wall := time.Since(start)
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
 		fmt.Fprintln(os.Stderr, "peakrss:", err)
 		os.Exit(2)
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		if err := report(ru.Maxrss); err != nil { // KiB on Linux
+		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		if err := report(ru.Maxrss, wall, cpu); err != nil { // KiB on Linux
 			fmt.Fprintln(os.Stderr, "peakrss:", err)
 			os.Exit(2)
 		}
@@ -31,9 +35,10 @@ func main() {
 	os.Exit(cmd.ProcessState.ExitCode())
 }
 
-// report writes the peak where $PEAKRSS_OUT says.
-func report(kib int64) error {
-	line := fmt.Sprintf("peakrss %d\n", kib)
+// report writes the peak, the wall time and the CPU time where
+// $PEAKRSS_OUT says.
+func report(kib int64, wall, cpu time.Duration) error {
+	line := fmt.Sprintf("peakrss %d %d %d\n", kib, wall.Microseconds(), cpu.Microseconds())
 	name := os.Getenv("PEAKRSS_OUT")
 	if name == "" {
 		_, err := io.WriteString(os.Stderr, line)
