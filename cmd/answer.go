@@ -41,7 +41,7 @@ func postAnswer(ctx context.Context, opts *AskOptions, pt *postTarget, ans *resu
 // in would waste the answer.
 func checkReplyTo(name, id string) error {
 	row := hostNamed(name)
-	if id == "" || row == nil || row.Thread == nil || row.Thread.MatchString(id) {
+	if id == "" || row == nil || row.Thread == nil || row.Thread().MatchString(id) {
 		return nil
 	}
 	return usageErrorf("--reply-to %q is not %s", id, row.ThreadWhat)

@@ -1,10 +1,10 @@
 package azure
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host/seam"
 )
@@ -26,7 +26,7 @@ var Host = seam.Host{
 	},
 	Open:       open,
 	NoComment:  NoComment,
-	Thread:     regexp.MustCompile(`^[1-9][0-9]{0,8}$`),
+	Thread:     lazy.Regexp(`^[1-9][0-9]{0,8}$`),
 	ThreadWhat: "an Azure DevOps pull request thread's ID: give the number after discussionId= in the thread's address",
 }
 

@@ -1,10 +1,10 @@
 package bitbucket
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host/seam"
 )
@@ -29,7 +29,7 @@ var Host = seam.Host{
 	Open: open,
 	NoComment: "Bitbucket Pipelines starts on a push or a pull request, never on a comment; " +
 		"run review from a pull-requests pipeline, or start a custom pipeline from a webhook on pull request comments (see docs/ci.md)",
-	Thread:     regexp.MustCompile(`^[1-9][0-9]{0,18}$`),
+	Thread:     lazy.Regexp(`^[1-9][0-9]{0,18}$`),
 	ThreadWhat: "a Bitbucket comment's ID: give the number of the comment to reply to",
 }
 

@@ -3,9 +3,9 @@ package gitea
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host/seam"
 )
@@ -30,7 +30,7 @@ var Host = seam.Host{
 	},
 	Open:       open,
 	Comment:    readComment,
-	Thread:     regexp.MustCompile(`^[1-9][0-9]{0,18}$`),
+	Thread:     lazy.Regexp(`^[1-9][0-9]{0,18}$`),
 	ThreadWhat: "a Gitea review comment's ID: give the number of the conversation's first comment",
 }
 

@@ -3,10 +3,10 @@ package github
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/learn"
@@ -26,7 +26,7 @@ var Host = seam.Host{
 	},
 	Open:       open,
 	Comment:    readComment,
-	Thread:     regexp.MustCompile(`^[1-9][0-9]{0,18}$`),
+	Thread:     lazy.Regexp(`^[1-9][0-9]{0,18}$`),
 	ThreadWhat: "a GitHub review comment's ID: give the number of the thread's first comment",
 }
 

@@ -81,7 +81,7 @@ func ReadNoteEvent(path string) (NoteEvent, error) {
 	}
 	n := NoteEvent{Project: strconv.FormatInt(ev.ProjectID, 10), MR: ev.MR.IID, NoteID: ev.Attrs.ID, Body: ev.Attrs.Note,
 		AuthorID: ev.User.ID, Author: ev.User.Username, HeadSHA: strings.ToLower(ev.MR.LastCommit.ID), BaseRef: ev.MR.TargetBranch}
-	if d := ev.Attrs.DiscussionID; discussionID.MatchString(d) {
+	if d := ev.Attrs.DiscussionID; discussionID().MatchString(d) {
 		n.Discussion = d
 	}
 	if n.HeadSHA != "" && (!seam.SHA().MatchString(n.HeadSHA) || len(n.HeadSHA) < 40) {
@@ -118,7 +118,7 @@ type Thread = seam.ThreadStart
 
 // Discussion reads the first note of a discussion of the merge request.
 func (p *Poster) Discussion(ctx context.Context, id string) (Thread, error) {
-	if !discussionID.MatchString(id) {
+	if !discussionID().MatchString(id) {
 		return Thread{}, fmt.Errorf("%q is not a discussion ID", text.OneLine(id, 80))
 	}
 	c, err := newClient(p.Options, "")

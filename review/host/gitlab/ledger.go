@@ -71,7 +71,7 @@ func (c *client) threads(ctx context.Context, st *mrState) ([]seam.Thread, error
 // thread is the ledger's thread of a discussion review started on a
 // line: its finding, state and replies' markers; false for any other.
 func (st *mrState) thread(d discussion) (seam.Thread, bool) {
-	if len(d.Notes) == 0 || !discussionID.MatchString(d.ID) {
+	if len(d.Notes) == 0 || !discussionID().MatchString(d.ID) {
 		return seam.Thread{}, false
 	}
 	first := d.Notes[0]
@@ -133,7 +133,7 @@ func (c *client) thumbsDown(ctx context.Context, noteID, me int64) (string, erro
 // Resolve resolves the discussion of a fixed finding: a note saying so
 // (which the next review reads), then the discussion resolved.
 func (p *Poster) Resolve(ctx context.Context, t seam.Thread) error {
-	if !discussionID.MatchString(t.ID) {
+	if !discussionID().MatchString(t.ID) {
 		return fmt.Errorf("cannot resolve the discussion of %s:%d: %q is not a discussion ID", text.OneLine(t.Path, 200), t.Line, text.OneLine(t.ID, 80))
 	}
 	if _, err := p.Reply(ctx, t.ID, seam.FixedMarker(t.Fingerprint)+"\n"+seam.FixedReply(p.Options.HeadSHA)); err != nil {
@@ -144,7 +144,7 @@ func (p *Poster) Resolve(ctx context.Context, t seam.Thread) error {
 
 // ResolveDiscussion resolves a discussion of the merge request, as review.
 func (p *Poster) ResolveDiscussion(ctx context.Context, id string) error {
-	if !discussionID.MatchString(id) {
+	if !discussionID().MatchString(id) {
 		return fmt.Errorf("%q is not a discussion ID", text.OneLine(id, 80))
 	}
 	c, err := newClient(p.Options, "")

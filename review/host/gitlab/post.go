@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/reviewdev/review/diffctx"
+	"github.com/reviewdev/review/internal/lazy"
 	"github.com/reviewdev/review/internal/text"
 	"github.com/reviewdev/review/review/host/seam"
 	"github.com/reviewdev/review/review/result"
-	"regexp"
 )
 
 // DefaultAPIURL is gitlab.com's REST API; a self-managed instance names its
@@ -488,7 +488,7 @@ func (p *Poster) Reply(ctx context.Context, to, body string) (string, error) {
 	path := c.mrPath + "/notes"
 	op := "posting a note on " + c.mrName
 	if to != "" {
-		if !discussionID.MatchString(to) {
+		if !discussionID().MatchString(to) {
 			return "", fmt.Errorf("cannot reply on GitLab: %q is not a discussion ID (40 hexadecimal digits, as GitLab names discussions)", text.OneLine(to, 80))
 		}
 		path = c.mrPath + "/discussions/" + to + "/notes"
@@ -507,7 +507,7 @@ func (p *Poster) Reply(ctx context.Context, to, body string) (string, error) {
 }
 
 // discussionID is how GitLab names a discussion: 40 hexadecimal digits.
-var discussionID = regexp.MustCompile(`^[0-9a-f]{40}$`)
+var discussionID = lazy.Regexp(`^[0-9a-f]{40}$`)
 
 // StatusName is the name of the commit status review sets (GitLab's
 // "context" is its name): a pipeline rule or a script reads the review's

@@ -45,8 +45,9 @@ type Host struct {
 	Comment   func(ctx context.Context, s Setup) (*Comment, error)
 	NoComment string
 	// Thread is the form of the ID of a thread an answer may be posted
-	// in; ThreadWhat says what it is and how to give it, after "is not".
-	Thread     *regexp.Regexp
+	// in (compiled at its first use, lazy.Regexp); ThreadWhat says what it
+	// is and how to give it, after "is not".
+	Thread     func() *regexp.Regexp
 	ThreadWhat string
 }
 
