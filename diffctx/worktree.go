@@ -22,19 +22,23 @@ type Pending struct {
 
 // Uncommitted reads what the work tree holding dir has not committed. A
 // repository with no index (nothing was ever checked out) has nothing
-// pending.
+// pending, though git status lists every file as deleted: the index is
+// looked for only when status lists something, so that a clean work tree,
+// the common case, costs one git process.
 func Uncommitted(ctx context.Context, dir string) (*Pending, error) {
 	g := git.Runner{Dir: orDot(dir)}
-	index, err := g.Text(ctx, "rev-parse", "--path-format=absolute", "--git-path", "index")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(index); errors.Is(err, os.ErrNotExist) {
-		return &Pending{}, nil
-	}
 	out, err := g.Output(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
 	if err != nil {
 		return nil, err
+	}
+	if len(out) > 0 {
+		index, err := g.Text(ctx, "rev-parse", "--path-format=absolute", "--git-path", "index")
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(index); errors.Is(err, os.ErrNotExist) {
+			return &Pending{}, nil
+		}
 	}
 	p := &Pending{}
 	for _, rec := range bytes.Split(out, []byte{0}) {

@@ -3,12 +3,11 @@ package mdterm
 import (
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
-	east "github.com/yuin/goldmark/extension/ast"
 	gtext "github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
@@ -32,9 +31,9 @@ const (
 	colorOff  = "\033[39m"
 )
 
-// md parses CommonMark with GitHub's tables and strikethrough, which
-// models write in their summaries.
-var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
+// md parses CommonMark with GitHub's tables and strikethrough (gfm.go),
+// which models write in their summaries. It is made at its first use.
+var md = sync.OnceValue(func() goldmark.Markdown { return goldmark.New(goldmark.WithParserOptions(gfm()...)) })
 
 // summaryTag is the opening of a collapsed section the report writes
 // (<details><summary>2 findings left out</summary>): its summary is
@@ -46,7 +45,7 @@ var summaryTag = lazy.Regexp(`^\s*<details>\s*<summary>(.*)</summary>\s*$`)
 // sequences in the result are its own.
 func Render(src string, width int) string {
 	r := &renderer{src: []byte(text.Safe(src)), width: min(max(width, 20), 100)}
-	doc := md.Parser().Parse(gtext.NewReader(r.src))
+	doc := md().Parser().Parse(gtext.NewReader(r.src))
 	r.children(doc, "", "")
 	out := strings.TrimRight(r.out.String(), "\n")
 	if strings.HasSuffix(src, "\n") {
@@ -119,7 +118,7 @@ func (r *renderer) block(n ast.Node, first, rest string) {
 		r.lines(first, rest, strings.Join(code, "\n"))
 	case *ast.HTMLBlock:
 		r.html(n, first, rest)
-	case *east.Table:
+	case *table:
 		r.table(n, first, rest)
 	default:
 		// A block the report never writes: its lines as written, or
@@ -167,14 +166,14 @@ func (r *renderer) html(n *ast.HTMLBlock, first, rest string) {
 
 // table writes a table with its columns padded to their widest cell, the
 // header bold.
-func (r *renderer) table(t *east.Table, first, rest string) {
+func (r *renderer) table(t *table, first, rest string) {
 	var rows [][]string
 	var widths []int
 	for row := t.FirstChild(); row != nil; row = row.NextSibling() {
 		var cells []string
 		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
 			s := r.inline(cell)
-			if _, head := row.(*east.TableHeader); head {
+			if row.(*tableRow).header {
 				s = bold + s + boldOff
 			}
 			cells = append(cells, s)
@@ -238,7 +237,12 @@ func (r *renderer) inline(n ast.Node) string {
 			b.WriteString(cyan)
 			for t := c.FirstChild(); t != nil; t = t.NextSibling() {
 				if t, ok := t.(*ast.Text); ok {
-					b.WriteString(strings.ReplaceAll(string(t.Segment.Value(r.src)), "\n", " "))
+					v := strings.ReplaceAll(string(t.Segment.Value(r.src)), "\n", " ")
+					if inCell(c) {
+						// A cell's pipe is escaped even in code.
+						v = strings.ReplaceAll(v, `\|`, "|")
+					}
+					b.WriteString(v)
 				}
 			}
 			b.WriteString(colorOff)
@@ -248,7 +252,7 @@ func (r *renderer) inline(n ast.Node) string {
 			} else {
 				b.WriteString(italic + r.inline(c) + italicOff)
 			}
-		case *east.Strikethrough:
+		case *strikethrough:
 			b.WriteString(strike + r.inline(c) + strikeOff)
 		case *ast.Link:
 			b.WriteString(under + r.inline(c) + underOff + " " + faint + "(" + string(c.Destination) + ")" + boldOff)
@@ -268,10 +272,20 @@ func (r *renderer) inline(n ast.Node) string {
 	return b.String()
 }
 
+// inCell reports whether n is inside a table's cell.
+func inCell(n ast.Node) bool {
+	for ; n != nil; n = n.Parent() {
+		if _, ok := n.(*tableCell); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // span renders Markdown known to be one line of inline text.
 func (r *renderer) span(s string) string {
 	sub := &renderer{src: []byte(s), width: r.width}
-	doc := md.Parser().Parse(gtext.NewReader(sub.src))
+	doc := md().Parser().Parse(gtext.NewReader(sub.src))
 	if p := doc.FirstChild(); p != nil {
 		return sub.inline(p)
 	}

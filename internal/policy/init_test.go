@@ -21,7 +21,6 @@ import (
 var initCompiles = map[string]string{
 	"github.com/yuin/goldmark/util":          "Markdown for the terminal (internal/mdterm): an e-mail address's domain",
 	"github.com/yuin/goldmark/parser":        "Markdown for the terminal (internal/mdterm): CommonMark's HTML blocks",
-	"github.com/yuin/goldmark/extension":     "Markdown for the terminal (internal/mdterm): GitHub's tables and strikethrough",
 	"go.yaml.in/yaml/v3":                     "configuration files",
 	"github.com/dustin/go-humanize":          "Badger's sizes",
 	"github.com/google/go-github/v84/github": "GitHub's API",
