@@ -18,6 +18,18 @@ import (
 // (expectedSteps requests a unit, each carrying the one before and a tool
 // output's preview).
 
+// priorBudgetFactor is how far past the prompt-token budget a plan on the
+// prior may expect to go. The prior is a guess at how a model explores
+// (expectedSteps requests a unit); the reviews of issue 49's shapes
+// (internal/e2e TestShapesDefault), each unit reading once and
+// submitting, took 2 requests a unit and 45-50 % of the prompt tokens it
+// expected, at every shape and window. The budget is held to what such a
+// review takes, so that the prior's guess alone leaves no file of a
+// change out, while a review that explores as the prior expects still
+// takes at most twice the budget. Once the store holds a review like it,
+// the expectation is what that review did, and the budget holds as set.
+const priorBudgetFactor = 2
+
 // forecastUnits bounds the earlier units a forecast reads: enough to
 // average over, few enough that planning reads little of a large store.
 const forecastUnits = 256
@@ -129,6 +141,16 @@ func (f *forecast) expected(firsts []int, b conversation.Budget, preview int) (r
 	}
 	n := len(f.units)
 	return (reqs + n/2) / n, (toks + n/2) / n
+}
+
+// budget is the prompt tokens a plan on f may be expected to take under a
+// prompt-token budget of budget (0: no bound): the budget itself from
+// earlier runs, priorBudgetFactor times it on the prior.
+func (f *forecast) budget(budget int) int {
+	if f == nil {
+		return budget * priorBudgetFactor
+	}
+	return budget
 }
 
 // basis says how the plan's expectation was made, for the dry run.

@@ -3,6 +3,7 @@ package review
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/reviewdev/review/conversation"
@@ -212,6 +213,7 @@ func (p *Plan) planUnits(caps result.Caps, model string, first, static, intro in
 		e.Whole = p.whole(firsts, e.TotalUnits, static+intro+history, price)
 	}
 	p.Estimate = e
+	p.budget = caps.Budget
 	p.expect(firsts[:kept])
 	p.guard = &guard{
 		maxRequests: e.MaxRequests, maxTokens: e.MaxPromptTokens, reserve: b.AnswerReserve,
@@ -250,11 +252,11 @@ func capUnits(caps result.Caps, b conversation.Budget, firsts []int, f *forecast
 		}
 		tokens = t
 	}
-	if caps.Budget > 0 {
+	if budget := f.budget(caps.Budget); budget > 0 {
 		spent := 0
 		for k := range kept {
-			_, t := f.expected(firsts[k:k+1], b, previewTokens(b))
-			if spent += t; k > 0 && spent > caps.Budget {
+			_, t := f.expected(firsts[k:k+1], b, expectedPreviewTokens(b))
+			if spent += t; k > 0 && spent > budget {
 				return k, result.ReasonPromptBudget, nil
 			}
 		}
@@ -311,9 +313,9 @@ func boundCost(e *result.Estimate, caps result.Caps, price *llm.Price, static, r
 func (p *Plan) whole(firsts []int, total, perUnit int, price *llm.Price) *result.Whole {
 	b := p.Budget
 	w := result.Whole{Units: total}
-	w.Requests, w.PromptTokens = p.forecast.expected(firsts, b, previewTokens(b))
+	w.Requests, w.PromptTokens = p.forecast.expected(firsts, b, expectedPreviewTokens(b))
 	if more := total - len(firsts); more > 0 && p.split != nil {
-		r, t := p.forecast.expected([]int{min(b.Input(), perUnit+p.split.Budget)}, b, previewTokens(b))
+		r, t := p.forecast.expected([]int{min(b.Input(), perUnit+p.split.Budget)}, b, expectedPreviewTokens(b))
 		w.Requests += more * r
 		w.PromptTokens += more * t
 	}
@@ -333,12 +335,20 @@ const finalRequests = 3
 
 // expect sets the plan's expectation for units whose first requests are
 // firsts: the requests and prompt tokens expected, and their cost when
-// the price is known. It is an expectation, not a bound: each tool call
-// adds an expected preview (expectedPreviewTokens), not the most one may.
+// the price is known, and how far past the prompt-token budget
+// (p.budget) the prior lets it go. It is an expectation, not a bound: each
+// tool call adds an expected preview (expectedPreviewTokens), not the most
+// one may.
 func (p *Plan) expect(firsts []int) {
 	e := &p.Estimate
 	e.Requests, e.PromptTokens = p.forecast.expected(firsts, p.Budget, expectedPreviewTokens(p.Budget))
 	basis := p.forecast.basis(p.Budget)
+	if p.forecast == nil && p.budget > 0 {
+		basis.BudgetFactor = priorBudgetFactor
+		if e.PromptTokens > p.budget {
+			basis.OverBudget = math.Floor(float64(e.PromptTokens)/float64(p.budget)*100) / 100
+		}
+	}
 	e.Forecast = &basis
 	if p.verify {
 		e.Requests, e.PromptTokens = e.Requests+len(firsts), e.PromptTokens+len(firsts)*verifyExpectedTokens

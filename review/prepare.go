@@ -93,8 +93,10 @@ type Plan struct {
 	force []learn.Learning
 
 	split *diffctx.Split
-	// forecast is what the plan expects of each unit (nil: the prior).
+	// forecast is what the plan expects of each unit (nil: the prior);
+	// budget the prompt-token budget it was planned under (0: none).
 	forecast *forecast
+	budget   int
 	// symbols is the head's symbol index the overview's symbol lines came
 	// from, handed to the run's tools (nil: none was read).
 	symbols *symbols.Index
@@ -315,8 +317,8 @@ func budgetUnits(budget int, b conversation.Budget, first int, f *forecast) int 
 	if budget <= 0 {
 		return 0
 	}
-	_, t := f.expected([]int{first}, b, previewTokens(b))
-	return budget/max(t, 1) + 1
+	_, t := f.expected([]int{first}, b, expectedPreviewTokens(b))
+	return f.budget(budget)/max(t, 1) + 1
 }
 
 // tooLarge lists the files whose diff was too large to hold as not
@@ -356,6 +358,7 @@ func (p *Plan) estimated(opts Options, c *conversation.Counter) {
 	}
 	p.Estimate.FirstRequestTokens = p.Tokens()
 	p.guard.firsts = []int{p.Estimate.FirstRequestTokens}
+	p.budget = opts.Caps.Budget
 	p.expect(p.guard.firsts)
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -312,53 +313,105 @@ func ocrScriptFor(files []string, delay string) *reviewtest.Script {
 	return s
 }
 
-// TestShapesUnits plans each shape at each window with the built binary
-// as BenchmarkProcessShapes reviews it (dry runs: no server, no latency)
-// and holds issue 49's unit targets: no more units than the peer's agents
-// (a file each), but where a file alone does not fit a unit with its
-// loop's room (shape d's 3,000-line file at 16k and 32k; a 300-line file
-// at 16k), and every file reviewed under the default prompt-token budget.
-// The 40 modified files at 32k take 40 units.
-func TestShapesUnits(t *testing.T) {
+// TestShapesDefault reviews each shape at each window with the built
+// binary and the defaults a user starts with: an empty store, the default
+// --max-steps and prompt-token budget (--jobs 8, the peer's), against a
+// scripted server that answers at once, each unit reading its first file
+// and, once it has the read's result, submitting. It holds issue 49's
+// targets that do not depend on latency: every file reviewed; no more
+// units than the peer's agents (a file each) but where a file alone does
+// not fit a unit with its loop's room (shape d's 3,000-line file at 16k
+// and 32k; a 300-line file at 16k); the 40 modified files at 32k in 40
+// units. And the forecast, as a property of every shape and window: the
+// plan on the prior expects no less than the review takes, at most twice
+// the budget; a plan made after it, from its record, expects what it took.
+func TestShapesDefault(t *testing.T) {
 	if testing.Short() {
-		t.Skip("plans six changes at three windows")
+		t.Skip("reviews six changes at three windows")
 	}
 	bin := reviewBinary(t)
 	for _, s := range shapes {
 		t.Run(s.name, func(t *testing.T) {
 			dir, files := s.make(t)
 			for _, window := range shapeWindows {
-				cmd := exec.Command(bin, "--base", "main", "--dry-run", "--format", "json", "--model", "gpt-4o", "--context-window", window, "--jobs", "8", "--max-steps", "1")
-				cmd.Dir = dir
-				cmd.Env = append(os.Environ(), "REVIEW_STORE="+filepath.Join(t.TempDir(), "store"), "OPENAI_API_KEY=")
-				out, err := cmd.Output()
+				env := append(os.Environ(), "REVIEW_STORE="+filepath.Join(t.TempDir(), "store"), "OPENAI_API_KEY=bench")
+				args := []string{"--base", "main", "--format", "json", "--model", "gpt-4o", "--context-window", window, "--jobs", "8"}
+				plan := func() shapePlan {
+					cmd := exec.Command(bin, append(args, "--dry-run")...)
+					cmd.Dir, cmd.Env = dir, env
+					out, err := cmd.Output()
+					if err != nil {
+						t.Fatalf("dry run at %s: %v\n%s", window, err, benchStderr(err))
+					}
+					var d shapePlan
+					if err := json.Unmarshal(out, &d); err != nil {
+						t.Fatal(err)
+					}
+					return d
+				}
+				p := plan().Plan
+				srv := reviewtest.NewServer(readOnceScript(files), "")
+				cmd := exec.Command(bin, args...)
+				cmd.Dir, cmd.Env = dir, append(env, "OPENAI_BASE_URL="+srv.URL)
+				out, stderr, _, _, err := runAgainst(cmd, srv)
 				if err != nil {
-					t.Fatalf("dry run at %s: %v\n%s", window, err, benchStderr(err))
+					t.Fatalf("review at %s: %v\n%s", window, err, stderr)
 				}
-				var d struct {
-					Plan struct {
-						Units       int               `json:"units"`
-						NotReviewed []json.RawMessage `json:"not_reviewed"`
-						Cut         *struct {
-							Path string `json:"path"`
-						} `json:"split_file"`
-					} `json:"plan"`
-				}
-				if err := json.Unmarshal(out, &d); err != nil {
+				var run shapePlan
+				if err := json.Unmarshal(out, &run); err != nil {
 					t.Fatal(err)
 				}
-				units := max(d.Plan.Units, 1)
-				if len(d.Plan.NotReviewed) > 0 {
-					t.Errorf("%s at %s: %d files not reviewed", s.title, window, len(d.Plan.NotReviewed))
+				if len(run.NotReviewed) > 0 {
+					t.Errorf("%s at %s: %d files not reviewed: %s", s.title, window, len(run.NotReviewed), run.NotReviewed)
 				}
-				if units > len(files) && d.Plan.Cut == nil {
-					t.Errorf("%s at %s: %d units for %d files, none of which a unit cannot hold whole", s.title, window, units, len(files))
+				if p.Units > len(files) && p.Cut == nil {
+					t.Errorf("%s at %s: %d units for %d files, none of which a unit cannot hold whole", s.title, window, p.Units, len(files))
 				}
-				if s.name == "b" && window == "32000" && units != 40 {
-					t.Errorf("%s at 32k: %d units, want 40", s.title, units)
+				if s.name == "b" && window == "32000" && p.Units != 40 {
+					t.Errorf("%s at 32k: %d units, want 40", s.title, p.Units)
 				}
-				t.Logf("%s at %s: %d units, %d files", s.title, window, units, len(files))
+				took := run.Usage.Own
+				if p.Forecast.Source != "prior" || p.Tokens < took || float64(p.Tokens) > p.Forecast.Factor*3_000_000 {
+					t.Errorf("%s at %s: the plan on the prior (%+v) expected %d prompt tokens; the review took %d", s.title, window, p.Forecast, p.Tokens, took)
+				}
+				// The next plan expects what this review took.
+				if n := plan().Plan; n.Forecast.Source != "earlier_runs" || math.Abs(float64(n.Tokens-took)) > 0.01*float64(took) {
+					t.Errorf("%s at %s: the review took %d prompt tokens; the plan after it (%+v) expects %d", s.title, window, took, n.Forecast, n.Tokens)
+				}
+				t.Logf("%s at %s: %d units, %d files; expected %d prompt tokens on the prior, took %d (%.2f)", s.title, window, p.Units, len(files), p.Tokens, took, float64(took)/float64(p.Tokens))
 			}
 		})
 	}
+}
+
+// shapePlan is what TestShapesDefault reads of a dry run (Plan) or a
+// review (NotReviewed, Usage).
+type shapePlan struct {
+	Plan struct {
+		Units    int `json:"units"`
+		Tokens   int `json:"expected_prompt_tokens"`
+		Forecast struct {
+			Source string  `json:"source"`
+			Factor float64 `json:"budget_factor"`
+		} `json:"forecast"`
+		Cut *struct {
+			Path string `json:"path"`
+		} `json:"split_file"`
+	} `json:"plan"`
+	NotReviewed []json.RawMessage `json:"not_reviewed"`
+	Usage       struct {
+		Own int `json:"own_prompt_tokens"`
+	} `json:"usage"`
+}
+
+// readOnceScript answers each unit's first request with a read of its
+// first file (shapeScript) and, once it has the read's result, with its
+// submission, at once: a review that reads once a unit and submits, at
+// any --max-steps.
+func readOnceScript(files []string) *reviewtest.Script {
+	s := shapeScript(files, "")
+	submit := *s.Forced
+	submit.When, submit.Repeat = `"role":"tool"`, 4*len(files)
+	s.Steps = append([]reviewtest.Step{submit}, s.Steps...)
+	return s
 }

@@ -137,6 +137,14 @@ type Forecast struct {
 	// the tokens each request adds to the one before, on average.
 	RequestsPerUnit float64 `json:"requests_per_unit"`
 	Growth          int     `json:"growth_tokens"`
+	// BudgetFactor is how many times the prompt-token budget the plan
+	// may be expected to take: 2 on the prior, which expects twice what
+	// a review that reads once a unit and submits takes; unset from
+	// earlier runs (the budget holds as set) and without a budget.
+	BudgetFactor float64 `json:"budget_factor,omitempty"`
+	// OverBudget is the expected prompt tokens over the budget, when the
+	// plan on the prior expects more than the budget (1.28: 28 % more).
+	OverBudget float64 `json:"over_budget,omitempty"`
 }
 
 // Line says f for people: "from the prior (...)" or "from 40 units of 2
@@ -144,7 +152,11 @@ type Forecast struct {
 func (f Forecast) Line() string {
 	each := fmt.Sprintf("%s requests a unit, each adding %s tokens to the one before", strconv.FormatFloat(f.RequestsPerUnit, 'f', 1, 64), text.Number(f.Growth))
 	if f.Source == ForecastPrior {
-		return "from the prior, as the store holds no earlier review like this one (same model and --max-steps): " + each + " (a tool output's preview)"
+		s := "from the prior, as the store holds no earlier review like this one (same model and --max-steps): " + each + " (a tool output's preview)"
+		if f.BudgetFactor > 0 {
+			s += fmt.Sprintf("; on the prior, the plan may expect up to %s× --prompt-budget, as a unit that reads once and submits takes half of it", strconv.FormatFloat(f.BudgetFactor, 'f', -1, 64))
+		}
+		return s
 	}
 	return fmt.Sprintf("from %s of %s like this one (same model and --max-steps): %s", text.Plural(f.Units, "unit"), text.Plural(f.Runs, "earlier review"), each)
 }
@@ -200,6 +212,9 @@ func (e Estimate) Line() string {
 	fmt.Fprintf(&b, "; at most %s, %s prompt tokens", text.Plural(e.MaxRequests, "request"), text.Number(e.MaxPromptTokens))
 	if e.MaxCost != nil {
 		fmt.Fprintf(&b, " and %s", llm.FormatUSD(*e.MaxCost))
+	}
+	if f := e.Forecast; f != nil && f.OverBudget > 0 {
+		fmt.Fprintf(&b, "; %s× --prompt-budget on the prior", strconv.FormatFloat(f.OverBudget, 'f', 2, 64))
 	}
 	if n := len(e.NotReviewed); n > 0 {
 		why := e.Cap
