@@ -428,6 +428,9 @@ func runEnv(s *IOStreams, getenv func(string) string, ci ciEnv, set *config.Sett
 		},
 		Past: func(use func(*toolmem.Store)) { pastStore(set.Store, getenv, dir, early, use) },
 	}
+	if early != nil {
+		env.Reviewing = func(string) { early.create() }
+	}
 	return env, prog, done
 }
 

@@ -133,17 +133,25 @@ func openStoreAt(d string, opts toolmem.Options) (*toolmem.Store, error) {
 // 12 ms) overlaps git's work. It is tried only on a store that exists and
 // that no other review holds; otherwise, or if it fails, the review opens
 // the store in turn as before, waiting for the lock and reporting what
-// is wrong.
+// is wrong. A store that does not exist yet (the first review of a
+// clone, as every review in CI is) is created while the plan is made,
+// once the review knows it will run (create): a review that stops
+// before, with nothing to review, makes none.
 type earlyStore struct {
 	done  chan struct{}
 	st    *toolmem.Store
 	taken bool
+
+	flag   string
+	getenv func(string) string
+	dir    string
+	made   chan struct{} // closed once create's store is open; nil before
 }
 
 // openEarly starts opening the store a review of the repository at dir
 // will use.
 func openEarly(flag string, getenv func(string) string, dir string) *earlyStore {
-	e := &earlyStore{done: make(chan struct{})}
+	e := &earlyStore{done: make(chan struct{}), flag: flag, getenv: getenv, dir: dir}
 	go func() {
 		defer close(e.done)
 		d, err := storeDir(flag, getenv, dir)
@@ -158,9 +166,39 @@ func openEarly(flag string, getenv func(string) string, dir string) *earlyStore 
 	return e
 }
 
+// create starts creating the store of the repository, if opening it early
+// finds none, beside the planning of a review that will run; once, and
+// without waiting for the early open.
+func (e *earlyStore) create() {
+	if e.made != nil {
+		return
+	}
+	made := make(chan struct{})
+	e.made = made
+	go func() {
+		defer close(made)
+		if <-e.done; e.st != nil {
+			return // opened early: it exists
+		}
+		d, err := storeDir(e.flag, e.getenv, e.dir)
+		if err != nil {
+			return
+		}
+		e.st, _ = openStoreAt(d, toolmem.Options{LockWait: -1})
+	}()
+}
+
+// wait waits for the store opened or created early, if any.
+func (e *earlyStore) wait() {
+	<-e.done
+	if e.made != nil {
+		<-e.made
+	}
+}
+
 // take returns the store opened early, or nil; the caller then owns it.
 func (e *earlyStore) take() *toolmem.Store {
-	<-e.done
+	e.wait()
 	e.taken = true
 	return e.st
 }
@@ -200,7 +238,7 @@ func pastStore(flag string, getenv func(string) string, dir string, early *early
 // discard closes the store opened early unless it was taken: for every
 // path on which the review stops before it.
 func (e *earlyStore) discard() {
-	<-e.done
+	e.wait()
 	if !e.taken && e.st != nil {
 		e.st.Close()
 	}

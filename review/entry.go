@@ -73,6 +73,12 @@ type Env struct {
 	// Store opens the tool memory for the repository at root. The run
 	// closes it before it returns.
 	Store func(root string) (*toolmem.Store, error)
+	// Reviewing, if set, is told, once, that a review of the repository
+	// at root will run, as soon as the change is read and has files, the
+	// model's key is there and no dry run was asked for, while the plan is
+	// made: Store may start opening (or creating) the store then, beside
+	// the planning, and hand it over when Store is called.
+	Reviewing func(root string)
 	// Past, if set, lends the plan the store of earlier runs to forecast
 	// from (forecastFrom): it calls use with the store, read-only, if
 	// there is one. Without it, or a store, the plan expects the prior.
@@ -179,6 +185,9 @@ func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	}
 	if env.Past != nil && job.Question == "" {
 		env.Past(func(st *toolmem.Store) { job.forecast = forecastFrom(st, job.Model, job.Budget.MaxSteps) })
+	}
+	if env.Reviewing != nil && job.Question == "" && !job.DryRun && checkKey(env.APIKey, job.BaseURL) == nil {
+		job.reviewing = env.Reviewing
 	}
 	plan, err := Prepare(ctx, job.Options)
 	if err != nil {

@@ -40,6 +40,9 @@ type Options struct {
 	// forecast, when Run read one from the store, is what earlier
 	// reviews like this one did: the plan expects it of each unit.
 	forecast *forecast
+	// reviewing, when Run set it (Env.Reviewing), is told the change has
+	// files, as soon as it is read.
+	reviewing func(root string)
 }
 
 // Plan is everything the first request of a review is built from: the diff,
@@ -131,6 +134,9 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData, Label: opts.HeadLabel, CI: opts.CI})
 	if err != nil {
 		return nil, err
+	}
+	if opts.reviewing != nil && len(d.Files) > 0 {
+		opts.reviewing(d.Root)
 	}
 	red := opts.Redactor()
 	p := &Plan{Diff: d, Budget: opts.Budget, Counter: counter, Redact: red, hunks: -1, Jobs: opts.Jobs, forecast: opts.forecast}
