@@ -9,6 +9,7 @@ import (
 	"html"
 	"io"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/reviewdev/review/conversation"
@@ -36,8 +37,8 @@ var (
 // slots are two escaped strings, the project's own style and script, and
 // a JSON document; and text/template's reflection makes the linker keep
 // every exported method of every type in the binary (4.7 MB of it;
-// TestLinkerKeepsDeadMethodsOut).
-var pageParts = cutPage(pageText)
+// TestLinkerKeepsDeadMethodsOut). It is cut at its first use.
+var pageParts = sync.OnceValue(func() []pagePart { return cutPage(pageText) })
 
 // pagePart is the page's text up to a slot, and the slot's name.
 type pagePart struct{ text, slot string }
@@ -58,11 +59,11 @@ func cutPage(t string) []pagePart {
 
 // scriptHash is the Content-Security-Policy source of the page's one
 // script: no other script, inline handler or network request can run,
-// whatever the recorded text holds.
-var scriptHash = func() string {
+// whatever the recorded text holds. It is hashed at its first use.
+var scriptHash = sync.OnceValue(func() string {
 	h := sha256.Sum256([]byte(pageScript))
 	return "'sha256-" + base64.StdEncoding.EncodeToString(h[:]) + "'"
-}()
+})
 
 // HTML bounds what a page carries of each stored output.
 const (
@@ -203,9 +204,9 @@ type (
 // renders with textContent.
 func WriteHTML(w io.Writer, h HTMLReplay) error {
 	data := buildPage(h)
-	csp := "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src " + scriptHash
+	csp := "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src " + scriptHash()
 	title := "review replay " + data.Run.ID
-	for _, p := range pageParts {
+	for _, p := range pageParts() {
 		if _, err := io.WriteString(w, p.text); err != nil {
 			return err
 		}

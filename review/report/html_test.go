@@ -127,7 +127,7 @@ func TestValidUTF8(t *testing.T) {
 // (they are written as they are, unescaped).
 func TestPageSlots(t *testing.T) {
 	var slots []string
-	for _, p := range pageParts {
+	for _, p := range pageParts() {
 		if p.slot != "" {
 			slots = append(slots, p.slot)
 		}
