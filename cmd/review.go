@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,6 +45,9 @@ type ReviewOptions struct {
 	// pending is what the work tree has not committed, when the review
 	// leaves it out.
 	pending *diffctx.Pending
+	// pendingNow waits for pending as read beside the settings
+	// (pendingSoon), when the review reads HEAD alone.
+	pendingNow func() (*diffctx.Pending, error)
 	hostFlags
 	agentFlags
 
@@ -181,6 +185,10 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 			return err
 		}
 	}
+	// The work tree's edits are read beside the settings (git status
+	// while the configuration is found and read): the notice about them
+	// is printed after, as before.
+	opts.pendingNow = opts.pendingSoon(ctx)
 	set, err := opts.resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err
@@ -313,6 +321,28 @@ func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set 
 	return writeDryRuns(opts.IO, outs, d)
 }
 
+// pendingSoon starts reading what the work tree has not committed, for
+// the notice workTree prints when the review reads HEAD alone, and
+// returns what waits for it; nil in the other cases.
+func (o *ReviewOptions) pendingSoon(ctx context.Context) func() (*diffctx.Pending, error) {
+	if o.Worktree || o.Untracked || o.Head != "HEAD" {
+		return nil
+	}
+	type read struct {
+		p   *diffctx.Pending
+		err error
+	}
+	ch := make(chan read, 1)
+	go func() {
+		p, err := diffctx.Uncommitted(ctx, o.Dir)
+		ch <- read{p, err}
+	}()
+	return sync.OnceValues(func() (*diffctx.Pending, error) {
+		r := <-ch
+		return r.p, r.err
+	})
+}
+
 // workTree is the head to review and its label: with --worktree, a commit
 // of the work tree's content (diffctx.Snapshot), named "the work tree";
 // otherwise --head, after a notice when the work tree has edits the
@@ -320,7 +350,11 @@ func writePlanOnly(ctx context.Context, opts *ReviewOptions, outs []output, set 
 func (o *ReviewOptions) workTree(ctx context.Context) (head, label string, err error) {
 	if !o.Worktree && !o.Untracked {
 		if o.Head == "HEAD" {
-			if p, err := diffctx.Uncommitted(ctx, o.Dir); err == nil && len(p.Changed) > 0 {
+			read := o.pendingNow
+			if read == nil {
+				read = func() (*diffctx.Pending, error) { return diffctx.Uncommitted(ctx, o.Dir) }
+			}
+			if p, err := read(); err == nil && len(p.Changed) > 0 {
 				o.pending = p
 				fmt.Fprintf(o.IO.Info(), "review: uncommitted edits to %s are not included: the review reads commits (%s); --worktree includes them\n",
 					text.Plural(len(p.Changed), "file"), listPaths(p.Changed))

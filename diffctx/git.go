@@ -88,6 +88,11 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	}
 	d := &Diff{Root: root, Base: opts.Base, Head: opts.Head}
 	g.Dir = root
+	// The merge base is asked for beside the names' commits, by the same
+	// names, which git resolves alike: one git process's wait, not two.
+	// On anything unusual it is asked again, by the commits, to say what
+	// is wrong.
+	early := g.mergeBaseOf(ctx, opts.Base, opts.Head)
 	if d.BaseSHA, d.HeadSHA = g.resolveBoth(ctx, opts.Base, opts.Head); d.HeadSHA == "" {
 		if d.BaseSHA, err = g.resolve(ctx, opts.Base); err != nil {
 			return nil, err
@@ -99,8 +104,10 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	if opts.Head == "HEAD" {
 		d.Checkout = d.HeadSHA
 	}
-	if d.MergeBase, err = g.mergeBase(ctx, d); err != nil {
-		return nil, err
+	if d.MergeBase = <-early; d.MergeBase == "" {
+		if d.MergeBase, err = g.mergeBase(ctx, d); err != nil {
+			return nil, err
+		}
 	}
 
 	var skip func(*File) bool
@@ -258,6 +265,25 @@ func (g *runner) shallowHint(ctx context.Context) string {
 		return "this clone is shallow: run git fetch --unshallow"
 	}
 	return ""
+}
+
+// mergeBaseOf starts asking git for the merge base of revisions a and b,
+// and returns where it will send it: empty if git failed, or if either
+// name looks like an option (git would take it for one).
+func (g *runner) mergeBaseOf(ctx context.Context, a, b string) <-chan string {
+	out := make(chan string, 1)
+	if strings.HasPrefix(a, "-") || strings.HasPrefix(b, "-") {
+		out <- ""
+		return out
+	}
+	go func() {
+		base, err := g.Text(ctx, "merge-base", a, b)
+		if err != nil || !isSHA(base) {
+			base = ""
+		}
+		out <- base
+	}()
+	return out
 }
 
 func (g *runner) mergeBase(ctx context.Context, d *Diff) (string, error) {
