@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -414,4 +415,196 @@ func readOnceScript(files []string) *reviewtest.Script {
 	submit.When, submit.Repeat = `"role":"tool"`, 4*len(files)
 	s.Steps = append([]reviewtest.Step{submit}, s.Steps...)
 	return s
+}
+
+// BenchmarkProcessShapesBytes breaks down the bytes of the requests each
+// reviewer sends on shape (b), 40 modified files of 300 changed lines,
+// at 32k, as BenchmarkProcessShapes and BenchmarkProcessShapesOCR review
+// it (the peer only with $REVIEW_PEER_BIN), at zero latency: bytes do not
+// depend on it. It reports, in kB over all requests, what each part of a
+// request took as sent (its JSON, escapes included): for review the
+// system prompt, the tool definitions, the overview (the static layer's
+// user message), the unit turn's words and its hunks, and the loop's
+// messages after them; for the peer its two system prompts (planning,
+// review), the changed-file list, the file's diff and the rest of its
+// user message (the checklist and the task); for both the rest of the
+// body (model, options, the JSON around the messages), the total, and
+// the first and second requests of a unit (a file, for the peer).
+// $REVIEW_BENCH_BODIES names a folder to keep the bodies in.
+func BenchmarkProcessShapesBytes(b *testing.B) {
+	var shape shape
+	for _, s := range shapes {
+		if s.name == "b" {
+			shape = s
+		}
+	}
+	keep := os.Getenv("REVIEW_BENCH_BODIES")
+	b.Run("review", func(b *testing.B) {
+		env := benchEnv(b)
+		dir, files := shape.make(b)
+		var parts map[string]int
+		for b.Loop() {
+			srv := reviewtest.NewServer(shapeScript(files, ""), keepIn(b, keep, "review"))
+			cmd := exec.Command(reviewBinary(b), "--base", "main", "--format", "json", "--max-steps", "1", "--model", "gpt-4o", "--context-window", "32000", "--jobs", "8")
+			cmd.Dir = dir
+			cmd.Env = append(slices.Clone(env), "OPENAI_BASE_URL="+srv.URL, "REVIEW_STORE="+filepath.Join(b.TempDir(), "store"))
+			_, stderr, _, reqs, err := runAgainst(cmd, srv)
+			if err != nil {
+				b.Fatalf("review: %v\n%s", err, stderr)
+			}
+			parts = map[string]int{}
+			for _, r := range reqs {
+				reviewParts(b, r.Body, parts)
+			}
+		}
+		reportParts(b, parts)
+	})
+	b.Run("peer", func(b *testing.B) {
+		bin := os.Getenv("REVIEW_PEER_BIN")
+		if bin == "" {
+			b.Skip("REVIEW_PEER_BIN names no open-code-review binary")
+		}
+		dir, files := shape.make(b)
+		var parts map[string]int
+		for b.Loop() {
+			srv := reviewtest.NewServer(ocrScriptFor(files, ""), keepIn(b, keep, "peer"))
+			out, stderr, _, reqs, err := runAgainst(peerCommand(b, bin, dir, srv.URL), srv)
+			if err != nil {
+				b.Fatalf("ocr review: %v\n%s\n%s", err, out, stderr)
+			}
+			parts = map[string]int{}
+			for _, r := range reqs {
+				peerParts(b, r.Body, parts)
+			}
+		}
+		reportParts(b, parts)
+	})
+}
+
+// keepIn is the folder under keep the scripted server records name's
+// bodies in; "" when keep is.
+func keepIn(b *testing.B, keep, name string) string {
+	if keep == "" {
+		return ""
+	}
+	dir := filepath.Join(keep, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// requestBody is a chat-completions request as sent: its messages and
+// tool definitions as the bytes that carried them.
+type requestBody struct {
+	Messages []json.RawMessage `json:"messages"`
+	Tools    json.RawMessage   `json:"tools"`
+}
+
+// bodyMessage is what reviewParts and peerParts read of a message.
+type bodyMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// reviewParts adds the bytes of review's request body to parts: system,
+// tools, overview, turn, hunks, loop, rest; and first or second by the
+// request's place in its unit's loop.
+func reviewParts(b *testing.B, body []byte, parts map[string]int) {
+	var req requestBody
+	if err := json.Unmarshal(body, &req); err != nil {
+		b.Fatal(err)
+	}
+	counted := len(req.Tools)
+	parts["tools"] += len(req.Tools)
+	users := 0
+	for i, raw := range req.Messages {
+		var m bodyMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			b.Fatal(err)
+		}
+		counted += len(raw)
+		switch {
+		case m.Role == "system":
+			parts["system"] += len(raw)
+		case m.Role == "user" && users == 0:
+			users++
+			parts["overview"] += len(raw)
+		case m.Role == "user" && users == 1 && i == 2:
+			users++
+			// The unit turn: its words, then its files' hunks from
+			// the first file's heading on, as the body escapes them.
+			words := len(raw)
+			if k := strings.Index(m.Content, "### `"); k >= 0 {
+				hunks, _ := json.Marshal(m.Content[k:])
+				words -= len(hunks) - 2
+				parts["hunks"] += len(hunks) - 2
+			}
+			parts["turn"] += words
+		default:
+			parts["loop"] += len(raw)
+		}
+	}
+	parts["rest"] += len(body) - counted
+	parts["total"] += len(body)
+	if len(req.Messages) > 3 {
+		parts["second"] += len(body)
+	} else {
+		parts["first"] += len(body)
+	}
+}
+
+// peerParts adds the bytes of the peer's request body to parts: its
+// planning and review system prompts, the changed-file list, the file's
+// diff, the rest of its user message, the rest of the body; and first
+// (planning) or second (review) by the request's place in its file's
+// loop.
+func peerParts(b *testing.B, body []byte, parts map[string]int) {
+	var req requestBody
+	if err := json.Unmarshal(body, &req); err != nil {
+		b.Fatal(err)
+	}
+	counted, planning := len(req.Tools), false
+	parts["tools"] += len(req.Tools)
+	for _, raw := range req.Messages {
+		var m bodyMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			b.Fatal(err)
+		}
+		counted += len(raw)
+		if m.Role == "system" {
+			planning = strings.Contains(m.Content, "review plan")
+			if planning {
+				parts["system-planning"] += len(raw)
+			} else {
+				parts["system-review"] += len(raw)
+			}
+			continue
+		}
+		rest := len(raw)
+		for _, tag := range []string{"other_changed_files", "current_file_diff"} {
+			open, end := strings.Index(m.Content, "<"+tag+">"), strings.Index(m.Content, "</"+tag+">")
+			if open < 0 || end < open {
+				continue
+			}
+			part, _ := json.Marshal(m.Content[open : end+len(tag)+3])
+			parts[tag] += len(part) - 2
+			rest -= len(part) - 2
+		}
+		parts["user-rest"] += rest
+	}
+	parts["rest"] += len(body) - counted
+	parts["total"] += len(body)
+	if planning {
+		parts["first"] += len(body)
+	} else {
+		parts["second"] += len(body)
+	}
+}
+
+// reportParts reports each part's kB.
+func reportParts(b *testing.B, parts map[string]int) {
+	for _, k := range slices.Sorted(maps.Keys(parts)) {
+		b.ReportMetric(float64(parts[k])/1000, k+"-kB")
+	}
 }
