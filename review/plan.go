@@ -343,15 +343,15 @@ func (p *Plan) expect(firsts []int) {
 	e := &p.Estimate
 	e.Requests, e.PromptTokens = p.forecast.expected(firsts, p.Budget, expectedPreviewTokens(p.Budget))
 	basis := p.forecast.basis(p.Budget)
+	e.Forecast = &basis
+	if p.verify {
+		e.Requests, e.PromptTokens = e.Requests+len(firsts), e.PromptTokens+len(firsts)*verifyExpectedTokens
+	}
 	if p.forecast == nil && p.budget > 0 {
 		basis.BudgetFactor = priorBudgetFactor
 		if e.PromptTokens > p.budget {
 			basis.OverBudget = math.Floor(float64(e.PromptTokens)/float64(p.budget)*100) / 100
 		}
-	}
-	e.Forecast = &basis
-	if p.verify {
-		e.Requests, e.PromptTokens = e.Requests+len(firsts), e.PromptTokens+len(firsts)*verifyExpectedTokens
 	}
 	if p.price != nil {
 		ec := p.price.Cost(e.PromptTokens, 0, e.Requests*expectedAnswerTokens)
