@@ -54,7 +54,8 @@ func limitMemory(getenv func(string) string) {
 }
 
 func run(ctx context.Context, f *Factory, args []string) int {
-	root := NewCmdRoot(f)
+	completing := len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
+	root := newRoot(f, completing)
 	root.SetArgs(args)
 	c, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -88,7 +89,12 @@ func run(ctx context.Context, f *Factory, args []string) int {
 }
 
 // NewCmdRoot builds the review command tree.
-func NewCmdRoot(f *Factory) *cobra.Command {
+func NewCmdRoot(f *Factory) *cobra.Command { return newRoot(f, true) }
+
+// newRoot builds the command tree, with the completions of flags' values
+// (refs, runs) only when completing asks for them: the shell's completion
+// request is the only command that reads them.
+func newRoot(f *Factory, completing bool) *cobra.Command {
 	root := NewCmdReview(f, nil)
 	root.SilenceErrors = true
 	root.SilenceUsage = true
@@ -152,7 +158,9 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	listInOrder(root)
 	root.SetUsageFunc(usage)
 	checkGroups(root)
-	addCompletions(root, f)
+	if completing {
+		addCompletions(root, f)
+	}
 	return root
 }
 

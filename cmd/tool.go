@@ -52,7 +52,7 @@ whole output instead, byte for byte. The ref is printed on standard error;
 read the output again with review memory show <ref>. An error result (a
 refused path, a bad argument) is printed like any result and exits with 1.
 
-Tools: ` + strings.Join(tools.New(tools.Env{}).Names(), ", "),
+Tools: `, // the tools' names are added when the help is shown (toolHelp)
 		Example: `  review tool ` + toolname.ListProjectFiles + ` '{"path_prefix": "cmd/"}'
   review tool ` + toolname.SearchInProject + ` '{"pattern": "TODO"}'
   review tool ` + toolname.ReadFileHunk + ` '{"path": "main.go", "start_line": 1, "end_line": 20}'
@@ -77,11 +77,23 @@ Tools: ` + strings.Join(tools.New(tools.Env{}).Names(), ", "),
 			return runTool(c.Context(), opts)
 		},
 	}
+	c.SetHelpFunc(toolHelp)
 	c.Flags().StringVar(&opts.Base, "base", "", "revision that "+toolname.ReadFileHunk+`'s "base" and `+toolname.GetFileDiff+" read (its merge base with --head)")
 	c.Flags().StringVar(&opts.Head, "head", "HEAD", "revision the tools read")
 	addStoreFlag(c.Flags(), &opts.Store)
 	c.Flags().BoolVar(&opts.Full, "full", false, "print the whole output, not the model's preview")
 	return c
+}
+
+// toolHelp shows the tool command's help with the tools' names, which
+// building the tools (their definitions and schemas) gives: built when
+// the help is asked for, not as every command starts.
+func toolHelp(c *cobra.Command, args []string) {
+	if !strings.Contains(c.Long, toolname.ListProjectFiles) {
+		c.Long += strings.Join(tools.New(tools.Env{}).Names(), ", ")
+	}
+	c.SetHelpFunc(nil)
+	c.HelpFunc()(c, args)
 }
 
 func runTool(ctx context.Context, opts *ToolOptions) error {
