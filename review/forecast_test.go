@@ -6,6 +6,7 @@ import (
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/record"
+	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
 )
 
@@ -51,5 +52,37 @@ func TestForecastExpected(t *testing.T) {
 	}
 	if fb := f.basis(b); fb.RequestsPerUnit != 3 || fb.Growth != (100+3*50)/4 || fb.Units != 2 || fb.Runs != 1 {
 		t.Errorf("basis %+v", fb)
+	}
+}
+
+// TestCapUnitsBudget: the budget keeps the units whose expected tokens fit
+// it, the first always; on the prior it may be passed up to
+// priorBudgetFactor times, from earlier runs not at all.
+func TestCapUnitsBudget(t *testing.T) {
+	b := conversation.DefaultBudget(32000)
+	firsts := make([]int, 40)
+	for k := range firsts {
+		firsts[k] = 10000
+	}
+	runs := &forecast{units: []unitCost{{requests: 2, growth: 700}}, runs: 1}
+	for _, tc := range []struct {
+		name   string
+		f      *forecast
+		budget int
+	}{{"prior", nil, 500_000}, {"prior", nil, 3_000_000}, {"earlier runs", runs, 400_000}, {"earlier runs", runs, 3_000_000}} {
+		kept, reason, err := capUnits(result.Caps{Budget: tc.budget}, b, firsts, tc.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, unit := tc.f.expected(firsts[:1], b, expectedPreviewTokens(b))
+		limit := tc.budget
+		if tc.f == nil {
+			limit *= priorBudgetFactor
+		}
+		// As many units as fit the limit, or all of them.
+		want := min(len(firsts), max(limit/unit, 1))
+		if kept != want || (kept < len(firsts)) != (reason == result.ReasonPromptBudget) {
+			t.Errorf("%s, budget %d (a unit expects %d): kept %d (%q), want %d", tc.name, tc.budget, unit, kept, reason, want)
+		}
 	}
 }
