@@ -62,9 +62,17 @@ func (k *keywords) index(w string) int {
 }
 
 // scan returns, for each keyword by index, the offsets where it occurs in
-// lower, a text in ASCII lower case; nil for a keyword that does not.
+// lower, a text in ASCII lower case; nil for a keyword that does not, and
+// nil in all when none does. Most texts scanned (a request's strings one
+// by one, a file's lines) hold no keyword: they cost no allocation.
 func (k *keywords) scan(lower string) [][]int {
-	hits := make([][]int, len(k.list))
+	var hits [][]int
+	hit := func(i, off int) {
+		if hits == nil {
+			hits = make([][]int, len(k.list))
+		}
+		hits[i] = append(hits[i], off)
+	}
 	for _, i := range k.single {
 		w := k.list[i]
 		for off := 0; ; {
@@ -72,7 +80,7 @@ func (k *keywords) scan(lower string) [][]int {
 			if j < 0 {
 				break
 			}
-			hits[i] = append(hits[i], off+j)
+			hit(i, off+j)
 			off += j + 1
 		}
 	}
@@ -85,7 +93,7 @@ func (k *keywords) scan(lower string) [][]int {
 		for _, i := range k.idx[span>>16 : span>>16+span&0xffff] {
 			w := k.list[i]
 			if len(w) == 2 || strings.HasPrefix(lower[p:], w) {
-				hits[i] = append(hits[i], p)
+				hit(int(i), p)
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package redact
 
 import (
+	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -352,5 +354,39 @@ func TestPaths(t *testing.T) {
 	var none *Redactor
 	if p, _ := none.RedactPath(path); p != path || !none.Names(path, path) {
 		t.Errorf("a nil Redactor changed a path")
+	}
+}
+
+// BenchmarkRedactJSON is a request body as a review sends it: many short
+// strings (400 messages), each scanned on its own.
+func BenchmarkRedactJSON(b *testing.B) {
+	var msgs []map[string]string
+	for i := range 400 {
+		msgs = append(msgs, map[string]string{"role": "tool", "name": fmt.Sprintf("read_file_hunk_%d", i), "content": fmt.Sprintf("func f%d() int { return %d } // a line of code with words in it", i, i)})
+	}
+	body, err := json.Marshal(map[string]any{"model": "gpt-4o", "messages": msgs})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := New(Options{})
+	b.ReportAllocs()
+	for b.Loop() {
+		r.RedactJSON(string(body))
+	}
+}
+
+// TestScanNoKeyword: a text without any keyword costs no table of hits,
+// and one with a keyword finds it where it is.
+func TestScanNoKeyword(t *testing.T) {
+	k := loadRules().kw
+	if hits := k.scan("func f() int { return 1 }"); hits != nil {
+		t.Errorf("hits for a text with no keyword: %v", hits)
+	}
+	hits := k.scan("x := 1 // password here")
+	if hits == nil {
+		t.Fatal("no hits for a text with a keyword")
+	}
+	if i := k.index("password"); i < 0 || len(hits[i]) != 1 || hits[i][0] != 10 {
+		t.Errorf("password at %v, want [10]", hits[max(i, 0)])
 	}
 }

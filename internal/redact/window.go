@@ -115,6 +115,9 @@ type target struct {
 
 // positions returns the offsets of rl's keywords, in order.
 func (t *target) positions(rl *rule) []int {
+	if t.hits == nil {
+		return nil // no keyword at all
+	}
 	var pos []int
 	for _, k := range rl.kw {
 		pos = append(pos, t.hits[k]...)
