@@ -590,8 +590,9 @@ func (r *benchReviewer) Review(ctx context.Context, t bench.Target) bench.Review
 func failureKind(ctx context.Context, err error) string {
 	var te *llm.TimeoutError
 	var de *deadlineError
+	var past *llm.WaitPastDeadlineError
 	switch {
-	case errors.As(err, &te), errors.As(context.Cause(ctx), &de), errors.Is(err, context.DeadlineExceeded):
+	case errors.As(err, &te), errors.As(context.Cause(ctx), &de), errors.As(err, &past), errors.Is(err, context.DeadlineExceeded):
 		return bench.FailTimeout
 	case errors.Is(err, llm.ErrBadResponse):
 		return bench.FailUnparsable

@@ -556,6 +556,12 @@ func runError(ctx context.Context, id string, err error) error {
 	if errors.As(context.Cause(ctx), &de) {
 		return &runFailed{id, fmt.Errorf("run %s: %w", id, de)}
 	}
+	// A request that gave up waiting because the wait would pass the
+	// deadline was stopped by it, though the run ended just before.
+	var wait *llm.WaitPastDeadlineError
+	if de, ok := ctx.Value(deadlineKey{}).(*deadlineError); ok && errors.As(err, &wait) {
+		return &runFailed{id, fmt.Errorf("run %s: %w; the server asked to wait %s more (%v)", id, de, wait.Wait.Round(time.Second/10), wait.Err)}
+	}
 	if errors.Is(err, llm.ErrContextLength) {
 		return &runFailed{id, fmt.Errorf("run %s: %w; make the requests smaller with a lower --static-share or --preview-chars, or give the model's real window with --context-window", id, err)}
 	}
@@ -580,12 +586,17 @@ func (e *deadlineError) Error() string {
 	return fmt.Sprintf("stopped at the --deadline of %s (REVIEW_DEADLINE); its recorded steps are kept: allow more time, or review less with --max-steps", e.d)
 }
 
+// deadlineKey holds the run's *deadlineError in its context, for the
+// errors that say it stopped the run before it passed (runError).
+type deadlineKey struct{}
+
 // withDeadline bounds ctx by the run's deadline, if it has one.
 func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	if d <= 0 {
 		return context.WithCancel(ctx)
 	}
-	return context.WithTimeoutCause(ctx, d, &deadlineError{d})
+	de := &deadlineError{d}
+	return context.WithTimeoutCause(context.WithValue(ctx, deadlineKey{}, de), d, de)
 }
 
 // prepareOptions are the options of review.Prepare for a review of

@@ -413,6 +413,19 @@ func TestDeadlineBeforeRetry(t *testing.T) {
 	if time.Since(start) > 15*time.Second {
 		t.Error("waited although the deadline would pass first")
 	}
+	// It says the deadline ended it, and the wait the server asked for.
+	var past *WaitPastDeadlineError
+	if !errors.As(err, &past) || past.Wait != 30*time.Second {
+		t.Errorf("err = %v, want a WaitPastDeadlineError of 30s", err)
+	}
+	if !strings.Contains(err.Error(), "waiting 30s more for another attempt would pass the deadline") {
+		t.Errorf("err = %q", err)
+	}
+	// Without a deadline, attempts exhausted are not the deadline's.
+	c = newTestClient(reviewtest.Serve(t, `[{"status":400,"error":{"message":"bad"}}]`).URL, nil)
+	if _, err := c.Complete(ctx, testRequest()); err == nil || errors.As(err, &past) {
+		t.Errorf("a failure that is not retried: err = %v", err)
+	}
 }
 
 func TestConnectionRefused(t *testing.T) {

@@ -118,8 +118,11 @@ func (c *Client) send(ctx context.Context, body []byte, stream bool, maxTokens i
 		if pushed {
 			c.lim.release(true, wait)
 		}
-		if c.lastAttempt(ctx, ex.attempts, v, got.status, wait, &limited) {
+		if stop, past := c.lastAttempt(ctx, ex.attempts, v, got.status, wait, &limited); stop {
 			v.failure.setAttempts(ex.attempts)
+			if past {
+				return ex, &WaitPastDeadlineError{Wait: wait, Err: v.failure}
+			}
 			return ex, v.failure
 		}
 		if c.cfg.OnRetry != nil {
@@ -193,23 +196,43 @@ type rateLimited struct {
 	wait     time.Duration
 }
 
+// WaitPastDeadlineError is a request given up because the wait for its
+// next attempt (a server's Retry-After, or the backoff) would pass the
+// caller's deadline: Err is the failure it had. The command says the
+// deadline stopped the run, as it will have by the time the wait ends;
+// errors.As finds the failure through it.
+type WaitPastDeadlineError struct {
+	Wait time.Duration
+	Err  error
+}
+
+func (e *WaitPastDeadlineError) Error() string {
+	return fmt.Sprintf("%v; waiting %s more for another attempt would pass the deadline", e.Err, e.Wait.Round(time.Second/10))
+}
+
+func (e *WaitPastDeadlineError) Unwrap() error { return e.Err }
+
 // lastAttempt reports whether a request gives up after the failure v of
 // its attempts-th attempt (status the response's, 0 if none) rather than
 // wait that long for another; limited counts its rate-limited attempts.
-func (c *Client) lastAttempt(ctx context.Context, attempts int, v verdict, status int, wait time.Duration, limited *rateLimited) bool {
+// past is set when it gives up only because the wait would pass the
+// caller's deadline.
+func (c *Client) lastAttempt(ctx context.Context, attempts int, v verdict, status int, wait time.Duration, limited *rateLimited) (stop, past bool) {
 	if v.retry && v.hinted && status == http.StatusTooManyRequests && c.cfg.MaxAttempts > 1 {
 		limited.attempts++
 		limited.wait += wait
 		if _, ok := ctx.Deadline(); !ok && limited.wait > rateLimitPatience {
-			return true
+			return true, false
 		}
 	}
 	if !v.retry || attempts-limited.attempts >= c.cfg.MaxAttempts {
-		return true
+		return true, false
 	}
 	// The caller's deadline would pass while waiting: report the real
-	// failure now rather than a bare "deadline exceeded".
-	return backoff.Outlasts(ctx, wait)
+	// failure now, and that the deadline ended it, rather than a bare
+	// "deadline exceeded" later.
+	past = backoff.Outlasts(ctx, wait)
+	return past, past
 }
 
 // attempt makes one HTTP request and reads the whole response. The
