@@ -263,23 +263,12 @@ func BenchmarkProcessPeerOCR(b *testing.B) {
 			var requests, bytes, waits int
 			b.ResetTimer()
 			for range b.N {
-				srv := reviewtest.NewServer(ocrScript(c.files, delay), "")
-				cmd := peerCommand(b, bin, dir, srv.URL)
-				out, stderr, wall, reqs, err := runAgainst(cmd, srv)
-				walls = append(walls, wall)
-				if err != nil {
-					b.Fatalf("ocr review: %v\n%s\n%s", err, out, stderr)
+				r := reviewByPeer(b, bin, dir, ocrScript(c.files, delay))
+				walls = append(walls, r.wall)
+				if r.files != c.files {
+					b.Fatalf("ocr reviewed %d files, want %d", r.files, c.files)
 				}
-				var res struct {
-					Summary struct {
-						Files int `json:"files_reviewed"`
-					} `json:"summary"`
-				}
-				if err := json.Unmarshal(out, &res); err != nil || res.Summary.Files != c.files {
-					b.Fatalf("ocr reviewed %d files, want %d (%v)\n%s", res.Summary.Files, c.files, err, out)
-				}
-				requests = len(reqs)
-				bytes, waits = sentTo(reqs)
+				requests, bytes, waits = r.requests, r.bytes, r.waits
 				if requests != 2*c.files {
 					b.Fatalf("ocr sent %d requests for %d files, want a read and a submission each", requests, c.files)
 				}
@@ -292,6 +281,35 @@ func BenchmarkProcessPeerOCR(b *testing.B) {
 			b.ReportMetric(float64(bytes)/1000, "sent-kB")
 		})
 	}
+}
+
+// peerRun is what one review by the peer did.
+type peerRun struct {
+	wall                          time.Duration
+	files, requests, bytes, waits int
+}
+
+// reviewByPeer runs the peer's review of dir (bin, REVIEW_PEER_BIN)
+// against a scripted server answering with script, and reads the files
+// it says it reviewed; it fails the benchmark if the peer fails.
+func reviewByPeer(b *testing.B, bin, dir string, script *reviewtest.Script) peerRun {
+	srv := reviewtest.NewServer(script, "")
+	cmd := peerCommand(b, bin, dir, srv.URL)
+	out, stderr, wall, reqs, err := runAgainst(cmd, srv)
+	if err != nil {
+		b.Fatalf("ocr review: %v\n%s\n%s", err, out, stderr)
+	}
+	var res struct {
+		Summary struct {
+			Files int `json:"files_reviewed"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		b.Fatalf("reading ocr's review: %v\n%s", err, out)
+	}
+	r := peerRun{wall: wall, files: res.Summary.Files, requests: len(reqs)}
+	r.bytes, r.waits = sentTo(reqs)
+	return r
 }
 
 // peerArgs are the arguments of the peer's review of a branch against main.

@@ -271,23 +271,9 @@ func BenchmarkProcessShapesOCR(b *testing.B) {
 			var walls []time.Duration
 			var requests, bytes, waits, reviewed int
 			for b.Loop() {
-				srv := reviewtest.NewServer(ocrScriptFor(files, delay), "")
-				cmd := peerCommand(b, bin, dir, srv.URL)
-				out, stderr, wall, reqs, err := runAgainst(cmd, srv)
-				walls = append(walls, wall)
-				if err != nil {
-					b.Fatalf("ocr review: %v\n%s\n%s", err, out, stderr)
-				}
-				var res struct {
-					Summary struct {
-						Files int `json:"files_reviewed"`
-					} `json:"summary"`
-				}
-				if err := json.Unmarshal(out, &res); err != nil {
-					b.Fatalf("reading ocr's review: %v\n%s", err, out)
-				}
-				reviewed, requests = res.Summary.Files, len(reqs)
-				bytes, waits = sentTo(reqs)
+				r := reviewByPeer(b, bin, dir, ocrScriptFor(files, delay))
+				walls = append(walls, r.wall)
+				reviewed, requests, bytes, waits = r.files, r.requests, r.bytes, r.waits
 			}
 			slices.Sort(walls)
 			b.ReportMetric(walls[len(walls)/2].Seconds(), "wall-s")
