@@ -78,7 +78,17 @@ type File struct {
 	// found them (package symbols); the overview names them when it has
 	// room.
 	Symbols []Symbol `json:"-"`
+
+	// patch is the file's section of the diff as git printed it.
+	patch []byte
 }
+
+// Patch returns the file's section of the diff exactly as git printed it,
+// from its "diff --git" line to its last hunk, or nil when none is held: a
+// diff too large to hold (TooLarge), or a change of type, which git prints
+// as two sections that File merges. It is the whole change's, unnarrowed
+// by Since and unredacted.
+func (f *File) Patch() []byte { return f.patch }
 
 // Symbol is one definition a change touches.
 type Symbol struct {

@@ -108,6 +108,8 @@ func (s *section) parse() {
 	if s.f, s.err = parseFile(s.chunk, s.start); s.err == nil {
 		if s.cut {
 			s.f.Additions, s.f.Deletions, s.f.TooLarge = s.add, s.del, true
+		} else {
+			s.f.patch = s.chunk
 		}
 		tag(s.f)
 	}

@@ -152,10 +152,26 @@ func (s *Session) open(d *diffctx.Diff, findCopies, noNavigation bool) {
 		return
 	}
 	s.Tools = tools.New(tools.Env{Root: d.Root, Head: d.HeadSHA, Base: d.MergeBase, Resolved: true, Checkout: d.Checkout,
-		Store: s.Store, Ignore: s.Ignore, FindCopies: findCopies, Redact: s.redact(), PageChars: s.Budget.PageChars(), NoNavigation: noNavigation, Symbols: s.symbols})
+		Store: s.Store, Ignore: s.Ignore, FindCopies: findCopies, Redact: s.redact(), PageChars: s.Budget.PageChars(), NoNavigation: noNavigation, Symbols: s.symbols,
+		Patches: patches(d)})
 	// The first search or listing then finds the tree read while the
 	// first request is out.
 	s.Tools.Warm()
+}
+
+// patches are the diff's own patches of its files by path, which the
+// tools' file diff answers from rather than running git again: a unit's
+// first read is often the file it reviews.
+func patches(d *diffctx.Diff) map[string][]byte {
+	m := make(map[string][]byte, len(d.Files)+len(d.Earlier))
+	for _, fs := range [][]*diffctx.File{d.Files, d.Earlier} {
+		for _, f := range fs {
+			if p := f.Patch(); p != nil {
+				m[f.Path] = p
+			}
+		}
+	}
+	return m
 }
 
 // loop is the control state of one tool loop; the messages it sends and

@@ -88,14 +88,10 @@ func (s *Set) diff(ctx context.Context, a diffArgs) (Result, error) {
 		}
 		return Result{}, s.unchanged(p, changes)
 	}
-	paths := []string{found.new}
-	if found.old != found.new {
-		paths = []string{found.old, found.new}
-	}
 	// The diff context's own patch, so that a file's diff reads the same
 	// here and there.
 	limit := min(s.env.MaxBytes, diffMaxBytes)
-	out, cut, err := s.git(ctx, limit, git.PatchArgs(base, head, s.env.FindCopies, paths...)...)
+	out, cut, err := s.patch(ctx, base, head, found, limit)
 	if err != nil {
 		return Result{}, fmt.Errorf("diffing %q: %w", p, err)
 	}
@@ -107,6 +103,23 @@ func (s *Set) diff(ctx context.Context, a diffArgs) (Result, error) {
 		text = fmt.Sprintf("%q changed (%s) but git shows no textual difference", p, found.status)
 	}
 	return Result{Output: text}, nil
+}
+
+// patch returns a changed file's diff from base to head, cut at limit
+// bytes as git.Runner.Capped cuts: from the diff context's patch when it
+// holds the file's (Env.Patches), else from git.
+func (s *Set) patch(ctx context.Context, base, head string, c *change, limit int) ([]byte, bool, error) {
+	if b, ok := s.env.Patches[c.new]; ok && base == s.env.Base && head == s.env.Head && (c.status == "M" || c.status == "A" || c.status == "D") {
+		if limit > 0 && len(b) > limit {
+			return b[:limit:limit], true, nil
+		}
+		return b, false, nil
+	}
+	paths := []string{c.new}
+	if c.old != c.new {
+		paths = []string{c.old, c.new}
+	}
+	return s.git(ctx, limit, git.PatchArgs(base, head, s.env.FindCopies, paths...)...)
 }
 
 // listChanges lists the changed files under a directory (dir "" for all),
@@ -195,26 +208,48 @@ func (s *Set) numstat(ctx context.Context, base, head string) (map[string]string
 	return counts, nil
 }
 
-// changes lists the files that differ between two commits, with renames.
+// changes lists the files that differ between two commits, with renames,
+// asking git once for the pair: a call made while another asks waits for
+// its answer. A failure is not kept: the next call asks again.
 func (s *Set) changes(ctx context.Context, base, head string) ([]change, error) {
 	key := [2]string{base, head}
 	s.state.mu.Lock()
-	cs, ok := s.state.changed[key]
+	l, ok := s.state.changed[key]
+	if !ok {
+		if s.state.changed == nil {
+			s.state.changed = map[[2]string]*changedList{}
+		}
+		l = &changedList{done: make(chan struct{})}
+		s.state.changed[key] = l
+	}
 	s.state.mu.Unlock()
-	if ok {
-		return cs, nil
+	if !ok {
+		l.cs, l.err = s.listChanged(ctx, base, head)
+		if l.err != nil {
+			s.state.mu.Lock()
+			delete(s.state.changed, key)
+			s.state.mu.Unlock()
+		}
+		close(l.done)
 	}
-	cs, err := s.listChanged(ctx, base, head)
-	if err != nil {
-		return nil, err
+	select {
+	case <-l.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	s.state.mu.Lock()
-	if s.state.changed == nil {
-		s.state.changed = map[[2]string][]change{}
+	if ok && l.err != nil && ctx.Err() == nil {
+		// The one asking failed, perhaps stopped by its own context:
+		// ask in turn.
+		return s.changes(ctx, base, head)
 	}
-	s.state.changed[key] = cs
-	s.state.mu.Unlock()
-	return cs, nil
+	return l.cs, l.err
+}
+
+// changedList is one pair's list of changes, once read.
+type changedList struct {
+	done chan struct{}
+	cs   []change
+	err  error
 }
 
 // listChanged asks git for the files that differ between two commits.

@@ -90,7 +90,7 @@ func TestGetFileDiffListsOnce(t *testing.T) {
 		t.Fatalf("%d listings kept after a call, want 1", n)
 	}
 	for k := range s.state.changed {
-		s.state.changed[k] = []change{{status: "M", old: "main.go", new: "main.go"}}
+		s.state.changed[k].cs = []change{{status: "M", old: "main.go", new: "main.go"}}
 	}
 	mustErr(t, call(t, s, "get_file_diff", `{"path": "util/new.go"}`), `"util/new.go" did not change`)
 	mustOK(t, call(t, f.set(), "get_file_diff", `{"path": "util/new.go"}`))

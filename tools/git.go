@@ -199,10 +199,8 @@ type repoState struct {
 	// symbols is the head's symbol index once a question asked for it.
 	symbols *symbolState
 	// changed holds the files that differ between two commits, by
-	// base and head: every unit of a run reads its files' diffs against
-	// the same pair, and listing them (with rename detection over the
-	// whole change) is a git process a call.
-	changed map[[2]string][]change
+	// the pair, each read once: units side by side ask at once.
+	changed map[[2]string]*changedList
 }
 
 // resolve returns the full commit SHA of a revision.
@@ -302,6 +300,15 @@ func (s *Set) Warm() {
 		defer close(done)
 		ctx, cancel := context.WithTimeout(context.Background(), s.env.Timeout)
 		defer cancel()
+		if s.env.Resolved && s.env.Base != "" {
+			// The file diff's list of changes, which a review's
+			// first reads want, beside the listing.
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), s.env.Timeout)
+				defer cancel()
+				s.changes(ctx, s.env.Base, s.env.Head)
+			}()
+		}
 		if s.worktree(ctx) {
 			s.sizedNamesNow(ctx, revHead)
 		} else {

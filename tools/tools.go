@@ -68,6 +68,13 @@ type Env struct {
 	// run already read (the plan's, for the overview), used instead of
 	// reading it again.
 	Symbols *symbols.Index
+	// Patches, when set, holds the diff context's own patch of changed
+	// files by path, as git printed it from Base to Head with the
+	// arguments get_file_diff runs (git.PatchArgs): the tool answers a
+	// modified, added or deleted file from it instead of running git
+	// again. A rename, a copy or a change of type is asked of git, whose
+	// diff of the pair's paths is not one section of the whole.
+	Patches map[string][]byte
 	// Checkout, when set, is the commit the work tree at Root holds (its
 	// HEAD) as the caller found it, which spares asking git whether files
 	// may be read from the work tree; empty means ask.
