@@ -96,7 +96,7 @@ type Store struct {
 // repoDir: <git common dir>/review, shared by all worktrees of the
 // repository and never committed.
 func DefaultDir(repoDir string) (string, error) {
-	dir, err := git.Runner{Dir: repoDir}.Text(context.Background(), "rev-parse", "--git-common-dir")
+	dir, err := git.Runner{Dir: repoDir}.CommonDir(context.Background())
 	if err != nil {
 		var gerr *git.Error
 		if !errors.As(err, &gerr) {

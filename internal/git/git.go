@@ -286,25 +286,57 @@ func PatchArgs(from, to string, copies bool, paths ...string) []string {
 	return append(args, paths...)
 }
 
-// tops remembers the top levels of work trees found, by directory.
-var tops sync.Map
+// tops remembers, by directory, the top level of the work tree holding it
+// (rev-parse --show-toplevel) and the common directory of its repository
+// (rev-parse --git-common-dir, as printed there), asked for together.
+var tops sync.Map // absolute directory -> repoDirs
+
+type repoDirs struct{ top, common string }
+
+// key is the directory the answers are remembered by.
+func (r Runner) key() string {
+	key, err := filepath.Abs(cmp.Or(r.Dir, "."))
+	if err != nil {
+		return r.Dir
+	}
+	return key
+}
 
 // TopLevel returns the top level of the work tree holding dir, as git
 // rev-parse --show-toplevel prints it. An answer is remembered for the
 // process: the configuration, the diff and the store all ask for it, and
-// it does not change while review runs. Errors are not remembered.
+// it does not change while review runs. Errors are not remembered. The
+// repository's common directory is asked for by the same process, for
+// CommonDir: the store's directory is found from it.
 func (r Runner) TopLevel(ctx context.Context) (string, error) {
-	key, err := filepath.Abs(cmp.Or(r.Dir, "."))
-	if err != nil {
-		key = r.Dir
-	}
+	key := r.key()
 	if v, ok := tops.Load(key); ok {
-		return v.(string), nil
+		return v.(repoDirs).top, nil
 	}
-	top, err := r.Text(ctx, "rev-parse", "--show-toplevel")
+	out, err := r.Text(ctx, "rev-parse", "--show-toplevel", "--git-common-dir")
 	if err != nil {
-		return top, err
+		return "", err
 	}
-	tops.Store(key, top)
+	top, common, ok := strings.Cut(out, "\n")
+	if !ok || strings.Contains(common, "\n") {
+		// A path holding a line break: each is asked alone.
+		if top, err = r.Text(ctx, "rev-parse", "--show-toplevel"); err != nil {
+			return top, err
+		}
+		if common, err = r.Text(ctx, "rev-parse", "--git-common-dir"); err != nil {
+			return "", err
+		}
+	}
+	tops.Store(key, repoDirs{top: top, common: common})
 	return top, nil
+}
+
+// CommonDir returns the common directory of the repository holding dir as
+// git rev-parse --git-common-dir prints it (relative to dir, or absolute):
+// TopLevel's companion answer when it was asked, else git's.
+func (r Runner) CommonDir(ctx context.Context) (string, error) {
+	if v, ok := tops.Load(r.key()); ok {
+		return v.(repoDirs).common, nil
+	}
+	return r.Text(ctx, "rev-parse", "--git-common-dir")
 }

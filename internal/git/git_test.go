@@ -213,3 +213,60 @@ func TestEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestTopLevelAndCommonDir holds TopLevel and CommonDir, asked for by one
+// git process, to what git prints for each alone: at the top of a work
+// tree, in a subdirectory (a relative common directory), in a linked
+// work tree (whose common directory is its main repository's), and in a
+// repository without a work tree, where TopLevel fails as git does and
+// CommonDir still answers.
+func TestTopLevelAndCommonDir(t *testing.T) {
+	dir, _, _ := newRepo(t)
+	alone := func(d string, args ...string) string {
+		t.Helper()
+		c := exec.Command("git", append([]string{"rev-parse"}, args...)...)
+		c.Dir = d
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("git rev-parse %v in %s: %v", args, d, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	sub := filepath.Join(dir, "sub", "deeper")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(t.TempDir(), "linked")
+	if out, err := exec.Command("git", "-C", dir, "worktree", "add", "-q", "--detach", linked).CombinedOutput(); err != nil {
+		t.Fatalf("git worktree add: %v\n%s", err, out)
+	}
+	ctx := context.Background()
+	for _, d := range []string{dir, sub, linked} {
+		r := Runner{Dir: d}
+		top, err := r.TopLevel(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		common, err := r.CommonDir(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := alone(d, "--show-toplevel"); top != want {
+			t.Errorf("TopLevel in %s = %q, git says %q", d, top, want)
+		}
+		if want := alone(d, "--git-common-dir"); common != want {
+			t.Errorf("CommonDir in %s = %q, git says %q", d, common, want)
+		}
+	}
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	r := Runner{Dir: bare}
+	if _, err := r.TopLevel(ctx); err == nil || !strings.Contains(err.Error(), "must be run in a work tree") {
+		t.Errorf("TopLevel in a bare repository: %v", err)
+	}
+	if common, err := r.CommonDir(ctx); err != nil || common != alone(bare, "--git-common-dir") {
+		t.Errorf("CommonDir in a bare repository = %q, %v", common, err)
+	}
+}
