@@ -88,26 +88,11 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	}
 	d := &Diff{Root: root, Base: opts.Base, Head: opts.Head}
 	g.Dir = root
-	// The merge base is asked for beside the names' commits, by the same
-	// names, which git resolves alike: one git process's wait, not two.
-	// On anything unusual it is asked again, by the commits, to say what
-	// is wrong.
-	early := g.mergeBaseOf(ctx, opts.Base, opts.Head)
-	if d.BaseSHA, d.HeadSHA = g.resolveBoth(ctx, opts.Base, opts.Head); d.HeadSHA == "" {
-		if d.BaseSHA, err = g.resolve(ctx, opts.Base); err != nil {
-			return nil, err
-		}
-		if d.HeadSHA, err = g.resolve(ctx, opts.Head); err != nil {
-			return nil, err
-		}
+	if err := g.resolveWithBase(ctx, d); err != nil {
+		return nil, err
 	}
 	if opts.Head == "HEAD" {
 		d.Checkout = d.HeadSHA
-	}
-	if d.MergeBase = <-early; d.MergeBase == "" {
-		if d.MergeBase, err = g.mergeBase(ctx, d); err != nil {
-			return nil, err
-		}
 	}
 
 	var skip func(*File) bool
@@ -139,6 +124,38 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 		d.Head = opts.Label
 	}
 	return d, nil
+}
+
+// resolveWithBase sets d's base and head commits and their merge base.
+// Usually one git process answers all three: rev-parse of the symmetric
+// difference prints the head's commit, the base's and, with a caret, each
+// merge base. On anything unusual (a name that looks like an option or a
+// range, an unknown revision, unrelated histories, several merge bases)
+// the names are resolved one by one, and the merge base asked for by the
+// commits, which says exactly what is wrong and picks git merge-base's
+// one base among several.
+func (g *runner) resolveWithBase(ctx context.Context, d *Diff) error {
+	a, b := d.Base, d.Head
+	if !strings.HasPrefix(a, "-") && !strings.HasPrefix(b, "-") && !strings.Contains(a+b, "..") {
+		out, err := g.Text(ctx, "rev-parse", a+"^{commit}..."+b+"^{commit}")
+		lines := strings.Split(out, "\n")
+		if err == nil && len(lines) == 3 && isSHA(lines[0]) && isSHA(lines[1]) && strings.HasPrefix(lines[2], "^") && isSHA(lines[2][1:]) {
+			d.HeadSHA, d.BaseSHA, d.MergeBase = lines[0], lines[1], lines[2][1:]
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	var err error
+	if d.BaseSHA, err = g.resolve(ctx, a); err != nil {
+		return err
+	}
+	if d.HeadSHA, err = g.resolve(ctx, b); err != nil {
+		return err
+	}
+	d.MergeBase, err = g.mergeBase(ctx, d)
+	return err
 }
 
 // runner runs the git commands Load needs in one directory.
@@ -179,24 +196,6 @@ func (g *runner) resolve(ctx context.Context, rev string) (string, error) {
 		return "", &RevError{Rev: rev, Hint: g.revHint(ctx, rev)}
 	}
 	return sha, nil
-}
-
-// resolveBoth resolves two revisions to commits with one git process, as
-// resolve would, or returns empty names when anything is unusual (an
-// unknown revision, a range, a name that looks like an option): resolve,
-// one at a time, then says exactly what is wrong.
-func (g *runner) resolveBoth(ctx context.Context, a, b string) (string, string) {
-	if strings.HasPrefix(a, "-") || strings.HasPrefix(b, "-") {
-		return "", ""
-	}
-	// Neither starts with "-", so neither is taken for an option (rev-parse
-	// would echo --end-of-options rather than take it).
-	out, err := g.Text(ctx, "rev-parse", a+"^{commit}", b+"^{commit}")
-	lines := strings.Split(out, "\n")
-	if err != nil || len(lines) != 2 || !isSHA(lines[0]) || !isSHA(lines[1]) {
-		return "", ""
-	}
-	return lines[0], lines[1]
 }
 
 // isSHA reports whether s is a full SHA-1 or SHA-256 object name.
@@ -265,25 +264,6 @@ func (g *runner) shallowHint(ctx context.Context) string {
 		return "this clone is shallow: run git fetch --unshallow"
 	}
 	return ""
-}
-
-// mergeBaseOf starts asking git for the merge base of revisions a and b,
-// and returns where it will send it: empty if git failed, or if either
-// name looks like an option (git would take it for one).
-func (g *runner) mergeBaseOf(ctx context.Context, a, b string) <-chan string {
-	out := make(chan string, 1)
-	if strings.HasPrefix(a, "-") || strings.HasPrefix(b, "-") {
-		out <- ""
-		return out
-	}
-	go func() {
-		base, err := g.Text(ctx, "merge-base", a, b)
-		if err != nil || !isSHA(base) {
-			base = ""
-		}
-		out <- base
-	}()
-	return out
 }
 
 func (g *runner) mergeBase(ctx context.Context, d *Diff) (string, error) {

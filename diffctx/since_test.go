@@ -100,24 +100,61 @@ func TestLoadSince(t *testing.T) {
 	}
 }
 
-// TestResolveBoth resolves base and head with one git process when both
-// are plain revisions, and leaves anything unusual to resolve.
-func TestResolveBoth(t *testing.T) {
+// TestResolveWithBase resolves base, head and their merge base with one
+// git process when both are plain revisions (an annotated tag peeled to
+// its commit), each as git itself answers, and leaves anything unusual to
+// one revision at a time: unknown, a range or an option is a RevError,
+// unrelated histories ErrNoMergeBase, and of several merge bases it takes
+// git merge-base's.
+func TestResolveWithBase(t *testing.T) {
 	r := newRepo(t)
 	r.write("a.go", "a\n")
 	r.commit("one")
+	r.git("tag", "-a", "v1", "-m", "v1")
 	r.branch()
 	r.write("a.go", "b\n")
 	r.commit("two")
 	g := &runner{Runner: git.Runner{Dir: r.Dir}}
 	ctx := context.Background()
-	main, head := strings.TrimSpace(r.git("rev-parse", "main")), strings.TrimSpace(r.git("rev-parse", "HEAD"))
-	if a, b := g.resolveBoth(ctx, "main", "HEAD"); a != main || b != head {
-		t.Errorf("resolveBoth(main, HEAD) = %q, %q", a, b)
+	sha := func(rev string) string { return strings.TrimSpace(r.git("rev-parse", rev)) }
+	for _, base := range []string{"main", "v1"} {
+		d := &Diff{Base: base, Head: "HEAD"}
+		if err := g.resolveWithBase(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+		if d.BaseSHA != sha(base+"^{commit}") || d.HeadSHA != sha("HEAD") || d.MergeBase != strings.TrimSpace(r.git("merge-base", base, "HEAD")) {
+			t.Errorf("resolveWithBase(%s, HEAD) = %q, %q, %q", base, d.BaseSHA, d.HeadSHA, d.MergeBase)
+		}
 	}
 	for _, pair := range [][2]string{{"nosuch", "HEAD"}, {"main..HEAD", "HEAD"}, {"-x", "HEAD"}, {"main", "--all"}} {
-		if a, b := g.resolveBoth(ctx, pair[0], pair[1]); a != "" || b != "" {
-			t.Errorf("resolveBoth(%q, %q) = %q, %q, want nothing", pair[0], pair[1], a, b)
+		var rerr *RevError
+		if err := g.resolveWithBase(ctx, &Diff{Base: pair[0], Head: pair[1]}); !errors.As(err, &rerr) {
+			t.Errorf("resolveWithBase(%q, %q): %v, want a RevError", pair[0], pair[1], err)
 		}
+	}
+	r.git("checkout", "-q", "--orphan", "alone")
+	r.commit("unrelated")
+	if err := g.resolveWithBase(ctx, &Diff{Base: "main", Head: "HEAD"}); !errors.Is(err, ErrNoMergeBase) {
+		t.Errorf("unrelated histories: %v", err)
+	}
+	// Two merge bases: a criss-cross merge.
+	r.git("checkout", "-q", "-b", "x", "main")
+	r.write("x.txt", "x\n")
+	r.commit("x")
+	r.git("checkout", "-q", "-b", "y", "main")
+	r.write("y.txt", "y\n")
+	r.commit("y")
+	r.git("checkout", "-q", "x")
+	r.git("merge", "-q", "--no-edit", "y")
+	r.git("checkout", "-q", "y")
+	r.git("merge", "-q", "--no-edit", "x~1")
+	r.write("y.txt", "yy\n")
+	r.commit("y2")
+	if bases := strings.Fields(r.git("merge-base", "--all", "x", "y")); len(bases) != 2 {
+		t.Fatalf("the criss-cross has merge bases %v", bases)
+	}
+	d := &Diff{Base: "x", Head: "y"}
+	if err := g.resolveWithBase(ctx, d); err != nil || d.MergeBase != strings.TrimSpace(r.git("merge-base", "x", "y")) {
+		t.Errorf("several merge bases: %q, %v", d.MergeBase, err)
 	}
 }
