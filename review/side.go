@@ -116,15 +116,12 @@ func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*result
 	// What every unit reads is made before they start.
 	s.figures()
 	s.records()
-	// The units' hunks are rendered here, in turn: the diff's index is
-	// built as it is first read.
-	mds := make([]string, n)
-	for i, u := range units {
-		md, err := diffctx.RenderUnit(s.Diff, u)
-		if err != nil {
-			return nil, fmt.Errorf("unit %d of %d: %w", i+1, n, err)
-		}
-		mds[i] = md
+	// Each unit's hunks are rendered as it starts, on the cores of the
+	// units starting beside it, rather than all of them, in turn, before
+	// the first request: only the diff's index, which rendering reads, is
+	// built here, so that the units read it side by side.
+	if s.Diff != nil {
+		s.Diff.File("")
 	}
 	// The history as planned, should the units have to start again in
 	// sequence (refused).
@@ -141,8 +138,7 @@ func (s *Session) reviewSide(ctx context.Context, units []diffctx.Unit) (*result
 		go func() {
 			defer wg.Done()
 			for k := range next {
-				outs[k-1] = s.runUnit(ctx, n, k, mds[k-1], units[k-1].Parts)
-				mds[k-1] = ""
+				outs[k-1] = s.runUnit(ctx, n, k, units[k-1])
 				var ce *capError
 				if errors.As(outs[k-1].err, &ce) {
 					s.side.mu.Lock()
@@ -207,16 +203,20 @@ func refused(outs []unitOutcome) bool {
 
 // runUnit runs unit k of n, whose hunks are md (parts), in a session of
 // its own: a copy of s with a fork of the history and the unit's lane.
-func (s *Session) runUnit(ctx context.Context, n, k int, md string, parts []diffctx.Part) unitOutcome {
+func (s *Session) runUnit(ctx context.Context, n, k int, unit diffctx.Unit) unitOutcome {
 	unlock := s.lock() // the copy reads the counts other units write
 	u := *s
 	unlock()
 	u.main, u.side, u.lane = s, nil, &lane{unit: k}
 	u.History = s.History.Fork(fmt.Sprintf("u%d.", k), k)
-	u.unitNow, u.unitsAll, u.unitParts = k, n, parts
+	u.unitNow, u.unitsAll, u.unitParts = k, n, unit.Parts
 	if u.History.Turns() != k {
 		// The first unit's prompt is the plan's first turn; the
 		// others' are made here.
+		md, err := diffctx.RenderUnit(s.Diff, unit)
+		if err != nil {
+			return unitOutcome{started: true, err: fmt.Errorf("unit %d of %d: %w", k, n, err)}
+		}
 		u.History.Append(conversation.Message{Role: conversation.User, Content: sidePrompt(s.Diff, k, n, md),
 			Layer: conversation.Loop, Turn: k, Hunks: true})
 	}
