@@ -229,10 +229,16 @@ func TestUnitsLeaveLoopRoom(t *testing.T) {
 			base[dir+"/small.go"], head[dir+"/small.go"] = modifiedFile(dir+"small", 5)
 		}
 		repo := newRepo(t, base, head)
+		// One counter a change, as Run gives Prepare one a review: its
+		// exact memo spares counting the same files at every window.
+		counter, err := conversation.NewCounter(llm.Lookup("gpt-4o").Encoding, conversation.Tiktoken)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, window := range []int{16000, 32000, 128000} {
 			t.Run(fmt.Sprintf("%d lines at %d", lines, window), func(t *testing.T) {
 				b := conversation.DefaultBudget(window)
-				p, err := Prepare(context.Background(), Options{Dir: repo, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b}})
+				p, err := Prepare(context.Background(), Options{Dir: repo, Base: "main", Config: result.Config{Model: "gpt-4o", Budget: b}, counter: counter})
 				if err != nil {
 					t.Fatal(err)
 				}
