@@ -25,8 +25,9 @@ var o200k = sync.OnceValues(func() (*tiktoken.Tiktoken, error) {
 // requestTokens counts a recorded request as OpenAI bills chat requests:
 // each message's text, name and tool calls, three tokens of framing a
 // message and three for the reply's start, plus the tool definitions as
-// JSON. It reads the body on its own, with no type of review's.
-func requestTokens(enc *tiktoken.Tiktoken, body []byte) (prompt, maxTokens int, err error) {
+// JSON. It reads the body on its own, with no type of review's. count
+// counts a text (memoCount).
+func requestTokens(count func(string) int, body []byte) (prompt, maxTokens int, err error) {
 	var req struct {
 		Messages []struct {
 			Role      string          `json:"role"`
@@ -46,7 +47,6 @@ func requestTokens(enc *tiktoken.Tiktoken, body []byte) (prompt, maxTokens int, 
 	if err := json.Unmarshal(body, &req); err != nil {
 		return 0, 0, err
 	}
-	count := func(s string) int { return len(enc.Encode(s, nil, nil)) }
 	n := 3
 	for _, m := range req.Messages {
 		n += 3 + count(m.Role) + count(m.Name)
@@ -70,6 +70,22 @@ func requestTokens(enc *tiktoken.Tiktoken, body []byte) (prompt, maxTokens int, 
 	return n, max(req.MaxTokens, req.MaxCompl), nil
 }
 
+// memoCount counts a text with enc, once: the requests of a run repeat
+// their system prompt, tool definitions and earlier turns, and
+// tiktoken-go's reference encoder (a backtracking regexp) took a fifth of
+// the scripts' own CPU counting them again, request after request.
+func memoCount(enc *tiktoken.Tiktoken) func(string) int {
+	seen := map[string]int{}
+	return func(s string) int {
+		n, ok := seen[s]
+		if !ok {
+			n = len(enc.Encode(s, nil, nil))
+			seen[s] = n
+		}
+		return n
+	}
+}
+
 // windowfits checks that every request recorded in dir, counted by
 // tiktoken's own o200k encoder (requestTokens), plus the answer it asks
 // room for (max_tokens), fits a window of n tokens: `windowfits dir n`.
@@ -83,6 +99,7 @@ func cmdWindowFits(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	enc, err := o200k()
 	ts.Check(err)
+	count := memoCount(enc)
 	files := requestFiles(ts, fl.Arg(0))
 	if len(files) == 0 {
 		ts.Fatalf("no requests in %s", fl.Arg(0))
@@ -91,7 +108,7 @@ func cmdWindowFits(ts *testscript.TestScript, neg bool, args []string) {
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		ts.Check(err)
-		prompt, answer, err := requestTokens(enc, data)
+		prompt, answer, err := requestTokens(count, data)
 		ts.Check(err)
 		ts.Logf("%s: %d prompt tokens + %d for the answer", f, prompt, answer)
 		if prompt+answer > window {
@@ -220,6 +237,7 @@ func cmdPruneFits(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(json.Unmarshal([]byte(ts.ReadFile(fl.Arg(0))), &r))
 	enc, err := o200k()
 	ts.Check(err)
+	count := memoCount(enc)
 	var bad []string
 	prunes, last := 0, -1
 	for _, s := range r.Steps {
@@ -228,7 +246,7 @@ func cmdPruneFits(ts *testscript.TestScript, neg bool, args []string) {
 				continue
 			}
 			prunes++
-			n, _, err := requestTokens(enc, s.Request)
+			n, _, err := requestTokens(count, s.Request)
 			ts.Check(err)
 			ts.Logf("step %d (turn %d): %d tokens by o200k; the event says %d (history %d, estimated %v), line %d, floor %v",
 				s.N, s.Turn, n, e.Request, e.After.Tokens, e.After.Estimated, e.Line, e.Floor)
@@ -291,10 +309,11 @@ func cmdFigureCheck(ts *testscript.TestScript, neg bool, args []string) {
 	text := ts.ReadFile(args[2])
 	enc, err := o200k()
 	ts.Check(err)
+	count := memoCount(enc)
 	var bad []string
 	sum, largest := 0, 0
 	for _, s := range r.Steps {
-		n, _, err := requestTokens(enc, s.Request)
+		n, _, err := requestTokens(count, s.Request)
 		ts.Check(err)
 		sum += n
 		largest = max(largest, n)
