@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -141,4 +144,63 @@ func BenchmarkOpen(b *testing.B) {
 			}
 		})
 	}
+}
+
+// smallReview writes to s what a review of a three-line change writes: its
+// run record, two steps (the second request about 12 KB), a stored
+// output, a few events and the conversation, the run record again at the
+// end.
+func smallReview(s *Store, id string) error {
+	run := Run{ID: id, Status: StatusRunning, Started: time.Unix(1, 0), Settings: json.RawMessage(`{"units":1}`)}
+	if err := s.PutRun(run); err != nil {
+		return err
+	}
+	for n := 1; n <= 2; n++ {
+		if err := s.AddEvent(id, n, json.RawMessage(`{"kind":"sent"}`)); err != nil {
+			return err
+		}
+		st := Step{Run: id, N: n, Request: textOutput(6000 * n), Started: time.Unix(1, 0)}
+		if err := s.PutStep(st); err != nil {
+			return err
+		}
+		st.Response = textOutput(800)
+		if err := s.PutStep(st); err != nil {
+			return err
+		}
+		if n == 1 {
+			if _, err := s.Put(id, n, "call", "t", "{}", textOutput(3000)); err != nil {
+				return err
+			}
+		}
+		if err := s.PutConversation(id, Conversation{Parts: [][]byte{textOutput(3000), textOutput(500 * n)}}); err != nil {
+			return err
+		}
+	}
+	run.Status, run.Ended = StatusComplete, time.Unix(2, 0)
+	return s.PutRun(run)
+}
+
+// BenchmarkSmallReview creates a store, writes a small review to it
+// (smallReview) and closes it, as the first review of a clone does, each
+// time in a process of its own (smallReviewChild), whose heap and page
+// tables are as fresh as a review's: the medians of the time it takes,
+// the CPU it uses (user and system, Badger's goroutines included), the
+// page faults it takes and what it adds to the process's peak RSS.
+// TOOLMEM_TEST_OPTIONS names other options of footprintOptions to compare.
+func BenchmarkSmallReview(b *testing.B) {
+	var wall, cpu, faults, rss []float64
+	for b.Loop() {
+		m := childFigures(b, "small-review", filepath.Join(b.TempDir(), "store"), "TOOLMEM_TEST_OPTIONS="+os.Getenv("TOOLMEM_TEST_OPTIONS"))
+		wall, cpu = append(wall, m["wall_us"]/1000), append(cpu, m["cpu_us"]/1000)
+		faults, rss = append(faults, m["faults"]), append(rss, m["rss_kb"]/1024)
+	}
+	b.ReportMetric(median(wall), "wall-ms")
+	b.ReportMetric(median(cpu), "cpu-ms")
+	b.ReportMetric(median(faults), "faults")
+	b.ReportMetric(median(rss), "peak-RSS-MiB-added")
+}
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	return v[len(v)/2]
 }

@@ -98,6 +98,8 @@ func helper(mode, dir string) error {
 		return s.Close()
 	case "footprint":
 		return footprint(dir, os.Getenv("TOOLMEM_TEST_OPTIONS"))
+	case "small-review":
+		return smallReviewChild(dir)
 	}
 	return fmt.Errorf("unknown helper mode %q", mode)
 }
@@ -241,6 +243,10 @@ var footprintOptions = map[string]func(dir string, errLog io.Writer) badger.Opti
 	"badger-defaults": func(dir string, _ io.Writer) badger.Options {
 		return badger.DefaultOptions(dir).WithLogger(nil)
 	},
+	// The memtable at 1 MiB (memTableSize's doc), for BenchmarkSmallReview.
+	"mem1": func(dir string, w io.Writer) badger.Options {
+		return badgerOptions(dir, w).WithMemTableSize(1 << 20)
+	},
 }
 
 // footprint opens a fresh store in dir with the named options, then uses
@@ -301,17 +307,41 @@ func footprint(dir, name string) error {
 }
 
 // residentKB reads the process's resident set size from /proc.
-func residentKB() (int64, error) {
+func residentKB() (int64, error) { return statusKB("VmRSS") }
+
+// peakKB reads the process's peak resident set size from /proc.
+func peakKB() (int64, error) { return statusKB("VmHWM") }
+
+// statusKB reads a figure in kB of /proc/self/status.
+func statusKB(name string) (int64, error) {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0, err
 	}
 	for line := range strings.Lines(string(data)) {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if rest, ok := strings.CutPrefix(line, name+":"); ok {
 			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 		}
 	}
-	return 0, errors.New("no VmRSS in /proc/self/status")
+	return 0, fmt.Errorf("no %s in /proc/self/status", name)
+}
+
+// childFigures runs the helper mode on dir in a child process and returns
+// the figures it prints as JSON.
+func childFigures(b *testing.B, mode, dir string, env ...string) map[string]float64 {
+	cmd, _, out := child(b, mode, dir, env...)
+	var buf bytes.Buffer
+	for out.Scan() {
+		buf.Write(out.Bytes())
+	}
+	if err := cmd.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	var m map[string]float64
+	if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+		b.Fatalf("child said %q: %v", buf.String(), err)
+	}
+	return m
 }
 
 // BenchmarkFootprint reports what a freshly opened store costs in memory

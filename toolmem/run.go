@@ -632,6 +632,9 @@ func (s *Store) PutConversation(run string, c Conversation) error {
 // writes: a long review's conversation can change more than one Badger
 // transaction holds (a share of the memtable), so its parts go in several,
 // the header, which says how many parts there are, in the last.
+// A batch stays under maxTxnBytes with room for its keys; one that passes
+// partBytesPerTxn holds a single part, under valueThreshold or in the
+// value log (TestTransactionsFit).
 const (
 	partsPerTxn     = 64
 	partBytesPerTxn = 256 << 10

@@ -128,9 +128,26 @@ func DefaultDir(repoDir string) (string, error) {
 // valueLogFileSize is the size of a value log file.
 const valueLogFileSize = 16 << 20
 
+// memTableSize is the size of a memtable, which also bounds a transaction
+// (maxTxnBytes). Badger gives each memtable an arena of about this size and
+// a write-ahead log file mapped at twice it, whose first touch this
+// machine's read-ahead (up to 8 MB) fills with zeroed pages, so a smaller
+// memtable makes a new store cheaper (BenchmarkSmallReview with
+// TOOLMEM_TEST_OPTIONS=mem1); but at 1 MiB the process of a review of 40
+// units side by side (issue 49's shape b at 32k) took more CPU than at
+// 4 MiB, its memtables written out and merged more often: 1,092–1,316 ms
+// against 1,032–1,067 ms (see docs/performance.md).
+const memTableSize = 4 << 20
+
+// maxTxnBytes is what Badger lets one transaction hold: 15% of a memtable.
+// Values over valueThreshold count only by their key, so blobs of any size
+// fit; values under it count whole.
+const maxTxnBytes = memTableSize * 15 / 100
+
 // valueThreshold is the size above which a value goes to the value log.
-// Badger refuses more than 1 MiB, and a value must fit a transaction, 15%
-// of the 4 MiB memtable; a memtable holds some sixty values this size.
+// Badger refuses more than 1 MiB, and a value must fit a transaction
+// (maxTxnBytes): two values this size do, as a step's request and response
+// under it (TestTransactionsFit).
 const valueThreshold = 64 << 10
 
 // badgerOptions returns the options of a small store: Badger's defaults are
@@ -141,9 +158,10 @@ func badgerOptions(dir string, errLog io.Writer) badger.Options {
 	return badger.DefaultOptions(dir).
 		WithLogger(errorLogger{errLog}).
 		WithMetricsEnabled(false).
-		// A memtable also bounds a transaction (15% of it); blobs go to the
-		// value log, so transactions stay small whatever the output size.
-		WithMemTableSize(4 << 20).
+		// A memtable also bounds a transaction (maxTxnBytes); blobs go to
+		// the value log, so transactions stay small whatever the output
+		// size.
+		WithMemTableSize(memTableSize).
 		WithNumMemtables(2).
 		WithNumLevelZeroTables(2).
 		WithNumLevelZeroTablesStall(8).

@@ -787,3 +787,38 @@ func TestShortOpensMergeLevelZero(t *testing.T) {
 		}
 	}
 }
+
+// TestTransactionsFit writes the largest transactions the store makes,
+// which a smaller memtable would refuse (Badger's ErrTxnTooBig): a step
+// whose request and response each end in a chunk just under
+// valueThreshold (the rest of each in the value log), an output the same,
+// and a conversation of small parts and of parts just under
+// valueThreshold, all of which change again. They must fit maxTxnBytes.
+func TestTransactionsFit(t *testing.T) {
+	if 2*valueThreshold+1024 > maxTxnBytes || partBytesPerTxn+partsPerTxn*64 > maxTxnBytes {
+		t.Fatalf("valueThreshold %d and partBytesPerTxn %d do not fit a transaction of %d bytes", valueThreshold, partBytesPerTxn, maxTxnBytes)
+	}
+	s := openTest(t)
+	under := textOutput(chunkSize + valueThreshold - 100)
+	for i := range 2 {
+		st := Step{Run: "run", N: 1, Request: under[i:], Response: under[:len(under)-i]}
+		if err := s.PutStep(st); err != nil {
+			t.Fatalf("a step of two bodies that end under valueThreshold: %v", err)
+		}
+	}
+	if _, err := s.Put("run", 1, "call", "t", "", under); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{2000, valueThreshold - 100} {
+		parts := make([][]byte, 3*partsPerTxn)
+		for i := range parts {
+			parts[i] = textOutput(size)
+		}
+		for range 2 {
+			if err := s.PutConversation("run", Conversation{Parts: parts}); err != nil {
+				t.Fatalf("a conversation of %d parts of %d bytes: %v", len(parts), size, err)
+			}
+			parts[0] = append(parts[0][:len(parts[0]):len(parts[0])], ' ')
+		}
+	}
+}
