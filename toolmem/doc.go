@@ -118,10 +118,14 @@
 //
 // Badger's write-ahead log survives a killed process: whatever was committed
 // is there on reopen. Writing run records (runs, steps, events,
-// conversations) asks for a sync to disk, which a goroutine makes after
-// the writes that came in while the last one ran, and Close waits for: so
-// they survive a crash of the machine, together with the outputs written
-// before them, within a sync's time of being written.
+// conversations) asks for a sync to disk, which a goroutine makes for all
+// the writes that came in since the last one, at most once every
+// syncEvery (200 ms), and Close makes at once: so they survive a crash of
+// the machine, together with the outputs written before them, within
+// syncEvery and a sync's time of being written. A sync writes out every
+// page written since the last one and leaves it read-only until the next
+// write faults it back; syncing once an interval, not after every write,
+// keeps that cost off units that write side by side.
 //
 // Values up to valueThreshold (64 KiB) stay in the LSM tree; larger ones
 // go to the value log. Badger starts a value log file at every open and

@@ -717,13 +717,15 @@ func (s *Store) Dir() string { return s.dir }
 
 // sync makes everything written so far durable, soon. Badger's log
 // already survives a killed process; syncing guards run records against
-// a crash of the machine. An msync costs a millisecond or more, and a
-// step writes several records: the writes return at once, and a
-// goroutine syncs what they wrote, as many writes as came in while it
-// synced at a time. Close waits for it. A sync that failed fails the next
-// write, and Close.
+// a crash of the machine. An msync costs a millisecond or more, and each
+// leaves the pages it wrote out read-only, so that the next write to each
+// faults again; a step writes several records, and units side by side
+// write all the time: the writes return at once, and a goroutine syncs
+// what they wrote, at most once every syncEvery, as many writes as came in
+// meanwhile at a time. Close syncs what is left at once. A sync that
+// failed fails the next write, and Close.
 func (s *Store) sync() error {
-	s.syncOnce.Do(func() { s.syncs = startSyncer(func() error { return guard(s.dir, s.db.Sync) }) })
+	s.syncOnce.Do(func() { s.syncs = startSyncer(func() error { return guard(s.dir, s.db.Sync) }, syncEvery) })
 	if err := s.syncs.request(); err != nil {
 		if isDiskFull(err) {
 			return &DiskFullError{Dir: s.dir, What: "syncing the writes", cause: err}
@@ -733,29 +735,67 @@ func (s *Store) sync() error {
 	return nil
 }
 
+// syncEvery is the least time between the starts of two syncs: a run
+// record reaches the disk at most this long, and a sync's time, after it
+// was written (see Durability in doc.go).
+const syncEvery = 200 * time.Millisecond
+
 // syncer runs a store's syncs in the background.
 type syncer struct {
-	kick chan struct{} // buffered: one sync pending at most
-	done chan struct{}
+	kick  chan struct{} // buffered: one sync pending at most
+	done  chan struct{}
+	hurry chan struct{} // closed by stop: the pending sync runs at once
+	every time.Duration
 
 	mu     sync.Mutex
 	err    error // the first failure
 	closed bool
 }
 
-func startSyncer(sync func() error) *syncer {
-	y := &syncer{kick: make(chan struct{}, 1), done: make(chan struct{})}
-	go func() {
-		defer close(y.done)
-		for range y.kick {
-			if err := sync(); err != nil {
-				y.mu.Lock()
-				y.err = cmp.Or(y.err, err)
-				y.mu.Unlock()
+func startSyncer(sync func() error, every time.Duration) *syncer {
+	y := &syncer{kick: make(chan struct{}, 1), done: make(chan struct{}), hurry: make(chan struct{}), every: every}
+	go y.run(sync)
+	return y
+}
+
+// run makes a sync for each kick, the first at once and each other no
+// sooner than every after the start of the one before it, unless stop
+// hurries it.
+func (y *syncer) run(sync func() error) {
+	defer close(y.done)
+	var last time.Time
+	var timer *time.Timer
+	for range y.kick {
+		if wait := y.every - time.Since(last); !last.IsZero() && wait > 0 {
+			if timer == nil {
+				timer = time.NewTimer(wait)
+			} else {
+				timer.Reset(wait)
+			}
+			select {
+			case <-timer.C:
+			case <-y.hurry:
+				timer.Stop()
 			}
 		}
-	}()
-	return y
+		// The sync covers every write made before it starts, and so the
+		// kicks of writes made while it waited.
+		stopped := false
+		select {
+		case _, ok := <-y.kick:
+			stopped = !ok
+		default:
+		}
+		last = time.Now()
+		if err := sync(); err != nil {
+			y.mu.Lock()
+			y.err = cmp.Or(y.err, err)
+			y.mu.Unlock()
+		}
+		if stopped {
+			return
+		}
+	}
 }
 
 // request asks for a sync after the writes made so far, and returns the
@@ -772,11 +812,13 @@ func (y *syncer) request() error {
 	return y.err
 }
 
-// stop waits for the pending sync and returns the first failure.
+// stop makes the pending sync at once, waits for it and returns the first
+// failure.
 func (y *syncer) stop() error {
 	y.mu.Lock()
 	if !y.closed {
 		y.closed = true
+		close(y.hurry)
 		close(y.kick)
 	}
 	y.mu.Unlock()

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -633,7 +634,7 @@ func TestSyncer(t *testing.T) {
 		synced = written
 		syncs++
 		return nil
-	})
+	}, 0)
 	write := func() {
 		mu.Lock()
 		written++
@@ -655,7 +656,7 @@ func TestSyncer(t *testing.T) {
 	}
 
 	boom := errors.New("disk on fire")
-	y = startSyncer(func() error { return boom })
+	y = startSyncer(func() error { return boom }, time.Hour)
 	if err := y.request(); err != nil {
 		t.Fatal(err) // the first sync has not run yet
 	}
@@ -668,6 +669,61 @@ func TestSyncer(t *testing.T) {
 	}
 	if err := y.stop(); err == nil || !strings.Contains(err.Error(), "disk on fire") {
 		t.Errorf("close after a failed sync: %v", err)
+	}
+}
+
+// TestSyncerEvery checks that writes that keep coming are synced at most
+// once an interval, that the last of them is synced, and that stop makes
+// a pending sync at once.
+func TestSyncerEvery(t *testing.T) {
+	var written, synced, syncs atomic.Int64
+	const every = 40 * time.Millisecond
+	y := startSyncer(func() error {
+		synced.Store(written.Load())
+		syncs.Add(1)
+		return nil
+	}, every)
+	start := time.Now()
+	for time.Since(start) < 10*every {
+		written.Add(1)
+		if err := y.request(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(every / 20)
+	}
+	took := time.Since(start)
+	deadline := time.Now().Add(time.Minute)
+	for synced.Load() != written.Load() && time.Now().Before(deadline) {
+		time.Sleep(every / 4)
+	}
+	if synced.Load() != written.Load() {
+		t.Fatalf("synced %d of %d writes", synced.Load(), written.Load())
+	}
+	if n, most := syncs.Load(), int64(took/every)+2; n > most {
+		t.Errorf("%d writes in %v took %d syncs, want at most %d (one every %v)", written.Load(), took, n, most, every)
+	}
+	if err := y.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A write just after a sync waits for the next interval, but not at
+	// stop.
+	syncs.Store(0)
+	y = startSyncer(func() error { syncs.Add(1); return nil }, time.Hour)
+	for range 2 {
+		if err := y.request(); err != nil {
+			t.Fatal(err)
+		}
+		for syncs.Load() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	start = time.Now()
+	if err := y.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if n := syncs.Load(); n != 2 || time.Since(start) > 30*time.Second {
+		t.Errorf("stop made %d syncs in all in %v, want 2 at once", n, time.Since(start))
 	}
 }
 
