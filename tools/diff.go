@@ -109,7 +109,7 @@ func (s *Set) diff(ctx context.Context, a diffArgs) (Result, error) {
 // bytes as git.Runner.Capped cuts: from the diff context's patch when it
 // holds the file's (Env.Patches), else from git.
 func (s *Set) patch(ctx context.Context, base, head string, c *change, limit int) ([]byte, bool, error) {
-	if b, ok := s.env.Patches[c.new]; ok && base == s.env.Base && head == s.env.Head && (c.status == "M" || c.status == "A" || c.status == "D") {
+	if b, ok := s.env.Patches[c.new]; ok && base == s.env.Base && head == s.env.Head && fromPatch(c.status) {
 		if limit > 0 && len(b) > limit {
 			return b[:limit:limit], true, nil
 		}
@@ -120,6 +120,22 @@ func (s *Set) patch(ctx context.Context, base, head string, c *change, limit int
 		paths = []string{c.old, c.new}
 	}
 	return s.git(ctx, limit, git.PatchArgs(base, head, s.env.FindCopies, paths...)...)
+}
+
+// fromPatch says whether a change of git's --name-status status reads the
+// same in a section of the whole diff as in git's diff of its own paths:
+// a modification, an addition, a deletion or a rename (the pair is paired
+// alike, with the same score), not a copy, whose source's paths bring the
+// source's own change, nor a change of type, printed as two sections.
+func fromPatch(status string) bool {
+	if status == "" {
+		return false
+	}
+	switch status[:1] {
+	case "M", "A", "D", "R":
+		return true
+	}
+	return false
 }
 
 // listChanges lists the changed files under a directory (dir "" for all),

@@ -71,9 +71,9 @@ type Env struct {
 	// Patches, when set, holds the diff context's own patch of changed
 	// files by path, as git printed it from Base to Head with the
 	// arguments get_file_diff runs (git.PatchArgs): the tool answers a
-	// modified, added or deleted file from it instead of running git
-	// again. A rename, a copy or a change of type is asked of git, whose
-	// diff of the pair's paths is not one section of the whole.
+	// modified, added, deleted or renamed file from it instead of running
+	// git again. A copy or a change of type is asked of git, whose diff of
+	// its paths is not one section of the whole.
 	Patches map[string][]byte
 	// Checkout, when set, is the commit the work tree at Root holds (its
 	// HEAD) as the caller found it, which spares asking git whether files
