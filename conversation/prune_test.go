@@ -58,7 +58,7 @@ func clone(c *History) *History {
 
 func TestPruneProperties(t *testing.T) {
 	counter, _ := NewCounter(O200k, Estimate)
-	for seed := uint64(0); seed < 300; seed++ {
+	for seed := range uint64(cases(300)) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		c := genConversation(r)
 		orig := clone(c)

@@ -13,7 +13,7 @@ import (
 // recency selection is the pruning by age alone.
 func TestPruneSelectRecencyEquivalence(t *testing.T) {
 	counter, _ := NewCounter(O200k, Estimate)
-	for seed := uint64(0); seed < 200; seed++ {
+	for seed := range uint64(cases(200)) {
 		r := rand.New(rand.NewPCG(seed, 11))
 		base := genConversation(r)
 		cur := base.Turns()
