@@ -189,6 +189,12 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 	// while the configuration is found and read): the notice about them
 	// is printed after, as before.
 	opts.pendingNow = opts.pendingSoon(ctx)
+	// So are base and head, when they are named: the diff then waits
+	// for one git process fewer.
+	var revs func() (diffctx.Revisions, bool)
+	if !opts.Worktree && !opts.Untracked {
+		revs = diffctx.ResolveSoon(ctx, opts.Dir, opts.Base, opts.Head)
+	}
 	set, err := opts.resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err
@@ -200,7 +206,7 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 		return err
 	}
 	job := review.Job{Options: prepareOptions(set, &opts.agentFlags, opts.Dir, head), DryRun: opts.DryRun}
-	job.HeadLabel = label
+	job.HeadLabel, job.Resolved = label, revs
 	var open []seam.OpenFinding
 	job.Since, open = opts.sinceFor(ctx, pt)
 	env, prog, done := runEnv(opts.IO, opts.Getenv, opts.ci, set, opts.Dir, !opts.DryRun)

@@ -2,6 +2,7 @@ package diffctx
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +43,47 @@ type Options struct {
 	// Label, when set, is the name the diff gives its head (Diff.Head)
 	// instead of Head: "the work tree" for a commit Snapshot made.
 	Label string
+	// Resolved, when set, waits for base and head as ResolveSoon read
+	// them: Load takes them when they are of its Base and Head, and
+	// resolves the names itself otherwise, or when they failed.
+	Resolved func() (Revisions, bool)
+}
+
+// Revisions are a base and a head, the commits they name and their merge
+// base.
+type Revisions struct {
+	Base, Head                  string // the names
+	BaseSHA, HeadSHA, MergeBase string
+}
+
+// ResolveSoon starts resolving base and head (HEAD when empty) in dir, as
+// Load does, and returns what waits for them: a caller that knows the
+// names before it can call Load (while it reads its settings) gives it to
+// Load (Options.Resolved), which then waits for one git process fewer.
+// It reports false when anything is unusual; Load then says what.
+func ResolveSoon(ctx context.Context, dir, base, head string) func() (Revisions, bool) {
+	head = cmp.Or(head, "HEAD")
+	done := make(chan struct{})
+	var (
+		r  Revisions
+		ok bool
+	)
+	go func() {
+		defer close(done)
+		if base == "" {
+			return
+		}
+		g := &runner{Runner: git.Runner{Dir: cmp.Or(dir, ".")}}
+		d := &Diff{Base: base, Head: head}
+		if !g.resolveAtOnce(ctx, d) {
+			return
+		}
+		r, ok = Revisions{Base: base, Head: head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA, MergeBase: d.MergeBase}, true
+	}()
+	return func() (Revisions, bool) {
+		<-done
+		return r, ok
+	}
 }
 
 // Load diffs head against the merge base of base and head, as git diff
@@ -88,7 +130,9 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	}
 	d := &Diff{Root: root, Base: opts.Base, Head: opts.Head}
 	g.Dir = root
-	if err := g.resolveWithBase(ctx, d); err != nil {
+	if r, ok := resolved(opts); ok {
+		d.BaseSHA, d.HeadSHA, d.MergeBase = r.BaseSHA, r.HeadSHA, r.MergeBase
+	} else if err := g.resolveWithBase(ctx, d); err != nil {
 		return nil, err
 	}
 	if opts.Head == "HEAD" {
@@ -135,18 +179,13 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 // commits, which says exactly what is wrong and picks git merge-base's
 // one base among several.
 func (g *runner) resolveWithBase(ctx context.Context, d *Diff) error {
-	a, b := d.Base, d.Head
-	if !strings.HasPrefix(a, "-") && !strings.HasPrefix(b, "-") && !strings.Contains(a+b, "..") {
-		out, err := g.Text(ctx, "rev-parse", a+"^{commit}..."+b+"^{commit}")
-		lines := strings.Split(out, "\n")
-		if err == nil && len(lines) == 3 && isSHA(lines[0]) && isSHA(lines[1]) && strings.HasPrefix(lines[2], "^") && isSHA(lines[2][1:]) {
-			d.HeadSHA, d.BaseSHA, d.MergeBase = lines[0], lines[1], lines[2][1:]
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	if g.resolveAtOnce(ctx, d) {
+		return nil
 	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	a, b := d.Base, d.Head
 	var err error
 	if d.BaseSHA, err = g.resolve(ctx, a); err != nil {
 		return err
@@ -156,6 +195,34 @@ func (g *runner) resolveWithBase(ctx context.Context, d *Diff) error {
 	}
 	d.MergeBase, err = g.mergeBase(ctx, d)
 	return err
+}
+
+// resolveAtOnce sets d's base and head commits and their merge base with
+// one git process, rev-parse of the symmetric difference, and reports
+// whether it could: not for a name that looks like an option or a range,
+// nor an unknown revision, unrelated histories or several merge bases.
+func (g *runner) resolveAtOnce(ctx context.Context, d *Diff) bool {
+	a, b := d.Base, d.Head
+	if strings.HasPrefix(a, "-") || strings.HasPrefix(b, "-") || strings.Contains(a+b, "..") {
+		return false
+	}
+	out, err := g.Text(ctx, "rev-parse", a+"^{commit}..."+b+"^{commit}")
+	lines := strings.Split(out, "\n")
+	if err != nil || len(lines) != 3 || !isSHA(lines[0]) || !isSHA(lines[1]) || !strings.HasPrefix(lines[2], "^") || !isSHA(lines[2][1:]) {
+		return false
+	}
+	d.HeadSHA, d.BaseSHA, d.MergeBase = lines[0], lines[1], lines[2][1:]
+	return true
+}
+
+// resolved returns the revisions opts.Resolved read, when they are of
+// opts' base and head.
+func resolved(opts Options) (Revisions, bool) {
+	if opts.Resolved == nil {
+		return Revisions{}, false
+	}
+	r, ok := opts.Resolved()
+	return r, ok && r.Base == opts.Base && r.Head == opts.Head
 }
 
 // runner runs the git commands Load needs in one directory.

@@ -158,3 +158,44 @@ func TestResolveWithBase(t *testing.T) {
 		t.Errorf("several merge bases: %q, %v", d.MergeBase, err)
 	}
 }
+
+// TestResolveSoon holds Load to the revisions ResolveSoon read before it
+// was called, when they are of its base and head: the same diff as Load
+// alone makes; revisions of other names, or none (an unknown base), leave
+// Load to resolve the names itself, with its own error.
+func TestResolveSoon(t *testing.T) {
+	r := newRepo(t)
+	r.write("a.go", "a\n")
+	r.commit("one")
+	r.branch()
+	r.write("a.go", "b\n")
+	r.commit("two")
+	ctx := context.Background()
+	alone, err := Load(ctx, Options{Dir: r.Dir, Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	soon, err := Load(ctx, Options{Dir: r.Dir, Base: "main", Resolved: ResolveSoon(ctx, r.Dir, "main", "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if soon.BaseSHA != alone.BaseSHA || soon.HeadSHA != alone.HeadSHA || soon.MergeBase != alone.MergeBase || len(soon.Files) != 1 {
+		t.Errorf("with ResolveSoon: %s %s %s, %d files; alone: %s %s %s", soon.BaseSHA, soon.HeadSHA, soon.MergeBase, len(soon.Files), alone.BaseSHA, alone.HeadSHA, alone.MergeBase)
+	}
+	// Load takes them as they are: a merge base at the head leaves
+	// nothing to review.
+	taken := func() (Revisions, bool) {
+		return Revisions{Base: "main", Head: "HEAD", BaseSHA: alone.BaseSHA, HeadSHA: alone.HeadSHA, MergeBase: alone.HeadSHA}, true
+	}
+	if d, err := Load(ctx, Options{Dir: r.Dir, Base: "main", Resolved: taken}); err != nil || len(d.Files) != 0 {
+		t.Errorf("revisions given: %v, %d files", err, len(d.Files))
+	}
+	// Of other names, they are not taken.
+	if d, err := Load(ctx, Options{Dir: r.Dir, Base: "HEAD~1", Resolved: taken}); err != nil || len(d.Files) != 1 {
+		t.Errorf("revisions of other names: %v, %d files", err, len(d.Files))
+	}
+	var rerr *RevError
+	if _, err := Load(ctx, Options{Dir: r.Dir, Base: "nosuch", Resolved: ResolveSoon(ctx, r.Dir, "nosuch", "HEAD")}); !errors.As(err, &rerr) {
+		t.Errorf("an unknown base read soon: %v", err)
+	}
+}

@@ -28,6 +28,9 @@ type Options struct {
 	// HeadLabel, when set, names Head for people and the model: "the work
 	// tree" for the commit diffctx.Snapshot made of it.
 	HeadLabel string
+	// Resolved, when set, is Base and Head as diffctx.ResolveSoon read
+	// them while the command read its settings.
+	Resolved func() (diffctx.Revisions, bool)
 	// Question, if set, is the first turn instead of the review task.
 	Question string
 	// CI says the review runs in CI, as the command layer decided: an
@@ -131,7 +134,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		}
 		counter = c
 	}
-	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData, Label: opts.HeadLabel, CI: opts.CI})
+	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData, Label: opts.HeadLabel, CI: opts.CI, Resolved: opts.Resolved})
 	if err != nil {
 		return nil, err
 	}
