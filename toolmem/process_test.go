@@ -243,9 +243,13 @@ var footprintOptions = map[string]func(dir string, errLog io.Writer) badger.Opti
 	"badger-defaults": func(dir string, _ io.Writer) badger.Options {
 		return badger.DefaultOptions(dir).WithLogger(nil)
 	},
-	// The memtable at 1 MiB (memTableSize's doc), for BenchmarkSmallReview.
+	// For BenchmarkSmallReview: the memtable at 1 MiB (memTableSize's doc).
 	"mem1": func(dir string, w io.Writer) badger.Options {
 		return badgerOptions(dir, w).WithMemTableSize(1 << 20)
+	},
+	// Value log files of 1 MiB (valueLogFileSize's doc).
+	"vlog1": func(dir string, w io.Writer) badger.Options {
+		return badgerOptions(dir, w).WithValueLogFileSize(1 << 20)
 	},
 }
 
