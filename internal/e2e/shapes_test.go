@@ -151,7 +151,7 @@ func shapeScript(files []string, delay string) *reviewtest.Script {
 
 // shapeRun is what one review of a shape did.
 type shapeRun struct {
-	wall                          time.Duration
+	wall, cpu                     time.Duration
 	units, requests, waits, bytes int
 	notReviewed, files, jobs      int
 }
@@ -178,6 +178,11 @@ func reviewShape(tb testing.TB, dir string, files []string, env []string, window
 		tb.Fatalf("review %v: %v\n%s", args, err, stderr)
 	}
 	r := shapeRun{wall: wall, requests: len(reqs), files: len(files), units: 1}
+	if ps := cmd.ProcessState; ps != nil {
+		// The review's own CPU and that of the git processes it waited
+		// for (wait4's rusage counts its reaped children).
+		r.cpu = ps.UserTime() + ps.SystemTime()
+	}
 	r.bytes, r.waits = sentTo(reqs)
 	var res struct {
 		NotReviewed []json.RawMessage `json:"not_reviewed"`
@@ -208,9 +213,10 @@ func reviewShape(tb testing.TB, dir string, files []string, env []string, window
 // against a server that says it serves 16 requests at once, with no
 // --jobs. It reports the wall time, the units, the requests, the
 // answer-waits in sequence, the bytes sent, the files not reviewed and
-// the latency floor: units ÷ jobs, rounded up, × 2 answers × the delay.
-// `.ci/shapes` prints the table docs/performance.md quotes, beside the
-// peer's figures from BenchmarkProcessShapesOCR.
+// the latency floor: units ÷ jobs, rounded up, × 2 answers × the delay,
+// and the review's CPU time (with the git processes it ran). `.ci/shapes`
+// prints the table docs/performance.md quotes, beside the peer's figures
+// from BenchmarkProcessShapesOCR.
 func BenchmarkProcessShapes(b *testing.B) {
 	delay := cmp.Or(os.Getenv("REVIEW_BENCH_DELAY"), "1s")
 	jobs := cmp.Or(os.Getenv("REVIEW_BENCH_JOBS"), "8")
@@ -228,15 +234,17 @@ func BenchmarkProcessShapes(b *testing.B) {
 			dir, files := s.make(b)
 			for _, w := range runs {
 				b.Run(w.name, func(b *testing.B) {
-					var walls []time.Duration
+					var walls, cpus []time.Duration
 					var r shapeRun
 					for b.Loop() {
 						r = reviewShape(b, dir, files, env, w.window, jobs, delay, w.slots)
-						walls = append(walls, r.wall)
+						walls, cpus = append(walls, r.wall), append(cpus, r.cpu)
 					}
 					slices.Sort(walls)
+					slices.Sort(cpus)
 					floor := time.Duration((r.units+r.jobs-1)/max(r.jobs, 1)*2) * lat
 					b.ReportMetric(walls[len(walls)/2].Seconds(), "wall-s")
+					b.ReportMetric(cpus[len(cpus)/2].Seconds(), "CPU-s")
 					b.ReportMetric(float64(r.units), "units")
 					b.ReportMetric(float64(r.requests), "requests")
 					b.ReportMetric(float64(r.waits), "answer-waits")
