@@ -134,18 +134,19 @@ func openStoreAt(d string, opts toolmem.Options) (*toolmem.Store, error) {
 // that no other review holds; otherwise, or if it fails, the review opens
 // the store in turn as before, waiting for the lock and reporting what
 // is wrong. A store that does not exist yet (the first review of a
-// clone, as every review in CI is) is created while the plan is made,
-// once the review knows it will run (create): a review that stops
-// before, with nothing to review, makes none.
+// clone, as every review in CI is) is created beside the reading of the
+// diff and the planning, once the review knows it will run (create): a
+// review of a branch with no commits of its own makes none.
 type earlyStore struct {
 	done  chan struct{}
-	st    *toolmem.Store
+	st    *toolmem.Store // the existing store, opened early
 	taken bool
 
 	flag   string
 	getenv func(string) string
 	dir    string
-	made   chan struct{} // closed once create's store is open; nil before
+	made   chan struct{}  // closed once create's store is open; nil before
+	newSt  *toolmem.Store // the store create made, once made is closed
 }
 
 // openEarly starts opening the store a review of the repository at dir
@@ -184,7 +185,7 @@ func (e *earlyStore) create() {
 		if err != nil {
 			return
 		}
-		e.st, _ = openStoreAt(d, toolmem.Options{LockWait: -1})
+		e.newSt, _ = openStoreAt(d, toolmem.Options{LockWait: -1})
 	}()
 }
 
@@ -196,15 +197,20 @@ func (e *earlyStore) wait() {
 	}
 }
 
-// take returns the store opened early, or nil; the caller then owns it.
+// take returns the store opened or created early, or nil; the caller then
+// owns it.
 func (e *earlyStore) take() *toolmem.Store {
 	e.wait()
 	e.taken = true
-	return e.st
+	if e.st != nil {
+		return e.st
+	}
+	return e.newSt
 }
 
-// peek returns the store opened early, or nil, for a look before the
-// run takes it: the caller does not own it.
+// peek returns the existing store opened early, or nil, for a look at
+// its past runs before the run takes it (a store being created has
+// none): the caller does not own it.
 func (e *earlyStore) peek() *toolmem.Store {
 	<-e.done
 	return e.st
@@ -239,8 +245,13 @@ func pastStore(flag string, getenv func(string) string, dir string, early *early
 // path on which the review stops before it.
 func (e *earlyStore) discard() {
 	e.wait()
-	if !e.taken && e.st != nil {
-		e.st.Close()
+	if e.taken {
+		return
+	}
+	for _, st := range []*toolmem.Store{e.st, e.newSt} {
+		if st != nil {
+			st.Close()
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/reviewdev/review/diffctx"
 	"strconv"
 	"time"
 
@@ -73,11 +74,13 @@ type Env struct {
 	// Store opens the tool memory for the repository at root. The run
 	// closes it before it returns.
 	Store func(root string) (*toolmem.Store, error)
-	// Reviewing, if set, is told, once, that a review of the repository
-	// at root will run, as soon as the change is read and has files, the
-	// model's key is there and no dry run was asked for, while the plan is
-	// made: Store may start opening (or creating) the store then, beside
-	// the planning, and hand it over when Store is called.
+	// Reviewing, if set, is told that a review of the repository at dir
+	// (or root) will run, once the model's key is there, no dry run was
+	// asked for and the change has commits of its own (its revisions read
+	// early, Options.Resolved, put the merge base below the head) or, when
+	// those are not known, files: Store may start opening (or creating)
+	// the store then, beside the reading of the diff and the planning, and
+	// hand it over when Store is called. It may be told more than once.
 	Reviewing func(root string)
 	// Past, if set, lends the plan the store of earlier runs to forecast
 	// from (forecastFrom): it calls use with the store, read-only, if
@@ -179,15 +182,21 @@ func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	if job.RunID != "" {
 		return follow(ctx, job, env)
 	}
+	if env.Reviewing != nil && job.Question == "" && !job.DryRun && checkKey(env.APIKey, job.BaseURL) == nil {
+		job.reviewing = env.Reviewing
+		// A change with commits of its own is reviewed unless they
+		// change nothing (or only ignored files): its store is made
+		// beside the server's questions and git's diff, not after them.
+		if r, ok := resolved(job.Options); ok && r.MergeBase != r.HeadSHA {
+			job.reviewing(job.Dir)
+		}
+	}
 	sources, err := job.fit(ctx, env)
 	if err != nil {
 		return nil, err
 	}
 	if env.Past != nil && job.Question == "" {
 		env.Past(func(st *toolmem.Store) { job.forecast = forecastFrom(st, job.Model, job.Budget.MaxSteps) })
-	}
-	if env.Reviewing != nil && job.Question == "" && !job.DryRun && checkKey(env.APIKey, job.BaseURL) == nil {
-		job.reviewing = env.Reviewing
 	}
 	plan, err := Prepare(ctx, job.Options)
 	if err != nil {
@@ -360,6 +369,16 @@ func (job *Job) inherit(run toolmem.Run) Inherited {
 	}
 	inh.Window, inh.Reserve, inh.Model, inh.Tokenizer = cfg.Budget.ContextWindow, cfg.Budget.AnswerReserve, cfg.Model, cfg.Tokenizer
 	return inh
+}
+
+// resolved returns the revisions opts.Resolved read, when they are of
+// opts' base and head.
+func resolved(opts Options) (diffctx.Revisions, bool) {
+	if opts.Resolved == nil {
+		return diffctx.Revisions{}, false
+	}
+	r, ok := opts.Resolved()
+	return r, ok && r.Base == opts.Base && r.Head == cmp.Or(opts.Head, "HEAD")
 }
 
 // checkKey catches a missing API key before anything is recorded or
