@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"sync"
 	"unicode/utf8"
 
@@ -80,13 +79,16 @@ const maxTable = 16 << 20
 //	"BPE2", n (tokens) as a little-endian uint32
 //	n bytes: the length of each token, in rank order
 //	the tokens' bytes, in rank order
-func readTable(data []byte) (*bpe, error) {
+func readTable(data []byte) (*bpe, error) { return readTableIn(data, newTableArena(data)) }
+
+// readTableIn is readTable with the table laid out in mem.
+func readTableIn(data []byte, mem *tableArena) (*bpe, error) {
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxTable))
 	if err != nil {
 		return nil, err
 	}
 	defer dec.Close()
-	raw, err := dec.DecodeAll(data, nil)
+	raw, err := dec.DecodeAll(data, mem.bytes(mem.size))
 	if err != nil {
 		return nil, fmt.Errorf("damaged BPE table: %w", err)
 	}
@@ -99,7 +101,8 @@ func readTable(data []byte) (*bpe, error) {
 		return nil, bad
 	}
 	lens, blob := raw[8:8+n], raw[8+n:]
-	b := &bpe{n: n, off: make([]uint32, n+1), blob: blob}
+	mem.settle(n)
+	b := &bpe{n: n, off: mem.words(int(n) + 1), blob: blob}
 	var at uint32
 	for r, l := range lens {
 		b.off[r] = at
@@ -109,10 +112,8 @@ func readTable(data []byte) (*bpe, error) {
 	if int(at) != len(blob) {
 		return nil, bad
 	}
-	// A load factor under a half keeps the probes short: most lookups
-	// in a merge are of pairs that are no token.
-	slots := uint32(1) << bits.Len32(2*n)
-	b.slots, b.mask = make([]uint32, slots), slots-1
+	slots := slotsFor(n)
+	b.slots, b.mask = mem.words(int(slots)), slots-1
 	for r := range n {
 		i := hash(b.token(r)) & b.mask
 		for b.slots[i] != 0 {
