@@ -19,9 +19,10 @@ import (
 // block cannot be had, the table is made on Go's heap as before. The block
 // lives as long as the process, as the table does, and holds no pointers.
 type tableArena struct {
-	mem  []byte // the block, from its start; nil on Go's heap
-	used int
-	size int // the decompressed form's, as its frame declares it
+	mem     []byte // the block, from its start; nil on Go's heap
+	mapping []byte // the memory mapped for it
+	used    int
+	size    int // the decompressed form's, as its frame declares it
 }
 
 // newTableArena reserves a block for the table whose compressed form is
@@ -36,7 +37,17 @@ func newTableArena(data []byte) *tableArena {
 	size := int(h.FrameContentSize)
 	n := uint32((size - 8) / 2)
 	most := align8(size) + 4*int(n+1) + 4*int(slotsFor(n))
-	return &tableArena{mem: reserve(most), size: size}
+	mem, mapping := reserve(most)
+	return &tableArena{mem: mem, mapping: mapping, size: size}
+}
+
+// free gives the block back, for a table that is not kept: one refused
+// as damaged, or a benchmark's.
+func (a *tableArena) free() {
+	if a.mapping != nil {
+		release(a.mapping)
+		a.mem, a.mapping = nil, nil
+	}
 }
 
 // bytes returns the next n bytes of the block, empty with capacity n, or

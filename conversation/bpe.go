@@ -81,8 +81,14 @@ const maxTable = 16 << 20
 //	the tokens' bytes, in rank order
 func readTable(data []byte) (*bpe, error) { return readTableIn(data, newTableArena(data)) }
 
-// readTableIn is readTable with the table laid out in mem.
-func readTableIn(data []byte, mem *tableArena) (*bpe, error) {
+// readTableIn is readTable with the table laid out in mem, which it frees
+// when it refuses the table.
+func readTableIn(data []byte, mem *tableArena) (b *bpe, err error) {
+	defer func() {
+		if err != nil {
+			mem.free()
+		}
+	}()
 	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxTable))
 	if err != nil {
 		return nil, err
@@ -102,7 +108,7 @@ func readTableIn(data []byte, mem *tableArena) (*bpe, error) {
 	}
 	lens, blob := raw[8:8+n], raw[8+n:]
 	mem.settle(n)
-	b := &bpe{n: n, off: mem.words(int(n) + 1), blob: blob}
+	b = &bpe{n: n, off: mem.words(int(n) + 1), blob: blob}
 	var at uint32
 	for r, l := range lens {
 		b.off[r] = at
