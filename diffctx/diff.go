@@ -85,8 +85,9 @@ type File struct {
 
 // Patch returns the file's section of the diff exactly as git printed it,
 // from its "diff --git" line to its last hunk, or nil when none is held: a
-// diff too large to hold (TooLarge), or a change of type, which git prints
-// as two sections that File merges. It is the whole change's, unnarrowed
+// section over 256 KiB (its hunks hold it already), a diff too large to
+// hold (TooLarge), or a change of type, which git prints as two sections
+// that File merges. It is the whole change's, unnarrowed
 // by Since and unredacted.
 func (f *File) Patch() []byte { return f.patch }
 

@@ -38,6 +38,11 @@ func Parse(raw []byte) ([]*File, error) {
 // review.
 const maxSection = 16 << 20
 
+// maxPatch is the largest file section kept whole beside its parsed hunks
+// (File.Patch), which would otherwise hold a large file's diff twice: a
+// file's diff past it is asked of git when a tool wants it whole.
+const maxPatch = 256 << 10
+
 // countHunkLines counts the added and deleted lines of hunk text.
 func countHunkLines(b []byte) (add, del int) {
 	for len(b) > 0 {
@@ -108,7 +113,7 @@ func (s *section) parse() {
 	if s.f, s.err = parseFile(s.chunk, s.start); s.err == nil {
 		if s.cut {
 			s.f.Additions, s.f.Deletions, s.f.TooLarge = s.add, s.del, true
-		} else {
+		} else if len(s.chunk) <= maxPatch {
 			s.f.patch = s.chunk
 		}
 		tag(s.f)

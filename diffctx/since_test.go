@@ -199,3 +199,31 @@ func TestResolveSoon(t *testing.T) {
 		t.Errorf("an unknown base read soon: %v", err)
 	}
 }
+
+// TestPatchKeptUpToMax keeps a file's section of the diff whole (Patch)
+// up to maxPatch, and past it only its parsed hunks: a large file's diff
+// is not held twice.
+func TestPatchKeptUpToMax(t *testing.T) {
+	r := newRepo(t)
+	r.write("small.txt", "a\n")
+	r.write("large.txt", "a\n")
+	r.commit("one")
+	r.branch()
+	r.write("small.txt", "b\n")
+	r.write("large.txt", strings.Repeat("a line of the large file\n", maxPatch/20))
+	r.commit("two")
+	d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, large := d.File("small.txt"), d.File("large.txt")
+	if small == nil || large == nil {
+		t.Fatalf("files: %v", d.Files)
+	}
+	if p := string(small.Patch()); !strings.HasPrefix(p, "diff --git a/small.txt b/small.txt\n") || !strings.HasSuffix(p, "-a\n+b\n") {
+		t.Errorf("small.txt's patch: %q", p)
+	}
+	if large.Patch() != nil || len(large.Hunks) == 0 || large.TooLarge {
+		t.Errorf("large.txt: a patch of %d bytes kept, %d hunks, too large %v", len(large.Patch()), len(large.Hunks), large.TooLarge)
+	}
+}
