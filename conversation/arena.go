@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"math/bits"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -84,3 +85,6 @@ func (a *tableArena) settle(n uint32) {
 func slotsFor(n uint32) uint32 { return uint32(1) << bits.Len32(2*n) }
 
 func align8(n int) int { return (n + 7) &^ 7 }
+
+// asWords reads b, whose length is a multiple of 4, as words.
+func asWords(b []byte) []uint32 { return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4) }

@@ -40,5 +40,3 @@ func smallPagesFrom(mem []byte, end int) {
 	}
 	_ = unix.Madvise(mem[from:from+hugePage], unix.MADV_NOHUGEPAGE)
 }
-
-func asWords(b []byte) []uint32 { return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), len(b)/4) }

@@ -130,7 +130,7 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 	}
 	d := &Diff{Root: root, Base: opts.Base, Head: opts.Head}
 	g.Dir = root
-	if r, ok := resolved(opts); ok {
+	if r, ok := ResolvedFor(opts.Resolved, opts.Base, opts.Head); ok {
 		d.BaseSHA, d.HeadSHA, d.MergeBase = r.BaseSHA, r.HeadSHA, r.MergeBase
 	} else if err := g.resolveWithBase(ctx, d); err != nil {
 		return nil, err
@@ -215,14 +215,15 @@ func (g *runner) resolveAtOnce(ctx context.Context, d *Diff) bool {
 	return true
 }
 
-// resolved returns the revisions opts.Resolved read, when they are of
-// opts' base and head.
-func resolved(opts Options) (Revisions, bool) {
-	if opts.Resolved == nil {
+// ResolvedFor waits for the revisions resolved read (ResolveSoon's), and
+// returns them when they were read and are of base and head (HEAD when
+// empty); nil resolved has none.
+func ResolvedFor(resolved func() (Revisions, bool), base, head string) (Revisions, bool) {
+	if resolved == nil {
 		return Revisions{}, false
 	}
-	r, ok := opts.Resolved()
-	return r, ok && r.Base == opts.Base && r.Head == opts.Head
+	r, ok := resolved()
+	return r, ok && r.Base == base && r.Head == cmp.Or(head, "HEAD")
 }
 
 // runner runs the git commands Load needs in one directory.

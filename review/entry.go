@@ -187,7 +187,7 @@ func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 		// A change with commits of its own is reviewed unless they
 		// change nothing (or only ignored files): its store is made
 		// beside the server's questions and git's diff, not after them.
-		if r, ok := resolved(job.Options); ok && r.MergeBase != r.HeadSHA {
+		if r, ok := diffctx.ResolvedFor(job.Resolved, job.Base, job.Head); ok && r.MergeBase != r.HeadSHA {
 			job.reviewing(job.Dir)
 		}
 	}
@@ -369,16 +369,6 @@ func (job *Job) inherit(run toolmem.Run) Inherited {
 	}
 	inh.Window, inh.Reserve, inh.Model, inh.Tokenizer = cfg.Budget.ContextWindow, cfg.Budget.AnswerReserve, cfg.Model, cfg.Tokenizer
 	return inh
-}
-
-// resolved returns the revisions opts.Resolved read, when they are of
-// opts' base and head.
-func resolved(opts Options) (diffctx.Revisions, bool) {
-	if opts.Resolved == nil {
-		return diffctx.Revisions{}, false
-	}
-	r, ok := opts.Resolved()
-	return r, ok && r.Base == opts.Base && r.Head == cmp.Or(opts.Head, "HEAD")
 }
 
 // checkKey catches a missing API key before anything is recorded or
