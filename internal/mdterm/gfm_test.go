@@ -76,7 +76,7 @@ func FuzzGFM(f *testing.F) {
 
 func ours(s string) string {
 	src := []byte(s)
-	return dump(md().Parser().Parse(gtext.NewReader(src)), src)
+	return dump(md().Parse(gtext.NewReader(src)), src)
 }
 
 func theirs(s string) string {

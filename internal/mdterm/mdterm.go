@@ -6,8 +6,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
 	gtext "github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 
@@ -33,7 +33,16 @@ const (
 
 // md parses CommonMark with GitHub's tables and strikethrough (gfm.go),
 // which models write in their summaries. It is made at its first use.
-var md = sync.OnceValue(func() goldmark.Markdown { return goldmark.New(goldmark.WithParserOptions(gfm()...)) })
+// It is goldmark's parser alone, as goldmark.New makes it: the whole
+// Markdown would link goldmark's HTML renderer, whose package init every
+// command would pay for, and nothing here writes HTML.
+var md = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(append([]parser.Option{
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	}, gfm()...)...)
+})
 
 // summaryTag is the opening of a collapsed section the report writes
 // (<details><summary>2 findings left out</summary>): its summary is
@@ -45,7 +54,7 @@ var summaryTag = lazy.Regexp(`^\s*<details>\s*<summary>(.*)</summary>\s*$`)
 // sequences in the result are its own.
 func Render(src string, width int) string {
 	r := &renderer{src: []byte(text.Safe(src)), width: min(max(width, 20), 100)}
-	doc := md().Parser().Parse(gtext.NewReader(r.src))
+	doc := md().Parse(gtext.NewReader(r.src))
 	r.children(doc, "", "")
 	out := strings.TrimRight(r.out.String(), "\n")
 	if strings.HasSuffix(src, "\n") {
@@ -285,7 +294,7 @@ func inCell(n ast.Node) bool {
 // span renders Markdown known to be one line of inline text.
 func (r *renderer) span(s string) string {
 	sub := &renderer{src: []byte(s), width: r.width}
-	doc := md().Parser().Parse(gtext.NewReader(sub.src))
+	doc := md().Parse(gtext.NewReader(sub.src))
 	if p := doc.FirstChild(); p != nil {
 		return sub.inline(p)
 	}
