@@ -29,14 +29,14 @@ func TestEmbeddedRanks(t *testing.T) {
 		}
 		bad := 0
 		for tok, r := range want {
-			if got, ok := b.rank([]byte(tok)); !ok || got != r {
+			if got, ok := b.rank(tok); !ok || got != r {
 				bad++
 			}
 		}
 		if bad > 0 {
 			t.Errorf("%s: %d ranks differ from the offline loader's: run go generate ./conversation", name, bad)
 		}
-		if _, ok := b.rank([]byte("\x00no such token\xff\xfe")); ok {
+		if _, ok := b.rank("\x00no such token\xff\xfe"); ok {
 			t.Errorf("%s: a made-up token has a rank", name)
 		}
 	}
@@ -75,7 +75,7 @@ func TestReadTableDamaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, ok := b.rank([]byte("bc")); !ok || r != 1 {
+	if r, ok := b.rank("bc"); !ok || r != 1 {
 		t.Errorf("rank(bc) = %d, %v; want 1", r, ok)
 	}
 }

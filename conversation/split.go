@@ -80,13 +80,22 @@ func isQ(c uint8) bool { return c&(cS|cL|cN) == 0 }
 // run returns the end of the longest run from i of runes with a class in
 // mask.
 func run(s string, i int, mask uint8) int {
-	for {
+	for i < len(s) {
+		// ASCII, nearly all of code, without a call a byte.
+		if c := s[i]; c < utf8.RuneSelf {
+			if asciiClass[c]&mask == 0 {
+				return i
+			}
+			i++
+			continue
+		}
 		_, n, c := at(s, i)
-		if n == 0 || c&mask == 0 {
+		if c&mask == 0 {
 			return i
 		}
 		i += n
 	}
+	return i
 }
 
 // contraction returns the length of (?i:'s|'t|'re|'ve|'m|'ll|'d) at i, or 0.

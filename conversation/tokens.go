@@ -373,10 +373,19 @@ func (c *Counter) encodeLen(s string) int {
 // cuts returns where to cut s so that no run of white space or of other
 // characters is longer than maxRun bytes. Cuts fall on rune boundaries.
 func cuts(s string) []int {
+	if len(s) <= maxRun {
+		return nil
+	}
 	var out []int
 	run, space := 0, false
 	for i, r := range s {
-		sp := unicode.IsSpace(r)
+		var sp bool
+		if r < utf8.RuneSelf {
+			// unicode.IsSpace's ASCII spaces, without its call.
+			sp = r == ' ' || '\t' <= r && r <= '\r'
+		} else {
+			sp = unicode.IsSpace(r)
+		}
 		if sp != space || i == 0 {
 			run, space = i, sp
 			continue

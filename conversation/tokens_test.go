@@ -488,3 +488,21 @@ func TestRefTokensConstant(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEncodeDiff counts a diff's hunks of changed Go lines, as a
+// review's plan and requests count them, without the memo: the encoder's
+// own speed and allocations on ordinary code.
+func BenchmarkEncodeDiff(b *testing.B) {
+	var s strings.Builder
+	for j := range 600 {
+		fmt.Fprintf(&s, "-func handler_%d(x int) int { return x*%d - %d }\n+func handler_%d(x int) int { return x*%d + %d }\n", j, j+1, j, j, j, j)
+	}
+	text := s.String()
+	c, _ := NewCounter(O200k, Tiktoken)
+	c.Count("load the encoder")
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		c.encodeLen(text) // not Count, whose memo would answer
+	}
+}
