@@ -47,6 +47,12 @@ type Options struct {
 	// them: Load takes them when they are of its Base and Head, and
 	// resolves the names itself otherwise, or when they failed.
 	Resolved func() (Revisions, bool)
+	// Patches bounds the bytes of file sections kept whole (File.Patch),
+	// from which a tool answers a file's diff without starting git: the
+	// first files in the diff's order, each up to 256 KiB. 0 keeps none,
+	// for a run that calls no tool (a dry run); a review keeps
+	// DefaultPatches.
+	Patches int
 }
 
 // Revisions are a base and a head, the commits they name and their merge
@@ -145,7 +151,7 @@ func Load(ctx context.Context, opts Options) (*Diff, error) {
 		// without a slash matches a name at any depth, as in .gitignore.
 		skip = func(f *File) bool { return glob.Match(opts.Ignore, f.Path) }
 	}
-	d.Files, d.Warnings, err = g.diff(ctx, d.MergeBase, d.HeadSHA, opts.FindCopies, skip)
+	d.Files, d.Warnings, err = g.diff(ctx, d.MergeBase, d.HeadSHA, opts.FindCopies, skip, opts.Patches)
 	if err != nil {
 		var perr *ParseError
 		if errors.As(err, &perr) {
@@ -354,7 +360,7 @@ func (g *runner) mergeBase(ctx context.Context, d *Diff) (string, error) {
 // diff runs git diff and parses its output as it streams, so the raw diff
 // is never held whole. It returns the warnings git printed, such as rename
 // detection skipped past diff.renameLimit.
-func (g *runner) diff(ctx context.Context, from, to string, copies bool, skip func(*File) bool) ([]*File, []string, error) {
+func (g *runner) diff(ctx context.Context, from, to string, copies bool, skip func(*File) bool, patches int) ([]*File, []string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c := g.Command(ctx, git.PatchArgs(from, to, copies)...)
@@ -365,7 +371,7 @@ func (g *runner) diff(ctx context.Context, from, to string, copies bool, skip fu
 	if err := c.Start(); err != nil {
 		return nil, nil, fmt.Errorf("running git diff: %w", err)
 	}
-	files, perr := parse(out, skip)
+	files, perr := parse(out, skip, patches)
 	if perr != nil {
 		cancel() // stop git; its exit status no longer matters
 		_ = c.Wait()

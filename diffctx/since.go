@@ -48,7 +48,7 @@ func (g *runner) narrowSince(ctx context.Context, d *Diff, since string, copies 
 		}
 		return g.fail(ctx, err)
 	}
-	later, _, err := g.diff(ctx, sha, d.HeadSHA, copies, skip)
+	later, _, err := g.diff(ctx, sha, d.HeadSHA, copies, skip, 0)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package diffctx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/reviewdev/review/internal/git"
 	"strings"
 	"testing"
@@ -212,7 +213,7 @@ func TestPatchKeptUpToMax(t *testing.T) {
 	r.write("small.txt", "b\n")
 	r.write("large.txt", strings.Repeat("a line of the large file\n", maxPatch/20))
 	r.commit("two")
-	d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main"})
+	d, err := Load(context.Background(), Options{Dir: r.Dir, Base: "main", Patches: DefaultPatches})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,5 +226,33 @@ func TestPatchKeptUpToMax(t *testing.T) {
 	}
 	if large.Patch() != nil || len(large.Hunks) == 0 || large.TooLarge {
 		t.Errorf("large.txt: a patch of %d bytes kept, %d hunks, too large %v", len(large.Patch()), len(large.Hunks), large.TooLarge)
+	}
+}
+
+// TestPatchesWithinBudget keeps the sections of the first files in the
+// diff's order whole while they fit the budget, each a copy of its own
+// size, and none with no budget (a dry run's).
+func TestPatchesWithinBudget(t *testing.T) {
+	var raw strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&raw, "diff --git a/f%d.txt b/f%d.txt\nindex 1111111..2222222 100644\n--- a/f%d.txt\n+++ b/f%d.txt\n@@ -1 +1 @@\n-a\n+b\n", i, i, i, i)
+	}
+	section := len(raw.String()) / 5
+	for _, tc := range []struct {
+		budget, kept int
+	}{{0, 0}, {section - 1, 0}, {section, 1}, {2*section + section/2, 2}, {DefaultPatches, 5}} {
+		files, err := parse(strings.NewReader(raw.String()), nil, tc.budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range files {
+			p := f.Patch()
+			if want := i < tc.kept; (p != nil) != want {
+				t.Errorf("budget %d: %s kept %v, want %v", tc.budget, f.Path, p != nil, want)
+			}
+			if p != nil && (len(p) != section || cap(p) != len(p)) {
+				t.Errorf("budget %d: %s's patch is %d bytes of %d held, want %d of %d", tc.budget, f.Path, len(p), cap(p), section, section)
+			}
+		}
 	}
 }

@@ -44,7 +44,7 @@ func (a *Agent) Resume(ctx context.Context, id string, ignore []string) (*Sessio
 	if len(run.Settings) > 0 {
 		_ = json.Unmarshal(run.Settings, &set) // units are checked where they are used
 	}
-	d, err := diffctx.Load(ctx, diffctx.Options{Dir: run.Repo, Base: run.BaseSHA, Head: run.HeadSHA, Ignore: ignore, FindCopies: set.FindCopies})
+	d, err := diffctx.Load(ctx, diffctx.Options{Dir: run.Repo, Base: run.BaseSHA, Head: run.HeadSHA, Ignore: ignore, FindCopies: set.FindCopies, Patches: diffctx.DefaultPatches})
 	if err != nil {
 		return nil, fmt.Errorf("reloading the diff of run %s: %w", run.ID, err)
 	}

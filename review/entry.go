@@ -198,6 +198,7 @@ func run(ctx context.Context, job Job, env Env) (*Outcome, error) {
 	if env.Past != nil && job.Question == "" {
 		env.Past(func(st *toolmem.Store) { job.forecast = forecastFrom(st, job.Model, job.Budget.MaxSteps) })
 	}
+	job.Options.dryRun = job.DryRun
 	plan, err := Prepare(ctx, job.Options)
 	if err != nil {
 		return nil, err

@@ -49,7 +49,7 @@ func TestPatchesMatchGit(t *testing.T) {
 		for _, copies := range []bool{false, true} {
 			t.Run(fmt.Sprintf("seed %d, copies %v", seed, copies), func(t *testing.T) {
 				ctx := context.Background()
-				d, err := diffctx.Load(ctx, diffctx.Options{Dir: r.Dir, Base: "main", FindCopies: copies})
+				d, err := diffctx.Load(ctx, diffctx.Options{Dir: r.Dir, Base: "main", FindCopies: copies, Patches: diffctx.DefaultPatches})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -162,7 +162,7 @@ func patchesChange(rng *rand.Rand) (base, head map[string]string) {
 func TestPatchesSparedGit(t *testing.T) {
 	dir := gittest.Change(t, map[string]string{"a.go": "package a\n\nvar x = 1\n"}, map[string]string{"a.go": "package a\n\nvar x = 2\n"})
 	ctx := context.Background()
-	d, err := diffctx.Load(ctx, diffctx.Options{Dir: dir, Base: "main"})
+	d, err := diffctx.Load(ctx, diffctx.Options{Dir: dir, Base: "main", Patches: diffctx.DefaultPatches})
 	if err != nil {
 		t.Fatal(err)
 	}

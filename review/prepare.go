@@ -46,6 +46,9 @@ type Options struct {
 	// reviewing, when Run set it (Env.Reviewing), is told the change has
 	// files, as soon as it is read.
 	reviewing func(root string)
+	// dryRun, when Run set it, keeps no file's section of the diff whole
+	// for the tools (diffctx.Options.Patches): a dry run calls none.
+	dryRun bool
 }
 
 // Plan is everything the first request of a review is built from: the diff,
@@ -134,7 +137,7 @@ func Prepare(ctx context.Context, opts Options) (*Plan, error) {
 		}
 		counter = c
 	}
-	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData, Label: opts.HeadLabel, CI: opts.CI, Resolved: opts.Resolved})
+	d, err := diffctx.Load(ctx, diffctx.Options{Dir: opts.Dir, Base: opts.Base, Head: opts.Head, Ignore: opts.Ignore, FindCopies: opts.FindCopies, Since: opts.Since, ReviewData: opts.ReviewData, Label: opts.HeadLabel, CI: opts.CI, Resolved: opts.Resolved, Patches: patchesFor(opts.dryRun)})
 	if err != nil {
 		return nil, err
 	}
@@ -468,3 +471,12 @@ func (p *Plan) Tokens() int {
 
 // counter counts the plan's figures.
 func (p *Plan) counter() *conversation.Counter { return p.Counter }
+
+// patchesFor is how many bytes of the diff's file sections a run keeps
+// whole for get_file_diff: none for a dry run, which calls no tool.
+func patchesFor(dryRun bool) int {
+	if dryRun {
+		return 0
+	}
+	return diffctx.DefaultPatches
+}
