@@ -63,7 +63,7 @@ func (m *timedModel) cpuBefore(k, n int) time.Duration {
 
 // BenchmarkUnitsLinear reviews a 3,000-file change in a 16k window with no
 // cap on units, one unit after another, against a server that submits at
-// once (about 380 units), and reports the client's time before the 25th
+// once (178 units: small files pack together, several to a unit), and reports the client's time before the 25th
 // and the last requests (medians of ten) and their ratio, and the CPU
 // time before each of the 20th to 60th requests and of the last forty
 // (averages) and their ratio, which it holds to 1.5: pruning extends the summary
@@ -96,8 +96,10 @@ func BenchmarkUnitsLinear(b *testing.B) {
 			b.Fatal(err)
 		}
 		st.Close()
-		if len(m.starts) < 300 {
-			b.Fatalf("%d requests, want at least 300", len(m.starts))
+		// Long enough that its last forty requests come long after the
+		// 20th to 60th.
+		if len(m.starts) < 150 {
+			b.Fatalf("%d requests, want at least 150", len(m.starts))
 		}
 		// The ratio that holds the benchmark is of CPU time, averaged over
 		// forty requests: a wall-time gap of a few milliseconds is
