@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -153,8 +154,42 @@ func (c *History) scoreTurns(turns []int, q string) []TurnScore {
 	for _, t := range terms {
 		total += t.weight
 	}
-	refs := refRE().FindAllString(q, -1)
+	// The refs the conversation's outputs were stored under, by the turn
+	// that made them. A ref is drawn at random, so its digits must not
+	// decide a turn's relevance: a question's "11" would match a turn
+	// whose ref holds those digits in one run and not in the next, and
+	// two runs of one conversation would keep different turns. Refs are
+	// taken out of the text terms are looked for in, and a question
+	// names a turn by a ref only if that turn's output was stored under
+	// it (a ten-letter word is no ref unless an output has it).
+	made := map[string]int{}
+	for _, m := range c.msgs {
+		if m.Ref != "" && m.Turn > 0 {
+			made[m.Ref] = m.Turn
+		}
+	}
+	var unref *strings.Replacer
+	if len(made) > 0 {
+		pairs := make([]string, 0, 2*len(made))
+		for _, r := range slices.Sorted(maps.Keys(made)) {
+			pairs = append(pairs, r, " ")
+		}
+		unref = strings.NewReplacer(pairs...)
+	}
+	named := map[int]bool{}
+	for _, r := range refRE().FindAllString(q, -1) {
+		if t, ok := made[r]; ok {
+			named[t] = true
+		}
+	}
 	text := map[int]*strings.Builder{}
+	write := func(b *strings.Builder, s string) {
+		if unref != nil {
+			s = unref.Replace(s)
+		}
+		b.WriteString(strings.ToLower(s))
+		b.WriteByte('\n')
+	}
 	for _, m := range c.msgs {
 		if m.Turn <= 0 || m.Layer == Static || m.Layer == Summary {
 			continue
@@ -164,13 +199,9 @@ func (c *History) scoreTurns(turns []int, q string) []TurnScore {
 			b = &strings.Builder{}
 			text[m.Turn] = b
 		}
-		b.WriteString(strings.ToLower(m.Content))
-		b.WriteByte('\n')
-		b.WriteString(m.Ref)
-		b.WriteByte('\n')
+		write(b, m.Content)
 		for _, tc := range m.ToolCalls {
-			b.WriteString(strings.ToLower(tc.Arguments))
-			b.WriteByte('\n')
+			write(b, tc.Arguments)
 		}
 	}
 	out := make([]TurnScore, len(turns))
@@ -191,10 +222,8 @@ func (c *History) scoreTurns(turns []int, q string) []TurnScore {
 		if total > 0 {
 			s.Relevance = found / total
 		}
-		for _, r := range refs {
-			if strings.Contains(body, r) {
-				s.Named = true
-			}
+		if named[turn] {
+			s.Named = true
 		}
 		for _, t := range terms {
 			if t.weight == strongWeight && strings.ContainsAny(t.text, "/.") && strings.Contains(body, t.text) {

@@ -222,3 +222,55 @@ func recallOnce(t *testing.T, name string, lim Limits, counter *Counter) {
 		t.Errorf("%s: a question naming nothing changed a history within its limits: %+v", name, ev)
 	}
 }
+
+// TestRefsDecideNothing holds that the refs outputs were stored under,
+// which are drawn at random and printed in previews and stubs, decide no
+// turn's relevance: a question's "11" must not match the digits of one
+// run's refs and not the next run's, or two runs of one conversation
+// would keep different turns. A question that gives a ref still names the
+// turn that made it.
+func TestRefsDecideNothing(t *testing.T) {
+	counter, _ := NewCounter(O200k, Estimate)
+	conv := func(r *rand.Rand, q string) (*History, []string) {
+		c := &History{}
+		c.Append(Message{Role: System, Layer: Static, Content: "system prompt"})
+		var refs []string
+		for turn := 1; turn <= 9; turn++ {
+			ref := fmt.Sprintf("%012d", r.Int64N(1e12))
+			refs = append(refs, ref)
+			id := fmt.Sprintf("call_%d", turn)
+			c.Append(Message{Role: User, Layer: Loop, Turn: turn, Content: fmt.Sprintf("Question %d about the change.", turn)})
+			c.Append(Message{Role: Assistant, Layer: Loop, Turn: turn, ToolCalls: []ToolCall{{ID: id, Name: "read_tool_output", Arguments: fmt.Sprintf(`{"ref": %q}`, ref)}}})
+			c.Append(Message{Role: Tool, Layer: Loop, Turn: turn, ToolCallID: id, Name: "search_in_project", Ref: ref,
+				Content: fmt.Sprintf("[output %s: 40 lines; showing lines 1-3]\n1: package x\n2: func F%d() {}\n", ref, turn)})
+			c.Append(Message{Role: Assistant, Layer: Loop, Turn: turn, Content: fmt.Sprintf("Answer %d.", turn)})
+		}
+		c.Append(Message{Role: User, Layer: Loop, Turn: 10, Content: q})
+		return c, refs
+	}
+	lim := Limits{Turns: 3, Chars: 1 << 20, messageCap: 1 << 20, digestChars: 4000}
+	var want []int
+	for seed := range uint64(40) {
+		c, _ := conv(rand.New(rand.NewPCG(seed, 3)), "Question 11: anything else in 11 or 47?")
+		if _, err := c.Prune(lim, counter, nil); err != nil {
+			t.Fatal(err)
+		}
+		kept := c.earlierTurns(10)
+		if want == nil {
+			want = kept
+		} else if !slices.Equal(kept, want) {
+			t.Errorf("seed %d: kept turns %v, seed 0 kept %v: the refs drawn decided", seed, kept, want)
+		}
+	}
+	for seed := range uint64(10) {
+		r := rand.New(rand.NewPCG(seed, 5))
+		_, refs := conv(rand.New(rand.NewPCG(seed, 5)), "")
+		c, _ := conv(r, "What did "+refs[1]+" show?")
+		if _, err := c.Prune(lim, counter, nil); err != nil {
+			t.Fatal(err)
+		}
+		if kept := c.earlierTurns(10); !slices.Contains(kept, 2) {
+			t.Errorf("seed %d: a question naming turn 2's ref kept %v", seed, kept)
+		}
+	}
+}
