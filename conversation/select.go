@@ -154,64 +154,12 @@ func (c *History) scoreTurns(turns []int, q string) []TurnScore {
 	for _, t := range terms {
 		total += t.weight
 	}
-	// The refs the conversation's outputs were stored under, by the turn
-	// that made them. A ref is drawn at random, so its digits must not
-	// decide a turn's relevance: a question's "11" would match a turn
-	// whose ref holds those digits in one run and not in the next, and
-	// two runs of one conversation would keep different turns. Refs are
-	// taken out of the text terms are looked for in, and a question
-	// names a turn by a ref only if that turn's output was stored under
-	// it (a ten-letter word is no ref unless an output has it).
-	made := map[string]int{}
-	for _, m := range c.msgs {
-		if m.Ref != "" && m.Turn > 0 {
-			made[m.Ref] = m.Turn
-		}
-	}
-	var unref *strings.Replacer
-	if len(made) > 0 {
-		pairs := make([]string, 0, 2*len(made))
-		for _, r := range slices.Sorted(maps.Keys(made)) {
-			pairs = append(pairs, r, " ")
-		}
-		unref = strings.NewReplacer(pairs...)
-	}
-	named := map[int]bool{}
-	for _, r := range refRE().FindAllString(q, -1) {
-		if t, ok := made[r]; ok {
-			named[t] = true
-		}
-	}
-	text := map[int]*strings.Builder{}
-	write := func(b *strings.Builder, s string) {
-		if unref != nil {
-			s = unref.Replace(s)
-		}
-		b.WriteString(strings.ToLower(s))
-		b.WriteByte('\n')
-	}
-	for _, m := range c.msgs {
-		if m.Turn <= 0 || m.Layer == Static || m.Layer == Summary {
-			continue
-		}
-		b := text[m.Turn]
-		if b == nil {
-			b = &strings.Builder{}
-			text[m.Turn] = b
-		}
-		write(b, m.Content)
-		for _, tc := range m.ToolCalls {
-			write(b, tc.Arguments)
-		}
-	}
+	text, named := c.turnTexts(q)
 	out := make([]TurnScore, len(turns))
 	newest := turns[len(turns)-1]
 	for i, turn := range turns {
 		s := TurnScore{Turn: turn, Recency: math.Pow(0.5, float64(newest-turn)/recencyHalfLife)}
-		body := ""
-		if b := text[turn]; b != nil {
-			body = b.String()
-		}
+		body := text[turn]
 		found := 0.0
 		for _, t := range terms {
 			if strings.Contains(body, t.text) {
@@ -273,3 +221,63 @@ func dropOrder(scores []TurnScore) []int {
 }
 
 func round2(f float64) float64 { return math.Round(f*100) / 100 }
+
+// turnTexts returns, by turn, the lower-cased text of its messages and
+// tool arguments that a question's terms are looked for in, and the
+// turns the question q names by the ref of an output they made.
+//
+// A ref is drawn at random, so its digits must not decide a turn's
+// relevance: a question's "11" would match a turn whose ref holds those
+// digits in one run and not in the next, and two runs of one
+// conversation would keep different turns. The refs outputs were stored
+// under are taken out of the text, and a question names a turn by a ref
+// only if that turn's output was stored under it (a ten-letter word is
+// no ref unless an output has it).
+func (c *History) turnTexts(q string) (map[int]string, map[int]bool) {
+	made := map[string]int{}
+	for _, m := range c.msgs {
+		if m.Ref != "" && m.Turn > 0 {
+			made[m.Ref] = m.Turn
+		}
+	}
+	named := map[int]bool{}
+	for _, r := range refRE().FindAllString(q, -1) {
+		if t, ok := made[r]; ok {
+			named[t] = true
+		}
+	}
+	pairs := make([]string, 0, 2*len(made))
+	for _, r := range slices.Sorted(maps.Keys(made)) {
+		pairs = append(pairs, r, " ")
+	}
+	unref := strings.NewReplacer(pairs...)
+	text := map[int]*strings.Builder{}
+	for _, m := range c.msgs {
+		if m.Turn <= 0 || m.Layer == Static || m.Layer == Summary {
+			continue
+		}
+		b := text[m.Turn]
+		if b == nil {
+			b = &strings.Builder{}
+			text[m.Turn] = b
+		}
+		for _, s := range append([]string{m.Content}, argumentsOf(m)...) {
+			b.WriteString(strings.ToLower(unref.Replace(s)))
+			b.WriteByte('\n')
+		}
+	}
+	out := make(map[int]string, len(text))
+	for turn, b := range text {
+		out[turn] = b.String()
+	}
+	return out, named
+}
+
+// argumentsOf returns the arguments of m's tool calls.
+func argumentsOf(m Message) []string {
+	var out []string
+	for _, tc := range m.ToolCalls {
+		out = append(out, tc.Arguments)
+	}
+	return out
+}
