@@ -177,6 +177,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	got := time.Now()
 	if r.URL.Path != chatPath {
 		s.probe(r, body)
 	}
@@ -201,41 +202,27 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// What the answer depends on in the request is read before the lock,
+	// which every request waits for: a review's requests come several at
+	// once and are hundreds of kilobytes each, and decoding each four
+	// times over under the lock held each in line for the ones before it,
+	// tens of milliseconds for the last of eight.
+	q := inspect(body)
+	matches := s.matching(body)
 	s.mu.Lock()
 	n := len(s.received) + 1
-	s.received = append(s.received, Received{N: n, Method: r.Method, Path: r.URL.Path, Body: body, Header: r.Header.Clone(), Arrived: time.Now()})
+	s.received = append(s.received, Received{N: n, Method: r.Method, Path: r.URL.Path, Body: body, Header: r.Header.Clone(), Arrived: got})
 	s.record(fmt.Sprintf("req-%03d.json", n), body)
 	var hdr bytes.Buffer
 	_ = r.Header.Write(&hdr)
 	s.record(fmt.Sprintf("req-%03d.headers", n), hdr.Bytes())
-	var a answer
-	if r.Method == http.MethodPost && r.URL.Path == chatPath {
-		switch tokens := len(body) / 4; {
-		case s.window > 0 && tokens > s.window:
-			a = answer{status: http.StatusBadRequest, body: errorJSON(ErrorBody{
-				Message: fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", s.window, tokens),
-				Type:    "invalid_request_error",
-				Code:    "context_length_exceeded",
-			})}
-		case s.storm > 0 && s.storming():
-			a = answer{status: http.StatusTooManyRequests, header: map[string]string{"Retry-After": s.stormAfter}, body: errorJSON(ErrorBody{
-				Message: "Rate limit reached; try again in " + s.stormAfter + "s.",
-				Type:    "requests",
-				Code:    "rate_limit_exceeded",
-			})}
-		case s.forced != nil && forcesFunction(body):
-			a = s.render(n, *s.forced, body)
-		default:
-			a = s.render(n, s.take(body), body)
-		}
-	} else {
-		a = answer{status: http.StatusNotFound, body: errorJSON(ErrorBody{
-			Message: fmt.Sprintf("Unknown request URL: %s %s. This server serves POST %s.", r.Method, r.URL.Path, chatPath),
-			Type:    "invalid_request_error",
-			Code:    "unknown_url",
-		})}
-	}
+	a := s.answer(n, r, q, matches)
 	s.mu.Unlock()
+	// A step's delay counts from the request's arrival, as a server's
+	// latency does, not from when this server got to it.
+	if a.delay > 0 {
+		a.delay = max(time.Until(got.Add(a.delay)), time.Nanosecond)
+	}
 
 	if a.events != nil {
 		s.stream(w, r, n, a)
@@ -348,11 +335,51 @@ func (s *Server) count(w http.ResponseWriter, body []byte) {
 	_ = json.NewEncoder(w).Encode(map[string][]int{"tokens": ids})
 }
 
-// take is the step that answers a request with body: the first not yet
-// used that it matches (Step.When), else the fallback; s.mu is held.
-func (s *Server) take(body []byte) Step {
+// answer is the answer to request n, read as q; s.mu is held.
+func (s *Server) answer(n int, r *http.Request, q *request, matches []bool) answer {
+	if r.Method != http.MethodPost || r.URL.Path != chatPath {
+		return answer{status: http.StatusNotFound, body: errorJSON(ErrorBody{
+			Message: fmt.Sprintf("Unknown request URL: %s %s. This server serves POST %s.", r.Method, r.URL.Path, chatPath),
+			Type:    "invalid_request_error",
+			Code:    "unknown_url",
+		})}
+	}
+	switch tokens := len(q.body) / 4; {
+	case s.window > 0 && tokens > s.window:
+		return answer{status: http.StatusBadRequest, body: errorJSON(ErrorBody{
+			Message: fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", s.window, tokens),
+			Type:    "invalid_request_error",
+			Code:    "context_length_exceeded",
+		})}
+	case s.storm > 0 && s.storming():
+		return answer{status: http.StatusTooManyRequests, header: map[string]string{"Retry-After": s.stormAfter}, body: errorJSON(ErrorBody{
+			Message: "Rate limit reached; try again in " + s.stormAfter + "s.",
+			Type:    "requests",
+			Code:    "rate_limit_exceeded",
+		})}
+	case s.forced != nil && q.forcesFunction():
+		return s.render(n, *s.forced, q)
+	default:
+		return s.render(n, s.take(matches), q)
+	}
+}
+
+// matching says, for each step, whether body holds its Step.When; the
+// steps do not change once the server runs, so no lock is needed.
+func (s *Server) matching(body []byte) []bool {
+	m := make([]bool, len(s.steps))
 	for i, st := range s.steps {
-		if s.used[i] || (st.When != "" && !bytes.Contains(body, []byte(st.When))) {
+		m[i] = st.When != "" && bytes.Contains(body, []byte(st.When))
+	}
+	return m
+}
+
+// take is the step that answers a request: the first not yet used whose
+// Step.When the request matches (matching), else the fallback; s.mu is
+// held.
+func (s *Server) take(matches []bool) Step {
+	for i, st := range s.steps {
+		if s.used[i] || (st.When != "" && !matches[i]) {
 			continue
 		}
 		s.used[i] = true
@@ -382,7 +409,7 @@ func (s *Server) record(name string, data []byte) {
 }
 
 // render turns step st into the answer to request n; s.mu is held.
-func (s *Server) render(n int, st Step, reqBody []byte) answer {
+func (s *Server) render(n int, st Step, q *request) answer {
 	a := answer{status: st.Status, header: st.Headers}
 	if a.status == 0 {
 		a.status = http.StatusOK
@@ -393,13 +420,13 @@ func (s *Server) render(n int, st Step, reqBody []byte) answer {
 		a.body = []byte(st.Raw)
 	case st.Error != nil:
 		a.body = errorJSON(*st.Error)
-	case refused(st, reqBody) != "":
+	case refused(st, q) != "":
 		a.status = http.StatusBadRequest
-		a.body = errorJSON(ErrorBody{Message: refused(st, reqBody), Type: "invalid_request_error"})
-	case s.whole || !wantsStream(reqBody):
-		a.body = s.completion(n, st, reqBody)
+		a.body = errorJSON(ErrorBody{Message: refused(st, q), Type: "invalid_request_error"})
+	case s.whole || !q.wantsStream():
+		a.body = s.completion(n, st, q)
 	default:
-		a.events, a.stall, a.cut = s.events(n, st, reqBody), st.StallAfter, st.CutAfter
+		a.events, a.stall, a.cut = s.events(n, st, q), st.StallAfter, st.CutAfter
 	}
 	return a
 }
@@ -453,8 +480,8 @@ type (
 )
 
 // completion renders a chat completion for step st; s.mu is held.
-func (s *Server) completion(n int, st Step, reqBody []byte) []byte {
-	c, err := s.build(n, st, reqBody)
+func (s *Server) completion(n int, st Step, q *request) []byte {
+	c, err := s.build(n, st, q)
 	if err == nil {
 		var out []byte
 		if out, err = json.Marshal(c); err == nil {
@@ -465,10 +492,10 @@ func (s *Server) completion(n int, st Step, reqBody []byte) []byte {
 }
 
 // build makes the chat completion for step st; s.mu is held.
-func (s *Server) build(n int, st Step, reqBody []byte) (completion, error) {
+func (s *Server) build(n int, st Step, q *request) (completion, error) {
 	model := "unknown"
-	if req, err := wire.DecodeRequest(reqBody); err == nil && req.Model != "" {
-		model = req.Model
+	if q.req != nil && q.req.Model != "" {
+		model = q.req.Model
 	}
 	msg := message{Role: "assistant", Reasoning: st.Reasoning}
 	if st.Content != "" || len(st.ToolCalls) == 0 {
@@ -494,7 +521,7 @@ func (s *Server) build(n int, st Step, reqBody []byte) (completion, error) {
 		default:
 			tc.Function.Arguments = "{}"
 		}
-		tc.Function.Arguments = expandRefs(tc.Function.Arguments, reqBody)
+		tc.Function.Arguments = expandRefs(tc.Function.Arguments, q)
 		replySize += len(tc.Function.Name) + len(tc.Function.Arguments)
 		msg.ToolCalls = append(msg.ToolCalls, tc)
 	}
@@ -506,7 +533,7 @@ func (s *Server) build(n int, st Step, reqBody []byte) (completion, error) {
 		}
 	}
 	// Rough default usage: about four bytes a token.
-	u := Usage{Prompt: (len(reqBody) + 3) / 4, Completion: (replySize+3)/4 + 1}
+	u := Usage{Prompt: (len(q.body) + 3) / 4, Completion: (replySize+3)/4 + 1}
 	if st.Usage != nil {
 		u = *st.Usage
 	}
@@ -537,17 +564,17 @@ func (s *Server) build(n int, st Step, reqBody []byte) (completion, error) {
 }
 
 // refused is the 400 message for a request step st refuses, or "".
-func refused(st Step, reqBody []byte) string {
+func refused(st Step, q *request) string {
 	for frag, msg := range st.Reject {
-		if bytes.Contains(reqBody, []byte(frag)) {
+		if bytes.Contains(q.body, []byte(frag)) {
 			return msg
 		}
 	}
 	if !st.RequireReasoning {
 		return ""
 	}
-	req, err := wire.DecodeRequest(reqBody)
-	if err != nil {
+	req := q.req
+	if req == nil {
 		return ""
 	}
 	for i, m := range req.Messages {
@@ -592,12 +619,12 @@ var refInPreview = regexp.MustCompile(`"ref": "([a-z0-9]+)"`)
 // expandRefs replaces $REF(call_id) in a scripted tool call's arguments with
 // the tool-memory ref of that call's result in the request: a script cannot
 // know refs in advance, since they derive from the run ID.
-func expandRefs(args string, reqBody []byte) string {
+func expandRefs(args string, q *request) string {
 	if !strings.Contains(args, "$REF(") {
 		return args
 	}
-	req, err := wire.DecodeRequest(reqBody)
-	if err != nil {
+	req := q.req
+	if req == nil {
 		req = &wire.Request{}
 	}
 	return refCall.ReplaceAllStringFunc(args, func(m string) string {
@@ -634,8 +661,20 @@ func Serve(t testing.TB, script string) *Server {
 	return srv
 }
 
-// forcesFunction reports whether a request's tool_choice names a function.
-func forcesFunction(body []byte) bool {
-	req, err := wire.DecodeRequest(body)
-	return err == nil && req.ForcesFunction()
+// request is a chat request as received and, when it decodes, decoded:
+// once per request, before the server's lock.
+type request struct {
+	body []byte
+	req  *wire.Request // nil when the body does not decode
 }
+
+func inspect(body []byte) *request {
+	q := &request{body: body}
+	if req, err := wire.DecodeRequest(body); err == nil {
+		q.req = req
+	}
+	return q
+}
+
+// forcesFunction reports whether a request's tool_choice names a function.
+func (q *request) forcesFunction() bool { return q.req != nil && q.req.ForcesFunction() }

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
-
-	"github.com/reviewdev/review/review/llm/wire"
 )
 
 // defaultPiece is the most bytes of text an event carries when a step
@@ -17,23 +15,19 @@ import (
 const defaultPiece = 8
 
 // wantsStream reports whether a request asks for server-sent events.
-func wantsStream(body []byte) bool {
-	req, err := wire.DecodeRequest(body)
-	return err == nil && req.Stream
-}
+func (q *request) wantsStream() bool { return q.req != nil && q.req.Stream }
 
 // wantsUsage reports whether a streamed request asks for the usage event.
-func wantsUsage(body []byte) bool {
-	req, err := wire.DecodeRequest(body)
-	return err == nil && req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+func (q *request) wantsUsage() bool {
+	return q.req != nil && q.req.StreamOptions != nil && q.req.StreamOptions.IncludeUsage
 }
 
 // events renders step st as the data of the chat.completion.chunk events
 // OpenAI streams: the role, reasoning, content and each tool call (its
 // ID and name, then its arguments) in pieces, the finish reason, and the
 // usage if asked for; s.mu is held.
-func (s *Server) events(n int, st Step, reqBody []byte) [][]byte {
-	c, err := s.build(n, st, reqBody)
+func (s *Server) events(n int, st Step, q *request) [][]byte {
+	c, err := s.build(n, st, q)
 	if err != nil {
 		return [][]byte{errorJSON(ErrorBody{Message: "reviewtest: " + err.Error(), Type: "server_error"})}
 	}
@@ -66,7 +60,7 @@ func (s *Server) events(n int, st Step, reqBody []byte) [][]byte {
 		}
 	}
 	out = append(out, event(`{}`, c.Choices[0].FinishReason))
-	if wantsUsage(reqBody) {
+	if q.wantsUsage() {
 		u, _ := json.Marshal(c.Usage)
 		out = append(out, []byte(fmt.Sprintf(`{"id":%s,"object":"chat.completion.chunk","created":%d,"model":%s,"system_fingerprint":"fp_reviewtest","choices":[],"usage":%s}`, id, c.Created, model, u)))
 	}
