@@ -169,8 +169,16 @@ func badgerOptions(dir string, errLog io.Writer) badger.Options {
 		// size.
 		WithMemTableSize(memTableSize).
 		WithNumMemtables(2).
-		WithNumLevelZeroTables(2).
-		WithNumLevelZeroTablesStall(8).
+		// Badger merges level 0 into the levels below once it holds
+		// this many tables, and a store closing waits for a merge under
+		// way. At 2, the table a long review's close flushed out was
+		// the second, and the close waited for the merge it started:
+		// 243 ms of a 40-file review's end (issue 49's shape (b) at
+		// 16k). One under l0Tables, which a short process's close
+		// merges (compactL0), a merge Badger's Flatten makes only past
+		// this threshold.
+		WithNumLevelZeroTables(l0Tables - 1).
+		WithNumLevelZeroTablesStall(2 * l0Tables).
 		WithBaseTableSize(1 << 20).
 		WithBaseLevelSize(4 << 20).
 		WithNumCompactors(2).

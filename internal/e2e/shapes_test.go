@@ -149,9 +149,30 @@ func shapeScript(files []string, delay string) *reviewtest.Script {
 	return s
 }
 
+// edges is how long a process started at start and run for wall took to
+// send its first request (as the server saw it arrive), and to exit after
+// the last answer: the time over the latency floor that no overlap of
+// units can hide.
+func edges(start time.Time, wall time.Duration, reqs []reviewtest.Received) (first, last time.Duration) {
+	if len(reqs) == 0 {
+		return 0, 0
+	}
+	arrived, answered := reqs[0].Arrived, reqs[0].Answered
+	for _, q := range reqs[1:] {
+		if q.Arrived.Before(arrived) {
+			arrived = q.Arrived
+		}
+		if q.Answered.After(answered) {
+			answered = q.Answered
+		}
+	}
+	return arrived.Sub(start), start.Add(wall).Sub(answered)
+}
+
 // shapeRun is what one review of a shape did.
 type shapeRun struct {
 	wall, cpu                     time.Duration
+	first, last                   time.Duration // to the first request's arrival; from the last answer to the exit
 	units, requests, waits, bytes int
 	notReviewed, files, jobs      int
 }
@@ -173,11 +194,13 @@ func reviewShape(tb testing.TB, dir string, files []string, env []string, window
 	cmd.Dir = dir
 	store := filepath.Join(tb.TempDir(), "store")
 	cmd.Env = append(slices.Clone(env), "OPENAI_BASE_URL="+srv.URL, "REVIEW_STORE="+store)
+	start := time.Now()
 	out, stderr, wall, reqs, err := runAgainst(cmd, srv)
 	if err != nil && !strings.Contains(stderr, "not reviewed") {
 		tb.Fatalf("review %v: %v\n%s", args, err, stderr)
 	}
 	r := shapeRun{wall: wall, requests: len(reqs), files: len(files), units: 1}
+	r.first, r.last = edges(start, wall, reqs)
 	if ps := cmd.ProcessState; ps != nil {
 		// The review's own CPU and that of the git processes it waited
 		// for (wait4's rusage counts its reaped children).
@@ -214,7 +237,9 @@ func reviewShape(tb testing.TB, dir string, files []string, env []string, window
 // --jobs. It reports the wall time, the units, the requests, the
 // answer-waits in sequence, the bytes sent, the files not reviewed and
 // the latency floor: units ÷ jobs, rounded up, × 2 answers × the delay,
-// and the review's CPU time (with the git processes it ran). `.ci/shapes`
+// the time to the first request and from the last answer to the exit
+// (the process's own start and end, which no overlap hides), and the
+// review's CPU time (with the git processes it ran). `.ci/shapes`
 // prints the table docs/performance.md quotes, beside the peer's figures
 // from BenchmarkProcessShapesOCR.
 func BenchmarkProcessShapes(b *testing.B) {
@@ -234,17 +259,22 @@ func BenchmarkProcessShapes(b *testing.B) {
 			dir, files := s.make(b)
 			for _, w := range runs {
 				b.Run(w.name, func(b *testing.B) {
-					var walls, cpus []time.Duration
+					var walls, cpus, firsts, lasts []time.Duration
 					var r shapeRun
 					for b.Loop() {
 						r = reviewShape(b, dir, files, env, w.window, jobs, delay, w.slots)
 						walls, cpus = append(walls, r.wall), append(cpus, r.cpu)
+						firsts, lasts = append(firsts, r.first), append(lasts, r.last)
 					}
 					slices.Sort(walls)
 					slices.Sort(cpus)
+					slices.Sort(firsts)
+					slices.Sort(lasts)
 					floor := time.Duration((r.units+r.jobs-1)/max(r.jobs, 1)*2) * lat
 					b.ReportMetric(walls[len(walls)/2].Seconds(), "wall-s")
 					b.ReportMetric(cpus[len(cpus)/2].Seconds(), "CPU-s")
+					b.ReportMetric(float64(firsts[len(firsts)/2].Microseconds())/1000, "first-request-ms")
+					b.ReportMetric(float64(lasts[len(lasts)/2].Microseconds())/1000, "exit-after-answer-ms")
 					b.ReportMetric(float64(r.units), "units")
 					b.ReportMetric(float64(r.requests), "requests")
 					b.ReportMetric(float64(r.waits), "answer-waits")

@@ -438,3 +438,33 @@ func TestLoadScript(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestDelayFromArrival holds that a step's delay, which counts from the
+// request's arrival, is never cut short: requests of several hundred
+// kilobytes sent at once, streamed or not, are each answered no sooner
+// than their delay after they arrived.
+func TestDelayFromArrival(t *testing.T) {
+	const n = 8
+	srv := reviewtest.NewServer(parse(t, `[{"content":"ok","delay":"50ms","repeat":8}]`), "")
+	defer srv.Close()
+	big := strings.Repeat("x", 400<<10)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			body := fmt.Sprintf(`{"model":"gpt-test","stream":%t,"messages":[{"role":"user","content":%q}]}`, i%2 == 0, big)
+			if status, _, raw := post(t, srv, body, nil); status != 200 {
+				t.Errorf("%d %s", status, raw)
+			}
+		})
+	}
+	wg.Wait()
+	reqs := srv.Requests()
+	if len(reqs) != n {
+		t.Fatalf("%d requests, want %d", len(reqs), n)
+	}
+	for _, r := range reqs {
+		if d := r.Answered.Sub(r.Arrived); d < 50*time.Millisecond {
+			t.Errorf("request %d answered %s after it arrived, before its delay", r.N, d)
+		}
+	}
+}
