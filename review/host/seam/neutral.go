@@ -17,8 +17,12 @@ import (
 
 var (
 	// charRef is a character reference, which a host resolves before it
-	// looks for mentions or schemes: "&#64;all" is "@all" there.
-	charRef = lazy.Regexp(`&(#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);`)
+	// looks for mentions or schemes: "&#64;all" is "@all" there. HTML
+	// resolves a numeric one without its ";" too ("&#64all" is "@all" in
+	// a browser and to Go's html.UnescapeString); a named one spells "@"
+	// or ":" only with it ("&commat;", "&colon;": no legacy name without
+	// ";" spells either).
+	charRef = lazy.Regexp(`&(#[0-9]+;?|#[xX][0-9A-Fa-f]+;?|[A-Za-z][A-Za-z0-9]*;)`)
 	// linkScheme is a link destination's scheme: "](javascript:…)".
 	linkScheme = lazy.Regexp(`\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.-]*):`)
 	// refScheme is a link reference definition: "[x]: javascript:…".
@@ -56,8 +60,9 @@ var safeSchemes = map[string]bool{"http": true, "https": true, "mailto": true}
 //     data:…): its brackets are escaped, so it reads as text;
 //   - no mention: "@name" is shown as code, with an invisible word joiner
 //     after the "@", which notifies no one by GitHub's published rule;
-//   - no character reference ("&#64;", "&colon;"), which would spell a
-//     mention or a scheme only once resolved: its "&" is escaped.
+//   - no character reference ("&#64;", "&#64" without its ";",
+//     "&colon;"), which would spell a mention or a scheme only once
+//     resolved: its "&" is escaped.
 //
 // Code blocks and spans are otherwise left as written: neither host runs
 // mentions or HTML in them.

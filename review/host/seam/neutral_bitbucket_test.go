@@ -13,7 +13,7 @@ import (
 // neutralised, alone or after an odd backtick.
 func FuzzNeutralizeBitbucket(f *testing.F) {
 	for _, s := range []string{"cc @all", "@{557058:abc}", "`@{x}", "@{a b}", "(@org/team)", "[@x] @y", "**@all**",
-		"@_x", "@-x", "a `b\n@{x}` c", "@all's", "\\\\@all", "@{`x`}", "ask @alice.", "&#64;bob", "_x_@{y}"} {
+		"@_x", "@-x", "a `b\n@{x}` c", "@all's", "\\\\@all", "@{`x`}", "ask @alice.", "&#64;bob", "&#64bob", "_x_@{y}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

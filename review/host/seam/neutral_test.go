@@ -28,6 +28,8 @@ func TestNeutralize(t *testing.T) {
 		{"cc @all and @team-a", "cc `@\u2060all` and `@\u2060team-a`"},
 		{"see pkg/@types or \\@all", "see pkg/`@\u2060types` or \\`@\u2060all`"},
 		{"&#64;all &colon; &lt;", "&amp;#64;all &amp;colon; &lt;"},
+		// HTML resolves a numeric reference without its ";".
+		{"&#64all &#x40;x &#X40y", "&amp;#64all &amp;#x40;x &amp;#X40y"},
 		{"[x](javascript&#58;alert(1))", "[x](javascript&amp;#58;alert(1))"},
 		{"mail a@b.example", "mail a@b.example"},
 		{"`@all` and `</x>` in code", "`@\u2060all` and `</x>` in code"},
