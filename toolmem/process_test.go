@@ -32,6 +32,9 @@ const (
 	slackEnv = "TOOLMEM_TEST_SLACK"
 	// With "tree", most of a writer's values stay in the LSM tree.
 	sizesEnv = "TOOLMEM_TEST_SIZES"
+	// The level-0 tables Badger merges from in the child
+	// (levelZeroTables); unset, the store's own.
+	levelZeroEnv = "TOOLMEM_TEST_L0"
 )
 
 // TestHelperProcess is not a test: it is the child process of the tests
@@ -40,6 +43,9 @@ func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv(helperEnv)
 	if mode == "" {
 		t.Skip("run as a child process only")
+	}
+	if n, err := strconv.Atoi(os.Getenv(levelZeroEnv)); err == nil {
+		levelZeroTables = n
 	}
 	if err := helper(mode, os.Getenv(dirEnv)); err != nil {
 		fmt.Fprintln(os.Stderr, err)

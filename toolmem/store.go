@@ -177,7 +177,7 @@ func badgerOptions(dir string, errLog io.Writer) badger.Options {
 		// 16k). One under l0Tables, which a short process's close
 		// merges (compactL0), a merge Badger's Flatten makes only past
 		// this threshold.
-		WithNumLevelZeroTables(l0Tables - 1).
+		WithNumLevelZeroTables(levelZeroTables).
 		WithNumLevelZeroTablesStall(2 * l0Tables).
 		WithBaseTableSize(1 << 20).
 		WithBaseLevelSize(4 << 20).
@@ -692,6 +692,11 @@ func (s *Store) Close() error {
 	})
 	return s.closeErr
 }
+
+// levelZeroTables is how many tables at level 0 Badger's own compactions
+// merge from (see badgerOptions). A test that needs merges to come soon
+// lowers it in the process it starts.
+var levelZeroTables = l0Tables - 1
 
 // l0Tables is how many tables at Badger's level 0 a closing store merges
 // into the levels below. Each open ends with a level-0 table (the
