@@ -9,12 +9,14 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
@@ -258,13 +260,27 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 	if err := checkKeyRegistry(dir); err != nil {
 		return nil, damagedStore(dir, "its KEYREGISTRY cannot be read: %s", err)
 	}
+	// A table checked whole by an earlier open, and unchanged since, is
+	// not read again (verifiedFile).
+	known, now := readVerified(dir), time.Now()
+	verified := make(map[uint64]stamp, len(m.Tables))
 	for id, tm := range m.Tables {
 		name, ok := fs.tables[id]
 		if !ok {
 			return nil, damagedStore(dir, "table %s, listed in its MANIFEST, is missing", table.IDToFilename(id))
 		}
-		if err := verifyTable(filepath.Join(dir, name), tm, bopts); err != nil {
+		path := filepath.Join(dir, name)
+		st, stamped := stampOf(path)
+		if was, ok := known[id]; stamped && ok && was == st {
+			verified[id] = st
+			continue
+		}
+		if err := verifyTable(path, tm, bopts); err != nil {
 			return nil, damagedStore(dir, "table %s is unreadable: %s", name, err)
+		}
+		rec.checked++
+		if stamped && st.settled(now) {
+			verified[id] = st
 		}
 	}
 	// Badger reads write-ahead logs, and for a writable open the last
@@ -302,6 +318,9 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 		if readOnly {
 			rec.tables = append(rec.tables, name)
 		}
+	}
+	if !maps.Equal(known, verified) {
+		rec.verified = verified
 	}
 	return rec, nil
 }

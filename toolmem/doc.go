@@ -57,13 +57,14 @@
 // only logs a value it cannot read; a writable open changes the store
 // (a new write-ahead log, empty value logs deleted) before it has read
 // every file. So Open checks the files first, with the directory locked
-// (checkFiles, which also reads each log's header), a writable Open opens
+// (checkFiles, which also reads each log's header, and reads whole each
+// table no earlier open recorded as checked: verifiedFile), a writable Open opens
 // the store read-only before (probe), Badger checks blocks and values against
 // their checksums as it reads them, and this package turns what Badger says
 // and its panics into errors that wrap ErrDamaged. A store that cannot be
 // opened is left as it is. A damaged record is an ErrDamaged error when it
 // is read, and is left out of listings (Options.Warn is told); Verify reads
-// every record. A read-only open changes nothing, but for the recovery of a
+// every record, and every table whole. A read-only open changes nothing, but for the recovery of a
 // store left by a killed writer, which Badger needs before it can read it
 // (see Open and recovery): it only shrinks and removes files, so it needs
 // no room on the disk.

@@ -24,6 +24,12 @@ type recovery struct {
 	// Badger open does that itself, a read-only one cannot and refuses.
 	trim   []trim
 	tables []string
+	// checked counts the tables checked whole (verifyTable).
+	checked int
+	// verified is the record of tables checked whole (verifiedFile) to
+	// write once the store is open for writing, nil when it is
+	// unchanged.
+	verified map[uint64]stamp
 }
 
 // trim is a write-ahead log to cut at end.

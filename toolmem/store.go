@@ -368,6 +368,11 @@ func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *b
 		return err
 	})
 	if err == nil {
+		// Only a writable open records the tables it checked: a
+		// read-only one changes nothing, and a failed one neither.
+		if !readOnly && rec.verified != nil {
+			writeVerified(dir, rec.verified)
+		}
 		return db, nil
 	}
 	return nil, openError(dir, err, readOnly)
@@ -606,10 +611,12 @@ func restrictDir(dir string) error {
 }
 
 // isBadgerFile reports whether name is one of the files Badger keeps in its
-// directory.
+// directory, or the store's record of the tables it checked
+// (verifiedFile).
 func isBadgerFile(name string) bool {
 	switch name {
-	case "LOCK", "MANIFEST", "MANIFEST-REWRITE", "KEYREGISTRY", "REWRITE-KEYREGISTRY", "DISCARD":
+	case "LOCK", "MANIFEST", "MANIFEST-REWRITE", "KEYREGISTRY", "REWRITE-KEYREGISTRY", "DISCARD",
+		verifiedFile, verifiedFile + ".tmp":
 		return true
 	}
 	switch filepath.Ext(name) {

@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/table"
 )
 
 // Report is what Verify found: how much it read, and every record it could
@@ -37,13 +41,26 @@ type Problem struct {
 
 // Verify reads every record of the store: each value, which Badger checks
 // against its checksum, each run, step, output and event record decoded,
-// each blob's chunks against the length it records. The tables were
-// checked whole when the store was opened. Verify returns an error only if
-// it cannot go on; damaged records are Problems of the Report.
+// each blob's chunks against the length it records, and every table whole:
+// an open reads whole only the tables not recorded as checked
+// (verifiedFile). Verify returns an error only if it cannot go on; damaged
+// records are Problems of the Report.
 func (s *Store) Verify() (Report, error) {
 	rep := Report{Dir: s.dir, Problems: []Problem{}, Recovered: s.recovered, Free: -1}
 	if free, ok := freeSpace(s.dir); ok {
 		rep.Free = free
+	}
+	opts := s.db.Opts()
+	if !opts.InMemory {
+		for _, ti := range s.db.Tables() {
+			path := table.NewFilename(ti.ID, opts.Dir)
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				continue // merged away meanwhile
+			}
+			if err := verifyTable(path, badger.TableManifest{Compression: opts.Compression}, opts); err != nil {
+				rep.Problems = append(rep.Problems, Problem{"table " + filepath.Base(path), damageReason(err)})
+			}
+		}
 	}
 	var blob *blobCheck
 	endBlob := func() {

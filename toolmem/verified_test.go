@@ -1,0 +1,151 @@
+package toolmem
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// noSettle records every table an open checks, however recent, for the
+// length of a test.
+func noSettle(t *testing.T) {
+	t.Helper()
+	was := settle
+	settle = 0
+	t.Cleanup(func() { settle = was })
+}
+
+// TestTablesCheckedOnce holds that an open checks whole only the tables no
+// earlier open checked, and checks again a table whose file changed.
+func TestTablesCheckedOnce(t *testing.T) {
+	noSettle(t)
+	dir := sampleStore(t)
+	opts := badgerOptions(dir, nil)
+	rec, err := checkFiles(dir, opts, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.checked != 1 {
+		t.Fatalf("a store never opened since it was written: %d tables checked whole, want 1", rec.checked)
+	}
+	reopen(t, dir, 1) // checks the table and records it
+	rec, err = checkFiles(dir, opts, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.checked != 0 {
+		t.Fatalf("after an open that checked it: %d tables checked whole, want 0", rec.checked)
+	}
+	// A read-only open records nothing.
+	if err := os.Remove(filepath.Join(dir, verifiedFile)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := os.Stat(filepath.Join(dir, verifiedFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a read-only open wrote %s: %v", verifiedFile, err)
+	}
+	// A record that does not parse is ignored.
+	if err := os.WriteFile(filepath.Join(dir, verifiedFile), []byte(verifiedHeader+"\n1 2 3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := checkFiles(dir, opts, true); err != nil || rec.checked != 1 {
+		t.Fatalf("with a damaged record: %d tables checked whole (%v), want 1", rec.checked, err)
+	}
+}
+
+// TestRecordedTableDamaged damages a table an earlier open checked and
+// recorded, in place (its size kept, its modification time set back):
+// both opens still refuse the store, and change nothing.
+func TestRecordedTableDamaged(t *testing.T) {
+	noSettle(t)
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, path string)
+	}{
+		{"block scribbled", func(t *testing.T, path string) { scribble(t, path, 100, 64) }},
+		{"index scribbled", func(t *testing.T, path string) { scribble(t, path, -300, 64) }},
+		{"replaced by another table", func(t *testing.T, path string) {
+			other := sampleStore(t)
+			data, err := os.ReadFile(file(t, other, ".sst"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			data[100] ^= 1
+			if err := os.WriteFile(path+".new", data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(path+".new", path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := sampleStore(t)
+			reopen(t, dir, 1)
+			if _, err := os.Stat(filepath.Join(dir, verifiedFile)); err != nil {
+				t.Fatalf("the open recorded no table: %v", err)
+			}
+			path := file(t, dir, ".sst")
+			info, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.damage(t, path)
+			if err := os.Chtimes(path, time.Time{}, info.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, dir)
+			for _, ro := range []bool{true, false} {
+				_, err := Open(dir, Options{ReadOnly: ro, LockWait: -1})
+				if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "is unreadable") {
+					t.Fatalf("read-only %v: %v, want a damaged table", ro, err)
+				}
+			}
+			if after := snapshot(t, dir); after != before {
+				t.Fatalf("the failed opens changed the store:\n%s\nwas\n%s", after, before)
+			}
+		})
+	}
+}
+
+// TestVerifyReadsRecordedTables holds that Verify (review doctor) reads
+// every table whole, those an open did not read because they were
+// recorded as checked included.
+func TestVerifyReadsRecordedTables(t *testing.T) {
+	noSettle(t)
+	dir := sampleStore(t)
+	reopen(t, dir, 1)
+	s, err := Open(dir, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rep, err := s.Verify()
+	if err != nil || len(rep.Problems) != 0 {
+		t.Fatalf("a sound store: %+v, %v", rep.Problems, err)
+	}
+	// Damaged in place once the open has passed it by.
+	path := file(t, dir, ".sst")
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(randomBytes(7, 64), 100); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	rep, err = s.Verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) == 0 || rep.Problems[0].Record != "table "+filepath.Base(path) || !strings.Contains(rep.Problems[0].Problem, "checksum") {
+		t.Fatalf("problems %+v, want the damaged table's", rep.Problems)
+	}
+}
