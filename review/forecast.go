@@ -45,9 +45,12 @@ type forecast struct {
 }
 
 // forecastFrom reads the forecast for reviews with model and max steps
-// from st; nil when it holds no review like it.
+// from st; nil when it holds no review like it. It reads the run records
+// alone (RunHeads): a review records its units' costs in its own
+// (runCosts); only a run recorded before that is read through its
+// settings and steps.
 func forecastFrom(st *toolmem.Store, model string, maxSteps int) *forecast {
-	runs, err := st.Runs()
+	runs, err := st.RunHeads()
 	if err != nil {
 		return nil
 	}
@@ -59,15 +62,16 @@ func forecastFrom(st *toolmem.Store, model string, maxSteps int) *forecast {
 		if r.Model != model || r.Status != toolmem.StatusComplete {
 			continue
 		}
-		var set Settings
-		if len(r.Settings) == 0 || json.Unmarshal(r.Settings, &set) != nil || set.Budget.MaxSteps != maxSteps {
-			continue
+		var units []unitCost
+		if c, ok := costsOf(r); ok {
+			if c.MaxSteps != maxSteps {
+				continue
+			}
+			units = c.unitCosts()
+		} else {
+			units = unitCostsRead(st, r.ID, maxSteps)
 		}
-		steps, err := st.StepHeads(r.ID)
-		if err != nil {
-			continue
-		}
-		if units := unitCosts(steps, max(len(set.Units), 1)); len(units) > 0 {
+		if len(units) > 0 {
 			f.units = append(f.units, units...)
 			f.runs++
 		}
@@ -76,6 +80,78 @@ func forecastFrom(st *toolmem.Store, model string, maxSteps int) *forecast {
 		return nil
 	}
 	return f
+}
+
+// unitCostsRead is the costs of the units of run, read from its settings
+// and steps, as a run recorded before runCosts is; nil when it ran with
+// other max steps.
+func unitCostsRead(st *toolmem.Store, id string, maxSteps int) []unitCost {
+	r, err := st.Run(id)
+	if err != nil {
+		return nil
+	}
+	var set Settings
+	if len(r.Settings) == 0 || json.Unmarshal(r.Settings, &set) != nil || set.Budget.MaxSteps != maxSteps {
+		return nil
+	}
+	steps, err := st.StepHeads(r.ID)
+	if err != nil {
+		return nil
+	}
+	return unitCosts(steps, max(len(set.Units), 1))
+}
+
+// runCosts is what a complete review records of its units in its run
+// record (toolmem.Run.Costs), for the forecasts of later plans: the
+// --max-steps it ran with, and each unit's cost.
+type runCosts struct {
+	MaxSteps int            `json:"max_steps"`
+	Units    []unitCostJSON `json:"units"`
+}
+
+// unitCostJSON is a unitCost as a run record holds it.
+type unitCostJSON struct {
+	Requests int `json:"requests"`
+	Growth   int `json:"growth"`
+}
+
+// costsOf decodes the costs r records; false when it records none.
+func costsOf(r toolmem.Run) (runCosts, bool) {
+	var c runCosts
+	if len(r.Costs) == 0 || json.Unmarshal(r.Costs, &c) != nil {
+		return c, false
+	}
+	return c, true
+}
+
+func (c runCosts) unitCosts() []unitCost {
+	var out []unitCost
+	for _, u := range c.Units {
+		out = append(out, unitCost{requests: u.Requests, growth: u.Growth})
+	}
+	return out
+}
+
+// recordCosts is the costs of run, complete, from its steps in st, for
+// its record; nil when they cannot be read.
+func recordCosts(st *toolmem.Store, run toolmem.Run) json.RawMessage {
+	var set Settings
+	if len(run.Settings) == 0 || json.Unmarshal(run.Settings, &set) != nil {
+		return nil
+	}
+	steps, err := st.StepHeads(run.ID)
+	if err != nil {
+		return nil
+	}
+	c := runCosts{MaxSteps: set.Budget.MaxSteps}
+	for _, u := range unitCosts(steps, max(len(set.Units), 1)) {
+		c.Units = append(c.Units, unitCostJSON{u.requests, u.growth})
+	}
+	data, err := json.Marshal(c)
+	if err != nil {
+		return nil
+	}
+	return data
 }
 
 // unitCosts are the costs of a review's n units from its steps: a unit's

@@ -2,9 +2,12 @@ package review
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/reviewdev/review/conversation"
+	"github.com/reviewdev/review/diffctx"
 	"github.com/reviewdev/review/review/record"
 	"github.com/reviewdev/review/review/result"
 	"github.com/reviewdev/review/toolmem"
@@ -52,6 +55,85 @@ func TestForecastExpected(t *testing.T) {
 	}
 	if fb := f.basis(b); fb.RequestsPerUnit != 3 || fb.Growth != (100+3*50)/4 || fb.Units != 2 || fb.Runs != 1 {
 		t.Errorf("basis %+v", fb)
+	}
+}
+
+// TestForecastFromRecordedCosts holds that a plan forecasts from the costs
+// a complete review records in its run record what it forecast from the
+// review's settings and steps, for reviews of one unit and of several,
+// with follow-up turns and failed requests, and that it reads no steps
+// then: the runs of a large store cost a start their records alone.
+func TestForecastFromRecordedCosts(t *testing.T) {
+	st, err := toolmem.Open(t.TempDir(), toolmem.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var runs []toolmem.Run
+	for i, units := range []int{0, 1, 3, 5} {
+		set := Settings{Budget: conversation.Budget{MaxSteps: 20}}
+		for range units {
+			set.Units = append(set.Units, diffctx.Unit{})
+		}
+		data, err := json.Marshal(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := toolmem.Run{ID: fmt.Sprintf("run-%d", i), Model: "m", Status: toolmem.StatusComplete, Started: time.Unix(int64(100+i), 0), Settings: data}
+		n := 0
+		for turn := 1; turn <= max(units, 1)+1; turn++ { // a follow-up turn besides
+			for k := range 2 + turn%3 {
+				n++
+				fig, _ := json.Marshal(record.StepFigures{Tokens: 1000*turn + 300*k + i})
+				step := toolmem.Step{Run: r.ID, N: n, Turn: turn, Figures: fig}
+				if k == 1 && turn == 2 {
+					step.Error = "500"
+				}
+				if err := st.PutStep(step); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := st.PutRun(r); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	read := forecastFrom(st, "m", 20)
+	if read == nil || read.runs != 4 || len(read.units) != 1+1+3+5 {
+		t.Fatalf("forecast from the steps: %+v", read)
+	}
+	for _, r := range runs {
+		r.Costs = recordCosts(st, r)
+		if r.Costs == nil {
+			t.Fatalf("run %s: no costs", r.ID)
+		}
+		if err := st.PutRun(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recorded := forecastFrom(st, "m", 20)
+	if fmt.Sprint(recorded) != fmt.Sprint(read) {
+		t.Fatalf("forecast from the recorded costs %+v, from the steps %+v", recorded, read)
+	}
+	if other := forecastFrom(st, "m", 12); other != nil {
+		t.Fatalf("forecast for other --max-steps: %+v", other)
+	}
+	// The runs' steps gone, the forecast is the same: it read none.
+	for _, r := range runs {
+		steps, err := st.StepHeads(r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range steps {
+			s.Figures = nil
+			if err := st.PutStep(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if again := forecastFrom(st, "m", 20); fmt.Sprint(again) != fmt.Sprint(read) {
+		t.Fatalf("forecast without the steps' figures %+v, want %+v", again, read)
 	}
 }
 

@@ -267,6 +267,8 @@ func (s *Session) finish(err error) error {
 	switch {
 	case err == nil:
 		s.Run.Status = toolmem.StatusComplete
+		// What its units cost, for the forecasts of later plans.
+		s.Run.Costs = recordCosts(s.Store, s.Run)
 	case errors.Is(err, context.Canceled):
 		s.Run.Status = toolmem.StatusInterrupted
 		s.Run.Error = "interrupted"

@@ -1,6 +1,7 @@
 package toolmem
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -98,5 +99,72 @@ func deletePrefix(txn *badger.Txn, prefix []byte) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// scanBlobs reads every blob under namespace ns, each at ns+<owner>+"/",
+// with one iterator, and calls f with each owner and its data, or the
+// error reading it would return. One iterator over the namespace costs
+// what a single getBlob does: each getBlob opens an iterator over every
+// table, and reading the settings of 300 runs that way was 9 % of a dry
+// run's CPU.
+func scanBlobs(txn *badger.Txn, ns string, f func(owner string, data []byte, err error)) error {
+	var (
+		owner string
+		data  []byte
+		size  uint64
+		err   error
+		open  bool
+	)
+	done := func() {
+		if !open {
+			return
+		}
+		if err == nil && uint64(len(data)) != size {
+			err = fmt.Errorf("only %d of its %d bytes are present", len(data), size)
+		}
+		if err != nil {
+			data = nil
+		}
+		f(owner, data, err)
+		open = false
+	}
+	prefix := []byte(ns)
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	for it.Seek(prefix); it.Valid(); it.Next() {
+		item := it.Item()
+		rest := item.Key()[len(prefix):]
+		slash := bytes.IndexByte(rest, '/')
+		if slash <= 0 {
+			continue
+		}
+		id, tail := rest[:slash], rest[slash+1:]
+		switch len(tail) {
+		case 0: // the header
+			done()
+			owner, data, size, err, open = string(id), nil, 0, nil, true
+			err = readValue(item, func(v []byte) error {
+				if len(v) != 8 {
+					return errors.New("its length header is damaged")
+				}
+				size = binary.BigEndian.Uint64(v)
+				return nil
+			})
+			if err == nil {
+				// The header is trusted only as far as a preallocation goes.
+				data = make([]byte, 0, min(size, 64<<20))
+			}
+		case 4: // a chunk
+			if !open || string(id) != owner || err != nil {
+				continue // a chunk without its header is no blob
+			}
+			err = readValue(item, func(v []byte) error {
+				data = append(data, v...)
+				return nil
+			})
+		}
+	}
+	done()
 	return nil
 }

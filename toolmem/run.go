@@ -38,9 +38,13 @@ type Run struct {
 	Status   string          `json:"status"`
 	Settings json.RawMessage `json:"settings,omitempty"`
 	Usage    json.RawMessage `json:"usage,omitempty"`
-	Error    string          `json:"error,omitempty"`
-	Started  time.Time       `json:"started"`
-	Ended    time.Time       `json:"ended"`
+	// Costs is what the run's owner records of what the run cost, in
+	// its own form, for later runs to read from the run record alone
+	// (RunHeads), without the run's steps or settings.
+	Costs   json.RawMessage `json:"costs,omitempty"`
+	Error   string          `json:"error,omitempty"`
+	Started time.Time       `json:"started"`
+	Ended   time.Time       `json:"ended"`
 
 	// settingsApart: decoded from a record whose settings are under
 	// their own key, not read yet.
@@ -52,6 +56,7 @@ type Run struct {
 type runRecord struct {
 	ID, Repo, Base, Head, BaseSHA, HeadSHA, Model, Status string
 	Settings, Usage                                       []byte
+	Costs                                                 []byte `json:",omitempty"`
 	Error                                                 string
 	Started, Ended                                        time.Time
 	// SettingsApart says the settings are stored under their own key,
@@ -96,13 +101,17 @@ func (s *Store) PutRun(r Run) error {
 	default:
 		return inputErrorf("run %s: unknown status %q (want running, complete, failed or interrupted)", r.ID, r.Status)
 	}
+	if r.settingsApart {
+		// Written back, it would delete the settings it was read without.
+		return fmt.Errorf("internal error: run %s was read without its settings (RunHeads) and cannot be written", r.ID)
+	}
 	// The settings, which hold the units of a large diff, go under their
 	// own key, written when they change: the run record is written again
 	// after every step.
 	apart := len(r.Settings) > 0
 	data, err := json.Marshal(runRecord{
 		ID: r.ID, Repo: r.Repo, Base: r.Base, Head: r.Head, BaseSHA: r.BaseSHA, HeadSHA: r.HeadSHA,
-		Model: r.Model, Status: r.Status, Usage: r.Usage, Error: r.Error,
+		Model: r.Model, Status: r.Status, Usage: r.Usage, Costs: r.Costs, Error: r.Error,
 		Started: r.Started, Ended: r.Ended, SettingsApart: apart,
 	})
 	if err != nil {
@@ -316,7 +325,7 @@ func decodeRun(v []byte, r *Run) error {
 	}
 	*r = Run{
 		ID: rec.ID, Repo: rec.Repo, Base: rec.Base, Head: rec.Head, BaseSHA: rec.BaseSHA, HeadSHA: rec.HeadSHA,
-		Model: rec.Model, Status: rec.Status, Settings: rec.Settings, Usage: rec.Usage, Error: rec.Error,
+		Model: rec.Model, Status: rec.Status, Settings: rec.Settings, Usage: rec.Usage, Costs: rec.Costs, Error: rec.Error,
 		Started: rec.Started, Ended: rec.Ended, settingsApart: rec.SettingsApart,
 	}
 	return nil
@@ -325,23 +334,69 @@ func decodeRun(v []byte, r *Run) error {
 // Runs returns every run, oldest first. A run whose record is damaged is
 // left out and reported to Options.Warn.
 func (s *Store) Runs() ([]Run, error) {
+	return s.runs(true)
+}
+
+// RunHeads returns every run, oldest first, without the settings a run
+// keeps under their own key (Settings is nil then; Run reads them): for a
+// reader of many runs that needs their records alone, as a plan's forecast
+// does at every start.
+func (s *Store) RunHeads() ([]Run, error) {
+	return s.runs(false)
+}
+
+// runs is Runs, with the settings when settings is set.
+func (s *Store) runs(settings bool) ([]Run, error) {
 	var runs []Run
 	err := s.view(func(txn *badger.Txn) error {
 		prefix := []byte(nsRun)
 		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: true, PrefetchSize: 64})
 		defer it.Close()
+		apart := map[string]int{} // runs whose settings are apart, by ID
 		for it.Seek(prefix); it.Valid(); it.Next() {
 			var r Run
 			if err := readValue(it.Item(), func(v []byte) error { return decodeRun(v, &r) }); err != nil {
 				s.skip("run "+runIDOf(it.Item().Key()), err)
 				continue
 			}
-			if err := s.loadSettings(txn, &r); err != nil {
-				s.skip("the settings of run "+r.ID, err)
-				continue
+			if r.settingsApart {
+				apart[r.ID] = len(runs)
 			}
 			runs = append(runs, r)
 		}
+		if !settings {
+			return nil // settingsApart stays set: PutRun refuses such a run
+		}
+		if len(apart) == 0 {
+			return nil
+		}
+		// The settings of every run in one pass (scanBlobs), not a
+		// read each.
+		err := scanBlobs(txn, nsSettings, func(id string, data []byte, err error) {
+			i, ok := apart[id]
+			if !ok {
+				return
+			}
+			delete(apart, id)
+			if err != nil {
+				s.skip("the settings of run "+id, err)
+				return
+			}
+			runs[i].Settings, runs[i].settingsApart = data, false
+		})
+		if err != nil {
+			return err
+		}
+		// Left in apart: the runs whose settings were not found.
+		kept := runs[:0]
+		for _, r := range runs {
+			if !r.settingsApart {
+				kept = append(kept, r)
+			} else if _, missing := apart[r.ID]; missing {
+				s.skip("the settings of run "+r.ID, errors.New("its settings are missing"))
+			}
+		}
+		runs = kept
 		return nil
 	})
 	if err != nil {

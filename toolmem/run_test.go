@@ -396,3 +396,59 @@ func TestConversationLargerThanATransaction(t *testing.T) {
 	check(Conversation{Parts: parts, Next: 301, Changed: changed})
 	check(Conversation{Parts: parts[:10], Next: 302})
 }
+
+// TestRunsReadSettingsInOnePass holds that Runs gives each run its own
+// settings, read in one pass over them all, and leaves out, with a warning
+// each, in order, a run whose settings are missing or damaged.
+func TestRunsReadSettingsInOnePass(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	var warned []string
+	s, err := Open(dir, Options{Warn: func(err error) { warned = append(warned, err.Error()) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	big := strings.Repeat("x", chunkSize+10) // two chunks
+	for i, set := range []string{`{"a":1}`, "", `{"b":"` + big + `"}`, `{"c":3}`, `{"d":4}`} {
+		r := Run{ID: fmt.Sprintf("run-%d", i), Status: StatusComplete, Started: time.Unix(int64(1000+i), 0)}
+		if set != "" {
+			r.Settings = json.RawMessage(set)
+		}
+		if err := s.PutRun(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs, err := s.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 5 || string(runs[0].Settings) != `{"a":1}` || runs[1].Settings != nil || len(runs[2].Settings) != len(big)+8 || string(runs[4].Settings) != `{"d":4}` {
+		t.Fatalf("runs: %d, settings %.20q %.20q %d", len(runs), runs[0].Settings, runs[1].Settings, len(runs[2].Settings))
+	}
+	// Damage: run-3's settings lose their chunk, run-4's their header
+	// and chunk.
+	err = s.update(func(txn *badger.Txn) error {
+		if err := txn.Delete(key(string(settingsPrefix("run-3")), be32(0))); err != nil {
+			return err
+		}
+		return deletePrefix(txn, settingsPrefix("run-4"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err = s.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range runs {
+		ids = append(ids, r.ID)
+	}
+	if strings.Join(ids, " ") != "run-0 run-1 run-2" {
+		t.Fatalf("runs %v, want run-0 to run-2", ids)
+	}
+	if len(warned) != 2 || !strings.Contains(warned[0], "run-3") || !strings.Contains(warned[0], "only 0 of its 7 bytes") ||
+		!strings.Contains(warned[1], "run-4") || !strings.Contains(warned[1], "missing") {
+		t.Fatalf("warnings: %q", warned)
+	}
+}
