@@ -211,7 +211,11 @@ func BenchmarkProcessReviewAged(b *testing.B) {
 // ageStore writes n reviews of a small change into the store in dir, one
 // open each, with the records' sizes of a real one: a 9 KB first request
 // and three a little longer, short responses, outputs of 2 KB, a
-// conversation of 15 KB.
+// conversation of 15 KB. The records go through record.Writer, as a
+// review's do: each request after the first is stored as its difference
+// from the one before. Each is a review like the one measured (its model,
+// its --max-steps, its steps' token counts), so a plan reads them for its
+// forecast.
 func ageStore(b *testing.B, dir string, n int) {
 	line := strings.Repeat("func f(x int) int { return x + 1 }\n", 60)
 	for i := range n {
@@ -220,23 +224,28 @@ func ageStore(b *testing.B, dir string, n int) {
 			b.Fatal(err)
 		}
 		start := time.Unix(1767225600+int64(60*i), 0)
-		run := toolmem.Run{ID: toolmem.NewRunID(start), Model: "gpt-4o-mini", Status: "running", Started: start, Settings: json.RawMessage(`{"tokenizer":"tiktoken"}`)}
+		run := toolmem.Run{ID: toolmem.NewRunID(start), Model: "gpt-4o-mini", Status: "running", Started: start, Settings: json.RawMessage(`{"tokenizer":"tiktoken","budget":{"max_steps":20}}`)}
 		check := func(err error) {
 			if err != nil {
 				b.Fatal(err)
 			}
 		}
 		check(s.PutRun(run))
+		w := record.NewWriter(s, run.ID)
 		for k := 1; k <= 4; k++ {
 			body, _ := json.Marshal(map[string]any{"model": "gpt-4o-mini", "messages": []map[string]string{{"role": "user", "content": strings.Repeat(line, 4+k)}}})
 			_, err := s.Put(run.ID, k, "call", "read_file_hunk", "{}", []byte(line))
 			check(err)
-			check(s.PutStep(toolmem.Step{Run: run.ID, N: k, Turn: 1, Started: start, Request: body, Response: json.RawMessage(`{"id":"x","choices":[]}`)}))
+			fig := json.RawMessage(fmt.Sprintf(`{"tokens":%d}`, 2500+600*k))
+			check(w.Step(toolmem.Step{Run: run.ID, N: k, Turn: 1, Started: start, Request: body, Response: json.RawMessage(`{"id":"x","choices":[]}`), Figures: fig}))
 			check(s.AddEvent(run.ID, k, json.RawMessage(`{"kind":"request"}`)))
 		}
 		conv, _ := json.Marshal([]map[string]string{{"role": "user", "content": strings.Repeat(line, 7)}})
-		check(record.NewWriter(s, run.ID).Conversation(conv))
+		check(w.Conversation(conv))
+		// As a review records its units' costs at its end (the form of
+		// review's runCosts): a plan's forecast reads them alone.
 		run.Status, run.Ended = "complete", start.Add(time.Second)
+		run.Costs = json.RawMessage(`{"max_steps":20,"units":[{"requests":4,"growth":600}]}`)
 		check(s.PutRun(run))
 		check(s.Close())
 	}
