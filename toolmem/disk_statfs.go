@@ -18,7 +18,7 @@ func freeSpace(dir string) (int64, bool) {
 		var st unix.Statfs_t
 		err := unix.Statfs(d, &st)
 		if err == nil {
-			return int64(st.Bavail) * int64(st.Bsize), true
+			return avail(&st), true
 		}
 		if !errors.Is(err, fs.ErrNotExist) || d == filepath.Dir(d) {
 			return 0, false
