@@ -260,28 +260,8 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 	if err := checkKeyRegistry(dir); err != nil {
 		return nil, damagedStore(dir, "its KEYREGISTRY cannot be read: %s", err)
 	}
-	// A table checked whole by an earlier open, and unchanged since, is
-	// not read again (verifiedFile).
-	known, now := readVerified(dir), time.Now()
-	verified := make(map[uint64]stamp, len(m.Tables))
-	for id, tm := range m.Tables {
-		name, ok := fs.tables[id]
-		if !ok {
-			return nil, damagedStore(dir, "table %s, listed in its MANIFEST, is missing", table.IDToFilename(id))
-		}
-		path := filepath.Join(dir, name)
-		st, stamped := stampOf(path)
-		if was, ok := known[id]; stamped && ok && was == st {
-			verified[id] = st
-			continue
-		}
-		if err := verifyTable(path, tm, bopts); err != nil {
-			return nil, damagedStore(dir, "table %s is unreadable: %s", name, err)
-		}
-		rec.checked++
-		if stamped && st.settled(now) {
-			verified[id] = st
-		}
+	if err := checkTables(dir, m, fs.tables, bopts, rec); err != nil {
+		return nil, err
 	}
 	// Badger reads write-ahead logs, and for a writable open the last
 	// value log, up to their first damaged entry and trims the rest.
@@ -319,10 +299,39 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 			rec.tables = append(rec.tables, name)
 		}
 	}
+	return rec, nil
+}
+
+// checkTables checks that every table m lists is among tables (by number)
+// and reads whole each one that no earlier open recorded as checked, or
+// whose file changed since (verifiedFile), noting in rec how many it read
+// and the record to write if it changed.
+func checkTables(dir string, m badger.Manifest, tables map[uint64]string, bopts badger.Options, rec *recovery) error {
+	known, now := readVerified(dir), time.Now()
+	verified := make(map[uint64]stamp, len(m.Tables))
+	for id, tm := range m.Tables {
+		name, ok := tables[id]
+		if !ok {
+			return damagedStore(dir, "table %s, listed in its MANIFEST, is missing", table.IDToFilename(id))
+		}
+		path := filepath.Join(dir, name)
+		st, stamped := stampOf(path)
+		if was, ok := known[id]; stamped && ok && was == st {
+			verified[id] = st
+			continue
+		}
+		if err := verifyTable(path, tm, bopts); err != nil {
+			return damagedStore(dir, "table %s is unreadable: %s", name, err)
+		}
+		rec.checked++
+		if stamped && st.settled(now) {
+			verified[id] = st
+		}
+	}
 	if !maps.Equal(known, verified) {
 		rec.verified = verified
 	}
-	return rec, nil
+	return nil
 }
 
 // checkKeyRegistry reads the KEYREGISTRY of the store in dir, as Badger
