@@ -33,13 +33,25 @@ type stamp struct {
 }
 
 // settle is how old a file's change time must be for its stamp to be
-// recorded: a file system with coarse timestamps gives a file changed
-// twice within one tick the same ctime.
-var settle = 2 * time.Second
+// recorded: a file system gives a file changed twice within one tick of its
+// clock the same ctime. A change time in whole seconds may come from a
+// clock of seconds (FAT's is two); one with a fraction, from a clock of
+// milliseconds at most (Linux's file systems take the kernel's coarse
+// clock, a tick of 1–10 ms), so settleFine is enough for it: the opens
+// that follow a merge soon after it, as a script's reviews do, read its
+// tables whole once, not for two seconds.
+var settle, settleFine = 2 * time.Second, 50 * time.Millisecond
 
 // settled reports whether st may be recorded at now.
 func (st stamp) settled(now time.Time) bool {
-	return st.ctime != 0 && now.Sub(time.Unix(0, st.ctime)) >= settle
+	if st.ctime == 0 {
+		return false
+	}
+	wait := settle
+	if st.ctime%int64(time.Second) != 0 {
+		wait = min(settle, settleFine)
+	}
+	return now.Sub(time.Unix(0, st.ctime)) >= wait
 }
 
 // readVerified returns the stamps of the tables recorded in dir, by table

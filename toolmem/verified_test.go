@@ -210,3 +210,24 @@ func TestEveryRecordedTableChecked(t *testing.T) {
 		})
 	}
 }
+
+// TestSettled: a stamp is recorded once its change time is settle old, or
+// settleFine when the file system keeps fractions of a second.
+func TestSettled(t *testing.T) {
+	now := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		ctime time.Time
+		want  bool
+	}{
+		{now.Add(-time.Second), false},                           // whole seconds: a coarse clock
+		{now.Add(-2 * time.Second), true},                        //
+		{now.Add(-time.Second - 40*time.Millisecond), true},      // a fraction: a fine clock
+		{now.Add(-49*time.Millisecond - time.Nanosecond), false}, //
+		{now.Add(-50*time.Millisecond - time.Nanosecond), true},  //
+		{time.Unix(0, 0), false},                                 // no change time
+	} {
+		if got := (stamp{ctime: tc.ctime.UnixNano()}).settled(now); got != tc.want {
+			t.Errorf("change time %v before: settled %v, want %v", now.Sub(tc.ctime), got, tc.want)
+		}
+	}
+}
