@@ -2,7 +2,6 @@ package review
 
 import (
 	"encoding/json"
-	"slices"
 
 	"github.com/reviewdev/review/conversation"
 	"github.com/reviewdev/review/review/record"
@@ -45,27 +44,20 @@ type forecast struct {
 }
 
 // forecastFrom reads the forecast for reviews with model and max steps
-// from st; nil when it holds no review like it. It reads the run records
-// alone (RunHeads): a review records its units' costs in its own
-// (runCosts); only a run recorded before that is read through its
-// settings and steps.
+// from st; nil when it holds no review like it. It reads the newest run
+// records alone, as far as it needs (RunHeadsNewest): a review records its
+// units' costs in its own (runCosts); only a run recorded before that is
+// read through its settings and steps.
 func forecastFrom(st *toolmem.Store, model string, maxSteps int) *forecast {
-	runs, err := st.RunHeads()
-	if err != nil {
-		return nil
-	}
 	f := &forecast{}
-	for _, r := range slices.Backward(runs) {
-		if len(f.units) >= forecastUnits {
-			break
-		}
+	err := st.RunHeadsNewest(func(r toolmem.Run) bool {
 		if r.Model != model || r.Status != toolmem.StatusComplete {
-			continue
+			return true
 		}
 		var units []unitCost
 		if c, ok := costsOf(r); ok {
 			if c.MaxSteps != maxSteps {
-				continue
+				return true
 			}
 			units = c.unitCosts()
 		} else {
@@ -75,8 +67,9 @@ func forecastFrom(st *toolmem.Store, model string, maxSteps int) *forecast {
 			f.units = append(f.units, units...)
 			f.runs++
 		}
-	}
-	if len(f.units) == 0 {
+		return len(f.units) < forecastUnits
+	})
+	if err != nil || len(f.units) == 0 {
 		return nil
 	}
 	return f

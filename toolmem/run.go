@@ -103,7 +103,7 @@ func (s *Store) PutRun(r Run) error {
 	}
 	if r.settingsApart {
 		// Written back, it would delete the settings it was read without.
-		return fmt.Errorf("internal error: run %s was read without its settings (RunHeads) and cannot be written", r.ID)
+		return fmt.Errorf("internal error: run %s was read without its settings (RunHeadsNewest) and cannot be written", r.ID)
 	}
 	// The settings, which hold the units of a large diff, go under their
 	// own key, written when they change: the run record is written again
@@ -331,22 +331,38 @@ func decodeRun(v []byte, r *Run) error {
 	return nil
 }
 
+// RunHeadsNewest calls f with each run, newest first by ID (an ID starts
+// with the run's start time, NewRunID), until f returns false, without the
+// settings a run keeps under their own key (Settings is nil then; Run reads
+// them): a reader of the newest runs' records alone, as a plan's forecast
+// at every start, reads no more of a store of many runs than it needs. A
+// run whose record is damaged is left out and reported to Options.Warn.
+func (s *Store) RunHeadsNewest(f func(Run) bool) error {
+	err := s.view(func(txn *badger.Txn) error {
+		prefix := []byte(nsRun)
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, Reverse: true})
+		defer it.Close()
+		for it.Seek(key(nsRun, "\xff")); it.Valid(); it.Next() {
+			var r Run
+			if err := readValue(it.Item(), func(v []byte) error { return decodeRun(v, &r) }); err != nil {
+				s.skip("run "+runIDOf(it.Item().Key()), err)
+				continue
+			}
+			if !f(r) {
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return s.errTxn("listing runs", err)
+	}
+	return nil
+}
+
 // Runs returns every run, oldest first. A run whose record is damaged is
 // left out and reported to Options.Warn.
 func (s *Store) Runs() ([]Run, error) {
-	return s.runs(true)
-}
-
-// RunHeads returns every run, oldest first, without the settings a run
-// keeps under their own key (Settings is nil then; Run reads them): for a
-// reader of many runs that needs their records alone, as a plan's forecast
-// does at every start.
-func (s *Store) RunHeads() ([]Run, error) {
-	return s.runs(false)
-}
-
-// runs is Runs, with the settings when settings is set.
-func (s *Store) runs(settings bool) ([]Run, error) {
 	var runs []Run
 	err := s.view(func(txn *badger.Txn) error {
 		prefix := []byte(nsRun)
@@ -363,9 +379,6 @@ func (s *Store) runs(settings bool) ([]Run, error) {
 				apart[r.ID] = len(runs)
 			}
 			runs = append(runs, r)
-		}
-		if !settings {
-			return nil // settingsApart stays set: PutRun refuses such a run
 		}
 		if len(apart) == 0 {
 			return nil

@@ -452,3 +452,39 @@ func TestRunsReadSettingsInOnePass(t *testing.T) {
 		t.Fatalf("warnings: %q", warned)
 	}
 }
+
+// TestRunHeadsNewest: the runs newest first, without their settings, as far
+// as the reader goes; such a run cannot be written back.
+func TestRunHeadsNewest(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "store"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 5 {
+		start := time.Date(2026, 12, 4, 10, i, 0, 0, time.UTC)
+		r := Run{ID: NewRunID(start), Status: StatusComplete, Started: start, Settings: json.RawMessage(`{"n":1}`), Costs: json.RawMessage(`{"c":1}`)}
+		if err := s.PutRun(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var seen []Run
+	err = s.RunHeadsNewest(func(r Run) bool {
+		seen = append(seen, r)
+		return len(seen) < 3
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 3 {
+		t.Fatalf("read %d runs, want the 3 the reader asked for", len(seen))
+	}
+	for i, r := range seen {
+		if r.Started.Minute() != 4-i || r.Settings != nil || string(r.Costs) != `{"c":1}` {
+			t.Errorf("run %d: started %v, settings %s, costs %s", i, r.Started, r.Settings, r.Costs)
+		}
+	}
+	if err := s.PutRun(seen[0]); err == nil || !strings.Contains(err.Error(), "read without its settings") {
+		t.Fatalf("writing back a run read without its settings: %v", err)
+	}
+}
