@@ -129,7 +129,7 @@ func (c runCosts) unitCosts() []unitCost {
 // its record; nil when they cannot be read.
 func recordCosts(st *toolmem.Store, run toolmem.Run) json.RawMessage {
 	var set Settings
-	if len(run.Settings) == 0 || json.Unmarshal(run.Settings, &set) != nil {
+	if st == nil || len(run.Settings) == 0 || json.Unmarshal(run.Settings, &set) != nil {
 		return nil
 	}
 	steps, err := st.StepHeads(run.ID)

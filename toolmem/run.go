@@ -40,7 +40,7 @@ type Run struct {
 	Usage    json.RawMessage `json:"usage,omitempty"`
 	// Costs is what the run's owner records of what the run cost, in
 	// its own form, for later runs to read from the run record alone
-	// (RunHeads), without the run's steps or settings.
+	// (RunHeadsNewest), without the run's steps or settings.
 	Costs   json.RawMessage `json:"costs,omitempty"`
 	Error   string          `json:"error,omitempty"`
 	Started time.Time       `json:"started"`
