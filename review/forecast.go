@@ -83,15 +83,25 @@ func unitCostsRead(st *toolmem.Store, id string, maxSteps int) []unitCost {
 	if err != nil {
 		return nil
 	}
+	ranWith, units, ok := stepCosts(st, r)
+	if !ok || ranWith != maxSteps {
+		return nil
+	}
+	return units
+}
+
+// stepCosts reads from run's settings and steps in st the --max-steps it
+// ran with and its units' costs; false when they cannot be read.
+func stepCosts(st *toolmem.Store, run toolmem.Run) (maxSteps int, units []unitCost, ok bool) {
 	var set Settings
-	if len(r.Settings) == 0 || json.Unmarshal(r.Settings, &set) != nil || set.Budget.MaxSteps != maxSteps {
-		return nil
+	if st == nil || len(run.Settings) == 0 || json.Unmarshal(run.Settings, &set) != nil {
+		return 0, nil, false
 	}
-	steps, err := st.StepHeads(r.ID)
+	steps, err := st.StepHeads(run.ID)
 	if err != nil {
-		return nil
+		return 0, nil, false
 	}
-	return unitCosts(steps, max(len(set.Units), 1))
+	return set.Budget.MaxSteps, unitCosts(steps, max(len(set.Units), 1)), true
 }
 
 // runCosts is what a complete review records of its units in its run
@@ -128,16 +138,12 @@ func (c runCosts) unitCosts() []unitCost {
 // recordCosts is the costs of run, complete, from its steps in st, for
 // its record; nil when they cannot be read.
 func recordCosts(st *toolmem.Store, run toolmem.Run) json.RawMessage {
-	var set Settings
-	if st == nil || len(run.Settings) == 0 || json.Unmarshal(run.Settings, &set) != nil {
+	maxSteps, units, ok := stepCosts(st, run)
+	if !ok {
 		return nil
 	}
-	steps, err := st.StepHeads(run.ID)
-	if err != nil {
-		return nil
-	}
-	c := runCosts{MaxSteps: set.Budget.MaxSteps}
-	for _, u := range unitCosts(steps, max(len(set.Units), 1)) {
+	c := runCosts{MaxSteps: maxSteps}
+	for _, u := range units {
 		c.Units = append(c.Units, unitCostJSON{u.requests, u.growth})
 	}
 	data, err := json.Marshal(c)

@@ -797,20 +797,19 @@ func lastLog(t *testing.T, dir string) string {
 	return logs[len(logs)-1]
 }
 
-// TestShortOpensMergeLevelZero opens a store 40 times, each open writing a
-// run and closing at once, as `review tool` does in a loop: each close
-// leaves a table at Badger's level 0, which Badger merges only in a
-// longer process; the close merges them once there are l0Tables, so
-// level 0 stays small and everything written reads back.
-func TestShortOpensMergeLevelZero(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "store")
-	most := 0
-	for i := range 40 {
+// shortOpens opens the store in dir n times, each open writing a run
+// (run-00, run-01...) and an output and closing at once, as `review tool`
+// does in a loop; each is given to opened first, when not nil.
+func shortOpens(t *testing.T, dir string, n int, opened func(*Store)) {
+	t.Helper()
+	for i := range n {
 		s, err := Open(dir, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		most = max(most, s.db.Levels()[0].NumTables)
+		if opened != nil {
+			opened(s)
+		}
 		id := fmt.Sprintf("run-%02d", i)
 		if err := s.PutRun(Run{ID: id, Status: StatusComplete, Started: time.Unix(int64(i), 0)}); err != nil {
 			t.Fatal(err)
@@ -822,6 +821,17 @@ func TestShortOpensMergeLevelZero(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestShortOpensMergeLevelZero opens a store 40 times, each open writing a
+// run and closing at once, as `review tool` does in a loop: each close
+// leaves a table at Badger's level 0, which Badger merges only in a
+// longer process; the close merges them once there are l0Tables, so
+// level 0 stays small and everything written reads back.
+func TestShortOpensMergeLevelZero(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	most := 0
+	shortOpens(t, dir, 40, func(s *Store) { most = max(most, s.db.Levels()[0].NumTables) })
 	// At most l0Tables, and under the level-0 tables at which Badger
 	// stalls writes (WithNumLevelZeroTablesStall).
 	if most > min(l0Tables, 7) {

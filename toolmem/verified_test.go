@@ -2,7 +2,6 @@ package toolmem
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,22 +159,7 @@ func TestVerifyReadsRecordedTables(t *testing.T) {
 func TestEveryRecordedTableChecked(t *testing.T) {
 	noSettle(t)
 	dir := filepath.Join(t.TempDir(), "store")
-	for i := range 14 {
-		s, err := Open(dir, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		id := fmt.Sprintf("run-%02d", i)
-		if err := s.PutRun(Run{ID: id, Status: StatusComplete, Started: time.Unix(int64(i), 0)}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Put(id, 0, "call", "t", "{}", textOutput(3000)); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	shortOpens(t, dir, 14, nil)
 	reopen(t, dir, 1) // records the tables the last close wrote
 	rec := readVerified(dir)
 	tables, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
