@@ -55,7 +55,12 @@ func limitMemory(getenv func(string) string) {
 
 func run(ctx context.Context, f *Factory, args []string) int {
 	completing := len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
-	root := newRoot(f, completing)
+	var root *cobra.Command
+	if sub := subcommandIn(args); sub != nil {
+		root = newRootOf(f, sub)
+	} else {
+		root = newRoot(f, completing)
+	}
 	root.SetArgs(args)
 	c, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -91,34 +96,53 @@ func run(ctx context.Context, f *Factory, args []string) int {
 // NewCmdRoot builds the review command tree.
 func NewCmdRoot(f *Factory) *cobra.Command { return newRoot(f, true) }
 
+// subcommand is a command of the root, by name, and how it is made.
+type subcommand struct {
+	name string
+	make func(*Factory) *cobra.Command
+}
+
+// subcommands are the root's commands.
+// TestSubcommandNames holds each name to its command's.
+var subcommands = []subcommand{
+	{"version", NewCmdVersion},
+	{"replay", func(f *Factory) *cobra.Command { return NewCmdReplay(f, nil) }},
+	{"runs", func(f *Factory) *cobra.Command { return NewCmdRuns(f, nil) }},
+	{"tool", func(f *Factory) *cobra.Command { return NewCmdTool(f, nil) }},
+	{"memory", NewCmdMemory},
+	{"gc", NewCmdGC},
+	{"doctor", NewCmdDoctor},
+	{"ask", func(f *Factory) *cobra.Command { return NewCmdAsk(f, nil) }},
+	{"comment", func(f *Factory) *cobra.Command { return NewCmdComment(f, nil) }},
+	{"config", NewCmdConfig},
+	{"bench", func(f *Factory) *cobra.Command { return NewCmdBench(f, nil) }},
+	{"learn", func(f *Factory) *cobra.Command { return NewCmdLearn(f, nil) }},
+}
+
+// subcommandIn is the command args run when their first names one of the
+// root's commands; nil when they run the root, help or completion, or
+// name none.
+func subcommandIn(args []string) *subcommand {
+	if len(args) == 0 {
+		return nil
+	}
+	for i := range subcommands {
+		if subcommands[i].name == args[0] {
+			return &subcommands[i]
+		}
+	}
+	return nil
+}
+
 // newRoot builds the command tree, with the completions of flags' values
 // (refs, runs) only when completing asks for them: the shell's completion
 // request is the only command that reads them.
 func newRoot(f *Factory, completing bool) *cobra.Command {
 	root := NewCmdReview(f, nil)
-	root.SilenceErrors = true
-	root.SilenceUsage = true
-	root.SetOut(f.IO.Out)
-	root.SetErr(f.IO.ErrOut)
-	root.SetIn(f.IO.In)
+	startRoot(f, root)
 	root.Long += "\n\n" + text.Wrap(exitCodeLine(), helpWidth)
 	root.Args = usageArgs(unknownCommand)
 	root.SuggestionsMinimumDistance = 2
-	// Bound to the shared streams, so every command and the progress
-	// read them.
-	pf := root.PersistentFlags()
-	pf.BoolVarP(&f.IO.Quiet, "quiet", "q", false, "print no progress: only errors and warnings")
-	pf.BoolVarP(&f.IO.Verbose, "verbose", "v", false, "print each model request's tokens on stderr")
-	inGroup(pf, groupGeneral, "quiet", "verbose")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if f.IO.Quiet && f.IO.Verbose {
-			return usageErrorf("--quiet and --verbose ask for less and more: give one")
-		}
-		return nil
-	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &UsageError{Err: err}
-	})
 	// --version prints what `review version` does. It is handled here,
 	// not by cobra's Version: cobra prints a line of one's own only
 	// through text/template, and text/template's reflection makes the
@@ -135,33 +159,72 @@ func newRoot(f *Factory, completing bool) *cobra.Command {
 		}
 		return reviewRun(c, args)
 	}
-	root.AddCommand(
-		NewCmdVersion(f),
-		NewCmdReplay(f, nil),
-		NewCmdRuns(f, nil),
-		NewCmdTool(f, nil),
-		NewCmdMemory(f),
-		NewCmdGC(f),
-		NewCmdDoctor(f),
-		NewCmdAsk(f, nil),
-		NewCmdComment(f, nil),
-		NewCmdConfig(f),
-		NewCmdBench(f, nil),
-		NewCmdLearn(f, nil),
-	)
+	for _, sub := range subcommands {
+		root.AddCommand(sub.make(f))
+	}
 	root.SetHelpCommand(newCmdHelp())
 	// Made now rather than when the root runs, so its arguments can be
 	// checked like every group's.
 	root.InitDefaultCompletionCmd()
+	finishRoot(root)
+	if completing {
+		addCompletions(root, f)
+	}
+	return root
+}
+
+// newRootOf builds the root with sub as its only command, for args that
+// run sub: every command pays for the tree it is built in (most of it
+// the review's flags, registered on the root and on ask, bench and
+// comment), and a command run needs only its own and the root's
+// persistent flags. The root has no flags of its own then: it does not
+// run. TestRootOfHelp holds each command's help the same in both trees.
+func newRootOf(f *Factory, sub *subcommand) *cobra.Command {
+	root := &cobra.Command{Use: rootName}
+	startRoot(f, root)
+	root.AddCommand(sub.make(f))
+	root.SetHelpCommand(newCmdHelp())
+	finishRoot(root)
+	return root
+}
+
+// rootName is the root command's name, the first word of its use line.
+const rootName = "review"
+
+// startRoot gives root what every tree's root has before its commands:
+// the shared streams, the persistent flags and usage errors.
+func startRoot(f *Factory, root *cobra.Command) {
+	root.SilenceErrors = true
+	root.SilenceUsage = true
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.SetIn(f.IO.In)
+	// Bound to the shared streams, so every command and the progress
+	// read them.
+	pf := root.PersistentFlags()
+	pf.BoolVarP(&f.IO.Quiet, "quiet", "q", false, "print no progress: only errors and warnings")
+	pf.BoolVarP(&f.IO.Verbose, "verbose", "v", false, "print each model request's tokens on stderr")
+	inGroup(pf, groupGeneral, "quiet", "verbose")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if f.IO.Quiet && f.IO.Verbose {
+			return usageErrorf("--quiet and --verbose ask for less and more: give one")
+		}
+		return nil
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &UsageError{Err: err}
+	})
+}
+
+// finishRoot gives root, once its commands are in, what every tree's root
+// has: flags listed in order, the grouped help and groups that refuse
+// what they do not hold.
+func finishRoot(root *cobra.Command) {
 	// Before anything asks cobra for a command's local flags, which it
 	// copies once, in the order it then lists them.
 	listInOrder(root)
 	root.SetUsageFunc(usage)
 	checkGroups(root)
-	if completing {
-		addCompletions(root, f)
-	}
-	return root
 }
 
 // listInOrder keeps the flags of c and its commands in the order they
