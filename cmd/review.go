@@ -185,16 +185,18 @@ func runReview(ctx context.Context, opts *ReviewOptions) error {
 			return err
 		}
 	}
-	// The work tree's edits are read beside the settings (git status
-	// while the configuration is found and read): the notice about them
-	// is printed after, as before.
-	opts.pendingNow = opts.pendingSoon(ctx)
-	// So are base and head, when they are named: the diff then waits
-	// for one git process fewer.
+	// Base and head are resolved beside the settings, when they are
+	// named: the diff then waits for one git process fewer, and the
+	// settings' question of the repository's top level is answered by
+	// the same process, started first.
 	var revs func() (diffctx.Revisions, bool)
 	if !opts.Worktree && !opts.Untracked {
 		revs = diffctx.ResolveSoon(ctx, opts.Dir, opts.Base, opts.Head)
 	}
+	// So are the work tree's edits (git status while the configuration
+	// is found and read): the notice about them is printed after, as
+	// before.
+	opts.pendingNow = opts.pendingSoon(ctx)
 	set, err := opts.resolve(opts.Getenv, opts.Dir)
 	if err != nil {
 		return err

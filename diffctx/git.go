@@ -66,9 +66,18 @@ type Revisions struct {
 // Load does, and returns what waits for them: a caller that knows the
 // names before it can call Load (while it reads its settings) gives it to
 // Load (Options.Resolved), which then waits for one git process fewer.
-// It reports false when anything is unusual; Load then says what.
+// It reports false when anything is unusual; Load then says what. The
+// same git process answers the repository's top level, which the
+// settings wait for (git.Runner.RevParseDirsSoon).
 func ResolveSoon(ctx context.Context, dir, base, head string) func() (Revisions, bool) {
 	head = cmp.Or(head, "HEAD")
+	args, usual := symmetric(base, head)
+	if !usual {
+		return func() (Revisions, bool) { return Revisions{}, false }
+	}
+	// Asked before the caller goes on, so that the settings' question
+	// of the top level finds it asked.
+	answer := git.Runner{Dir: cmp.Or(dir, ".")}.RevParseDirsSoon(ctx, 3, args)
 	done := make(chan struct{})
 	var (
 		r  Revisions
@@ -76,12 +85,8 @@ func ResolveSoon(ctx context.Context, dir, base, head string) func() (Revisions,
 	)
 	go func() {
 		defer close(done)
-		if base == "" {
-			return
-		}
-		g := &runner{Runner: git.Runner{Dir: cmp.Or(dir, ".")}}
 		d := &Diff{Base: base, Head: head}
-		if !g.resolveAtOnce(ctx, d) {
+		if !setRevisions(d, answer) {
 			return
 		}
 		r, ok = Revisions{Base: base, Head: head, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA, MergeBase: d.MergeBase}, true
@@ -208,13 +213,26 @@ func (g *runner) resolveWithBase(ctx context.Context, d *Diff) error {
 // whether it could: not for a name that looks like an option or a range,
 // nor an unknown revision, unrelated histories or several merge bases.
 func (g *runner) resolveAtOnce(ctx context.Context, d *Diff) bool {
-	a, b := d.Base, d.Head
-	if strings.HasPrefix(a, "-") || strings.HasPrefix(b, "-") || strings.Contains(a+b, "..") {
-		return false
+	args, usual := symmetric(d.Base, d.Head)
+	return usual && setRevisions(d, g.RevParseDirsSoon(ctx, 3, args))
+}
+
+// symmetric is rev-parse's argument for the symmetric difference of base
+// and head, whose answer is head's commit, base's and, with a caret, their
+// merge base; false for a name that looks like an option or a range, or no
+// base.
+func symmetric(base, head string) (string, bool) {
+	if base == "" || strings.HasPrefix(base, "-") || strings.HasPrefix(head, "-") || strings.Contains(base+head, "..") {
+		return "", false
 	}
-	out, err := g.Text(ctx, "rev-parse", a+"^{commit}..."+b+"^{commit}")
-	lines := strings.Split(out, "\n")
-	if err != nil || len(lines) != 3 || !isSHA(lines[0]) || !isSHA(lines[1]) || !strings.HasPrefix(lines[2], "^") || !isSHA(lines[2][1:]) {
+	return base + "^{commit}..." + head + "^{commit}", true
+}
+
+// setRevisions sets d's commits from the answer to symmetric's argument,
+// and reports whether it was one: three commits, the last with a caret.
+func setRevisions(d *Diff, answer func() ([]string, error)) bool {
+	lines, err := answer()
+	if err != nil || !isSHA(lines[0]) || !isSHA(lines[1]) || !strings.HasPrefix(lines[2], "^") || !isSHA(lines[2][1:]) {
 		return false
 	}
 	d.HeadSHA, d.BaseSHA, d.MergeBase = lines[0], lines[1], lines[2][1:]

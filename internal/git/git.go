@@ -288,10 +288,20 @@ func PatchArgs(from, to string, copies bool, paths ...string) []string {
 
 // tops remembers, by directory, the top level of the work tree holding it
 // (rev-parse --show-toplevel) and the common directory of its repository
-// (rev-parse --git-common-dir, as printed there), asked for together.
-var tops sync.Map // absolute directory -> repoDirs
+// (rev-parse --git-common-dir, as printed there), asked for together: a
+// *dirsCall, answered or being answered.
+var tops sync.Map // absolute directory -> *dirsCall
 
 type repoDirs struct{ top, common string }
+
+// dirsCall is one asking of a directory's top level and common directory.
+// done is closed once it is answered (ok) or has failed; a failed call is
+// forgotten, so that the next question asks git itself.
+type dirsCall struct {
+	done chan struct{}
+	dirs repoDirs
+	ok   bool
+}
 
 // key is the directory the answers are remembered by.
 func (r Runner) key() string {
@@ -302,16 +312,39 @@ func (r Runner) key() string {
 	return key
 }
 
+// asked returns the directories of r's directory when they were asked
+// for, waiting while they are being asked.
+func (r Runner) asked(ctx context.Context) (repoDirs, bool) {
+	v, ok := tops.Load(r.key())
+	if !ok {
+		return repoDirs{}, false
+	}
+	c := v.(*dirsCall)
+	select {
+	case <-c.done:
+		return c.dirs, c.ok
+	case <-ctx.Done():
+		return repoDirs{}, false
+	}
+}
+
+// remember keeps dirs as the answer for r's directory.
+func (r Runner) remember(dirs repoDirs) {
+	c := &dirsCall{done: make(chan struct{}), dirs: dirs, ok: true}
+	close(c.done)
+	tops.Store(r.key(), c)
+}
+
 // TopLevel returns the top level of the work tree holding dir, as git
 // rev-parse --show-toplevel prints it. An answer is remembered for the
 // process: the configuration, the diff and the store all ask for it, and
 // it does not change while review runs. Errors are not remembered. The
 // repository's common directory is asked for by the same process, for
-// CommonDir: the store's directory is found from it.
+// CommonDir: the store's directory is found from it. While
+// RevParseDirsSoon asks for them, TopLevel waits for its answer.
 func (r Runner) TopLevel(ctx context.Context) (string, error) {
-	key := r.key()
-	if v, ok := tops.Load(key); ok {
-		return v.(repoDirs).top, nil
+	if dirs, ok := r.asked(ctx); ok {
+		return dirs.top, nil
 	}
 	out, err := r.Text(ctx, "rev-parse", "--show-toplevel", "--git-common-dir")
 	if err != nil {
@@ -327,16 +360,79 @@ func (r Runner) TopLevel(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
-	tops.Store(key, repoDirs{top: top, common: common})
+	r.remember(repoDirs{top: top, common: common})
 	return top, nil
+}
+
+// RevParseDirsSoon starts git rev-parse with args, whose answer is lines
+// lines, and returns what waits for them. Unless they are known or asked
+// already, the process also prints the top level and the common directory
+// that TopLevel and CommonDir return, which from now on wait for it rather
+// than start a git process of their own: a review's first git processes
+// start together, and its settings wait for the top level. When git
+// fails, or its answer is not two paths and lines lines, the directories
+// are left for TopLevel to ask, and the error is git's or a *LinesError.
+func (r Runner) RevParseDirsSoon(ctx context.Context, lines int, args ...string) func() ([]string, error) {
+	c := &dirsCall{done: make(chan struct{})}
+	if _, loaded := tops.LoadOrStore(r.key(), c); loaded {
+		c = nil
+		args = append([]string{"rev-parse"}, args...)
+	} else {
+		args = append([]string{"rev-parse", "--show-toplevel", "--git-common-dir"}, args...)
+		lines += 2
+	}
+	var (
+		got  []string
+		err  error
+		done = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		out, rerr := r.Text(ctx, args...)
+		got, err = splitLines(out, lines, rerr)
+		if c == nil {
+			return
+		}
+		if err != nil {
+			tops.CompareAndDelete(r.key(), c)
+		} else {
+			c.dirs, c.ok, got = repoDirs{top: got[0], common: got[1]}, true, got[2:]
+		}
+		close(c.done)
+	}()
+	return func() ([]string, error) {
+		<-done
+		return got, err
+	}
+}
+
+// LinesError is an answer of git's that is not the lines asked for.
+type LinesError struct {
+	Want, Got int
+}
+
+func (e *LinesError) Error() string {
+	return fmt.Sprintf("git answered %d lines, not %d", e.Got, e.Want)
+}
+
+// splitLines splits out, git's answer, into n lines.
+func splitLines(out string, n int, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(out, "\n")
+	if len(lines) != n {
+		return nil, &LinesError{Want: n, Got: len(lines)}
+	}
+	return lines, nil
 }
 
 // CommonDir returns the common directory of the repository holding dir as
 // git rev-parse --git-common-dir prints it (relative to dir, or absolute):
 // TopLevel's companion answer when it was asked, else git's.
 func (r Runner) CommonDir(ctx context.Context) (string, error) {
-	if v, ok := tops.Load(r.key()); ok {
-		return v.(repoDirs).common, nil
+	if dirs, ok := r.asked(ctx); ok {
+		return dirs.common, nil
 	}
 	return r.Text(ctx, "rev-parse", "--git-common-dir")
 }

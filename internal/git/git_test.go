@@ -270,3 +270,124 @@ func TestTopLevelAndCommonDir(t *testing.T) {
 		t.Errorf("CommonDir in a bare repository = %q, %v", common, err)
 	}
 }
+
+// TestRevParseDirsSoon holds the top level and common directory answered
+// by RevParseDirsSoon's process to what git prints for each alone, with no
+// git process of TopLevel's or CommonDir's own: at the top of a work tree,
+// in a subdirectory and in a linked work tree. When its process fails (an
+// unknown revision, an answer of other lines than asked, a repository
+// without a work tree), TopLevel and CommonDir ask git themselves, as
+// before.
+func TestRevParseDirsSoon(t *testing.T) {
+	dir, first, second := newRepo(t)
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A git first on PATH that logs each process it starts.
+	shim, log := t.TempDir(), filepath.Join(t.TempDir(), "log")
+	script := "#!/bin/sh\necho \"$*\" >> " + log + "\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(shim, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", shim+string(os.PathListSeparator)+os.Getenv("PATH"))
+	started := func() int {
+		data, _ := os.ReadFile(log)
+		os.Remove(log)
+		return strings.Count(string(data), "\n")
+	}
+	alone := func(d string, args ...string) string {
+		t.Helper()
+		c := exec.Command(real, append([]string{"rev-parse"}, args...)...)
+		c.Dir = d
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("git rev-parse %v in %s: %v", args, d, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(t.TempDir(), "linked")
+	if out, err := exec.Command(real, "-C", dir, "worktree", "add", "-q", "--detach", linked).CombinedOutput(); err != nil {
+		t.Fatalf("git worktree add: %v\n%s", err, out)
+	}
+	ctx := context.Background()
+	started()
+	for _, d := range []string{dir, sub, linked} {
+		r := Runner{Dir: d}
+		answer := r.RevParseDirsSoon(ctx, 3, first+"..."+second)
+		top, terr := r.TopLevel(ctx)
+		common, cerr := r.CommonDir(ctx)
+		lines, err := answer()
+		if err != nil || terr != nil || cerr != nil {
+			t.Fatalf("in %s: %v, %v, %v", d, err, terr, cerr)
+		}
+		if want := []string{second, first, "^" + first}; !slices.Equal(lines, want) {
+			t.Errorf("RevParseDirsSoon in %s = %q, want %q", d, lines, want)
+		}
+		if want := alone(d, "--show-toplevel"); top != want {
+			t.Errorf("TopLevel in %s = %q, git says %q", d, top, want)
+		}
+		if want := alone(d, "--git-common-dir"); common != want {
+			t.Errorf("CommonDir in %s = %q, git says %q", d, common, want)
+		}
+		if n := started(); n != 1 {
+			t.Errorf("in %s: %d git processes, want 1", d, n)
+		}
+		// Known now: the next question prints no directories.
+		if lines, err := r.RevParseDirsSoon(ctx, 1, "HEAD")(); err != nil || len(lines) != 1 || !isCommit(lines[0]) {
+			t.Errorf("RevParseDirsSoon HEAD in %s, the directories known: %q, %v", d, lines, err)
+		}
+		started()
+	}
+
+	for _, c := range []struct {
+		name  string
+		lines int
+		args  []string
+		want  string
+	}{
+		{"an unknown revision", 1, []string{"no-such-branch"}, "no-such-branch"},
+		{"other lines", 2, []string{"HEAD"}, "git answered 3 lines, not 4"},
+	} {
+		d := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		r := Runner{Dir: d}
+		_, err := r.RevParseDirsSoon(ctx, c.lines, c.args...)()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+		top, err := r.TopLevel(ctx)
+		if want := alone(d, "--show-toplevel"); err != nil || top != want {
+			t.Errorf("%s: TopLevel = %q, %v; git says %q", c.name, top, err, want)
+		}
+		if n := started(); n != 2 {
+			t.Errorf("%s: %d git processes, want 2 (TopLevel's own)", c.name, n)
+		}
+	}
+
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	if out, err := exec.Command(real, "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	r := Runner{Dir: bare}
+	if _, err := r.RevParseDirsSoon(ctx, 1, "HEAD")(); err == nil {
+		t.Error("RevParseDirsSoon in a bare repository did not fail")
+	}
+	if _, err := r.TopLevel(ctx); err == nil || !strings.Contains(err.Error(), "must be run in a work tree") {
+		t.Errorf("TopLevel in a bare repository: %v", err)
+	}
+	if common, err := r.CommonDir(ctx); err != nil || common != alone(bare, "--git-common-dir") {
+		t.Errorf("CommonDir in a bare repository = %q, %v", common, err)
+	}
+}
+
+// isCommit reports whether s is a full commit name.
+func isCommit(s string) bool {
+	return len(s) == 40 && strings.Trim(s, "0123456789abcdef") == ""
+}
