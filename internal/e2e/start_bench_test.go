@@ -32,8 +32,15 @@ import (
 // measures them around the command alone (its own start, a few
 // milliseconds, is not the command's); .ci/start prints them with the
 // ratios against the peer and the targets.
+//
+// REVIEW_BASE_BIN names a review binary of another revision (`.ci/start
+// 21x REV` builds one): each start of review is then followed by the same
+// start of it, reported as base-…, so that a change is measured against
+// its base on the machine as it is at that moment. This machine's speed
+// drifts by a third over minutes; figures taken at different times do not
+// compare.
 func BenchmarkProcessStart(b *testing.B) {
-	peer := os.Getenv("REVIEW_PEER_BIN")
+	peer, base := os.Getenv("REVIEW_PEER_BIN"), os.Getenv("REVIEW_BASE_BIN")
 	// floor is what starting any process costs here, from peakrss as
 	// every start below is: /bin/true, the least a start can take.
 	b.Run("floor", func(b *testing.B) {
@@ -47,26 +54,32 @@ func BenchmarkProcessStart(b *testing.B) {
 	})
 	b.Run("version", func(b *testing.B) {
 		env := benchEnv(b)
-		var f starts
+		var f, o starts
 		for range b.N {
-			cmd := exec.Command(reviewBinary(b), "version")
-			cmd.Dir = b.TempDir()
-			f.add(startTimed(b, cmd, env))
+			for _, bin := range binaries(b, base) {
+				cmd := exec.Command(bin, "version")
+				cmd.Dir = b.TempDir()
+				which(&f, &o, bin, base).add(startTimed(b, cmd, env))
+			}
 		}
 		f.report(b, "")
+		o.reportBase(b, &f)
 	})
 	b.Run("review3", func(b *testing.B) {
 		env := benchEnv(b)
 		dir := smallChangeIn(b, "file01.go") // the name both reviewers' scripts read
-		var r, p starts
+		var r, p, o starts
 		for range b.N {
-			r.add(startOnce(b, dir, env, reviewBinary(b), peerScript(b, 1, "0s"),
-				"--base", "main", "--format", "json", "--max-steps", "1"))
+			for _, bin := range binaries(b, base) {
+				which(&r, &o, bin, base).add(startOnce(b, dir, env, bin, peerScript(b, 1, "0s"),
+					"--base", "main", "--format", "json", "--max-steps", "1"))
+			}
 			if peer != "" {
 				p.add(startOnce(b, dir, nil, peer, ocrScript(1, "0s"), peerArgs...))
 			}
 		}
 		r.report(b, "")
+		o.reportBase(b, &r)
 		if peer != "" {
 			p.report(b, "peer-")
 			b.ReportMetric(r.wall()/p.wall(), "wall-ratio")
@@ -77,13 +90,33 @@ func BenchmarkProcessStart(b *testing.B) {
 	b.Run("units12", func(b *testing.B) {
 		env := benchEnv(b)
 		dir := newFilesChange(b, 12, 60)
-		var f starts
+		var f, o starts
 		for range b.N {
-			f.add(startOnce(b, dir, env, reviewBinary(b), peerScript(b, 12, "0s"),
-				"--base", "main", "--format", "json", "--max-steps", "1", "--context-window", "16000"))
+			for _, bin := range binaries(b, base) {
+				which(&f, &o, bin, base).add(startOnce(b, dir, env, bin, peerScript(b, 12, "0s"),
+					"--base", "main", "--format", "json", "--max-steps", "1", "--context-window", "16000"))
+			}
 		}
 		f.report(b, "")
+		o.reportBase(b, &f)
 	})
+}
+
+// binaries are the review binaries each start runs, in turn: this tree's,
+// then base's when it is set.
+func binaries(b *testing.B, base string) []string {
+	if base == "" {
+		return []string{reviewBinary(b)}
+	}
+	return []string{reviewBinary(b), base}
+}
+
+// which is the figures bin's start joins: o's for the base, f's otherwise.
+func which(f, o *starts, bin, base string) *starts {
+	if base != "" && bin == base {
+		return o
+	}
+	return f
 }
 
 // start is one start's figures, as peakrss measured them.
@@ -105,6 +138,17 @@ func (f *starts) add(s start) {
 
 func (f *starts) wall() float64 { return medianMs(f.walls) }
 func (f *starts) cpu() float64  { return medianMs(f.cpus) }
+
+// reportBase reports o's figures as the base's, with f's against them;
+// nothing when the base was not run.
+func (o *starts) reportBase(b *testing.B, f *starts) {
+	if len(o.walls) == 0 {
+		return
+	}
+	o.report(b, "base-")
+	b.ReportMetric(f.wall()/o.wall(), "base-wall-ratio")
+	b.ReportMetric(f.cpu()/o.cpu(), "base-CPU-ratio")
+}
 
 // report reports f's figures, their names after prefix.
 func (f *starts) report(b *testing.B, prefix string) {
