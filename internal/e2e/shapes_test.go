@@ -181,7 +181,7 @@ type shapeRun struct {
 // scripted server answering after delay, each unit reading once and
 // then, at --max-steps 1, submitting; jobs "" takes the default from the
 // server, which then says it serves slots at once.
-func reviewShape(tb testing.TB, dir string, files []string, env []string, window, jobs, delay string, slots int) shapeRun {
+func reviewShape(tb testing.TB, bin, dir string, files []string, env []string, window, jobs, delay string, slots int) shapeRun {
 	script := shapeScript(files, delay)
 	args := []string{"--base", "main", "--format", "json", "--max-steps", "1", "--model", "gpt-4o", "--context-window", window}
 	if slots > 0 {
@@ -190,7 +190,7 @@ func reviewShape(tb testing.TB, dir string, files []string, env []string, window
 		args = append(args, "--jobs", jobs)
 	}
 	srv := reviewtest.NewServer(script, "")
-	cmd := exec.Command(reviewBinary(tb), args...)
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	store := filepath.Join(tb.TempDir(), "store")
 	cmd.Env = append(slices.Clone(env), "OPENAI_BASE_URL="+srv.URL, "REVIEW_STORE="+store)
@@ -241,8 +241,13 @@ func reviewShape(tb testing.TB, dir string, files []string, env []string, window
 // (the process's own start and end, which no overlap hides), and the
 // review's CPU time (with the git processes it ran). `.ci/shapes`
 // prints the table docs/performance.md quotes, beside the peer's figures
-// from BenchmarkProcessShapesOCR.
+// from BenchmarkProcessShapesOCR. REVIEW_BASE_BIN names a review binary
+// of another revision (`.ci/shapes 1x REV` builds one): each review is
+// then followed by the same review with it, its times reported as base-…,
+// so that a change to what the process spends around the floor is
+// measured against its base on the machine as it is at that moment.
 func BenchmarkProcessShapes(b *testing.B) {
+	base := os.Getenv("REVIEW_BASE_BIN")
 	delay := cmp.Or(os.Getenv("REVIEW_BENCH_DELAY"), "1s")
 	jobs := cmp.Or(os.Getenv("REVIEW_BENCH_JOBS"), "8")
 	lat, err := time.ParseDuration(delay)
@@ -259,22 +264,20 @@ func BenchmarkProcessShapes(b *testing.B) {
 			dir, files := s.make(b)
 			for _, w := range runs {
 				b.Run(w.name, func(b *testing.B) {
-					var walls, cpus, firsts, lasts []time.Duration
 					var r shapeRun
+					var this, other shapeTimes
 					for b.Loop() {
-						r = reviewShape(b, dir, files, env, w.window, jobs, delay, w.slots)
-						walls, cpus = append(walls, r.wall), append(cpus, r.cpu)
-						firsts, lasts = append(firsts, r.first), append(lasts, r.last)
+						r = reviewShape(b, reviewBinary(b), dir, files, env, w.window, jobs, delay, w.slots)
+						this.add(r)
+						if base != "" {
+							other.add(reviewShape(b, base, dir, files, env, w.window, jobs, delay, w.slots))
+						}
 					}
-					slices.Sort(walls)
-					slices.Sort(cpus)
-					slices.Sort(firsts)
-					slices.Sort(lasts)
 					floor := time.Duration((r.units+r.jobs-1)/max(r.jobs, 1)*2) * lat
-					b.ReportMetric(walls[len(walls)/2].Seconds(), "wall-s")
-					b.ReportMetric(cpus[len(cpus)/2].Seconds(), "CPU-s")
-					b.ReportMetric(float64(firsts[len(firsts)/2].Microseconds())/1000, "first-request-ms")
-					b.ReportMetric(float64(lasts[len(lasts)/2].Microseconds())/1000, "exit-after-answer-ms")
+					this.report(b, "")
+					if base != "" {
+						other.report(b, "base-")
+					}
 					b.ReportMetric(float64(r.units), "units")
 					b.ReportMetric(float64(r.requests), "requests")
 					b.ReportMetric(float64(r.waits), "answer-waits")
@@ -287,6 +290,27 @@ func BenchmarkProcessShapes(b *testing.B) {
 			}
 		})
 	}
+}
+
+// shapeTimes gathers the times of reviews of one shape and window.
+type shapeTimes struct{ walls, cpus, firsts, lasts []time.Duration }
+
+func (t *shapeTimes) add(r shapeRun) {
+	t.walls, t.cpus = append(t.walls, r.wall), append(t.cpus, r.cpu)
+	t.firsts, t.lasts = append(t.firsts, r.first), append(t.lasts, r.last)
+}
+
+// report reports the medians of t, their names after prefix.
+func (t *shapeTimes) report(b *testing.B, prefix string) {
+	med := func(ds []time.Duration) time.Duration {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	b.ReportMetric(med(t.walls).Seconds(), prefix+"wall-s")
+	b.ReportMetric(med(t.cpus).Seconds(), prefix+"CPU-s")
+	b.ReportMetric(float64(med(t.firsts).Microseconds())/1000, prefix+"first-request-ms")
+	b.ReportMetric(float64(med(t.lasts).Microseconds())/1000, prefix+"exit-after-answer-ms")
 }
 
 // BenchmarkProcessShapesOCR reviews each shape with the peer,
