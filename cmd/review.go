@@ -60,7 +60,7 @@ type ReviewOptions struct {
 func NewCmdReview(f *Factory, runF func(*ReviewOptions) error) *cobra.Command {
 	opts := &ReviewOptions{IO: f.IO, Getenv: f.Getenv, Dir: f.Dir}
 	c := &cobra.Command{
-		Use:   "review --base <ref> [flags]",
+		Use:   rootName + " --base <ref> [flags]",
 		Short: "Review a git branch with an OpenAI-compatible model",
 		Long: `review turns the diff between a base and the current branch into a compact
 context, lets an OpenAI-compatible model explore the repository through

@@ -188,7 +188,8 @@ func newRootOf(f *Factory, sub *subcommand) *cobra.Command {
 	return root
 }
 
-// rootName is the root command's name, the first word of its use line.
+// rootName is the root command's name, the first word of the review's
+// use line (NewCmdReview), which is the root of the whole tree.
 const rootName = "review"
 
 // startRoot gives root what every tree's root has before its commands:

@@ -371,10 +371,11 @@ func (r Runner) TopLevel(ctx context.Context) (string, error) {
 // than start a git process of their own: a review's first git processes
 // start together, and its settings wait for the top level. When git
 // fails, or its answer is not two paths and lines lines, the directories
-// are left for TopLevel to ask, and the error is git's or a *LinesError.
+// are left for TopLevel to ask, and the error is git's or a *linesError.
 func (r Runner) RevParseDirsSoon(ctx context.Context, lines int, args ...string) func() ([]string, error) {
+	key := r.key()
 	c := &dirsCall{done: make(chan struct{})}
-	if _, loaded := tops.LoadOrStore(r.key(), c); loaded {
+	if _, loaded := tops.LoadOrStore(key, c); loaded {
 		c = nil
 		args = append([]string{"rev-parse"}, args...)
 	} else {
@@ -394,7 +395,7 @@ func (r Runner) RevParseDirsSoon(ctx context.Context, lines int, args ...string)
 			return
 		}
 		if err != nil {
-			tops.CompareAndDelete(r.key(), c)
+			tops.CompareAndDelete(key, c)
 		} else {
 			c.dirs, c.ok, got = repoDirs{top: got[0], common: got[1]}, true, got[2:]
 		}
@@ -406,13 +407,11 @@ func (r Runner) RevParseDirsSoon(ctx context.Context, lines int, args ...string)
 	}
 }
 
-// LinesError is an answer of git's that is not the lines asked for.
-type LinesError struct {
-	Want, Got int
-}
+// linesError is an answer of git's that is not the lines asked for.
+type linesError struct{ want, got int }
 
-func (e *LinesError) Error() string {
-	return fmt.Sprintf("git answered %d lines, not %d", e.Got, e.Want)
+func (e *linesError) Error() string {
+	return fmt.Sprintf("git answered %d lines, not %d", e.got, e.want)
 }
 
 // splitLines splits out, git's answer, into n lines.
@@ -422,7 +421,7 @@ func splitLines(out string, n int, err error) ([]string, error) {
 	}
 	lines := strings.Split(out, "\n")
 	if len(lines) != n {
-		return nil, &LinesError{Want: n, Got: len(lines)}
+		return nil, &linesError{want: n, got: len(lines)}
 	}
 	return lines, nil
 }
