@@ -28,7 +28,7 @@ func parseFlags[T any](t *testing.T, newCmd func(*Factory, func(*T) error) *cobr
 	c.SetOut(io.Discard)
 	c.SetErr(io.Discard)
 	c.SilenceErrors, c.SilenceUsage = true, true
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+	c.SetFlagErrorFunc(flagError)
 	if err := c.Execute(); err != nil {
 		return nil, err
 	}
@@ -121,7 +121,11 @@ func TestNewCmdReview(t *testing.T) {
 			return ""
 		}},
 		{name: "argument", args: "--base main extra", wantErr: "unknown command"},
-		{name: "bad flag value", args: "--base main --jobs x", wantErr: "invalid argument"},
+		{name: "bad flag value", args: "--base main --jobs x", wantErr: `--jobs must be a whole number, got "x"`},
+		{name: "window in k", args: "--base main --context-window 128k", wantErr: `--context-window must be a whole number, got "128k": write it in digits, as in --context-window 128000`},
+		{name: "budget in M", args: "--base main --prompt-budget=3M", wantErr: `--prompt-budget must be a whole number, got "3M": write it in digits, as in --prompt-budget 3000000`},
+		{name: "bad number", args: "--base main --max-cost 1,5", wantErr: `--max-cost must be a number, got "1,5"`},
+		{name: "bad bool", args: "--base main --stream=maybe", wantErr: `--stream must be true or false, got "maybe"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := parseFlags(t, NewCmdReview, c.env, strings.Fields(c.args)...)

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/reviewdev/review/internal/text"
 )
@@ -212,9 +216,45 @@ func startRoot(f *Factory, root *cobra.Command) {
 		}
 		return nil
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+	root.SetFlagErrorFunc(flagError)
+}
+
+// flagError is every command's error for a flag it could not parse: a
+// usage error. A value of the wrong kind is said in words, not in Go's
+// (pflag passes on strconv's "parsing "128k": invalid syntax"), and a
+// count written as people write window sizes, with a k or M, gets the
+// digits to write instead.
+func flagError(_ *cobra.Command, err error) error {
+	var iv *pflag.InvalidValueError
+	if !errors.As(err, &iv) {
 		return &UsageError{Err: err}
-	})
+	}
+	f, v := iv.GetFlag(), iv.GetValue()
+	want, ok := map[string]string{"int": "a whole number", "float64": "a number", "bool": "true or false"}[f.Value.Type()]
+	if !ok {
+		return &UsageError{Err: err}
+	}
+	msg := fmt.Sprintf("--%s must be %s, got %q", f.Name, want, v)
+	if n, ok := suffixed(v); ok && f.Value.Type() == "int" {
+		msg += fmt.Sprintf(": write it in digits, as in --%s %d", f.Name, n)
+	}
+	return &UsageError{Err: errors.New(msg)}
+}
+
+// suffixed reads a count written with a k (thousand) or M (million)
+// suffix, as in 128k; a window of 128 Ki tokens is 131072, which the
+// digits leave to the user to write.
+func suffixed(s string) (int, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 {
+		return 0, false
+	}
+	mul, ok := map[byte]int{'k': 1e3, 'K': 1e3, 'm': 1e6, 'M': 1e6}[s[len(s)-1]]
+	n, err := strconv.Atoi(s[:len(s)-1])
+	if !ok || err != nil || n < 0 || n > math.MaxInt32/mul {
+		return 0, false
+	}
+	return n * mul, true
 }
 
 // finishRoot gives root, once its commands are in, what every tree's root
