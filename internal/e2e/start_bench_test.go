@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +21,11 @@ import (
 // in one run, each start of review followed by the peer's, so both see the
 // machine in the same state:
 //
+//   - deps: a program that imports every package review's own packages
+//     import from outside the module, and does nothing (depsBinary): what
+//     the runtime and those packages' initialisation cost a start before
+//     any code of review's runs, the least `review version` could take
+//     with the libraries it links;
 //   - version: `review version`, the start alone;
 //   - review3: `review --base main` of a three-line change, one read of
 //     the file's diff and the submission from a zero-latency scripted
@@ -51,6 +58,17 @@ func BenchmarkProcessStart(b *testing.B) {
 			f.add(startTimed(b, cmd, nil))
 		}
 		b.ReportMetric(f.wall(), "median-ms")
+	})
+	b.Run("deps", func(b *testing.B) {
+		bin := depsBinary(b)
+		reviewBinary(b) // and peakrss
+		var f starts
+		for range b.N {
+			cmd := exec.Command(bin)
+			cmd.Dir = b.TempDir()
+			f.add(startTimed(b, cmd, nil))
+		}
+		f.report(b, "")
 	})
 	b.Run("version", func(b *testing.B) {
 		env := benchEnv(b)
@@ -100,6 +118,59 @@ func BenchmarkProcessStart(b *testing.B) {
 		f.report(b, "")
 		o.reportBase(b, &f)
 	})
+}
+
+// depsBinary builds, as reviewBinary builds review, a program whose only
+// code is a blank import of every package that the packages of review's
+// binary import from outside its module (the standard library's and the
+// modules' in go.mod), and returns its path. Its module is a copy of
+// go.mod and go.sum under another name, so it links the same versions.
+func depsBinary(b *testing.B) string {
+	b.StopTimer()
+	defer b.StartTimer()
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{with .Module}}{{if .Main}}{{join $.Imports "\n"}}{{end}}{{end}}`, ".").Output()
+	if err != nil {
+		b.Fatalf("go list: %v", err)
+	}
+	self, err := exec.Command("go", "list", "-m").Output()
+	if err != nil {
+		b.Fatalf("go list -m: %v", err)
+	}
+	mod := strings.TrimSpace(string(self))
+	var src strings.Builder
+	src.WriteString("// Command deps links review's dependencies and runs nothing but their initialisation.\npackage main\n\nimport (\n")
+	seen := map[string]bool{"C": true, "unsafe": true, "embed": true}
+	for _, p := range strings.Fields(string(out)) {
+		if seen[p] || p == mod || strings.HasPrefix(p, mod+"/") {
+			continue
+		}
+		seen[p] = true
+		fmt.Fprintf(&src, "\t_ %q\n", p)
+	}
+	src.WriteString(")\n\nfunc main() {}\n")
+	dir := b.TempDir()
+	gomod, err := os.ReadFile("go.mod")
+	if err != nil {
+		b.Fatal(err)
+	}
+	gomod = regexp.MustCompile(`(?m)^module .*$`).ReplaceAll(gomod, []byte("module deps"))
+	sum, err := os.ReadFile("go.sum")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"go.mod": gomod, "go.sum": sum, "main.go": []byte(src.String())} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "deps")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), goEnv...), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build of the dependencies alone: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // binaries are the review binaries each start runs, in turn: this tree's,
