@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -350,9 +351,13 @@ func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *b
 		return nil, errNeedsRecovery
 	}
 	if !readOnly || recover {
-		if err := probe(dir, bopts, rec.needed()); err != nil {
-			return nil, err
+		// A store as a clean close left it needs no probe (closedFile).
+		if rec.needed() || !closedCleanly(dir) {
+			if err := probe(dir, bopts, rec.needed()); err != nil {
+				return nil, err
+			}
 		}
+		forgetClosed(dir)
 	}
 	if err := rec.apply(dir); err != nil {
 		return nil, err
@@ -431,6 +436,7 @@ func probe(dir string, bopts badger.Options, leftovers bool) error {
 // error an open would return; a truncation Badger needs is returned as
 // it is.
 func probeAt(dir string, bopts badger.Options) error {
+	probes.Add(1)
 	var db *badger.DB
 	err := guard(dir, func() error {
 		var err error
@@ -445,6 +451,9 @@ func probeAt(dir string, bopts badger.Options) error {
 	}
 	return openError(dir, err, false)
 }
+
+// probes counts the probes made (probeAt), for tests.
+var probes atomic.Int64
 
 // openError is the error of a failed badger.Open of the store in dir.
 func openError(dir string, err error, readOnly bool) error {
@@ -611,12 +620,12 @@ func restrictDir(dir string) error {
 }
 
 // isBadgerFile reports whether name is one of the files Badger keeps in its
-// directory, or the store's record of the tables it checked
-// (verifiedFile).
+// directory, or the store's records of the tables it checked
+// (verifiedFile) and of its last clean close (closedFile).
 func isBadgerFile(name string) bool {
 	switch name {
 	case "LOCK", "MANIFEST", "MANIFEST-REWRITE", "KEYREGISTRY", "REWRITE-KEYREGISTRY", "DISCARD",
-		verifiedFile, verifiedFile + ".tmp":
+		verifiedFile, verifiedFile + ".tmp", closedFile, closedFile + ".tmp":
 		return true
 	}
 	switch filepath.Ext(name) {
@@ -695,6 +704,9 @@ func (s *Store) Close() error {
 		}
 		if s.rw && s.copy == "" {
 			s.closeErr = restrictFiles(s.dir)
+			if s.closeErr == nil {
+				writeClosed(s.dir)
+			}
 		}
 	})
 	return s.closeErr
