@@ -263,6 +263,16 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 	if err := checkTables(dir, m, fs.tables, bopts, rec); err != nil {
 		return nil, err
 	}
+	for id, t := range m.Tables {
+		if t.Level == 0 {
+			rec.level0++
+		}
+		if name, ok := fs.tables[id]; ok {
+			if info, err := os.Stat(filepath.Join(dir, name)); err == nil {
+				rec.tree += info.Size()
+			}
+		}
+	}
 	// Badger reads write-ahead logs, and for a writable open the last
 	// value log, up to their first damaged entry and trims the rest.
 	for _, name := range fs.wal {

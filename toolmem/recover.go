@@ -30,6 +30,10 @@ type recovery struct {
 	// write once the store is open for writing, nil when it is
 	// unchanged.
 	verified map[uint64]stamp
+	// level0 counts the tables the MANIFEST puts at level 0, and tree
+	// is the size of all the tables it lists (see mergeOnClose).
+	level0 int
+	tree   int64
 }
 
 // trim is a write-ahead log to cut at end.

@@ -175,9 +175,8 @@ func badgerOptions(dir string, errLog io.Writer) badger.Options {
 		// way. At 2, the table a long review's close flushed out was
 		// the second, and the close waited for the merge it started:
 		// 243 ms of a 40-file review's end (issue 49's shape (b) at
-		// 16k). One under l0Tables, which a short process's close
-		// merges (compactL0), a merge Badger's Flatten makes only past
-		// this threshold.
+		// 16k). One under l0Tables: a short process that opens the
+		// store with this many merges them as it closes (mergeOnClose).
 		WithNumLevelZeroTables(levelZeroTables).
 		WithNumLevelZeroTablesStall(2 * l0Tables).
 		WithBaseTableSize(1 << 20).
@@ -366,6 +365,9 @@ func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *b
 		if err := restrictDir(dir); err != nil {
 			return nil, err
 		}
+	}
+	if !readOnly {
+		bopts = bopts.WithCompactL0OnClose(mergeOnClose(dir, rec))
 	}
 	err = guard(dir, func() error {
 		var err error
@@ -691,9 +693,6 @@ func (s *Store) Close() error {
 		if s.syncs != nil {
 			serr = s.syncs.stop()
 		}
-		if s.rw && !s.readOnly {
-			s.compactL0()
-		}
 		err := cmp.Or(guard(s.dir, s.db.Close), serr)
 		if err != nil {
 			if !errors.Is(err, ErrDamaged) {
@@ -719,40 +718,32 @@ var levelZeroTables = l0Tables - 1
 
 // l0Tables is how many tables at Badger's level 0 a closing store merges
 // into the levels below. Each open ends with a level-0 table (the
-// memtable, flushed at close), and Badger merges them while the store is
-// open; a process too short for that (`review tool` in a loop, a review
-// stopped at once) left them all, and every later open and read went
-// through each: 100 `review tool` calls left 100 tables.
+// memtable, flushed at close).
 const l0Tables = 6
 
-// flattenMax bounds the tree compactL0 rewrites.
-const flattenMax = 64 << 20
-
-// compactL0 merges level 0 when it holds l0Tables or more. Badger's own
-// compactions start up to a second after an open, too late for a short
-// process, and its API merges level 0 only by flattening the whole tree:
-// a rewrite of megabytes in a store of reviews, once every few short
-// processes. Past flattenMax that costs too much for a close, and level 0
-// is left to the compactions of a longer process. Failing costs only
-// speed, so it is a warning, not an error.
-func (s *Store) compactL0() {
-	levels := s.db.Levels()
-	if len(levels) == 0 || levels[0].NumTables < l0Tables {
-		return
+// mergeOnClose reports whether a writable open of the store in dir, as
+// checkFiles found it (rec), should merge level 0 as it closes: when the
+// table its close writes there makes l0Tables. Badger merges level 0 in
+// its own compactions, which start up to a second after an open, too late
+// for a short process (`review tool` in a loop, a review stopped at once);
+// 100 `review tool` calls in a row left 100 tables, and every later open
+// and read went through each. Badger's CompactL0OnClose
+// merges level 0, once its close has written its own table there, into
+// the level below it that the tree's size calls for, and rewrites only
+// the tables of that level: in a store of 1,300 reviews (57 MB) that level
+// holds a tenth of the tree. (Badger's Flatten, which the close used
+// before, rewrote the whole tree every sixth short process: 0.84–0.94 s
+// and a peak of 195 MiB for a review's start in that store.) The merge
+// writes new tables before it deletes the old, so it is left for a process
+// with room on the disk for the whole tree, which bounds any level.
+func mergeOnClose(dir string, rec *recovery) bool {
+	if rec == nil || rec.level0+1 < l0Tables {
+		return false
 	}
-	var size int64
-	for _, l := range levels {
-		size += l.Size
+	if free, ok := freeSpace(dir); ok && free < writeReserve+rec.tree {
+		return false
 	}
-	if size > flattenMax {
-		return
-	}
-	if free, ok := freeSpace(s.dir); ok && free < writeReserve+size {
-		return // left for a process with room
-	}
-	if err := guard(s.dir, func() error { return s.db.Flatten(1) }); err != nil && s.warn != nil {
-		s.warn(fmt.Errorf("merging the tables of tool memory at %s: %s", s.dir, text.FirstLine(err.Error())))
-	}
+	return true
 }
 
 // Dir returns the absolute directory of the store.

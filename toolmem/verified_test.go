@@ -151,7 +151,7 @@ func TestVerifyReadsRecordedTables(t *testing.T) {
 }
 
 // TestEveryRecordedTableChecked writes a store in 14 short opens, whose
-// closes merge level 0 (compactL0) and so replace tables the opens before
+// closes merge level 0 (mergeOnClose) and so replace tables the opens before
 // recorded, then damages each table in turn, in a copy, its size and
 // modification time kept: whatever the store's history, every open of a
 // damaged copy refuses it, and the record never names a table the store
