@@ -317,7 +317,8 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 // whose file changed since (verifiedFile), noting in rec how many it read
 // and the record to write if it changed.
 func checkTables(dir string, m badger.Manifest, tables map[uint64]string, bopts badger.Options, rec *recovery) error {
-	known, now := readVerified(dir), time.Now()
+	known, closed := readRecord(dir)
+	now := time.Now()
 	verified := make(map[uint64]stamp, len(m.Tables))
 	for id, tm := range m.Tables {
 		name, ok := tables[id]
@@ -338,7 +339,10 @@ func checkTables(dir string, m badger.Manifest, tables map[uint64]string, bopts 
 			verified[id] = st
 		}
 	}
-	if !maps.Equal(known, verified) {
+	// A writable open rewrites the record if it changed, and without the
+	// lines of the last clean close, which its own files are about to
+	// change (closedLine).
+	if !maps.Equal(known, verified) || closed != nil {
 		rec.verified = verified
 	}
 	return nil

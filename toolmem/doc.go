@@ -60,7 +60,7 @@
 // (checkFiles, which also reads each log's header, and reads whole each
 // table no earlier open recorded as checked: verifiedFile), a writable Open opens
 // the store read-only before (probe) unless its files are those a clean close
-// recorded (closedFile), Badger checks blocks and values against
+// recorded (closedLine), Badger checks blocks and values against
 // their checksums as it reads them, and this package turns what Badger says
 // and its panics into errors that wrap ErrDamaged. A store that cannot be
 // opened is left as it is. A damaged record is an ErrDamaged error when it

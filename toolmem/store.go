@@ -350,13 +350,12 @@ func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *b
 		return nil, errNeedsRecovery
 	}
 	if !readOnly || recover {
-		// A store as a clean close left it needs no probe (closedFile).
+		// A store as a clean close left it needs no probe (closedLine).
 		if rec.needed() || !closedCleanly(dir) {
 			if err := probe(dir, bopts, rec.needed()); err != nil {
 				return nil, err
 			}
 		}
-		forgetClosed(dir)
 	}
 	if err := rec.apply(dir); err != nil {
 		return nil, err
@@ -378,7 +377,7 @@ func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *b
 		// Only a writable open records the tables it checked: a
 		// read-only one changes nothing, and a failed one neither.
 		if !readOnly && rec.verified != nil {
-			writeVerified(dir, rec.verified)
+			writeVerified(dir, rec.verified, nil)
 		}
 		return db, nil
 	}
@@ -622,12 +621,12 @@ func restrictDir(dir string) error {
 }
 
 // isBadgerFile reports whether name is one of the files Badger keeps in its
-// directory, or the store's records of the tables it checked
-// (verifiedFile) and of its last clean close (closedFile).
+// directory, or the store's record of the tables it checked and of its
+// last clean close (verifiedFile).
 func isBadgerFile(name string) bool {
 	switch name {
 	case "LOCK", "MANIFEST", "MANIFEST-REWRITE", "KEYREGISTRY", "REWRITE-KEYREGISTRY", "DISCARD",
-		verifiedFile, verifiedFile + ".tmp", closedFile, closedFile + ".tmp":
+		verifiedFile, verifiedFile + ".tmp":
 		return true
 	}
 	switch filepath.Ext(name) {

@@ -57,41 +57,66 @@ func (st stamp) settled(now time.Time) bool {
 // readVerified returns the stamps of the tables recorded in dir, by table
 // number; nothing when the record is missing or does not parse.
 func readVerified(dir string) map[uint64]stamp {
+	tables, _ := readRecord(dir)
+	return tables
+}
+
+// readRecord returns the stamps of the tables recorded in dir, by table
+// number, and those of the files a clean close left (closedLine), by
+// name; nothing when the record is missing or does not parse.
+func readRecord(dir string) (tables map[uint64]stamp, closed map[string]stamp) {
 	data, err := os.ReadFile(filepath.Join(dir, verifiedFile))
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	if !sc.Scan() || sc.Text() != verifiedHeader {
-		return nil
+		return nil, nil
 	}
-	m := map[uint64]stamp{}
+	tables = map[uint64]stamp{}
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) != 5 {
-			return nil
+		name := ""
+		if len(f) == 6 && f[0] == closedLine {
+			if name = f[1]; !isBadgerFile(name) || isOwnRecord(name) {
+				return nil, nil
+			}
+			f = f[2:]
+		} else if len(f) != 5 {
+			return nil, nil
 		}
-		var n [5]int64
+		n := make([]int64, len(f))
 		for i, s := range f {
 			v, err := strconv.ParseInt(s, 10, 64)
 			if err != nil {
-				return nil
+				return nil, nil
 			}
 			n[i] = v
 		}
-		m[uint64(n[0])] = stamp{size: n[1], ino: n[2], mtime: n[3], ctime: n[4]}
+		if name == "" {
+			tables[uint64(n[0])] = stamp{size: n[1], ino: n[2], mtime: n[3], ctime: n[4]}
+			continue
+		}
+		if closed == nil {
+			closed = map[string]stamp{}
+		}
+		closed[name] = stamp{size: n[0], ino: n[1], mtime: n[2], ctime: n[3]}
 	}
-	return m
+	return tables, closed
 }
 
-// writeVerified replaces the record in dir with stamps. It is only a
+// writeVerified replaces the record in dir with the stamps of tables, and
+// of the files a clean close left if closed is not nil. It is only a
 // shortcut for later opens: failing costs them time, not correctness, so
 // its errors are dropped.
-func writeVerified(dir string, stamps map[uint64]stamp) {
+func writeVerified(dir string, tables map[uint64]stamp, closed map[string]stamp) {
 	var b bytes.Buffer
 	b.WriteString(verifiedHeader + "\n")
-	for id, st := range stamps {
+	for id, st := range tables {
 		fmt.Fprintf(&b, "%d %d %d %d %d\n", id, st.size, st.ino, st.mtime, st.ctime)
+	}
+	for name, st := range closed {
+		fmt.Fprintf(&b, "%s %s %d %d %d %d\n", closedLine, name, st.size, st.ino, st.mtime, st.ctime)
 	}
 	// The store is locked for writing: no other process writes the
 	// temporary file, and one killed writing it left it to be replaced.

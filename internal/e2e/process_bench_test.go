@@ -206,7 +206,10 @@ func freshServer(b *testing.B, script string, extra ...string) func() []string {
 // run and map a value log file per review.
 //
 // REVIEW_AGED sets how many reviews the store holds (300 unless set): at
-// 1,300 it is 57 MB, the store of some months of reviews.
+// 1,300 it is 57 MB, the store of some months of reviews. REVIEW_BASE_BIN
+// names a review binary of another revision (`.ci/aged 21x REV` builds
+// one): each review is then followed by the same review by it, in a copy
+// of the aged store of its own, and reported as base-…
 func BenchmarkProcessReviewAged(b *testing.B) {
 	env := benchEnv(b)
 	dir := smallChange(b)
@@ -219,8 +222,35 @@ func BenchmarkProcessReviewAged(b *testing.B) {
 		}
 	}
 	ageStore(b, store, n)
-	runProcess(b, dir, env, freshServer(b, fourRequests, "REVIEW_STORE="+store), "--base", "main", "--format", "json")
+	base := os.Getenv("REVIEW_BASE_BIN")
+	if base == "" {
+		runProcess(b, dir, env, freshServer(b, fourRequests, "REVIEW_STORE="+store), "--base", "main", "--format", "json")
+		return
+	}
+	baseStore := filepath.Join(b.TempDir(), "base-store")
+	if err := os.CopyFS(baseStore, os.DirFS(store)); err != nil {
+		b.Fatal(err)
+	}
+	server := freshServer(b, fourRequests)
+	var f, o starts
+	for range b.N {
+		for _, r := range []struct {
+			bin, store string
+			into       *starts
+		}{{reviewBinary(b), store, &f}, {base, baseStore, &o}} {
+			cmd := exec.Command(r.bin, "--base", "main", "--format", "json")
+			cmd.Dir = dir
+			r.into.add(startTimed(b, cmd, append(append(slices.Clone(env), server()...), "REVIEW_STORE="+r.store)))
+		}
+	}
+	f.report(b, "")
+	b.ReportMetric(maxMs(f.walls), "max-ms")
+	o.reportBase(b, &f)
+	b.ReportMetric(maxMs(o.walls), "base-max-ms")
 }
+
+// maxMs is the largest of ws in milliseconds.
+func maxMs(ws []time.Duration) float64 { return float64(slices.Max(ws).Microseconds()) / 1000 }
 
 // ageStore writes n reviews of a small change into the store in dir, one
 // open each, with the records' sizes of a real one: a 9 KB first request
