@@ -65,30 +65,43 @@ func isOwnRecord(name string) bool {
 }
 
 // writeClosed records the files of dir as a clean close left them, beside
-// the tables recorded as checked that are still there unchanged. Like
-// writeVerified it is only a shortcut: failing costs the next open a
-// probe.
+// the tables recorded as checked that are still there unchanged, and
+// without the merging mark. Like the tables, it is only a shortcut:
+// failing costs the next open a probe.
 func writeClosed(dir string) {
 	closed, ok := storeStamps(dir)
 	if !ok {
 		return
 	}
-	tables, _ := readRecord(dir)
-	for id, st := range tables {
+	r := readRecord(dir)
+	for id, st := range r.tables {
 		if now, ok := closed[table.IDToFilename(id)]; !ok || now != st {
-			delete(tables, id)
+			delete(r.tables, id)
 		}
 	}
-	writeVerified(dir, tables, closed)
+	r.closed, r.merging = closed, false
+	_ = r.write(dir)
 }
 
 // closedCleanly reports whether the files of dir are those a clean close
 // recorded: the same names, each with the same stamp.
 func closedCleanly(dir string) bool {
-	_, rec := readRecord(dir)
+	rec := readRecord(dir).closed
 	if len(rec) == 0 {
 		return false
 	}
 	now, ok := storeStamps(dir)
 	return ok && maps.Equal(rec, now)
 }
+
+// mergingLine, a line of verifiedFile, marks a store whose writer is to
+// merge level 0 as it closes (mergeOnClose). Badger merges it after it has
+// written its memtable out and deleted its write-ahead log: a writer
+// killed during that merge leaves tables the MANIFEST does not list and no
+// write-ahead log, which is otherwise a MANIFEST that lost tables (damage,
+// see checkFiles). With the mark they are the merge's unfinished work,
+// which Badger's next writable open deletes. The mark is written and
+// synced before the store opens, or the close does not merge; a clean
+// close removes it (writeClosed). A build from before the mark reads the
+// record as none, as it does the closed lines.
+const mergingLine = "merging"

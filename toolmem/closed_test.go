@@ -1,6 +1,7 @@
 package toolmem
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,7 +24,7 @@ func TestProbeSkippedAfterCleanClose(t *testing.T) {
 			t.Fatal(err)
 		}
 		probed = probes.Load() - before
-		if _, closed := readRecord(dir); !opts.ReadOnly && closed != nil {
+		if !opts.ReadOnly && readRecord(dir).closed != nil {
 			t.Error("the record of a clean close is there while a writer has the store open")
 		}
 		if runs, err := s.Runs(); err != nil || len(runs) < 4 {
@@ -125,5 +126,92 @@ func TestClosedLinesUnknownToOlderBuilds(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); slices.ContainsFunc(entries, func(e os.DirEntry) bool { return !isBadgerFile(e.Name()) }) {
 		t.Errorf("the store holds a file a build that knows only Badger's files and %s would refuse", verifiedFile)
+	}
+}
+
+// TestMergeOnCloseMarked holds the merging mark (mergingLine): an open
+// that finds l0Tables-1 tables at level 0 marks the store before it
+// opens, its close merges level 0 and removes the mark; and a store as a
+// writer killed during that merge leaves it (a table the MANIFEST does not
+// list, no write-ahead log, the mark) opens, read-only and for writing,
+// with every run in it, where without the mark it is refused as damaged.
+func TestMergeOnCloseMarked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	shortOpens(t, dir, l0Tables-1, nil)
+	s, err := Open(dir, Options{LockWait: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.db.Levels()[0].NumTables; n != l0Tables-1 {
+		t.Fatalf("level 0 holds %d tables at the open, want %d", n, l0Tables-1)
+	}
+	if !readRecord(dir).merging {
+		t.Error("an open that finds level 0 to merge did not mark the store")
+	}
+	if err := s.PutRun(Run{ID: "last", Status: StatusComplete, Started: time.Unix(100, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if readRecord(dir).merging {
+		t.Error("a clean close left the merging mark")
+	}
+	s, err = Open(dir, Options{ReadOnly: true, LockWait: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.db.Levels()[0].NumTables; n != 0 {
+		t.Errorf("level 0 holds %d tables after the merging close, want none", n)
+	}
+	s.Close()
+
+	// The store as a writer killed during its close's merge leaves it:
+	// the merge's first table written, not yet listed.
+	killedInMerge := func(t *testing.T, mark bool) string {
+		t.Helper()
+		d := filepath.Join(t.TempDir(), "store")
+		copyDir(t, dir, d)
+		data, err := os.ReadFile(file(t, d, ".sst"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "000999.sst"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := readRecord(d)
+		r.closed, r.merging = nil, mark
+		if err := r.write(d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, ro := range []bool{true, false} {
+		d := killedInMerge(t, true)
+		s, err := Open(d, Options{ReadOnly: ro, LockWait: -1})
+		if err != nil {
+			t.Fatalf("Open(ReadOnly: %v) of a store killed in its close's merge: %v", ro, err)
+		}
+		if runs, err := s.Runs(); err != nil || len(runs) != l0Tables {
+			t.Errorf("Open(ReadOnly: %v): %d runs (%v), want %d", ro, len(runs), err, l0Tables)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(d, "000999.sst")); !os.IsNotExist(err) {
+			t.Errorf("Open(ReadOnly: %v) left the merge's unfinished table (%v)", ro, err)
+		}
+		// A reader changes the record no more than it must: the next
+		// writer drops the mark.
+		if ro {
+			reopen(t, d, 1)
+		}
+		if readRecord(d).merging {
+			t.Errorf("the merging mark outlived a writer's open and close (first open read-only: %v)", ro)
+		}
+	}
+	d := killedInMerge(t, false)
+	if _, err := Open(d, Options{LockWait: -1}); !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "does not list table 000999.sst") {
+		t.Errorf("Open of a store with a table its MANIFEST does not list and no mark = %v, want ErrDamaged", err)
 	}
 }

@@ -298,11 +298,14 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 	// write-ahead log (a store closed cleanly has none): then they are its
 	// unfinished work, and Badger's recovery is right to drop them.
 	// Without a write-ahead log the MANIFEST has lost them.
+	merging := readRecord(dir).merging
 	for id, name := range fs.tables {
 		if _, ok := m.Tables[id]; ok {
 			continue
 		}
-		if len(fs.wal) == 0 {
+		// A writer killed as its close merged level 0 leaves tables
+		// and no write-ahead log (mergingLine).
+		if len(fs.wal) == 0 && !merging {
 			return nil, damagedStore(dir, "its MANIFEST does not list table %s", name)
 		}
 		if readOnly {
@@ -317,8 +320,8 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 // whose file changed since (verifiedFile), noting in rec how many it read
 // and the record to write if it changed.
 func checkTables(dir string, m badger.Manifest, tables map[uint64]string, bopts badger.Options, rec *recovery) error {
-	known, closed := readRecord(dir)
-	now := time.Now()
+	r := readRecord(dir)
+	known, now := r.tables, time.Now()
 	verified := make(map[uint64]stamp, len(m.Tables))
 	for id, tm := range m.Tables {
 		name, ok := tables[id]
@@ -341,8 +344,9 @@ func checkTables(dir string, m badger.Manifest, tables map[uint64]string, bopts 
 	}
 	// A writable open rewrites the record if it changed, and without the
 	// lines of the last clean close, which its own files are about to
-	// change (closedLine).
-	if !maps.Equal(known, verified) || closed != nil {
+	// change (closedLine), or the merging mark of a writer before it
+	// (mergingLine), whose leftovers its open deletes.
+	if !maps.Equal(known, verified) || r.closed != nil || r.merging {
 		rec.verified = verified
 	}
 	return nil

@@ -365,8 +365,21 @@ func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *b
 			return nil, err
 		}
 	}
+	// The record a writable open leaves: the tables it checked, and the
+	// mark of a close that merges level 0, written before it opens.
+	var r record
 	if !readOnly {
-		bopts = bopts.WithCompactL0OnClose(mergeOnClose(dir, rec))
+		r = record{tables: rec.verified}
+		if r.tables == nil {
+			r.tables = readVerified(dir)
+		}
+		if mergeOnClose(dir, rec) {
+			r.merging = true
+			if r.write(dir) != nil {
+				r.merging = false
+			}
+		}
+		bopts = bopts.WithCompactL0OnClose(r.merging)
 	}
 	err = guard(dir, func() error {
 		var err error
@@ -376,8 +389,8 @@ func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *b
 	if err == nil {
 		// Only a writable open records the tables it checked: a
 		// read-only one changes nothing, and a failed one neither.
-		if !readOnly && rec.verified != nil {
-			writeVerified(dir, rec.verified, nil)
+		if !readOnly && rec.verified != nil && !r.merging {
+			_ = r.write(dir)
 		}
 		return db, nil
 	}

@@ -3,6 +3,7 @@ package toolmem
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -56,76 +57,105 @@ func (st stamp) settled(now time.Time) bool {
 
 // readVerified returns the stamps of the tables recorded in dir, by table
 // number; nothing when the record is missing or does not parse.
-func readVerified(dir string) map[uint64]stamp {
-	tables, _ := readRecord(dir)
-	return tables
+func readVerified(dir string) map[uint64]stamp { return readRecord(dir).tables }
+
+// record is what verifiedFile holds: the tables checked whole, the files a
+// clean close left (closedLine), and whether a close is to merge level 0
+// (mergingLine).
+type record struct {
+	tables  map[uint64]stamp
+	closed  map[string]stamp // nil: no clean close since the last writer opened
+	merging bool
 }
 
-// readRecord returns the stamps of the tables recorded in dir, by table
-// number, and those of the files a clean close left (closedLine), by
-// name; nothing when the record is missing or does not parse.
-func readRecord(dir string) (tables map[uint64]stamp, closed map[string]stamp) {
+// readRecord reads the record in dir; an empty one when it is missing or
+// does not parse.
+func readRecord(dir string) record {
 	data, err := os.ReadFile(filepath.Join(dir, verifiedFile))
 	if err != nil {
-		return nil, nil
+		return record{}
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	if !sc.Scan() || sc.Text() != verifiedHeader {
-		return nil, nil
+		return record{}
 	}
-	tables = map[uint64]stamp{}
+	r := record{tables: map[uint64]stamp{}}
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		name := ""
-		if len(f) == 6 && f[0] == closedLine {
+		switch {
+		case len(f) == 1 && f[0] == mergingLine:
+			r.merging = true
+			continue
+		case len(f) == 6 && f[0] == closedLine:
 			if name = f[1]; !isBadgerFile(name) || isOwnRecord(name) {
-				return nil, nil
+				return record{}
 			}
 			f = f[2:]
-		} else if len(f) != 5 {
-			return nil, nil
+		case len(f) != 5:
+			return record{}
 		}
 		n := make([]int64, len(f))
 		for i, s := range f {
 			v, err := strconv.ParseInt(s, 10, 64)
 			if err != nil {
-				return nil, nil
+				return record{}
 			}
 			n[i] = v
 		}
 		if name == "" {
-			tables[uint64(n[0])] = stamp{size: n[1], ino: n[2], mtime: n[3], ctime: n[4]}
+			r.tables[uint64(n[0])] = stamp{size: n[1], ino: n[2], mtime: n[3], ctime: n[4]}
 			continue
 		}
-		if closed == nil {
-			closed = map[string]stamp{}
+		if r.closed == nil {
+			r.closed = map[string]stamp{}
 		}
-		closed[name] = stamp{size: n[0], ino: n[1], mtime: n[2], ctime: n[3]}
+		r.closed[name] = stamp{size: n[0], ino: n[1], mtime: n[2], ctime: n[3]}
 	}
-	return tables, closed
+	return r
 }
 
-// writeVerified replaces the record in dir with the stamps of tables, and
-// of the files a clean close left if closed is not nil. It is only a
-// shortcut for later opens: failing costs them time, not correctness, so
-// its errors are dropped.
-func writeVerified(dir string, tables map[uint64]stamp, closed map[string]stamp) {
+// write replaces the record in dir with r. The tables and a clean close are
+// only a shortcut for later opens: failing costs them time, not
+// correctness, and most callers drop the error. The merging mark is not
+// (see mergingLine): a record that holds it is synced before write returns.
+func (r record) write(dir string) error {
 	var b bytes.Buffer
 	b.WriteString(verifiedHeader + "\n")
-	for id, st := range tables {
+	for id, st := range r.tables {
 		fmt.Fprintf(&b, "%d %d %d %d %d\n", id, st.size, st.ino, st.mtime, st.ctime)
 	}
-	for name, st := range closed {
+	for name, st := range r.closed {
 		fmt.Fprintf(&b, "%s %s %d %d %d %d\n", closedLine, name, st.size, st.ino, st.mtime, st.ctime)
+	}
+	if r.merging {
+		b.WriteString(mergingLine + "\n")
 	}
 	// The store is locked for writing: no other process writes the
 	// temporary file, and one killed writing it left it to be replaced.
 	tmp := filepath.Join(dir, verifiedFile+".tmp")
-	if os.WriteFile(tmp, b.Bytes(), 0o600) != nil {
-		os.Remove(tmp)
-		return
+	err := writeFile(tmp, b.Bytes(), r.merging)
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, verifiedFile))
 	}
-	if os.Rename(tmp, filepath.Join(dir, verifiedFile)) != nil {
+	if err == nil && r.merging {
+		err = syncDir(dir)
+	}
+	if err != nil {
 		os.Remove(tmp)
 	}
+	return err
+}
+
+// writeFile writes data to a new file at path, synced if sync is set.
+func writeFile(path string, data []byte, sync bool) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	return cmp.Or(err, f.Close())
 }
