@@ -84,9 +84,8 @@ func writeClosed(dir string) {
 }
 
 // closedCleanly reports whether the files of dir are those a clean close
-// recorded: the same names, each with the same stamp.
-func closedCleanly(dir string) bool {
-	rec := readRecord(dir).closed
+// recorded (rec): the same names, each with the same stamp.
+func closedCleanly(dir string, rec map[string]stamp) bool {
 	if len(rec) == 0 {
 		return false
 	}

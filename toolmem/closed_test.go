@@ -37,7 +37,7 @@ func TestProbeSkippedAfterCleanClose(t *testing.T) {
 	}
 	t.Run("unchanged", func(t *testing.T) {
 		dir := sampleStore(t)
-		if !closedCleanly(dir) {
+		if !closedCleanly(dir, readRecord(dir).closed) {
 			t.Fatal("a clean close left no record that matches the store")
 		}
 		for i := range 3 {
@@ -82,7 +82,7 @@ func TestProbeSkippedAfterCleanClose(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := sampleStore(t)
 			tc.change(t, dir)
-			if closedCleanly(dir) {
+			if closedCleanly(dir, readRecord(dir).closed) {
 				t.Fatal("the record still matches the changed store")
 			}
 			if n := openClose(t, dir, Options{LockWait: -1}); n == 0 {

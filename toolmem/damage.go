@@ -260,18 +260,9 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 	if err := checkKeyRegistry(dir); err != nil {
 		return nil, damagedStore(dir, "its KEYREGISTRY cannot be read: %s", err)
 	}
+	rec.prior = readRecord(dir)
 	if err := checkTables(dir, m, fs.tables, bopts, rec); err != nil {
 		return nil, err
-	}
-	for id, t := range m.Tables {
-		if t.Level == 0 {
-			rec.level0++
-		}
-		if name, ok := fs.tables[id]; ok {
-			if info, err := os.Stat(filepath.Join(dir, name)); err == nil {
-				rec.tree += info.Size()
-			}
-		}
 	}
 	// Badger reads write-ahead logs, and for a writable open the last
 	// value log, up to their first damaged entry and trims the rest.
@@ -298,14 +289,13 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 	// write-ahead log (a store closed cleanly has none): then they are its
 	// unfinished work, and Badger's recovery is right to drop them.
 	// Without a write-ahead log the MANIFEST has lost them.
-	merging := readRecord(dir).merging
 	for id, name := range fs.tables {
 		if _, ok := m.Tables[id]; ok {
 			continue
 		}
 		// A writer killed as its close merged level 0 leaves tables
 		// and no write-ahead log (mergingLine).
-		if len(fs.wal) == 0 && !merging {
+		if len(fs.wal) == 0 && !rec.prior.merging {
 			return nil, damagedStore(dir, "its MANIFEST does not list table %s", name)
 		}
 		if readOnly {
@@ -317,10 +307,11 @@ func checkFiles(dir string, bopts badger.Options, readOnly bool) (*recovery, err
 
 // checkTables checks that every table m lists is among tables (by number)
 // and reads whole each one that no earlier open recorded as checked, or
-// whose file changed since (verifiedFile), noting in rec how many it read
-// and the record to write if it changed.
+// whose file changed since (verifiedFile, as rec.prior holds it), noting
+// in rec how many it read, the record to write if it changed, and the
+// tables at level 0 and the tree's size.
 func checkTables(dir string, m badger.Manifest, tables map[uint64]string, bopts badger.Options, rec *recovery) error {
-	r := readRecord(dir)
+	r := rec.prior
 	known, now := r.tables, time.Now()
 	verified := make(map[uint64]stamp, len(m.Tables))
 	for id, tm := range m.Tables {
@@ -330,6 +321,14 @@ func checkTables(dir string, m badger.Manifest, tables map[uint64]string, bopts 
 		}
 		path := filepath.Join(dir, name)
 		st, stamped := stampOf(path)
+		if tm.Level == 0 {
+			rec.level0++
+		}
+		if stamped {
+			rec.tree += st.size
+		} else if info, err := os.Stat(path); err == nil {
+			rec.tree += info.Size()
+		}
 		if was, ok := known[id]; stamped && ok && was == st {
 			verified[id] = st
 			continue

@@ -34,6 +34,9 @@ type recovery struct {
 	// is the size of all the tables it lists (see mergeOnClose).
 	level0 int
 	tree   int64
+	// prior is the record in verifiedFile as the open found it, read
+	// once for all that consult it.
+	prior record
 }
 
 // trim is a write-ahead log to cut at end.

@@ -351,7 +351,7 @@ func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *b
 	}
 	if !readOnly || recover {
 		// A store as a clean close left it needs no probe (closedLine).
-		if rec.needed() || !closedCleanly(dir) {
+		if rec.needed() || !closedCleanly(dir, rec.prior.closed) {
 			if err := probe(dir, bopts, rec.needed()); err != nil {
 				return nil, err
 			}
@@ -371,7 +371,7 @@ func openBadger(dir string, bopts badger.Options, readOnly, recover bool) (db *b
 	if !readOnly {
 		r = record{tables: rec.verified}
 		if r.tables == nil {
-			r.tables = readVerified(dir)
+			r.tables = rec.prior.tables
 		}
 		if mergeOnClose(dir, rec) {
 			r.merging = true

@@ -55,10 +55,6 @@ func (st stamp) settled(now time.Time) bool {
 	return now.Sub(time.Unix(0, st.ctime)) >= wait
 }
 
-// readVerified returns the stamps of the tables recorded in dir, by table
-// number; nothing when the record is missing or does not parse.
-func readVerified(dir string) map[uint64]stamp { return readRecord(dir).tables }
-
 // record is what verifiedFile holds: the tables checked whole, the files a
 // clean close left (closedLine), and whether a close is to merge level 0
 // (mergingLine).
