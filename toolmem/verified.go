@@ -108,6 +108,12 @@ func readRecord(dir string) record {
 		}
 		r.closed[name] = stamp{size: n[0], ino: n[1], mtime: n[2], ctime: n[3]}
 	}
+	if sc.Err() != nil {
+		// A line longer than the scanner takes is no line this build
+		// wrote: the rest of the record (the merging mark among it)
+		// would go unread, so none of it is trusted.
+		return record{}
+	}
 	return r
 }
 
