@@ -100,6 +100,10 @@ func readRecord(dir string) record {
 			n[i] = v
 		}
 		if name == "" {
+			if n[0] < 0 {
+				// No table has a negative number.
+				return record{}
+			}
 			r.tables[uint64(n[0])] = stamp{size: n[1], ino: n[2], mtime: n[3], ctime: n[4]}
 			continue
 		}
