@@ -892,10 +892,35 @@ func FuzzCommentMarkdown(f *testing.F) {
 			}
 		}
 		code, _, ok := result.LiteralSuggestion(suggestion)
-		if ok && !strings.Contains(suggestion, strings.TrimSpace(code)) {
-			t.Fatalf("replacement %q is not in %q", code, suggestion)
+		if ok && !linesWithin(suggestion, code) {
+			t.Fatalf("replacement %q is not lines of %q", code, suggestion)
 		}
 	})
+}
+
+// linesWithin reports whether code's lines are lines of s in a row, each
+// as CommonMark reads a fenced block's content: the line of s less at
+// most three leading spaces (as many as its fence was indented by).
+func linesWithin(s, code string) bool {
+	if code == "" {
+		return true
+	}
+	want, lines := strings.Split(code, "\n"), strings.Split(s, "\n")
+	for k := 0; k+len(want) <= len(lines); k++ {
+		all := true
+		for i, w := range want {
+			l := lines[k+i]
+			n := len(l) - len(strings.TrimLeft(l, " "))
+			if cut := len(l) - len(w); cut < 0 || cut > min(n, 3) || l[cut:] != w {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // TestReadEarlier reads what earlier runs posted: the heads of their
